@@ -1,0 +1,7 @@
+//! mcpscope: an inspector and debugger for MCP servers.
+//!
+//! Layers, one-way: `protocol` ← `transport` ← `client` → `trace`; `demo` is a
+//! stand-alone MCP server used for demos and tests; `cli` drives the headless
+//! commands; `tui` is the only module that touches the terminal.
+
+pub mod demo;
