@@ -5,3 +5,5 @@
 //! commands; `tui` is the only module that touches the terminal.
 
 pub mod demo;
+pub mod protocol;
+pub mod trace;

@@ -1,0 +1,22 @@
+//! MCP method names used by the inspector.
+
+pub const INITIALIZE: &str = "initialize";
+pub const INITIALIZED: &str = "notifications/initialized";
+pub const PING: &str = "ping";
+pub const TOOLS_LIST: &str = "tools/list";
+pub const TOOLS_CALL: &str = "tools/call";
+pub const SET_LEVEL: &str = "logging/setLevel";
+pub const PROGRESS: &str = "notifications/progress";
+pub const MESSAGE: &str = "notifications/message";
+pub const CANCELLED: &str = "notifications/cancelled";
+pub const ROOTS_LIST: &str = "roots/list";
+pub const ELICIT: &str = "elicitation/create";
+pub const SERVER_DISCOVER: &str = "server/discover";
+
+/// JSON-RPC error codes mcpscope sends or interprets.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+}

@@ -1,0 +1,116 @@
+//! Protocol revisions and the era they belong to. The era is a property of the
+//! session: code asks the session's `Revision` what it supports instead of
+//! comparing date strings.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A dated MCP revision mcpscope can speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Revision {
+    V2024_11_05,
+    V2025_03_26,
+    V2025_06_18,
+    V2025_11_25,
+    V2026_07_28,
+}
+
+/// How a session is established and how request-bound state travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize` handshake, session-wide `logging/setLevel` (2024-11-05 … 2025-11-25).
+    Handshake,
+    /// No handshake; every request carries its own `_meta` (2026-07-28 onwards).
+    Stateless,
+}
+
+impl Revision {
+    pub const ALL: [Revision; 5] = [
+        Revision::V2024_11_05,
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+    /// The default for the handshake era.
+    pub const LATEST_HANDSHAKE: Revision = Revision::V2025_11_25;
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2024_11_05 => "2024-11-05",
+            Revision::V2025_03_26 => "2025-03-26",
+            Revision::V2025_06_18 => "2025-06-18",
+            Revision::V2025_11_25 => "2025-11-25",
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    pub fn era(self) -> Era {
+        if self >= Revision::V2026_07_28 {
+            Era::Stateless
+        } else {
+            Era::Handshake
+        }
+    }
+
+    /// 2025-03-26 allowed JSON-RPC batches; later revisions removed them.
+    pub fn allows_batches(self) -> bool {
+        self == Revision::V2025_03_26
+    }
+
+    /// `message` in progress notifications appeared in 2025-03-26.
+    pub fn progress_has_message(self) -> bool {
+        self >= Revision::V2025_03_26
+    }
+
+    /// Elicitation (`elicitation/create`) appeared in 2025-06-18.
+    pub fn has_elicitation(self) -> bool {
+        self >= Revision::V2025_06_18
+    }
+
+    /// `logging/setLevel` exists only in the handshake era.
+    pub fn has_set_level(self) -> bool {
+        self.era() == Era::Handshake
+    }
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Revision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Revision::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+                format!(
+                    "unknown protocol revision {s:?} (known: {})",
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_eras() {
+        for r in Revision::ALL {
+            assert_eq!(r.as_str().parse::<Revision>().unwrap(), r);
+        }
+        assert_eq!(Revision::V2025_11_25.era(), Era::Handshake);
+        assert_eq!(Revision::V2026_07_28.era(), Era::Stateless);
+        assert!(!Revision::V2026_07_28.has_set_level());
+        assert!(Revision::V2025_03_26.allows_batches());
+        assert!(!Revision::V2025_06_18.allows_batches());
+        assert!(!Revision::V2024_11_05.progress_has_message());
+        assert!("2025-13-01".parse::<Revision>().is_err());
+    }
+}

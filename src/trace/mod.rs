@@ -1,0 +1,71 @@
+//! The trace: the single source of truth for everything a session saw.
+//!
+//! Producers append under a short write lock, then publish "changed up to seq
+//! N" on a watch channel (bursts collapse); consumers (headless printer, TUI
+//! panes, checks, recorder) pull what they need.
+
+pub mod clock;
+mod intern;
+pub mod record;
+pub mod store;
+
+pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use store::{Dir, EventRef, Origin, Route, Store, StoreLimits};
+
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use tokio::sync::watch;
+
+/// Cheap, cloneable handle to a session's store.
+#[derive(Clone)]
+pub struct Trace {
+    store: Arc<RwLock<Store>>,
+    changed: watch::Sender<u64>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Trace {
+    pub fn new(store: Store, clock: Arc<dyn Clock>) -> Trace {
+        let (changed, _) = watch::channel(store.next_seq());
+        Trace {
+            store: Arc::new(RwLock::new(store)),
+            changed,
+            clock,
+        }
+    }
+
+    pub fn now_us(&self) -> u64 {
+        self.clock.now_us()
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Read access for views. Hold it briefly: ingest waits for it.
+    pub fn read(&self) -> RwLockReadGuard<'_, Store> {
+        // A panic while holding the lock must not take the whole UI down.
+        self.store.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Append under one lock, then publish the new end and flush the recording.
+    pub fn append<R>(&self, f: impl FnOnce(&mut Store, u64) -> R) -> R {
+        let now = self.clock.now_us();
+        let (r, next) = {
+            let mut s = self.write();
+            let r = f(&mut s, now);
+            s.flush();
+            (r, s.next_seq())
+        };
+        self.changed.send_replace(next);
+        r
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Store> {
+        self.store.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Receives the store's next seq whenever events were appended.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+}

@@ -1,0 +1,718 @@
+//! The append-only event store: every frame, stderr line and transport event of
+//! a session, in arrival order, with its exact bytes.
+//!
+//! Layout: events live in chunks (a byte arena plus fixed-size metadata), so a
+//! stored event costs its bytes plus 24 bytes, and eviction under a memory bound
+//! drops whole chunks from the front. Indexes (request id, progress token, log
+//! level) hold sequence numbers, never copies.
+
+use super::intern::{self, Interner};
+use super::record::Recorder;
+use crate::protocol::frame::{Frame, FrameKind, classify};
+use crate::protocol::id::IdKey;
+use crate::protocol::methods;
+use crate::protocol::views::{LogLevel, LogView, ProgressView};
+use std::collections::{HashMap, VecDeque};
+
+/// Who produced an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Dir {
+    /// mcpscope → server.
+    Out = 0,
+    /// server → mcpscope.
+    In = 1,
+    /// A line the server wrote to stderr.
+    Stderr = 2,
+    /// Something mcpscope observed about the connection (spawn, exit, timeout…).
+    Meta = 3,
+}
+
+impl Dir {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::Out => "out",
+            Dir::In => "in",
+            Dir::Stderr => "stderr",
+            Dir::Meta => "meta",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Dir> {
+        Some(match s {
+            "out" => Dir::Out,
+            "in" => Dir::In,
+            "stderr" => Dir::Stderr,
+            "meta" => Dir::Meta,
+            _ => return None,
+        })
+    }
+}
+
+/// Which side issued a request id: ids are only unique per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    Client,
+    Server,
+}
+
+/// Event flags.
+pub mod flags {
+    /// An element of a batch (the batch itself is stored just before).
+    pub const IN_BATCH: u8 = 1;
+    /// A response for a request that had already been cancelled.
+    pub const LATE: u8 = 2;
+    /// A second response for the same request.
+    pub const DUPLICATE: u8 = 4;
+    /// A response whose id matches no request.
+    pub const UNKNOWN_ID: u8 = 8;
+    /// A malformed progress or log notification.
+    pub const MALFORMED: u8 = 16;
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EventMeta {
+    t_us: u64,
+    offset: u32,
+    len: u32,
+    channel: u16,
+    method: u16,
+    dir: Dir,
+    kind: FrameKind,
+    flags: u8,
+}
+
+const CHUNK_BYTES: usize = 4 << 20;
+
+struct Chunk {
+    first_seq: u64,
+    bytes: Vec<u8>,
+    events: Vec<EventMeta>,
+}
+
+impl Chunk {
+    fn new(first_seq: u64, need: usize) -> Chunk {
+        Chunk {
+            first_seq,
+            bytes: Vec::with_capacity(need.max(CHUNK_BYTES)),
+            events: Vec::with_capacity(CHUNK_BYTES / 128),
+        }
+    }
+    fn mem(&self) -> usize {
+        self.bytes.capacity() + self.events.capacity() * std::mem::size_of::<EventMeta>()
+    }
+}
+
+/// One stored event, borrowed from the store.
+#[derive(Debug, Clone, Copy)]
+pub struct EventRef<'a> {
+    pub seq: u64,
+    pub t_us: u64,
+    pub dir: Dir,
+    pub kind: FrameKind,
+    pub channel: &'a str,
+    /// The method (requests, notifications), the answered request's method
+    /// (responses), or the meta event's type.
+    pub method: Option<&'a str>,
+    pub flags: u8,
+    pub bytes: &'a [u8],
+}
+
+impl EventRef<'_> {
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.bytes)
+    }
+    pub fn frame(&self) -> Frame<'_> {
+        classify(self.bytes)
+    }
+}
+
+/// State of one request (either side), found by id.
+#[derive(Debug, Clone)]
+pub struct RequestEntry {
+    pub request_seq: u64,
+    pub method: u16,
+    pub token: Option<u32>,
+    pub response_seq: Option<u64>,
+    pub cancelled_seq: Option<u64>,
+    /// Every event about this id: request, cancellation, responses.
+    pub seqs: Vec<u64>,
+}
+
+/// Everything seen for one progress token.
+#[derive(Debug, Clone)]
+pub struct TokenEntry {
+    pub key: IdKey,
+    raw: Box<str>,
+    /// The client request that carried this token, if any did.
+    pub request: Option<IdKey>,
+    /// The request (if any) and its progress notifications, in order.
+    pub seqs: Vec<u64>,
+    pub last_us: u64,
+    pub notifications: u64,
+}
+
+/// What the session engine must act on after an append.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Route {
+    /// A response (or error response) to one of our requests.
+    Response { id: IdKey, seq: u64 },
+    /// The server asks us something; answer it.
+    ServerRequest { id: IdKey, seq: u64 },
+}
+
+/// Bounds and options of a store.
+#[derive(Debug, Clone)]
+pub struct StoreLimits {
+    /// Evict the oldest events when stored bytes exceed this.
+    pub max_bytes: usize,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        StoreLimits {
+            max_bytes: 2 << 30,
+        }
+    }
+}
+
+pub struct Store {
+    chunks: VecDeque<Chunk>,
+    next_seq: u64,
+    evicted: u64,
+    mem: usize,
+    limits: StoreLimits,
+    methods: Interner,
+    channels: Interner,
+    requests: HashMap<(Origin, IdKey), RequestEntry>,
+    tokens: Vec<TokenEntry>,
+    token_ids: HashMap<IdKey, u32>,
+    last_token: Option<u32>,
+    by_level: [Vec<u64>; 8],
+    logs: Vec<u64>,
+    stderr: Vec<u64>,
+    problems: Vec<u64>,
+    recorder: Option<Recorder>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new(StoreLimits::default())
+    }
+}
+
+impl Store {
+    pub fn new(limits: StoreLimits) -> Store {
+        Store {
+            chunks: VecDeque::new(),
+            next_seq: 0,
+            evicted: 0,
+            mem: 0,
+            limits,
+            methods: Interner::default(),
+            channels: Interner::default(),
+            requests: HashMap::new(),
+            tokens: Vec::new(),
+            token_ids: HashMap::new(),
+            last_token: None,
+            by_level: Default::default(),
+            logs: Vec::new(),
+            stderr: Vec::new(),
+            problems: Vec::new(),
+            recorder: None,
+        }
+    }
+
+    /// Record every appended event to `rec` from now on.
+    pub fn set_recorder(&mut self, rec: Recorder) {
+        self.recorder = Some(rec);
+    }
+
+    pub fn recorder_error(&self) -> Option<&str> {
+        self.recorder.as_ref().and_then(Recorder::error)
+    }
+
+    /// Flush the recording (called at the end of each ingest batch).
+    pub fn flush(&mut self) {
+        if let Some(r) = &mut self.recorder {
+            r.flush();
+        }
+    }
+
+    /// Sequence number the next event will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+    /// Oldest sequence number still stored.
+    pub fn first_seq(&self) -> u64 {
+        self.chunks.front().map_or(self.next_seq, |c| c.first_seq)
+    }
+    pub fn len(&self) -> u64 {
+        self.next_seq - self.first_seq()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Events dropped by the memory bound (still in the recording, if any).
+    pub fn evicted(&self) -> u64 {
+        self.evicted
+    }
+    /// Bytes held by the event arena and metadata (indexes excluded).
+    pub fn mem_bytes(&self) -> usize {
+        self.mem
+    }
+
+    pub fn get(&self, seq: u64) -> Option<EventRef<'_>> {
+        let first = self.first_seq();
+        if seq < first || seq >= self.next_seq {
+            return None;
+        }
+        let ci = self.chunks.partition_point(|c| c.first_seq <= seq) - 1;
+        let chunk = &self.chunks[ci];
+        let m = chunk.events[(seq - chunk.first_seq) as usize];
+        Some(EventRef {
+            seq,
+            t_us: m.t_us,
+            dir: m.dir,
+            kind: m.kind,
+            channel: self.channels.get(m.channel).unwrap_or("?"),
+            method: self.methods.get(m.method),
+            flags: m.flags,
+            bytes: &chunk.bytes[m.offset as usize..(m.offset + m.len) as usize],
+        })
+    }
+
+    /// Events with `from <= seq < to`, skipping evicted ones.
+    pub fn range(&self, from: u64, to: u64) -> impl Iterator<Item = EventRef<'_>> {
+        let from = from.max(self.first_seq());
+        let to = to.min(self.next_seq);
+        (from..to).filter_map(move |s| self.get(s))
+    }
+
+    /// Seqs in an index that are still stored (indexes outlive evicted events).
+    fn live<'a>(&self, seqs: &'a [u64]) -> &'a [u64] {
+        let first = self.first_seq();
+        &seqs[seqs.partition_point(|s| *s < first)..]
+    }
+
+    pub fn request(&self, origin: Origin, id: &IdKey) -> Option<&RequestEntry> {
+        self.requests.get(&(origin, id.clone()))
+    }
+    pub fn token(&self, key: &IdKey) -> Option<&TokenEntry> {
+        self.token_ids.get(key).map(|i| &self.tokens[*i as usize])
+    }
+    pub fn token_by_slot(&self, slot: u32) -> Option<&TokenEntry> {
+        self.tokens.get(slot as usize)
+    }
+    pub fn tokens(&self) -> &[TokenEntry] {
+        &self.tokens
+    }
+    pub fn token_seqs(&self, key: &IdKey) -> &[u64] {
+        self.token(key).map_or(&[], |t| self.live(&t.seqs))
+    }
+    /// `notifications/message` events at exactly `level`.
+    pub fn by_level(&self, level: LogLevel) -> &[u64] {
+        self.live(&self.by_level[level.index()])
+    }
+    /// Every `notifications/message` event (any level, valid or not).
+    pub fn logs(&self) -> &[u64] {
+        self.live(&self.logs)
+    }
+    pub fn stderr_lines(&self) -> &[u64] {
+        self.live(&self.stderr)
+    }
+    /// Frames that are not valid messages, and malformed progress/log params.
+    pub fn problems(&self) -> &[u64] {
+        self.live(&self.problems)
+    }
+    pub fn method_name(&self, id: u16) -> Option<&str> {
+        self.methods.get(id)
+    }
+
+    /// Append a frame from the wire, classify and index it. Batches are
+    /// followed by their elements, each an event of its own.
+    pub fn append_frame(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        bytes: &[u8],
+        routes: &mut Vec<Route>,
+    ) -> u64 {
+        let frame = classify(bytes);
+        let seq = self.append_classified(dir, channel, t_us, bytes, &frame, 0, routes);
+        if frame.kind == FrameKind::Batch {
+            for el in &frame.batch {
+                let el_bytes = el.get().as_bytes();
+                let el_frame = classify(el_bytes);
+                self.append_classified(
+                    dir,
+                    channel,
+                    t_us,
+                    el_bytes,
+                    &el_frame,
+                    flags::IN_BATCH,
+                    routes,
+                );
+            }
+        }
+        seq
+    }
+
+    /// Append a recorded frame as it was recorded (batch elements are their own
+    /// recorded events, so no expansion here).
+    pub fn append_recorded(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        bytes: &[u8],
+        in_batch: bool,
+    ) -> u64 {
+        match dir {
+            Dir::In | Dir::Out => {
+                let frame = classify(bytes);
+                let fl = if in_batch { flags::IN_BATCH } else { 0 };
+                self.append_classified(dir, channel, t_us, bytes, &frame, fl, &mut Vec::new())
+            }
+            Dir::Stderr => self.append_stderr(channel, t_us, bytes),
+            Dir::Meta => {
+                let kind = serde_json::from_slice::<serde_json::Value>(bytes)
+                    .ok()
+                    .and_then(|v| v.get("event").and_then(|e| e.as_str()).map(str::to_string));
+                let m = kind.map_or(intern::NONE, |k| self.methods.intern(&k));
+                self.push(Dir::Meta, channel, t_us, bytes, FrameKind::Notification, m, 0)
+            }
+        }
+    }
+
+    /// A line the server wrote to stderr (without its terminator).
+    pub fn append_stderr(&mut self, channel: &str, t_us: u64, line: &[u8]) -> u64 {
+        let kind = if std::str::from_utf8(line).is_ok() {
+            FrameKind::NotJson
+        } else {
+            FrameKind::InvalidUtf8
+        };
+        let seq = self.push(Dir::Stderr, channel, t_us, line, kind, intern::NONE, 0);
+        self.stderr.push(seq);
+        seq
+    }
+
+    /// Something mcpscope observed: `{"event": TYPE, ...}`.
+    pub fn append_meta(&mut self, channel: &str, t_us: u64, event: &serde_json::Value) -> u64 {
+        let kind = event.get("event").and_then(|e| e.as_str()).unwrap_or("meta");
+        let m = self.methods.intern(kind);
+        let bytes = serde_json::to_vec(event).unwrap_or_default();
+        self.push(Dir::Meta, channel, t_us, &bytes, FrameKind::Notification, m, 0)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_classified(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        bytes: &[u8],
+        frame: &Frame<'_>,
+        mut fl: u8,
+        routes: &mut Vec<Route>,
+    ) -> u64 {
+        let seq = self.next_seq;
+        let mut method = match &frame.method {
+            Some(m) => self.methods.intern(m),
+            None => intern::NONE,
+        };
+        let origin_of_request = if dir == Dir::Out { Origin::Client } else { Origin::Server };
+        let origin_of_response = if dir == Dir::In { Origin::Client } else { Origin::Server };
+        match frame.kind {
+            FrameKind::Notification if dir == Dir::In || dir == Dir::Out => {
+                match frame.method.as_deref() {
+                    Some(methods::PROGRESS) => match ProgressView::parse(frame.params) {
+                        Ok(p) => {
+                            let slot = self.token_slot_raw(p.token.get());
+                            let t = &mut self.tokens[slot as usize];
+                            t.seqs.push(seq);
+                            t.last_us = t_us;
+                            t.notifications += 1;
+                        }
+                        Err(_) => {
+                            fl |= flags::MALFORMED;
+                            self.problems.push(seq);
+                        }
+                    },
+                    Some(methods::MESSAGE) => {
+                        self.logs.push(seq);
+                        match LogView::parse(frame.params) {
+                            Ok(LogView { level: Ok(l), .. }) => self.by_level[l.index()].push(seq),
+                            _ => {
+                                fl |= flags::MALFORMED;
+                                self.problems.push(seq);
+                            }
+                        }
+                    }
+                    Some(methods::CANCELLED) => {
+                        if let Some(c) = crate::protocol::views::CancelledView::parse(frame.params) {
+                            // A cancellation names a request of the other side.
+                            let origin = if dir == Dir::Out { Origin::Client } else { Origin::Server };
+                            if let Some(r) = self.requests.get_mut(&(origin, c.request_id)) {
+                                r.cancelled_seq.get_or_insert(seq);
+                                r.seqs.push(seq);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            FrameKind::Request => {
+                let id = frame.id.clone().unwrap_or(IdKey::Int(0));
+                let token = frame.progress_token().map(|raw| {
+                    let slot = self.token_slot_raw(raw.get());
+                    let t = &mut self.tokens[slot as usize];
+                    if origin_of_request == Origin::Client {
+                        t.request = Some(id.clone());
+                    }
+                    t.seqs.push(seq);
+                    slot
+                });
+                self.requests.insert(
+                    (origin_of_request, id.clone()),
+                    RequestEntry {
+                        request_seq: seq,
+                        method,
+                        token,
+                        response_seq: None,
+                        cancelled_seq: None,
+                        seqs: vec![seq],
+                    },
+                );
+                if dir == Dir::In {
+                    routes.push(Route::ServerRequest { id, seq });
+                }
+            }
+            FrameKind::Response | FrameKind::ErrorResponse => {
+                let id = frame.id.clone().unwrap_or(IdKey::Int(0));
+                match self.requests.get_mut(&(origin_of_response, id.clone())) {
+                    Some(r) => {
+                        method = r.method;
+                        r.seqs.push(seq);
+                        if r.response_seq.is_some() {
+                            fl |= flags::DUPLICATE;
+                        } else {
+                            r.response_seq = Some(seq);
+                            if r.cancelled_seq.is_some() {
+                                fl |= flags::LATE;
+                            }
+                        }
+                    }
+                    None => fl |= flags::UNKNOWN_ID,
+                }
+                if dir == Dir::In {
+                    routes.push(Route::Response { id, seq });
+                }
+            }
+            FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8 => {
+                self.problems.push(seq);
+            }
+            _ => {}
+        }
+        self.push(dir, channel, t_us, bytes, frame.kind, method, fl)
+    }
+
+    /// Slot of a token given as raw JSON text, creating it on first sight.
+    fn token_slot_raw(&mut self, raw: &str) -> u32 {
+        if let Some(i) = self.last_token
+            && *self.tokens[i as usize].raw == *raw
+        {
+            return i;
+        }
+        let key = IdKey::from_raw(raw);
+        let slot = self.token_slot(&key);
+        self.last_token = Some(slot);
+        slot
+    }
+
+    /// Slot of a token, creating it on first sight.
+    pub fn token_slot(&mut self, key: &IdKey) -> u32 {
+        if let Some(i) = self.token_ids.get(key) {
+            return *i;
+        }
+        let slot = self.tokens.len() as u32;
+        self.tokens.push(TokenEntry {
+            key: key.clone(),
+            raw: key.to_value().to_string().into(),
+            request: None,
+            seqs: Vec::new(),
+            last_us: 0,
+            notifications: 0,
+        });
+        self.token_ids.insert(key.clone(), slot);
+        slot
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        bytes: &[u8],
+        kind: FrameKind,
+        method: u16,
+        fl: u8,
+    ) -> u64 {
+        let seq = self.next_seq;
+        let channel = self.channels.intern(channel);
+        let need_new = match self.chunks.back() {
+            None => true,
+            Some(c) => {
+                !c.events.is_empty()
+                    && (c.bytes.len() + bytes.len() > c.bytes.capacity()
+                        || c.bytes.len() + bytes.len() > u32::MAX as usize)
+            }
+        };
+        if need_new {
+            let c = Chunk::new(seq, bytes.len());
+            self.mem += c.mem();
+            self.chunks.push_back(c);
+            self.evict();
+        }
+        let Some(chunk) = self.chunks.back_mut() else {
+            unreachable!("a chunk was just ensured")
+        };
+        let before = chunk.mem();
+        let offset = chunk.bytes.len() as u32;
+        chunk.bytes.extend_from_slice(bytes);
+        chunk.events.push(EventMeta {
+            t_us,
+            offset,
+            len: bytes.len() as u32,
+            channel,
+            method,
+            dir,
+            kind,
+            flags: fl,
+        });
+        self.mem = self.mem + chunk.mem() - before;
+        self.next_seq += 1;
+        if let Some(rec) = &mut self.recorder {
+            let ev = EventRef {
+                seq,
+                t_us,
+                dir,
+                kind,
+                channel: self.channels.get(channel).unwrap_or("?"),
+                method: None,
+                flags: fl,
+                bytes,
+            };
+            rec.write_event(&ev);
+        }
+        seq
+    }
+
+    fn evict(&mut self) {
+        while self.mem > self.limits.max_bytes && self.chunks.len() > 1 {
+            if let Some(c) = self.chunks.pop_front() {
+                self.mem -= c.mem();
+                self.evicted += c.events.len() as u64;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push_in(s: &mut Store, line: &str) -> (u64, Vec<Route>) {
+        let mut r = Vec::new();
+        let seq = s.append_frame(Dir::In, "stdio", 0, line.as_bytes(), &mut r);
+        (seq, r)
+    }
+    fn push_out(s: &mut Store, line: &str) -> u64 {
+        s.append_frame(Dir::Out, "stdio", 0, line.as_bytes(), &mut Vec::new())
+    }
+
+    #[test]
+    fn indexes_requests_tokens_levels() {
+        let mut s = Store::default();
+        let req = push_out(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        );
+        let (p1, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#);
+        let (p2, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}"#);
+        let (l, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"w"}}"#);
+        let (bad, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"w"}}"#);
+        let (resp, routes) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        let (dup, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        let (unk, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+
+        assert_eq!(routes, vec![Route::Response { id: IdKey::Int(1), seq: resp }]);
+        assert_eq!(s.token_seqs(&IdKey::Str("t".into())), &[req, p1, p2]);
+        assert_eq!(s.token(&IdKey::Str("t".into())).unwrap().request, Some(IdKey::Int(1)));
+        assert_eq!(s.by_level(LogLevel::Warning), &[l]);
+        assert_eq!(s.logs(), &[l, bad]);
+        assert!(s.problems().contains(&bad));
+        let r = s.request(Origin::Client, &IdKey::Int(1)).unwrap();
+        assert_eq!(r.response_seq, Some(resp));
+        assert_eq!(r.seqs, vec![req, resp, dup]);
+        assert_eq!(s.get(dup).unwrap().flags & flags::DUPLICATE, flags::DUPLICATE);
+        assert_eq!(s.get(unk).unwrap().flags & flags::UNKNOWN_ID, flags::UNKNOWN_ID);
+        assert_eq!(s.get(resp).unwrap().method, Some("tools/call"));
+    }
+
+    #[test]
+    fn late_response_after_cancel_and_server_requests() {
+        let mut s = Store::default();
+        push_out(&mut s, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
+        push_out(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#);
+        let (late, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        assert_eq!(s.get(late).unwrap().flags & flags::LATE, flags::LATE);
+        // A server request with the same id as ours is a different request.
+        let (sr, routes) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
+        assert_eq!(routes, vec![Route::ServerRequest { id: IdKey::Str("a".into()), seq: sr }]);
+        let answer = push_out(&mut s, r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        assert_eq!(s.request(Origin::Server, &IdKey::Str("a".into())).unwrap().response_seq, Some(answer));
+    }
+
+    #[test]
+    fn batches_garbage_and_every_byte_kept() {
+        let mut s = Store::default();
+        let lines: Vec<&[u8]> = vec![
+            br#"[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}},{"jsonrpc":"2.0","id":5,"method":"ping"}]"#,
+            b"garbage \x1b[2J",
+            b"\xff\xfe",
+            b"",
+        ];
+        let mut routes = Vec::new();
+        for l in &lines {
+            s.append_frame(Dir::In, "stdio", 7, l, &mut routes);
+        }
+        assert_eq!(s.len(), 6);
+        assert_eq!(s.get(0).unwrap().kind, FrameKind::Batch);
+        assert_eq!(s.get(1).unwrap().flags, flags::IN_BATCH);
+        assert_eq!(s.get(2).unwrap().method, Some("ping"));
+        assert_eq!(s.get(3).unwrap().bytes, lines[1]);
+        assert_eq!(s.get(4).unwrap().kind, FrameKind::InvalidUtf8);
+        assert_eq!(s.get(4).unwrap().bytes, lines[2]);
+        assert_eq!(s.get(5).unwrap().kind, FrameKind::Empty);
+        assert_eq!(routes.len(), 1);
+        assert_eq!(s.problems(), &[3, 4]);
+    }
+
+    #[test]
+    fn eviction_is_counted_and_reads_stay_safe() {
+        let mut s = Store::new(StoreLimits { max_bytes: 3 * CHUNK_BYTES });
+        let line = vec![b'x'; 64 * 1024];
+        for _ in 0..400 {
+            s.append_stderr("stdio", 0, &line);
+        }
+        assert!(s.evicted() > 0);
+        assert_eq!(s.first_seq(), s.evicted());
+        assert!(s.get(0).is_none());
+        assert_eq!(s.get(399).unwrap().bytes.len(), line.len());
+        assert!(s.mem_bytes() <= 4 * CHUNK_BYTES);
+        assert_eq!(s.stderr_lines().first(), Some(&s.first_seq()));
+        assert_eq!(s.range(0, 1000).count() as u64, s.len());
+    }
+}
