@@ -5,5 +5,8 @@
 //! commands; `tui` is the only module that touches the terminal.
 
 pub mod demo;
+pub mod cli;
+pub mod client;
 pub mod protocol;
 pub mod trace;
+pub mod transport;

@@ -1,10 +1,18 @@
+use clap::Parser;
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("demo-server") {
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        if let Err(e) = rt.block_on(mcpscope::demo::run_stdio()) {
-            eprintln!("demo-server: {e:#}");
-            std::process::exit(3);
+    let cli = mcpscope::cli::Cli::parse();
+    let code = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => {
+            let code = rt.block_on(mcpscope::cli::run(cli));
+            // Reader threads may still block on a server's pipes; do not wait for them.
+            rt.shutdown_background();
+            code
         }
-    }
+        Err(e) => {
+            eprintln!("[error] cannot start the async runtime: {e}");
+            3
+        }
+    };
+    std::process::exit(code);
 }

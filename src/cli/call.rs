@@ -1,0 +1,223 @@
+//! `mcpscope call`: one `tools/call`, progress and logs streamed to stderr,
+//! the result JSON alone on stdout.
+
+use super::connect::{Failure, connect, handshake};
+use super::printer::Printer;
+use super::spec::{ServerArgs, UsageError};
+use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::protocol::views::LogLevel;
+use crate::trace::Trace;
+use clap::Args;
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+#[derive(Args, Debug, Clone)]
+pub struct CallArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Tool to call.
+    #[arg(long)]
+    pub tool: String,
+    /// Arguments as a JSON object.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// One argument KEY=VALUE (VALUE parsed as JSON when it parses, else a string).
+    #[arg(short = 'a', long = "arg")]
+    pub arg: Vec<String>,
+    #[command(flatten)]
+    pub opts: CallOpts,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CallOpts {
+    /// Progress token: auto (unique string), auto-int, none, or a value (integers become integer tokens).
+    #[arg(long, default_value = "auto")]
+    pub token: String,
+    /// Ask the server for logs at this level and above (logging/setLevel).
+    #[arg(long)]
+    pub log_level: Option<LogLevel>,
+    /// Idle timeout in seconds, reset by each progress notification of the call.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Hard maximum in seconds, never reset.
+    #[arg(long, default_value_t = 600.0)]
+    pub max_timeout: f64,
+    /// Print the result as compact JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the result and errors: no progress, log or stderr lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Record the session as a JSONL trace.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+}
+
+impl CallOpts {
+    pub fn limits(&self) -> Result<Limits, UsageError> {
+        let secs = |v: f64, flag: &str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(Some(Duration::from_secs_f64(v)))
+            } else {
+                Err(UsageError(format!("{flag} must be a positive number of seconds")))
+            }
+        };
+        Ok(Limits {
+            idle: secs(self.timeout, "--timeout")?,
+            max: secs(self.max_timeout, "--max-timeout")?,
+        })
+    }
+}
+
+/// `--args` merged with each `-a key=value`.
+pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageError> {
+    let mut map = match json {
+        None => Map::new(),
+        Some(s) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err(UsageError("--args must be a JSON object".into())),
+            Err(e) => return Err(UsageError(format!("--args is not valid JSON: {e}"))),
+        },
+    };
+    for kv in pairs {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("-a expects KEY=VALUE, got {kv:?}")))?;
+        let v = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()));
+        map.insert(k.to_string(), v);
+    }
+    Ok(Value::Object(map))
+}
+
+/// Prints trace events until told the last seq to print.
+struct PrinterTask {
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+fn spawn_printer(trace: Trace, quiet: bool) -> PrinterTask {
+    let (stop, mut stop_rx) = oneshot::channel();
+    let mut rx = trace.subscribe();
+    let done = tokio::spawn(async move {
+        let mut p = Printer::new(quiet);
+        let mut err = std::io::stderr();
+        loop {
+            tokio::select! {
+                biased;
+                _ = &mut stop_rx => break,
+                r = rx.changed() => if r.is_err() { break },
+            }
+            p.drain(&trace, &mut err);
+        }
+        p.drain(&trace, &mut err);
+    });
+    PrinterTask { stop, done }
+}
+
+impl PrinterTask {
+    async fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.done.await;
+    }
+}
+
+pub async fn run(a: CallArgs) -> i32 {
+    let args = match build_args(a.args.as_deref(), &a.arg) {
+        Ok(v) => v,
+        Err(e) => return fail(&Failure::Usage(e)),
+    };
+    let limits = match a.opts.limits() {
+        Ok(l) => l,
+        Err(e) => return fail(&Failure::Usage(e)),
+    };
+    let (session, trace, _spec) = match connect(&a.server, a.opts.record.as_deref()).await {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let printer = spawn_printer(trace.clone(), a.opts.quiet);
+    let code = tokio::select! {
+        code = call(&session, &a, &args, limits) => code,
+        _ = tokio::signal::ctrl_c() => {
+            interrupted(&session);
+            130
+        }
+    };
+    session.shutdown().await;
+    printer.finish().await;
+    if let Some(e) = trace.read().recorder_error() {
+        eprintln!("[error] {e}");
+    }
+    code
+}
+
+fn interrupted(session: &Arc<Session>) {
+    // The call in flight is the highest id we issued.
+    let store = session.trace().read();
+    let last = store
+        .range(0, store.next_seq())
+        .filter(|e| e.dir == crate::trace::Dir::Out && e.method == Some("tools/call"))
+        .last()
+        .and_then(|e| e.frame().id);
+    drop(store);
+    if let Some(id) = last {
+        let _ = session.cancel(&id, "interrupted by the user (Ctrl-C)");
+    }
+    eprintln!("[error] interrupted; the call was cancelled");
+}
+
+async fn call(session: &Arc<Session>, a: &CallArgs, args: &Value, limits: Limits) -> i32 {
+    if let Err(e) = handshake(session).await {
+        return fail(&e);
+    }
+    if let Some(level) = a.opts.log_level {
+        match session.set_level(level).await {
+            Ok(true) => {}
+            Ok(false) => eprintln!(
+                "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
+            ),
+            Err(e) => eprintln!("[protocol] logging/setLevel failed: {e}"),
+        }
+    }
+    let policy = TokenPolicy::parse(&a.opts.token);
+    match session.call_tool(&a.tool, args, &policy, limits).await {
+        Ok(out) => {
+            let text = if a.opts.json {
+                serde_json::to_string(&out.reply.result)
+            } else {
+                serde_json::to_string_pretty(&out.reply.result)
+            }
+            .unwrap_or_default();
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{text}");
+            let _ = stdout.flush();
+            if out.is_error() { 1 } else { 0 }
+        }
+        Err(e) => fail(&Failure::Client(e)),
+    }
+}
+
+pub fn fail(e: &Failure) -> i32 {
+    match e {
+        Failure::Client(ClientError::Gone(g)) => eprintln!("[error] connection lost: {g}"),
+        other => eprintln!("[error] {other}"),
+    }
+    e.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_merge() {
+        let v = build_args(Some(r#"{"a":1}"#), &["b=2".into(), "c=hello".into(), "d={\"x\":true}".into(), "a=\"s\"".into()]).unwrap();
+        assert_eq!(v, serde_json::json!({"a":"s","b":2,"c":"hello","d":{"x":true}}));
+        assert!(build_args(Some("[1]"), &[]).is_err());
+        assert!(build_args(Some("{"), &[]).is_err());
+        assert!(build_args(None, &["novalue".into()]).is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! Headless event lines on stderr: `[progress]`, `[log]`, `[stderr]`,
+//! `[protocol]`. A view over the trace like any pane: it pulls new events
+//! when the store signals a change.
+
+use crate::protocol::frame::FrameKind;
+use crate::protocol::methods;
+use crate::protocol::sanitize::one_line;
+use crate::protocol::views::{LogView, ProgressView};
+use crate::protocol::IdKey;
+use crate::trace::store::flags;
+use crate::trace::{Dir, EventRef, Trace};
+use std::collections::HashMap;
+use std::io::Write;
+
+pub struct Printer {
+    next: u64,
+    quiet: bool,
+    /// Tool name per progress token, learnt from our own `tools/call` frames.
+    tools: HashMap<IdKey, String>,
+}
+
+/// Format a JSON number the way a person writes it: `5242880`, `2.5`.
+pub fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+impl Printer {
+    pub fn new(quiet: bool) -> Printer {
+        Printer {
+            next: 0,
+            quiet,
+            tools: HashMap::new(),
+        }
+    }
+
+    /// Print everything appended since the last call.
+    pub fn drain(&mut self, trace: &Trace, out: &mut impl Write) {
+        loop {
+            let mut buf = Vec::new();
+            {
+                let store = trace.read();
+                let end = store.next_seq().min(self.next + 10_000);
+                if self.next >= end {
+                    return;
+                }
+                for ev in store.range(self.next, end) {
+                    self.line(&ev, &mut buf);
+                }
+                self.next = end;
+            }
+            // Write outside the lock: a slow terminal must not stall ingest.
+            let _ = out.write_all(&buf);
+            let _ = out.flush();
+        }
+    }
+
+    fn line(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        match ev.dir {
+            Dir::Out => self.learn(ev),
+            Dir::Stderr if !self.quiet => {
+                let _ = writeln!(buf, "[stderr] {}", one_line(&ev.text()));
+            }
+            Dir::In => self.incoming(ev, buf),
+            _ => {}
+        }
+    }
+
+    fn learn(&mut self, ev: &EventRef<'_>) {
+        if ev.method != Some(methods::TOOLS_CALL) || ev.kind != FrameKind::Request {
+            return;
+        }
+        let f = ev.frame();
+        if let (Some(tok), Some(params)) = (f.progress_token(), f.params)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(params.get())
+            && let Some(name) = v.get("name").and_then(|n| n.as_str())
+        {
+            self.tools.insert(IdKey::from_raw(tok.get()), name.to_string());
+        }
+    }
+
+    fn incoming(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
+            let f = ev.frame();
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} {}: {} ({})",
+                ev.seq,
+                ev.kind.label(),
+                f.problem.as_deref().unwrap_or("malformed frame"),
+                one_line(&preview(ev))
+            );
+            return;
+        }
+        if ev.flags & flags::DUPLICATE != 0 {
+            let _ = writeln!(buf, "[protocol] #{} a second response for the same request id", ev.seq);
+        } else if ev.flags & flags::UNKNOWN_ID != 0 {
+            let _ = writeln!(buf, "[protocol] #{} response for an id no request used", ev.seq);
+        } else if ev.flags & flags::LATE != 0 {
+            let _ = writeln!(buf, "[protocol] #{} late response, after the request was cancelled", ev.seq);
+        }
+        if ev.kind != FrameKind::Notification {
+            return;
+        }
+        match ev.method {
+            Some(methods::PROGRESS) => {
+                let f = ev.frame();
+                match ProgressView::parse(f.params) {
+                    Ok(p) if !self.quiet => {
+                        let key = p.token_key();
+                        let tool = self.tools.get(&key).map_or("?", String::as_str);
+                        let _ = write!(buf, "[progress] {tool} ");
+                        match p.total {
+                            Some(t) if t > 0.0 => {
+                                let pct = (p.progress / t * 100.0).floor();
+                                let _ = write!(buf, "{}/{} ({}%)", num(p.progress), num(t), num(pct));
+                            }
+                            Some(t) => {
+                                let _ = write!(buf, "{}/{}", num(p.progress), num(t));
+                            }
+                            None => {
+                                let _ = write!(buf, "{}", num(p.progress));
+                            }
+                        }
+                        if let Some(m) = &p.message {
+                            let _ = write!(buf, " {}", one_line(m));
+                        }
+                        buf.push(b'\n');
+                    }
+                    Ok(_) => {}
+                    Err(why) => {
+                        let _ = writeln!(buf, "[protocol] #{} invalid progress: {why}", ev.seq);
+                    }
+                }
+            }
+            Some(methods::MESSAGE) => {
+                let f = ev.frame();
+                match LogView::parse(f.params) {
+                    Ok(l) => {
+                        if let Err(bad) = &l.level {
+                            let _ = writeln!(buf, "[protocol] #{} log level {:?} is not an RFC 5424 level", ev.seq, one_line(bad));
+                        }
+                        if !self.quiet {
+                            let level = match &l.level {
+                                Ok(lv) => lv.as_str().to_string(),
+                                Err(raw) => one_line(raw).to_string(),
+                            };
+                            let data = l.data_text();
+                            match &l.logger {
+                                Some(lg) => {
+                                    let _ = writeln!(buf, "[log] {level} {}: {}", one_line(lg), one_line(&data));
+                                }
+                                None => {
+                                    let _ = writeln!(buf, "[log] {level}: {}", one_line(&data));
+                                }
+                            }
+                        }
+                    }
+                    Err(why) => {
+                        let _ = writeln!(buf, "[protocol] #{} invalid log message: {why}", ev.seq);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn preview(ev: &EventRef<'_>) -> String {
+    let t = ev.text();
+    let mut s: String = t.chars().take(120).collect();
+    if t.chars().count() > 120 {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{ManualClock, Store};
+
+    #[test]
+    fn lines_follow_the_contract() {
+        let trace = Trace::new(Store::default(), ManualClock::new());
+        let frames: &[(Dir, &str)] = &[
+            (Dir::Out, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{},"_meta":{"progressToken":"t"}}}"#),
+            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1048576,"total":5242880,"message":"Read 1048576 / 5242880 bytes, preparing the upload"}}"#),
+            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2.5}}"#),
+            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"tracker","data":{"k":1}}}"#),
+            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain\u001b[2J"}}"#),
+            (Dir::In, "Listening on 3000"),
+        ];
+        trace.append(|s, now| {
+            for (d, f) in frames {
+                s.append_frame(*d, "stdio", now, f.as_bytes(), &mut Vec::new());
+            }
+            s.append_stderr("stdio", now, b"boot \x1b[31mok");
+        });
+        let mut out = Vec::new();
+        Printer::new(false).drain(&trace, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "[progress] upload_file 1048576/5242880 (20%) Read 1048576 / 5242880 bytes, preparing the upload");
+        assert_eq!(lines[1], "[progress] upload_file 2.5");
+        assert_eq!(lines[2], r#"[log] warning tracker: {"k":1}"#);
+        assert_eq!(lines[3], "[log] info: plain␛[2J");
+        assert!(lines[4].starts_with("[protocol] #5 not-json: not JSON"), "{}", lines[4]);
+        assert_eq!(lines[5], "[stderr] boot ␛[31mok");
+        assert_eq!(lines.len(), 6);
+
+        let mut quiet = Vec::new();
+        Printer::new(true).drain(&trace, &mut quiet);
+        assert_eq!(String::from_utf8(quiet).unwrap().lines().count(), 1);
+    }
+}

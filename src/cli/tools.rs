@@ -1,0 +1,56 @@
+//! `mcpscope tools`: every tool of a server, all pages.
+
+use super::call::fail;
+use super::connect::{connect, handshake};
+use super::spec::ServerArgs;
+use crate::protocol::sanitize::one_line;
+use clap::Args;
+use serde_json::Value;
+use std::io::Write;
+
+#[derive(Args, Debug, Clone)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print the tools as a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(a: ToolsArgs) -> i32 {
+    let (session, _trace, _spec) = match connect(&a.server, None).await {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let result = async {
+        handshake(&session).await?;
+        Ok::<_, super::connect::Failure>(session.list_tools().await?)
+    }
+    .await;
+    session.shutdown().await;
+    let tools = match result {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&tools).unwrap_or_default());
+        return 0;
+    }
+    let width = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for t in &tools {
+        let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+        let desc = t
+            .get("description")
+            .and_then(Value::as_str)
+            .and_then(|d| d.lines().next())
+            .unwrap_or("");
+        let _ = writeln!(out, "{:width$}  {}", one_line(name), one_line(desc));
+    }
+    0
+}

@@ -1,0 +1,57 @@
+//! The transport's sink: appends what arrives to the trace (one lock per read
+//! batch), then wakes waiting requests and queues server→client requests.
+
+use super::pending::{Gone, Pending};
+use crate::protocol::IdKey;
+use crate::trace::{Dir, Route, Trace};
+use crate::transport::{ExitInfo, Sink};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+pub struct Ingest {
+    pub trace: Trace,
+    pub pending: Arc<Pending>,
+    pub server_requests: mpsc::UnboundedSender<(IdKey, u64)>,
+}
+
+impl Ingest {
+    fn route(&self, routes: Vec<Route>) {
+        for r in routes {
+            match r {
+                Route::Response { id, seq } => self.pending.complete(&id, seq),
+                Route::ServerRequest { id, seq } => {
+                    let _ = self.server_requests.send((id, seq));
+                }
+            }
+        }
+    }
+}
+
+impl Sink for Ingest {
+    fn frames(&self, channel: &str, frames: &[&[u8]]) {
+        let mut routes = Vec::new();
+        self.trace.append(|s, now| {
+            for f in frames {
+                s.append_frame(Dir::In, channel, now, f, &mut routes);
+            }
+        });
+        self.route(routes);
+    }
+
+    fn stderr(&self, channel: &str, lines: &[&[u8]]) {
+        self.trace.append(|s, now| {
+            for l in lines {
+                s.append_stderr(channel, now, l);
+            }
+        });
+    }
+
+    fn event(&self, channel: &str, event: serde_json::Value) {
+        self.trace.append(|s, now| s.append_meta(channel, now, &event));
+    }
+
+    fn closed(&self, channel: &str, exit: ExitInfo) {
+        self.trace.append(|s, now| s.append_meta(channel, now, &exit.to_json()));
+        self.pending.fail_all(Gone::Exited(exit));
+    }
+}

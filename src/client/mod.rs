@@ -1,0 +1,413 @@
+//! The session engine: handshake, request ids, progress-token policy, pending
+//! requests, timeouts, cancellation and answers to server→client requests.
+//! Everything it sends is appended to the trace before it is written, so the
+//! trace order is the true order.
+
+mod answer;
+mod ingest;
+pub mod options;
+mod pending;
+pub mod timeout;
+
+pub use options::{ClientOptions, ElicitMode, Limits, TokenPolicy};
+pub use pending::Gone;
+pub use timeout::Expiry;
+
+use crate::protocol::methods;
+use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
+use crate::protocol::{IdKey, Revision};
+use crate::trace::{Dir, Trace};
+use crate::transport::stdio::{CHANNEL as STDIO, CommandSpec, StdioTransport};
+use crate::transport::{ExitInfo, TransportError};
+use ingest::Ingest;
+use pending::Pending;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    #[error("{0}")]
+    Gone(Gone),
+    #[error("{method} timed out ({} timeout of {secs}s)", expiry.as_str())]
+    Timeout {
+        method: String,
+        expiry: Expiry,
+        secs: f64,
+    },
+    #[error("handshake failed: {0}")]
+    Handshake(String),
+    #[error("{method} failed: JSON-RPC error {code}: {message}")]
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl ClientError {
+    /// The headless exit code (DESIGN §3).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ClientError::Timeout { .. } => 4,
+            ClientError::Rpc { .. } => 1,
+            _ => 3,
+        }
+    }
+}
+
+/// A response, as parsed from the trace.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub seq: u64,
+    pub result: Value,
+}
+
+/// A finished `tools/call`.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    pub id: IdKey,
+    pub token: Option<IdKey>,
+    pub reply: Reply,
+}
+
+impl CallOutcome {
+    pub fn is_error(&self) -> bool {
+        self.reply.result.get("isError").and_then(Value::as_bool) == Some(true)
+    }
+}
+
+/// A connection to one server.
+pub struct Session {
+    trace: Trace,
+    transport: StdioTransport,
+    pending: Arc<Pending>,
+    next_id: AtomicI64,
+    next_token: AtomicI64,
+    opts: ClientOptions,
+    server: Mutex<Option<InitializeResult>>,
+    responder: tokio::task::JoinHandle<()>,
+}
+
+impl Session {
+    /// Start a stdio server. The handshake is a separate step (`initialize`).
+    pub fn spawn_stdio(spec: &CommandSpec, opts: ClientOptions, trace: Trace) -> Result<Arc<Session>, ClientError> {
+        let pending = Arc::new(Pending::default());
+        let (srv_tx, srv_rx) = mpsc::unbounded_channel();
+        let ingest = Arc::new(Ingest {
+            trace: trace.clone(),
+            pending: pending.clone(),
+            server_requests: srv_tx,
+        });
+        let transport = StdioTransport::spawn(spec, ingest)?;
+        Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
+            let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
+            Session {
+                trace,
+                transport,
+                pending,
+                next_id: AtomicI64::new(0),
+                next_token: AtomicI64::new(1),
+                opts,
+                server: Mutex::new(None),
+                responder,
+            }
+        }))
+    }
+
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    pub fn options(&self) -> &ClientOptions {
+        &self.opts
+    }
+
+    /// What the server said in `initialize`.
+    pub fn server(&self) -> Option<InitializeResult> {
+        self.server.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn revision(&self) -> Revision {
+        self.server()
+            .and_then(|s| s.protocol_version.parse().ok())
+            .unwrap_or(self.opts.revision)
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.pending.in_flight()
+    }
+
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        self.transport.exit_info()
+    }
+
+    /// Append `msg` to the trace, then write it: the trace order is the wire order.
+    fn send_frame(&self, msg: &Value) -> Result<u64, ClientError> {
+        let bytes = serde_json::to_vec(msg).unwrap_or_default();
+        let seq = self.trace.append(|s, now| s.append_frame(Dir::Out, STDIO, now, &bytes, &mut Vec::new()));
+        self.transport.send(bytes)?;
+        Ok(seq)
+    }
+
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<u64, ClientError> {
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.send_frame(&msg)
+    }
+
+    fn meta(&self, event: Value) -> u64 {
+        self.trace.append(|s, now| s.append_meta(STDIO, now, &event))
+    }
+
+    pub fn fresh_id(&self) -> IdKey {
+        IdKey::Int(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Resolve a token policy to the token a request will carry.
+    pub fn token_for(&self, policy: &TokenPolicy) -> Option<IdKey> {
+        match policy {
+            TokenPolicy::None => None,
+            TokenPolicy::AutoString => Some(IdKey::Str(
+                format!("mcpscope-{}", self.next_token.fetch_add(1, Ordering::Relaxed)).into(),
+            )),
+            TokenPolicy::AutoInt => Some(IdKey::Int(self.next_token.fetch_add(1, Ordering::Relaxed))),
+            TokenPolicy::Explicit(k) => Some(k.clone()),
+        }
+    }
+
+    /// Send a request and wait for its response within `limits`; on expiry
+    /// the request is cancelled (`notifications/cancelled`) and a timeout is
+    /// recorded. A JSON-RPC error becomes `ClientError::Rpc`.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
+        let id = self.fresh_id();
+        self.request_with_id(id, method, params, limits).await
+    }
+
+    pub async fn request_with_id(
+        &self,
+        id: IdKey,
+        method: &str,
+        params: Option<Value>,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
+        let token = params
+            .as_ref()
+            .and_then(|p| p.pointer("/_meta/progressToken"))
+            .map(IdKey::from_value);
+        let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        let rx = self.pending.register(id.clone());
+        let sent_seq = self.send_frame(&msg)?;
+        let sent_us = self.trace.read().get(sent_seq).map_or(0, |e| e.t_us);
+        let slot = token.map(|t| self.trace.append(|s, _| s.token_slot(&t)));
+        let mut rx = rx;
+        loop {
+            let last_progress = slot
+                .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
+                .unwrap_or(0);
+            let deadline = timeout::next_deadline(limits, sent_us, last_progress);
+            let outcome = match deadline {
+                None => Some((&mut rx).await),
+                Some((at_us, _)) => {
+                    let wait = at_us.saturating_sub(self.trace.now_us());
+                    tokio::time::timeout(std::time::Duration::from_micros(wait), &mut rx).await.ok()
+                }
+            };
+            match outcome {
+                Some(Ok(Ok(seq))) => return self.reply(method, seq),
+                Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
+                Some(Err(_)) => {
+                    return Err(ClientError::Gone(
+                        self.pending.gone().unwrap_or(Gone::Transport("the session ended".into())),
+                    ));
+                }
+                None => {
+                    // Progress may have moved the idle deadline while we slept.
+                    let last = slot
+                        .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
+                        .unwrap_or(0);
+                    let now = self.trace.now_us();
+                    if let Some((at, expiry)) = timeout::next_deadline(limits, sent_us, last)
+                        && now >= at
+                    {
+                        let secs = match expiry {
+                            Expiry::Idle => limits.idle,
+                            Expiry::Max => limits.max,
+                        }
+                        .map_or(0.0, |d| d.as_secs_f64());
+                        self.meta(json!({"event": "timeout", "request": id.to_value(), "method": method,
+                                         "limit": expiry.as_str(), "secs": secs}));
+                        let _ = self.cancel(&id, &format!("timed out ({} timeout of {secs}s)", expiry.as_str()));
+                        return Err(ClientError::Timeout {
+                            method: method.to_string(),
+                            expiry,
+                            secs,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn reply(&self, method: &str, seq: u64) -> Result<Reply, ClientError> {
+        let v: Value = {
+            let store = self.trace.read();
+            let ev = store
+                .get(seq)
+                .ok_or_else(|| ClientError::Protocol(format!("response #{seq} was evicted")))?;
+            serde_json::from_slice(ev.bytes).map_err(|e| ClientError::Protocol(e.to_string()))?
+        };
+        if let Some(err) = v.get("error") {
+            return Err(ClientError::Rpc {
+                method: method.to_string(),
+                code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: err.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                data: err.get("data").cloned(),
+            });
+        }
+        Ok(Reply {
+            seq,
+            result: v.get("result").cloned().unwrap_or(Value::Null),
+        })
+    }
+
+    /// Cancel a request of ours. Its response, if it still comes, is kept
+    /// in the trace and flagged late.
+    pub fn cancel(&self, id: &IdKey, reason: &str) -> Result<u64, ClientError> {
+        self.pending.forget(id);
+        self.notify(
+            methods::CANCELLED,
+            Some(json!({"requestId": id.to_value(), "reason": reason})),
+        )
+    }
+
+    /// The handshake: `initialize`, then `notifications/initialized`.
+    pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
+        let mut caps = serde_json::Map::new();
+        if !self.opts.roots.is_empty() {
+            caps.insert("roots".into(), json!({"listChanged": false}));
+        }
+        if self.opts.elicit.is_some() {
+            caps.insert("elicitation".into(), json!({}));
+        }
+        let requested = self.opts.revision.as_str();
+        let params = json!({
+            "protocolVersion": requested,
+            "capabilities": caps,
+            "clientInfo": {"name": self.opts.client_name, "version": env!("CARGO_PKG_VERSION")},
+        });
+        let limits = Limits {
+            idle: None,
+            max: Some(self.opts.handshake_timeout),
+        };
+        let reply = match self.request(methods::INITIALIZE, Some(params), limits).await {
+            Ok(r) => r,
+            Err(ClientError::Rpc { code, message, .. }) => {
+                return Err(ClientError::Handshake(format!(
+                    "the server rejected initialize: JSON-RPC error {code}: {message}"
+                )));
+            }
+            Err(ClientError::Timeout { secs, .. }) => {
+                return Err(ClientError::Handshake(format!("no answer to initialize within {secs}s")));
+            }
+            Err(e) => return Err(ClientError::Handshake(e.to_string())),
+        };
+        let init: InitializeResult = serde_json::from_value(reply.result.clone())
+            .map_err(|e| ClientError::Handshake(format!("malformed initialize result: {e}")))?;
+        let supported = init.protocol_version.parse::<Revision>().is_ok();
+        self.meta(json!({"event": "negotiated", "requested": requested,
+                         "protocolVersion": init.protocol_version, "supported": supported,
+                         "serverInfo": init.server_info, "capabilities": init.capabilities}));
+        *self.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(init.clone());
+        self.notify(methods::INITIALIZED, None)?;
+        Ok(init)
+    }
+
+    /// `logging/setLevel`, only if the server declared `logging` (sending it
+    /// to a server that did not is a known way to break servers).
+    pub async fn set_level(&self, level: LogLevel) -> Result<bool, ClientError> {
+        let declared = self.server().is_some_and(|s| s.has_capability("logging"));
+        if !declared || !self.revision().has_set_level() {
+            return Ok(false);
+        }
+        let limits = Limits {
+            idle: None,
+            max: Some(self.opts.handshake_timeout),
+        };
+        self.request(methods::SET_LEVEL, Some(json!({"level": level.as_str()})), limits)
+            .await?;
+        Ok(true)
+    }
+
+    /// Every tool, following `nextCursor` until the last page.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let limits = Limits {
+            idle: None,
+            max: Some(self.opts.handshake_timeout),
+        };
+        for _ in 0..10_000 {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let reply = self.request(methods::TOOLS_LIST, params, limits).await?;
+            let page: ToolsPage = serde_json::from_value(reply.result)
+                .map_err(|e| ClientError::Protocol(format!("malformed tools/list result: {e}")))?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                Some(_) => {
+                    return Err(ClientError::Protocol("tools/list returned the same cursor twice".into()));
+                }
+                None => return Ok(tools),
+            }
+        }
+        Err(ClientError::Protocol("tools/list did not end after 10000 pages".into()))
+    }
+
+    /// Build `tools/call` params with the policy's token.
+    pub fn call_params(&self, name: &str, args: &Value, token: Option<&IdKey>) -> Value {
+        let mut params = json!({"name": name, "arguments": args});
+        if let Some(t) = token {
+            params["_meta"] = json!({"progressToken": t.to_value()});
+        }
+        params
+    }
+
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: &Value,
+        policy: &TokenPolicy,
+        limits: Limits,
+    ) -> Result<CallOutcome, ClientError> {
+        let token = self.token_for(policy);
+        let id = self.fresh_id();
+        let params = self.call_params(name, args, token.as_ref());
+        let reply = self
+            .request_with_id(id.clone(), methods::TOOLS_CALL, Some(params), limits)
+            .await?;
+        Ok(CallOutcome { id, token, reply })
+    }
+
+    /// Close stdin, wait, SIGTERM, wait, SIGKILL.
+    pub async fn shutdown(&self) -> ExitInfo {
+        self.responder.abort();
+        self.transport.shutdown(self.opts.shutdown_grace).await
+    }
+}

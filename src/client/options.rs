@@ -1,0 +1,88 @@
+//! What the user chose for a session and for each request.
+
+use crate::protocol::{IdKey, Revision};
+use std::time::Duration;
+
+/// Which progress token a request carries.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum TokenPolicy {
+    /// No `_meta.progressToken`: a correct server sends no progress.
+    None,
+    /// A fresh string unique in this session (`"mcpscope-3"`).
+    #[default]
+    AutoString,
+    /// A fresh integer unique in this session.
+    AutoInt,
+    /// Exactly this token (string or integer).
+    Explicit(IdKey),
+}
+
+impl TokenPolicy {
+    /// `auto`, `none`, a number (an integer token) or any other string.
+    pub fn parse(s: &str) -> TokenPolicy {
+        match s {
+            "auto" => TokenPolicy::AutoString,
+            "auto-int" => TokenPolicy::AutoInt,
+            "none" => TokenPolicy::None,
+            _ => match s.parse::<i64>() {
+                Ok(i) => TokenPolicy::Explicit(IdKey::Int(i)),
+                Err(_) => TokenPolicy::Explicit(IdKey::Str(s.into())),
+            },
+        }
+    }
+}
+
+/// How to answer `elicitation/create`; the capability is declared only when set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElicitMode {
+    Decline,
+    /// Accept with the schema's defaults.
+    Defaults,
+}
+
+/// Session-wide options.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    pub revision: Revision,
+    /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
+    pub roots: Vec<String>,
+    pub elicit: Option<ElicitMode>,
+    pub client_name: String,
+    pub handshake_timeout: Duration,
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            revision: Revision::LATEST_HANDSHAKE,
+            roots: Vec::new(),
+            elicit: None,
+            client_name: "mcpscope".into(),
+            handshake_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Per-request time limits (MCP: reset on progress if you like, but always cap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// Idle timeout, reset by each progress notification for the request's token.
+    pub idle: Option<Duration>,
+    /// Hard maximum, never reset.
+    pub max: Option<Duration>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_policies() {
+        assert_eq!(TokenPolicy::parse("auto"), TokenPolicy::AutoString);
+        assert_eq!(TokenPolicy::parse("none"), TokenPolicy::None);
+        assert_eq!(TokenPolicy::parse("42"), TokenPolicy::Explicit(IdKey::Int(42)));
+        assert_eq!(TokenPolicy::parse("abc"), TokenPolicy::Explicit(IdKey::Str("abc".into())));
+    }
+}

@@ -1,0 +1,87 @@
+//! Requests waiting for their response. The ingest thread completes them;
+//! a closed connection fails them all with the reason.
+
+use crate::protocol::IdKey;
+use crate::transport::ExitInfo;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+
+/// Why a request will never get its response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gone {
+    Exited(ExitInfo),
+    Transport(String),
+}
+
+impl std::fmt::Display for Gone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Gone::Exited(e) => write!(f, "the server {e}"),
+            Gone::Transport(why) => f.write_str(why),
+        }
+    }
+}
+
+type Waiter = oneshot::Sender<Result<u64, Gone>>;
+
+#[derive(Default)]
+pub struct Pending {
+    inner: Mutex<PendingInner>,
+}
+
+#[derive(Default)]
+struct PendingInner {
+    waiting: HashMap<IdKey, Waiter>,
+    gone: Option<Gone>,
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PendingInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Register a request before it is sent; the receiver gets the response's seq.
+    pub fn register(&self, id: IdKey) -> oneshot::Receiver<Result<u64, Gone>> {
+        let (tx, rx) = oneshot::channel();
+        let mut g = self.lock();
+        match &g.gone {
+            Some(gone) => {
+                let _ = tx.send(Err(gone.clone()));
+            }
+            None => {
+                g.waiting.insert(id, tx);
+            }
+        }
+        rx
+    }
+
+    /// A response arrived. Responses nobody waits for (late, duplicate,
+    /// unknown) are still in the trace; there is just no one to wake.
+    pub fn complete(&self, id: &IdKey, seq: u64) {
+        if let Some(tx) = self.lock().waiting.remove(id) {
+            let _ = tx.send(Ok(seq));
+        }
+    }
+
+    /// Stop waiting (cancelled or timed out).
+    pub fn forget(&self, id: &IdKey) {
+        self.lock().waiting.remove(id);
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.lock().waiting.len()
+    }
+
+    pub fn fail_all(&self, why: Gone) {
+        let mut g = self.lock();
+        for (_, tx) in g.waiting.drain() {
+            let _ = tx.send(Err(why.clone()));
+        }
+        g.gone.get_or_insert(why);
+    }
+
+    pub fn gone(&self) -> Option<Gone> {
+        self.lock().gone.clone()
+    }
+}

@@ -1,0 +1,201 @@
+//! stdio transport: a child process exec'd directly (never through a shell),
+//! newline-delimited frames on stdout, stderr captured line by line.
+//!
+//! Reading runs on dedicated threads with large buffers so a flooding server is
+//! drained as fast as the pipe allows; the sink parses on the same thread, so
+//! reading and the server's writing proceed in parallel.
+
+use super::lines::read_lines;
+use super::{ExitInfo, Sink, TransportError};
+use std::io::Write;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+pub const CHANNEL: &str = "stdio";
+
+/// What to run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommandSpec {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+pub struct StdioTransport {
+    stdin: Mutex<Option<std_mpsc::Sender<Vec<u8>>>>,
+    pid: u32,
+    exited: watch::Receiver<Option<ExitInfo>>,
+}
+
+impl StdioTransport {
+    pub fn spawn(
+        spec: &CommandSpec,
+        sink: Arc<dyn Sink>,
+    ) -> Result<StdioTransport, TransportError> {
+        let program = spec.argv.first().cloned().unwrap_or_default();
+        let mut cmd = Command::new(&program);
+        cmd.args(&spec.argv[1.min(spec.argv.len())..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group: Ctrl-C in the terminal reaches mcpscope,
+            // which cancels properly, instead of killing the server mid-call.
+            .process_group(0);
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let pid = child.id();
+        sink.event(
+            CHANNEL,
+            serde_json::json!({"event": "spawn", "argv": spec.argv, "pid": pid,
+                               "cwd": spec.cwd.as_ref().map(|p| p.display().to_string())}),
+        );
+        let (Some(stdout), Some(stderr), Some(mut stdin)) =
+            (child.stdout.take(), child.stderr.take(), child.stdin.take())
+        else {
+            unreachable!("all three pipes were requested")
+        };
+
+        let (tx, rx) = std_mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("stdio-writer".into())
+            .spawn(move || {
+                // Write everything queued, flush once per burst; dropping stdin closes it.
+                while let Ok(frame) = rx.recv() {
+                    if stdin.write_all(&frame).is_err() {
+                        return;
+                    }
+                    while let Ok(more) = rx.try_recv() {
+                        if stdin.write_all(&more).is_err() {
+                            return;
+                        }
+                    }
+                    if stdin.flush().is_err() {
+                        return;
+                    }
+                }
+            })
+            .expect("spawn writer thread");
+
+        let (out_done_tx, out_done_rx) = std_mpsc::channel::<()>();
+        let s = sink.clone();
+        std::thread::Builder::new()
+            .name("stdio-reader".into())
+            .spawn(move || {
+                let r = read_lines(stdout, |lines| s.frames(CHANNEL, lines));
+                if let Err(e) = r {
+                    s.event(
+                        CHANNEL,
+                        serde_json::json!({"event": "read-error", "error": e.to_string()}),
+                    );
+                }
+                let _ = out_done_tx.send(());
+            })
+            .expect("spawn reader thread");
+
+        let (err_done_tx, err_done_rx) = std_mpsc::channel::<()>();
+        let s = sink.clone();
+        std::thread::Builder::new()
+            .name("stderr-reader".into())
+            .spawn(move || {
+                let _ = read_lines(stderr, |lines| s.stderr(CHANNEL, lines));
+                let _ = err_done_tx.send(());
+            })
+            .expect("spawn stderr thread");
+
+        let (exit_tx, exited) = watch::channel(None);
+        std::thread::Builder::new()
+            .name("stdio-wait".into())
+            .spawn(move || {
+                let status = child.wait();
+                let info = match status {
+                    Ok(st) => ExitInfo {
+                        code: st.code(),
+                        signal: st.signal(),
+                    },
+                    Err(_) => ExitInfo::default(),
+                };
+                // Everything the server wrote before dying is ingested before
+                // its exit is reported (unless a grandchild keeps the pipe open).
+                let _ = out_done_rx.recv_timeout(Duration::from_secs(2));
+                let _ = err_done_rx.recv_timeout(Duration::from_millis(500));
+                sink.closed(CHANNEL, info);
+                let _ = exit_tx.send(Some(info));
+            })
+            .expect("spawn wait thread");
+
+        Ok(StdioTransport {
+            stdin: Mutex::new(Some(tx)),
+            pid,
+            exited,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Queue one frame (a newline is appended).
+    pub fn send(&self, mut frame: Vec<u8>) -> Result<(), TransportError> {
+        frame.push(b'\n');
+        let guard = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
+        match guard.as_ref() {
+            Some(tx) => tx.send(frame).map_err(|_| TransportError::Closed),
+            None => Err(TransportError::Closed),
+        }
+    }
+
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        *self.exited.borrow()
+    }
+
+    /// Resolves when the process has ended and its output is ingested.
+    pub async fn wait(&self) -> ExitInfo {
+        let mut rx = self.exited.clone();
+        match rx.wait_for(Option::is_some).await {
+            Ok(v) => v.unwrap_or_default(),
+            Err(_) => ExitInfo::default(),
+        }
+    }
+
+    pub fn close_stdin(&self) {
+        self.stdin.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Shut down per the spec: close stdin, wait; SIGTERM, wait; SIGKILL.
+    pub async fn shutdown(&self, grace: Duration) -> ExitInfo {
+        self.close_stdin();
+        if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
+            return info;
+        }
+        self.signal(libc::SIGTERM);
+        if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
+            return info;
+        }
+        self.signal(libc::SIGKILL);
+        self.wait().await
+    }
+
+    /// Signal the server's process group (it may have spawned helpers: npx → node).
+    pub fn signal(&self, sig: i32) {
+        if self.exit_info().is_none() {
+            // SAFETY: kill(2) has no memory-safety preconditions; the group
+            // leader is our child and is not reaped until the wait thread returns.
+            unsafe {
+                libc::kill(-(self.pid as i32), sig);
+            }
+        }
+    }
+}
