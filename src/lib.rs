@@ -10,3 +10,4 @@ pub mod client;
 pub mod protocol;
 pub mod trace;
 pub mod transport;
+pub mod tui;

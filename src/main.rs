@@ -1,10 +1,23 @@
 use clap::Parser;
+use mcpscope::cli::{Cli, Cmd};
 
 fn main() {
-    let cli = mcpscope::cli::Cli::parse();
-    let code = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let cli = Cli::parse();
+    let code = match cli.cmd {
+        None => mcpscope::tui::run(cli.tui, false),
+        Some(Cmd::Demo(mut args)) => {
+            args.server.demo = true;
+            mcpscope::tui::run(args, true)
+        }
+        Some(cmd) => headless(cmd),
+    };
+    std::process::exit(code);
+}
+
+fn headless(cmd: Cmd) -> i32 {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => {
-            let code = rt.block_on(mcpscope::cli::run(cli));
+            let code = rt.block_on(mcpscope::cli::run(cmd));
             // Reader threads may still block on a server's pipes; do not wait for them.
             rt.shutdown_background();
             code
@@ -13,6 +26,5 @@ fn main() {
             eprintln!("[error] cannot start the async runtime: {e}");
             3
         }
-    };
-    std::process::exit(code);
+    }
 }

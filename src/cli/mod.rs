@@ -9,14 +9,43 @@ pub mod tools;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "mcpscope", version, about = "Inspector and debugger for MCP servers: progress, logs, notification order, raw JSON-RPC.")]
+#[command(
+    name = "mcpscope",
+    version,
+    about = "Inspector and debugger for MCP servers: progress, logs, notification order, raw JSON-RPC.",
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
-    pub cmd: Cmd,
+    pub cmd: Option<Cmd>,
+    /// Without a subcommand: the TUI on SERVER.
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options of the interactive UI (`mcpscope [SERVER]`, `mcpscope demo`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub server: spec::ServerArgs,
+    /// Fire a call at start-up: 'TOOL JSON' (repeatable).
+    #[arg(long = "run", value_name = "TOOL JSON")]
+    pub run: Vec<String>,
+    /// Theme name (dark, light, high-contrast) or path to a theme TOML file.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Record the session as a JSONL trace.
+    #[arg(long)]
+    pub record: Option<std::path::PathBuf>,
+    /// Frame rate cap (clamped to 5–60).
+    #[arg(long)]
+    pub fps: Option<u32>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
+    /// The TUI on the built-in demo server.
+    Demo(TuiArgs),
     /// Call one tool headless: progress and logs on stderr, the result on stdout.
     Call(call::CallArgs),
     /// List a server's tools (all pages).
@@ -25,9 +54,11 @@ pub enum Cmd {
     DemoServer,
 }
 
-/// Run a parsed command line; returns the process exit code.
-pub async fn run(cli: Cli) -> i32 {
-    match cli.cmd {
+/// Run a headless command; returns the process exit code. The TUI commands
+/// (`None`, `Demo`) are dispatched by the binary.
+pub async fn run(cmd: Cmd) -> i32 {
+    match cmd {
+        Cmd::Demo(_) => 2,
         Cmd::Call(a) => call::run(a).await,
         Cmd::Tools(a) => tools::run(a).await,
         Cmd::DemoServer => match crate::demo::run_stdio().await {

@@ -396,8 +396,24 @@ impl Session {
         policy: &TokenPolicy,
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
-        let token = self.token_for(policy);
-        let id = self.fresh_id();
+        let (id, token) = self.prepare_call(policy);
+        self.call_prepared(id, token, name, args, limits).await
+    }
+
+    /// Choose the id and token of a call before sending it, so a UI can show
+    /// and cancel it while it runs.
+    pub fn prepare_call(&self, policy: &TokenPolicy) -> (IdKey, Option<IdKey>) {
+        (self.fresh_id(), self.token_for(policy))
+    }
+
+    pub async fn call_prepared(
+        &self,
+        id: IdKey,
+        token: Option<IdKey>,
+        name: &str,
+        args: &Value,
+        limits: Limits,
+    ) -> Result<CallOutcome, ClientError> {
         let params = self.call_params(name, args, token.as_ref());
         let reply = self
             .request_with_id(id.clone(), methods::TOOLS_CALL, Some(params), limits)
