@@ -4,9 +4,9 @@
 //! stand-alone MCP server used for demos and tests; `cli` drives the headless
 //! commands; `tui` is the only module that touches the terminal.
 
-pub mod demo;
 pub mod cli;
 pub mod client;
+pub mod demo;
 pub mod protocol;
 pub mod trace;
 pub mod transport;

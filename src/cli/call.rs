@@ -63,7 +63,9 @@ impl CallOpts {
             if v.is_finite() && v > 0.0 {
                 Ok(Some(Duration::from_secs_f64(v)))
             } else {
-                Err(UsageError(format!("{flag} must be a positive number of seconds")))
+                Err(UsageError(format!(
+                    "{flag} must be a positive number of seconds"
+                )))
             }
         };
         Ok(Limits {
@@ -214,8 +216,20 @@ mod tests {
 
     #[test]
     fn args_merge() {
-        let v = build_args(Some(r#"{"a":1}"#), &["b=2".into(), "c=hello".into(), "d={\"x\":true}".into(), "a=\"s\"".into()]).unwrap();
-        assert_eq!(v, serde_json::json!({"a":"s","b":2,"c":"hello","d":{"x":true}}));
+        let v = build_args(
+            Some(r#"{"a":1}"#),
+            &[
+                "b=2".into(),
+                "c=hello".into(),
+                "d={\"x\":true}".into(),
+                "a=\"s\"".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a":"s","b":2,"c":"hello","d":{"x":true}})
+        );
         assert!(build_args(Some("[1]"), &[]).is_err());
         assert!(build_args(Some("{"), &[]).is_err());
         assert!(build_args(None, &["novalue".into()]).is_err());

@@ -53,7 +53,11 @@ pub fn rfc3339_now() -> String {
 }
 
 /// A fresh trace, recording to `record` if given.
-pub fn new_trace(spec: &ServerSpec, record: Option<&Path>, redact: bool) -> Result<Trace, UsageError> {
+pub fn new_trace(
+    spec: &ServerSpec,
+    record: Option<&Path>,
+    redact: bool,
+) -> Result<Trace, UsageError> {
     let mut store = Store::new(StoreLimits::default());
     if let Some(path) = record {
         let header = json!({

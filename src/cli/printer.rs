@@ -2,11 +2,11 @@
 //! `[protocol]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
+use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::{LogView, ProgressView};
-use crate::protocol::IdKey;
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
 use std::collections::HashMap;
@@ -78,7 +78,8 @@ impl Printer {
             && let Ok(v) = serde_json::from_str::<serde_json::Value>(params.get())
             && let Some(name) = v.get("name").and_then(|n| n.as_str())
         {
-            self.tools.insert(IdKey::from_raw(tok.get()), name.to_string());
+            self.tools
+                .insert(IdKey::from_raw(tok.get()), name.to_string());
         }
     }
 
@@ -96,11 +97,23 @@ impl Printer {
             return;
         }
         if ev.flags & flags::DUPLICATE != 0 {
-            let _ = writeln!(buf, "[protocol] #{} a second response for the same request id", ev.seq);
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} a second response for the same request id",
+                ev.seq
+            );
         } else if ev.flags & flags::UNKNOWN_ID != 0 {
-            let _ = writeln!(buf, "[protocol] #{} response for an id no request used", ev.seq);
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} response for an id no request used",
+                ev.seq
+            );
         } else if ev.flags & flags::LATE != 0 {
-            let _ = writeln!(buf, "[protocol] #{} late response, after the request was cancelled", ev.seq);
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} late response, after the request was cancelled",
+                ev.seq
+            );
         }
         if ev.kind != FrameKind::Notification {
             return;
@@ -116,7 +129,8 @@ impl Printer {
                         match p.total {
                             Some(t) if t > 0.0 => {
                                 let pct = (p.progress / t * 100.0).floor();
-                                let _ = write!(buf, "{}/{} ({}%)", num(p.progress), num(t), num(pct));
+                                let _ =
+                                    write!(buf, "{}/{} ({}%)", num(p.progress), num(t), num(pct));
                             }
                             Some(t) => {
                                 let _ = write!(buf, "{}/{}", num(p.progress), num(t));
@@ -141,7 +155,12 @@ impl Printer {
                 match LogView::parse(f.params) {
                     Ok(l) => {
                         if let Err(bad) = &l.level {
-                            let _ = writeln!(buf, "[protocol] #{} log level {:?} is not an RFC 5424 level", ev.seq, one_line(bad));
+                            let _ = writeln!(
+                                buf,
+                                "[protocol] #{} log level {:?} is not an RFC 5424 level",
+                                ev.seq,
+                                one_line(bad)
+                            );
                         }
                         if !self.quiet {
                             let level = match &l.level {
@@ -151,7 +170,12 @@ impl Printer {
                             let data = l.data_text();
                             match &l.logger {
                                 Some(lg) => {
-                                    let _ = writeln!(buf, "[log] {level} {}: {}", one_line(lg), one_line(&data));
+                                    let _ = writeln!(
+                                        buf,
+                                        "[log] {level} {}: {}",
+                                        one_line(lg),
+                                        one_line(&data)
+                                    );
                                 }
                                 None => {
                                     let _ = writeln!(buf, "[log] {level}: {}", one_line(&data));
@@ -187,11 +211,26 @@ mod tests {
     fn lines_follow_the_contract() {
         let trace = Trace::new(Store::default(), ManualClock::new());
         let frames: &[(Dir, &str)] = &[
-            (Dir::Out, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{},"_meta":{"progressToken":"t"}}}"#),
-            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1048576,"total":5242880,"message":"Read 1048576 / 5242880 bytes, preparing the upload"}}"#),
-            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2.5}}"#),
-            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"tracker","data":{"k":1}}}"#),
-            (Dir::In, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain\u001b[2J"}}"#),
+            (
+                Dir::Out,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{},"_meta":{"progressToken":"t"}}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1048576,"total":5242880,"message":"Read 1048576 / 5242880 bytes, preparing the upload"}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2.5}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"tracker","data":{"k":1}}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain\u001b[2J"}}"#,
+            ),
             (Dir::In, "Listening on 3000"),
         ];
         trace.append(|s, now| {
@@ -204,11 +243,18 @@ mod tests {
         Printer::new(false).drain(&trace, &mut out);
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "[progress] upload_file 1048576/5242880 (20%) Read 1048576 / 5242880 bytes, preparing the upload");
+        assert_eq!(
+            lines[0],
+            "[progress] upload_file 1048576/5242880 (20%) Read 1048576 / 5242880 bytes, preparing the upload"
+        );
         assert_eq!(lines[1], "[progress] upload_file 2.5");
         assert_eq!(lines[2], r#"[log] warning tracker: {"k":1}"#);
         assert_eq!(lines[3], "[log] info: plain␛[2J");
-        assert!(lines[4].starts_with("[protocol] #5 not-json: not JSON"), "{}", lines[4]);
+        assert!(
+            lines[4].starts_with("[protocol] #5 not-json: not JSON"),
+            "{}",
+            lines[4]
+        );
         assert_eq!(lines[5], "[stderr] boot ␛[31mok");
         assert_eq!(lines.len(), 6);
 

@@ -71,8 +71,15 @@ fn usage(msg: impl Into<String>) -> UsageError {
 /// A resolved server to connect to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerSpec {
-    Stdio { name: String, cmd: CommandSpec },
-    Http { name: String, url: String, headers: Vec<(String, String)> },
+    Stdio {
+        name: String,
+        cmd: CommandSpec,
+    },
+    Http {
+        name: String,
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl ServerSpec {
@@ -105,17 +112,24 @@ impl ServerSpec {
 impl ServerArgs {
     /// Which server the arguments name. Exactly one way must be used.
     pub fn resolve(&self) -> Result<ServerSpec, UsageError> {
-        let ways = [self.demo, self.url.is_some(), self.config.is_some(), !self.command.is_empty()]
-            .iter()
-            .filter(|w| **w)
-            .count();
+        let ways = [
+            self.demo,
+            self.url.is_some(),
+            self.config.is_some(),
+            !self.command.is_empty(),
+        ]
+        .iter()
+        .filter(|w| **w)
+        .count();
         if ways == 0 {
             return Err(usage(
                 "no server given: use `-- CMD [ARGS...]`, --demo, --url URL or --config FILE --server NAME",
             ));
         }
         if ways > 1 {
-            return Err(usage("give only one of `-- CMD`, --demo, --url and --config"));
+            return Err(usage(
+                "give only one of `-- CMD`, --demo, --url and --config",
+            ));
         }
         let env = self
             .env
@@ -132,7 +146,8 @@ impl ServerArgs {
             .map(|h| parse_header(h))
             .collect::<Result<Vec<_>, _>>()?;
         let mut spec = if self.demo {
-            let exe = std::env::current_exe().map_err(|e| usage(format!("cannot find this executable: {e}")))?;
+            let exe = std::env::current_exe()
+                .map_err(|e| usage(format!("cannot find this executable: {e}")))?;
             ServerSpec::Stdio {
                 name: "mcpscope-demo".into(),
                 cmd: CommandSpec {
@@ -185,7 +200,9 @@ impl ServerArgs {
             other => other.parse::<Revision>().map_err(usage)?,
         };
         if revision.era() != crate::protocol::Era::Handshake {
-            return Err(usage(format!("--protocol {revision}: the stateless era is not supported yet")));
+            return Err(usage(format!(
+                "--protocol {revision}: the stateless era is not supported yet"
+            )));
         }
         Ok(ClientOptions {
             revision,
@@ -219,9 +236,17 @@ pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, Usag
         .map_err(|e| usage(format!("config {} is not JSON: {e}", path.display())))?;
     let servers = ["mcpServers", "servers"]
         .iter()
-        .find_map(|k| root.get(k).or_else(|| root.get("mcp").and_then(|m| m.get(k))))
+        .find_map(|k| {
+            root.get(k)
+                .or_else(|| root.get("mcp").and_then(|m| m.get(k)))
+        })
         .and_then(Value::as_object)
-        .ok_or_else(|| usage(format!("config {} has no \"mcpServers\" or \"servers\" object", path.display())))?;
+        .ok_or_else(|| {
+            usage(format!(
+                "config {} has no \"mcpServers\" or \"servers\" object",
+                path.display()
+            ))
+        })?;
     let names: Vec<&str> = servers.keys().map(String::as_str).collect();
     let name = match server {
         Some(n) => n.to_string(),
@@ -243,19 +268,32 @@ pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, Usag
     })?;
     let strings = |v: Option<&Value>| -> Vec<String> {
         v.and_then(Value::as_array)
-            .map(|a| a.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let pairs = |v: Option<&Value>| -> Vec<(String, String)> {
         v.and_then(Value::as_object)
             .map(|m| {
                 m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
     };
-    if let Some(url) = entry.get("url").or_else(|| entry.get("serverUrl")).and_then(Value::as_str) {
+    if let Some(url) = entry
+        .get("url")
+        .or_else(|| entry.get("serverUrl"))
+        .and_then(Value::as_str)
+    {
         return Ok(ServerSpec::Http {
             name,
             url: url.to_string(),
@@ -265,7 +303,12 @@ pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, Usag
     let command = entry
         .get("command")
         .and_then(Value::as_str)
-        .ok_or_else(|| usage(format!("server {name:?} in {} has neither \"command\" nor \"url\"", path.display())))?;
+        .ok_or_else(|| {
+            usage(format!(
+                "server {name:?} in {} has neither \"command\" nor \"url\"",
+                path.display()
+            ))
+        })?;
     let mut argv = vec![command.to_string()];
     argv.extend(strings(entry.get("args")));
     Ok(ServerSpec::Stdio {
@@ -345,24 +388,61 @@ mod tests {
     #[test]
     fn config_flavours() {
         let d = tempfile::tempdir().unwrap();
-        let claude = write(d.path(), "claude.json", r#"{"mcpServers":{"everything":{"command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"env":{"API_KEY":"s3cret"}},"other":{"command":"x"}}}"#);
+        let claude = write(
+            d.path(),
+            "claude.json",
+            r#"{"mcpServers":{"everything":{"command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"env":{"API_KEY":"s3cret"}},"other":{"command":"x"}}}"#,
+        );
         let spec = from_config(&claude, Some("everything")).unwrap();
-        let ServerSpec::Stdio { cmd, .. } = &spec else { panic!() };
-        assert_eq!(cmd.argv, vec!["npx", "-y", "@modelcontextprotocol/server-everything"]);
+        let ServerSpec::Stdio { cmd, .. } = &spec else {
+            panic!()
+        };
+        assert_eq!(
+            cmd.argv,
+            vec!["npx", "-y", "@modelcontextprotocol/server-everything"]
+        );
         assert_eq!(cmd.env, vec![("API_KEY".to_string(), "s3cret".to_string())]);
         assert_eq!(spec.to_json(true)["env"]["API_KEY"], "[redacted]");
         assert_eq!(spec.to_json(false)["env"]["API_KEY"], "s3cret");
         let e = from_config(&claude, None).unwrap_err().to_string();
-        assert!(e.contains("everything, other") || e.contains("other, everything"), "{e}");
-        assert!(from_config(&claude, Some("nope")).unwrap_err().to_string().contains("no server \"nope\""));
+        assert!(
+            e.contains("everything, other") || e.contains("other, everything"),
+            "{e}"
+        );
+        assert!(
+            from_config(&claude, Some("nope"))
+                .unwrap_err()
+                .to_string()
+                .contains("no server \"nope\"")
+        );
 
-        let vscode = write(d.path(), "mcp.json", "{\n // comment\n \"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://x/mcp\", \"headers\": {\"Authorization\": \"Bearer t\"},},},\n}");
+        let vscode = write(
+            d.path(),
+            "mcp.json",
+            "{\n // comment\n \"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://x/mcp\", \"headers\": {\"Authorization\": \"Bearer t\"},},},\n}",
+        );
         let spec = from_config(&vscode, None).unwrap();
-        assert_eq!(spec, ServerSpec::Http { name: "gh".into(), url: "https://x/mcp".into(), headers: vec![("Authorization".into(), "Bearer t".into())] });
-        assert_eq!(spec.to_json(true)["headers"][0], "Authorization: [redacted]");
+        assert_eq!(
+            spec,
+            ServerSpec::Http {
+                name: "gh".into(),
+                url: "https://x/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer t".into())]
+            }
+        );
+        assert_eq!(
+            spec.to_json(true)["headers"][0],
+            "Authorization: [redacted]"
+        );
 
-        let settings = write(d.path(), "settings.json", r#"{"mcp":{"servers":{"a":{"command":"a","cwd":"/tmp"}}}}"#);
-        let ServerSpec::Stdio { cmd, .. } = from_config(&settings, None).unwrap() else { panic!() };
+        let settings = write(
+            d.path(),
+            "settings.json",
+            r#"{"mcp":{"servers":{"a":{"command":"a","cwd":"/tmp"}}}}"#,
+        );
+        let ServerSpec::Stdio { cmd, .. } = from_config(&settings, None).unwrap() else {
+            panic!()
+        };
         assert_eq!(cmd.cwd, Some(PathBuf::from("/tmp")));
         assert!(from_config(&write(d.path(), "bad.json", "{}"), None).is_err());
     }

@@ -34,7 +34,11 @@ pub async fn run(a: ToolsArgs) -> i32 {
     };
     let mut out = std::io::stdout().lock();
     if a.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&tools).unwrap_or_default());
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&tools).unwrap_or_default()
+        );
         return 0;
     }
     let width = tools

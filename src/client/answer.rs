@@ -3,8 +3,8 @@
 //! the trace like any other frame.
 
 use super::{ElicitMode, Session};
-use crate::protocol::methods::{self, codes};
 use crate::protocol::IdKey;
+use crate::protocol::methods::{self, codes};
 use serde_json::{Value, json};
 use std::sync::Weak;
 use tokio::sync::mpsc;
@@ -17,7 +17,10 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::UnboundedReceiver<(IdKe
             let Some(ev) = store.get(seq) else { continue };
             let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
             (
-                v.get("method").and_then(Value::as_str).unwrap_or("").to_string(),
+                v.get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 v.get("params").cloned().unwrap_or(Value::Null),
             )
         };
@@ -40,10 +43,18 @@ fn answer(s: &Session, method: &str, params: &Value) -> Result<Value, (i64, Stri
         })),
         methods::ELICIT => match opts.elicit {
             Some(ElicitMode::Decline) => Ok(json!({"action": "decline"})),
-            Some(ElicitMode::Defaults) => Ok(json!({"action": "accept", "content": schema_defaults(params)})),
-            None => Err((codes::METHOD_NOT_FOUND, "elicitation is not enabled (use --elicit)".into())),
+            Some(ElicitMode::Defaults) => {
+                Ok(json!({"action": "accept", "content": schema_defaults(params)}))
+            }
+            None => Err((
+                codes::METHOD_NOT_FOUND,
+                "elicitation is not enabled (use --elicit)".into(),
+            )),
         },
-        other => Err((codes::METHOD_NOT_FOUND, format!("mcpscope does not handle {other:?}"))),
+        other => Err((
+            codes::METHOD_NOT_FOUND,
+            format!("mcpscope does not handle {other:?}"),
+        )),
     }
 }
 
@@ -59,7 +70,10 @@ fn root_entry(r: &str) -> Value {
 /// The `default` of each property in `requestedSchema`.
 fn schema_defaults(params: &Value) -> Value {
     let mut out = serde_json::Map::new();
-    if let Some(props) = params.pointer("/requestedSchema/properties").and_then(Value::as_object) {
+    if let Some(props) = params
+        .pointer("/requestedSchema/properties")
+        .and_then(Value::as_object)
+    {
         for (k, p) in props {
             if let Some(d) = p.get("default") {
                 out.insert(k.clone(), d.clone());

@@ -47,11 +47,13 @@ impl Sink for Ingest {
     }
 
     fn event(&self, channel: &str, event: serde_json::Value) {
-        self.trace.append(|s, now| s.append_meta(channel, now, &event));
+        self.trace
+            .append(|s, now| s.append_meta(channel, now, &event));
     }
 
     fn closed(&self, channel: &str, exit: ExitInfo) {
-        self.trace.append(|s, now| s.append_meta(channel, now, &exit.to_json()));
+        self.trace
+            .append(|s, now| s.append_meta(channel, now, &exit.to_json()));
         self.pending.fail_all(Gone::Exited(exit));
     }
 }

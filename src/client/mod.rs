@@ -97,7 +97,11 @@ pub struct Session {
 
 impl Session {
     /// Start a stdio server. The handshake is a separate step (`initialize`).
-    pub fn spawn_stdio(spec: &CommandSpec, opts: ClientOptions, trace: Trace) -> Result<Arc<Session>, ClientError> {
+    pub fn spawn_stdio(
+        spec: &CommandSpec,
+        opts: ClientOptions,
+        trace: Trace,
+    ) -> Result<Arc<Session>, ClientError> {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::unbounded_channel();
         let ingest = Arc::new(Ingest {
@@ -131,7 +135,10 @@ impl Session {
 
     /// What the server said in `initialize`.
     pub fn server(&self) -> Option<InitializeResult> {
-        self.server.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn revision(&self) -> Revision {
@@ -151,7 +158,9 @@ impl Session {
     /// Append `msg` to the trace, then write it: the trace order is the wire order.
     fn send_frame(&self, msg: &Value) -> Result<u64, ClientError> {
         let bytes = serde_json::to_vec(msg).unwrap_or_default();
-        let seq = self.trace.append(|s, now| s.append_frame(Dir::Out, STDIO, now, &bytes, &mut Vec::new()));
+        let seq = self
+            .trace
+            .append(|s, now| s.append_frame(Dir::Out, STDIO, now, &bytes, &mut Vec::new()));
         self.transport.send(bytes)?;
         Ok(seq)
     }
@@ -165,7 +174,8 @@ impl Session {
     }
 
     fn meta(&self, event: Value) -> u64 {
-        self.trace.append(|s, now| s.append_meta(STDIO, now, &event))
+        self.trace
+            .append(|s, now| s.append_meta(STDIO, now, &event))
     }
 
     pub fn fresh_id(&self) -> IdKey {
@@ -177,9 +187,15 @@ impl Session {
         match policy {
             TokenPolicy::None => None,
             TokenPolicy::AutoString => Some(IdKey::Str(
-                format!("mcpscope-{}", self.next_token.fetch_add(1, Ordering::Relaxed)).into(),
+                format!(
+                    "mcpscope-{}",
+                    self.next_token.fetch_add(1, Ordering::Relaxed)
+                )
+                .into(),
             )),
-            TokenPolicy::AutoInt => Some(IdKey::Int(self.next_token.fetch_add(1, Ordering::Relaxed))),
+            TokenPolicy::AutoInt => {
+                Some(IdKey::Int(self.next_token.fetch_add(1, Ordering::Relaxed)))
+            }
             TokenPolicy::Explicit(k) => Some(k.clone()),
         }
     }
@@ -226,7 +242,9 @@ impl Session {
                 None => Some((&mut rx).await),
                 Some((at_us, _)) => {
                     let wait = at_us.saturating_sub(self.trace.now_us());
-                    tokio::time::timeout(std::time::Duration::from_micros(wait), &mut rx).await.ok()
+                    tokio::time::timeout(std::time::Duration::from_micros(wait), &mut rx)
+                        .await
+                        .ok()
                 }
             };
             match outcome {
@@ -234,7 +252,9 @@ impl Session {
                 Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
                 Some(Err(_)) => {
                     return Err(ClientError::Gone(
-                        self.pending.gone().unwrap_or(Gone::Transport("the session ended".into())),
+                        self.pending
+                            .gone()
+                            .unwrap_or(Gone::Transport("the session ended".into())),
                     ));
                 }
                 None => {
@@ -251,9 +271,14 @@ impl Session {
                             Expiry::Max => limits.max,
                         }
                         .map_or(0.0, |d| d.as_secs_f64());
-                        self.meta(json!({"event": "timeout", "request": id.to_value(), "method": method,
-                                         "limit": expiry.as_str(), "secs": secs}));
-                        let _ = self.cancel(&id, &format!("timed out ({} timeout of {secs}s)", expiry.as_str()));
+                        self.meta(
+                            json!({"event": "timeout", "request": id.to_value(), "method": method,
+                                         "limit": expiry.as_str(), "secs": secs}),
+                        );
+                        let _ = self.cancel(
+                            &id,
+                            &format!("timed out ({} timeout of {secs}s)", expiry.as_str()),
+                        );
                         return Err(ClientError::Timeout {
                             method: method.to_string(),
                             expiry,
@@ -277,7 +302,11 @@ impl Session {
             return Err(ClientError::Rpc {
                 method: method.to_string(),
                 code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: err.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                message: err
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 data: err.get("data").cloned(),
             });
         }
@@ -316,7 +345,10 @@ impl Session {
             idle: None,
             max: Some(self.opts.handshake_timeout),
         };
-        let reply = match self.request(methods::INITIALIZE, Some(params), limits).await {
+        let reply = match self
+            .request(methods::INITIALIZE, Some(params), limits)
+            .await
+        {
             Ok(r) => r,
             Err(ClientError::Rpc { code, message, .. }) => {
                 return Err(ClientError::Handshake(format!(
@@ -324,7 +356,9 @@ impl Session {
                 )));
             }
             Err(ClientError::Timeout { secs, .. }) => {
-                return Err(ClientError::Handshake(format!("no answer to initialize within {secs}s")));
+                return Err(ClientError::Handshake(format!(
+                    "no answer to initialize within {secs}s"
+                )));
             }
             Err(e) => return Err(ClientError::Handshake(e.to_string())),
         };
@@ -350,8 +384,12 @@ impl Session {
             idle: None,
             max: Some(self.opts.handshake_timeout),
         };
-        self.request(methods::SET_LEVEL, Some(json!({"level": level.as_str()})), limits)
-            .await?;
+        self.request(
+            methods::SET_LEVEL,
+            Some(json!({"level": level.as_str()})),
+            limits,
+        )
+        .await?;
         Ok(true)
     }
 
@@ -372,12 +410,16 @@ impl Session {
             match page.next_cursor {
                 Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
                 Some(_) => {
-                    return Err(ClientError::Protocol("tools/list returned the same cursor twice".into()));
+                    return Err(ClientError::Protocol(
+                        "tools/list returned the same cursor twice".into(),
+                    ));
                 }
                 None => return Ok(tools),
             }
         }
-        Err(ClientError::Protocol("tools/list did not end after 10000 pages".into()))
+        Err(ClientError::Protocol(
+            "tools/list did not end after 10000 pages".into(),
+        ))
     }
 
     /// Build `tools/call` params with the policy's token.

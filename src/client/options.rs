@@ -82,7 +82,13 @@ mod tests {
     fn token_policies() {
         assert_eq!(TokenPolicy::parse("auto"), TokenPolicy::AutoString);
         assert_eq!(TokenPolicy::parse("none"), TokenPolicy::None);
-        assert_eq!(TokenPolicy::parse("42"), TokenPolicy::Explicit(IdKey::Int(42)));
-        assert_eq!(TokenPolicy::parse("abc"), TokenPolicy::Explicit(IdKey::Str("abc".into())));
+        assert_eq!(
+            TokenPolicy::parse("42"),
+            TokenPolicy::Explicit(IdKey::Int(42))
+        );
+        assert_eq!(
+            TokenPolicy::parse("abc"),
+            TokenPolicy::Explicit(IdKey::Str("abc".into()))
+        );
     }
 }

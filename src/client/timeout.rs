@@ -23,10 +23,15 @@ impl Expiry {
 /// The next deadline (µs on the trace clock) and which limit it is, given
 /// when the request was sent and when its token last saw progress.
 pub fn next_deadline(limits: Limits, sent_us: u64, last_progress_us: u64) -> Option<(u64, Expiry)> {
-    let idle = limits
-        .idle
-        .map(|d| (sent_us.max(last_progress_us) + d.as_micros() as u64, Expiry::Idle));
-    let max = limits.max.map(|d| (sent_us + d.as_micros() as u64, Expiry::Max));
+    let idle = limits.idle.map(|d| {
+        (
+            sent_us.max(last_progress_us) + d.as_micros() as u64,
+            Expiry::Idle,
+        )
+    });
+    let max = limits
+        .max
+        .map(|d| (sent_us + d.as_micros() as u64, Expiry::Max));
     match (idle, max) {
         (Some(i), Some(m)) => Some(if m.0 <= i.0 { m } else { i }),
         (i, m) => i.or(m),
@@ -50,7 +55,13 @@ mod tests {
         assert_eq!(next_deadline(l, 0, 5 * S), Some((7 * S, Expiry::Idle)));
         assert_eq!(next_deadline(l, 0, 9 * S), Some((10 * S, Expiry::Max)));
         assert_eq!(next_deadline(Limits::default(), 0, 0), None);
-        let only_max = Limits { idle: None, max: Some(Duration::from_secs(1)) };
-        assert_eq!(next_deadline(only_max, 3 * S, 9 * S), Some((4 * S, Expiry::Max)));
+        let only_max = Limits {
+            idle: None,
+            max: Some(Duration::from_secs(1)),
+        };
+        assert_eq!(
+            next_deadline(only_max, 3 * S, 9 * S),
+            Some((4 * S, Expiry::Max))
+        );
     }
 }

@@ -1,6 +1,240 @@
-//! The built-in demo MCP server (`mcpscope demo-server`).
+//! The built-in demo MCP server (`mcpscope demo-server`): the stdin loop and
+//! the dispatch of each incoming JSON-RPC message.
+//!
+//! Its tools reproduce the progress patterns of real servers (byte counts,
+//! totals-less polling, steps counted from 0, event counters, floods) so the
+//! inspector — or any other client — can be exercised against them. Only
+//! `tools/call` runs as a task; everything else is answered inline, in order.
+
+mod call;
+mod out;
+mod progress;
+mod session;
+mod tools;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use session::{Level, Session, id_key};
+use tools::Tool;
+
+/// Versions we can speak; the newest is offered when the client asks for
+/// anything else.
+const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+const INSTRUCTIONS: &str = "Demo server bundled with mcpscope. Its tools simulate long-running \
+work with progress notifications (uploads, CI polling, a wizard using elicitation, a context \
+builder, a build report with logs) plus echo, sleep and a progress flood for benchmarks. Pass a \
+progressToken in _meta to see progress; every numeric argument can be lowered for quick runs.";
 
 /// Serve MCP over this process's stdin/stdout until stdin closes.
 pub async fn run_stdio() -> anyhow::Result<()> {
-    Ok(())
+    let (out, writer) = out::spawn()?;
+    let session = Session::new(out.clone());
+    eprintln!("mcpscope-demo: started");
+
+    let mut stdin = BufReader::with_capacity(64 * 1024, tokio::io::stdin());
+    let mut line = Vec::new();
+    let result = loop {
+        line.clear();
+        match stdin.read_until(b'\n', &mut line).await {
+            Ok(0) => break Ok(()),
+            Ok(_) => handle_line(&session, &line),
+            Err(e) => break Err(e),
+        };
+    };
+
+    // The client is gone: calls still running have nobody to answer to.
+    session.cancel_all();
+    out.shutdown();
+    writer.join().await;
+    eprintln!("mcpscope-demo: stdin closed, exiting");
+    result.map_err(|e| anyhow::anyhow!("reading stdin: {e}"))
+}
+
+fn handle_line(session: &Arc<Session>, line: &[u8]) {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return;
+    }
+    let out = &session.out;
+    match serde_json::from_slice::<Value>(line) {
+        Err(e) => out.error(&Value::Null, PARSE_ERROR, &format!("Parse error: {e}")),
+        Ok(Value::Object(message)) => handle_message(session, message),
+        Ok(Value::Array(_)) => out.error(
+            &Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: JSON-RPC batches are not supported",
+        ),
+        Ok(_) => out.error(
+            &Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: expected a JSON object",
+        ),
+    }
+}
+
+fn handle_message(session: &Arc<Session>, mut message: Map<String, Value>) {
+    let out = &session.out;
+    if message.get("id").is_some_and(Value::is_null) && message.contains_key("method") {
+        // MCP forbids null ids; answering it as a notification would leave
+        // the client waiting for a response that never comes.
+        return out.error(
+            &Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: id must not be null",
+        );
+    }
+    let id = message.remove("id").filter(|id| !id.is_null());
+    let id_ok = id
+        .as_ref()
+        .is_none_or(|id| id.is_string() || id.is_i64() || id.is_u64());
+    let reply_id = id.clone().filter(|_| id_ok).unwrap_or(Value::Null);
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return out.error(
+            &reply_id,
+            INVALID_REQUEST,
+            "Invalid Request: jsonrpc must be \"2.0\"",
+        );
+    }
+    if !id_ok {
+        return out.error(
+            &Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: id must be a string or an integer",
+        );
+    }
+    let params = message.remove("params");
+    match (message.remove("method"), id) {
+        (Some(Value::String(method)), Some(id)) => request(session, id, &method, params),
+        (Some(Value::String(method)), None) => notification(session, &method, params),
+        (Some(_), _) => out.error(
+            &reply_id,
+            INVALID_REQUEST,
+            "Invalid Request: method must be a string",
+        ),
+        (None, Some(id)) if message.contains_key("result") || message.contains_key("error") => {
+            let reply = match message.remove("result") {
+                Some(result) => Ok(result),
+                None => Err(message.remove("error").unwrap_or(Value::Null)),
+            };
+            if !session.deliver_reply(&id, reply) {
+                eprintln!("mcpscope-demo: ignoring response to unknown request {id}");
+            }
+        }
+        (None, _) => out.error(
+            &reply_id,
+            INVALID_REQUEST,
+            "Invalid Request: neither a request, a notification nor a response",
+        ),
+    }
+}
+
+fn request(session: &Arc<Session>, id: Value, method: &str, params: Option<Value>) {
+    let out = &session.out;
+    let params = match params {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => p,
+        Some(_) => return out.error(&id, INVALID_PARAMS, "params must be an object"),
+    };
+    match method {
+        "initialize" => {
+            session.set_client_capabilities(params.get("capabilities"));
+            let requested = params.get("protocolVersion").and_then(Value::as_str);
+            let version = requested
+                .filter(|v| PROTOCOL_VERSIONS.contains(v))
+                .unwrap_or(LATEST_PROTOCOL_VERSION);
+            out.respond(
+                &id,
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}, "logging": {}},
+                    "serverInfo": {"name": "mcpscope-demo", "version": env!("CARGO_PKG_VERSION")},
+                    "instructions": INSTRUCTIONS,
+                }),
+            );
+        }
+        "ping" => out.respond(&id, json!({})),
+        "logging/setLevel" => match params.get("level").and_then(Value::as_str).map(Level::parse) {
+            Some(Some(level)) => {
+                session.set_min_level(level);
+                out.respond(&id, json!({}));
+            }
+            _ => out.error(
+                &id,
+                INVALID_PARAMS,
+                "level must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            ),
+        },
+        "tools/list" => {
+            let cursor = match params.get("cursor") {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(c)) => Ok(Some(c.as_str())),
+                Some(_) => Err("cursor must be a string".to_owned()),
+            };
+            match cursor.and_then(tools::list_page) {
+                Ok(page) => out.respond(&id, page),
+                Err(e) => out.error(&id, INVALID_PARAMS, &e),
+            }
+        }
+        "tools/call" => call_tool(session, id, params),
+        _ => out.error(&id, METHOD_NOT_FOUND, &format!("Method not found: {method}")),
+    }
+}
+
+fn call_tool(session: &Arc<Session>, id: Value, mut params: Map<String, Value>) {
+    let out = &session.out;
+    let Some(Value::String(name)) = params.get("name") else {
+        return out.error(&id, INVALID_PARAMS, "tools/call needs a string `name`");
+    };
+    let Some(tool) = Tool::by_name(name) else {
+        let known: Vec<&str> = tools::ALL.iter().map(|t| t.name()).collect();
+        return out.error(
+            &id,
+            INVALID_PARAMS,
+            &format!("Unknown tool: {name} (known: {})", known.join(", ")),
+        );
+    };
+    let args = match params.remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(args)) => args,
+        Some(_) => return out.error(&id, INVALID_PARAMS, "`arguments` must be an object"),
+    };
+    // Tokens are strings or integers; anything else is treated as absent
+    // rather than echoed in a shape the client never sent.
+    let token = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+        .cloned();
+    if let Err(e) = call::spawn(session, id.clone(), tool, args, token) {
+        out.error(&id, INVALID_REQUEST, e);
+    }
+}
+
+fn notification(session: &Arc<Session>, method: &str, params: Option<Value>) {
+    // Only cancellation matters here; the rest (initialized, roots changes,
+    // unknown ones) must be ignored, never answered.
+    if method != "notifications/cancelled" {
+        return;
+    }
+    let params = params.unwrap_or(Value::Null);
+    let Some(request_id) = params.get("requestId") else {
+        return;
+    };
+    if session.cancel_call(&id_key(request_id)) {
+        let reason = params
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("no reason given");
+        eprintln!("mcpscope-demo: cancelled request {request_id}: {reason}");
+    }
 }

@@ -190,7 +190,8 @@ fn classify_envelope(env: Envelope<'_>) -> Frame<'_> {
         (Some(method), id) => {
             f.method = Some(method);
             if env.result.is_some() || env.error.is_some() {
-                f.problem = Some("a message with \"method\" must not carry \"result\" or \"error\"".into());
+                f.problem =
+                    Some("a message with \"method\" must not carry \"result\" or \"error\"".into());
                 f.id = id;
                 return f;
             }
@@ -220,10 +221,13 @@ fn classify_envelope(env: Envelope<'_>) -> Frame<'_> {
                     }
                 }
                 (true, Some(_)) => {
-                    f.problem = Some("a response must not carry both \"result\" and \"error\"".into())
+                    f.problem =
+                        Some("a response must not carry both \"result\" and \"error\"".into())
                 }
                 (false, None) => {
-                    f.problem = Some("a message with an id needs \"method\", \"result\" or \"error\"".into())
+                    f.problem = Some(
+                        "a message with an id needs \"method\", \"result\" or \"error\"".into(),
+                    )
                 }
                 _ => {
                     f.problem = Some(format!(
@@ -234,7 +238,9 @@ fn classify_envelope(env: Envelope<'_>) -> Frame<'_> {
             }
         }
         (None, None) => {
-            f.problem = Some("neither \"method\" nor \"id\": not a request, notification or response".into());
+            f.problem = Some(
+                "neither \"method\" nor \"id\": not a request, notification or response".into(),
+            );
         }
     }
     f
@@ -281,13 +287,17 @@ fn classify_slow(bytes: &[u8]) -> Frame<'_> {
                 Some(Value::String(m)) => {
                     f.method = Some(Cow::Owned(m.clone()));
                     match map.get("jsonrpc") {
-                        Some(Value::String(v)) if v == "2.0" => "a field has the wrong type or appears twice".to_string(),
+                        Some(Value::String(v)) if v == "2.0" => {
+                            "a field has the wrong type or appears twice".to_string()
+                        }
                         _ => "\"jsonrpc\" must be the string \"2.0\"".to_string(),
                     }
                 }
                 Some(other) => format!("\"method\" must be a string, got {}", json_type(other)),
                 None => match map.get("jsonrpc") {
-                    Some(Value::String(v)) if v == "2.0" => "a field has the wrong type or appears twice".to_string(),
+                    Some(Value::String(v)) if v == "2.0" => {
+                        "a field has the wrong type or appears twice".to_string()
+                    }
                     _ => "\"jsonrpc\" must be the string \"2.0\"".to_string(),
                 },
             };
@@ -327,27 +337,81 @@ mod tests {
         let cases: Vec<(&[u8], FrameKind)> = vec![
             (b"", FrameKind::Empty),
             (b"   \t", FrameKind::Empty),
-            (br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, FrameKind::Request),
-            (br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#, FrameKind::Request),
-            (br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#, FrameKind::Notification),
-            (br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, FrameKind::Response),
-            (br#"{"jsonrpc":"2.0","id":1,"result":null}"#, FrameKind::Response),
-            (br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#, FrameKind::ErrorResponse),
-            (br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#, FrameKind::ErrorResponse),
-            (br#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#, FrameKind::NotJsonRpc),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+                FrameKind::Request,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
+                FrameKind::Request,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+                FrameKind::Notification,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                FrameKind::Response,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"result":null}"#,
+                FrameKind::Response,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#,
+                FrameKind::ErrorResponse,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#,
+                FrameKind::ErrorResponse,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#,
+                FrameKind::NotJsonRpc,
+            ),
             (br#"{"jsonrpc":"2.0","id":1}"#, FrameKind::NotJsonRpc),
             (br#"{"id":1,"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":2,"id":1,"method":"ping"}"#, FrameKind::NotJsonRpc),
+            (
+                br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"{"jsonrpc":2,"id":1,"method":"ping"}"#,
+                FrameKind::NotJsonRpc,
+            ),
             (br#"{"jsonrpc":"2.0","method":5}"#, FrameKind::NotJsonRpc),
-            (br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"x"}"#, FrameKind::NotJsonRpc),
-            (br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":{}}]"#, FrameKind::Batch),
+            (
+                br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"x"}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
+                br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":{}}]"#,
+                FrameKind::Batch,
+            ),
             (b"[]", FrameKind::NotJsonRpc),
             (b"42", FrameKind::NotJsonRpc),
             (b"\"hello\"", FrameKind::NotJsonRpc),
@@ -356,26 +420,48 @@ mod tests {
             (b"Starting server on port 3000...", FrameKind::NotJson),
             (b"\x1b[31mred\x1b[0m", FrameKind::NotJson),
             (b"\0\0\0", FrameKind::NotJson),
-            (b"{\"jsonrpc\":\"2.0\",\"method\":\"a\0\"}", FrameKind::NotJson),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"a\0\"}",
+                FrameKind::NotJson,
+            ),
             (b"\xff\xfe{}", FrameKind::InvalidUtf8),
-            (b"{\"jsonrpc\":\"2.0\",\"method\":\"\xc3\x28\"}", FrameKind::InvalidUtf8),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"\xc3\x28\"}",
+                FrameKind::InvalidUtf8,
+            ),
             (&big, FrameKind::Notification),
         ];
         for (input, want) in cases {
             let f = classify(input);
-            assert_eq!(f.kind, want, "input {:?}", String::from_utf8_lossy(&input[..input.len().min(80)]));
+            assert_eq!(
+                f.kind,
+                want,
+                "input {:?}",
+                String::from_utf8_lossy(&input[..input.len().min(80)])
+            );
             if !f.kind.is_message() && !matches!(f.kind, FrameKind::Empty | FrameKind::Batch) {
-                assert!(f.problem.is_some(), "no problem text for {:?}", String::from_utf8_lossy(input));
+                assert!(
+                    f.problem.is_some(),
+                    "no problem text for {:?}",
+                    String::from_utf8_lossy(input)
+                );
             }
         }
     }
 
     #[test]
     fn batch_elements_and_fields() {
-        let f = classify(br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":{}}]"#);
+        let f =
+            classify(br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":{}}]"#);
         assert_eq!(f.batch.len(), 2);
-        assert_eq!(classify(f.batch[0].get().as_bytes()).kind, FrameKind::Notification);
-        assert_eq!(classify(f.batch[1].get().as_bytes()).id, Some(IdKey::Int(2)));
+        assert_eq!(
+            classify(f.batch[0].get().as_bytes()).kind,
+            FrameKind::Notification
+        );
+        assert_eq!(
+            classify(f.batch[1].get().as_bytes()).id,
+            Some(IdKey::Int(2))
+        );
 
         let r = classify(br#"{"jsonrpc":"2.0","id":"x\"y","method":"tools/call","params":{"_meta":{"progressToken":7}}}"#);
         assert_eq!(r.id, Some(IdKey::Str("x\"y".into())));

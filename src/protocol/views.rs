@@ -167,8 +167,9 @@ struct LogWire<'a> {
 impl<'a> LogView<'a> {
     pub fn parse(params: Option<&'a RawValue>) -> Result<LogView<'a>, String> {
         let params = params.ok_or("log message without params")?;
-        let w: LogWire<'a> = serde_json::from_str(params.get())
-            .map_err(|_| "log params need a string \"level\" (and optional string \"logger\")".to_string())?;
+        let w: LogWire<'a> = serde_json::from_str(params.get()).map_err(|_| {
+            "log params need a string \"level\" (and optional string \"logger\")".to_string()
+        })?;
         Ok(LogView {
             level: w.level.parse().map_err(|_| w.level),
             logger: w.logger,
@@ -266,10 +267,16 @@ mod tests {
         assert_eq!(v.message.as_deref(), Some("hi"));
 
         for (bad, why) in [
-            (r#"{"progressToken":1.5,"progress":1}"#, "not a string or an integer"),
+            (
+                r#"{"progressToken":1.5,"progress":1}"#,
+                "not a string or an integer",
+            ),
             (r#"{"progressToken":"a","progress":"1"}"#, "not a number"),
             (r#"{"progressToken":"a","progress":1,"total":"9"}"#, "total"),
-            (r#"{"progressToken":"a","progress":1,"message":3}"#, "message"),
+            (
+                r#"{"progressToken":"a","progress":1,"message":3}"#,
+                "message",
+            ),
             (r#"{"progress":1}"#, "lack progressToken"),
         ] {
             let err = ProgressView::parse(Some(&raw(bad))).unwrap_err();

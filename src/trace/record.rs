@@ -160,7 +160,10 @@ pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadE
         }
     };
     if header.get("mcpscope_trace").and_then(Value::as_u64) != Some(FORMAT_VERSION) {
-        return Err(bad(1, "not an mcpscope trace (no \"mcpscope_trace\": 1 header)".into()));
+        return Err(bad(
+            1,
+            "not an mcpscope trace (no \"mcpscope_trace\": 1 header)".into(),
+        ));
     }
     let mut events = Vec::new();
     for (i, l) in lines.enumerate() {
@@ -257,9 +260,18 @@ fn redact_pair(s: &str) -> Option<String> {
 /// Names like Authorization, Cookie, API_KEY, GITHUB_TOKEN, db_password.
 pub fn is_secret_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["authorization", "cookie", "token", "secret", "key", "password", "passwd", "credential"]
-        .iter()
-        .any(|w| n.contains(w))
+    [
+        "authorization",
+        "cookie",
+        "token",
+        "secret",
+        "key",
+        "password",
+        "passwd",
+        "credential",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
 }
 
 #[cfg(test)]

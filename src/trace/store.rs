@@ -169,9 +169,7 @@ pub struct StoreLimits {
 
 impl Default for StoreLimits {
     fn default() -> Self {
-        StoreLimits {
-            max_bytes: 2 << 30,
-        }
+        StoreLimits { max_bytes: 2 << 30 }
     }
 }
 
@@ -380,7 +378,15 @@ impl Store {
                     .ok()
                     .and_then(|v| v.get("event").and_then(|e| e.as_str()).map(str::to_string));
                 let m = kind.map_or(intern::NONE, |k| self.methods.intern(&k));
-                self.push(Dir::Meta, channel, t_us, bytes, FrameKind::Notification, m, 0)
+                self.push(
+                    Dir::Meta,
+                    channel,
+                    t_us,
+                    bytes,
+                    FrameKind::Notification,
+                    m,
+                    0,
+                )
             }
         }
     }
@@ -399,10 +405,21 @@ impl Store {
 
     /// Something mcpscope observed: `{"event": TYPE, ...}`.
     pub fn append_meta(&mut self, channel: &str, t_us: u64, event: &serde_json::Value) -> u64 {
-        let kind = event.get("event").and_then(|e| e.as_str()).unwrap_or("meta");
+        let kind = event
+            .get("event")
+            .and_then(|e| e.as_str())
+            .unwrap_or("meta");
         let m = self.methods.intern(kind);
         let bytes = serde_json::to_vec(event).unwrap_or_default();
-        self.push(Dir::Meta, channel, t_us, &bytes, FrameKind::Notification, m, 0)
+        self.push(
+            Dir::Meta,
+            channel,
+            t_us,
+            &bytes,
+            FrameKind::Notification,
+            m,
+            0,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -421,8 +438,16 @@ impl Store {
             Some(m) => self.methods.intern(m),
             None => intern::NONE,
         };
-        let origin_of_request = if dir == Dir::Out { Origin::Client } else { Origin::Server };
-        let origin_of_response = if dir == Dir::In { Origin::Client } else { Origin::Server };
+        let origin_of_request = if dir == Dir::Out {
+            Origin::Client
+        } else {
+            Origin::Server
+        };
+        let origin_of_response = if dir == Dir::In {
+            Origin::Client
+        } else {
+            Origin::Server
+        };
         match frame.kind {
             FrameKind::Notification if dir == Dir::In || dir == Dir::Out => {
                 match frame.method.as_deref() {
@@ -450,9 +475,14 @@ impl Store {
                         }
                     }
                     Some(methods::CANCELLED) => {
-                        if let Some(c) = crate::protocol::views::CancelledView::parse(frame.params) {
+                        if let Some(c) = crate::protocol::views::CancelledView::parse(frame.params)
+                        {
                             // A cancellation names a request of the other side.
-                            let origin = if dir == Dir::Out { Origin::Client } else { Origin::Server };
+                            let origin = if dir == Dir::Out {
+                                Origin::Client
+                            } else {
+                                Origin::Server
+                            };
                             if let Some(r) = self.requests.get_mut(&(origin, c.request_id)) {
                                 r.cancelled_seq.get_or_insert(seq);
                                 r.seqs.push(seq);
@@ -639,40 +669,84 @@ mod tests {
             &mut s,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
         );
-        let (p1, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#);
-        let (p2, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}"#);
-        let (l, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"w"}}"#);
-        let (bad, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"w"}}"#);
+        let (p1, _) = push_in(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        );
+        let (p2, _) = push_in(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}"#,
+        );
+        let (l, _) = push_in(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"w"}}"#,
+        );
+        let (bad, _) = push_in(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"w"}}"#,
+        );
         let (resp, routes) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         let (dup, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         let (unk, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
 
-        assert_eq!(routes, vec![Route::Response { id: IdKey::Int(1), seq: resp }]);
+        assert_eq!(
+            routes,
+            vec![Route::Response {
+                id: IdKey::Int(1),
+                seq: resp
+            }]
+        );
         assert_eq!(s.token_seqs(&IdKey::Str("t".into())), &[req, p1, p2]);
-        assert_eq!(s.token(&IdKey::Str("t".into())).unwrap().request, Some(IdKey::Int(1)));
+        assert_eq!(
+            s.token(&IdKey::Str("t".into())).unwrap().request,
+            Some(IdKey::Int(1))
+        );
         assert_eq!(s.by_level(LogLevel::Warning), &[l]);
         assert_eq!(s.logs(), &[l, bad]);
         assert!(s.problems().contains(&bad));
         let r = s.request(Origin::Client, &IdKey::Int(1)).unwrap();
         assert_eq!(r.response_seq, Some(resp));
         assert_eq!(r.seqs, vec![req, resp, dup]);
-        assert_eq!(s.get(dup).unwrap().flags & flags::DUPLICATE, flags::DUPLICATE);
-        assert_eq!(s.get(unk).unwrap().flags & flags::UNKNOWN_ID, flags::UNKNOWN_ID);
+        assert_eq!(
+            s.get(dup).unwrap().flags & flags::DUPLICATE,
+            flags::DUPLICATE
+        );
+        assert_eq!(
+            s.get(unk).unwrap().flags & flags::UNKNOWN_ID,
+            flags::UNKNOWN_ID
+        );
         assert_eq!(s.get(resp).unwrap().method, Some("tools/call"));
     }
 
     #[test]
     fn late_response_after_cancel_and_server_requests() {
         let mut s = Store::default();
-        push_out(&mut s, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
-        push_out(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#);
+        push_out(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
+        );
+        push_out(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#,
+        );
         let (late, _) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
         assert_eq!(s.get(late).unwrap().flags & flags::LATE, flags::LATE);
         // A server request with the same id as ours is a different request.
         let (sr, routes) = push_in(&mut s, r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
-        assert_eq!(routes, vec![Route::ServerRequest { id: IdKey::Str("a".into()), seq: sr }]);
+        assert_eq!(
+            routes,
+            vec![Route::ServerRequest {
+                id: IdKey::Str("a".into()),
+                seq: sr
+            }]
+        );
         let answer = push_out(&mut s, r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
-        assert_eq!(s.request(Origin::Server, &IdKey::Str("a".into())).unwrap().response_seq, Some(answer));
+        assert_eq!(
+            s.request(Origin::Server, &IdKey::Str("a".into()))
+                .unwrap()
+                .response_seq,
+            Some(answer)
+        );
     }
 
     #[test]
@@ -702,7 +776,9 @@ mod tests {
 
     #[test]
     fn eviction_is_counted_and_reads_stay_safe() {
-        let mut s = Store::new(StoreLimits { max_bytes: 3 * CHUNK_BYTES });
+        let mut s = Store::new(StoreLimits {
+            max_bytes: 3 * CHUNK_BYTES,
+        });
         let line = vec![b'x'; 64 * 1024];
         for _ in 0..400 {
             s.append_stderr("stdio", 0, &line);

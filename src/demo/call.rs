@@ -1,0 +1,157 @@
+//! One `tools/call` as its own task: the context a tool runs with (progress,
+//! logs, elicitation, all behind the call's gate) and the task's life cycle
+//! from registration to response.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde_json::{Map, Value, json};
+
+use super::out::{Link, notification_line, request_line, response_line};
+use super::progress::Progress;
+use super::session::{Level, Session, id_key};
+use super::tools::{Outcome, Tool};
+
+pub struct Call {
+    session: Arc<Session>,
+    link: Link,
+    token: Option<Value>,
+    progress: Progress,
+}
+
+/// Start `tool` for request `id`. Errs (with the JSON-RPC error to send) when
+/// the id is already in use by a running call.
+pub fn spawn(
+    session: &Arc<Session>,
+    id: Value,
+    tool: Tool,
+    args: Map<String, Value>,
+    token: Option<Value>,
+) -> Result<(), &'static str> {
+    let key = id_key(&id);
+    let gate = session
+        .begin_call(&key)
+        .ok_or("request id is already in use by a running call")?;
+    let link = Link::new(session.out.clone(), gate.clone());
+    let call = Call {
+        session: session.clone(),
+        progress: Progress::new(token.clone(), link.clone()),
+        link,
+        token,
+    };
+    let task_gate = gate.clone();
+    let task_key = key.clone();
+    let task = tokio::spawn(async move {
+        let outcome = CatchPanic(Box::pin(tool.run(&call, &args)))
+            .await
+            .unwrap_or_else(|()| Outcome::error(format!("{} failed internally", tool.name())));
+        call.progress.finish();
+        call.link.send(response_line(&id, outcome.into_result()));
+        call.session.end_call(&task_key, &task_gate);
+    });
+    session.attach_task(&key, &gate, task.abort_handle());
+    Ok(())
+}
+
+impl Call {
+    /// The request's progressToken, exactly as received.
+    pub fn token(&self) -> Option<&Value> {
+        self.token.as_ref()
+    }
+
+    pub fn link(&self) -> &Link {
+        &self.link
+    }
+
+    /// Rate-limited progress; ignored without a token or when not increasing.
+    pub fn progress(&self, progress: u64, total: Option<u64>, message: impl Into<String>) {
+        self.progress.update(progress, total, Some(message.into()));
+    }
+
+    /// `notifications/message`, if the client's log level lets it through.
+    pub fn log(&self, level: Level, logger: &str, data: impl Into<Value>) {
+        if self.session.logs(level) {
+            self.link.send(notification_line(
+                "notifications/message",
+                json!({"level": level.as_str(), "logger": logger, "data": data.into()}),
+            ));
+        }
+    }
+
+    pub fn supports_elicitation(&self) -> bool {
+        self.session.supports_elicitation()
+    }
+
+    /// Send `elicitation/create` and wait for the client's result object;
+    /// `None` when the client answered with an error or the call is gone.
+    pub async fn elicit(&self, params: Value) -> Option<Value> {
+        let id = self.session.next_request_id();
+        // Registered before sending: the answer may beat us back.
+        let reply = self.session.expect_reply(&id);
+        if !self
+            .link
+            .send(request_line(&id, "elicitation/create", params))
+        {
+            self.session.forget_reply(&id);
+            return None;
+        }
+        let _asked = Asked {
+            session: &self.session,
+            id: &id,
+        };
+        reply.await.ok()?.ok()
+    }
+}
+
+/// An elicitation the client has seen but not answered yet. Dropped
+/// unanswered means this call was cancelled: withdraw the question, so the
+/// client can close its prompt instead of waiting for a user who no longer
+/// matters.
+struct Asked<'a> {
+    session: &'a Session,
+    id: &'a str,
+}
+
+impl Drop for Asked<'_> {
+    fn drop(&mut self) {
+        if self.session.forget_reply(self.id) {
+            self.session.out.send(notification_line(
+                "notifications/cancelled",
+                json!({"requestId": self.id, "reason": "the tool call was cancelled"}),
+            ));
+        }
+    }
+}
+
+impl Outcome {
+    fn into_result(self) -> Value {
+        let mut result = json!({
+            "content": [{"type": "text", "text": self.text}],
+            "isError": self.is_error,
+        });
+        if let (Some(structured), Value::Object(map)) = (self.structured, &mut result) {
+            map.insert("structuredContent".into(), structured);
+        }
+        result
+    }
+}
+
+/// A bug in a tool becomes an error result instead of a request the client
+/// waits on forever (the panic message still reaches stderr via the hook).
+struct CatchPanic<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Result<F::Output, ()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the pinned MCP peer servers used by mcpscope's integration tests into
+# tests/peers/.installed/ (git-ignored). Idempotent: a stamp holding a hash of the
+# pin files makes a second run near-instant. Set MCPSCOPE_PEERS_FORCE=1 to reinstall.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+dest="$here/.installed"
+stamp="$dest/stamp"
+
+pins=("$here/node/package.json" "$here/node/package-lock.json" "$here/requirements.txt" "$here/install.sh")
+want="$(cat "${pins[@]}" | sha256sum | cut -d' ' -f1)"
+
+node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+venv_py="$dest/venv/bin/python"
+
+if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
+      && -f "$node_entry" && -x "$venv_py" ]]; then
+    echo "peers: already installed ($dest)"
+    exit 0
+fi
+
+mkdir -p "$dest"
+rm -f "$stamp"
+
+# --- npm: @modelcontextprotocol/server-everything (exact version via committed lockfile)
+command -v npm >/dev/null || { echo "peers: npm is required" >&2; exit 1; }
+mkdir -p "$dest/node"
+cp "$here/node/package.json" "$here/node/package-lock.json" "$dest/node/"
+echo "peers: npm ci -> $dest/node"
+npm ci --prefix "$dest/node" --no-audit --no-fund --loglevel=error
+test -f "$node_entry"
+
+# --- Python venv with the official MCP SDK (mcp==2.3.0 and pinned deps)
+python="${PYTHON:-python3}"
+command -v "$python" >/dev/null || { echo "peers: $python is required" >&2; exit 1; }
+if [[ ! -x "$venv_py" ]]; then
+    echo "peers: creating venv $dest/venv ($("$python" --version 2>&1))"
+    "$python" -m venv "$dest/venv"
+fi
+echo "peers: pip install -r requirements.txt -> $dest/venv"
+"$venv_py" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+
+echo "$want" > "$stamp"
+
+se_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/server-everything/package.json').version")"
+mcp_version="$("$venv_py" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+echo "peers: installed @modelcontextprotocol/server-everything@$se_version (node $node_entry)"
+echo "peers: installed mcp==$mcp_version (python $venv_py)"

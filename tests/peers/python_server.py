@@ -1,0 +1,108 @@
+"""MCP peer server for mcpscope's integration tests, on the official Python SDK (mcp==2.3.0).
+
+Run with the venv that tests/peers/install.sh creates:
+
+    tests/peers/.installed/venv/bin/python tests/peers/python_server.py              # stdio
+    tests/peers/.installed/venv/bin/python tests/peers/python_server.py --http 8765  # Streamable HTTP
+                                                                   # on http://127.0.0.1:8765/mcp
+
+Tools:
+    slow_task {steps:int=4, delay_ms:int=50}  progress i/steps with "step i of steps", logs at
+                                              debug/info/warning/error, returns a text
+    float_progress {}                         progress 0.5, 1.5, 2.5 of total 3.0
+    log_only {}                               logs info + warning, no progress
+    echo {text:str}                           returns text unchanged
+
+By default, like any MCPServer of this SDK, it declares no `logging` capability, answers
+`logging/setLevel` with -32601 and still sends `notifications/message` (all levels). With
+--logging it registers a `logging/setLevel` handler: `logging: {}` is then declared and
+messages below the level set are dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import warnings
+
+# ctx.log (and ctx.debug/info/...) is marked deprecated (logging capability, SEP-2577); keep the
+# resulting MCPDeprecationWarning off stderr so the tests see a quiet peer.
+warnings.simplefilter("ignore", DeprecationWarning)
+try:
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    warnings.simplefilter("ignore", MCPDeprecationWarning)
+except ImportError:  # pragma: no cover - other SDK versions
+    pass
+
+import mcp_types  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+
+server = MCPServer(name="mcpscope-python-peer", version="1.0.0", log_level="WARNING")
+
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+min_level = "debug"  # changed by logging/setLevel when --logging is given
+
+
+async def log(ctx: Context, level: str, text: str) -> None:
+    if LEVELS.index(level) >= LEVELS.index(min_level):
+        await ctx.log(level, text)
+
+
+async def set_level(_ctx, params: mcp_types.SetLevelRequestParams) -> mcp_types.EmptyResult:
+    global min_level
+    min_level = params.level
+    return mcp_types.EmptyResult()
+
+
+@server.tool()
+async def slow_task(ctx: Context, steps: int = 4, delay_ms: int = 50) -> str:
+    """Work in `steps` steps of `delay_ms` ms, reporting progress and logging at several levels."""
+    await log(ctx, "debug", f"slow_task debug: starting {steps} steps")
+    await log(ctx, "info", f"slow_task info: delay {delay_ms} ms per step")
+    for i in range(1, steps + 1):
+        await asyncio.sleep(delay_ms / 1000)
+        await ctx.report_progress(i, steps, f"step {i} of {steps}")
+    await log(ctx, "warning", "slow_task warning: almost done")
+    await log(ctx, "error", "slow_task error: not really an error")
+    return f"slow_task finished {steps} steps"
+
+
+@server.tool()
+async def float_progress(ctx: Context) -> str:
+    """Report fractional progress values 0.5, 1.5, 2.5 of total 3.0."""
+    for value in (0.5, 1.5, 2.5):
+        await ctx.report_progress(value, 3.0, f"at {value}")
+        await asyncio.sleep(0.01)
+    return "float_progress done"
+
+
+@server.tool()
+async def log_only(ctx: Context) -> str:
+    """Log at info and warning, without any progress."""
+    await log(ctx, "info", "log_only info message")
+    await log(ctx, "warning", "log_only warning message")
+    return "log_only done"
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the given text unchanged."""
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--logging", action="store_true", help="declare logging and honour logging/setLevel")
+    args = parser.parse_args()
+    if args.logging:
+        server._lowlevel_server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, set_level)
+    if args.http is not None:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
