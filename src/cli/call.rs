@@ -13,7 +13,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::oneshot;
 
 #[derive(Args, Debug, Clone)]
 pub struct CallArgs {
@@ -95,35 +94,32 @@ pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageEr
     Ok(Value::Object(map))
 }
 
-/// Prints trace events until told the last seq to print.
+/// Prints trace events as they arrive; `sync` prints everything appended so far.
+#[derive(Clone)]
 struct PrinterTask {
-    stop: oneshot::Sender<()>,
-    done: tokio::task::JoinHandle<()>,
-}
-
-fn spawn_printer(trace: Trace, quiet: bool) -> PrinterTask {
-    let (stop, mut stop_rx) = oneshot::channel();
-    let mut rx = trace.subscribe();
-    let done = tokio::spawn(async move {
-        let mut p = Printer::new(quiet);
-        let mut err = std::io::stderr();
-        loop {
-            tokio::select! {
-                biased;
-                _ = &mut stop_rx => break,
-                r = rx.changed() => if r.is_err() { break },
-            }
-            p.drain(&trace, &mut err);
-        }
-        p.drain(&trace, &mut err);
-    });
-    PrinterTask { stop, done }
+    printer: Arc<std::sync::Mutex<Printer>>,
+    trace: Trace,
 }
 
 impl PrinterTask {
-    async fn finish(self) {
-        let _ = self.stop.send(());
-        let _ = self.done.await;
+    fn spawn(trace: Trace, quiet: bool) -> (PrinterTask, tokio::task::JoinHandle<()>) {
+        let me = PrinterTask {
+            printer: Arc::new(std::sync::Mutex::new(Printer::new(quiet))),
+            trace: trace.clone(),
+        };
+        let mut rx = trace.subscribe();
+        let task = me.clone();
+        let handle = tokio::spawn(async move {
+            while rx.changed().await.is_ok() {
+                task.sync();
+            }
+        });
+        (me, handle)
+    }
+
+    fn sync(&self) {
+        let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
+        p.drain(&self.trace, &mut std::io::stderr());
     }
 }
 
@@ -140,16 +136,17 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    let printer = spawn_printer(trace.clone(), a.opts.quiet);
+    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet);
     let code = tokio::select! {
-        code = call(&session, &a, &args, limits) => code,
+        code = call(&session, &a, &args, limits, &printer) => code,
         _ = tokio::signal::ctrl_c() => {
             interrupted(&session);
             130
         }
     };
     session.shutdown().await;
-    printer.finish().await;
+    printer_task.abort();
+    printer.sync();
     if let Some(e) = trace.read().recorder_error() {
         eprintln!("[error] {e}");
     }
@@ -171,7 +168,13 @@ fn interrupted(session: &Arc<Session>) {
     eprintln!("[error] interrupted; the call was cancelled");
 }
 
-async fn call(session: &Arc<Session>, a: &CallArgs, args: &Value, limits: Limits) -> i32 {
+async fn call(
+    session: &Arc<Session>,
+    a: &CallArgs,
+    args: &Value,
+    limits: Limits,
+    printer: &PrinterTask,
+) -> i32 {
     if let Err(e) = handshake(session).await {
         return fail(&e);
     }
@@ -185,7 +188,10 @@ async fn call(session: &Arc<Session>, a: &CallArgs, args: &Value, limits: Limits
         }
     }
     let policy = TokenPolicy::parse(&a.opts.token);
-    match session.call_tool(&a.tool, args, &policy, limits).await {
+    let outcome = session.call_tool(&a.tool, args, &policy, limits).await;
+    // Every event before the response is on stderr before the result is on stdout.
+    printer.sync();
+    match outcome {
         Ok(out) => {
             let text = if a.opts.json {
                 serde_json::to_string(&out.reply.result)
