@@ -1,0 +1,129 @@
+//! Helpers shared by the integration tests: run the real binary, find peers.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    pub fn lines(&self, prefix: &str) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| l.starts_with(prefix))
+            .collect()
+    }
+}
+
+/// Kill the child if it is still running after `limit` (a hang is a failure,
+/// not a stuck test run).
+pub fn watchdog(pid: u32, limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid as i32, libc::SIGKILL);
+        }
+    });
+}
+
+pub fn run(args: &[&str]) -> Output {
+    run_in(args, None)
+}
+
+pub fn run_in(args: &[&str], cwd: Option<&Path>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    let child = cmd.spawn().expect("spawn mcpscope");
+    finish(child)
+}
+
+pub fn finish(mut child: Child) -> Output {
+    watchdog(child.id(), Duration::from_secs(120));
+    let mut stdout = String::new();
+    let mut stderr_pipe = child.stderr.take().expect("stderr");
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr_pipe.read_to_string(&mut s);
+        s
+    });
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut stdout);
+    }
+    let status = child.wait().expect("wait");
+    let stderr = err_thread.join().unwrap_or_default();
+    Output {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr,
+    }
+}
+
+/// A path to a peer installed by tests/peers/install.sh, or None (after
+/// printing why) when it is missing and peers are not required.
+pub fn peer(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/peers/.installed")
+        .join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCPSCOPE_REQUIRE_PEERS").as_deref() == Ok("1") {
+        panic!(
+            "peer {} is missing: run tests/peers/install.sh",
+            p.display()
+        );
+    }
+    eprintln!(
+        "skipped: peer {} is not installed (run tests/peers/install.sh)",
+        p.display()
+    );
+    None
+}
+
+pub fn everything() -> Option<PathBuf> {
+    peer("node/node_modules/.bin/mcp-server-everything")
+}
+
+/// The Python SDK test server: argv prefix.
+pub fn python_server() -> Option<Vec<String>> {
+    let py = peer("venv/bin/python")?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_server.py");
+    Some(vec![py.display().to_string(), script.display().to_string()])
+}
+
+/// Read a recorded trace as JSON values (header first).
+pub fn trace_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("trace file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("trace line is JSON"))
+        .collect()
+}
+
+/// The `json` of recorded events matching a predicate.
+pub fn frames<'a>(
+    lines: &'a [serde_json::Value],
+    dir: &'a str,
+    method: &'a str,
+) -> impl Iterator<Item = &'a serde_json::Value> + 'a {
+    lines
+        .iter()
+        .skip(1)
+        .filter(move |l| l["dir"] == dir && l["json"]["method"] == method)
+        .map(|l| &l["json"])
+}
