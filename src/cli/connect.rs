@@ -6,6 +6,7 @@ use crate::client::{ClientError, Session};
 use crate::protocol::views::InitializeResult;
 use crate::trace::record::{FORMAT_VERSION, Recorder};
 use crate::trace::{MonotonicClock, Store, StoreLimits, Trace};
+use crate::transport::http::Flavor;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -83,11 +84,13 @@ pub async fn connect(
     let trace = new_trace(&spec, record, !args.no_redact)?;
     let session = match &spec {
         ServerSpec::Stdio { cmd, .. } => Session::spawn_stdio(cmd, opts, trace.clone())?,
-        ServerSpec::Http { .. } => {
-            return Err(UsageError(
-                "--url: the Streamable HTTP and HTTP+SSE transports are not available in this build yet".into(),
-            )
-            .into());
+        ServerSpec::Http { url, headers, .. } => {
+            let flavor = match args.transport.as_deref() {
+                Some("http") => Flavor::Streamable,
+                Some("sse") => Flavor::Legacy,
+                _ => Flavor::Auto,
+            };
+            Session::connect_http(url, headers, flavor, opts, trace.clone())?
         }
     };
     Ok((session, trace, spec))

@@ -56,4 +56,13 @@ impl Sink for Ingest {
             .append(|s, now| s.append_meta(channel, now, &exit.to_json()));
         self.pending.fail_all(Gone::Exited(exit));
     }
+
+    fn failed(&self, channel: &str, request: Option<IdKey>, why: String) {
+        let ev = serde_json::json!({"event": "failed", "request": request.as_ref().map(IdKey::to_value), "error": why});
+        self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+        match request {
+            Some(id) => self.pending.fail(&id, Gone::Transport(why)),
+            None => self.pending.fail_all(Gone::Transport(why)),
+        }
+    }
 }

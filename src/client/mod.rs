@@ -5,6 +5,7 @@
 
 mod answer;
 mod ingest;
+mod link;
 pub mod options;
 mod pending;
 pub mod timeout;
@@ -17,9 +18,11 @@ use crate::protocol::methods;
 use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
 use crate::protocol::{IdKey, Revision};
 use crate::trace::{Dir, Trace};
-use crate::transport::stdio::{CHANNEL as STDIO, CommandSpec, StdioTransport};
+use crate::transport::http::{Flavor, HttpTransport};
+use crate::transport::stdio::{CommandSpec, StdioTransport};
 use crate::transport::{ExitInfo, TransportError};
 use ingest::Ingest;
+use link::Link;
 use pending::Pending;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -86,7 +89,7 @@ impl CallOutcome {
 /// A connection to one server.
 pub struct Session {
     trace: Trace,
-    transport: StdioTransport,
+    transport: Link,
     pending: Arc<Pending>,
     next_id: AtomicI64,
     next_token: AtomicI64,
@@ -102,6 +105,31 @@ impl Session {
         opts: ClientOptions,
         trace: Trace,
     ) -> Result<Arc<Session>, ClientError> {
+        Session::with_link(opts, trace, |sink| {
+            Ok(Link::Stdio(StdioTransport::spawn(spec, sink)?))
+        })
+    }
+
+    /// Connect to an HTTP server (Streamable HTTP or HTTP+SSE).
+    pub fn connect_http(
+        url: &str,
+        headers: &[(String, String)],
+        flavor: Flavor,
+        opts: ClientOptions,
+        trace: Trace,
+    ) -> Result<Arc<Session>, ClientError> {
+        Session::with_link(opts, trace, |sink| {
+            HttpTransport::new(url, headers, flavor, sink)
+                .map(Link::Http)
+                .map_err(|e| ClientError::Protocol(e.to_string()))
+        })
+    }
+
+    fn with_link(
+        opts: ClientOptions,
+        trace: Trace,
+        make: impl FnOnce(Arc<dyn crate::transport::Sink>) -> Result<Link, ClientError>,
+    ) -> Result<Arc<Session>, ClientError> {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::unbounded_channel();
         let ingest = Arc::new(Ingest {
@@ -109,7 +137,7 @@ impl Session {
             pending: pending.clone(),
             server_requests: srv_tx,
         });
-        let transport = StdioTransport::spawn(spec, ingest)?;
+        let transport = make(ingest)?;
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
             let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
             Session {
@@ -123,6 +151,11 @@ impl Session {
                 responder,
             }
         }))
+    }
+
+    /// `stdio`, `streamable-http` or `http+sse`.
+    pub fn transport_name(&self) -> &'static str {
+        self.transport.name()
     }
 
     pub fn trace(&self) -> &Trace {
@@ -158,10 +191,11 @@ impl Session {
     /// Append `msg` to the trace, then write it: the trace order is the wire order.
     fn send_frame(&self, msg: &Value) -> Result<u64, ClientError> {
         let bytes = serde_json::to_vec(msg).unwrap_or_default();
+        let channel = self.transport.reserve_channel();
         let seq = self
             .trace
-            .append(|s, now| s.append_frame(Dir::Out, STDIO, now, &bytes, &mut Vec::new()));
-        self.transport.send(bytes)?;
+            .append(|s, now| s.append_frame(Dir::Out, &channel, now, &bytes, &mut Vec::new()));
+        self.transport.send(channel, bytes)?;
         Ok(seq)
     }
 
@@ -174,8 +208,8 @@ impl Session {
     }
 
     fn meta(&self, event: Value) -> u64 {
-        self.trace
-            .append(|s, now| s.append_meta(STDIO, now, &event))
+        let ch = self.transport.meta_channel();
+        self.trace.append(|s, now| s.append_meta(ch, now, &event))
     }
 
     pub fn fresh_id(&self) -> IdKey {
@@ -369,7 +403,13 @@ impl Session {
                          "protocolVersion": init.protocol_version, "supported": supported,
                          "serverInfo": init.server_info, "capabilities": init.capabilities}));
         *self.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(init.clone());
+        if let Link::Http(h) = &self.transport {
+            h.set_protocol_version(&init.protocol_version);
+        }
         self.notify(methods::INITIALIZED, None)?;
+        if let Link::Http(h) = &self.transport {
+            h.open_get_stream();
+        }
         Ok(init)
     }
 
@@ -464,7 +504,7 @@ impl Session {
     }
 
     /// Close stdin, wait, SIGTERM, wait, SIGKILL.
-    pub async fn shutdown(&self) -> ExitInfo {
+    pub async fn shutdown(&self) -> Option<ExitInfo> {
         self.responder.abort();
         self.transport.shutdown(self.opts.shutdown_grace).await
     }

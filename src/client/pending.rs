@@ -69,6 +69,13 @@ impl Pending {
         self.lock().waiting.remove(id);
     }
 
+    /// One request will never be answered.
+    pub fn fail(&self, id: &IdKey, why: Gone) {
+        if let Some(tx) = self.lock().waiting.remove(id) {
+            let _ = tx.send(Err(why));
+        }
+    }
+
     pub fn in_flight(&self) -> usize {
         self.lock().waiting.len()
     }

@@ -2,7 +2,9 @@
 //! nothing and interprets nothing: it hands complete frames, stderr lines and
 //! connection events to a `Sink` (the session engine), in arrival order.
 
+pub mod http;
 pub mod lines;
+pub mod sse;
 pub mod stdio;
 
 use std::fmt;
@@ -17,6 +19,9 @@ pub trait Sink: Send + Sync + 'static {
     fn event(&self, channel: &str, event: serde_json::Value);
     /// The connection is gone for good; `exit` tells how the process ended.
     fn closed(&self, channel: &str, exit: ExitInfo);
+    /// A request will get no response on this transport (HTTP error, stream
+    /// closed); `None` means the whole connection failed.
+    fn failed(&self, channel: &str, request: Option<crate::protocol::IdKey>, why: String);
 }
 
 /// How a server process ended.

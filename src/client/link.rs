@@ -1,0 +1,63 @@
+//! The transport a session speaks over, behind one small interface.
+
+use crate::transport::http::HttpTransport;
+use crate::transport::stdio::{CHANNEL as STDIO, StdioTransport};
+use crate::transport::{ExitInfo, TransportError};
+use std::time::Duration;
+
+pub enum Link {
+    Stdio(StdioTransport),
+    Http(HttpTransport),
+}
+
+impl Link {
+    /// The channel the next outgoing frame is recorded and sent on.
+    pub fn reserve_channel(&self) -> String {
+        match self {
+            Link::Stdio(_) => STDIO.to_string(),
+            Link::Http(h) => h.reserve_channel(),
+        }
+    }
+
+    pub fn send(&self, channel: String, frame: Vec<u8>) -> Result<(), TransportError> {
+        match self {
+            Link::Stdio(s) => s.send(frame),
+            Link::Http(h) => h.send(channel, frame),
+        }
+    }
+
+    /// Channel for events that belong to no exchange.
+    pub fn meta_channel(&self) -> &'static str {
+        match self {
+            Link::Stdio(_) => STDIO,
+            Link::Http(_) => "http",
+        }
+    }
+
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        match self {
+            Link::Stdio(s) => s.exit_info(),
+            Link::Http(_) => None,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Link::Stdio(_) => "stdio",
+            Link::Http(h) => match h.flavor() {
+                crate::transport::http::Flavor::Legacy => "http+sse",
+                _ => "streamable-http",
+            },
+        }
+    }
+
+    pub async fn shutdown(&self, grace: Duration) -> Option<ExitInfo> {
+        match self {
+            Link::Stdio(s) => Some(s.shutdown(grace).await),
+            Link::Http(h) => {
+                h.shutdown().await;
+                None
+            }
+        }
+    }
+}
