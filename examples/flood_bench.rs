@@ -13,31 +13,59 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 
 fn main() {
-    let count: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let count: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let exe = std::env::current_exe().expect("exe");
-    let bin = exe.parent().and_then(|p| p.parent()).map(|p| p.join("mcpscope")).expect("target dir");
+    let bin = exe
+        .parent()
+        .and_then(|p| p.parent())
+        .map(|p| p.join("mcpscope"))
+        .expect("target dir");
     if !bin.exists() {
-        eprintln!("{} not found: run `cargo build --release` first", bin.display());
+        eprintln!(
+            "{} not found: run `cargo build --release` first",
+            bin.display()
+        );
         std::process::exit(2);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
 
     // 1. End to end: demo server → pipe → reader thread → classify → store.
     let trace = Trace::new(Store::default(), MonotonicClock::new());
     let (call_s, received) = rt.block_on(async {
-        let spec = CommandSpec { argv: vec![bin.display().to_string(), "demo-server".into()], ..Default::default() };
-        let session = Session::spawn_stdio(&spec, ClientOptions::default(), trace.clone()).expect("spawn");
+        let spec = CommandSpec {
+            argv: vec![bin.display().to_string(), "demo-server".into()],
+            ..Default::default()
+        };
+        let session =
+            Session::spawn_stdio(&spec, ClientOptions::default(), trace.clone()).expect("spawn");
         session.initialize().await.expect("initialize");
-        let limits = Limits { idle: Some(Duration::from_secs(60)), max: Some(Duration::from_secs(600)) };
+        let limits = Limits {
+            idle: Some(Duration::from_secs(60)),
+            max: Some(Duration::from_secs(600)),
+        };
         let t0 = Instant::now();
         let out = session
-            .call_tool("flood", &json!({"count": count}), &TokenPolicy::AutoString, limits)
+            .call_tool(
+                "flood",
+                &json!({"count": count}),
+                &TokenPolicy::AutoString,
+                limits,
+            )
             .await
             .expect("flood call");
         let dt = t0.elapsed().as_secs_f64();
-        let store = trace.read();
-        let received = store.token(out.token.as_ref().expect("token")).map_or(0, |t| t.notifications);
-        drop(store);
+        let received = {
+            let store = trace.read();
+            store
+                .token(out.token.as_ref().expect("token"))
+                .map_or(0, |t| t.notifications)
+        };
         session.shutdown().await;
         (dt, received)
     });
@@ -86,13 +114,37 @@ fn main() {
     }
 
     let m = |s: f64| count as f64 / s / 1e6;
-    println!("flood of {count} progress notifications ({:.1} MB on the wire)", raw_bytes / 1e6);
+    println!(
+        "flood of {count} progress notifications ({:.1} MB on the wire)",
+        raw_bytes / 1e6
+    );
     println!("  received (lossless check)      {received} of {count}");
-    println!("  end to end (server+pipe+store)  {call_s:.3} s   {:.2} M notif/s", m(call_s));
-    println!("  ingest alone (frame+classify+store) {best_ingest:.3} s   {:.2} M notif/s", m(best_ingest));
-    println!("  bare serde_json Value loop      {parse_s:.3} s   {:.2} M notif/s", m(parse_s));
-    println!("  ingest speed / parse-loop speed: {:.2}x (budget >= 0.50)", parse_s / best_ingest);
-    println!("  end-to-end speed / parse-loop speed: {:.2}x", parse_s / call_s);
-    println!("  stored bytes / raw bytes: {:.2}x (budget <= 2.00)", stored / raw_bytes);
-    println!("  vs TypeScript SDK client (44,100/s on the same kind of flood): {:.0}x", count as f64 / call_s / 44_100.0);
+    println!(
+        "  end to end (server+pipe+store)  {call_s:.3} s   {:.2} M notif/s",
+        m(call_s)
+    );
+    println!(
+        "  ingest alone (frame+classify+store) {best_ingest:.3} s   {:.2} M notif/s",
+        m(best_ingest)
+    );
+    println!(
+        "  bare serde_json Value loop      {parse_s:.3} s   {:.2} M notif/s",
+        m(parse_s)
+    );
+    println!(
+        "  ingest speed / parse-loop speed: {:.2}x (budget >= 0.50)",
+        parse_s / best_ingest
+    );
+    println!(
+        "  end-to-end speed / parse-loop speed: {:.2}x",
+        parse_s / call_s
+    );
+    println!(
+        "  stored bytes / raw bytes: {:.2}x (budget <= 2.00)",
+        stored / raw_bytes
+    );
+    println!(
+        "  vs TypeScript SDK client (44,100/s on the same kind of flood): {:.0}x",
+        count as f64 / call_s / 44_100.0
+    );
 }
