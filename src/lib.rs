@@ -4,6 +4,7 @@
 //! stand-alone MCP server used for demos and tests; `cli` drives the headless
 //! commands; `tui` is the only module that touches the terminal.
 
+pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod demo;

@@ -1,8 +1,11 @@
 //! The command line (DESIGN §3): clap definitions and the headless commands.
 
 pub mod call;
+pub mod check;
 pub mod connect;
 pub mod printer;
+pub mod replay;
+pub mod rules;
 pub mod spec;
 pub mod tools;
 
@@ -52,6 +55,12 @@ pub enum Cmd {
     Tools(tools::ToolsArgs),
     /// Run the built-in demo MCP server on stdio.
     DemoServer,
+    /// Run calls (or read a recorded trace) and check them against the protocol rules.
+    Check(check::CheckArgs),
+    /// Replay a recorded trace (`--print`: the timeline as text).
+    Replay(replay::ReplayArgs),
+    /// List the rule catalog: id, severity, description.
+    Rules,
 }
 
 /// Run a headless command; returns the process exit code. The TUI commands
@@ -61,6 +70,9 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Demo(_) => 2,
         Cmd::Call(a) => call::run(a).await,
         Cmd::Tools(a) => tools::run(a).await,
+        Cmd::Check(a) => check::run(a).await,
+        Cmd::Replay(a) => replay::run(a),
+        Cmd::Rules => rules::run(),
         Cmd::DemoServer => match crate::demo::run_stdio().await {
             Ok(()) => 0,
             Err(e) => {

@@ -1,0 +1,56 @@
+//! Thresholds and switches of the rule engine (`check` flags, settings file).
+
+use crate::protocol::Era;
+
+/// Tunables of the time- and rate-based rules, and the era override.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckConfig {
+    /// `progress-flood`: notifications per second a token may sustain…
+    pub flood_rate: f64,
+    /// …measured over a sliding window of this length.
+    pub flood_window_us: u64,
+    /// `progress-buffered`: all notifications and the response within this span…
+    pub buffered_window_us: u64,
+    /// …for a call that lasted at least this long.
+    pub buffered_min_call_us: u64,
+    /// `progress-stalled`: silence longer than this on an active request with a token.
+    pub stall_us: u64,
+    /// Progress arriving this long after we cancelled a request counts as
+    /// after the response: the server had time to see the cancellation, so
+    /// it is no longer a message already in flight.
+    pub cancel_grace_us: u64,
+    /// Force an era; `None` infers it from the trace (initialize result, or
+    /// requests carrying the stateless `_meta` protocol version).
+    pub era: Option<Era>,
+    /// Findings reported per rule and token/request before further ones are
+    /// only counted: a server that breaks a rule on every notification should
+    /// not bury everything else.
+    pub max_per_key: u32,
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig {
+            flood_rate: 50.0,
+            flood_window_us: 1_000_000,
+            buffered_window_us: 50_000,
+            buffered_min_call_us: 1_000_000,
+            stall_us: 30_000_000,
+            cancel_grace_us: 1_000_000,
+            era: None,
+            max_per_key: 10,
+        }
+    }
+}
+
+impl CheckConfig {
+    /// How many notifications the flood window may hold before the rule fires.
+    pub fn flood_limit(&self) -> usize {
+        let n = (self.flood_rate * self.flood_window_us as f64 / 1e6).floor();
+        if n.is_finite() && n >= 1.0 {
+            n as usize
+        } else {
+            1
+        }
+    }
+}

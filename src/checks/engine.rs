@@ -1,0 +1,880 @@
+//! The incremental rule engine: `observe` each event once, in trace order;
+//! `tick` for the time-based rule; `finish` at the end of a recorded trace.
+//!
+//! State is per client request and per progress token, never per event
+//! (except a bounded flood window), so the cost of an event does not grow
+//! with the history. Progress notifications — the only high-rate frames —
+//! take a fast path that reads three fields without a second JSON parse.
+
+use super::config::CheckConfig;
+use super::finding::Finding;
+use super::rules::Rule;
+use super::scan;
+use crate::protocol::frame::FrameKind;
+use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
+use crate::protocol::{Era, IdKey, Revision, methods};
+use crate::trace::store::flags;
+use crate::trace::{Dir, EventRef};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ReqKind {
+    Initialize,
+    Discover,
+    SetLevel(Option<LogLevel>),
+    Other,
+}
+
+/// One request we (the client) sent.
+struct Req {
+    id: IdKey,
+    seq: u64,
+    t_us: u64,
+    kind: ReqKind,
+    channel: Box<str>,
+    token: Option<u32>,
+    /// `_meta` logLevel (stateless era): `Some(None)` when present but unparseable.
+    log_level: Option<Option<LogLevel>>,
+    response: Option<(u64, u64)>,
+    cancel: Option<(u64, u64)>,
+}
+
+impl Req {
+    fn active(&self) -> bool {
+        self.response.is_none() && self.cancel.is_none()
+    }
+}
+
+/// One progress token and the stream of its current request.
+struct Tok {
+    key: IdKey,
+    req: Option<usize>,
+    last_progress: Option<(f64, u64)>,
+    total: Option<(f64, u64)>,
+    exceeded: bool,
+    first_note: Option<(u64, u64)>,
+    last_note: Option<(u64, u64)>,
+    notes: u64,
+    /// Time and seq of the last thing that showed the request alive.
+    activity: (u64, u64),
+    stall_reported: bool,
+    flood: VecDeque<(u64, u64)>,
+    flooded: bool,
+}
+
+impl Tok {
+    fn new(key: IdKey) -> Tok {
+        Tok {
+            key,
+            req: None,
+            last_progress: None,
+            total: None,
+            exceeded: false,
+            first_note: None,
+            last_note: None,
+            notes: 0,
+            activity: (0, 0),
+            stall_reported: false,
+            flood: VecDeque::new(),
+            flooded: false,
+        }
+    }
+
+    /// A request carrying this token starts a fresh stream.
+    fn restart(&mut self, req: usize, t_us: u64, seq: u64) {
+        *self = Tok::new(std::mem::replace(&mut self.key, IdKey::Int(0)));
+        self.req = Some(req);
+        self.activity = (t_us, seq);
+    }
+}
+
+/// The rule engine. Feed it every event of one session, in order.
+pub struct Checker {
+    cfg: CheckConfig,
+    flood_limit: usize,
+    era: Era,
+    reqs: Vec<Req>,
+    req_ids: HashMap<IdKey, usize>,
+    /// Requests sent on a per-request stream (`post:N`), by channel.
+    req_channels: HashMap<Box<str>, usize>,
+    toks: Vec<Tok>,
+    tok_ids: HashMap<IdKey, u32>,
+    /// Raw token text of the last progress notification and its slot: a
+    /// flood repeats one token, so this skips hashing on the hot path.
+    last_tok: Option<(Vec<u8>, u32)>,
+    /// Whether the server declared `logging`; `None` until we know.
+    logging_declared: Option<bool>,
+    session_level: Option<(LogLevel, u64)>,
+    emitted: HashMap<(Rule, Option<IdKey>), u32>,
+    suppressed: HashMap<Rule, u64>,
+    last_t_us: u64,
+    last_answered: Option<usize>,
+}
+
+/// A JSON number as a person writes it: `5242880`, `2.5`.
+pub fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn secs(us: u64) -> String {
+    let s = us as f64 / 1e6;
+    if s >= 10.0 {
+        format!("{s:.0} s")
+    } else if s >= 1.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{:.0} ms", us as f64 / 1e3)
+    }
+}
+
+impl Checker {
+    pub fn new(cfg: CheckConfig) -> Checker {
+        Checker {
+            flood_limit: cfg.flood_limit(),
+            era: cfg.era.unwrap_or(Era::Handshake),
+            cfg,
+            reqs: Vec::new(),
+            req_ids: HashMap::new(),
+            req_channels: HashMap::new(),
+            toks: Vec::new(),
+            tok_ids: HashMap::new(),
+            last_tok: None,
+            logging_declared: None,
+            session_level: None,
+            emitted: HashMap::new(),
+            suppressed: HashMap::new(),
+            last_t_us: 0,
+            last_answered: None,
+        }
+    }
+
+    pub fn config(&self) -> &CheckConfig {
+        &self.cfg
+    }
+
+    /// The era the session is in (configured, or inferred so far).
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// Whether a rule can fire in this session (the stateless-only rules are
+    /// off in the handshake era).
+    pub fn applies(&self, rule: Rule) -> bool {
+        !rule.stateless_only() || self.era == Era::Stateless
+    }
+
+    /// Findings beyond `max_per_key` that were counted but not reported.
+    pub fn suppressed(&self) -> &HashMap<Rule, u64> {
+        &self.suppressed
+    }
+
+    /// Check one event. Findings are appended to `out`.
+    pub fn observe(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        self.last_t_us = self.last_t_us.max(ev.t_us);
+        match ev.dir {
+            Dir::In => self.incoming(ev, out),
+            Dir::Out => self.outgoing(ev, out),
+            Dir::Stderr | Dir::Meta => {}
+        }
+    }
+
+    /// Time passed without events: report requests that went silent.
+    pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
+        for slot in 0..self.toks.len() {
+            let t = &self.toks[slot];
+            let Some(ri) = t.req else { continue };
+            if t.stall_reported || !self.reqs[ri].active() {
+                continue;
+            }
+            let (since, seq) = t.activity;
+            let gap = now_us.saturating_sub(since);
+            if gap > self.cfg.stall_us {
+                self.toks[slot].stall_reported = true;
+                self.stalled(slot, ri, gap, vec![seq], "so far", out);
+            }
+        }
+    }
+
+    /// End of a recorded trace: silences still open at its last event count.
+    pub fn finish(&mut self, out: &mut Vec<Finding>) {
+        let end = self.last_t_us;
+        self.tick(end, out);
+    }
+
+    fn emit(
+        &mut self,
+        out: &mut Vec<Finding>,
+        rule: Rule,
+        seqs: Vec<u64>,
+        token: Option<IdKey>,
+        request_id: Option<IdKey>,
+        message: String,
+    ) {
+        let key = token.clone().or_else(|| request_id.clone());
+        let n = self.emitted.entry((rule, key)).or_insert(0);
+        if *n >= self.cfg.max_per_key {
+            *self.suppressed.entry(rule).or_insert(0) += 1;
+            return;
+        }
+        *n += 1;
+        out.push(Finding {
+            rule,
+            severity: rule.severity(),
+            seqs,
+            token,
+            request_id,
+            message,
+        });
+    }
+
+    // ---- client → server ------------------------------------------------
+
+    fn outgoing(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        match ev.kind {
+            FrameKind::Request => self.request(ev),
+            FrameKind::Notification if ev.method == Some(methods::CANCELLED) => {
+                let f = ev.frame();
+                let Some(c) = CancelledView::parse(f.params) else {
+                    return;
+                };
+                let Some(&ri) = self.req_ids.get(&c.request_id) else {
+                    return;
+                };
+                if self.reqs[ri].cancel.is_none() {
+                    self.reqs[ri].cancel = Some((ev.seq, ev.t_us));
+                }
+                if let Some(slot) = self.reqs[ri].token {
+                    self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn request(&mut self, ev: &EventRef<'_>) {
+        let f = ev.frame();
+        let Some(id) = f.id.clone() else { return };
+        let meta: Option<Value> = f.params.and_then(|p| {
+            serde_json::from_str::<Value>(p.get())
+                .ok()
+                .and_then(|v| v.get("_meta").cloned())
+        });
+        if let Some(v) = meta
+            .as_ref()
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<Revision>().ok())
+        {
+            self.learn_revision(v);
+        }
+        let kind = match f.method.as_deref() {
+            Some(methods::INITIALIZE) => ReqKind::Initialize,
+            Some(methods::SERVER_DISCOVER) => ReqKind::Discover,
+            Some(methods::SET_LEVEL) => ReqKind::SetLevel(
+                f.params
+                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                    .and_then(|v| v.get("level").and_then(Value::as_str).map(str::to_owned))
+                    .and_then(|l| l.parse().ok()),
+            ),
+            _ => ReqKind::Other,
+        };
+        let log_level = meta
+            .as_ref()
+            .and_then(|m| m.get(META_LOG_LEVEL))
+            .map(|l| l.as_str().and_then(|s| s.parse().ok()));
+        let ri = self.reqs.len();
+        let token = f.progress_token().map(|raw| {
+            let key = IdKey::from_raw(raw.get());
+            let slot = self.tok_slot(key);
+            self.toks[slot as usize].restart(ri, ev.t_us, ev.seq);
+            slot
+        });
+        if ev.channel.starts_with("post") {
+            self.req_channels.insert(ev.channel.into(), ri);
+        }
+        self.reqs.push(Req {
+            id: id.clone(),
+            seq: ev.seq,
+            t_us: ev.t_us,
+            kind,
+            channel: ev.channel.into(),
+            token,
+            log_level,
+            response: None,
+            cancel: None,
+        });
+        self.req_ids.insert(id, ri);
+    }
+
+    fn learn_revision(&mut self, r: Revision) {
+        if self.cfg.era.is_none() {
+            self.era = r.era();
+        }
+    }
+
+    fn tok_slot(&mut self, key: IdKey) -> u32 {
+        if let Some(s) = self.tok_ids.get(&key) {
+            return *s;
+        }
+        let slot = self.toks.len() as u32;
+        self.toks.push(Tok::new(key.clone()));
+        self.tok_ids.insert(key, slot);
+        slot
+    }
+
+    // ---- server → client ------------------------------------------------
+
+    fn incoming(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        match ev.kind {
+            FrameKind::Notification => match ev.method {
+                Some(methods::PROGRESS) => self.progress(ev, out),
+                Some(methods::MESSAGE) => self.log(ev, out),
+                _ => {}
+            },
+            FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            FrameKind::NotJsonRpc => {
+                let f = ev.frame();
+                let why = f
+                    .problem
+                    .unwrap_or_else(|| "not a JSON-RPC 2.0 message".into());
+                self.emit(
+                    out,
+                    Rule::JsonrpcInvalid,
+                    vec![ev.seq],
+                    None,
+                    None,
+                    format!("the server sent JSON that is not a JSON-RPC 2.0 message: {why}"),
+                );
+            }
+            FrameKind::NotJson | FrameKind::InvalidUtf8 => {
+                let preview = preview(ev.bytes);
+                if ev.channel == "stdio" {
+                    self.emit(
+                        out,
+                        Rule::StdoutNotJsonrpc,
+                        vec![ev.seq],
+                        None,
+                        None,
+                        format!(
+                            "the server wrote a line to stdout that is not JSON ({preview}); stdout must carry only MCP messages — log to stderr instead"
+                        ),
+                    );
+                } else {
+                    self.emit(
+                        out,
+                        Rule::JsonrpcInvalid,
+                        vec![ev.seq],
+                        None,
+                        None,
+                        format!("the server sent a frame that is not JSON ({preview})"),
+                    );
+                }
+            }
+            // Blank lines carry nothing; batches are checked element by element.
+            FrameKind::Empty | FrameKind::Batch | FrameKind::Request => {}
+        }
+    }
+
+    fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let fast = if ev.flags & flags::MALFORMED == 0 {
+            scan::progress(ev.bytes)
+        } else {
+            None
+        };
+        let (slot, progress, total) = match fast {
+            Some(p) => (self.tok_for_raw(p.token), p.progress, p.total),
+            None => {
+                let f = ev.frame();
+                match ProgressView::parse(f.params) {
+                    Ok(p) => {
+                        let slot = self.tok_for_raw(p.token.get().as_bytes());
+                        (slot, p.progress, p.total)
+                    }
+                    Err(why) => {
+                        return self.emit(
+                            out,
+                            Rule::ProgressInvalid,
+                            vec![ev.seq],
+                            None,
+                            None,
+                            format!("malformed progress notification: {why}"),
+                        );
+                    }
+                }
+            }
+        };
+        let slot = slot as usize;
+        let (seq, t) = (ev.seq, ev.t_us);
+        let Some(ri) = self.toks[slot].req else {
+            let key = self.toks[slot].key.clone();
+            return self.emit(
+                out,
+                Rule::ProgressUnknownToken,
+                vec![seq],
+                Some(key.clone()),
+                None,
+                format!(
+                    "progress for token {key}, which no request carried; only send progress for the progressToken of an active request (and none when the request had no token)"
+                ),
+            );
+        };
+        let req = &self.reqs[ri];
+        let (key, rid) = (self.toks[slot].key.clone(), req.id.clone());
+        if let Some((rseq, _)) = req.response {
+            return self.emit(
+                out,
+                Rule::ProgressAfterResponse,
+                vec![rseq, seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "progress for token {key} arrived after the response to request {rid} (#{rseq}); progress must stop when the request completes"
+                ),
+            );
+        }
+        if let Some((cseq, ct)) = req.cancel
+            && t.saturating_sub(ct) > self.cfg.cancel_grace_us
+        {
+            return self.emit(
+                out,
+                Rule::ProgressAfterResponse,
+                vec![cseq, seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "progress for token {key} arrived {} after request {rid} was cancelled (#{cseq}); a server must stop sending for a cancelled request",
+                    secs(t - ct)
+                ),
+            );
+        }
+        if req.channel.starts_with("post") && *req.channel != *ev.channel {
+            let req_ch = req.channel.clone();
+            self.emit(
+                out,
+                Rule::NotificationWrongStream,
+                vec![self.reqs[ri].seq, seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "progress for request {rid} arrived on stream {} instead of the request's own stream {req_ch}",
+                    ev.channel
+                ),
+            );
+        }
+        self.gap_ends(slot, ri, t, seq, out);
+
+        let tok = &mut self.toks[slot];
+        let prev = tok.last_progress.replace((progress, seq));
+        let prev_total = match total {
+            Some(tt) => tok.total.replace((tt, seq)),
+            None => None,
+        };
+        tok.notes += 1;
+        if tok.first_note.is_none() {
+            tok.first_note = Some((t, seq));
+        }
+        tok.last_note = Some((t, seq));
+        let exceeds = match total {
+            Some(tt) if progress > tt && !tok.exceeded => {
+                tok.exceeded = true;
+                true
+            }
+            _ => false,
+        };
+        let flood = if tok.flooded {
+            None
+        } else {
+            let full = tok.flood.len() >= self.flood_limit;
+            let first = tok.flood.front().copied();
+            let hit = match first {
+                Some((t0, s0)) if full && t.saturating_sub(t0) < self.cfg.flood_window_us => {
+                    tok.flooded = true;
+                    tok.flood = VecDeque::new();
+                    Some((t0, s0))
+                }
+                _ => None,
+            };
+            if !tok.flooded {
+                if full {
+                    tok.flood.pop_front();
+                }
+                tok.flood.push_back((t, seq));
+            }
+            hit
+        };
+
+        if let Some((p0, s0)) = prev
+            && progress <= p0
+        {
+            self.emit(
+                out,
+                Rule::ProgressNotIncreasing,
+                vec![s0, seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "progress for token {key} went from {} to {}; progress must increase with every notification",
+                    num(p0),
+                    num(progress)
+                ),
+            );
+        }
+        if let (Some((t0, s0)), Some(t1)) = (prev_total, total)
+            && t0 != t1
+        {
+            self.emit(
+                out,
+                Rule::ProgressTotalChanged,
+                vec![s0, seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "total for token {key} changed from {} to {} within one request; keep total fixed once announced",
+                    num(t0),
+                    num(t1)
+                ),
+            );
+        }
+        if exceeds {
+            self.emit(
+                out,
+                Rule::ProgressExceedsTotal,
+                vec![seq],
+                Some(key.clone()),
+                Some(rid.clone()),
+                format!(
+                    "progress {} exceeds total {} for token {key}",
+                    num(progress),
+                    num(total.unwrap_or_default())
+                ),
+            );
+        }
+        if let Some((t0, s0)) = flood {
+            let n = self.flood_limit + 1;
+            self.emit(
+                out,
+                Rule::ProgressFlood,
+                vec![s0, seq],
+                Some(key.clone()),
+                Some(rid),
+                format!(
+                    "token {key} sent {n} progress notifications within {} (limit {}/s over {}); rate-limit progress, e.g. latest-wins every 100 ms",
+                    secs(t - t0),
+                    num(self.cfg.flood_rate),
+                    secs(self.cfg.flood_window_us)
+                ),
+            );
+        }
+    }
+
+    fn tok_for_raw(&mut self, raw: &[u8]) -> u32 {
+        if let Some((r, slot)) = &self.last_tok
+            && r.as_slice() == raw
+        {
+            return *slot;
+        }
+        let key = std::str::from_utf8(raw)
+            .map(IdKey::from_raw)
+            .unwrap_or_else(|_| IdKey::Other(String::from_utf8_lossy(raw).into()));
+        let slot = self.tok_slot(key);
+        self.last_tok = Some((raw.to_vec(), slot));
+        slot
+    }
+
+    /// Something showed request `ri` alive at `t`: a silence before it that
+    /// was longer than the threshold is a stall (unless `tick` saw it already).
+    fn gap_ends(&mut self, slot: usize, ri: usize, t: u64, seq: u64, out: &mut Vec<Finding>) {
+        let tok = &mut self.toks[slot];
+        if tok.req != Some(ri) {
+            return;
+        }
+        let (since, s0) = tok.activity;
+        let reported = std::mem::replace(&mut tok.stall_reported, false);
+        tok.activity = (t, seq);
+        let gap = t.saturating_sub(since);
+        if gap > self.cfg.stall_us && !reported {
+            self.stalled(slot, ri, gap, vec![s0, seq], "", out);
+        }
+    }
+
+    fn stalled(
+        &mut self,
+        slot: usize,
+        ri: usize,
+        gap: u64,
+        seqs: Vec<u64>,
+        so_far: &str,
+        out: &mut Vec<Finding>,
+    ) {
+        let key = self.toks[slot].key.clone();
+        let rid = self.reqs[ri].id.clone();
+        let so_far = if so_far.is_empty() {
+            String::new()
+        } else {
+            format!(" {so_far}")
+        };
+        self.emit(
+            out,
+            Rule::ProgressStalled,
+            seqs,
+            Some(key.clone()),
+            Some(rid.clone()),
+            format!(
+                "request {rid} (token {key}) went {}{so_far} without a progress notification (threshold {}); send heartbeats during long silent phases",
+                secs(gap),
+                secs(self.cfg.stall_us)
+            ),
+        );
+    }
+
+    fn response(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let f = ev.frame();
+        let Some(id) = f.id.clone() else { return };
+        let Some(&ri) = self.req_ids.get(&id) else {
+            // `id: null` errors are JSON-RPC's answer to a request it could
+            // not parse: legitimate, and about no request of ours.
+            if ev.kind == FrameKind::ErrorResponse && !id.is_valid() {
+                return;
+            }
+            return self.emit(
+                out,
+                Rule::ResponseUnknownId,
+                vec![ev.seq],
+                None,
+                Some(id.clone()),
+                format!("a response for id {id}, which no request of this client used"),
+            );
+        };
+        if let Some((first, _)) = self.reqs[ri].response {
+            return self.emit(
+                out,
+                Rule::ResponseDuplicate,
+                vec![first, ev.seq],
+                None,
+                Some(id.clone()),
+                format!(
+                    "a second response for request {id} (the first was #{first}); answer each request exactly once"
+                ),
+            );
+        }
+        self.reqs[ri].response = Some((ev.seq, ev.t_us));
+        self.last_answered = Some(ri);
+        let ok = ev.kind == FrameKind::Response;
+        match self.reqs[ri].kind {
+            ReqKind::Initialize | ReqKind::Discover if ok => {
+                let result: Option<Value> = f
+                    .result
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok());
+                if let Some(r) = result {
+                    let caps = r.get("capabilities");
+                    self.logging_declared = Some(
+                        caps.and_then(|c| c.get("logging"))
+                            .is_some_and(|l| !l.is_null()),
+                    );
+                    if let Some(rev) = r
+                        .get("protocolVersion")
+                        .and_then(Value::as_str)
+                        .and_then(|s| s.parse::<Revision>().ok())
+                    {
+                        self.learn_revision(rev);
+                    }
+                }
+            }
+            ReqKind::SetLevel(Some(level)) if ok => {
+                self.session_level = Some((level, self.reqs[ri].seq));
+            }
+            _ => {}
+        }
+        if let Some(slot) = self.reqs[ri].token {
+            let slot = slot as usize;
+            self.gap_ends(slot, ri, ev.t_us, ev.seq, out);
+            self.buffered(slot, ri, ev, out);
+        }
+    }
+
+    fn buffered(&mut self, slot: usize, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let tok = &self.toks[slot];
+        let req = &self.reqs[ri];
+        let (Some((t_first, s_first)), Some((t_last, s_last))) = (tok.first_note, tok.last_note)
+        else {
+            return;
+        };
+        let call = ev.t_us.saturating_sub(req.t_us);
+        let w = self.cfg.buffered_window_us;
+        if tok.req != Some(ri)
+            || tok.notes < 2
+            || call < self.cfg.buffered_min_call_us
+            || t_last.saturating_sub(t_first) > w
+            || ev.t_us.saturating_sub(t_first) > w
+        {
+            return;
+        }
+        let (key, rid, rseq, n) = (tok.key.clone(), req.id.clone(), req.seq, tok.notes);
+        self.emit(
+            out,
+            Rule::ProgressBuffered,
+            vec![rseq, s_first, s_last, ev.seq],
+            Some(key),
+            Some(rid.clone()),
+            format!(
+                "request {rid} ran {} but all {n} progress notifications arrived together with its response (within {}); progress is being buffered instead of sent as the work happens",
+                secs(call),
+                secs(ev.t_us.saturating_sub(t_first))
+            ),
+        );
+    }
+
+    fn log(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let f = ev.frame();
+        let view = LogView::parse(f.params);
+        let level = match &view {
+            Ok(LogView { level: Ok(l), .. }) => Some(*l),
+            Ok(LogView {
+                level: Err(bad), ..
+            }) => {
+                let bad = crate::protocol::sanitize::one_line(bad).into_owned();
+                self.emit(
+                    out,
+                    Rule::LogInvalidLevel,
+                    vec![ev.seq],
+                    None,
+                    None,
+                    format!(
+                        "log level {bad:?} is not one of debug, info, notice, warning, error, critical, alert, emergency"
+                    ),
+                );
+                None
+            }
+            Err(why) => {
+                self.emit(
+                    out,
+                    Rule::LogInvalidLevel,
+                    vec![ev.seq],
+                    None,
+                    None,
+                    format!("malformed log message: {why}"),
+                );
+                None
+            }
+        };
+        if self.logging_declared == Some(false) {
+            self.emit(
+                out,
+                Rule::LogWithoutCapability,
+                vec![ev.seq],
+                None,
+                None,
+                "the server sent notifications/message but did not declare the `logging` capability in its initialize result".into(),
+            );
+        }
+        if self.era == Era::Stateless {
+            return self.stateless_log(ev, level, out);
+        }
+        if let (Some(l), Some((set, set_seq))) = (level, self.session_level)
+            && l < set
+        {
+            self.emit(
+                out,
+                Rule::LogBelowLevel,
+                vec![set_seq, ev.seq],
+                None,
+                None,
+                format!(
+                    "a {l} message although logging/setLevel asked for {set} and above (#{set_seq})"
+                ),
+            );
+        }
+    }
+
+    /// Which request a log belongs to: the request of its stream (HTTP), or
+    /// on stdio the only request in flight; with none in flight, the request
+    /// answered last (the log came after it).
+    fn bind_log(&self, ev: &EventRef<'_>) -> Option<usize> {
+        if ev.channel.starts_with("post") {
+            return self.req_channels.get(ev.channel).copied();
+        }
+        if ev.channel != "stdio" {
+            return None;
+        }
+        let mut active = self
+            .reqs
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, r)| r.active() && r.kind == ReqKind::Other);
+        match (active.next(), active.next()) {
+            (Some((i, _)), None) => Some(i),
+            (None, _) => self.last_answered,
+            _ => None,
+        }
+    }
+
+    fn stateless_log(
+        &mut self,
+        ev: &EventRef<'_>,
+        level: Option<LogLevel>,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(ri) = self.bind_log(ev) else { return };
+        let req = &self.reqs[ri];
+        let (rid, rseq) = (req.id.clone(), req.seq);
+        if let Some((resp, _)) = req.response {
+            return self.emit(
+                out,
+                Rule::LogAfterResponse,
+                vec![resp, ev.seq],
+                None,
+                Some(rid.clone()),
+                format!(
+                    "a log for request {rid} arrived after its response (#{resp}); request-bound logs must come before the response"
+                ),
+            );
+        }
+        match req.log_level {
+            None => self.emit(
+                out,
+                Rule::LogUnrequested,
+                vec![rseq, ev.seq],
+                None,
+                Some(rid.clone()),
+                format!(
+                    "a log for request {rid}, which carried no _meta {META_LOG_LEVEL}; send logs only when the request asks for them"
+                ),
+            ),
+            Some(Some(want)) => {
+                if let Some(l) = level
+                    && l < want
+                {
+                    self.emit(
+                        out,
+                        Rule::LogBelowLevel,
+                        vec![rseq, ev.seq],
+                        None,
+                        Some(rid.clone()),
+                        format!(
+                            "a {l} message although request {rid} asked for {want} and above"
+                        ),
+                    );
+                }
+            }
+            Some(None) => {}
+        }
+    }
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let t = String::from_utf8_lossy(bytes);
+    let mut s: String = t.chars().take(60).collect();
+    if t.chars().count() > 60 {
+        s.push('…');
+    }
+    format!("{:?}", crate::protocol::sanitize::one_line(&s))
+}

@@ -1,0 +1,85 @@
+//! A finding: which rule, which frames prove it, and what a server author
+//! should read. Serialised as the `check --format json` finding object.
+
+use super::rules::{Rule, Severity};
+use crate::protocol::IdKey;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub rule: Rule,
+    pub severity: Severity,
+    /// The events (trace seq numbers) that prove the finding, oldest first.
+    #[serde(rename = "seq")]
+    pub seqs: Vec<u64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_key",
+        deserialize_with = "de_key"
+    )]
+    pub token: Option<IdKey>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_key",
+        deserialize_with = "de_key"
+    )]
+    pub request_id: Option<IdKey>,
+    /// One line, for the server's author.
+    pub message: String,
+}
+
+fn ser_key<S: Serializer>(k: &Option<IdKey>, s: S) -> Result<S::Ok, S::Error> {
+    match k {
+        Some(k) => k.to_value().serialize(s),
+        None => s.serialize_none(),
+    }
+}
+
+fn de_key<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IdKey>, D::Error> {
+    let v = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(v.map(|v| IdKey::from_value(&v)))
+}
+
+impl fmt::Display for Finding {
+    /// `progress-not-increasing (error) #12 #14: message` — the `[finding]` line body.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.rule, self.severity)?;
+        for s in &self.seqs {
+            write!(f, " #{s}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Findings counted by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeverityCounts {
+    pub error: usize,
+    pub warning: usize,
+    pub info: usize,
+}
+
+impl SeverityCounts {
+    pub fn add(&mut self, s: Severity) {
+        match s {
+            Severity::Error => self.error += 1,
+            Severity::Warning => self.warning += 1,
+            Severity::Info => self.info += 1,
+        }
+    }
+
+    pub fn of<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> SeverityCounts {
+        let mut c = SeverityCounts::default();
+        for f in findings {
+            c.add(f.severity);
+        }
+        c
+    }
+
+    pub fn total(&self) -> usize {
+        self.error + self.warning + self.info
+    }
+}

@@ -1,0 +1,192 @@
+//! Checks over a live trace: a task follows the store's "changed" signal,
+//! runs the checker over new events and publishes findings for the headless
+//! printer and the TUI (a shared list plus a watch counter).
+
+use super::config::CheckConfig;
+use super::engine::Checker;
+use super::finding::{Finding, SeverityCounts};
+use crate::trace::Trace;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Events checked per store lock: ingest must not wait behind a long check.
+const BATCH: u64 = 16_384;
+
+struct State {
+    checker: Checker,
+    next: u64,
+    findings: Vec<Finding>,
+    counts: SeverityCounts,
+}
+
+/// Handle to the live checks of one trace. Cheap to clone; the task stops
+/// when the last handle is dropped or `stop` is called.
+#[derive(Clone)]
+pub struct LiveChecks {
+    trace: Trace,
+    state: Arc<Mutex<State>>,
+    published: Arc<watch::Sender<usize>>,
+    task: Arc<TaskGuard>,
+}
+
+struct TaskGuard(Mutex<Option<tokio::task::JoinHandle<()>>>);
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
+}
+
+impl LiveChecks {
+    /// Start checking `trace` from its first event. Must run inside a tokio
+    /// runtime. The silence rule is re-evaluated every `tick` (about a
+    /// tenth of the stall threshold, at most once a second).
+    pub fn spawn(trace: Trace, config: CheckConfig) -> LiveChecks {
+        let tick = Duration::from_micros((config.stall_us / 10).clamp(10_000, 1_000_000));
+        let (tx, _) = watch::channel(0);
+        let me = LiveChecks {
+            trace: trace.clone(),
+            state: Arc::new(Mutex::new(State {
+                checker: Checker::new(config),
+                next: 0,
+                findings: Vec::new(),
+                counts: SeverityCounts::default(),
+            })),
+            published: Arc::new(tx),
+            task: Arc::new(TaskGuard(Mutex::new(None))),
+        };
+        // The task holds only weak-ish clones of the state, not of the guard,
+        // so dropping every handle aborts it.
+        let worker = Worker {
+            trace,
+            state: me.state.clone(),
+            published: me.published.clone(),
+        };
+        let handle = tokio::spawn(async move {
+            let mut rx = worker.trace.subscribe();
+            let mut ticker = tokio::time::interval(tick);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    r = rx.changed() => {
+                        if r.is_err() { break; }
+                        worker.sync();
+                    }
+                    _ = ticker.tick() => worker.tick(),
+                }
+            }
+        });
+        *me.task.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        me
+    }
+
+    fn worker(&self) -> Worker {
+        Worker {
+            trace: self.trace.clone(),
+            state: self.state.clone(),
+            published: self.published.clone(),
+        }
+    }
+
+    /// Check everything appended so far, now (so a caller can print all
+    /// findings about events it has already shown).
+    pub fn sync(&self) {
+        self.worker().sync();
+    }
+
+    /// Evaluate the time-based rule at the trace clock's current time.
+    pub fn tick(&self) {
+        self.worker().tick();
+    }
+
+    /// Every finding so far.
+    pub fn findings(&self) -> Vec<Finding> {
+        lock(&self.state).findings.clone()
+    }
+
+    /// Findings from index `from` on (for printers that keep a cursor).
+    pub fn findings_since(&self, from: usize) -> Vec<Finding> {
+        let s = lock(&self.state);
+        s.findings
+            .get(from..)
+            .map(<[Finding]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    pub fn len(&self) -> usize {
+        lock(&self.state).findings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn counts_by_severity(&self) -> SeverityCounts {
+        lock(&self.state).counts
+    }
+
+    /// Receives the number of findings whenever it grows.
+    pub fn subscribe(&self) -> watch::Receiver<usize> {
+        self.published.subscribe()
+    }
+
+    /// Stop the background task (findings stay readable).
+    pub fn stop(&self) {
+        if let Some(h) = self.task.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Worker {
+    trace: Trace,
+    state: Arc<Mutex<State>>,
+    published: Arc<watch::Sender<usize>>,
+}
+
+impl Worker {
+    fn sync(&self) {
+        let mut st = lock(&self.state);
+        let mut fresh = Vec::new();
+        loop {
+            let store = self.trace.read();
+            let from = st.next.max(store.first_seq());
+            let end = store.next_seq().min(from + BATCH);
+            if from >= end {
+                break;
+            }
+            for ev in store.range(from, end) {
+                st.checker.observe(&ev, &mut fresh);
+            }
+            st.next = end;
+        }
+        self.publish(&mut st, fresh);
+    }
+
+    fn tick(&self) {
+        self.sync();
+        let now = self.trace.now_us();
+        let mut st = lock(&self.state);
+        let mut fresh = Vec::new();
+        st.checker.tick(now, &mut fresh);
+        self.publish(&mut st, fresh);
+    }
+
+    fn publish(&self, st: &mut State, fresh: Vec<Finding>) {
+        if fresh.is_empty() {
+            return;
+        }
+        for f in &fresh {
+            st.counts.add(f.severity);
+        }
+        st.findings.extend(fresh);
+        self.published.send_replace(st.findings.len());
+    }
+}

@@ -1,0 +1,21 @@
+//! Protocol checks: the rule engine that turns trace events into findings.
+//!
+//! `Checker` is incremental — it sees each event once, in order, and keeps
+//! only per-request and per-token state, so its cost per event does not grow
+//! with the history. `LiveChecks` runs it over a live `Trace` as events are
+//! appended; `check --trace` runs it over a recorded one. `stats` computes
+//! per-call timing statistics from a store.
+
+pub mod config;
+pub mod engine;
+pub mod finding;
+pub mod live;
+pub mod rules;
+mod scan;
+pub mod stats;
+
+pub use config::CheckConfig;
+pub use engine::Checker;
+pub use finding::{Finding, SeverityCounts};
+pub use live::LiveChecks;
+pub use rules::{Rule, Severity};

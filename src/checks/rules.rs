@@ -1,0 +1,218 @@
+//! The rule catalog of DESIGN §5: ids, severities and descriptions are a
+//! contract (CI scripts match on them), so they live in one table.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One rule of the catalog. Serialised as its id (`progress-not-increasing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    ProgressNotIncreasing,
+    ProgressAfterResponse,
+    ProgressUnknownToken,
+    ProgressInvalid,
+    ProgressExceedsTotal,
+    ProgressTotalChanged,
+    ProgressFlood,
+    ProgressBuffered,
+    ProgressStalled,
+    LogInvalidLevel,
+    LogBelowLevel,
+    LogWithoutCapability,
+    LogUnrequested,
+    LogAfterResponse,
+    ResponseUnknownId,
+    ResponseDuplicate,
+    JsonrpcInvalid,
+    StdoutNotJsonrpc,
+    NotificationWrongStream,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 19] = [
+        Rule::ProgressNotIncreasing,
+        Rule::ProgressAfterResponse,
+        Rule::ProgressUnknownToken,
+        Rule::ProgressInvalid,
+        Rule::ProgressExceedsTotal,
+        Rule::ProgressTotalChanged,
+        Rule::ProgressFlood,
+        Rule::ProgressBuffered,
+        Rule::ProgressStalled,
+        Rule::LogInvalidLevel,
+        Rule::LogBelowLevel,
+        Rule::LogWithoutCapability,
+        Rule::LogUnrequested,
+        Rule::LogAfterResponse,
+        Rule::ResponseUnknownId,
+        Rule::ResponseDuplicate,
+        Rule::JsonrpcInvalid,
+        Rule::StdoutNotJsonrpc,
+        Rule::NotificationWrongStream,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::ProgressNotIncreasing => "progress-not-increasing",
+            Rule::ProgressAfterResponse => "progress-after-response",
+            Rule::ProgressUnknownToken => "progress-unknown-token",
+            Rule::ProgressInvalid => "progress-invalid",
+            Rule::ProgressExceedsTotal => "progress-exceeds-total",
+            Rule::ProgressTotalChanged => "progress-total-changed",
+            Rule::ProgressFlood => "progress-flood",
+            Rule::ProgressBuffered => "progress-buffered",
+            Rule::ProgressStalled => "progress-stalled",
+            Rule::LogInvalidLevel => "log-invalid-level",
+            Rule::LogBelowLevel => "log-below-level",
+            Rule::LogWithoutCapability => "log-without-capability",
+            Rule::LogUnrequested => "log-unrequested",
+            Rule::LogAfterResponse => "log-after-response",
+            Rule::ResponseUnknownId => "response-unknown-id",
+            Rule::ResponseDuplicate => "response-duplicate",
+            Rule::JsonrpcInvalid => "jsonrpc-invalid",
+            Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
+            Rule::NotificationWrongStream => "notification-wrong-stream",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Rule::ProgressNotIncreasing
+            | Rule::ProgressAfterResponse
+            | Rule::ProgressUnknownToken
+            | Rule::ProgressInvalid
+            | Rule::LogInvalidLevel
+            | Rule::LogUnrequested
+            | Rule::LogAfterResponse
+            | Rule::ResponseUnknownId
+            | Rule::ResponseDuplicate
+            | Rule::JsonrpcInvalid
+            | Rule::StdoutNotJsonrpc => Severity::Error,
+            Rule::ProgressExceedsTotal
+            | Rule::ProgressTotalChanged
+            | Rule::ProgressFlood
+            | Rule::ProgressBuffered
+            | Rule::LogBelowLevel
+            | Rule::LogWithoutCapability
+            | Rule::NotificationWrongStream => Severity::Warning,
+            Rule::ProgressStalled => Severity::Info,
+        }
+    }
+
+    /// When the rule fires, in the words of DESIGN §5.
+    pub fn description(self) -> &'static str {
+        match self {
+            Rule::ProgressNotIncreasing => "a token's progress is <= its previous value",
+            Rule::ProgressAfterResponse => {
+                "a progress notification for a token arrives after its request's response (or after cancellation completed)"
+            }
+            Rule::ProgressUnknownToken => {
+                "a token that no request of this client carried (includes progress for a request sent without a token)"
+            }
+            Rule::ProgressInvalid => {
+                "progress params malformed: token not string/integer, progress/total not numbers, message not a string"
+            }
+            Rule::ProgressExceedsTotal => "progress > total",
+            Rule::ProgressTotalChanged => "total changes within one token's stream",
+            Rule::ProgressFlood => {
+                "a token exceeds the rate threshold (default 50 notifications/s over a 1 s window)"
+            }
+            Rule::ProgressBuffered => {
+                "a call lasting >= 1 s whose notifications all arrived in one burst (default: within 50 ms) at or just before the response: delivery was buffered, not live"
+            }
+            Rule::ProgressStalled => {
+                "an active request with a token saw no notification for longer than the stall threshold (default 30 s)"
+            }
+            Rule::LogInvalidLevel => "notifications/message level is not one of debug...emergency",
+            Rule::LogBelowLevel => {
+                "a message below the level set by logging/setLevel or the request's _meta logLevel"
+            }
+            Rule::LogWithoutCapability => {
+                "notifications/message from a server that did not declare the logging capability"
+            }
+            Rule::LogUnrequested => {
+                "2026-07-28 era: a log for a request that carried no io.modelcontextprotocol/logLevel"
+            }
+            Rule::LogAfterResponse => {
+                "2026-07-28 era: a request-bound log after that request's response"
+            }
+            Rule::ResponseUnknownId => "a response whose id matches no outstanding request",
+            Rule::ResponseDuplicate => "a second response for the same id",
+            Rule::JsonrpcInvalid => "a frame that is JSON but not valid JSON-RPC 2.0",
+            Rule::StdoutNotJsonrpc => "a stdio server wrote a line to stdout that is not JSON",
+            Rule::NotificationWrongStream => {
+                "Streamable HTTP: a request-bound notification arrived on a stream other than that request's"
+            }
+        }
+    }
+
+    /// Rules that exist only in the 2026-07-28 (stateless) era.
+    pub fn stateless_only(self) -> bool {
+        matches!(self, Rule::LogUnrequested | Rule::LogAfterResponse)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for Rule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Rule::ALL
+            .into_iter()
+            .find(|r| r.id() == s)
+            .ok_or_else(|| format!("unknown rule {s:?} (see `mcpscope rules`)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_through_serde_and_from_str() {
+        for r in Rule::ALL {
+            assert_eq!(r.id().parse::<Rule>(), Ok(r));
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.id()));
+            assert_eq!(serde_json::from_str::<Rule>(&json).unwrap(), r);
+        }
+        assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+}

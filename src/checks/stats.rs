@@ -1,0 +1,201 @@
+//! Per-call timing statistics (time to first progress, inter-arrival spread,
+//! notification rate), computed from a store's request and token indexes.
+//! Used by `check` reports and available to the TUI's gauge details.
+
+use crate::protocol::frame::FrameKind;
+use crate::protocol::{IdKey, methods};
+use crate::trace::{Dir, Origin, Store};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallOutcome {
+    /// A result without `isError`.
+    Ok,
+    /// A result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error response.
+    Error,
+    /// We cancelled it (timeout or user) and no response came.
+    Cancelled,
+    /// We gave up waiting (a `timeout` meta event).
+    Timeout,
+    /// No response by the end of the trace.
+    NoResponse,
+}
+
+/// Minimum, median and maximum, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallStats {
+    #[serde(serialize_with = "ser_key", deserialize_with = "de_key")]
+    pub request_id: IdKey,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_opt_key",
+        deserialize_with = "de_opt_key"
+    )]
+    pub token: Option<IdKey>,
+    pub method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub request_seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_seq: Option<u64>,
+    pub outcome: CallOutcome,
+    /// Request to response (or to the last event seen for it).
+    pub duration_ms: f64,
+    /// Progress notifications for this call's token.
+    pub notifications: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_progress_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_arrival_ms: Option<Spread>,
+    /// Notifications per second over the call's duration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_second: Option<f64>,
+}
+
+fn ser_key<S: Serializer>(k: &IdKey, s: S) -> Result<S::Ok, S::Error> {
+    k.to_value().serialize(s)
+}
+fn de_key<'de, D: Deserializer<'de>>(d: D) -> Result<IdKey, D::Error> {
+    Ok(IdKey::from_value(&Value::deserialize(d)?))
+}
+fn ser_opt_key<S: Serializer>(k: &Option<IdKey>, s: S) -> Result<S::Ok, S::Error> {
+    match k {
+        Some(k) => k.to_value().serialize(s),
+        None => s.serialize_none(),
+    }
+}
+fn de_opt_key<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IdKey>, D::Error> {
+    Ok(Option::<Value>::deserialize(d)?.map(|v| IdKey::from_value(&v)))
+}
+
+fn ms(us: u64) -> f64 {
+    (us as f64 / 1000.0 * 1000.0).round() / 1000.0
+}
+
+/// Statistics of every `tools/call` (and every other request that carried a
+/// progress token) in the store, in request order.
+pub fn call_stats(store: &Store) -> Vec<CallStats> {
+    let mut calls = Vec::new();
+    let mut timeouts: HashMap<IdKey, ()> = HashMap::new();
+    let end_us = store
+        .get(store.next_seq().saturating_sub(1))
+        .map_or(0, |e| e.t_us);
+    for ev in store.range(0, store.next_seq()) {
+        match (ev.dir, ev.kind) {
+            (Dir::Out, FrameKind::Request) => {
+                let f = ev.frame();
+                let token = f.progress_token().map(|t| IdKey::from_raw(t.get()));
+                let method = f.method.as_deref().unwrap_or("").to_string();
+                if method != methods::TOOLS_CALL && token.is_none() {
+                    continue;
+                }
+                let Some(id) = f.id.clone() else { continue };
+                let tool = f
+                    .params
+                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                    .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
+                calls.push((id, token, method, tool, ev.seq, ev.t_us));
+            }
+            (Dir::Meta, _) if ev.method == Some("timeout") => {
+                if let Some(r) = serde_json::from_slice::<Value>(ev.bytes)
+                    .ok()
+                    .and_then(|v| v.get("request").map(IdKey::from_value))
+                {
+                    timeouts.insert(r, ());
+                }
+            }
+            _ => {}
+        }
+    }
+    calls
+        .into_iter()
+        .map(|(id, token, method, tool, req_seq, req_us)| {
+            let entry = store.request(Origin::Client, &id);
+            let response_seq = entry.and_then(|r| r.response_seq);
+            let response = response_seq.and_then(|s| store.get(s));
+            let outcome = match &response {
+                Some(r) if r.kind == FrameKind::ErrorResponse => CallOutcome::Error,
+                Some(r) => {
+                    let is_err = serde_json::from_slice::<Value>(r.bytes)
+                        .ok()
+                        .and_then(|v| v.pointer("/result/isError").and_then(Value::as_bool))
+                        == Some(true);
+                    if is_err {
+                        CallOutcome::ToolError
+                    } else {
+                        CallOutcome::Ok
+                    }
+                }
+                None if timeouts.contains_key(&id) => CallOutcome::Timeout,
+                None if entry.is_some_and(|r| r.cancelled_seq.is_some()) => CallOutcome::Cancelled,
+                None => CallOutcome::NoResponse,
+            };
+            // This call's notifications: after its request, before the next
+            // request that reused the token.
+            let mut times = Vec::new();
+            if let Some(t) = &token {
+                for &s in store.token_seqs(t) {
+                    if s <= req_seq {
+                        continue;
+                    }
+                    let Some(e) = store.get(s) else { continue };
+                    if e.dir == Dir::Out {
+                        break;
+                    }
+                    if e.dir == Dir::In && response_seq.is_none_or(|r| s < r) {
+                        times.push(e.t_us);
+                    }
+                }
+            }
+            let end = response.as_ref().map_or_else(
+                || times.last().copied().unwrap_or(end_us).max(req_us),
+                |r| r.t_us,
+            );
+            let duration = end.saturating_sub(req_us);
+            let mut gaps: Vec<u64> = times
+                .windows(2)
+                .map(|w| w[1].saturating_sub(w[0]))
+                .collect();
+            gaps.sort_unstable();
+            let inter_arrival_ms = (!gaps.is_empty()).then(|| Spread {
+                min: ms(gaps[0]),
+                median: ms(if gaps.len() % 2 == 1 {
+                    gaps[gaps.len() / 2]
+                } else {
+                    (gaps[gaps.len() / 2 - 1] + gaps[gaps.len() / 2]) / 2
+                }),
+                max: ms(gaps[gaps.len() - 1]),
+            });
+            let n = times.len() as u64;
+            CallStats {
+                request_id: id,
+                token,
+                method,
+                tool,
+                request_seq: req_seq,
+                response_seq,
+                outcome,
+                duration_ms: ms(duration),
+                notifications: n,
+                first_progress_ms: times.first().map(|t| ms(t.saturating_sub(req_us))),
+                inter_arrival_ms,
+                per_second: (n > 0 && duration > 0)
+                    .then(|| (n as f64 / (duration as f64 / 1e6) * 10.0).round() / 10.0),
+            }
+        })
+        .collect()
+}
