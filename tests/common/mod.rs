@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary, find peers.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,328 @@
+//! HTTP transports end to end: real peers (server-everything over Streamable
+//! HTTP and HTTP+SSE, the Python SDK over Streamable HTTP) and a raw loopback
+//! server for the failures real servers only produce by accident.
+
+mod common;
+
+use common::http::*;
+use common::*;
+use std::process::Command;
+
+fn call_url(url: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["call", "--url", url];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn everything_http(mode: &str) -> Option<(Bg, u16)> {
+    let bin = everything()?;
+    let port = free_port();
+    let mut cmd = Command::new(bin);
+    cmd.arg(mode).env("PORT", port.to_string());
+    Some((start(cmd, port), port))
+}
+
+#[test]
+fn everything_streamable_http_progress_and_session() {
+    let Some((_srv, port)) = everything_http("streamableHttp") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("h.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = call_url(
+        &url,
+        &[
+            "--tool",
+            "trigger-long-running-operation",
+            "-a",
+            "duration=0.6",
+            "-a",
+            "steps=3",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.lines("[progress]").len(), 3, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    // Progress travels on the tools/call POST's own stream, before its response.
+    let call = lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"]["method"] == "tools/call")
+        .unwrap();
+    let ch = call["ch"].as_str().unwrap().to_string();
+    assert!(ch.starts_with("post:"));
+    let on_ch: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["ch"] == ch.as_str())
+        .collect();
+    assert_eq!(on_ch.len(), 4);
+    assert!(
+        on_ch[..3]
+            .iter()
+            .all(|l| l["json"]["method"] == "notifications/progress")
+    );
+    assert_eq!(on_ch[3]["json"]["id"], 1);
+    // The session id from initialize is echoed, and the session is deleted at the end.
+    let session = lines
+        .iter()
+        .find_map(|l| l["json"]["session"].as_str().filter(|s| !s.is_empty()))
+        .unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["json"]["method"] == "DELETE" && l["json"]["session"] == session)
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["ch"] == "get" && l["json"]["event"] == "http"),
+        "standalone GET stream opened"
+    );
+}
+
+#[test]
+fn everything_legacy_sse_is_detected() {
+    let Some((_srv, port)) = everything_http("sse") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let o = call_url(
+        &url,
+        &[
+            "--tool",
+            "trigger-long-running-operation",
+            "-a",
+            "duration=0.4",
+            "-a",
+            "steps=2",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.lines("[progress]").len(), 2, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["json"]["event"] == "transport-detect" && l["json"]["flavor"] == "sse")
+    );
+    assert!(lines.iter().any(|l| l["json"]["event"] == "endpoint"));
+    assert!(frames(&lines, "in", "notifications/progress").all(|_| true));
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l["dir"] == "in")
+            .all(|l| l["ch"] == "sse")
+    );
+
+    // Forced: --transport sse goes straight to the SSE stream.
+    let o = call_url(
+        &url,
+        &[
+            "--transport",
+            "sse",
+            "--tool",
+            "echo",
+            "-a",
+            "message=hi",
+            "--json",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("Echo: hi"));
+}
+
+#[test]
+fn python_sdk_over_streamable_http() {
+    let Some(argv) = python_server() else { return };
+    let port = free_port();
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
+    let _srv = start(cmd, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = call_url(
+        &url,
+        &["--tool", "slow_task", "-a", "steps=2", "-a", "delay_ms=10"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.lines("[progress]"),
+        vec![
+            "[progress] slow_task 1/2 (50%) step 1 of 2",
+            "[progress] slow_task 2/2 (100%) step 2 of 2"
+        ]
+    );
+    assert_eq!(o.lines("[log]").len(), 4, "{}", o.stderr);
+    let o = call_url(
+        &url,
+        &[
+            "--tool",
+            "echo",
+            "-a",
+            "text=x",
+            "--protocol",
+            "2024-11-05",
+            "--json",
+        ],
+    );
+    assert_eq!(o.code, 0, "older revisions over HTTP: {}", o.stderr);
+}
+
+fn init_or(req: &Req, then: impl Fn(&Req) -> Reply) -> Reply {
+    match req.json()["method"].as_str() {
+        Some("initialize") => Reply::Body(200, "application/json", INIT_RESULT.into()),
+        Some("notifications/initialized") | Some("notifications/cancelled") => {
+            Reply::Body(202, "text/plain", String::new())
+        }
+        _ if req.method == "GET" && req.header("last-event-id").is_none() => {
+            Reply::Body(405, "text/plain", String::new())
+        }
+        _ if req.method == "DELETE" => Reply::Body(200, "text/plain", String::new()),
+        _ => then(req),
+    }
+}
+
+fn progress(p: u32) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"mcpscope-1","progress":{p},"total":3}}}}"#
+    )
+}
+
+#[test]
+fn dropped_stream_is_resumed_without_loss_or_duplicates() {
+    let port = raw_server(|req| {
+        init_or(req, |req| {
+            match (req.method.as_str(), req.header("last-event-id")) {
+                ("POST", _) => Reply::Sse(format!(
+                    "id: e0\nretry: 10\ndata:\n\nid: e1\ndata: {}\n\nid: e2\ndata: {}\n\n",
+                    progress(1),
+                    progress(2)
+                )),
+                ("GET", Some("e2")) => Reply::Sse(format!(
+                    "id: e3\ndata: {}\n\nid: e4\ndata: {}\n\n",
+                    progress(3),
+                    r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#
+                )),
+                _ => Reply::Body(400, "text/plain", "unexpected".into()),
+            }
+        })
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("r.jsonl");
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &["--tool", "t", "--record", rec.to_str().unwrap()],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.lines("[progress]"),
+        vec![
+            "[progress] t 1/3 (33%)",
+            "[progress] t 2/3 (66%)",
+            "[progress] t 3/3 (100%)"
+        ]
+    );
+    let lines = trace_lines(&rec);
+    let resume = lines
+        .iter()
+        .find(|l| l["json"]["event"] == "resume")
+        .expect("the resumption is in the trace");
+    assert_eq!(resume["json"]["last_event_id"], "e2");
+    assert_eq!(resume["json"]["after_ms"], 10, "retry is honoured");
+    assert!(lines.iter().any(|l| l["json"]["event"] == "sse-priming"));
+}
+
+#[test]
+fn html_error_page_is_kept_and_fails_clearly() {
+    let port = raw_server(|_| {
+        Reply::Body(
+            500,
+            "text/html",
+            "<html><body>Internal Server Error</body></html>".into(),
+        )
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("e.jsonl");
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &[
+            "--tool",
+            "t",
+            "--transport",
+            "http",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.contains("HTTP 500"), "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["dir"] == "in" && l["text"].as_str().is_some_and(|t| t.contains("<html>"))),
+        "the body is kept"
+    );
+    assert!(
+        o.stderr.contains("[protocol]"),
+        "and reported: {}",
+        o.stderr
+    );
+}
+
+#[test]
+fn stream_cut_mid_event_fails_the_call_and_keeps_the_partial() {
+    let port = raw_server(|req| {
+        init_or(req, |_| {
+            Reply::Sse(format!(
+                "data: {}\n\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"res",
+                progress(1)
+            ))
+        })
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("c.jsonl");
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &["--tool", "t", "--record", rec.to_str().unwrap()],
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("closed before the response"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.lines("[progress]").len(), 1);
+    let lines = trace_lines(&rec);
+    let cut = lines
+        .iter()
+        .find(|l| l["json"]["event"] == "stream-cut")
+        .expect("partial event kept");
+    assert!(cut["json"]["partial"].as_str().unwrap().contains("\"res"));
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let port = raw_server(|req| init_or(req, |_| Reply::Hang));
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &["--tool", "t", "--timeout", "0.5"],
+    );
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    assert!(o.stderr.contains("timed out"), "{}", o.stderr);
+}
+
+#[test]
+fn connection_refused_is_a_connection_failure() {
+    let port = free_port();
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.to_lowercase().contains("connect"), "{}", o.stderr);
+    let o = call_url("ftp://127.0.0.1/x", &["--tool", "t"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+}
