@@ -206,24 +206,38 @@ fn initialize_negotiates_version_and_declares_capabilities() {
 }
 
 #[test]
-fn tools_list_pages_through_all_ten_tools() {
+fn tools_list_pages_through_all_tools() {
     let mut server = Server::ready(json!({}));
-    let (_, first) = server.call("tools/list", json!({}));
-    let first = &first["result"];
-    assert_eq!(first["tools"].as_array().unwrap().len(), 6);
-    let cursor = first["nextCursor"].as_str().expect("nextCursor on page 1");
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            None => json!({}),
+            Some(c) => json!({"cursor": c}),
+        };
+        let (_, page) = server.call("tools/list", params);
+        let page = page["result"].clone();
+        assert!(page["tools"].as_array().unwrap().len() <= 6, "{page}");
+        cursor = page["nextCursor"].as_str().map(str::to_owned);
+        pages.push(page);
+        if cursor.is_none() {
+            break;
+        }
+        assert!(pages.len() < 100, "tools/list never ends");
+    }
+    assert_eq!(pages[0]["tools"].as_array().unwrap().len(), 6);
+    assert!(pages.len() >= 2);
 
-    let (_, second) = server.call("tools/list", json!({"cursor": cursor}));
-    let second = &second["result"];
-    assert!(second.get("nextCursor").is_none(), "{second}");
-
-    let tools: Vec<&Value> = first["tools"]
-        .as_array()
-        .unwrap()
+    let tools: Vec<Value> = pages
         .iter()
-        .chain(second["tools"].as_array().unwrap())
+        .flat_map(|p| p["tools"].as_array().unwrap().clone())
         .collect();
-    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let tools: Vec<&Value> = tools.iter().collect();
+    let mut names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .filter(|n| !n.starts_with("fault_"))
+        .collect();
     names.sort_unstable();
     assert_eq!(
         names,
@@ -240,6 +254,11 @@ fn tools_list_pages_through_all_ten_tools() {
             "upload_file",
         ]
     );
+    let faults = tools
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("fault_"))
+        .count();
+    assert_eq!(faults, 17);
     for tool in tools {
         assert!(tool["title"].is_string(), "{tool}");
         assert!(tool["description"].is_string(), "{tool}");

@@ -788,7 +788,8 @@ impl Checker {
                 None,
                 None,
                 format!(
-                    "a {l} message although logging/setLevel asked for {set} and above (#{set_seq})"
+                    "{} {l} message although logging/setLevel asked for {set} and above (#{set_seq})",
+                    article(l)
                 ),
             );
         }
@@ -860,13 +861,21 @@ impl Checker {
                         None,
                         Some(rid.clone()),
                         format!(
-                            "a {l} message although request {rid} asked for {want} and above"
+                            "{} {l} message although request {rid} asked for {want} and above",
+                            article(l)
                         ),
                     );
                 }
             }
             Some(None) => {}
         }
+    }
+}
+
+fn article(l: LogLevel) -> &'static str {
+    match l {
+        LogLevel::Info | LogLevel::Error | LogLevel::Alert | LogLevel::Emergency => "an",
+        _ => "a",
     }
 }
 

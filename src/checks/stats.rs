@@ -193,7 +193,7 @@ pub fn call_stats(store: &Store) -> Vec<CallStats> {
                 notifications: n,
                 first_progress_ms: times.first().map(|t| ms(t.saturating_sub(req_us))),
                 inter_arrival_ms,
-                per_second: (n > 0 && duration > 0)
+                per_second: (n > 1 && duration > 0)
                     .then(|| (n as f64 / (duration as f64 / 1e6) * 10.0).round() / 10.0),
             }
         })

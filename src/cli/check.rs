@@ -71,6 +71,10 @@ pub struct CheckArgs {
     /// Run the call this many times, one after the other.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Keep listening this long after the last call before disconnecting,
+    /// so notifications a server sends after its response are caught.
+    #[arg(long, default_value_t = 200)]
+    pub settle_ms: u64,
     /// Record the session as a JSONL trace.
     #[arg(long)]
     pub record: Option<PathBuf>,
@@ -277,6 +281,9 @@ pub async fn run(a: CheckArgs) -> i32 {
                 }
             }
         }
+    }
+    if code != 3 {
+        tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
     }
     session.shutdown().await;
     if let Some(e) = trace.read().recorder_error() {

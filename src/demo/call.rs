@@ -6,6 +6,7 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use serde_json::{Map, Value, json};
@@ -20,6 +21,9 @@ pub struct Call {
     link: Link,
     token: Option<Value>,
     progress: Progress,
+    id: Value,
+    /// Set by fault tools that write their own response (or several).
+    responded: AtomicBool,
 }
 
 /// Start `tool` for request `id`. Errs (with the JSON-RPC error to send) when
@@ -41,6 +45,8 @@ pub fn spawn(
         progress: Progress::new(token.clone(), link.clone()),
         link,
         token,
+        id: id.clone(),
+        responded: AtomicBool::new(false),
     };
     let task_gate = gate.clone();
     let task_key = key.clone();
@@ -49,7 +55,9 @@ pub fn spawn(
             .await
             .unwrap_or_else(|()| Outcome::error(format!("{} failed internally", tool.name())));
         call.progress.finish();
-        call.link.send(response_line(&id, outcome.into_result()));
+        if !call.responded.load(Ordering::SeqCst) {
+            call.link.send(response_line(&id, outcome.into_result()));
+        }
         call.session.end_call(&task_key, &task_gate);
     });
     session.attach_task(&key, &gate, task.abort_handle());
@@ -64,6 +72,29 @@ impl Call {
 
     pub fn link(&self) -> &Link {
         &self.link
+    }
+
+    /// The request id, exactly as received.
+    pub fn id(&self) -> &Value {
+        &self.id
+    }
+
+    /// Fault tools: write lines as they are, past the rate limiter and the
+    /// log filter (still behind the cancellation gate).
+    pub fn send_raw(&self, lines: Vec<u8>) -> bool {
+        self.link.send(lines)
+    }
+
+    /// Fault tools: the tool writes the response itself; the outcome it
+    /// returns is not sent.
+    pub fn take_over_response(&self) {
+        self.responded.store(true, Ordering::SeqCst);
+    }
+
+    /// Fault tools: answer now, while the tool keeps running.
+    pub fn respond_now(&self, result: Value) {
+        self.take_over_response();
+        self.link.send(response_line(&self.id, result));
     }
 
     /// Rate-limited progress; ignored without a token or when not increasing.
@@ -127,7 +158,7 @@ impl Drop for Asked<'_> {
 }
 
 impl Outcome {
-    fn into_result(self) -> Value {
+    pub fn into_result(self) -> Value {
         let mut result = json!({
             "content": [{"type": "text", "text": self.text}],
             "isError": self.is_error,

@@ -32,7 +32,8 @@ const INVALID_PARAMS: i64 = -32602;
 
 const INSTRUCTIONS: &str = "Demo server bundled with mcpscope. Its tools simulate long-running \
 work with progress notifications (uploads, CI polling, a wizard using elicitation, a context \
-builder, a build report with logs) plus echo, sleep and a progress flood for benchmarks. Pass a \
+builder, a build report with logs) plus echo, sleep and a progress flood for benchmarks; the \
+fault_* tools each break one protocol rule on purpose. Pass a \
 progressToken in _meta to see progress; every numeric argument can be lowered for quick runs.";
 
 /// Serve MCP over this process's stdin/stdout until stdin closes.

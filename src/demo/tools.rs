@@ -4,6 +4,7 @@
 
 mod basic;
 mod context;
+pub mod fault;
 mod flood;
 mod polling;
 mod report;
@@ -15,8 +16,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::call::Call;
+use fault::Fault;
 
-/// Tools per `tools/list` page: small enough that the 10 tools need two
+/// Tools per `tools/list` page: small enough that the tools need several
 /// pages, so clients' cursor handling gets exercised.
 pub const PAGE_SIZE: usize = 6;
 
@@ -36,9 +38,11 @@ pub enum Tool {
     Echo,
     Sleep,
     Flood,
+    /// A tool that breaks one protocol rule on purpose.
+    Fault(Fault),
 }
 
-pub const ALL: [Tool; 10] = [
+pub const ALL: &[Tool] = &[
     Tool::UploadFile,
     Tool::PublishPackage,
     Tool::PipelineWait,
@@ -49,11 +53,28 @@ pub const ALL: [Tool; 10] = [
     Tool::Echo,
     Tool::Sleep,
     Tool::Flood,
+    Tool::Fault(Fault::NotIncreasing),
+    Tool::Fault(Fault::AfterResponse),
+    Tool::Fault(Fault::UnknownToken),
+    Tool::Fault(Fault::InvalidParams),
+    Tool::Fault(Fault::ExceedsTotal),
+    Tool::Fault(Fault::TotalChanged),
+    Tool::Fault(Fault::Flood),
+    Tool::Fault(Fault::Buffered),
+    Tool::Fault(Fault::Stall),
+    Tool::Fault(Fault::LogBelowLevel),
+    Tool::Fault(Fault::LogInvalidLevel),
+    Tool::Fault(Fault::StdoutGarbage),
+    Tool::Fault(Fault::NotJsonRpc),
+    Tool::Fault(Fault::DuplicateResponse),
+    Tool::Fault(Fault::UnknownResponse),
+    Tool::Fault(Fault::Crash),
+    Tool::Fault(Fault::Hang),
 ];
 
 impl Tool {
     pub fn by_name(name: &str) -> Option<Tool> {
-        ALL.into_iter().find(|t| t.name() == name)
+        ALL.iter().copied().find(|t| t.name() == name)
     }
 
     pub fn name(self) -> &'static str {
@@ -68,6 +89,7 @@ impl Tool {
             Tool::Echo => "echo",
             Tool::Sleep => "sleep",
             Tool::Flood => "flood",
+            Tool::Fault(f) => f.name(),
         }
     }
 
@@ -83,6 +105,7 @@ impl Tool {
             Tool::Echo => "Echo",
             Tool::Sleep => "Sleep",
             Tool::Flood => "Progress flood",
+            Tool::Fault(f) => f.title(),
         }
     }
 
@@ -124,6 +147,7 @@ impl Tool {
                 "Throughput benchmark: sends `count` progress notifications as fast as \
                  possible (only when a progressToken is given), then the result."
             }
+            Tool::Fault(f) => f.description(),
         }
     }
 
@@ -139,6 +163,7 @@ impl Tool {
             Tool::Echo => basic::echo_schema(),
             Tool::Sleep => basic::sleep_schema(),
             Tool::Flood => flood::schema(),
+            Tool::Fault(f) => f.schema(),
         }
     }
 
@@ -164,6 +189,7 @@ impl Tool {
             Tool::Echo => Ok(basic::echo(args.0)),
             Tool::Sleep => basic::sleep(call, &args).await,
             Tool::Flood => flood::run(call, &args).await,
+            Tool::Fault(f) => f.run(call, &args).await,
         };
         result.unwrap_or_else(|ArgError(message)| Outcome::error(message))
     }
