@@ -202,6 +202,13 @@ async fn call(
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
+            if out.reply.result.get("resultType").and_then(Value::as_str) == Some("input_required")
+            {
+                eprintln!(
+                    "[error] the server needs input mcpscope was not asked to give (see inputRequests; --elicit and --root answer them)"
+                );
+                return 1;
+            }
             if out.is_error() { 1 } else { 0 }
         }
         Err(e) => fail(&Failure::Client(e)),

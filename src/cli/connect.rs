@@ -97,5 +97,5 @@ pub async fn connect(
 }
 
 pub async fn handshake(session: &Session) -> Result<InitializeResult, Failure> {
-    Ok(session.initialize().await?)
+    Ok(session.start().await?)
 }

@@ -2,7 +2,7 @@
 //! of an `mcpServers`-style config file (Claude Desktop, Cursor, Claude Code
 //! `.mcp.json`, VS Code `servers`, the official Inspector).
 
-use crate::client::{ClientOptions, ElicitMode};
+use crate::client::{ClientOptions, ElicitMode, EraChoice};
 use crate::protocol::Revision;
 use crate::trace::record::redact;
 use crate::transport::stdio::CommandSpec;
@@ -36,7 +36,7 @@ pub struct ServerArgs {
     /// Working directory of the server process.
     #[arg(long, help_heading = "Server")]
     pub cwd: Option<PathBuf>,
-    /// legacy | modern | auto | a revision (2024-11-05 … 2025-11-25).
+    /// legacy | modern | auto | a revision (2024-11-05 … 2026-07-28).
     #[arg(long, default_value = "legacy", help_heading = "Server")]
     pub protocol: String,
     /// Answer roots/list with this path or URI (repeatable; declares `roots`).
@@ -189,22 +189,17 @@ impl ServerArgs {
     }
 
     pub fn client_options(&self) -> Result<ClientOptions, UsageError> {
-        let revision = match self.protocol.as_str() {
-            "legacy" => Revision::LATEST_HANDSHAKE,
-            "modern" | "auto" => {
-                return Err(usage(format!(
-                    "--protocol {}: the 2026-07-28 stateless era is not supported yet; use legacy or a revision up to 2025-11-25",
-                    self.protocol
-                )));
-            }
-            other => other.parse::<Revision>().map_err(usage)?,
+        let (era, revision) = match self.protocol.as_str() {
+            "legacy" => (EraChoice::Handshake, Revision::LATEST_HANDSHAKE),
+            "modern" => (EraChoice::Modern, Revision::V2026_07_28),
+            "auto" => (EraChoice::Auto, Revision::LATEST_HANDSHAKE),
+            other => match other.parse::<Revision>().map_err(usage)? {
+                r if r.era() == crate::protocol::Era::Stateless => (EraChoice::Modern, r),
+                r => (EraChoice::Handshake, r),
+            },
         };
-        if revision.era() != crate::protocol::Era::Handshake {
-            return Err(usage(format!(
-                "--protocol {revision}: the stateless era is not supported yet"
-            )));
-        }
         Ok(ClientOptions {
+            era,
             revision,
             roots: self.roots.clone(),
             elicit: self.elicit.map(|e| match e {

@@ -38,9 +38,7 @@ fn answer(s: &Session, method: &str, params: &Value) -> Result<Value, (i64, Stri
     let opts = s.options();
     match method {
         methods::PING => Ok(json!({})),
-        methods::ROOTS_LIST if !opts.roots.is_empty() => Ok(json!({
-            "roots": opts.roots.iter().map(|r| root_entry(r)).collect::<Vec<_>>()
-        })),
+        methods::ROOTS_LIST if !opts.roots.is_empty() => Ok(roots(&opts.roots)),
         methods::ELICIT => match opts.elicit {
             Some(ElicitMode::Decline) => Ok(json!({"action": "decline"})),
             Some(ElicitMode::Defaults) => {
@@ -58,6 +56,11 @@ fn answer(s: &Session, method: &str, params: &Value) -> Result<Value, (i64, Stri
     }
 }
 
+/// A `roots/list` result from `--root` values.
+pub(super) fn roots(roots: &[String]) -> Value {
+    json!({"roots": roots.iter().map(|r| root_entry(r)).collect::<Vec<_>>()})
+}
+
 fn root_entry(r: &str) -> Value {
     if r.contains("://") {
         return json!({"uri": r});
@@ -68,7 +71,7 @@ fn root_entry(r: &str) -> Value {
 }
 
 /// The `default` of each property in `requestedSchema`.
-fn schema_defaults(params: &Value) -> Value {
+pub(super) fn schema_defaults(params: &Value) -> Value {
     let mut out = serde_json::Map::new();
     if let Some(props) = params
         .pointer("/requestedSchema/properties")

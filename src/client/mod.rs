@@ -4,13 +4,14 @@
 //! trace order is the true order.
 
 mod answer;
+mod era;
 mod ingest;
 mod link;
 pub mod options;
 mod pending;
 pub mod timeout;
 
-pub use options::{ClientOptions, ElicitMode, Limits, TokenPolicy};
+pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
@@ -96,6 +97,10 @@ pub struct Session {
     opts: ClientOptions,
     server: Mutex<Option<InitializeResult>>,
     responder: tokio::task::JoinHandle<()>,
+    /// The session speaks the stateless 2026-07-28 revision.
+    modern: std::sync::atomic::AtomicBool,
+    /// Stateless era: the log level every request asks for in `_meta`.
+    log_level: Mutex<Option<LogLevel>>,
 }
 
 impl Session {
@@ -149,6 +154,8 @@ impl Session {
                 opts,
                 server: Mutex::new(None),
                 responder,
+                modern: std::sync::atomic::AtomicBool::new(false),
+                log_level: Mutex::new(None),
             }
         }))
     }
@@ -258,6 +265,7 @@ impl Session {
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))
             .map(IdKey::from_value);
+        let params = self.with_envelope(params);
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
         if let Some(p) = params {
             msg["params"] = p;
@@ -354,6 +362,16 @@ impl Session {
     /// in the trace and flagged late.
     pub fn cancel(&self, id: &IdKey, reason: &str) -> Result<u64, ClientError> {
         self.pending.forget(id);
+        if self.is_modern()
+            && let Link::Http(h) = &self.transport
+        {
+            // 2026-07-28 over HTTP: cancelling is closing the response stream.
+            h.abort(id);
+            return Ok(
+                self.meta(json!({"event": "cancel", "request": id.to_value(),
+                                       "how": "closed the response stream", "reason": reason})),
+            );
+        }
         self.notify(
             methods::CANCELLED,
             Some(json!({"requestId": id.to_value(), "reason": reason})),
@@ -362,13 +380,7 @@ impl Session {
 
     /// The handshake: `initialize`, then `notifications/initialized`.
     pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
-        let mut caps = serde_json::Map::new();
-        if !self.opts.roots.is_empty() {
-            caps.insert("roots".into(), json!({"listChanged": false}));
-        }
-        if self.opts.elicit.is_some() {
-            caps.insert("elicitation".into(), json!({}));
-        }
+        let caps = self.client_capabilities();
         let requested = self.opts.revision.as_str();
         let params = json!({
             "protocolVersion": requested,
@@ -416,6 +428,11 @@ impl Session {
     /// `logging/setLevel`, only if the server declared `logging` (sending it
     /// to a server that did not is a known way to break servers).
     pub async fn set_level(&self, level: LogLevel) -> Result<bool, ClientError> {
+        if self.is_modern() {
+            // Stateless era: every later request asks for this level in its `_meta`.
+            *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+            return Ok(true);
+        }
         let declared = self.server().is_some_and(|s| s.has_capability("logging"));
         if !declared || !self.revision().has_set_level() {
             return Ok(false);
@@ -498,8 +515,14 @@ impl Session {
     ) -> Result<CallOutcome, ClientError> {
         let params = self.call_params(name, args, token.as_ref());
         let reply = self
-            .request_with_id(id.clone(), methods::TOOLS_CALL, Some(params), limits)
+            .request_with_id(
+                id.clone(),
+                methods::TOOLS_CALL,
+                Some(params.clone()),
+                limits,
+            )
             .await?;
+        let reply = self.drive_input_required(params, reply, limits).await?;
         Ok(CallOutcome { id, token, reply })
     }
 

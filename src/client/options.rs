@@ -40,10 +40,27 @@ pub enum ElicitMode {
     Defaults,
 }
 
+/// How a session is established (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EraChoice {
+    /// `initialize` handshake at `ClientOptions::revision`.
+    #[default]
+    Handshake,
+    /// 2026-07-28: no handshake, `server/discover`, per-request `_meta`.
+    Modern,
+    /// Probe `server/discover`; fall back to `initialize` on any
+    /// non-modern answer or a timeout.
+    Auto,
+}
+
 /// Session-wide options.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
+    pub era: EraChoice,
+    /// The revision asked for in `initialize` (handshake era).
     pub revision: Revision,
+    /// How long `--protocol auto` waits for `server/discover`.
+    pub probe_timeout: Duration,
     /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
     pub roots: Vec<String>,
     pub elicit: Option<ElicitMode>,
@@ -55,7 +72,9 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
+            era: EraChoice::Handshake,
             revision: Revision::LATEST_HANDSHAKE,
+            probe_timeout: Duration::from_secs(5),
             roots: Vec::new(),
             elicit: None,
             client_name: "mcpscope".into(),

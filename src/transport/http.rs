@@ -65,6 +65,10 @@ struct Inner {
 
 struct State {
     flavor: Flavor,
+    /// 2026-07-28: no session, `Mcp-Method`/`Mcp-Name` headers, cancel by closing the stream.
+    modern: bool,
+    /// Running request POSTs, so a stateless-era cancel can close their stream.
+    running: std::collections::HashMap<IdKey, tokio::task::AbortHandle>,
     session_id: Option<String>,
     protocol_version: Option<String>,
     get_task: Option<tokio::task::JoinHandle<()>>,
@@ -105,6 +109,8 @@ impl HttpTransport {
             sink,
             state: Mutex::new(State {
                 flavor,
+                modern: false,
+                running: std::collections::HashMap::new(),
                 session_id: None,
                 protocol_version: None,
                 get_task: None,
@@ -140,6 +146,21 @@ impl HttpTransport {
     /// The negotiated revision, sent as `MCP-Protocol-Version` from now on.
     pub fn set_protocol_version(&self, v: &str) {
         self.inner.lock().protocol_version = Some(v.to_string());
+    }
+
+    pub fn clear_protocol_version(&self) {
+        self.inner.lock().protocol_version = None;
+    }
+
+    pub fn set_modern(&self, on: bool) {
+        self.inner.lock().modern = on;
+    }
+
+    /// Close a running request's response stream (the 2026-07-28 way to cancel).
+    pub fn abort(&self, id: &IdKey) {
+        if let Some(h) = self.inner.lock().running.remove(id) {
+            h.abort();
+        }
     }
 
     pub fn session_id(&self) -> Option<String> {
@@ -205,21 +226,56 @@ impl HttpTransport {
 /// next frame cannot overtake it; a request's stream is read in its own task.
 async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Vec<u8>)>) {
     while let Some((channel, frame)) = rx.recv().await {
-        let f = classify(&frame);
-        let request_id = (f.kind == FrameKind::Request)
-            .then(|| f.id.clone())
-            .flatten();
-        let is_initialize = f.method.as_deref() == Some("initialize");
-        drop(f);
-        if request_id.is_some() {
-            let inner = inner.clone();
-            tokio::spawn(
-                async move { inner.post(channel, frame, request_id, is_initialize).await },
-            );
-        } else {
-            inner.clone().post(channel, frame, None, false).await;
+        let (request_id, method, name) = {
+            let f = classify(&frame);
+            (
+                (f.kind == FrameKind::Request)
+                    .then(|| f.id.clone())
+                    .flatten(),
+                f.method.as_deref().map(str::to_string),
+                f.params.and_then(|p| {
+                    let v: serde_json::Value = serde_json::from_str(p.get()).ok()?;
+                    v.get("name")
+                        .or_else(|| v.get("uri"))
+                        .and_then(|n| n.as_str())
+                        .map(str::to_string)
+                }),
+            )
+        };
+        let out = Outgoing {
+            channel,
+            frame,
+            request_id,
+            method,
+            name,
+        };
+        match out.request_id.clone() {
+            Some(id) => {
+                let task_inner = inner.clone();
+                let handle = tokio::spawn(async move {
+                    let done = out.request_id.clone();
+                    let me = task_inner.clone();
+                    task_inner.post(out).await;
+                    if let Some(id) = done {
+                        me.lock().running.remove(&id);
+                    }
+                });
+                inner.lock().running.insert(id, handle.abort_handle());
+            }
+            None => inner.clone().post(out).await,
         }
     }
+}
+
+/// One frame on its way out, with what the headers need to know about it.
+#[derive(Clone)]
+struct Outgoing {
+    channel: String,
+    frame: Vec<u8>,
+    request_id: Option<IdKey>,
+    method: Option<String>,
+    /// `params.name` or `params.uri`, for `Mcp-Name`.
+    name: Option<String>,
 }
 
 impl Inner {
@@ -256,14 +312,19 @@ impl Inner {
         );
     }
 
-    async fn post(
-        self: Arc<Self>,
-        channel: String,
-        frame: Vec<u8>,
-        request_id: Option<IdKey>,
-        is_initialize: bool,
-    ) {
-        let flavor = self.lock().flavor;
+    async fn post(self: Arc<Self>, out: Outgoing) {
+        let Outgoing {
+            channel,
+            frame,
+            request_id,
+            method,
+            name,
+        } = out.clone();
+        let is_initialize = request_id.is_some() && method.as_deref() == Some("initialize");
+        let (flavor, modern) = {
+            let st = self.lock();
+            (st.flavor, st.modern)
+        };
         let target = match flavor {
             Flavor::Legacy => match self.wait_endpoint().await {
                 Some(u) => u,
@@ -279,11 +340,21 @@ impl Inner {
             _ => self.url.clone(),
         };
         let started = Instant::now();
-        let req = self
+        let mut req = self
             .common_headers(self.client.post(target))
             .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .body(frame.clone());
+            .header(CONTENT_TYPE, "application/json");
+        if modern {
+            if let Some(m) = &method {
+                req = req.header("mcp-method", m);
+            }
+            if let (Some(n), Some("tools/call" | "prompts/get" | "resources/read")) =
+                (&name, method.as_deref())
+            {
+                req = req.header("mcp-name", n);
+            }
+        }
+        let req = req.body(frame.clone());
         let resp = match req.send().await {
             Ok(r) => r,
             Err(e) => {
@@ -318,7 +389,7 @@ impl Inner {
                                        "reason": format!("POST initialize answered {}", status.as_u16())}));
             self.lock().flavor = Flavor::Legacy;
             self.start_legacy_stream();
-            Box::pin(self.clone().post(channel, frame, request_id, is_initialize)).await;
+            Box::pin(self.clone().post(out)).await;
             return;
         }
         if flavor == Flavor::Auto && is_initialize && status.is_success() {

@@ -12,6 +12,8 @@ Tools:
     float_progress {}                         progress 0.5, 1.5, 2.5 of total 3.0
     log_only {}                               logs info + warning, no progress
     echo {text:str}                           returns text unchanged
+    greet {}                                  elicits a name (default "world"): a mid-call
+                                              elicitation/create, or input_required at 2026-07-28
 
 By default, like any MCPServer of this SDK, it declares no `logging` capability, answers
 `logging/setLevel` with -32601 and still sends `notifications/message` (all levels). With
@@ -36,7 +38,10 @@ except ImportError:  # pragma: no cover - other SDK versions
     pass
 
 import mcp_types  # noqa: E402
-from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+from typing import Annotated  # noqa: E402
+
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
 
 server = MCPServer(name="mcpscope-python-peer", version="1.0.0", log_level="WARNING")
 
@@ -89,6 +94,20 @@ async def log_only(ctx: Context) -> str:
 def echo(text: str) -> str:
     """Return the given text unchanged."""
     return text
+
+
+class Name(BaseModel):
+    name: str = "world"
+
+
+def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+@server.tool()
+def greet(who: Annotated[Name, Resolve(ask_name)]) -> str:
+    """Ask the user's name (elicitation; input_required in the 2026-07-28 era) and greet them."""
+    return f"Hello, {who.name}!"
 
 
 def main() -> None:

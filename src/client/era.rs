@@ -1,0 +1,210 @@
+//! The 2026-07-28 stateless era: `server/discover` instead of a handshake,
+//! the `_meta` envelope on every request, per-request log levels, and
+//! `input_required` results answered and retried. `start` chooses the era per
+//! `--protocol` (the probe and any fallback are visible in the trace).
+
+use super::link::Link;
+use super::options::{ElicitMode, EraChoice, Limits};
+use super::{ClientError, Reply, Session};
+use crate::protocol::Revision;
+use crate::protocol::methods;
+use crate::protocol::views::InitializeResult;
+use serde_json::{Map, Value, json};
+use std::sync::atomic::Ordering;
+
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `input_required` rounds before giving up (as the official SDKs do).
+const MAX_INPUT_ROUNDS: usize = 10;
+
+impl Session {
+    pub fn is_modern(&self) -> bool {
+        self.modern.load(Ordering::Relaxed)
+    }
+
+    /// The capabilities mcpscope declares (the same in both eras).
+    pub(super) fn client_capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if !self.opts.roots.is_empty() {
+            caps.insert("roots".into(), json!({"listChanged": false}));
+        }
+        if self.opts.elicit.is_some() {
+            caps.insert("elicitation".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// Stateless era: merge the required `_meta` keys into a request's params.
+    pub(super) fn with_envelope(&self, params: Option<Value>) -> Option<Value> {
+        if !self.is_modern() {
+            return params;
+        }
+        let mut params = match params {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta) = meta {
+            meta.insert(META_VERSION.into(), json!(Revision::V2026_07_28.as_str()));
+            meta.insert(META_CAPABILITIES.into(), self.client_capabilities());
+            meta.insert(
+                META_CLIENT_INFO.into(),
+                json!({"name": self.opts.client_name, "version": env!("CARGO_PKG_VERSION")}),
+            );
+            if let Some(level) = *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) {
+                meta.insert(META_LOG_LEVEL.into(), json!(level.as_str()));
+            }
+        }
+        Some(Value::Object(params))
+    }
+
+    fn set_modern(&self, on: bool) {
+        self.modern.store(on, Ordering::Relaxed);
+        if let Link::Http(h) = &self.transport {
+            h.set_modern(on);
+        }
+    }
+
+    /// Establish the session in the era `--protocol` asked for.
+    pub async fn start(&self) -> Result<InitializeResult, ClientError> {
+        match self.opts.era {
+            EraChoice::Handshake => self.initialize().await,
+            EraChoice::Modern => self.discover(None).await,
+            EraChoice::Auto => {
+                let limit = self.opts.probe_timeout;
+                match self.discover(Some(limit)).await {
+                    Ok(r) => Ok(r),
+                    Err(e) => {
+                        self.set_modern(false);
+                        self.meta(json!({"event": "era", "era": "handshake",
+                                         "reason": format!("server/discover probe: {e}")}));
+                        if let Link::Http(h) = &self.transport {
+                            h.clear_protocol_version();
+                        }
+                        self.initialize().await
+                    }
+                }
+            }
+        }
+    }
+
+    /// `server/discover` with the 2026-07-28 envelope.
+    async fn discover(
+        &self,
+        probe: Option<std::time::Duration>,
+    ) -> Result<InitializeResult, ClientError> {
+        self.set_modern(true);
+        if let Link::Http(h) = &self.transport {
+            h.set_protocol_version(Revision::V2026_07_28.as_str());
+        }
+        let limits = Limits {
+            idle: None,
+            max: Some(probe.unwrap_or(self.opts.handshake_timeout)),
+        };
+        let reply = match self.request(methods::SERVER_DISCOVER, None, limits).await {
+            Ok(r) => r,
+            Err(e @ ClientError::Rpc { .. }) if probe.is_some() => return Err(e),
+            Err(ClientError::Rpc { code, message, .. }) => {
+                return Err(ClientError::Handshake(format!(
+                    "the server rejected server/discover: JSON-RPC error {code}: {message}"
+                )));
+            }
+            Err(e) if probe.is_some() => return Err(e),
+            Err(e) => return Err(ClientError::Handshake(e.to_string())),
+        };
+        let r = &reply.result;
+        let versions: Vec<&str> = r
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let modern = Revision::V2026_07_28.as_str();
+        if !versions.is_empty() && !versions.contains(&modern) {
+            return Err(ClientError::Handshake(format!(
+                "the server supports {} but not {modern}",
+                versions.join(", ")
+            )));
+        }
+        let init = InitializeResult {
+            protocol_version: modern.to_string(),
+            capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
+            server_info: r
+                .pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")))
+                .cloned()
+                .unwrap_or(json!({})),
+            instructions: r
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        self.meta(
+            json!({"event": "negotiated", "era": "stateless", "protocolVersion": modern,
+                         "supportedVersions": versions, "serverInfo": init.server_info,
+                         "capabilities": init.capabilities}),
+        );
+        *self.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(init.clone());
+        Ok(init)
+    }
+
+    /// MRTR: while a result says `input_required`, answer its `inputRequests`
+    /// (elicitation per `--elicit`, roots per `--root`) and retry the original
+    /// request with `inputResponses` and the echoed `requestState`. Each
+    /// retry is a new request with a new id. Input mcpscope cannot give ends
+    /// the loop with the `input_required` result itself.
+    pub(super) async fn drive_input_required(
+        &self,
+        params: Value,
+        mut reply: Reply,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            if reply.result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(reply);
+            }
+            let mut responses = Map::new();
+            if let Some(reqs) = reply.result.get("inputRequests").and_then(Value::as_object) {
+                for (key, req) in reqs {
+                    match self.answer_input(req) {
+                        Some(answer) => {
+                            responses.insert(key.clone(), answer);
+                        }
+                        None => return Ok(reply),
+                    }
+                }
+            }
+            let mut retry = params.clone();
+            if let Value::Object(m) = &mut retry {
+                m.insert("inputResponses".into(), Value::Object(responses));
+                if let Some(state) = reply.result.get("requestState") {
+                    m.insert("requestState".into(), state.clone());
+                }
+            }
+            reply = self
+                .request(methods::TOOLS_CALL, Some(retry), limits)
+                .await?;
+        }
+        Err(ClientError::Protocol(format!(
+            "the server asked for input more than {MAX_INPUT_ROUNDS} times"
+        )))
+    }
+
+    fn answer_input(&self, req: &Value) -> Option<Value> {
+        let method = req.get("method").and_then(Value::as_str)?;
+        let params = req.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            methods::ELICIT => match self.opts.elicit? {
+                ElicitMode::Decline => Some(json!({"action": "decline"})),
+                ElicitMode::Defaults => Some(
+                    json!({"action": "accept", "content": super::answer::schema_defaults(&params)}),
+                ),
+            },
+            methods::ROOTS_LIST if !self.opts.roots.is_empty() => {
+                Some(super::answer::roots(&self.opts.roots))
+            }
+            _ => None,
+        }
+    }
+}
