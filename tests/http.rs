@@ -175,7 +175,11 @@ fn python_sdk_over_streamable_http() {
 
 fn init_or(req: &Req, then: impl Fn(&Req) -> Reply) -> Reply {
     match req.json()["method"].as_str() {
-        Some("initialize") => Reply::Body(200, "application/json", INIT_RESULT.into()),
+        Some("initialize") => {
+            let mut v: serde_json::Value = serde_json::from_str(INIT_RESULT).unwrap();
+            v["id"] = req.json()["id"].clone();
+            Reply::Body(200, "application/json", v.to_string())
+        }
         Some("notifications/initialized") | Some("notifications/cancelled") => {
             Reply::Body(202, "text/plain", String::new())
         }
@@ -325,4 +329,49 @@ fn connection_refused_is_a_connection_failure() {
     assert!(o.stderr.to_lowercase().contains("connect"), "{}", o.stderr);
     let o = call_url("ftp://127.0.0.1/x", &["--tool", "t"]);
     assert_eq!(o.code, 3, "{}", o.stderr);
+}
+
+#[test]
+fn an_expired_session_is_reinitialized_and_the_call_retried() {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let inits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (c, i) = (calls.clone(), inits.clone());
+    let port = raw_server(move |req| {
+        use std::sync::atomic::Ordering::SeqCst;
+        if req.json()["method"] == "initialize" {
+            i.fetch_add(1, SeqCst);
+        }
+        init_or(req, |req| {
+            if c.fetch_add(1, SeqCst) == 0 {
+                return Reply::Body(404, "text/plain", "no such session".into());
+            }
+            let id = req.json()["id"].clone();
+            Reply::Body(
+                200,
+                "application/json",
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})
+                    .to_string(),
+            )
+        })
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("x.jsonl");
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &["--tool", "t", "--record", rec.to_str().unwrap()],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        inits.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "a new session was started"
+    );
+    let lines = trace_lines(&rec);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["json"]["event"] == "session-expired")
+    );
+    assert!(lines.iter().any(|l| l["json"]["event"] == "reinitialize"));
+    assert_eq!(frames(&lines, "out", "tools/call").count(), 2);
 }

@@ -261,6 +261,32 @@ impl Session {
         params: Option<Value>,
         limits: Limits,
     ) -> Result<Reply, ClientError> {
+        match self.request_once(id, method, params.clone(), limits).await {
+            Err(ClientError::Gone(Gone::Transport(why)))
+                if why == crate::transport::http::SESSION_EXPIRED
+                    && method != methods::INITIALIZE
+                    && !self.is_modern() =>
+            {
+                // The server forgot the session: start a new one, then retry once.
+                self.meta(json!({"event": "reinitialize", "reason": why}));
+                if let Link::Http(h) = &self.transport {
+                    h.reset_session();
+                }
+                Box::pin(self.initialize()).await?;
+                let id = self.fresh_id();
+                self.request_once(id, method, params, limits).await
+            }
+            other => other,
+        }
+    }
+
+    async fn request_once(
+        &self,
+        id: IdKey,
+        method: &str,
+        params: Option<Value>,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
         let token = params
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))

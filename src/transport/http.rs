@@ -22,6 +22,8 @@ use tokio::sync::{mpsc, watch};
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 const RESUME_ATTEMPTS: u32 = 5;
+/// Why a request failed when the server forgot the session (HTTP 404).
+pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
 
 /// Which HTTP transport to speak.
@@ -398,7 +400,7 @@ impl Inner {
         if status == StatusCode::NOT_FOUND && self.lock().session_id.is_some() && !is_initialize {
             self.meta(&channel, json!({"event": "session-expired", "status": 404}));
             self.sink
-                .failed(&channel, request_id, "session expired (HTTP 404)".into());
+                .failed(&channel, request_id, SESSION_EXPIRED.into());
             return;
         }
         let content_type = resp
