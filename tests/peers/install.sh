@@ -12,10 +12,14 @@ pins=("$here/node/package.json" "$here/node/package-lock.json" "$here/requiremen
 want="$(cat "${pins[@]}" | sha256sum | cut -d' ' -f1)"
 
 node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+# The conformance suite needs Node >= 22; npm `node@22` ships that binary, so the
+# suite never depends on the machine's node.
+node22="$dest/node/node_modules/node/bin/node"
+conformance="$dest/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 venv_py="$dest/venv/bin/python"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
-      && -f "$node_entry" && -x "$venv_py" ]]; then
+      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -x "$venv_py" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
 fi
@@ -23,13 +27,17 @@ fi
 mkdir -p "$dest"
 rm -f "$stamp"
 
-# --- npm: @modelcontextprotocol/server-everything (exact version via committed lockfile)
+# --- npm: @modelcontextprotocol/server-everything, @modelcontextprotocol/conformance and
+# node@22 (exact versions via the committed lockfile; node's preinstall fetches the
+# platform binary package of the same pinned version)
 command -v npm >/dev/null || { echo "peers: npm is required" >&2; exit 1; }
 mkdir -p "$dest/node"
 cp "$here/node/package.json" "$here/node/package-lock.json" "$dest/node/"
 echo "peers: npm ci -> $dest/node"
 npm ci --prefix "$dest/node" --no-audit --no-fund --loglevel=error
 test -f "$node_entry"
+test -f "$conformance"
+"$node22" --version >/dev/null
 
 # --- Python venv with the official MCP SDK (mcp==2.3.0 and pinned deps)
 python="${PYTHON:-python3}"
@@ -45,5 +53,7 @@ echo "$want" > "$stamp"
 
 se_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/server-everything/package.json').version")"
 mcp_version="$("$venv_py" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+conf_version="$("$node22" "$conformance" --version)"
 echo "peers: installed @modelcontextprotocol/server-everything@$se_version (node $node_entry)"
+echo "peers: installed @modelcontextprotocol/conformance@$conf_version (run with node $("$node22" --version): $node22 $conformance)"
 echo "peers: installed mcp==$mcp_version (python $venv_py)"
