@@ -1,10 +1,249 @@
-//! The interactive UI. The only module that touches the terminal.
+//! The interactive UI (`mcpscope [SERVER]`, `mcpscope demo`). The only
+//! module that touches the terminal.
+//!
+//! Layout of the module: `app` (state + update), `state`, `action`
+//! (actions, effects, messages), `keymap`, `settings`, `theme`, `views`
+//! (incremental filtered lists), `calls` (gauges), `compose` (composer
+//! state), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
+//! `panes/*` (rendering, one file per pane), `terminal` (guard), `runtime`
+//! (event loop and effects).
+
+pub mod action;
+pub mod app;
+pub mod calls;
+pub mod compose;
+pub mod format;
+pub mod jsonfmt;
+pub mod keymap;
+pub mod layout;
+pub mod panes;
+pub mod runtime;
+pub mod schema;
+pub mod settings;
+pub mod state;
+pub mod summary;
+pub mod terminal;
+pub mod theme;
+pub mod ui;
+pub mod views;
+
+pub use app::{App, AppOptions};
 
 use crate::cli::TuiArgs;
+use crate::cli::connect::new_trace;
+use crate::cli::spec::{ServerArgs, ServerSpec};
+use crate::client::Session;
+use format::shell_quote;
+use settings::{Settings, clamp_fps};
+use std::io::IsTerminal;
+use std::time::Instant;
+use theme::Theme;
 
 /// Run the TUI; returns the process exit code.
 pub fn run(args: TuiArgs, demo: bool) -> i32 {
-    let _ = (args, demo);
-    eprintln!("[error] the TUI is not available in this build yet; use `mcpscope call`");
-    2
+    let started = Instant::now();
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        eprintln!(
+            "[error] the interactive UI needs a terminal: stdin and stdout must both be a TTY.\n\
+             [error] for scripts and pipes use the headless commands, e.g.\n\
+             [error]   mcpscope call --demo --tool upload_file      (one call: events on stderr, result on stdout)\n\
+             [error]   mcpscope tools --demo                       (list tools)"
+        );
+        return 2;
+    }
+    let _ = demo;
+    let setup = match Setup::prepare(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("[error] cannot start the async runtime: {e}");
+            return 3;
+        }
+    };
+    let code = rt.block_on(setup.run(started));
+    // Reader threads may still block on a server's pipes; do not wait for them.
+    rt.shutdown_background();
+    code
+}
+
+/// Everything decided before the terminal is touched, so usage errors are
+/// printed on a normal screen with exit code 2.
+struct Setup {
+    settings: Settings,
+    theme: Theme,
+    fps: u32,
+    spec: ServerSpec,
+    server: ServerArgs,
+    runs: Vec<(String, serde_json::Value)>,
+    record: Option<std::path::PathBuf>,
+    server_cli: String,
+}
+
+impl Setup {
+    fn prepare(args: &TuiArgs) -> Result<Setup, String> {
+        let dir = settings::config_dir();
+        let settings = Settings::load(dir.as_deref())?;
+        let theme_name = args.theme.clone().unwrap_or_else(|| settings.theme.clone());
+        let mut theme = Theme::resolve(&theme_name, dir.as_deref()).map_err(|e| e.to_string())?;
+        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            theme = theme.without_colors();
+        }
+        let fps = clamp_fps(args.fps.unwrap_or(settings.fps));
+        let runs = args
+            .run
+            .iter()
+            .map(|r| app::parse_run(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let spec = args.server.resolve().map_err(|e| e.to_string())?;
+        args.server.client_options().map_err(|e| e.to_string())?;
+        if matches!(spec, ServerSpec::Http { .. }) {
+            return Err("--url: the Streamable HTTP and HTTP+SSE transports are not available in this build yet".into());
+        }
+        Ok(Setup {
+            server_cli: server_cli(&args.server),
+            settings,
+            theme,
+            fps,
+            spec,
+            server: args.server.clone(),
+            runs,
+            record: args.record.clone(),
+        })
+    }
+
+    async fn run(self, started: Instant) -> i32 {
+        let trace = match new_trace(&self.spec, self.record.as_deref(), !self.server.no_redact) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 2;
+            }
+        };
+        let opts = match self.server.client_options() {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 2;
+            }
+        };
+        let ServerSpec::Stdio { cmd, .. } = &self.spec else {
+            return 2;
+        };
+        let session = match Session::spawn_stdio(cmd, opts, trace.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 3;
+            }
+        };
+        let app_opts = AppOptions {
+            theme: self.theme,
+            keymap: self.settings.keymap.clone(),
+            fps: self.fps,
+            stale_after_us: self.settings.stale_after_us,
+            idle_timeout_secs: self.settings.idle_timeout_secs,
+            max_timeout_secs: self.settings.max_timeout_secs,
+            server_cli: self.server_cli,
+            spec_name: self.spec.name().to_string(),
+            transport: "stdio".into(),
+            recording: self.record.as_ref().map(|p| p.display().to_string()),
+            runs: self.runs,
+            live: true,
+        };
+        let mut app = App::new(trace.clone(), app_opts);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let exec = runtime::Executor::new(Some(session.clone()), tx);
+        let result = match terminal::TerminalGuard::enter() {
+            Ok(mut guard) => {
+                exec.start();
+                let r = runtime::event_loop(
+                    &mut app,
+                    &mut guard.terminal,
+                    &exec,
+                    rx,
+                    self.fps,
+                    started,
+                )
+                .await;
+                drop(guard);
+                r
+            }
+            Err(e) => Err(e),
+        };
+        // The terminal is back to normal before we wait for the server.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), session.shutdown()).await;
+        if let Some(e) = trace.read().recorder_error() {
+            eprintln!("[error] {e}");
+        }
+        match result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("[error] terminal: {e}");
+                3
+            }
+        }
+    }
+}
+
+/// The server part of the equivalent `mcpscope call` command line. Values
+/// of secret-looking variables and headers are not shown.
+pub fn server_cli(a: &ServerArgs) -> String {
+    let secret = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        ["token", "secret", "key", "password", "auth", "cookie"]
+            .iter()
+            .any(|s| k.contains(s))
+    };
+    let mut out: Vec<String> = Vec::new();
+    if a.demo {
+        out.push("--demo".into());
+    }
+    if let Some(u) = &a.url {
+        out.push(format!("--url {}", shell_quote(u)));
+    }
+    for h in &a.headers {
+        let name = h.split(':').next().unwrap_or("");
+        out.push(if secret(name) {
+            format!("-H '{name}: …'")
+        } else {
+            format!("-H {}", shell_quote(h))
+        });
+    }
+    if let Some(c) = &a.config {
+        out.push(format!(
+            "--config {}",
+            shell_quote(&c.display().to_string())
+        ));
+    }
+    if let Some(s) = &a.server {
+        out.push(format!("--server {}", shell_quote(s)));
+    }
+    for e in &a.env {
+        let key = e.split('=').next().unwrap_or("");
+        out.push(if secret(key) {
+            format!("-e {key}=…")
+        } else {
+            format!("-e {}", shell_quote(e))
+        });
+    }
+    if let Some(c) = &a.cwd {
+        out.push(format!("--cwd {}", shell_quote(&c.display().to_string())));
+    }
+    if a.protocol != "legacy" {
+        out.push(format!("--protocol {}", shell_quote(&a.protocol)));
+    }
+    if !a.command.is_empty() {
+        out.push("--".into());
+        out.extend(a.command.iter().map(|c| shell_quote(c)));
+    }
+    out.join(" ")
 }

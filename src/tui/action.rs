@@ -1,0 +1,171 @@
+//! Intent and side effects. `Action` is what a key means (named, so key
+//! bindings are data); `Effect` is work the runtime performs for the state
+//! (talking to the server, the clipboard); `Msg` is a result coming back.
+
+use crate::client::{Limits, TokenPolicy};
+use crate::protocol::IdKey;
+use crate::protocol::views::{InitializeResult, LogLevel};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Everything a key (or mouse gesture) can ask for. Names are the keys of
+/// the `[keys.*]` tables in the settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    FocusNext,
+    FocusPrev,
+    FocusTools,
+    FocusComposer,
+    FocusProgress,
+    FocusTimeline,
+    FocusLogs,
+    FocusRaw,
+    Zoom,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Filter,
+    ClearFilter,
+    UseTool,
+    Edit,
+    StopEdit,
+    Send,
+    CycleToken,
+    EditToken,
+    CycleLogLevel,
+    IdleDown,
+    IdleUp,
+    MaxDown,
+    MaxUp,
+    ToggleRawMode,
+    ResetArgs,
+    CopyCommand,
+    CancelCall,
+    ShowLane,
+    CycleByteMode,
+    ClearFinished,
+    Follow,
+    CycleKind,
+    CycleKindBack,
+    ClearLane,
+    LevelUp,
+    LevelDown,
+    ToggleStderr,
+    Expand,
+    ToggleBytes,
+    Search,
+    NextMatch,
+    PrevMatch,
+    Copy,
+}
+
+impl Action {
+    /// One line for the help screen.
+    pub fn describe(self) -> &'static str {
+        use Action::*;
+        match self {
+            Quit => "quit (the server is shut down, the terminal restored)",
+            Help => "show or hide this help",
+            Back => "close help / stop editing / leave a mode",
+            FocusNext => "focus the next pane",
+            FocusPrev => "focus the previous pane",
+            FocusTools => "focus Tools",
+            FocusComposer => "focus Composer",
+            FocusProgress => "focus Progress",
+            FocusTimeline => "focus Timeline",
+            FocusLogs => "focus Logs",
+            FocusRaw => "focus Raw",
+            Zoom => "zoom the focused pane to full screen (again to restore)",
+            Up => "move up / scroll up",
+            Down => "move down / scroll down",
+            PageUp => "page up",
+            PageDown => "page down",
+            Top => "go to the first row",
+            Bottom => "go to the last row",
+            Filter => "type a text filter (Enter keeps it, Esc drops it)",
+            ClearFilter => "clear the text filter",
+            UseTool => "load the selected tool into the composer",
+            Edit => "edit the JSON arguments (Esc stops editing)",
+            StopEdit => "stop editing",
+            Send => "send the call (or the raw message)",
+            CycleToken => "progress token: auto string → auto integer → custom → none",
+            EditToken => "type a custom progress token",
+            CycleLogLevel => "log level to request (logging/setLevel) before sending",
+            IdleDown => "shorter idle timeout",
+            IdleUp => "longer idle timeout",
+            MaxDown => "shorter max timeout",
+            MaxUp => "longer max timeout",
+            ToggleRawMode => "switch between tools/call and a raw JSON-RPC message",
+            ResetArgs => "refill the arguments from the tool's input schema",
+            CopyCommand => "copy the equivalent `mcpscope call` command (OSC 52)",
+            CancelCall => "cancel the selected call (notifications/cancelled)",
+            ShowLane => "show the selected call's lane in the timeline",
+            CycleByteMode => "progress units: auto → bytes → plain",
+            ClearFinished => "forget finished calls",
+            Follow => "follow new events (scrolling up stops following)",
+            CycleKind => "filter by kind: next",
+            CycleKindBack => "filter by kind: previous",
+            ClearLane => "leave the lane and show every event",
+            LevelUp => "raise the minimum level shown",
+            LevelDown => "lower the minimum level shown",
+            ToggleStderr => "show or hide server stderr lines",
+            Expand => "expand or fold the selected entry",
+            ToggleBytes => "pretty JSON ↔ exact bytes",
+            Search => "search in the frame",
+            NextMatch => "next match",
+            PrevMatch => "previous match",
+            Copy => "copy the frame to the clipboard (OSC 52)",
+        }
+    }
+}
+
+/// A side effect for the runtime to perform.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Call {
+        tool: String,
+        args: Value,
+        token: TokenPolicy,
+        level: Option<LogLevel>,
+        limits: Limits,
+    },
+    /// A raw JSON-RPC request (with an id) or notification (without).
+    Raw {
+        id: Option<IdKey>,
+        method: String,
+        params: Option<Value>,
+        limits: Limits,
+    },
+    Cancel {
+        id: IdKey,
+    },
+    /// Put text on the clipboard with OSC 52.
+    Copy(String),
+    Quit,
+}
+
+/// Results of effects and start-up work, back into the state.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Handshake(Result<InitializeResult, String>),
+    Tools(Result<Vec<Value>, String>),
+    /// A call was given its id before it was sent (limits drive countdowns).
+    CallPrepared {
+        id: IdKey,
+        limits: Limits,
+    },
+    /// A call ended without a response we can show (timeout, crash, error text).
+    CallFailed {
+        id: IdKey,
+        why: String,
+    },
+    /// A line for the status bar.
+    Notice(String),
+}

@@ -1,0 +1,242 @@
+//! Pretty-printing of raw JSON for the Raw and Logs panes: re-indents the
+//! exact text (key order and number spelling kept, unlike a `Value` round
+//! trip) and tags each piece for colouring. Also the exact-bytes view.
+
+use crate::protocol::sanitize::one_line;
+
+/// What a piece of text is, for colouring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tok {
+    Key,
+    Str,
+    Num,
+    Lit,
+    Punct,
+    Plain,
+    /// A byte that is not valid UTF-8, or an elision marker.
+    Odd,
+}
+
+pub type Seg = (Tok, String);
+pub type Lines = Vec<Vec<Seg>>;
+
+/// One string longer than this is cut on screen: the Raw pane must stay fast
+/// on a 10 MB frame. Copy (OSC 52) still takes the whole frame.
+const MAX_SEG_CHARS: usize = 4000;
+
+struct Out {
+    lines: Lines,
+    cur: Vec<Seg>,
+    indent: usize,
+    max_lines: usize,
+}
+
+impl Out {
+    fn push(&mut self, t: Tok, s: impl Into<String>) {
+        if self.cur.is_empty() && self.indent > 0 {
+            self.cur
+                .push((Tok::Plain, "  ".repeat(self.indent.min(40))));
+        }
+        self.cur.push((t, s.into()));
+    }
+    fn newline(&mut self) {
+        if !self.cur.is_empty() {
+            self.lines.push(std::mem::take(&mut self.cur));
+        }
+    }
+    fn full(&self) -> bool {
+        self.lines.len() >= self.max_lines
+    }
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_SEG_CHARS) {
+        None => one_line(s).into_owned(),
+        Some((i, _)) => format!("{}…(+{} bytes)", one_line(&s[..i]), s.len() - i),
+    }
+}
+
+/// Re-indent JSON text. Returns the lines and whether `max_lines` cut it short.
+/// Invalid JSON is laid out as far as it goes; nothing is dropped silently.
+pub fn pretty(raw: &str, max_lines: usize) -> (Lines, bool) {
+    let b = raw.as_bytes();
+    let mut o = Out {
+        lines: Vec::new(),
+        cur: Vec::new(),
+        indent: 0,
+        max_lines,
+    };
+    let mut i = 0;
+    let skip_ws = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        j
+    };
+    while i < b.len() {
+        if o.full() {
+            return (o.lines, true);
+        }
+        let c = b[i];
+        match c {
+            c if c.is_ascii_whitespace() => i += 1,
+            b'{' | b'[' => {
+                let close = if c == b'{' { b'}' } else { b']' };
+                let j = skip_ws(i + 1);
+                if j < b.len() && b[j] == close {
+                    o.push(Tok::Punct, if c == b'{' { "{}" } else { "[]" });
+                    i = j + 1;
+                } else {
+                    o.push(Tok::Punct, (c as char).to_string());
+                    o.newline();
+                    o.indent += 1;
+                    i += 1;
+                }
+            }
+            b'}' | b']' => {
+                o.newline();
+                o.indent = o.indent.saturating_sub(1);
+                o.push(Tok::Punct, (c as char).to_string());
+                i += 1;
+            }
+            b',' => {
+                o.push(Tok::Punct, ",");
+                o.newline();
+                i += 1;
+            }
+            b':' => {
+                o.push(Tok::Punct, ": ");
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                let text = &raw[start..i];
+                let j = skip_ws(i);
+                let t = if j < b.len() && b[j] == b':' {
+                    Tok::Key
+                } else {
+                    Tok::Str
+                };
+                o.push(t, clip(text));
+            }
+            _ => {
+                let start = i;
+                while i < b.len() && !b",:{}[]\" \t\r\n".contains(&b[i]) {
+                    i += 1;
+                }
+                if i == start {
+                    i += 1;
+                }
+                // Slicing on ASCII delimiters keeps UTF-8 boundaries intact.
+                let text = raw.get(start..i).unwrap_or("");
+                let t = match text.as_bytes().first() {
+                    Some(b'-' | b'0'..=b'9') => Tok::Num,
+                    _ if matches!(text, "true" | "false" | "null") => Tok::Lit,
+                    _ => Tok::Plain,
+                };
+                o.push(t, clip(text));
+            }
+        }
+    }
+    o.newline();
+    (o.lines, false)
+}
+
+/// The exact bytes, `width` characters per line: text as text, control
+/// characters as visible pictures, bytes that are not UTF-8 as `\xNN`.
+pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool) {
+    let width = width.max(8);
+    let mut lines: Lines = Vec::new();
+    let mut cur: Vec<Seg> = Vec::new();
+    let mut col = 0;
+    let mut push = |t: Tok, s: String, w: usize, lines: &mut Lines, cur: &mut Vec<Seg>| {
+        if col + w > width {
+            lines.push(std::mem::take(cur));
+            col = 0;
+        }
+        match cur.last_mut() {
+            Some((lt, ls)) if *lt == t => ls.push_str(&s),
+            _ => cur.push((t, s)),
+        }
+        col += w;
+    };
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        if lines.len() >= max_lines {
+            return (lines, true);
+        }
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                for ch in s.chars() {
+                    let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
+                    push(Tok::Plain, txt, 1, &mut lines, &mut cur);
+                    if lines.len() >= max_lines {
+                        return (lines, true);
+                    }
+                }
+                rest = &[];
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                for ch in std::str::from_utf8(good).unwrap_or("").chars() {
+                    let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
+                    push(Tok::Plain, txt, 1, &mut lines, &mut cur);
+                }
+                let n = e.error_len().unwrap_or(bad.len()).max(1);
+                for byte in &bad[..n] {
+                    push(Tok::Odd, format!("\\x{byte:02x}"), 4, &mut lines, &mut cur);
+                }
+                rest = &bad[n..];
+            }
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    (lines, false)
+}
+
+/// A line's plain text (search works on what is shown).
+pub fn line_text(line: &[Seg]) -> String {
+    line.iter().map(|(_, s)| s.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(lines: &Lines) -> String {
+        lines
+            .iter()
+            .map(|l| line_text(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn keeps_order_and_numbers() {
+        let (l, cut) = pretty(r#"{"z":1.0,"a":[true,null,{}],"s":"x\"y"}"#, 100);
+        assert!(!cut);
+        assert_eq!(
+            text(&l),
+            "{\n  \"z\": 1.0,\n  \"a\": [\n    true,\n    null,\n    {}\n  ],\n  \"s\": \"x\\\"y\"\n}"
+        );
+        assert_eq!(l[1][1], (Tok::Key, "\"z\"".into()));
+        assert_eq!(l[1][3], (Tok::Num, "1.0".into()));
+        let (_, cut) = pretty("[1,2,3,4]", 3);
+        assert!(cut);
+    }
+
+    #[test]
+    fn exact_bytes_shows_everything() {
+        let (l, _) = exact_bytes(b"ab\x1b[\xffcd", 80, 10);
+        assert_eq!(text(&l), "ab␛[\\xffcd");
+        let (l, _) = exact_bytes(b"abcdefghij", 8, 10);
+        assert_eq!(l.len(), 2);
+    }
+}

@@ -1,0 +1,402 @@
+//! Key bindings as data: a table of (context, key, action). Defaults live
+//! here; the settings file can rebind any action per context. Dispatch looks
+//! in the focused pane's context first, then in `global`.
+
+use super::action::Action;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Context {
+    Global,
+    Tools,
+    Composer,
+    /// While the JSON editor has the keyboard: everything else is typed.
+    Editor,
+    Progress,
+    Timeline,
+    Logs,
+    Raw,
+}
+
+impl Context {
+    pub const ALL: [Context; 8] = [
+        Context::Global,
+        Context::Tools,
+        Context::Composer,
+        Context::Editor,
+        Context::Progress,
+        Context::Timeline,
+        Context::Logs,
+        Context::Raw,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Everywhere",
+            Context::Tools => "Tools",
+            Context::Composer => "Composer",
+            Context::Editor => "Composer, while editing",
+            Context::Progress => "Progress",
+            Context::Timeline => "Timeline",
+            Context::Logs => "Logs",
+            Context::Raw => "Raw",
+        }
+    }
+}
+
+/// A key with its modifiers, comparable to crossterm's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    /// Normalise an event: terminals differ on whether `G` carries SHIFT.
+    pub fn from_event(ev: &KeyEvent) -> Key {
+        let mut mods =
+            ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let code = match ev.code {
+            KeyCode::Char(c) => {
+                mods.remove(KeyModifiers::SHIFT);
+                KeyCode::Char(c)
+            }
+            KeyCode::BackTab => {
+                mods.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            other => other,
+        };
+        Key { code, mods }
+    }
+
+    /// `q`, `G`, `ctrl-s`, `shift-tab`, `enter`, `pgdn`, `f1`, `space`…
+    pub fn parse(s: &str) -> Result<Key, String> {
+        let mut mods = KeyModifiers::NONE;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if let Some(r) = lower
+                .strip_prefix("ctrl-")
+                .or_else(|| lower.strip_prefix("c-"))
+            {
+                mods |= KeyModifiers::CONTROL;
+                rest = &rest[rest.len() - r.len()..];
+            } else if let Some(r) = lower
+                .strip_prefix("alt-")
+                .or_else(|| lower.strip_prefix("m-"))
+            {
+                mods |= KeyModifiers::ALT;
+                rest = &rest[rest.len() - r.len()..];
+            } else if let Some(r) = lower.strip_prefix("shift-") {
+                mods |= KeyModifiers::SHIFT;
+                rest = &rest[rest.len() - r.len()..];
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(if mods.contains(KeyModifiers::CONTROL) {
+                c.to_ascii_lowercase()
+            } else {
+                c
+            }),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" if mods.contains(KeyModifiers::SHIFT) => {
+                    mods.remove(KeyModifiers::SHIFT);
+                    KeyCode::BackTab
+                }
+                "tab" => KeyCode::Tab,
+                "backtab" => KeyCode::BackTab,
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "pgup" | "pageup" => KeyCode::PageUp,
+                "pgdn" | "pagedown" => KeyCode::PageDown,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                "space" => KeyCode::Char(' '),
+                f if f.starts_with('f')
+                    && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) =>
+                {
+                    KeyCode::F(f[1..].parse().unwrap_or(1))
+                }
+                _ => return Err(format!("unknown key {s:?}")),
+            },
+        };
+        if matches!(code, KeyCode::Char(_)) {
+            mods.remove(KeyModifiers::SHIFT);
+        }
+        Ok(Key { code, mods })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl-")?;
+        }
+        if self.mods.contains(KeyModifiers::ALT) {
+            f.write_str("Alt-")?;
+        }
+        if self.mods.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift-Tab"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// The default bindings: (context, keys, action).
+const DEFAULTS: &[(Context, &[&str], Action)] = {
+    use Action::*;
+    use Context::*;
+    &[
+        (Global, &["q", "ctrl-c"], Quit),
+        (Global, &["?", "f1"], Help),
+        (Global, &["esc"], Back),
+        (Global, &["tab"], FocusNext),
+        (Global, &["shift-tab"], FocusPrev),
+        (Global, &["1"], FocusProgress),
+        (Global, &["2"], FocusTimeline),
+        (Global, &["3"], FocusLogs),
+        (Global, &["4"], FocusRaw),
+        (Global, &["5"], FocusTools),
+        (Global, &["6"], FocusComposer),
+        (Global, &["z"], Zoom),
+        (Global, &["up", "k"], Up),
+        (Global, &["down", "j"], Down),
+        (Global, &["pgup", "ctrl-u"], PageUp),
+        (Global, &["pgdn", "ctrl-d"], PageDown),
+        (Global, &["home", "g"], Top),
+        (Global, &["end", "G"], Bottom),
+        (Tools, &["/"], Filter),
+        (Tools, &["backspace"], ClearFilter),
+        (Tools, &["enter"], UseTool),
+        (Composer, &["enter", "e", "i"], Edit),
+        (Composer, &["s", "ctrl-s"], Send),
+        (Composer, &["t"], CycleToken),
+        (Composer, &["T"], EditToken),
+        (Composer, &["l"], CycleLogLevel),
+        (Composer, &["["], IdleDown),
+        (Composer, &["]"], IdleUp),
+        (Composer, &["{"], MaxDown),
+        (Composer, &["}"], MaxUp),
+        (Composer, &["r"], ToggleRawMode),
+        (Composer, &["R"], ResetArgs),
+        (Composer, &["y"], CopyCommand),
+        (Editor, &["esc"], StopEdit),
+        (Editor, &["ctrl-s"], Send),
+        (Progress, &["c", "delete"], CancelCall),
+        (Progress, &["enter"], ShowLane),
+        (Progress, &["b"], CycleByteMode),
+        (Progress, &["x"], ClearFinished),
+        (Timeline, &["/"], Filter),
+        (Timeline, &["backspace"], ClearFilter),
+        (Timeline, &["f"], Follow),
+        (Timeline, &["K"], CycleKind),
+        (Timeline, &["J"], CycleKindBack),
+        (Timeline, &["enter"], ShowLane),
+        (Timeline, &["a"], ClearLane),
+        (Timeline, &["c"], CancelCall),
+        (Logs, &["/"], Filter),
+        (Logs, &["backspace"], ClearFilter),
+        (Logs, &["f"], Follow),
+        (Logs, &["+", "="], LevelUp),
+        (Logs, &["-"], LevelDown),
+        (Logs, &["s"], ToggleStderr),
+        (Logs, &["enter"], Expand),
+        (Raw, &["b"], ToggleBytes),
+        (Raw, &["/"], Search),
+        (Raw, &["n"], NextMatch),
+        (Raw, &["N"], PrevMatch),
+        (Raw, &["y"], Copy),
+    ]
+};
+
+/// Actions worth showing in the status line, per context.
+pub const HINTS: &[(Context, &[Action])] = {
+    use Action::*;
+    use Context::*;
+    &[
+        (Tools, &[UseTool, Filter, Up, Down]),
+        (
+            Composer,
+            &[
+                Edit,
+                Send,
+                CycleToken,
+                CycleLogLevel,
+                IdleUp,
+                ToggleRawMode,
+                CopyCommand,
+            ],
+        ),
+        (Editor, &[StopEdit, Send]),
+        (
+            Progress,
+            &[CancelCall, ShowLane, CycleByteMode, ClearFinished],
+        ),
+        (Timeline, &[Follow, Filter, CycleKind, ShowLane, ClearLane]),
+        (
+            Logs,
+            &[LevelUp, LevelDown, ToggleStderr, Expand, Filter, Follow],
+        ),
+        (Raw, &[ToggleBytes, Search, NextMatch, Copy]),
+    ]
+};
+
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: Vec<(Context, Key, Action)>,
+}
+
+/// `[keys.CONTEXT] action = ["key", ...]` from the settings file.
+pub type Overrides = BTreeMap<Context, BTreeMap<Action, Vec<String>>>;
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut bindings = Vec::new();
+        for (ctx, keys, action) in DEFAULTS {
+            for k in *keys {
+                if let Ok(key) = Key::parse(k) {
+                    bindings.push((*ctx, key, *action));
+                }
+            }
+        }
+        Keymap { bindings }
+    }
+}
+
+impl Keymap {
+    /// Defaults with the user's bindings applied: an overridden action loses
+    /// its default keys in that context, and a key the user bound is taken
+    /// from whatever action had it there.
+    pub fn with_overrides(over: &Overrides) -> Result<Keymap, String> {
+        let mut map = Keymap::default();
+        for (ctx, actions) in over {
+            for (action, keys) in actions {
+                let parsed = keys
+                    .iter()
+                    .map(|k| Key::parse(k))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("[keys.{ctx:?}] {action:?}: {e}").to_lowercase())?;
+                map.bindings
+                    .retain(|(c, k, a)| !(*c == *ctx && (*a == *action || parsed.contains(k))));
+                for k in parsed {
+                    map.bindings.push((*ctx, k, *action));
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// The action for a key in a context (not falling back to global).
+    pub fn lookup(&self, ctx: Context, key: Key) -> Option<Action> {
+        self.bindings
+            .iter()
+            .find(|(c, k, _)| *c == ctx && *k == key)
+            .map(|(_, _, a)| *a)
+    }
+
+    /// Keys bound to an action in a context, in table order.
+    pub fn keys_for(&self, ctx: Context, action: Action) -> Vec<Key> {
+        self.bindings
+            .iter()
+            .filter(|(c, _, a)| *c == ctx && *a == action)
+            .map(|(_, k, _)| *k)
+            .collect()
+    }
+
+    /// Every binding grouped by context and action, for the help screen.
+    pub fn describe(&self) -> Vec<(Context, Vec<(String, Action)>)> {
+        let mut out = Vec::new();
+        for ctx in Context::ALL {
+            let mut rows: Vec<(String, Action)> = Vec::new();
+            for (c, _, a) in &self.bindings {
+                if *c != ctx || rows.iter().any(|(_, b)| b == a) {
+                    continue;
+                }
+                let keys: Vec<String> = self.keys_for(ctx, *a).iter().map(Key::to_string).collect();
+                rows.push((keys.join(", "), *a));
+            }
+            if !rows.is_empty() {
+                out.push((ctx, rows));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_lookup() {
+        assert_eq!(
+            Key::parse("ctrl-s").unwrap(),
+            Key {
+                code: KeyCode::Char('s'),
+                mods: KeyModifiers::CONTROL
+            }
+        );
+        assert_eq!(Key::parse("shift-tab").unwrap().code, KeyCode::BackTab);
+        assert_eq!(Key::parse("G").unwrap().code, KeyCode::Char('G'));
+        assert!(Key::parse("hyper-x").is_err());
+        let km = Keymap::default();
+        let g = Key::from_event(&KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT));
+        assert_eq!(km.lookup(Context::Global, g), Some(Action::Bottom));
+        assert_eq!(
+            km.lookup(Context::Raw, Key::parse("y").unwrap()),
+            Some(Action::Copy)
+        );
+    }
+
+    #[test]
+    fn overrides_replace_defaults() {
+        let over: Overrides =
+            toml::from_str("[global]\nquit = [\"x\"]\n[raw]\ncopy = [\"c\"]\n").unwrap();
+        let km = Keymap::with_overrides(&over).unwrap();
+        assert_eq!(
+            km.lookup(Context::Global, Key::parse("x").unwrap()),
+            Some(Action::Quit)
+        );
+        assert_eq!(km.lookup(Context::Global, Key::parse("q").unwrap()), None);
+        assert_eq!(
+            km.lookup(Context::Raw, Key::parse("c").unwrap()),
+            Some(Action::Copy)
+        );
+        let bad: Overrides = toml::from_str("[global]\nquit = [\"nokey\"]\n").unwrap();
+        assert!(Keymap::with_overrides(&bad).is_err());
+    }
+}

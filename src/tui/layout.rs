@@ -1,0 +1,134 @@
+//! Where each pane goes, as a pure function of the terminal size and the
+//! state: drawing and mouse hit-testing use the same answer. Wide terminals
+//! show every pane; narrow ones (below 120×30) show one pane under a tab bar.
+//!
+//! ```text
+//! ┌ header ─────────────────────────────────────────────────────────────┐
+//! ┌ 5 Tools ─────────┐┌ 1 Progress ─────────────────────────────────────┐
+//! │ list / detail    ││ one gauge per call                              │
+//! ├ 6 Composer ──────┤├ 2 Timeline ──────────────────┐┌ 4 Raw ──────────┤
+//! │ JSON editor      ││ every event, arrival order   ││ selected frame  │
+//! │ token/level/...  │├ 3 Logs ──────────────────────┤│                 │
+//! │ command line     ││ notifications/message+stderr ││                 │
+//! └──────────────────┘└──────────────────────────────┘└─────────────────┘
+//!   status line: keys of the focused pane / text input
+//! ```
+
+use super::state::{Pane, State};
+use ratatui::layout::Rect;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layout {
+    pub header: Rect,
+    /// The tab bar, when panes are shown one at a time.
+    pub tabs: Option<Rect>,
+    pub status: Rect,
+    pub panes: Vec<(Pane, Rect)>,
+}
+
+impl Layout {
+    pub fn rect(&self, pane: Pane) -> Option<Rect> {
+        self.panes.iter().find(|(p, _)| *p == pane).map(|(_, r)| *r)
+    }
+
+    pub fn pane_at(&self, x: u16, y: u16) -> Option<(Pane, Rect)> {
+        self.panes
+            .iter()
+            .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+            .copied()
+    }
+}
+
+/// Wide enough to show every pane at once.
+pub fn is_wide(area: Rect) -> bool {
+    area.width >= 120 && area.height >= 30
+}
+
+fn rows(r: Rect, top: u16) -> (Rect, Rect) {
+    let top = top.min(r.height);
+    (
+        Rect { height: top, ..r },
+        Rect {
+            y: r.y + top,
+            height: r.height - top,
+            ..r
+        },
+    )
+}
+
+fn cols(r: Rect, left: u16) -> (Rect, Rect) {
+    let left = left.min(r.width);
+    (
+        Rect { width: left, ..r },
+        Rect {
+            x: r.x + left,
+            width: r.width - left,
+            ..r
+        },
+    )
+}
+
+pub fn compute(area: Rect, st: &State) -> Layout {
+    let (header, rest) = rows(area, 1);
+    let (body, status) = rows(rest, rest.height.saturating_sub(1));
+    let mut l = Layout {
+        header,
+        status,
+        ..Layout::default()
+    };
+    if st.zoom {
+        l.panes.push((st.focus, body));
+        return l;
+    }
+    if !is_wide(area) {
+        let (tabs, pane) = rows(body, 1);
+        l.tabs = Some(tabs);
+        l.panes.push((st.focus, pane));
+        return l;
+    }
+    let left_w = (body.width / 3).max(44);
+    let (left, right) = cols(body, left_w);
+    let (tools, composer) = rows(left, left.height * 9 / 20);
+    let calls = st.calls.list.len().max(1) as u16;
+    let progress_h = (2 + 3 * calls).clamp(5, (right.height * 2 / 5).max(5));
+    let (progress, lower) = rows(right, progress_h);
+    let (lists, raw) = cols(lower, lower.width * 3 / 5);
+    let (timeline, logs) = rows(lists, lists.height * 3 / 5);
+    l.panes = vec![
+        (Pane::Tools, tools),
+        (Pane::Composer, composer),
+        (Pane::Progress, progress),
+        (Pane::Timeline, timeline),
+        (Pane::Logs, logs),
+        (Pane::Raw, raw),
+    ];
+    l
+}
+
+/// Rows a list pane shows (inside its border, below any column header).
+pub fn list_height(st: &State, pane: Pane) -> usize {
+    let area = Rect::new(0, 0, st.width, st.height);
+    let Some(r) = compute(area, st).rect(pane) else {
+        return 0;
+    };
+    let inner = r.height.saturating_sub(2) as usize;
+    match pane {
+        Pane::Timeline => inner.saturating_sub(1),
+        Pane::Progress => inner / 3,
+        Pane::Tools => tools_list_height(r.height.saturating_sub(2)) as usize,
+        _ => inner,
+    }
+}
+
+/// The Tools pane gives its list at most half its height; details get the rest.
+pub fn tools_list_height(inner_h: u16) -> u16 {
+    (inner_h / 2).max(1)
+}
+
+/// Inner width of a pane (for cutting exact-bytes lines).
+pub fn inner_width(st: &State, pane: Pane) -> usize {
+    let area = Rect::new(0, 0, st.width, st.height);
+    compute(area, st)
+        .rect(pane)
+        .map_or(80, |r| r.width.saturating_sub(2) as usize)
+}

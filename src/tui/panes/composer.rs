@@ -1,0 +1,151 @@
+//! Composer: the JSON editor, validation, token/level/timeout controls, and
+//! the equivalent `mcpscope call` command line.
+
+use super::{block, inner};
+use crate::trace::Store;
+use crate::tui::action::Action;
+use crate::tui::keymap::Context;
+use crate::tui::state::{Pane, State};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+fn secs(s: Option<u64>) -> String {
+    match s {
+        None => "off".into(),
+        Some(s) if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        Some(s) => format!("{s}s"),
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+    let t = &st.theme;
+    let c = &st.composer;
+    let mode = if c.raw_mode {
+        "raw JSON-RPC message"
+    } else {
+        "tools/call"
+    };
+    let state = if c.editing {
+        " · EDITING (Esc stops)"
+    } else {
+        ""
+    };
+    f.render_widget(block(st, Pane::Composer, format!("· {mode}{state}")), area);
+    let inner = inner(area);
+    if inner.height < 4 {
+        return;
+    }
+    let key = |a: Action| {
+        st.keymap
+            .keys_for(Context::Composer, a)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    };
+    let head = if c.raw_mode {
+        Line::from(vec![Span::styled(
+            "a request (with \"id\") or a notification (without)",
+            t.muted(),
+        )])
+    } else {
+        Line::from(vec![
+            Span::styled("tool ", t.muted()),
+            Span::styled(
+                c.tool
+                    .clone()
+                    .unwrap_or_else(|| "(pick one in Tools)".into()),
+                Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            ),
+        ])
+    };
+    let footer_h: u16 = 5;
+    let editor_h = inner.height.saturating_sub(1 + footer_h).max(2);
+    f.render_widget(
+        Paragraph::new(head).style(t.base()),
+        Rect { height: 1, ..inner },
+    );
+    let ed_area = Rect {
+        y: inner.y + 1,
+        height: editor_h,
+        ..inner
+    };
+    let border = if c.editing { t.border_focus } else { t.border };
+    let ed_block = Block::default()
+        .borders(Borders::LEFT)
+        .border_style(Style::default().fg(border));
+    let ed_inner = ed_block.inner(ed_area);
+    f.render_widget(ed_block, ed_area);
+    f.render_widget(c.editor(), ed_inner);
+
+    let mut foot = Vec::new();
+    match (&c.check.error, c.check.warnings.first()) {
+        (Some(e), _) => foot.push(Line::styled(format!("✗ {e}"), Style::default().fg(t.error))),
+        (None, Some(w)) => {
+            let more = c.check.warnings.len() - 1;
+            let extra = if more > 0 {
+                format!(" (+{more} more)")
+            } else {
+                String::new()
+            };
+            foot.push(Line::styled(
+                format!("⚠ {w}{extra} — sendable anyway"),
+                Style::default().fg(t.warn),
+            ))
+        }
+        (None, None) => foot.push(Line::styled("✓ valid", Style::default().fg(t.ok))),
+    }
+    let token = match c.token {
+        crate::tui::compose::TokenMode::Custom => format!("custom {:?}", c.custom_token),
+        m => m.label().to_string(),
+    };
+    let ctl = |label: &str, value: String, keys: String| {
+        vec![
+            Span::styled(format!("{label} "), t.muted()),
+            Span::styled(
+                value,
+                Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!(" [{keys}]  "), Style::default().fg(t.key)),
+        ]
+    };
+    let mut l1 = ctl("token", token, key(Action::CycleToken));
+    l1.extend(ctl(
+        "level",
+        c.level.map_or("—".into(), |l| l.to_string()),
+        key(Action::CycleLogLevel),
+    ));
+    foot.push(Line::from(l1));
+    let mut l2 = ctl(
+        "idle",
+        secs(c.idle_secs),
+        format!("{}{}", key(Action::IdleDown), key(Action::IdleUp)),
+    );
+    l2.extend(ctl(
+        "max",
+        secs(c.max_secs),
+        format!("{}{}", key(Action::MaxDown), key(Action::MaxUp)),
+    ));
+    l2.push(Span::styled(
+        format!("send [{}]", key(Action::Send)),
+        Style::default().fg(t.key).add_modifier(Modifier::BOLD),
+    ));
+    foot.push(Line::from(l2));
+    foot.push(Line::from(vec![
+        Span::styled("$ ", Style::default().fg(t.accent)),
+        Span::styled(c.command_line(&st.server_cli), t.muted()),
+    ]));
+    let foot_area = Rect {
+        y: ed_area.y + ed_area.height,
+        height: inner.height.saturating_sub(1 + editor_h),
+        ..inner
+    };
+    f.render_widget(
+        Paragraph::new(foot)
+            .style(t.base())
+            .wrap(Wrap { trim: false }),
+        foot_area,
+    );
+}

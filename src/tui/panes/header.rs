@@ -1,0 +1,96 @@
+//! The header line: server, transport, revision, connection state, calls
+//! in flight, findings, event count, recording.
+
+use crate::trace::Store;
+use crate::tui::state::{Conn, State};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+    let t = &st.theme;
+    let base = Style::default().fg(t.header_fg).bg(t.header_bg);
+    let sep = || Span::styled(" │ ", base.fg(t.muted));
+    let s = &st.server;
+    let name = if s.name.is_empty() {
+        &s.spec_name
+    } else {
+        &s.name
+    };
+    let mut spans = vec![
+        Span::styled(" mcpscope ", base.fg(t.accent).add_modifier(Modifier::BOLD)),
+        sep(),
+        Span::styled(name.clone(), base.add_modifier(Modifier::BOLD)),
+    ];
+    if !s.version.is_empty() {
+        spans.push(Span::styled(format!(" {}", s.version), base));
+    }
+    spans.push(sep());
+    spans.push(Span::styled(s.transport.clone(), base));
+    if !s.revision.is_empty() {
+        spans.push(sep());
+        spans.push(Span::styled(format!("rev {}", s.revision), base));
+    }
+    spans.push(sep());
+    let (label, color) = match &st.conn {
+        Conn::Starting => ("◌ connecting…".to_string(), t.warn),
+        Conn::Ready => ("● connected".to_string(), t.ok),
+        Conn::Failed(e) => (format!("✗ failed: {e}"), t.error),
+        Conn::Exited(e) => (format!("✗ {e}"), t.error),
+        Conn::Offline => ("◆ recorded trace".to_string(), t.muted),
+    };
+    spans.push(Span::styled(
+        label,
+        base.fg(color).add_modifier(Modifier::BOLD),
+    ));
+    spans.push(sep());
+    let running = st.calls.running();
+    spans.push(Span::styled(
+        format!("{running} in flight"),
+        if running > 0 {
+            base.fg(t.state_running)
+        } else {
+            base
+        },
+    ));
+    spans.push(sep());
+    spans.push(Span::styled(
+        format!("{} findings", st.findings),
+        if st.findings > 0 {
+            base.fg(t.warn)
+        } else {
+            base
+        },
+    ));
+    spans.push(sep());
+    spans.push(Span::styled(format!("{} events", st.events), base));
+    if st.evicted > 0 {
+        spans.push(Span::styled(
+            format!(" ({} evicted)", st.evicted),
+            base.fg(t.warn),
+        ));
+    }
+    if let Some(r) = &st.recording {
+        spans.push(sep());
+        spans.push(Span::styled(format!("● REC {r}"), base.fg(t.error)));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}
+
+/// The tab bar of the narrow layout.
+pub fn draw_tabs(f: &mut Frame, area: Rect, st: &State) {
+    let t = &st.theme;
+    let mut spans = Vec::new();
+    for p in crate::tui::state::Pane::ORDER {
+        let style = if p == st.focus {
+            t.selected().add_modifier(Modifier::BOLD)
+        } else {
+            t.muted()
+        };
+        spans.push(Span::styled(super::tab_label(p), style));
+        spans.push(Span::raw(" "));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(t.base()), area);
+}

@@ -1,0 +1,143 @@
+//! Logs: `notifications/message` by level (colour per level), logger and
+//! data folded to one line, the selected entry expandable; server stderr as
+//! a second source; per-level counters from the store's level index.
+
+use super::{block, fit, full_width, inner};
+use crate::protocol::views::{LogLevel, LogView};
+use crate::trace::{Dir, Store};
+use crate::tui::format::{rel_ms, safe, safe_row};
+use crate::tui::jsonfmt::Tok;
+use crate::tui::state::{Pane, State};
+use crate::tui::summary::data_one_line;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+fn short(l: LogLevel) -> &'static str {
+    match l {
+        LogLevel::Debug => "dbg",
+        LogLevel::Info => "inf",
+        LogLevel::Notice => "ntc",
+        LogLevel::Warning => "wrn",
+        LogLevel::Error => "err",
+        LogLevel::Critical => "crt",
+        LogLevel::Alert => "alr",
+        LogLevel::Emergency => "emg",
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+    let t = &st.theme;
+    let lg = &st.logs;
+    let v = &lg.view;
+    let counts: Vec<String> = LogLevel::ALL
+        .iter()
+        .map(|l| format!("{}:{}", short(*l), store.by_level(*l).len()))
+        .collect();
+    let mut info = format!(
+        "· ≥ {} · {} · stderr {}",
+        v.min,
+        counts.join(" "),
+        store.stderr_lines().len()
+    );
+    if !v.stderr {
+        info.push_str(" (hidden)");
+    }
+    if !v.text.is_empty() {
+        info.push_str(&format!(" · filter \"{}\"", v.text));
+    }
+    f.render_widget(block(st, Pane::Logs, info), area);
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let rows = inner.height as usize;
+    let len = v.len();
+    let mut lines: Vec<Line> = Vec::new();
+    let start = lg.cursor.window(len, rows);
+    for i in start..len {
+        if lines.len() >= rows {
+            break;
+        }
+        let Some(seq) = v.seq_at(i) else { break };
+        let Some(ev) = store.get(seq) else { continue };
+        let mut spans = vec![Span::styled(rel_ms(ev.t_us), t.muted()), Span::raw(" ")];
+        if ev.dir == Dir::Stderr {
+            spans.push(Span::styled(
+                format!("{:<9} ", "stderr"),
+                Style::default().fg(t.dir_stderr),
+            ));
+            spans.push(Span::styled(
+                safe_row(&ev.text()),
+                Style::default().fg(t.fg),
+            ));
+        } else {
+            let fr = ev.frame();
+            match LogView::parse(fr.params) {
+                Ok(l) => {
+                    let (label, color) = match &l.level {
+                        Ok(lv) => (lv.as_str().to_string(), t.level(*lv)),
+                        Err(raw) => (format!("{}?", safe(raw, 8)), t.kind_problem),
+                    };
+                    let mut style = Style::default().fg(color);
+                    if l.level.as_ref().is_ok_and(|lv| *lv >= LogLevel::Error) || l.level.is_err() {
+                        style = style.add_modifier(Modifier::BOLD);
+                    }
+                    spans.push(Span::styled(format!("{:<9} ", label), style));
+                    let logger = l.logger.as_deref().map(|g| safe(g, 30)).unwrap_or_default();
+                    spans.push(Span::styled(format!("{} ", fit(&logger, 12)), t.muted()));
+                    spans.push(Span::styled(data_one_line(&l), Style::default().fg(t.fg)));
+                }
+                Err(why) => {
+                    spans.push(Span::styled(
+                        "invalid   ",
+                        Style::default().fg(t.kind_problem),
+                    ));
+                    spans.push(Span::styled(
+                        safe_row(&why),
+                        Style::default().fg(t.kind_problem),
+                    ));
+                }
+            }
+        }
+        let line = Line::from(spans);
+        lines.push(if i == lg.cursor.selected && st.focus == Pane::Logs {
+            full_width(line, w, t.selected())
+        } else {
+            line
+        });
+        if let Some((s, detail)) = &lg.expanded
+            && *s == seq
+        {
+            for dl in detail.iter().take(rows.saturating_sub(lines.len()).min(20)) {
+                let mut spans = vec![Span::raw("            │ ")];
+                spans.extend(
+                    dl.iter()
+                        .map(|(k, txt)| Span::styled(txt.clone(), json_style(st, *k))),
+                );
+                lines.push(Line::from(spans));
+            }
+        }
+    }
+    if len == 0 {
+        lines.push(Line::styled(
+            " No log messages yet (the composer's level key asks for them with logging/setLevel).",
+            t.muted(),
+        ));
+    }
+    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+}
+
+/// Colour for a piece of pretty-printed JSON.
+pub fn json_style(st: &State, k: Tok) -> Style {
+    let t = &st.theme;
+    Style::default().fg(match k {
+        Tok::Key => t.json_key,
+        Tok::Str => t.json_string,
+        Tok::Num => t.json_number,
+        Tok::Lit => t.json_literal,
+        Tok::Punct => t.json_punct,
+        Tok::Plain => t.fg,
+        Tok::Odd => t.kind_problem,
+    })
+}

@@ -1,0 +1,297 @@
+//! Progress: one gauge per call, three rows each. With a total: a percent
+//! bar, rate and ETA; without: an indeterminate bar with count, rate and
+//! elapsed. Always the last message, time since the last notification
+//! (stale ones highlighted), idle/max countdowns; finished calls keep their
+//! final state, count, duration and time to first progress.
+
+use super::{block, full_width, inner};
+use crate::trace::Store;
+use crate::tui::calls::{Call, CallStatus, Gauge};
+use crate::tui::format::{bytes, duration, num, rate};
+use crate::tui::state::{Pane, State};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+    let n = st.calls.list.len();
+    let info = format!(
+        "· {} running · {} total · units {}",
+        st.calls.running(),
+        n,
+        st.byte_mode.label()
+    );
+    f.render_widget(block(st, Pane::Progress, info), area);
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    if n == 0 {
+        lines.push(Line::styled(
+            " No calls yet. Pick a tool (5), edit its arguments (6) and send (s), or start with --run 'TOOL JSON'.",
+            st.theme.muted(),
+        ));
+    }
+    let per_page = (inner.height as usize / 3).max(1);
+    let start = st.progress.window(n, per_page);
+    for (i, c) in st.calls.list.iter().enumerate().skip(start).take(per_page) {
+        let g = Gauge::of(c, store, st.byte_mode);
+        let selected = i == st.progress.selected && st.focus == Pane::Progress;
+        for l in call_lines(c, &g, st, w) {
+            lines.push(if selected {
+                full_width(l, w, st.theme.selected())
+            } else {
+                l
+            });
+        }
+    }
+    f.render_widget(Paragraph::new(lines).style(st.theme.base()), inner);
+}
+
+fn status_color(t: &Theme, s: CallStatus) -> Color {
+    match s {
+        CallStatus::Running => t.state_running,
+        CallStatus::Done => t.state_done,
+        CallStatus::ToolError | CallStatus::RpcError | CallStatus::Failed => t.state_error,
+        CallStatus::Cancelled => t.state_cancelled,
+        CallStatus::TimedOut => t.state_timeout,
+        CallStatus::Crashed => t.state_crashed,
+    }
+}
+
+fn icon(s: CallStatus, now_us: u64) -> &'static str {
+    const SPIN: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+    match s {
+        CallStatus::Running => SPIN[((now_us / 100_000) % 10) as usize],
+        CallStatus::Done => "✓",
+        CallStatus::ToolError | CallStatus::RpcError | CallStatus::Failed => "✗",
+        CallStatus::Cancelled => "⊘",
+        CallStatus::TimedOut => "⧖",
+        CallStatus::Crashed => "☠",
+    }
+}
+
+/// The numbers next to the bar, in the call's units.
+fn amount(g: &Gauge) -> String {
+    let Some(p) = g.progress else {
+        return if g.malformed {
+            "malformed progress".into()
+        } else {
+            "waiting for progress".into()
+        };
+    };
+    match g.total {
+        Some(t) if g.zero_based_steps => {
+            if p < t {
+                format!("step {} of {}", num(p + 1.0), num(t))
+            } else {
+                format!("{} of {} steps done", num(t), num(t))
+            }
+        }
+        Some(t) if g.bytes => format!("{} / {}", bytes(p), bytes(t)),
+        Some(t) => format!("{} / {}", num(p), num(t)),
+        None if g.bytes => bytes(p),
+        None => format!("progress {}", num(p)),
+    }
+}
+
+fn bar(t: &Theme, width: usize, g: &Gauge, c: &Call, now_us: u64) -> Vec<Span<'static>> {
+    let running = c.status.is_running();
+    let fill_color = if running {
+        t.gauge_fill
+    } else {
+        status_color(t, c.status)
+    };
+    let fill = Style::default().fg(fill_color);
+    let empty = Style::default().fg(t.gauge_empty);
+    match g.ratio() {
+        Some(r) => {
+            let eighths = (r * width as f64 * 8.0).round() as usize;
+            let full = (eighths / 8).min(width);
+            let part = if full < width { eighths % 8 } else { 0 };
+            const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+            let mut spans = vec![Span::styled("█".repeat(full), fill)];
+            let mut used = full;
+            if part > 0 {
+                spans.push(Span::styled(PARTS[part], fill));
+                used += 1;
+            }
+            spans.push(Span::styled("░".repeat(width - used), empty));
+            spans
+        }
+        None if !running => vec![Span::styled("█".repeat(width), fill)],
+        None => {
+            // A pulse sweeping back and forth: alive, but no promise of an end.
+            let pulse = 6.min(width);
+            let span = (width - pulse).max(1);
+            let step = (now_us / 80_000) as usize % (2 * span);
+            let pos = if step < span { step } else { 2 * span - step };
+            vec![
+                Span::styled("░".repeat(pos), empty),
+                Span::styled("█".repeat(pulse), Style::default().fg(t.gauge_pulse)),
+                Span::styled("░".repeat(width - pulse - pos), empty),
+            ]
+        }
+    }
+}
+
+fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
+    let t = &st.theme;
+    let now = st.now_us;
+    let running = c.status.is_running();
+    let end = c.end_us.unwrap_or(now);
+    let elapsed = end.saturating_sub(c.sent_us);
+    let color = status_color(t, c.status);
+
+    // Row 1: state, tool, id/token, elapsed.
+    let mut ids = format!("id {}", c.id);
+    match &c.token {
+        Some(tok) => ids.push_str(&format!(" · token {tok}")),
+        None => ids.push_str(" · no token"),
+    }
+    let head = vec![
+        Span::styled(
+            format!(" {} ", icon(c.status, now)),
+            Style::default().fg(color).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            c.tool.clone(),
+            Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("  {ids}  "), t.muted()),
+        Span::styled(
+            if running {
+                format!("running {}", duration(elapsed))
+            } else {
+                format!("{} in {}", c.status.label(), duration(elapsed))
+            },
+            Style::default().fg(color).add_modifier(Modifier::BOLD),
+        ),
+    ];
+
+    // Row 2: the bar and its numbers.
+    let mut row2 = vec![Span::raw("   ")];
+    if c.token.is_none() {
+        row2.push(Span::styled(
+            "no progress token: a correct server sends no progress for this call",
+            t.muted(),
+        ));
+    } else {
+        let label = amount(g);
+        let mut extra = String::new();
+        if let Some(r) = g.ratio() {
+            extra.push_str(&format!("  {:>3}%", (r * 100.0).floor() as u64));
+            if g.total
+                .is_some_and(|tot| g.progress.is_some_and(|p| p > tot))
+            {
+                extra.push_str(" (over total!)");
+            }
+        }
+        if let Some(r) = g.rate.filter(|r| *r > 0.0) {
+            if g.bytes {
+                extra.push_str(&format!(" · {}/s", bytes(r)));
+            } else if g.total.is_some() {
+                extra.push_str(&format!(" · {}/s", rate(r)));
+            }
+        }
+        if g.total.is_none() && g.notifications > 0 {
+            let secs = (elapsed as f64 / 1e6).max(1e-3);
+            extra.push_str(&format!(
+                " · {} updates · {}/s",
+                g.notifications,
+                rate(g.notifications as f64 / secs)
+            ));
+        }
+        if running && let Some(eta) = g.eta_us() {
+            extra.push_str(&format!(" · ETA {}", duration(eta)));
+        }
+        let text_w = label.chars().count() + extra.chars().count() + 2;
+        let bar_w = w.saturating_sub(text_w + 4).clamp(8, 48);
+        row2.extend(bar(t, bar_w, g, c, now));
+        row2.push(Span::styled(
+            format!(" {label}"),
+            Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
+        ));
+        row2.push(Span::styled(extra, t.muted()));
+    }
+
+    // Row 3: message, then timing.
+    let mut row3 = vec![Span::raw("   ")];
+    let msg = g.message.clone().unwrap_or_default();
+    if !msg.is_empty() {
+        let room = (w * 3 / 5).max(20);
+        row3.push(Span::styled(
+            super::fit(&msg, room.min(msg.chars().count())),
+            Style::default().fg(t.fg),
+        ));
+        row3.push(Span::styled(" · ", t.muted()));
+    }
+    let mut stats: Vec<Span<'static>> = Vec::new();
+    if c.token.is_some() {
+        stats.push(Span::styled(
+            format!("{} updates", g.notifications),
+            t.muted(),
+        ));
+        if let Some(first) = g.first_us {
+            stats.push(Span::styled(
+                format!(
+                    " · first after {}",
+                    duration(first.saturating_sub(c.sent_us))
+                ),
+                t.muted(),
+            ));
+        }
+    }
+    if running {
+        let last = g.last_us.unwrap_or(c.sent_us);
+        let since = now.saturating_sub(last);
+        let stale = since > st.stale_after_us;
+        let what = if g.last_us.is_some() {
+            "last"
+        } else {
+            "nothing for"
+        };
+        stats.push(Span::styled(
+            format!(
+                " · {what} {} ago{}",
+                duration(since),
+                if stale { " ⚠ stale" } else { "" }
+            ),
+            if stale {
+                Style::default().fg(t.stale).add_modifier(Modifier::BOLD)
+            } else {
+                t.muted()
+            },
+        ));
+        if let Some(l) = c.limits {
+            if let Some(idle) = l.idle {
+                let at = c.sent_us.max(g.last_us.unwrap_or(0)) + idle.as_micros() as u64;
+                stats.push(Span::styled(
+                    format!(" · idle {}", duration(at.saturating_sub(now))),
+                    t.muted(),
+                ));
+            }
+            if let Some(max) = l.max {
+                let at = c.sent_us + max.as_micros() as u64;
+                stats.push(Span::styled(
+                    format!(" · max {}", duration(at.saturating_sub(now))),
+                    t.muted(),
+                ));
+            }
+        }
+    }
+    if !c.note.is_empty() {
+        stats.push(Span::styled(
+            format!(" · {}", c.note),
+            Style::default().fg(color),
+        ));
+    }
+    if stats.first().is_some_and(|s| s.content.starts_with(" · ")) {
+        let s0 = stats[0].content.trim_start_matches(" · ").to_string();
+        stats[0].content = s0.into();
+    }
+    row3.extend(stats);
+    [Line::from(head), Line::from(row2), Line::from(row3)]
+}

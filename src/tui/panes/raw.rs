@@ -1,0 +1,112 @@
+//! Raw: the selected event's frame, pretty-printed with JSON colouring or as
+//! exact bytes, with search matches highlighted. The lines were prepared
+//! when the selection changed; drawing only slices them.
+
+use super::logs::json_style;
+use super::{block, inner};
+use crate::trace::Store;
+use crate::tui::jsonfmt::{Seg, line_text};
+use crate::tui::state::{Pane, State};
+use crate::tui::summary::dir_glyph;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+    let t = &st.theme;
+    let raw = &st.raw;
+    let ev = raw.seq.and_then(|s| store.get(s));
+    let mut info = match &ev {
+        Some(e) => format!(
+            "· #{} {} {} {} · {} B · {}",
+            e.seq,
+            dir_glyph(e.dir),
+            e.kind.label(),
+            crate::tui::format::safe(e.method.unwrap_or(""), 40),
+            e.bytes.len(),
+            if raw.bytes_mode || !e.kind.is_json() {
+                "exact bytes"
+            } else {
+                "pretty"
+            }
+        ),
+        None => "· nothing selected".into(),
+    };
+    if !raw.search.is_empty() {
+        info.push_str(&format!(
+            " · \"{}\" {}/{}",
+            raw.search,
+            if raw.matches.is_empty() {
+                0
+            } else {
+                raw.match_idx + 1
+            },
+            raw.matches.len()
+        ));
+    }
+    f.render_widget(block(st, Pane::Raw, info), area);
+    let inner = inner(area);
+    let rows = inner.height as usize;
+    let q = raw.search.to_lowercase();
+    let mut lines: Vec<Line> = raw
+        .lines
+        .iter()
+        .skip(raw.scroll)
+        .take(rows)
+        .map(|l| render_line(st, l, &q))
+        .collect();
+    if raw.truncated && lines.len() < rows {
+        lines.push(Line::styled(
+            "… (cut: copy with y for the whole frame)",
+            t.muted(),
+        ));
+    }
+    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+}
+
+/// Colour the pieces, then overlay search matches (case-insensitive).
+fn render_line<'a>(st: &State, l: &[Seg], q: &str) -> Line<'a> {
+    if q.is_empty() {
+        return Line::from(
+            l.iter()
+                .map(|(k, s)| Span::styled(s.clone(), json_style(st, *k)))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let text = line_text(l);
+    let lower = text.to_lowercase();
+    // Lowercasing can change byte lengths outside ASCII; fall back to no highlight then.
+    let ranges: Vec<(usize, usize)> = if lower.len() == text.len() {
+        lower
+            .match_indices(q)
+            .map(|(i, m)| (i, i + m.len()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut spans = Vec::new();
+    let mut pos = 0;
+    for (k, s) in l {
+        let base: Style = json_style(st, *k);
+        let (seg_start, seg_end) = (pos, pos + s.len());
+        let mut cur = seg_start;
+        for (a, b) in &ranges {
+            let (a, b) = ((*a).max(seg_start), (*b).min(seg_end));
+            if a >= b || a < cur {
+                continue;
+            }
+            if let (Some(before), Some(hit)) = (text.get(cur..a), text.get(a..b)) {
+                spans.push(Span::styled(before.to_string(), base));
+                spans.push(Span::styled(hit.to_string(), st.theme.matched()));
+                cur = b;
+            }
+        }
+        if let Some(rest) = text.get(cur..seg_end) {
+            spans.push(Span::styled(rest.to_string(), base));
+        }
+        pos = seg_end;
+    }
+    Line::from(spans)
+}

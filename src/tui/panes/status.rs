@@ -1,0 +1,98 @@
+//! The status line: the text field being typed, a notice, and the keys that
+//! matter in the focused pane (read from the key map, so rebinding shows).
+
+use crate::trace::Store;
+use crate::tui::action::Action;
+use crate::tui::keymap::{Context, HINTS};
+use crate::tui::state::{Pane, State};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+fn short(a: Action) -> &'static str {
+    use Action::*;
+    match a {
+        Quit => "quit",
+        Help => "help",
+        FocusNext => "next pane",
+        Zoom => "zoom",
+        UseTool => "use tool",
+        Filter => "filter",
+        Up => "up",
+        Down => "down",
+        Edit => "edit",
+        Send => "send",
+        CycleToken => "token",
+        CycleLogLevel => "level",
+        IdleUp => "timeout",
+        ToggleRawMode => "raw",
+        CopyCommand => "copy cmd",
+        StopEdit => "stop editing",
+        CancelCall => "cancel",
+        ShowLane => "lane",
+        CycleByteMode => "units",
+        ClearFinished => "clear done",
+        Follow => "follow",
+        CycleKind => "kind",
+        ClearLane => "all events",
+        LevelUp => "level+",
+        LevelDown => "level-",
+        ToggleStderr => "stderr",
+        Expand => "expand",
+        ToggleBytes => "bytes",
+        Search => "search",
+        NextMatch => "next",
+        Copy => "copy",
+        _ => "",
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+    let t = &st.theme;
+    let base = Style::default().fg(t.status_fg).bg(t.status_bg);
+    let key = base.fg(t.key).add_modifier(Modifier::BOLD);
+    if let Some(inp) = &st.input {
+        let line = Line::from(vec![
+            Span::styled(format!(" {}: ", inp.target.prompt()), key),
+            Span::styled(inp.text.clone(), base),
+            Span::styled("█", base.fg(t.accent)),
+            Span::styled("   Enter keep · Esc cancel", base.fg(t.muted)),
+        ]);
+        f.render_widget(Paragraph::new(line).style(base), area);
+        return;
+    }
+    let mut spans = Vec::new();
+    if let Some(n) = &st.notice {
+        spans.push(Span::styled(
+            format!(" {n} "),
+            base.fg(t.warn).add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled("│", base.fg(t.muted)));
+    }
+    let ctx = if st.focus == Pane::Composer && st.composer.editing {
+        Context::Editor
+    } else {
+        st.focus.context()
+    };
+    let mut push = |c: Context, a: Action| {
+        if let Some(k) = st.keymap.keys_for(c, a).first() {
+            spans.push(Span::styled(format!(" {k}"), key));
+            spans.push(Span::styled(format!(" {}", short(a)), base));
+        }
+    };
+    for (c, actions) in HINTS {
+        if *c == ctx {
+            for a in *actions {
+                push(ctx, *a);
+            }
+        }
+    }
+    if ctx != Context::Editor {
+        for a in [Action::FocusNext, Action::Zoom, Action::Help, Action::Quit] {
+            push(Context::Global, a);
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}

@@ -1,0 +1,118 @@
+//! Timeline: every event in exact arrival order (or the filtered/lane view),
+//! one row each, formatted only for the rows on screen.
+
+use super::{block, fit, full_width, inner};
+use crate::trace::{Dir, Store};
+use crate::tui::format::rel_ms;
+use crate::tui::state::{Pane, State};
+use crate::tui::summary::{Class, dir_glyph, summarize};
+use crate::tui::views::KindFilter;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+    let t = &st.theme;
+    let tl = &st.timeline;
+    let len = tl.view.len(store);
+    let mut info = vec![format!("· {len} rows")];
+    if let Some(l) = &tl.view.lane {
+        info.push(format!("lane id {}", l.id));
+    } else {
+        if tl.view.kind != KindFilter::All {
+            info.push(format!("kind: {}", tl.view.kind.label()));
+        }
+        if !tl.view.text.is_empty() {
+            info.push(format!("filter \"{}\"", tl.view.text));
+        }
+        if tl.rebuilding {
+            let total = store.next_seq().max(1);
+            info.push(format!("scanning {}%", tl.view.scanned_to() * 100 / total));
+        }
+    }
+    info.push(if tl.follow {
+        "following".into()
+    } else {
+        "paused (f follows)".into()
+    });
+    f.render_widget(block(st, Pane::Timeline, info.join(" · ")), area);
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let rows = (inner.height as usize).saturating_sub(1);
+    let mut lines = vec![Line::styled(
+        fit(
+            &format!(
+                "{:>10}   {:<5} {:<26} {:<26} summary",
+                "ms", "kind", "method", "id / token"
+            ),
+            w,
+        ),
+        t.muted().add_modifier(Modifier::BOLD),
+    )];
+    let start = tl.cursor.window(len, rows);
+    let late_after = tl.view.lane.as_ref().and_then(|l| l.response_seq(store));
+    for i in start..(start + rows).min(len) {
+        let Some(seq) = tl.view.seq_at(i, store) else {
+            break;
+        };
+        let Some(ev) = store.get(seq) else {
+            lines.push(Line::styled(format!("#{seq} (evicted)"), t.muted()));
+            continue;
+        };
+        let s = summarize(&ev);
+        let dir_color = match ev.dir {
+            Dir::Out => t.dir_out,
+            Dir::In => t.dir_in,
+            Dir::Stderr => t.dir_stderr,
+            Dir::Meta => t.dir_meta,
+        };
+        let class_color = match s.class {
+            Class::Request => t.kind_request,
+            Class::Response => t.kind_response,
+            Class::Notification => t.kind_notification,
+            Class::Error => t.kind_error,
+            Class::Problem => t.kind_problem,
+            Class::Stderr => t.dir_stderr,
+            Class::Meta => t.dir_meta,
+        };
+        let late = late_after.is_some_and(|r| seq > r);
+        let text_style = if late {
+            Style::default()
+                .fg(t.lane_late)
+                .add_modifier(Modifier::BOLD)
+        } else if s.class == Class::Problem {
+            Style::default().fg(t.kind_problem)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let mut spans = vec![
+            Span::styled(rel_ms(ev.t_us), t.muted()),
+            Span::styled(
+                format!(" {} ", dir_glyph(ev.dir)),
+                Style::default().fg(dir_color).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
+            Span::styled(
+                format!("{} ", fit(&s.method, 26)),
+                Style::default().fg(t.fg),
+            ),
+            Span::styled(
+                format!("{} ", fit(&s.ids, 26)),
+                Style::default().fg(t.accent),
+            ),
+        ];
+        if late {
+            spans.push(Span::styled("after response! ", text_style));
+        }
+        spans.push(Span::styled(s.text, text_style));
+        let line = Line::from(spans);
+        lines.push(if i == tl.cursor.selected {
+            full_width(line, w, t.selected())
+        } else {
+            line
+        });
+    }
+    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+}

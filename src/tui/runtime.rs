@@ -1,0 +1,248 @@
+//! The event loop: one `tokio::select!` over terminal input, the store's
+//! change signal, effect results and a frame tick. Drawing happens only when
+//! something changed, at most `fps` times a second; the store's read lock is
+//! held for one sync plus one frame, and released before the terminal write.
+
+use super::action::{Effect, Msg};
+use super::app::App;
+use super::terminal::Term;
+use super::ui;
+use crate::client::{ClientError, Session};
+use crate::protocol::views::LogLevel;
+use base64::Engine as _;
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Runs effects against the session (if any); results come back as `Msg`s.
+pub struct Executor {
+    pub session: Option<Arc<Session>>,
+    pub tx: mpsc::UnboundedSender<Msg>,
+    /// The level last sent with `logging/setLevel`, so it is sent only on change.
+    level: Arc<tokio::sync::Mutex<Option<LogLevel>>>,
+}
+
+impl Executor {
+    pub fn new(session: Option<Arc<Session>>, tx: mpsc::UnboundedSender<Msg>) -> Executor {
+        Executor {
+            session,
+            tx,
+            level: Arc::new(tokio::sync::Mutex::new(None)),
+        }
+    }
+
+    /// The handshake and tool listing, in the background.
+    pub fn start(&self) {
+        let Some(s) = self.session.clone() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            match s.initialize().await {
+                Ok(init) => {
+                    let _ = tx.send(Msg::Handshake(Ok(init)));
+                    let tools = s.list_tools().await.map_err(|e| e.to_string());
+                    let _ = tx.send(Msg::Tools(tools));
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::Handshake(Err(e.to_string())));
+                }
+            }
+        });
+    }
+
+    /// Perform one effect. Returns false for `Quit`.
+    pub fn run(&self, effect: Effect, app: &mut App, term: &mut Term) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::Copy(text) => {
+                // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard.
+                let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                let out = term.backend_mut();
+                let _ = write!(out, "\x1b]52;c;{b64}\x07");
+                let _ = out.flush();
+            }
+            Effect::Cancel { id } => {
+                if let Some(s) = &self.session
+                    && let Err(e) = s.cancel(&id, "cancelled by the user in mcpscope")
+                {
+                    app.on_msg(Msg::Notice(format!("cancel failed: {e}")));
+                }
+            }
+            Effect::Raw {
+                id,
+                method,
+                params,
+                limits,
+            } => {
+                let Some(s) = self.session.clone() else {
+                    return true;
+                };
+                match id {
+                    None => {
+                        if let Err(e) = s.notify(&method, params) {
+                            app.on_msg(Msg::Notice(format!("{method} not sent: {e}")));
+                        }
+                    }
+                    Some(id) => {
+                        let tx = self.tx.clone();
+                        tokio::spawn(async move {
+                            let msg = match s.request_with_id(id, &method, params, limits).await {
+                                Ok(r) => format!("{method} answered (#{})", r.seq),
+                                Err(e) => format!("{method}: {e}"),
+                            };
+                            let _ = tx.send(Msg::Notice(msg));
+                        });
+                    }
+                }
+            }
+            Effect::Call {
+                tool,
+                args,
+                token,
+                level,
+                limits,
+            } => {
+                let Some(s) = self.session.clone() else {
+                    return true;
+                };
+                let (id, token) = s.prepare_call(&token);
+                app.on_msg(Msg::CallPrepared {
+                    id: id.clone(),
+                    limits,
+                });
+                let tx = self.tx.clone();
+                let level_sent = self.level.clone();
+                tokio::spawn(async move {
+                    if let Some(l) = level {
+                        let mut cur = level_sent.lock().await;
+                        if *cur != Some(l) {
+                            match s.set_level(l).await {
+                                Ok(true) => *cur = Some(l),
+                                Ok(false) => {
+                                    let _ = tx.send(Msg::Notice(
+                                        "the server did not declare logging: logging/setLevel not sent".into(),
+                                    ));
+                                }
+                                Err(e) => {
+                                    let _ = tx
+                                        .send(Msg::Notice(format!("logging/setLevel failed: {e}")));
+                                }
+                            }
+                        }
+                    }
+                    match s
+                        .call_prepared(id.clone(), token, &tool, &args, limits)
+                        .await
+                    {
+                        // The response, timeout and exit are all in the trace already.
+                        Ok(_) | Err(ClientError::Timeout { .. }) | Err(ClientError::Rpc { .. }) => {
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Msg::CallFailed {
+                                id,
+                                why: e.to_string(),
+                            });
+                        }
+                    }
+                });
+            }
+        }
+        true
+    }
+}
+
+/// Sync the views and draw one frame. The lock is released before the
+/// buffer goes to the terminal, so a slow terminal never stalls ingest.
+pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
+    term.autoresize()?;
+    let size = term.size()?;
+    if (size.width, size.height) != (app.state.width, app.state.height) {
+        app.resize(size.width, size.height);
+    }
+    let trace = app.trace().clone();
+    {
+        let store = trace.read();
+        app.sync_with(&store);
+        let mut frame = term.get_frame();
+        ui::draw(&mut frame, &app.state, &store);
+    }
+    term.apply_buffer()?;
+    app.dirty = false;
+    Ok(())
+}
+
+#[cfg(unix)]
+async fn terminate(sig: &mut Option<tokio::signal::unix::Signal>) {
+    match sig {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+/// Run until the user quits, the input ends, or SIGTERM/SIGHUP arrives.
+pub async fn event_loop(
+    app: &mut App,
+    term: &mut Term,
+    exec: &Executor,
+    mut msgs: mpsc::UnboundedReceiver<Msg>,
+    fps: u32,
+    started: Instant,
+) -> io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let frame = Duration::from_secs_f64(1.0 / f64::from(fps));
+    // Clocks and spinners of running calls tick at most 10 times a second.
+    let clock = frame.max(Duration::from_millis(100));
+    let mut events = EventStream::new();
+    let mut changed = app.trace().subscribe();
+    let mut tick = tokio::time::interval(frame);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut sigterm = signal(SignalKind::terminate()).ok();
+    let mut sighup = signal(SignalKind::hangup()).ok();
+
+    draw(app, term)?;
+    if let Some(path) = std::env::var_os("MCPSCOPE_TIMINGS") {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let _ = std::fs::write(path, format!("first_frame_ms={ms:.1}\n"));
+    }
+    let mut last_draw = Instant::now();
+    loop {
+        let effects = tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) => app.handle_key(k),
+                Some(Ok(Event::Mouse(m))) => app.handle_mouse(m),
+                Some(Ok(Event::Paste(p))) => { app.handle_paste(&p); Vec::new() }
+                Some(Ok(Event::Resize(w, h))) => { app.resize(w, h); Vec::new() }
+                Some(Ok(_)) => Vec::new(),
+                Some(Err(_)) | None => vec![Effect::Quit],
+            },
+            res = changed.changed() => {
+                if res.is_ok() { app.behind = true; }
+                Vec::new()
+            }
+            Some(msg) = msgs.recv() => app.on_msg(msg),
+            _ = tick.tick() => Vec::new(),
+            _ = terminate(&mut sigterm) => vec![Effect::Quit],
+            _ = terminate(&mut sighup) => vec![Effect::Quit],
+        };
+        for e in effects {
+            if !exec.run(e, app, term) {
+                return Ok(());
+            }
+        }
+        if app.should_quit() {
+            return Ok(());
+        }
+        let since = last_draw.elapsed();
+        let live = app.state.calls.running() > 0 && since >= clock;
+        if ((app.dirty || app.behind) && since >= frame) || live {
+            draw(app, term)?;
+            last_draw = Instant::now();
+        }
+    }
+}

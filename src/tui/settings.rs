@@ -1,0 +1,130 @@
+//! The settings file (`settings.toml` in the config directory found with
+//! `directories`, or `$MCPSCOPE_CONFIG_DIR`): frame rate, thresholds, default
+//! timeouts, theme and key bindings. Command-line flags win over the file,
+//! the file over the defaults.
+
+use super::keymap::{Keymap, Overrides};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SettingsFile {
+    fps: Option<u32>,
+    theme: Option<String>,
+    stale_after_secs: Option<f64>,
+    idle_timeout_secs: Option<u64>,
+    max_timeout_secs: Option<u64>,
+    #[serde(default)]
+    keys: Overrides,
+}
+
+/// Resolved settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub fps: u32,
+    pub theme: String,
+    /// A call whose last progress is older than this is shown as stale.
+    pub stale_after_us: u64,
+    pub idle_timeout_secs: Option<u64>,
+    pub max_timeout_secs: Option<u64>,
+    pub keymap: Keymap,
+    pub config_dir: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            fps: 30,
+            theme: "dark".into(),
+            stale_after_us: 5_000_000,
+            idle_timeout_secs: Some(60),
+            max_timeout_secs: Some(600),
+            keymap: Keymap::default(),
+            config_dir: None,
+        }
+    }
+}
+
+/// The frame-rate cap users may set: enough for smooth gauges, never a busy loop.
+pub fn clamp_fps(fps: u32) -> u32 {
+    fps.clamp(5, 60)
+}
+
+/// Where user settings and themes live.
+pub fn config_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("MCPSCOPE_CONFIG_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    directories::ProjectDirs::from("", "", "mcpscope").map(|p| p.config_dir().to_path_buf())
+}
+
+impl Settings {
+    /// Load from the config directory; a missing file means defaults, a
+    /// broken one is an error naming the file.
+    pub fn load(dir: Option<&Path>) -> Result<Settings, String> {
+        let mut s = Settings {
+            config_dir: dir.map(Path::to_path_buf),
+            ..Settings::default()
+        };
+        let Some(dir) = dir else { return Ok(s) };
+        let path = dir.join("settings.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(s),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        s.apply(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(s)
+    }
+
+    /// Apply a settings file's text over these settings.
+    pub fn apply(&mut self, text: &str) -> Result<(), String> {
+        let f: SettingsFile = toml::from_str(text).map_err(|e| e.message().to_string())?;
+        if let Some(fps) = f.fps {
+            self.fps = clamp_fps(fps);
+        }
+        if let Some(t) = f.theme {
+            self.theme = t;
+        }
+        if let Some(s) = f.stale_after_secs {
+            if !(s.is_finite() && s > 0.0) {
+                return Err("stale_after_secs must be a positive number".into());
+            }
+            self.stale_after_us = (s * 1e6) as u64;
+        }
+        if let Some(s) = f.idle_timeout_secs {
+            self.idle_timeout_secs = (s > 0).then_some(s);
+        }
+        if let Some(s) = f.max_timeout_secs {
+            self.max_timeout_secs = (s > 0).then_some(s);
+        }
+        self.keymap = Keymap::with_overrides(&f.keys)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_overrides_defaults() {
+        let mut s = Settings::default();
+        s.apply("fps = 500\nstale_after_secs = 2.5\ntheme = \"light\"\n[keys.global]\nquit = [\"ctrl-q\"]\n")
+            .unwrap();
+        assert_eq!(s.fps, 60);
+        assert_eq!(s.stale_after_us, 2_500_000);
+        assert_eq!(s.theme, "light");
+        assert!(s.apply("fsp = 3").unwrap_err().contains("unknown field"));
+        let d = tempfile::tempdir().unwrap();
+        assert!(Settings::load(Some(d.path())).is_ok());
+        std::fs::write(d.path().join("settings.toml"), "fps = \"x\"").unwrap();
+        assert!(
+            Settings::load(Some(d.path()))
+                .unwrap_err()
+                .contains("settings.toml")
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! Everything the screen shows that is not in the store: focus, cursors,
+//! filters, the composer, call tracking, server info. Rendering reads it;
+//! only `App` changes it.
+
+use super::calls::{ByteMode, Calls};
+use super::compose::Composer;
+use super::jsonfmt::Lines;
+use super::keymap::{Context, Keymap};
+use super::theme::Theme;
+use super::views::{LogsView, TimelineView};
+use serde_json::Value;
+
+/// The panes, in focus order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    Progress,
+    Timeline,
+    Logs,
+    Raw,
+    Tools,
+    Composer,
+}
+
+impl Pane {
+    pub const ORDER: [Pane; 6] = [
+        Pane::Progress,
+        Pane::Timeline,
+        Pane::Logs,
+        Pane::Raw,
+        Pane::Tools,
+        Pane::Composer,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Progress => "Progress",
+            Pane::Timeline => "Timeline",
+            Pane::Logs => "Logs",
+            Pane::Raw => "Raw",
+            Pane::Tools => "Tools",
+            Pane::Composer => "Composer",
+        }
+    }
+
+    /// The digit that focuses it (matches the default key map).
+    pub fn number(self) -> usize {
+        Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0) + 1
+    }
+
+    pub fn context(self) -> Context {
+        match self {
+            Pane::Progress => Context::Progress,
+            Pane::Timeline => Context::Timeline,
+            Pane::Logs => Context::Logs,
+            Pane::Raw => Context::Raw,
+            Pane::Tools => Context::Tools,
+            Pane::Composer => Context::Composer,
+        }
+    }
+
+    pub fn step(self, forward: bool) -> Pane {
+        let i = self.number() - 1;
+        let n = Pane::ORDER.len();
+        Pane::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+/// The connection as the header shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conn {
+    Starting,
+    Ready,
+    Failed(String),
+    Exited(String),
+    /// A recorded trace: nothing to talk to.
+    Offline,
+}
+
+/// A selection in a list plus the first visible row (a hint: the visible
+/// window is derived from both, the same way for drawing and for clicks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub selected: usize,
+    pub offset: usize,
+}
+
+impl Cursor {
+    /// First visible row for a list of `len` rows shown `height` at a time.
+    pub fn window(&self, len: usize, height: usize) -> usize {
+        if height == 0 || len <= height {
+            return 0;
+        }
+        let sel = self.selected.min(len - 1);
+        let mut start = self.offset.min(len - height);
+        if sel < start {
+            start = sel;
+        } else if sel >= start + height {
+            start = sel + 1 - height;
+        }
+        start
+    }
+
+    pub fn move_by(&mut self, delta: isize, len: usize) {
+        if len == 0 {
+            self.selected = 0;
+            return;
+        }
+        let s = self.selected.min(len - 1) as isize + delta;
+        self.selected = s.clamp(0, len as isize - 1) as usize;
+    }
+
+    /// Keep `offset` equal to what is drawn, so later moves scroll smoothly.
+    pub fn settle(&mut self, len: usize, height: usize) {
+        self.offset = self.window(len, height);
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ServerView {
+    pub spec_name: String,
+    pub name: String,
+    pub version: String,
+    pub transport: String,
+    pub revision: String,
+    pub capabilities: Vec<String>,
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolInfo {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub schema: Value,
+}
+
+#[derive(Debug, Default)]
+pub struct ToolsState {
+    pub all: Vec<ToolInfo>,
+    pub filter: String,
+    /// Indexes into `all` that match the filter.
+    pub visible: Vec<usize>,
+    pub cursor: Cursor,
+    pub loading: bool,
+    pub error: Option<String>,
+}
+
+impl ToolsState {
+    pub fn refilter(&mut self) {
+        let f = self.filter.to_lowercase();
+        self.visible = (0..self.all.len())
+            .filter(|i| {
+                let t = &self.all[*i];
+                f.is_empty()
+                    || t.name.to_lowercase().contains(&f)
+                    || t.title.to_lowercase().contains(&f)
+                    || t.description.to_lowercase().contains(&f)
+            })
+            .collect();
+        self.cursor.move_by(0, self.visible.len());
+    }
+
+    pub fn selected(&self) -> Option<&ToolInfo> {
+        self.visible
+            .get(self.cursor.selected)
+            .and_then(|i| self.all.get(*i))
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct TimelineState {
+    pub view: TimelineView,
+    pub cursor: Cursor,
+    pub follow: bool,
+    /// The view is being rebuilt after a filter change.
+    pub rebuilding: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct LogsState {
+    pub view: LogsView,
+    pub cursor: Cursor,
+    pub follow: bool,
+    /// The seq of the expanded entry and its pretty-printed data.
+    pub expanded: Option<(u64, Lines)>,
+}
+
+/// The Raw pane: one event, rendered once per selection (not per frame).
+#[derive(Debug, Default)]
+pub struct RawState {
+    pub seq: Option<u64>,
+    pub bytes_mode: bool,
+    pub lines: Lines,
+    pub truncated: bool,
+    /// Width the exact-bytes lines were cut for.
+    pub width: usize,
+    pub scroll: usize,
+    pub search: String,
+    /// Line numbers with a match.
+    pub matches: Vec<usize>,
+    pub match_idx: usize,
+}
+
+/// Which text field a line input edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputTarget {
+    ToolsFilter,
+    TimelineFilter,
+    LogsFilter,
+    RawSearch,
+    CustomToken,
+}
+
+impl InputTarget {
+    pub fn prompt(self) -> &'static str {
+        match self {
+            InputTarget::ToolsFilter => "filter tools",
+            InputTarget::TimelineFilter => "filter timeline",
+            InputTarget::LogsFilter => "filter logs",
+            InputTarget::RawSearch => "search frame",
+            InputTarget::CustomToken => "progress token (digits = integer)",
+        }
+    }
+}
+
+/// A one-line text field at the bottom of the screen.
+#[derive(Debug, Clone)]
+pub struct LineInput {
+    pub target: InputTarget,
+    pub text: String,
+    /// The value before editing, restored by Esc.
+    pub before: String,
+}
+
+pub struct State {
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub focus: Pane,
+    pub zoom: bool,
+    /// The help overlay and its scroll position.
+    pub help: Option<usize>,
+    pub width: u16,
+    pub height: u16,
+    /// Trace clock at the last sync; everything "ago" is measured from it.
+    pub now_us: u64,
+    pub conn: Conn,
+    pub server: ServerView,
+    /// Protocol findings; the checks engine sets this (0 until it does).
+    pub findings: usize,
+    pub recording: Option<String>,
+    pub events: u64,
+    pub evicted: u64,
+    pub tools: ToolsState,
+    pub composer: Composer,
+    pub calls: Calls,
+    pub progress: Cursor,
+    pub byte_mode: ByteMode,
+    pub stale_after_us: u64,
+    pub timeline: TimelineState,
+    pub logs: LogsState,
+    pub raw: RawState,
+    /// Which list the Raw pane follows.
+    pub raw_source: Pane,
+    pub input: Option<LineInput>,
+    pub notice: Option<String>,
+    /// `--demo`, `-- cmd args`…: the server part of `mcpscope call`.
+    pub server_cli: String,
+    pub live: bool,
+    pub fps: u32,
+}
