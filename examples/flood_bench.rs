@@ -4,6 +4,8 @@
 //! very same bytes.
 //!
 //! Run: `cargo build --release && cargo run --release --example flood_bench [COUNT]`
+//! `FLOOD_SERVER="python3 flood_server.py"` measures another flood server
+//! (any server with a `flood {count}` tool) instead of the demo server.
 
 use mcpscope::client::{ClientOptions, Limits, Session, TokenPolicy};
 use mcpscope::trace::{Dir, MonotonicClock, Store, Trace};
@@ -38,8 +40,12 @@ fn main() {
     // 1. End to end: demo server → pipe → reader thread → classify → store.
     let trace = Trace::new(Store::default(), MonotonicClock::new());
     let (call_s, received) = rt.block_on(async {
+        let argv = match std::env::var("FLOOD_SERVER") {
+            Ok(cmd) => cmd.split_whitespace().map(str::to_string).collect(),
+            Err(_) => vec![bin.display().to_string(), "demo-server".into()],
+        };
         let spec = CommandSpec {
-            argv: vec![bin.display().to_string(), "demo-server".into()],
+            argv,
             ..Default::default()
         };
         let session =
