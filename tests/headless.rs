@@ -414,54 +414,41 @@ fn env_and_cwd_reach_the_server_and_secrets_are_redacted() {
     assert!(header.contains("\"mcpscope_trace\":1"), "{header}");
 }
 
-#[test]
-fn elicitation_is_answered_only_when_asked() {
+/// The interactive wizard (two questions), recorded; returns the trace lines.
+fn wizard_trace(extra: &[&str]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
-    let with = dir.path().join("with.jsonl");
-    let o = demo_call(&[
+    let rec = dir.path().join("w.jsonl");
+    let mut args = vec![
         "--tool",
         "interactive_wizard",
         "-a",
         "questions=2",
         "-a",
         "delay_ms=1",
-        "--elicit",
-        "defaults",
-        "--record",
-        with.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["--record", rec.to_str().unwrap()]);
+    let o = demo_call(&args);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&with);
+    trace_lines(&rec)
+}
+
+#[test]
+fn elicitation_is_answered_only_when_asked() {
+    let lines = wizard_trace(&["--elicit", "defaults"]);
     let init = frames(&lines, "out", "initialize").next().unwrap();
     assert!(init["params"]["capabilities"]["elicitation"].is_object());
-    let asked: Vec<&Value> = frames(&lines, "in", "elicitation/create").collect();
-    assert_eq!(asked.len(), 2);
-    let answers: Vec<&Value> = lines
+    assert_eq!(frames(&lines, "in", "elicitation/create").count(), 2);
+    let answers = lines
         .iter()
         .skip(1)
         .filter(|l| l["dir"] == "out" && l["json"]["result"]["action"] == "accept")
-        .map(|l| &l["json"])
-        .collect();
-    assert_eq!(answers.len(), 2);
+        .count();
+    assert_eq!(answers, 2);
 
-    let without = dir.path().join("without.jsonl");
-    let o = demo_call(&[
-        "--tool",
-        "interactive_wizard",
-        "-a",
-        "questions=2",
-        "-a",
-        "delay_ms=1",
-        "--record",
-        without.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&without);
-    assert!(
-        frames(&lines, "out", "initialize").next().unwrap()["params"]["capabilities"]
-            .get("elicitation")
-            .is_none()
-    );
+    let lines = wizard_trace(&[]);
+    let init = frames(&lines, "out", "initialize").next().unwrap();
+    assert!(init["params"]["capabilities"].get("elicitation").is_none());
     assert_eq!(frames(&lines, "in", "elicitation/create").count(), 0);
 }
 

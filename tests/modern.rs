@@ -15,20 +15,12 @@ const ENVELOPE: [&str; 3] = [
     "io.modelcontextprotocol/clientInfo",
 ];
 
-fn stdio_call(argv: &[String], extra: &[&str]) -> Output {
-    let mut args: Vec<&str> = vec!["call"];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend(argv.iter().map(String::as_str));
-    run(&args)
-}
-
 #[test]
 fn modern_stdio_discover_envelope_and_per_request_log_level() {
     let Some(argv) = python_server() else { return };
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("m.jsonl");
-    let o = stdio_call(
+    let o = call_stdio(
         &argv,
         &[
             "--protocol",
@@ -81,7 +73,7 @@ fn modern_stdio_discover_envelope_and_per_request_log_level() {
 #[test]
 fn modern_without_log_level_gets_no_logs() {
     let Some(argv) = python_server() else { return };
-    let o = stdio_call(
+    let o = call_stdio(
         &argv,
         &[
             "--protocol",
@@ -107,7 +99,7 @@ fn input_required_is_answered_and_retried() {
     let Some(argv) = python_server() else { return };
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("i.jsonl");
-    let o = stdio_call(
+    let o = call_stdio(
         &argv,
         &[
             "--protocol",
@@ -140,7 +132,7 @@ fn input_required_is_answered_and_retried() {
     assert_eq!(responses.values().next().unwrap()["action"], "accept");
 
     // The same tool in the handshake era asks mid-call instead.
-    let o = stdio_call(&argv, &["--tool", "greet", "--elicit", "defaults"]);
+    let o = call_stdio(&argv, &["--tool", "greet", "--elicit", "defaults"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("Hello, world!"));
 }
@@ -151,7 +143,7 @@ fn auto_probes_then_falls_back_to_the_handshake() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("a.jsonl");
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = stdio_call(
+    let o = call_stdio(
         &argv,
         &[
             "--protocol",
@@ -179,7 +171,7 @@ fn auto_probes_then_falls_back_to_the_handshake() {
     );
 
     let Some(py) = python_server() else { return };
-    let o = stdio_call(
+    let o = call_stdio(
         &py,
         &[
             "--protocol",

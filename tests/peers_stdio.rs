@@ -5,19 +5,11 @@ mod common;
 
 use common::*;
 
-fn call(argv: &[String], extra: &[&str]) -> Output {
-    let mut args: Vec<&str> = vec!["call"];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend(argv.iter().map(String::as_str));
-    run(&args)
-}
-
 #[test]
 fn everything_long_running_operation_reports_exactly_steps() {
     let Some(bin) = everything() else { return };
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = call(
+    let o = call_stdio(
         &argv,
         &[
             "--tool",
@@ -46,7 +38,7 @@ fn everything_long_running_operation_reports_exactly_steps() {
             .contains("Long running operation completed")
     );
 
-    let o = call(
+    let o = call_stdio(
         &argv,
         &[
             "--tool",
@@ -74,7 +66,7 @@ fn everything_integer_token_roots_and_list_changed() {
     let rec = dir.path().join("e.jsonl");
     let root = dir.path().canonicalize().unwrap();
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = call(
+    let o = call_stdio(
         &argv,
         &[
             "--tool",
@@ -118,7 +110,7 @@ fn everything_integer_token_roots_and_list_changed() {
 #[test]
 fn python_sdk_progress_with_messages_and_logs() {
     let Some(argv) = python_server() else { return };
-    let o = call(
+    let o = call_stdio(
         &argv,
         &[
             "--tool",
@@ -161,7 +153,7 @@ fn python_sdk_float_progress_and_set_level_when_declared() {
     let Some(mut argv) = python_server() else {
         return;
     };
-    let o = call(&argv, &["--tool", "float_progress", "--token", "5"]);
+    let o = call_stdio(&argv, &["--tool", "float_progress", "--token", "5"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(
         o.lines("[progress]"),
@@ -172,7 +164,7 @@ fn python_sdk_float_progress_and_set_level_when_declared() {
         ]
     );
     argv.push("--logging".into());
-    let o = call(
+    let o = call_stdio(
         &argv,
         &[
             "--tool",
