@@ -552,6 +552,7 @@ impl App {
                 st.composer.token = super::compose::TokenMode::Custom;
             }
         }
+        self.sync();
     }
 
     fn start_input(&mut self, target: InputTarget) {
@@ -1006,7 +1007,13 @@ impl App {
         }
         let n = raw.matches.len() as isize;
         raw.match_idx = ((raw.match_idx as isize + delta).rem_euclid(n)) as usize;
-        raw.scroll = raw.matches[raw.match_idx].saturating_sub(2);
+        // Scroll only when the match is off screen, and then keep some context above it.
+        let line = raw.matches[raw.match_idx];
+        let h = layout::list_height(&self.state, Pane::Raw).max(1);
+        let raw = &mut self.state.raw;
+        if line < raw.scroll || line >= raw.scroll + h {
+            raw.scroll = line.saturating_sub(h / 3);
+        }
     }
 
     fn copy_frame(&mut self) -> Vec<Effect> {

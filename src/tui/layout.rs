@@ -86,13 +86,13 @@ pub fn compute(area: Rect, st: &State) -> Layout {
         l.panes.push((st.focus, pane));
         return l;
     }
-    let left_w = (body.width / 3).max(44);
+    let left_w = (body.width * 3 / 10).max(44);
     let (left, right) = cols(body, left_w);
     let (tools, composer) = rows(left, left.height * 9 / 20);
     let calls = st.calls.list.len().max(1) as u16;
     let progress_h = (2 + 3 * calls).clamp(5, (right.height * 2 / 5).max(5));
     let (progress, lower) = rows(right, progress_h);
-    let (lists, raw) = cols(lower, lower.width * 3 / 5);
+    let (lists, raw) = cols(lower, lower.width * 13 / 20);
     let (timeline, logs) = rows(lists, lists.height * 3 / 5);
     l.panes = vec![
         (Pane::Tools, tools),

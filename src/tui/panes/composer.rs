@@ -61,7 +61,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
             ),
         ])
     };
-    let footer_h: u16 = 5;
+    let footer_h: u16 = 7;
     let editor_h = inner.height.saturating_sub(1 + footer_h).max(2);
     f.render_widget(
         Paragraph::new(head).style(t.base()),
@@ -108,7 +108,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
                 value,
                 Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format!(" [{keys}]  "), Style::default().fg(t.key)),
+            Span::styled(format!(" {keys}"), Style::default().fg(t.key)),
+            Span::styled("  ", t.muted()),
         ]
     };
     let mut l1 = ctl("token", token, key(Action::CycleToken));
@@ -121,12 +122,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     let mut l2 = ctl(
         "idle",
         secs(c.idle_secs),
-        format!("{}{}", key(Action::IdleDown), key(Action::IdleUp)),
+        format!("{}/{}", key(Action::IdleDown), key(Action::IdleUp)),
     );
     l2.extend(ctl(
         "max",
         secs(c.max_secs),
-        format!("{}{}", key(Action::MaxDown), key(Action::MaxUp)),
+        format!("{}/{}", key(Action::MaxDown), key(Action::MaxUp)),
     ));
     l2.push(Span::styled(
         format!("send [{}]", key(Action::Send)),

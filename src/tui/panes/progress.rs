@@ -199,8 +199,8 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         if g.total.is_none() && g.notifications > 0 {
             let secs = (elapsed as f64 / 1e6).max(1e-3);
             extra.push_str(&format!(
-                " · {} updates · {}/s",
-                g.notifications,
+                " · {} · {}/s",
+                updates(g.notifications),
                 rate(g.notifications as f64 / secs)
             ));
         }
@@ -221,7 +221,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
     let mut row3 = vec![Span::raw("   ")];
     let msg = g.message.clone().unwrap_or_default();
     if !msg.is_empty() {
-        let room = (w * 3 / 5).max(20);
+        let room = (w / 2).max(20);
         row3.push(Span::styled(
             super::fit(&msg, room.min(msg.chars().count())),
             Style::default().fg(t.fg),
@@ -230,10 +230,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
     }
     let mut stats: Vec<Span<'static>> = Vec::new();
     if c.token.is_some() {
-        stats.push(Span::styled(
-            format!("{} updates", g.notifications),
-            t.muted(),
-        ));
+        stats.push(Span::styled(updates(g.notifications), t.muted()));
         if let Some(first) = g.first_us {
             stats.push(Span::styled(
                 format!(
@@ -294,4 +291,12 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
     }
     row3.extend(stats);
     [Line::from(head), Line::from(row2), Line::from(row3)]
+}
+
+fn updates(n: u64) -> String {
+    if n == 1 {
+        "1 update".into()
+    } else {
+        format!("{n} updates")
+    }
 }

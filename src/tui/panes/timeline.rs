@@ -41,10 +41,13 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let inner = inner(area);
     let w = inner.width as usize;
     let rows = (inner.height as usize).saturating_sub(1);
+    // Method and id columns share the width; the summary gets the rest.
+    let mw = (w / 5).clamp(16, 28);
+    let iw = (w / 6).clamp(16, 26);
     let mut lines = vec![Line::styled(
         fit(
             &format!(
-                "{:>10}   {:<5} {:<26} {:<26} summary",
+                "{:>10}   {:<5} {:<mw$} {:<iw$} summary",
                 "ms", "kind", "method", "id / token"
             ),
             w,
@@ -95,11 +98,11 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             ),
             Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
             Span::styled(
-                format!("{} ", fit(&s.method, 26)),
+                format!("{} ", fit(short_method(&s.method), mw)),
                 Style::default().fg(t.fg),
             ),
             Span::styled(
-                format!("{} ", fit(&s.ids, 26)),
+                format!("{} ", fit(&s.ids, iw)),
                 Style::default().fg(t.accent),
             ),
         ];
@@ -115,4 +118,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         });
     }
     f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+}
+
+/// The kind column already says "notification": drop the common prefix so
+/// the method column shows what differs (custom methods stay whole).
+fn short_method(m: &str) -> &str {
+    m.strip_prefix("notifications/").unwrap_or(m)
 }

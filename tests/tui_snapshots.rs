@@ -1,0 +1,118 @@
+//! Whole-screen snapshots on a TestBackend: the main screen mid-progress,
+//! logs, raw, help, a finished run and the 80×24 layout. The trace is built
+//! on a manual clock, so times and spinners are fixed; the crate version is
+//! masked.
+
+mod tui_support;
+
+use mcpscope::tui::action::Action;
+use serde_json::json;
+use tui_support::*;
+
+#[test]
+fn main_screen_mid_progress() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    insta::assert_snapshot!(render(&mut app, 160, 48));
+}
+
+#[test]
+fn logs_zoomed_with_an_expanded_entry() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusLogs);
+    app.apply(Action::Zoom);
+    app.apply(Action::Top);
+    app.apply(Action::Down);
+    app.apply(Action::Down);
+    app.apply(Action::Expand);
+    insta::assert_snapshot!(render(&mut app, 120, 30));
+}
+
+#[test]
+fn raw_frame_with_search() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTimeline);
+    app.apply(Action::Filter);
+    for c in "read 2097152".chars() {
+        app.handle_key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            crossterm::event::KeyModifiers::NONE,
+        ));
+    }
+    app.handle_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    app.apply(Action::FocusRaw);
+    app.apply(Action::Search);
+    for c in "bytes".chars() {
+        app.handle_key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            crossterm::event::KeyModifiers::NONE,
+        ));
+    }
+    app.apply(Action::Zoom);
+    insta::assert_snapshot!(render(&mut app, 120, 24));
+}
+
+#[test]
+fn help_overlay() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::Help);
+    insta::assert_snapshot!(render(&mut app, 160, 48));
+}
+
+#[test]
+fn narrow_terminal_uses_tabs() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    insta::assert_snapshot!("narrow_progress", render(&mut app, 80, 24));
+    app.apply(Action::FocusTimeline);
+    insta::assert_snapshot!("narrow_timeline", render(&mut app, 80, 24));
+}
+
+#[test]
+fn finished_run() {
+    let sc = mid_progress();
+    sc.at_ms(1500).progress(
+        json!("mcpscope-1"),
+        5_242_880.0,
+        Some(5_242_880.0),
+        "Read 5242880 / 5242880 bytes, preparing the upload",
+    );
+    sc.at_ms(1600)
+        .result(1, "Uploaded ./release.tar.gz (5242880 bytes)", false);
+    sc.at_ms(1700)
+        .progress(json!(3), 3.0, Some(3.0), "Creating the project");
+    sc.at_ms(1800)
+        .result(3, "Created project mcpscope-demo", false);
+    sc.at_ms(2000).meta(json!({"event": "timeout", "request": 2, "method": "tools/call", "limit": "idle", "secs": 1}));
+    sc.at_ms(2000).out(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "timed out (idle timeout of 1s)"}}));
+    sc.at_ms(2500);
+    let mut app = app(&sc);
+    insta::assert_snapshot!(render(&mut app, 160, 48));
+}
+
+#[test]
+fn server_text_never_reaches_the_terminal_raw() {
+    let sc = mid_progress();
+    sc.at_ms(1500).log(
+        "error",
+        "\u{1b}]52;c;ZXZpbA==\u{7}evil",
+        json!("\u{1b}[2J\u{1b}[H cleared?"),
+    );
+    sc.stderr("\u{1b}[31mred stderr\u{9b}");
+    let mut app = app(&sc);
+    for focus in [Action::FocusLogs, Action::FocusTimeline, Action::FocusRaw] {
+        app.apply(focus);
+        let screen = render(&mut app, 160, 48);
+        assert!(
+            !screen.chars().any(|c| c.is_control() && c != '\n'),
+            "{screen}"
+        );
+        assert!(screen.contains("␛"), "escapes are shown as pictures");
+    }
+}
