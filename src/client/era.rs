@@ -19,6 +19,8 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `input_required` rounds before giving up (as the official SDKs do).
 const MAX_INPUT_ROUNDS: usize = 10;
+/// `UnsupportedProtocolVersionError`: `data.supported` lists what the server speaks.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
 
 impl Session {
     pub fn is_modern(&self) -> bool {
@@ -104,7 +106,36 @@ impl Session {
             idle: None,
             max: Some(probe.unwrap_or(self.opts.handshake_timeout)),
         };
-        let reply = match self.request(methods::SERVER_DISCOVER, None, limits).await {
+        let mut outcome = self.request(methods::SERVER_DISCOVER, None, limits).await;
+        if let Err(ClientError::Rpc {
+            code: UNSUPPORTED_VERSION,
+            data,
+            ..
+        }) = &outcome
+        {
+            // A modern server lists the versions it speaks. The spec asks a
+            // client to retry with an advertised version rather than fall
+            // back; ours is the only modern one, so when it is listed it is
+            // retried once, and a second rejection is final.
+            let supported: Vec<String> = data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let modern = Revision::V2026_07_28.as_str();
+            if supported.iter().any(|v| v == modern) {
+                self.meta(json!({"event": "version-retry", "protocolVersion": modern,
+                                 "supported": supported}));
+                outcome = self.request(methods::SERVER_DISCOVER, None, limits).await;
+            }
+        }
+        let reply = match outcome {
             Ok(r) => r,
             Err(e @ ClientError::Rpc { .. }) if probe.is_some() => return Err(e),
             Err(ClientError::Rpc { code, message, .. }) => {

@@ -489,7 +489,7 @@ impl Session {
             let reply = self.request(methods::TOOLS_LIST, params, limits).await?;
             let page: ToolsPage = serde_json::from_value(reply.result)
                 .map_err(|e| ClientError::Protocol(format!("malformed tools/list result: {e}")))?;
-            tools.extend(page.tools);
+            tools.extend(page.tools.into_iter().filter(|t| self.keep_tool(t)));
             match page.next_cursor {
                 Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
                 Some(_) => {
@@ -503,6 +503,23 @@ impl Session {
         Err(ClientError::Protocol(
             "tools/list did not end after 10000 pages".into(),
         ))
+    }
+
+    /// SEP-2243 (2026-07-28 over HTTP): a tool whose `x-mcp-header`
+    /// annotations are invalid is excluded from the listing, with the reason
+    /// recorded; the frame itself stays in the trace.
+    fn keep_tool(&self, tool: &Value) -> bool {
+        if !self.is_modern() || !matches!(self.transport, Link::Http(_)) {
+            return true;
+        }
+        match crate::transport::http::mcp_param::tool_headers(tool) {
+            Ok(_) => true,
+            Err(reason) => {
+                let name = tool.get("name").cloned().unwrap_or(Value::Null);
+                self.meta(json!({"event": "tool-rejected", "tool": name, "reason": reason}));
+                false
+            }
+        }
     }
 
     /// Build `tools/call` params with the policy's token.
@@ -539,6 +556,14 @@ impl Session {
         args: &Value,
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
+        if self.is_modern()
+            && let Link::Http(h) = &self.transport
+            && let Some(reason) = h.tool_rejection(name)
+        {
+            return Err(ClientError::Protocol(format!(
+                "{name} was rejected when listed, so it is not called: {reason}"
+            )));
+        }
         let params = self.call_params(name, args, token.as_ref());
         let reply = self
             .request_with_id(

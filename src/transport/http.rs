@@ -5,12 +5,19 @@
 //! session id become `http` meta events, so the timeline shows each exchange.
 //! Frames are handed to the sink exactly as the server sent them, on the
 //! channel they arrived on.
+//!
+//! In the 2026-07-28 era every POST also carries the SEP-2243 headers:
+//! `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers of the tool being
+//! called, learnt from the `tools/list` results that pass through here.
+
+pub mod mcp_param;
 
 use super::Sink;
 use super::sse::{SseEvent, SseParser};
 use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
 use futures_util::StreamExt;
+use mcp_param::ParamHeader;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
 use serde_json::json;
@@ -73,6 +80,12 @@ struct State {
     running: std::collections::HashMap<IdKey, tokio::task::AbortHandle>,
     session_id: Option<String>,
     protocol_version: Option<String>,
+    /// `tools/list` requests awaiting their result, so the result's
+    /// `x-mcp-header` annotations can be learnt (true: a first page, which
+    /// replaces what was known).
+    tools_lists: std::collections::HashMap<IdKey, bool>,
+    /// Per tool name: its annotated parameters, or why it was rejected.
+    tool_params: std::collections::HashMap<String, Result<Vec<ParamHeader>, String>>,
     get_task: Option<tokio::task::JoinHandle<()>>,
     sse_task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -115,6 +128,8 @@ impl HttpTransport {
                 running: std::collections::HashMap::new(),
                 session_id: None,
                 protocol_version: None,
+                tools_lists: std::collections::HashMap::new(),
+                tool_params: std::collections::HashMap::new(),
                 get_task: None,
                 sse_task: None,
             }),
@@ -160,8 +175,19 @@ impl HttpTransport {
 
     /// Close a running request's response stream (the 2026-07-28 way to cancel).
     pub fn abort(&self, id: &IdKey) {
-        if let Some(h) = self.inner.lock().running.remove(id) {
+        let mut st = self.inner.lock();
+        st.tools_lists.remove(id);
+        if let Some(h) = st.running.remove(id) {
             h.abort();
+        }
+    }
+
+    /// Why the last `tools/list` result made this tool unusable (an invalid
+    /// `x-mcp-header` annotation), if it did.
+    pub fn tool_rejection(&self, name: &str) -> Option<String> {
+        match self.inner.lock().tool_params.get(name) {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
         }
     }
 
@@ -228,21 +254,32 @@ impl HttpTransport {
 /// next frame cannot overtake it; a request's stream is read in its own task.
 async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Vec<u8>)>) {
     while let Some((channel, frame)) = rx.recv().await {
-        let (request_id, method, name) = {
+        let (request_id, method, params) = {
             let f = classify(&frame);
             (
                 (f.kind == FrameKind::Request)
                     .then(|| f.id.clone())
                     .flatten(),
                 f.method.as_deref().map(str::to_string),
-                f.params.and_then(|p| {
-                    let v: serde_json::Value = serde_json::from_str(p.get()).ok()?;
-                    v.get("name")
-                        .or_else(|| v.get("uri"))
-                        .and_then(|n| n.as_str())
-                        .map(str::to_string)
-                }),
+                f.params
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok()),
             )
+        };
+        let name = params.as_ref().and_then(|v| {
+            v.get("name")
+                .or_else(|| v.get("uri"))
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+        });
+        if let (Some(id), Some("tools/list")) = (&request_id, method.as_deref()) {
+            let first_page = params.as_ref().and_then(|p| p.get("cursor")).is_none();
+            inner.lock().tools_lists.insert(id.clone(), first_page);
+        }
+        let arguments = match method.as_deref() {
+            Some("tools/call") => {
+                params.and_then(|mut p| p.get_mut("arguments").map(serde_json::Value::take))
+            }
+            _ => None,
         };
         let out = Outgoing {
             channel,
@@ -250,6 +287,7 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
             request_id,
             method,
             name,
+            arguments,
         };
         match out.request_id.clone() {
             Some(id) => {
@@ -259,7 +297,14 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
                     let me = task_inner.clone();
                     task_inner.post(out).await;
                     if let Some(id) = done {
-                        me.lock().running.remove(&id);
+                        let mut st = me.lock();
+                        st.running.remove(&id);
+                        // Streamable HTTP answers on the POST, so a listing
+                        // still awaited now never comes (legacy answers later,
+                        // on the SSE stream).
+                        if st.flavor != Flavor::Legacy {
+                            st.tools_lists.remove(&id);
+                        }
                     }
                 });
                 inner.lock().running.insert(id, handle.abort_handle());
@@ -278,6 +323,8 @@ struct Outgoing {
     method: Option<String>,
     /// `params.name` or `params.uri`, for `Mcp-Name`.
     name: Option<String>,
+    /// A `tools/call`'s `params.arguments`, for `Mcp-Param-*`.
+    arguments: Option<serde_json::Value>,
 }
 
 impl Inner {
@@ -321,6 +368,7 @@ impl Inner {
             request_id,
             method,
             name,
+            arguments,
         } = out.clone();
         let is_initialize = request_id.is_some() && method.as_deref() == Some("initialize");
         let (flavor, modern) = {
@@ -347,13 +395,28 @@ impl Inner {
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
         if modern {
+            // Values that are not plain visible ASCII travel base64-encoded
+            // (SEP-2243), so a header is never malformed and never dropped.
             if let Some(m) = &method {
-                req = req.header("mcp-method", m);
+                req = req.header("mcp-method", mcp_param::encode_value(m));
             }
             if let (Some(n), Some("tools/call" | "prompts/get" | "resources/read")) =
                 (&name, method.as_deref())
             {
-                req = req.header("mcp-name", n);
+                req = req.header("mcp-name", mcp_param::encode_value(n));
+            }
+            if let (Some(n), Some("tools/call")) = (&name, method.as_deref()) {
+                let params = self.param_headers(n, arguments.as_ref());
+                if !params.is_empty() {
+                    self.meta(
+                        &channel,
+                        json!({"event": "mcp-param-headers", "tool": n,
+                               "headers": params.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>()}),
+                    );
+                }
+                for (k, v) in params {
+                    req = req.header(k, v);
+                }
             }
         }
         let req = req.body(frame.clone());
@@ -444,6 +507,7 @@ impl Inner {
             return;
         }
         // Whatever the body is (JSON-RPC, an HTML error page), it is kept.
+        self.observe(trim_body(&body));
         self.sink.frames(&channel, &[trim_body(&body)]);
         if !status.is_success() && !answers(&body, request_id.as_ref()) {
             self.sink.failed(
@@ -460,6 +524,62 @@ impl Inner {
                 request_id,
                 "the HTTP response did not answer the request".into(),
             );
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a call to `tool`, from the annotations of
+    /// its last listing. A tool never listed gets none (the spec's advice when
+    /// the schema is unknown); a rejected tool gets none either, since the
+    /// session refuses to call it and only a hand-written frame gets here.
+    fn param_headers(
+        &self,
+        tool: &str,
+        arguments: Option<&serde_json::Value>,
+    ) -> Vec<(String, String)> {
+        let st = self.lock();
+        match (st.tool_params.get(tool), arguments) {
+            (Some(Ok(decls)), Some(args)) => mcp_param::headers_for(decls, args),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Learn the `x-mcp-header` annotations from a `tools/list` result, before
+    /// the frame reaches the session (so a call made right after the listing
+    /// already carries its headers).
+    fn observe(&self, body: &[u8]) {
+        if self.lock().tools_lists.is_empty() {
+            return;
+        }
+        let f = classify(body);
+        match f.kind {
+            FrameKind::Batch => {
+                for el in &f.batch {
+                    self.observe(el.get().as_bytes());
+                }
+            }
+            FrameKind::Response | FrameKind::ErrorResponse => {
+                let Some(id) = &f.id else { return };
+                let mut st = self.lock();
+                let Some(first_page) = st.tools_lists.remove(id) else {
+                    return;
+                };
+                let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+                    return;
+                };
+                let Some(tools) = v.pointer("/result/tools").and_then(|t| t.as_array()) else {
+                    return;
+                };
+                if first_page {
+                    st.tool_params.clear();
+                }
+                for tool in tools {
+                    if let Some(name) = tool.get("name").and_then(|n| n.as_str()) {
+                        st.tool_params
+                            .insert(name.to_string(), mcp_param::tool_headers(tool));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -480,6 +600,7 @@ impl Inner {
                 &mut parser,
                 &mut retry_ms,
                 request_id.as_ref(),
+                false,
             )
             .await;
         let mut attempts = 0;
@@ -517,8 +638,18 @@ impl Inner {
                         self.sink.failed(&channel, request_id, why);
                         return;
                     }
+                    // A resumed stream replays what this request missed; the
+                    // server may keep it open afterwards (some use the GET
+                    // for everything), so it is released once answered.
                     answered = self
-                        .read_stream(&channel, r, &mut parser, &mut retry_ms, request_id.as_ref())
+                        .read_stream(
+                            &channel,
+                            r,
+                            &mut parser,
+                            &mut retry_ms,
+                            request_id.as_ref(),
+                            true,
+                        )
                         .await;
                 }
                 Err(e) => {
@@ -532,6 +663,8 @@ impl Inner {
     }
 
     /// Read one SSE response body; true when it carried the response to `id`.
+    /// With `until_answered`, stop reading (and close the stream) as soon as
+    /// it has.
     async fn read_stream(
         &self,
         channel: &str,
@@ -539,6 +672,7 @@ impl Inner {
         parser: &mut SseParser,
         retry_ms: &mut u64,
         id: Option<&IdKey>,
+        until_answered: bool,
     ) -> bool {
         let mut answered = false;
         let mut body = resp.bytes_stream();
@@ -552,6 +686,13 @@ impl Inner {
                 Some(Ok(bytes)) => {
                     for ev in parser.feed(&bytes) {
                         answered |= self.deliver(channel, &ev, retry_ms, id);
+                    }
+                    if answered && until_answered {
+                        self.meta(
+                            channel,
+                            json!({"event": "stream-released", "reason": "the response arrived"}),
+                        );
+                        return true;
                     }
                 }
                 Some(Err(e)) => {
@@ -588,6 +729,7 @@ impl Inner {
                     self.set_endpoint(channel, data);
                     return false;
                 }
+                self.observe(data.as_bytes());
                 self.sink.frames(channel, &[data.as_bytes()]);
                 answers(data.as_bytes(), id)
             }
@@ -626,7 +768,7 @@ impl Inner {
                         failures += 1;
                     } else {
                         failures = 0;
-                        self.read_stream(channel, r, &mut parser, &mut retry_ms, None)
+                        self.read_stream(channel, r, &mut parser, &mut retry_ms, None, false)
                             .await;
                     }
                 }
@@ -677,7 +819,7 @@ impl Inner {
                 }
                 let mut parser = SseParser::new();
                 let mut retry = DEFAULT_RETRY_MS;
-                self.read_stream(channel, r, &mut parser, &mut retry, None)
+                self.read_stream(channel, r, &mut parser, &mut retry, None, false)
                     .await;
                 if !*self.shutdown.borrow() {
                     self.sink
