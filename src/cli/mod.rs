@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod check;
+pub mod conformance;
 pub mod connect;
 pub mod printer;
 pub mod replay;
@@ -61,6 +62,9 @@ pub enum Cmd {
     Replay(replay::ReplayArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
+    /// The client the official MCP conformance suite drives (`conformance client --command`).
+    #[command(hide = true)]
+    ConformanceClient(conformance::ConformanceArgs),
 }
 
 /// Run a headless command; returns the process exit code. The TUI commands
@@ -73,6 +77,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Rules => rules::run(),
+        Cmd::ConformanceClient(a) => conformance::run(a).await,
         Cmd::DemoServer => match crate::demo::run_stdio().await {
             Ok(()) => 0,
             Err(e) => {

@@ -1,0 +1,402 @@
+//! `mcpscope conformance-client URL` (hidden): the client the official MCP
+//! conformance suite (`@modelcontextprotocol/conformance`) drives. The suite
+//! appends its scenario server's URL and names the scenario in the
+//! environment; this runs what the scenario expects through the real session
+//! engine and transport, so the suite's verdict is a verdict on mcpscope.
+//!
+//! Environment (set by the suite): `MCP_CONFORMANCE_SCENARIO`, optional
+//! `MCP_CONFORMANCE_CONTEXT` (JSON; `toolCalls` lists the calls to make) and
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` (a dated revision up to 2025-11-25 means
+//! the initialize handshake, 2026-07-28 the stateless era).
+
+use super::connect::{Failure, connect, handshake};
+use super::spec::{ElicitArg, ServerArgs, UsageError};
+use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::protocol::sanitize::one_line;
+use crate::trace::Dir;
+use clap::Args;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct ConformanceArgs {
+    /// The scenario server's MCP endpoint (the suite appends it).
+    pub url: String,
+    /// Scenario name.
+    #[arg(long, env = "MCP_CONFORMANCE_SCENARIO")]
+    pub scenario: String,
+    /// Scenario context as JSON (`toolCalls`: `[{name, arguments}]`).
+    #[arg(long, env = "MCP_CONFORMANCE_CONTEXT")]
+    pub context: Option<String>,
+    /// Protocol revision to speak.
+    #[arg(
+        long,
+        env = "MCP_CONFORMANCE_PROTOCOL_VERSION",
+        default_value = "2025-11-25"
+    )]
+    pub protocol_version: String,
+    /// Record the session as a JSONL trace.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+}
+
+/// What a scenario wants the client to do after connecting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    /// `tools/list` (every page).
+    list_tools: bool,
+    /// Call every listed tool (with arguments made from its schema) when the
+    /// context names no calls.
+    call_listed: bool,
+    /// `resources/list`, then `resources/read` of each.
+    resources: bool,
+    /// `prompts/list`, then `prompts/get` of each.
+    prompts: bool,
+}
+
+/// The scenarios this driver knows; anything else gets the generic plan
+/// (exercise whatever the server declares).
+fn plan(scenario: &str, capabilities: &Value) -> Plan {
+    let declared = |c: &str| capabilities.get(c).is_some();
+    let tools_only = |call_listed| Plan {
+        list_tools: true,
+        call_listed,
+        resources: false,
+        prompts: false,
+    };
+    match scenario {
+        "initialize" | "request-metadata" => tools_only(false),
+        "tools_call"
+        | "sse-retry"
+        | "http-custom-headers"
+        | "http-invalid-tool-headers"
+        | "elicitation-sep1034-client-defaults" => tools_only(true),
+        "http-standard-headers" => Plan {
+            list_tools: true,
+            call_listed: true,
+            resources: true,
+            prompts: true,
+        },
+        _ => Plan {
+            list_tools: true,
+            call_listed: declared("tools"),
+            resources: declared("resources"),
+            prompts: declared("prompts"),
+        },
+    }
+}
+
+const LIMITS: Limits = Limits {
+    idle: Some(Duration::from_secs(30)),
+    max: Some(Duration::from_secs(60)),
+};
+
+pub async fn run(a: ConformanceArgs) -> i32 {
+    let context: Value = match a.context.as_deref().map(serde_json::from_str) {
+        None => Value::Null,
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            eprintln!("conformance: MCP_CONFORMANCE_CONTEXT is not JSON: {e}");
+            return 2;
+        }
+    };
+    let server = ServerArgs {
+        url: Some(a.url.clone()),
+        protocol: a.protocol_version.clone(),
+        // A non-interactive client: elicitations are accepted with the
+        // schema's defaults (SEP-1034), which is what the suite checks.
+        elicit: Some(ElicitArg::Defaults),
+        ..ServerArgs::default()
+    };
+    eprintln!(
+        "conformance: scenario {} at {} against {}",
+        a.scenario, a.protocol_version, a.url
+    );
+    let (session, _trace, _spec) = match connect(&server, a.record.as_deref()).await {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            return e.exit_code();
+        }
+    };
+    let outcome = drive(&session, &a.scenario, &context).await;
+    session.shutdown().await;
+    match outcome {
+        Ok(0) => {
+            eprintln!("conformance: done");
+            0
+        }
+        Ok(n) => {
+            eprintln!("conformance: done, {n} step(s) failed");
+            1
+        }
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Connect, then carry out the scenario's plan. Returns how many steps
+/// failed; a failed connection is an error.
+async fn drive(session: &Session, scenario: &str, context: &Value) -> Result<usize, Failure> {
+    let init = handshake(session).await?;
+    eprintln!(
+        "conformance: connected ({}, protocol {}, server {})",
+        if session.is_modern() {
+            "stateless"
+        } else {
+            "handshake"
+        },
+        init.protocol_version,
+        one_line(&init.server_info.to_string())
+    );
+    let plan = plan(scenario, &init.capabilities);
+    let mut failed = 0;
+    let wanted = context_calls(context)?;
+    let tools = if plan.list_tools || wanted.is_some() {
+        let from = session.trace().read().next_seq();
+        let tools = session.list_tools().await?;
+        warn_rejected(session, from);
+        let names: Vec<&str> = tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .collect();
+        eprintln!("conformance: tools/list -> [{}]", names.join(", "));
+        tools
+    } else {
+        Vec::new()
+    };
+    let calls: Vec<(String, Value)> = match wanted {
+        Some(calls) => calls,
+        None if plan.call_listed => tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name").and_then(Value::as_str)?;
+                Some((name.to_string(), sample_arguments(t.get("inputSchema"))))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    for (name, args) in &calls {
+        match session
+            .call_tool(name, args, &TokenPolicy::AutoString, LIMITS)
+            .await
+        {
+            Ok(out) => eprintln!(
+                "conformance: tools/call {name} -> {}{}",
+                if out.is_error() { "isError " } else { "" },
+                one_line(&out.reply.result.to_string())
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("conformance: tools/call {name} failed: {e}");
+            }
+        }
+    }
+    if plan.resources {
+        failed += resources(session).await;
+    }
+    if plan.prompts {
+        failed += prompts(session).await;
+    }
+    Ok(failed)
+}
+
+/// The spec asks clients to log a warning for each tool they exclude; the
+/// session records them as `tool-rejected` meta events.
+fn warn_rejected(session: &Session, from: u64) {
+    let store = session.trace().read();
+    for ev in store.range(from, store.next_seq()) {
+        if ev.dir != Dir::Meta || ev.method != Some("tool-rejected") {
+            continue;
+        }
+        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
+        eprintln!(
+            "conformance: warning: tool {} rejected: {}",
+            one_line(&v["tool"].to_string()),
+            one_line(v["reason"].as_str().unwrap_or("?"))
+        );
+    }
+}
+
+/// `toolCalls` from the context: `None` when the context names none.
+fn context_calls(context: &Value) -> Result<Option<Vec<(String, Value)>>, Failure> {
+    let Some(calls) = context.get("toolCalls") else {
+        return Ok(None);
+    };
+    let calls = calls
+        .as_array()
+        .ok_or_else(|| UsageError("context toolCalls is not an array".into()))?;
+    calls
+        .iter()
+        .map(|c| {
+            let name = c
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| UsageError(format!("context tool call without a name: {c}")))?;
+            let args = c.get("arguments").cloned().unwrap_or_else(|| json!({}));
+            Ok((name.to_string(), args))
+        })
+        .collect::<Result<Vec<_>, UsageError>>()
+        .map(Some)
+        .map_err(Failure::from)
+}
+
+/// Arguments for a call the scenario did not spell out: each required
+/// property gets its `default`, first `enum` value, or a value of its type.
+fn sample_arguments(schema: Option<&Value>) -> Value {
+    let mut out = Map::new();
+    let Some(schema) = schema else {
+        return Value::Object(out);
+    };
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    for key in required {
+        let prop = props.and_then(|p| p.get(key)).unwrap_or(&Value::Null);
+        out.insert(key.to_string(), sample_value(prop));
+    }
+    Value::Object(out)
+}
+
+fn sample_value(prop: &Value) -> Value {
+    if let Some(d) = prop.get("default") {
+        return d.clone();
+    }
+    if let Some(first) = prop
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    let ty = match prop.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ => "string",
+    };
+    match ty {
+        "integer" | "number" => json!(1),
+        "boolean" => json!(true),
+        "object" => sample_arguments(Some(prop)),
+        "array" => json!([]),
+        "null" => Value::Null,
+        _ => json!("test"),
+    }
+}
+
+/// One page of a list request, or the error that stopped it.
+async fn list(session: &Session, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+    let reply = session.request(method, None, LIMITS).await?;
+    let items = reply
+        .result
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(items)
+}
+
+async fn resources(session: &Session) -> usize {
+    let items = match list(session, "resources/list", "resources").await {
+        Ok(items) => items,
+        Err(e) => {
+            eprintln!("conformance: resources/list failed: {e}");
+            return 1;
+        }
+    };
+    let mut failed = 0;
+    for uri in items
+        .iter()
+        .filter_map(|r| r.get("uri").and_then(Value::as_str))
+    {
+        match session
+            .request("resources/read", Some(json!({"uri": uri})), LIMITS)
+            .await
+        {
+            Ok(r) => eprintln!(
+                "conformance: resources/read {uri} -> {}",
+                one_line(&r.result.to_string())
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("conformance: resources/read {uri} failed: {e}");
+            }
+        }
+    }
+    failed
+}
+
+async fn prompts(session: &Session) -> usize {
+    let items = match list(session, "prompts/list", "prompts").await {
+        Ok(items) => items,
+        Err(e) => {
+            eprintln!("conformance: prompts/list failed: {e}");
+            return 1;
+        }
+    };
+    let mut failed = 0;
+    for p in &items {
+        let Some(name) = p.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let args: Map<String, Value> = p
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|a| a.get("required").and_then(Value::as_bool) == Some(true))
+            .filter_map(|a| a.get("name").and_then(Value::as_str))
+            .map(|n| (n.to_string(), json!("test")))
+            .collect();
+        let params = json!({"name": name, "arguments": args});
+        match session.request("prompts/get", Some(params), LIMITS).await {
+            Ok(r) => eprintln!(
+                "conformance: prompts/get {name} -> {}",
+                one_line(&r.result.to_string())
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("conformance: prompts/get {name} failed: {e}");
+            }
+        }
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_arguments_fill_required_properties() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "number"}, "b": {"type": "integer", "default": 5},
+            "c": {"type": "string", "enum": ["x", "y"]}, "d": {"type": ["null", "boolean"]},
+            "opt": {"type": "string"}},
+            "required": ["a", "b", "c", "d", "missing"]});
+        assert_eq!(
+            sample_arguments(Some(&schema)),
+            json!({"a": 1, "b": 5, "c": "x", "d": true, "missing": "test"})
+        );
+    }
+
+    #[test]
+    fn plans() {
+        let p = plan("http-standard-headers", &json!({}));
+        assert!(p.call_listed && p.resources && p.prompts);
+        assert!(!plan("initialize", &json!({"tools": {}})).call_listed);
+        let generic = plan("something-new", &json!({"prompts": {}}));
+        assert!(generic.prompts && !generic.resources && !generic.call_listed);
+    }
+}
