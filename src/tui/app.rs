@@ -343,6 +343,10 @@ impl App {
                 Vec::new()
             }
             Msg::CallFailed { id, why } => {
+                // What ended the call (a cancel, the server's exit) is already in
+                // the store: see it first, so the final state names the cause.
+                self.sync();
+                let st = &mut self.state;
                 st.calls.fail(&id, &why, st.now_us);
                 Vec::new()
             }
