@@ -113,6 +113,7 @@ pub struct Checker {
     suppressed: HashMap<Rule, u64>,
     last_t_us: u64,
     last_answered: Option<usize>,
+    scanner: scan::Scanner,
 }
 
 /// A JSON number as a person writes it: `5242880`, `2.5`.
@@ -153,6 +154,7 @@ impl Checker {
             suppressed: HashMap::new(),
             last_t_us: 0,
             last_answered: None,
+            scanner: scan::Scanner::default(),
         }
     }
 
@@ -385,7 +387,7 @@ impl Checker {
 
     fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let fast = if ev.flags & flags::MALFORMED == 0 {
-            scan::progress(ev.bytes)
+            self.scanner.progress(ev.bytes)
         } else {
             None
         };
@@ -427,8 +429,8 @@ impl Checker {
             );
         };
         let req = &self.reqs[ri];
-        let (key, rid) = (self.toks[slot].key.clone(), req.id.clone());
         if let Some((rseq, _)) = req.response {
+            let (key, rid) = self.ids(slot, ri);
             return self.emit(
                 out,
                 Rule::ProgressAfterResponse,
@@ -443,6 +445,7 @@ impl Checker {
         if let Some((cseq, ct)) = req.cancel
             && t.saturating_sub(ct) > self.cfg.cancel_grace_us
         {
+            let (key, rid) = self.ids(slot, ri);
             return self.emit(
                 out,
                 Rule::ProgressAfterResponse,
@@ -457,6 +460,7 @@ impl Checker {
         }
         if req.channel.starts_with("post") && *req.channel != *ev.channel {
             let req_ch = req.channel.clone();
+            let (key, rid) = self.ids(slot, ri);
             self.emit(
                 out,
                 Rule::NotificationWrongStream,
@@ -514,6 +518,7 @@ impl Checker {
         if let Some((p0, s0)) = prev
             && progress <= p0
         {
+            let (key, rid) = self.ids(slot, ri);
             self.emit(
                 out,
                 Rule::ProgressNotIncreasing,
@@ -530,6 +535,7 @@ impl Checker {
         if let (Some((t0, s0)), Some(t1)) = (prev_total, total)
             && t0 != t1
         {
+            let (key, rid) = self.ids(slot, ri);
             self.emit(
                 out,
                 Rule::ProgressTotalChanged,
@@ -544,6 +550,7 @@ impl Checker {
             );
         }
         if exceeds {
+            let (key, rid) = self.ids(slot, ri);
             self.emit(
                 out,
                 Rule::ProgressExceedsTotal,
@@ -559,6 +566,7 @@ impl Checker {
         }
         if let Some((t0, s0)) = flood {
             let n = self.flood_limit + 1;
+            let (key, rid) = self.ids(slot, ri);
             self.emit(
                 out,
                 Rule::ProgressFlood,
@@ -573,6 +581,11 @@ impl Checker {
                 ),
             );
         }
+    }
+
+    /// Token and request id of a stream, for a finding (cloned only then).
+    fn ids(&self, slot: usize, ri: usize) -> (IdKey, IdKey) {
+        (self.toks[slot].key.clone(), self.reqs[ri].id.clone())
     }
 
     fn tok_for_raw(&mut self, raw: &[u8]) -> u32 {

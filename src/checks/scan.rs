@@ -2,12 +2,11 @@
 //! need (token, progress, total), for frames the store already validated.
 //!
 //! Why not serde: the store has parsed every frame once on ingest; a second
-//! full parse per notification would double the cost of checking a flood.
-//! This walks the top-level object once, skipping values it does not need.
-//! Anything unusual (escaped keys, `null` numbers, odd layout) returns `None`
-//! and the caller falls back to the serde-based `ProgressView`.
-
-use memchr::memchr2;
+//! full parse per notification would add far more than the checking budget
+//! (10% of ingest) on a flood. This walks the top-level object once, touching
+//! each byte about once and skipping values it does not need. Anything
+//! unusual (escaped keys, `null` numbers, odd layout) returns `None` and the
+//! caller falls back to the serde-based `ProgressView`.
 
 pub struct FastProgress<'a> {
     /// The token's raw JSON text.
@@ -16,161 +15,227 @@ pub struct FastProgress<'a> {
     pub total: Option<f64>,
 }
 
-struct Cur<'a> {
-    b: &'a [u8],
-    i: usize,
+#[inline]
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
 }
 
-impl<'a> Cur<'a> {
-    fn ws(&mut self) {
-        while let Some(c) = self.b.get(self.i) {
-            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                self.i += 1;
-            } else {
-                break;
-            }
+/// `i` at an opening quote: index just past the closing quote.
+#[inline]
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'"' => return Some(j + 1),
+            b'\\' => j += 2,
+            _ => j += 1,
         }
     }
+    None
+}
 
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        self.ws();
-        if self.peek()? == c {
-            self.i += 1;
-            Some(())
-        } else {
+/// `i` at the start of a value: index just past it.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
             None
         }
-    }
-
-    /// At an opening quote: skip the string, return its raw contents.
-    fn string(&mut self) -> Option<&'a [u8]> {
-        if self.peek()? != b'"' {
-            return None;
-        }
-        let start = self.i + 1;
-        let mut j = start;
-        loop {
-            let k = memchr2(b'"', b'\\', self.b.get(j..)?)?;
-            if self.b[j + k] == b'\\' {
-                j += k + 2;
-            } else {
-                self.i = j + k + 1;
-                return Some(&self.b[start..j + k]);
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
             }
-        }
-    }
-
-    /// Skip one value, return its raw text.
-    fn value(&mut self) -> Option<&'a [u8]> {
-        self.ws();
-        let start = self.i;
-        match self.peek()? {
-            b'"' => {
-                self.string()?;
-            }
-            b'{' | b'[' => {
-                let mut depth = 0usize;
-                loop {
-                    match self.peek()? {
-                        b'"' => {
-                            self.string()?;
-                            continue;
-                        }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                self.i += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.i += 1;
-                }
-            }
-            _ => {
-                while let Some(c) = self.peek() {
-                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                        break;
-                    }
-                    self.i += 1;
-                }
-            }
-        }
-        Some(&self.b[start..self.i])
-    }
-
-    /// Walk an object, calling `f(key, cursor)` at each value; `f` must
-    /// consume the value.
-    fn object(&mut self, mut f: impl FnMut(&'a [u8], &mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let key = self.string()?;
-            self.eat(b':')?;
-            self.ws();
-            f(key, self)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
+            (j > i).then_some(j)
         }
     }
 }
 
-fn number(raw: &[u8]) -> Option<f64> {
-    if !raw.is_empty() && raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) {
-        let mut n: u64 = 0;
-        for d in raw {
-            n = n * 10 + u64::from(d - b'0');
+/// Iterate the members of the object opening at `i`: calls `f(key, value
+/// start)`, which returns the index just past the value. Returns the index
+/// just past the object.
+#[inline]
+fn members<'a>(
+    b: &'a [u8],
+    i: usize,
+    mut f: impl FnMut(&'a [u8], usize) -> Option<usize>,
+) -> Option<usize> {
+    let mut i = ws(b, i);
+    if *b.get(i)? != b'{' {
+        return None;
+    }
+    i = ws(b, i + 1);
+    if *b.get(i)? == b'}' {
+        return Some(i + 1);
+    }
+    loop {
+        if *b.get(i)? != b'"' {
+            return None;
         }
-        return Some(n as f64);
+        let end = skip_string(b, i)?;
+        let key = &b[i + 1..end - 1];
+        i = ws(b, end);
+        if *b.get(i)? != b':' {
+            return None;
+        }
+        i = ws(b, i + 1);
+        i = ws(b, f(key, i)?);
+        match *b.get(i)? {
+            b',' => i = ws(b, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+#[inline]
+fn number(raw: &[u8]) -> Option<f64> {
+    if !raw.is_empty() && raw.len() <= 15 {
+        let mut n: u64 = 0;
+        let mut ok = true;
+        for d in raw {
+            let v = d.wrapping_sub(b'0');
+            if v > 9 {
+                ok = false;
+                break;
+            }
+            n = n * 10 + u64::from(v);
+        }
+        if ok {
+            return Some(n as f64);
+        }
     }
     std::str::from_utf8(raw).ok()?.parse::<f64>().ok()
 }
 
-/// Token, progress and total of a `notifications/progress` frame.
-pub fn progress(bytes: &[u8]) -> Option<FastProgress<'_>> {
-    let mut cur = Cur { b: bytes, i: 0 };
-    let mut found: Option<FastProgress<'_>> = None;
-    cur.object(|key, c| {
+/// Byte spans of the three fields in one frame.
+struct Spans {
+    token: (usize, usize),
+    progress: (usize, usize),
+    total: Option<(usize, usize)>,
+}
+
+fn walk(b: &[u8]) -> Option<(FastProgress<'_>, Spans)> {
+    let mut found = None;
+    members(b, 0, |key, at| {
         if key != b"params" {
-            return c.value().map(drop);
+            return skip_value(b, at);
         }
         let (mut token, mut progress, mut total) = (None, None, None);
-        c.object(|k, c| {
-            let v = c.value()?;
+        let end = members(b, at, |k, v| {
+            let e = skip_value(b, v)?;
             match k {
-                b"progressToken" => token = Some(v),
-                b"progress" => progress = Some(number(v)?),
-                b"total" => total = Some(number(v)?),
+                b"progressToken" => token = Some((v, e)),
+                b"progress" => progress = Some((v, e, number(&b[v..e])?)),
+                b"total" => total = Some((v, e, number(&b[v..e])?)),
                 _ => {}
             }
-            Some(())
+            Some(e)
         })?;
-        found = Some(FastProgress {
-            token: token?,
-            progress: progress?,
-            total,
-        });
-        Some(())
+        let (t, (ps, pe, p)) = (token?, progress?);
+        found = Some((
+            FastProgress {
+                token: &b[t.0..t.1],
+                progress: p,
+                total: total.map(|x| x.2),
+            },
+            Spans {
+                token: t,
+                progress: (ps, pe),
+                total: total.map(|x| (x.0, x.1)),
+            },
+        ));
+        Some(end)
     })?;
     found
+}
+
+/// Token, progress and total of a `notifications/progress` frame (the
+/// layout-free walk; `Scanner` is the one the engine uses).
+#[cfg(test)]
+pub fn progress(b: &[u8]) -> Option<FastProgress<'_>> {
+    walk(b).map(|(p, _)| p)
+}
+
+fn number_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+        j += 1;
+    }
+    j
+}
+
+/// A progress reader that remembers the layout of the last frame.
+///
+/// Why: a flood repeats one layout — same key order, same token — and only
+/// the numbers change. When a frame starts with exactly the bytes that
+/// preceded `progress` in the last fully walked frame, the walk would go the
+/// same way up to there, so the numbers can be read in place. That turns a
+/// walk over the whole frame into two short comparisons and two number
+/// parses. Frames the store validated cannot hide a duplicate key after the
+/// fields, so stopping at `total` is safe.
+#[derive(Default)]
+pub struct Scanner {
+    /// Bytes before the progress value; the token lies inside them.
+    prefix: Vec<u8>,
+    token: (usize, usize),
+    /// Bytes between the progress value and the total value.
+    middle: Vec<u8>,
+}
+
+impl Scanner {
+    pub fn progress<'a>(&mut self, b: &'a [u8]) -> Option<FastProgress<'a>> {
+        if !self.prefix.is_empty() && b.starts_with(&self.prefix) {
+            let ps = self.prefix.len();
+            let pe = number_end(b, ps);
+            if pe > ps && b[pe..].starts_with(&self.middle) {
+                let ts = pe + self.middle.len();
+                let te = number_end(b, ts);
+                if let (Some(p), Some(t)) = (number(&b[ps..pe]), number(&b[ts..te])) {
+                    return Some(FastProgress {
+                        token: &b[self.token.0..self.token.1],
+                        progress: p,
+                        total: Some(t),
+                    });
+                }
+            }
+        }
+        let (p, spans) = walk(b)?;
+        match spans.total {
+            Some((ts, _)) if spans.token.1 <= spans.progress.0 && ts > spans.progress.1 => {
+                self.prefix.clear();
+                self.prefix.extend_from_slice(&b[..spans.progress.0]);
+                self.middle.clear();
+                self.middle.extend_from_slice(&b[spans.progress.1..ts]);
+                self.token = spans.token;
+            }
+            _ => self.prefix.clear(),
+        }
+        Some(p)
+    }
 }
 
 #[cfg(test)]
@@ -193,5 +258,33 @@ mod tests {
         assert!(progress(br#"{"params":{"progressToken":"a"}}"#).is_none());
         assert!(progress(br#"{"params":{"progressToken":"a","progress":1"#).is_none());
         assert!(progress(b"garbage").is_none());
+        assert!(progress(b"").is_none());
+        assert!(progress(br#"{"params":{"progressToken":"a","progress":}}"#).is_none());
+    }
+
+    #[test]
+    fn the_remembered_layout_gives_the_same_answers() {
+        let frames: Vec<String> = [
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":10,"message":"a"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2.5,"total":1e1,"message":"b"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":3,"total":12}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"u","progress":3,"total":12}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":4,"message":"c"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":5,"total":null}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":6,"totalx":1,"total":2}}"#,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut sc = Scanner::default();
+        for _ in 0..2 {
+            for f in &frames {
+                let a = sc
+                    .progress(f.as_bytes())
+                    .map(|p| (p.token.to_vec(), p.progress, p.total));
+                let b = progress(f.as_bytes()).map(|p| (p.token.to_vec(), p.progress, p.total));
+                assert_eq!(a, b, "{f}");
+            }
+        }
     }
 }

@@ -1,0 +1,130 @@
+//! Checking budgets (DESIGN §7, issue 4), side by side in one run:
+//! 1. ingest of a 1,000,000-notification flood into a store, with and without
+//!    the rule engine observing every event (budget: checking adds <= 10%);
+//! 2. `check --trace` on a 1,000,000-event trace versus just reading it
+//!    (budget: <= 3x).
+//!
+//! Run: `cargo run --release --example check_bench [COUNT]`
+
+use mcpscope::checks::{CheckConfig, Checker};
+use mcpscope::cli::check::check_store;
+use mcpscope::cli::replay::load;
+use mcpscope::trace::record::{Recorder, read_trace};
+use mcpscope::trace::{Dir, Store};
+use serde_json::json;
+use std::time::Instant;
+
+fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let r = f();
+        best = best.min(t0.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    (best, last.expect("at least one run"))
+}
+
+fn main() {
+    let count: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    // The demo `flood` tool's exact line shape, a request before and the
+    // response after; 20 µs apart so the flood rule fires once, as it would.
+    let mut frames: Vec<(Dir, u64, Vec<u8>)> = Vec::with_capacity(count as usize + 2);
+    frames.push((
+        Dir::Out,
+        0,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","arguments":{"count":1000000},"_meta":{"progressToken":"mcpscope-1"}}}"#.to_vec(),
+    ));
+    for i in 1..=count {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"mcpscope-1","progress":{i},"total":{count},"message":"item {i}"}}}}"#
+        );
+        frames.push((Dir::In, i * 20, line.into_bytes()));
+    }
+    frames.push((
+        Dir::In,
+        (count + 1) * 20,
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}],"isError":false}}"#.to_vec(),
+    ));
+    let bytes: usize = frames.iter().map(|f| f.2.len() + 1).sum();
+
+    // 1. Ingest with and without the checker.
+    let ingest = |check: bool| {
+        let mut store = Store::default();
+        let mut checker = Checker::new(CheckConfig::default());
+        let mut findings = Vec::new();
+        let mut routes = Vec::new();
+        for (dir, t, b) in &frames {
+            let seq = store.append_frame(*dir, "stdio", *t, b, &mut routes);
+            if check && let Some(ev) = store.get(seq) {
+                checker.observe(&ev, &mut findings);
+            }
+        }
+        (store.len(), findings.len())
+    };
+    // Interleave the variants so both see the same machine state.
+    let mut plain = f64::MAX;
+    let mut checked = f64::MAX;
+    let mut found = 0;
+    for _ in 0..3 {
+        plain = plain.min(best(1, || ingest(false)).0);
+        let (t, (_, n)) = best(1, || ingest(true));
+        checked = checked.min(t);
+        found = n;
+    }
+
+    // 2. A recorded trace of the same events.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("flood.jsonl");
+    {
+        let header =
+            json!({"mcpscope_trace": 1, "version": "bench", "started": "now", "server": {}});
+        let mut store = Store::default();
+        store.set_recorder(Recorder::create(&path, &header).expect("create trace"));
+        for (d, t, b) in &frames {
+            store.append_frame(*d, "stdio", *t, b, &mut Vec::new());
+        }
+        store.flush();
+    }
+    let file_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let (read_s, n) = best(3, || read_trace(&path).map(|(_, e)| e.len()).unwrap_or(0));
+    let (check_s, report) = best(3, || {
+        let (_, store) = load(&path).expect("load");
+        check_store(&store, CheckConfig::default(), json!({}), false)
+    });
+    assert_eq!(n as u64, count + 2);
+
+    let rate = |s: f64| count as f64 / s / 1e6;
+    println!(
+        "flood of {count} progress notifications ({:.1} MB), best of 3",
+        bytes as f64 / 1e6
+    );
+    println!(
+        "  ingest into the store              {plain:.3} s  {:.2} M/s",
+        rate(plain)
+    );
+    println!(
+        "  ingest + rule engine per event     {checked:.3} s  {:.2} M/s  ({found} finding: progress-flood)",
+        rate(checked)
+    );
+    println!(
+        "  checking adds {:+.1}% to ingest (budget <= +10%)",
+        (checked / plain - 1.0) * 100.0
+    );
+    println!(
+        "trace of {} events ({:.1} MB)",
+        count + 2,
+        file_bytes as f64 / 1e6
+    );
+    println!("  read_trace alone                   {read_s:.3} s");
+    println!(
+        "  check --trace (read+store+check+stats) {check_s:.3} s  ({} finding(s), {} call(s))",
+        report.findings.len(),
+        report.calls.len()
+    );
+    println!("  check / read: {:.2}x (budget <= 3.00x)", check_s / read_s);
+}
