@@ -1,0 +1,187 @@
+//! Render budget of the TUI (DESIGN §7): one frame at 160×50 with 1,000 and
+//! with 1,000,000 stored events, side by side, plus the cost of catching up
+//! with a frame's worth of new events at 10,000 notifications/s and the
+//! time to the first frame. Uses ratatui's TestBackend: this measures our
+//! work (views, formatting, layout), not a terminal's.
+//!
+//! Run: `cargo run --release --example render_bench`
+
+use mcpscope::protocol::views::InitializeResult;
+use mcpscope::trace::{Dir, ManualClock, Store, Trace};
+use mcpscope::tui::action::{Action, Msg};
+use mcpscope::tui::{App, AppOptions, ui};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+const W: u16 = 160;
+const H: u16 = 50;
+
+/// A session with `n` events: three calls with tokens whose progress makes
+/// up most of the trace, logs every 50 events, stderr every 500.
+fn build(n: u64) -> (Trace, Arc<ManualClock>) {
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    trace.append(|s, _| {
+        for (id, tool) in [(1, "upload_file"), (2, "context_builder"), (3, "flood")] {
+            let f = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": {}, "_meta": {"progressToken": format!("mcpscope-{id}")}}});
+            s.append_frame(Dir::Out, "stdio", 0, f.to_string().as_bytes(), &mut Vec::new());
+        }
+        let mut line = String::with_capacity(256);
+        for i in 3..n {
+            let t = i * 10;
+            line.clear();
+            if i % 500 == 0 {
+                s.append_stderr("stdio", t, format!("worker {i}: heartbeat").as_bytes());
+                continue;
+            }
+            if i % 50 == 0 {
+                line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","logger":"tracker","data":"step {i} finished"}}}}"#);
+            } else {
+                let tok = 1 + i % 3;
+                line = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"mcpscope-{tok}","progress":{i},"total":{n},"message":"Read {i} / {n} bytes"}}}}"#
+                );
+            }
+            s.append_frame(Dir::In, "stdio", t, line.as_bytes(), &mut Vec::new());
+        }
+    });
+    clock.set_us(n * 10);
+    (trace, clock)
+}
+
+fn init() -> InitializeResult {
+    serde_json::from_value(
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"logging": {}},
+        "serverInfo": {"name": "bench", "version": "1"}}),
+    )
+    .unwrap_or_default()
+}
+
+fn app(trace: &Trace) -> App {
+    let mut app = App::new(trace.clone(), AppOptions::default());
+    app.on_msg(Msg::Handshake(Ok(init())));
+    app.on_msg(Msg::Tools(Ok(vec![json!({"name": "upload_file", "description": "Upload",
+        "inputSchema": {"type": "object", "properties": {"size_bytes": {"type": "integer", "default": 1}}}})])));
+    app.resize(W, H);
+    while app.sync() {}
+    app
+}
+
+fn frame(app: &mut App, term: &mut Terminal<TestBackend>) {
+    let trace = app.trace().clone();
+    let store = trace.read();
+    app.sync_with(&store);
+    term.draw(|f| ui::draw(f, &app.state, &store))
+        .expect("draw");
+}
+
+/// Median and mean of `reps` frames, in microseconds.
+fn measure(app: &mut App, reps: usize) -> (f64, f64) {
+    let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
+    for _ in 0..20 {
+        frame(app, &mut term);
+    }
+    let mut v: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            frame(app, &mut term);
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn main() {
+    let t0 = Instant::now();
+    let (small, _) = build(1_000);
+    let (big, big_clock) = build(1_000_000);
+    eprintln!("built traces in {:.1}s", t0.elapsed().as_secs_f64());
+
+    // Time to first frame: a fresh App over an empty trace, first draw.
+    let t = Instant::now();
+    let empty = Trace::new(Store::default(), ManualClock::new());
+    let mut first = App::new(empty, AppOptions::default());
+    first.resize(W, H);
+    let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
+    frame(&mut first, &mut term);
+    let first_ms = t.elapsed().as_secs_f64() * 1e3;
+
+    println!("frame at {W}x{H}            1,000 events   1,000,000 events   ratio");
+    let scenarios: [(&str, &[Action]); 3] = [
+        ("following (default)", &[]),
+        (
+            "timeline filter: progress",
+            &[
+                Action::FocusTimeline,
+                Action::CycleKind,
+                Action::CycleKind,
+                Action::CycleKind,
+            ],
+        ),
+        (
+            "logs ≥ info, scrolled up",
+            &[
+                Action::FocusLogs,
+                Action::LevelUp,
+                Action::PageUp,
+                Action::PageUp,
+            ],
+        ),
+    ];
+    let mut worst = 0.0f64;
+    for (name, actions) in scenarios {
+        let mut a = app(&small);
+        let mut b = app(&big);
+        for act in actions {
+            a.apply(*act);
+            b.apply(*act);
+        }
+        while a.sync() {}
+        while b.sync() {}
+        let (ma, _) = measure(&mut a, 300);
+        let (mb, _) = measure(&mut b, 300);
+        worst = worst.max(mb);
+        println!(
+            "{name:<28} {:>10.0} µs   {:>13.0} µs   {:>5.2}×",
+            ma,
+            mb,
+            mb / ma
+        );
+    }
+
+    // Latency: at 10,000 notifications/s and 30 fps, each frame catches up
+    // with ~334 new events before drawing.
+    let mut b = app(&big);
+    let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
+    let mut costs = Vec::new();
+    let mut seq = 1_000_000u64;
+    for _ in 0..100 {
+        big.append(|s, _| {
+            for _ in 0..334 {
+                seq += 1;
+                let l = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"mcpscope-3","progress":{seq},"message":"flood {seq}"}}}}"#);
+                s.append_frame(Dir::In, "stdio", seq * 10, l.as_bytes(), &mut Vec::new());
+            }
+        });
+        big_clock.set_us(seq * 10);
+        let t = Instant::now();
+        frame(&mut b, &mut term);
+        costs.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    costs.sort_by(f64::total_cmp);
+    println!(
+        "catch up 334 new events + draw (1M stored): median {:.0} µs, max {:.0} µs (frame interval at 30 fps: 33,333 µs)",
+        costs[costs.len() / 2],
+        costs[costs.len() - 1]
+    );
+    println!("time to first frame (App::new + sync + draw): {first_ms:.2} ms");
+    println!(
+        "budget: ≤ 5,000 µs per frame with 1M events — {}",
+        if worst <= 5000.0 { "met" } else { "NOT met" }
+    );
+}
