@@ -316,3 +316,41 @@ fn replay_print_of_a_recording_equals_the_live_timeline() {
     assert_eq!(code(&out), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--print"));
 }
+
+#[test]
+fn headless_call_prints_findings_after_the_events() {
+    let out = mcpscope(&[
+        "call",
+        "--demo",
+        "--tool",
+        "fault_not_increasing",
+        "-a",
+        "delay_ms=1",
+        "--json",
+    ]);
+    // The call itself succeeded: its exit code does not change.
+    assert_eq!(code(&out), 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    let finding = lines
+        .iter()
+        .position(|l| l.starts_with("[finding] progress-not-increasing (error) #"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let backwards = lines
+        .iter()
+        .position(|l| *l == "[progress] fault_not_increasing 2/5 (40%)")
+        .unwrap();
+    assert!(backwards < finding, "{err}");
+    assert_eq!(err.matches("[finding]").count(), 1, "{err}");
+    let out = mcpscope(&[
+        "call",
+        "--demo",
+        "--tool",
+        "build_report",
+        "-a",
+        "tasks=2",
+        "-a",
+        "delay_ms=1",
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("[finding]"));
+}

@@ -4,6 +4,7 @@
 use super::connect::{Failure, connect, handshake};
 use super::printer::Printer;
 use super::spec::{ServerArgs, UsageError};
+use crate::checks::{CheckConfig, LiveChecks};
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
 use crate::protocol::views::LogLevel;
 use crate::trace::Trace;
@@ -99,6 +100,8 @@ pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageEr
 struct PrinterTask {
     printer: Arc<std::sync::Mutex<Printer>>,
     trace: Trace,
+    /// Protocol checks, printed as `[finding]` lines after the events.
+    checks: LiveChecks,
 }
 
 impl PrinterTask {
@@ -106,11 +109,18 @@ impl PrinterTask {
         let me = PrinterTask {
             printer: Arc::new(std::sync::Mutex::new(Printer::new(quiet))),
             trace: trace.clone(),
+            checks: LiveChecks::spawn(trace.clone(), CheckConfig::default()),
         };
         let mut rx = trace.subscribe();
+        // Findings can also appear without new events (a silence).
+        let mut found = me.checks.subscribe();
         let task = me.clone();
         let handle = tokio::spawn(async move {
-            while rx.changed().await.is_ok() {
+            loop {
+                tokio::select! {
+                    r = rx.changed() => if r.is_err() { break },
+                    r = found.changed() => if r.is_err() { break },
+                }
                 task.sync();
             }
         });
@@ -120,6 +130,8 @@ impl PrinterTask {
     fn sync(&self) {
         let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
         p.drain(&self.trace, &mut std::io::stderr());
+        self.checks.sync();
+        p.findings(&self.checks, &mut std::io::stderr());
     }
 }
 
@@ -147,6 +159,7 @@ pub async fn run(a: CallArgs) -> i32 {
     session.shutdown().await;
     printer_task.abort();
     printer.sync();
+    printer.checks.stop();
     if let Some(e) = trace.read().recorder_error() {
         eprintln!("[error] {e}");
     }

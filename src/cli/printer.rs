@@ -1,5 +1,5 @@
 //! Headless event lines on stderr: `[progress]`, `[log]`, `[stderr]`,
-//! `[protocol]`. A view over the trace like any pane: it pulls new events
+//! `[protocol]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
 use crate::protocol::IdKey;
@@ -17,6 +17,8 @@ pub struct Printer {
     quiet: bool,
     /// Tool name per progress token, learnt from our own `tools/call` frames.
     tools: HashMap<IdKey, String>,
+    /// Findings already printed.
+    findings_shown: usize,
 }
 
 /// Format a JSON number the way a person writes it: `5242880`, `2.5`.
@@ -34,7 +36,24 @@ impl Printer {
             next: 0,
             quiet,
             tools: HashMap::new(),
+            findings_shown: 0,
         }
+    }
+
+    /// Print findings not printed yet: `[finding] RULE-ID (severity) #seq…: message`.
+    /// Shown even with `--quiet`, like `[protocol]` lines.
+    pub fn findings(&mut self, checks: &crate::checks::LiveChecks, out: &mut impl Write) {
+        let fresh = checks.findings_since(self.findings_shown);
+        if fresh.is_empty() {
+            return;
+        }
+        self.findings_shown += fresh.len();
+        let mut buf = Vec::new();
+        for f in fresh {
+            let _ = writeln!(buf, "[finding] {}", one_line(&f.to_string()));
+        }
+        let _ = out.write_all(&buf);
+        let _ = out.flush();
     }
 
     /// Print everything appended since the last call.
