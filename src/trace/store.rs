@@ -266,9 +266,13 @@ impl Store {
         }
         let ci = self.chunks.partition_point(|c| c.first_seq <= seq) - 1;
         let chunk = &self.chunks[ci];
-        let m = chunk.events[(seq - chunk.first_seq) as usize];
-        Some(EventRef {
-            seq,
+        Some(self.event_ref(chunk, (seq - chunk.first_seq) as usize))
+    }
+
+    fn event_ref<'a>(&'a self, chunk: &'a Chunk, i: usize) -> EventRef<'a> {
+        let m = chunk.events[i];
+        EventRef {
+            seq: chunk.first_seq + i as u64,
             t_us: m.t_us,
             dir: m.dir,
             kind: m.kind,
@@ -276,14 +280,28 @@ impl Store {
             method: self.methods.get(m.method),
             flags: m.flags,
             bytes: &chunk.bytes[m.offset as usize..(m.offset + m.len) as usize],
-        })
+        }
     }
 
-    /// Events with `from <= seq < to`, skipping evicted ones.
+    /// Events with `from <= seq < to`, skipping evicted ones. Walks the chunks
+    /// in order (one search for the first event, none per event), so scanning
+    /// consumers — checks, printers, recorders — pay nothing per lookup.
     pub fn range(&self, from: u64, to: u64) -> impl Iterator<Item = EventRef<'_>> {
         let from = from.max(self.first_seq());
         let to = to.min(self.next_seq);
-        (from..to).filter_map(move |s| self.get(s))
+        let start_chunk = if from < to {
+            self.chunks.partition_point(|c| c.first_seq <= from) - 1
+        } else {
+            self.chunks.len()
+        };
+        self.chunks
+            .range(start_chunk..)
+            .flat_map(move |c| {
+                let lo = from.saturating_sub(c.first_seq) as usize;
+                let hi = (to.saturating_sub(c.first_seq) as usize).min(c.events.len());
+                (lo.min(hi)..hi).map(move |i| self.event_ref(c, i))
+            })
+            .take_while(move |e| e.seq < to)
     }
 
     /// Seqs in an index that are still stored (indexes outlive evicted events).
@@ -790,5 +808,14 @@ mod tests {
         assert!(s.mem_bytes() <= 4 * CHUNK_BYTES);
         assert_eq!(s.stderr_lines().first(), Some(&s.first_seq()));
         assert_eq!(s.range(0, 1000).count() as u64, s.len());
+        // Ranges cross chunk boundaries in order, from any start.
+        let first = s.first_seq();
+        let seqs: Vec<u64> = s.range(first + 5, 390).map(|e| e.seq).collect();
+        assert_eq!(seqs, (first + 5..390).collect::<Vec<_>>());
+        assert_eq!(s.range(390, 390).count(), 0);
+        assert_eq!(
+            s.range(399, 10_000).map(|e| e.seq).collect::<Vec<_>>(),
+            vec![399]
+        );
     }
 }
