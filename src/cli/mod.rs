@@ -4,6 +4,7 @@ pub mod call;
 pub mod check;
 pub mod conformance;
 pub mod connect;
+pub mod demo_server;
 pub mod printer;
 pub mod replay;
 pub mod rules;
@@ -54,8 +55,8 @@ pub enum Cmd {
     Call(call::CallArgs),
     /// List a server's tools (all pages).
     Tools(tools::ToolsArgs),
-    /// Run the built-in demo MCP server on stdio.
-    DemoServer,
+    /// Run the built-in demo MCP server (stdio, or Streamable HTTP with --http).
+    DemoServer(demo_server::DemoServerArgs),
     /// Run calls (or read a recorded trace) and check them against the protocol rules.
     Check(check::CheckArgs),
     /// Replay a recorded trace (`--print`: the timeline as text).
@@ -78,12 +79,6 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Replay(a) => replay::run(a),
         Cmd::Rules => rules::run(),
         Cmd::ConformanceClient(a) => conformance::run(a).await,
-        Cmd::DemoServer => match crate::demo::run_stdio().await {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("demo-server: {e:#}");
-                3
-            }
-        },
+        Cmd::DemoServer(a) => demo_server::run(a).await,
     }
 }

@@ -11,13 +11,16 @@ use std::task::{Context, Poll};
 
 use serde_json::{Map, Value, json};
 
-use super::out::{Link, notification_line, request_line, response_line};
+use super::era::Modern;
+use super::out::{Link, Out, notification_line, request_line, response_line};
 use super::progress::Progress;
 use super::session::{Level, Session, id_key};
 use super::tools::{Outcome, Tool};
 
 pub struct Call {
     session: Arc<Session>,
+    /// Set for a 2026-07-28 request: its own log level, no elicitation requests.
+    era: Option<Modern>,
     link: Link,
     token: Option<Value>,
     progress: Progress,
@@ -30,18 +33,21 @@ pub struct Call {
 /// the id is already in use by a running call.
 pub fn spawn(
     session: &Arc<Session>,
+    out: &Out,
     id: Value,
     tool: Tool,
     args: Map<String, Value>,
     token: Option<Value>,
+    era: Option<Modern>,
 ) -> Result<(), &'static str> {
     let key = id_key(&id);
     let gate = session
         .begin_call(&key)
         .ok_or("request id is already in use by a running call")?;
-    let link = Link::new(session.out.clone(), gate.clone());
+    let link = Link::new(out.clone(), gate.clone());
     let call = Call {
         session: session.clone(),
+        era,
         progress: Progress::new(token.clone(), link.clone()),
         link,
         token,
@@ -56,7 +62,8 @@ pub fn spawn(
             .unwrap_or_else(|()| Outcome::error(format!("{} failed internally", tool.name())));
         call.progress.finish();
         if !call.responded.load(Ordering::SeqCst) {
-            call.link.send(response_line(&id, outcome.into_result()));
+            let result = super::era::complete(&call.era, outcome.into_result());
+            call.link.send(response_line(&id, result));
         }
         call.session.end_call(&task_key, &task_gate);
     });
@@ -104,7 +111,12 @@ impl Call {
 
     /// `notifications/message`, if the client's log level lets it through.
     pub fn log(&self, level: Level, logger: &str, data: impl Into<Value>) {
-        if self.session.logs(level) {
+        let wanted = match &self.era {
+            // 2026-07-28: logs only for a request that asked, at its level.
+            Some(m) => m.log_level.is_some_and(|min| level as u8 >= min as u8),
+            None => self.session.logs(level),
+        };
+        if wanted {
             self.link.send(notification_line(
                 "notifications/message",
                 json!({"level": level.as_str(), "logger": logger, "data": data.into()}),
@@ -113,7 +125,8 @@ impl Call {
     }
 
     pub fn supports_elicitation(&self) -> bool {
-        self.session.supports_elicitation()
+        // The stateless era has no mid-call server requests (it has input_required).
+        self.era.is_none() && self.session.supports_elicitation()
     }
 
     /// Send `elicitation/create` and wait for the client's result object;

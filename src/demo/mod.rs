@@ -7,6 +7,8 @@
 //! `tools/call` runs as a task; everything else is answered inline, in order.
 
 mod call;
+mod era;
+pub mod http;
 mod out;
 mod progress;
 mod session;
@@ -17,6 +19,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use out::Out;
 use session::{Level, Session, id_key};
 use tools::Tool;
 
@@ -48,7 +51,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
         line.clear();
         match stdin.read_until(b'\n', &mut line).await {
             Ok(0) => break Ok(()),
-            Ok(_) => handle_line(&session, &line),
+            Ok(_) => handle_line(&session, &session.out, &line),
             Err(e) => break Err(e),
         };
     };
@@ -61,15 +64,14 @@ pub async fn run_stdio() -> anyhow::Result<()> {
     result.map_err(|e| anyhow::anyhow!("reading stdin: {e}"))
 }
 
-fn handle_line(session: &Arc<Session>, line: &[u8]) {
+fn handle_line(session: &Arc<Session>, out: &Out, line: &[u8]) {
     let line = line.trim_ascii();
     if line.is_empty() {
         return;
     }
-    let out = &session.out;
     match serde_json::from_slice::<Value>(line) {
         Err(e) => out.error(&Value::Null, PARSE_ERROR, &format!("Parse error: {e}")),
-        Ok(Value::Object(message)) => handle_message(session, message),
+        Ok(Value::Object(message)) => handle_message(session, out, message),
         Ok(Value::Array(_)) => out.error(
             &Value::Null,
             INVALID_REQUEST,
@@ -83,8 +85,9 @@ fn handle_line(session: &Arc<Session>, line: &[u8]) {
     }
 }
 
-fn handle_message(session: &Arc<Session>, mut message: Map<String, Value>) {
-    let out = &session.out;
+/// Handle one message; answers (and a call's progress, logs and response) go
+/// to `out` — stdout, or the HTTP response stream of the POST that carried it.
+pub(crate) fn handle_message(session: &Arc<Session>, out: &Out, mut message: Map<String, Value>) {
     if message.get("id").is_some_and(Value::is_null) && message.contains_key("method") {
         // MCP forbids null ids; answering it as a notification would leave
         // the client waiting for a response that never comes.
@@ -115,7 +118,7 @@ fn handle_message(session: &Arc<Session>, mut message: Map<String, Value>) {
     }
     let params = message.remove("params");
     match (message.remove("method"), id) {
-        (Some(Value::String(method)), Some(id)) => request(session, id, &method, params),
+        (Some(Value::String(method)), Some(id)) => request(session, out, id, &method, params),
         (Some(Value::String(method)), None) => notification(session, &method, params),
         (Some(_), _) => out.error(
             &reply_id,
@@ -139,14 +142,25 @@ fn handle_message(session: &Arc<Session>, mut message: Map<String, Value>) {
     }
 }
 
-fn request(session: &Arc<Session>, id: Value, method: &str, params: Option<Value>) {
-    let out = &session.out;
+fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: Option<Value>) {
     let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(p)) => p,
         Some(_) => return out.error(&id, INVALID_PARAMS, "params must be an object"),
     };
+    let era = era::of_request(&params);
+    if let Some(modern) = &era {
+        session.set_client_capabilities(modern.capabilities.as_ref());
+    }
     match method {
+        "server/discover" => match &era {
+            Some(_) => out.respond(&id, era::discover_result(INSTRUCTIONS)),
+            None => out.error(
+                &id,
+                INVALID_PARAMS,
+                "server/discover needs the 2026-07-28 _meta envelope (io.modelcontextprotocol/protocolVersion, clientCapabilities)",
+            ),
+        },
         "initialize" => {
             session.set_client_capabilities(params.get("capabilities"));
             let requested = params.get("protocolVersion").and_then(Value::as_str);
@@ -163,7 +177,7 @@ fn request(session: &Arc<Session>, id: Value, method: &str, params: Option<Value
                 }),
             );
         }
-        "ping" => out.respond(&id, json!({})),
+        "ping" => out.respond(&id, era::complete(&era, json!({}))),
         "logging/setLevel" => match params.get("level").and_then(Value::as_str).map(Level::parse) {
             Some(Some(level)) => {
                 session.set_min_level(level);
@@ -182,17 +196,22 @@ fn request(session: &Arc<Session>, id: Value, method: &str, params: Option<Value
                 Some(_) => Err("cursor must be a string".to_owned()),
             };
             match cursor.and_then(tools::list_page) {
-                Ok(page) => out.respond(&id, page),
+                Ok(page) => out.respond(&id, era::complete(&era, page)),
                 Err(e) => out.error(&id, INVALID_PARAMS, &e),
             }
         }
-        "tools/call" => call_tool(session, id, params),
+        "tools/call" => call_tool(session, out, id, params, era),
         _ => out.error(&id, METHOD_NOT_FOUND, &format!("Method not found: {method}")),
     }
 }
 
-fn call_tool(session: &Arc<Session>, id: Value, mut params: Map<String, Value>) {
-    let out = &session.out;
+fn call_tool(
+    session: &Arc<Session>,
+    out: &Out,
+    id: Value,
+    mut params: Map<String, Value>,
+    era: Option<era::Modern>,
+) {
     let Some(Value::String(name)) = params.get("name") else {
         return out.error(&id, INVALID_PARAMS, "tools/call needs a string `name`");
     };
@@ -216,7 +235,7 @@ fn call_tool(session: &Arc<Session>, id: Value, mut params: Map<String, Value>) 
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
         .cloned();
-    if let Err(e) = call::spawn(session, id.clone(), tool, args, token) {
+    if let Err(e) = call::spawn(session, out, id.clone(), tool, args, token, era) {
         out.error(&id, INVALID_REQUEST, e);
     }
 }

@@ -144,6 +144,33 @@ impl Out {
     }
 }
 
+/// The receiving end of a channel-backed [`Out`] (the HTTP server turns it
+/// into an SSE stream instead of writing stdout).
+pub struct OutStream {
+    rx: mpsc::UnboundedReceiver<Msg>,
+}
+
+/// An [`Out`] whose lines go to an [`OutStream`] rather than to stdout.
+pub fn channel() -> (Out, OutStream) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let out = Out {
+        tx,
+        bulk: Arc::new(Semaphore::new(BULK_SLOTS)),
+    };
+    (out, OutStream { rx })
+}
+
+impl OutStream {
+    /// The next queued lines; `None` once shut down or every sender is gone.
+    pub async fn next(&mut self) -> Option<Vec<u8>> {
+        match self.rx.recv().await? {
+            // The permit is released here: the bytes are now the reader's.
+            Msg::Data(bytes, _permit) => Some(bytes),
+            Msg::Shutdown => None,
+        }
+    }
+}
+
 impl Writer {
     /// Wait until the writer has written everything queued before
     /// [`Out::shutdown`] (or has given up on a broken stdout).

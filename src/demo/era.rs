@@ -1,0 +1,65 @@
+//! The demo server's side of the 2026-07-28 stateless era: a request that
+//! carries the `_meta` envelope is answered without any handshake, logs only
+//! at the level that request asked for, and its results say `resultType`.
+
+use serde_json::{Map, Value, json};
+
+use super::session::Level;
+
+pub const MODERN: &str = "2026-07-28";
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What a stateless request said about itself.
+#[derive(Debug, Clone)]
+pub struct Modern {
+    pub capabilities: Option<Value>,
+    /// `None`: the request asked for no logs, so it gets none.
+    pub log_level: Option<Level>,
+}
+
+/// `Some` when the request's `_meta` names the 2026-07-28 revision.
+pub fn of_request(params: &Map<String, Value>) -> Option<Modern> {
+    let meta = params.get("_meta")?;
+    if meta.get(META_VERSION).and_then(Value::as_str) != Some(MODERN) {
+        return None;
+    }
+    Some(Modern {
+        capabilities: meta.get(META_CAPABILITIES).cloned(),
+        log_level: meta
+            .get(META_LOG_LEVEL)
+            .and_then(Value::as_str)
+            .and_then(Level::parse),
+    })
+}
+
+/// Mark a result of a stateless request as complete (and say who answered).
+pub fn complete(era: &Option<Modern>, mut result: Value) -> Value {
+    if era.is_some()
+        && let Value::Object(map) = &mut result
+    {
+        map.insert("resultType".into(), json!("complete"));
+        let meta = map.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta) = meta {
+            meta.insert(META_SERVER_INFO.into(), server_info());
+        }
+    }
+    result
+}
+
+pub fn server_info() -> Value {
+    json!({"name": "mcpscope-demo", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// `server/discover`: what `initialize` says in the handshake era.
+pub fn discover_result(instructions: &str) -> Value {
+    json!({
+        "supportedVersions": [MODERN],
+        "capabilities": {"tools": {}, "logging": {}},
+        "instructions": instructions,
+        "resultType": "complete",
+        "_meta": {META_SERVER_INFO: server_info()},
+    })
+}

@@ -1,0 +1,477 @@
+//! The demo server over Streamable HTTP (`mcpscope demo-server --http ADDR`):
+//! one endpoint `/mcp`, sessions by `Mcp-Session-Id` in the handshake era,
+//! stateless requests in the 2026-07-28 era, every request answered on its
+//! own SSE stream (progress and logs first, then the response), resumable
+//! with `Last-Event-ID`, plus a standalone GET stream.
+//!
+//! `--progress buffered` holds a stream's events until the response (like the
+//! Ruby SDK's bundled transport) and `--progress wrong-stream` sends progress
+//! on the GET stream, so clients can see what those mistakes look like.
+//! `--sse-close-after N` ends each request stream after N events once, so
+//! clients must resume it.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Map, Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use super::out;
+use super::session::Session;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const MAX_BODY: usize = 16 << 20;
+const RETRY_MS: u64 = 200;
+
+/// How request streams deliver progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgressMode {
+    /// As it happens, on the request's own stream.
+    #[default]
+    Live,
+    /// Held back and flushed together with the response.
+    Buffered,
+    /// On the standalone GET stream instead of the request's stream.
+    WrongStream,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    pub progress: ProgressMode,
+    /// End each request stream after this many events, once (forces resumption).
+    pub close_after: Option<usize>,
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// The events of one SSE stream, kept so a client can resume it.
+struct StreamBuf {
+    state: Mutex<(Vec<Bytes>, bool)>,
+    changed: watch::Sender<usize>,
+}
+
+impl StreamBuf {
+    fn new() -> Arc<StreamBuf> {
+        Arc::new(StreamBuf {
+            state: Mutex::new((Vec::new(), false)),
+            changed: watch::channel(0).0,
+        })
+    }
+    fn push(&self, data: Bytes, done: bool) {
+        let n = {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.0.push(data);
+            st.1 |= done;
+            st.0.len()
+        };
+        self.changed.send_replace(n);
+    }
+    fn finish(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.changed.send_modify(|_| {});
+    }
+    /// Events from `from` on, and whether the stream is complete.
+    fn since(&self, from: usize) -> (Vec<Bytes>, bool) {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (
+            st.0.get(from..).map(<[Bytes]>::to_vec).unwrap_or_default(),
+            st.1,
+        )
+    }
+}
+
+/// One MCP session (handshake era) or one stateless request's context.
+struct HttpSession {
+    demo: Arc<Session>,
+    /// Stream 0 is the standalone GET stream; request streams follow.
+    streams: Mutex<Vec<Arc<StreamBuf>>>,
+    priming: bool,
+    /// The first GET gets what was queued before it connected; later ones
+    /// without `Last-Event-ID` start at the live end (no repeats).
+    get_seen: std::sync::atomic::AtomicBool,
+}
+
+struct Server {
+    opts: HttpOptions,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    next_session: AtomicU64,
+}
+
+/// Serve until the process is stopped.
+pub async fn serve(addr: &str, opts: HttpOptions) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    eprintln!(
+        "mcpscope-demo: serving Streamable HTTP on http://{}/mcp",
+        listener.local_addr()?
+    );
+    let server = Arc::new(Server {
+        opts,
+        sessions: Mutex::new(HashMap::new()),
+        next_session: AtomicU64::new(1),
+    });
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let server = server.clone();
+        tokio::spawn(async move {
+            let svc = service_fn(move |req| {
+                let server = server.clone();
+                async move { Ok::<_, Infallible>(server.handle(req).await) }
+            });
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc)
+                .await;
+        });
+    }
+}
+
+fn full(status: StatusCode, ctype: &str, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(body.into()).boxed());
+    *r.status_mut() = status;
+    if let Ok(v) = ctype.parse() {
+        r.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
+    }
+    r
+}
+
+fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    full(status, "application/json", body.to_string())
+}
+
+fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+impl Server {
+    async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+        if req.uri().path() != "/mcp" {
+            return full(
+                StatusCode::NOT_FOUND,
+                "text/plain",
+                "not found: the endpoint is /mcp",
+            );
+        }
+        match *req.method() {
+            Method::POST => self.post(req).await,
+            Method::GET => self.get(req),
+            Method::DELETE => {
+                let sid = header(&req, SESSION_HEADER).unwrap_or_default().to_string();
+                match self.lock().remove(&sid) {
+                    Some(s) => {
+                        s.demo.cancel_all();
+                        full(StatusCode::OK, "text/plain", "")
+                    }
+                    None => full(StatusCode::NOT_FOUND, "text/plain", "unknown session"),
+                }
+            }
+            _ => full(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "text/plain",
+                "POST, GET or DELETE",
+            ),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn post(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+        let sid = header(&req, SESSION_HEADER).map(str::to_string);
+        let body = match http_body_util::Limited::new(req.into_body(), MAX_BODY)
+            .collect()
+            .await
+        {
+            Ok(b) => b.to_bytes(),
+            Err(_) => {
+                return rpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    -32600,
+                    "request body too large",
+                );
+            }
+        };
+        let message: Map<String, Value> = match serde_json::from_slice(&body) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32600,
+                    "expected one JSON-RPC message",
+                );
+            }
+            Err(e) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32700,
+                    &format!("Parse error: {e}"),
+                );
+            }
+        };
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let id = message.get("id").cloned().filter(|i| !i.is_null());
+        let params = message.get("params").and_then(Value::as_object);
+        let modern = params.is_some_and(|p| super::era::of_request(p).is_some());
+        let mut new_session_id = None;
+        let session = if modern {
+            // Stateless: nothing outlives the request.
+            self.new_session(false)
+        } else if method.as_deref() == Some("initialize") && id.is_some() {
+            let version = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let s = self.new_session(version >= "2025-11-25");
+            let sid = format!(
+                "demo-{:08x}",
+                self.next_session.fetch_add(1, Ordering::Relaxed)
+            );
+            self.lock().insert(sid.clone(), s.clone());
+            new_session_id = Some(sid);
+            s
+        } else {
+            match sid.as_deref().map(|s| self.lock().get(s).cloned()) {
+                Some(Some(s)) => s,
+                Some(None) => return rpc_error(StatusCode::NOT_FOUND, -32001, "session not found"),
+                None => {
+                    return rpc_error(StatusCode::BAD_REQUEST, -32000, "missing Mcp-Session-Id");
+                }
+            }
+        };
+        let (Some(_), Some(id)) = (&method, id) else {
+            // Notifications and responses to our requests: accepted, no body.
+            let out = session.demo.out.clone();
+            super::handle_message(&session.demo, &out, message);
+            return full(StatusCode::ACCEPTED, "text/plain", "");
+        };
+        let (n, buf) = session.new_stream();
+        let (out, stream) = out::channel();
+        tokio::spawn(pump(
+            stream,
+            buf.clone(),
+            session.clone(),
+            id,
+            self.opts.progress,
+        ));
+        super::handle_message(&session.demo, &out, message);
+        drop(out);
+        let close_after = self.opts.close_after;
+        let mut resp = sse_response(
+            buf,
+            n,
+            0,
+            session.priming,
+            self.opts.progress == ProgressMode::Buffered,
+            close_after,
+        );
+        if let Some(sid) = new_session_id
+            && let Ok(v) = sid.parse()
+        {
+            resp.headers_mut().insert(SESSION_HEADER, v);
+        }
+        resp
+    }
+
+    fn get(&self, req: Request<Incoming>) -> Response<Body> {
+        let accept = header(&req, "accept").unwrap_or("");
+        if !accept.contains("text/event-stream") {
+            return full(
+                StatusCode::NOT_ACCEPTABLE,
+                "text/plain",
+                "GET needs Accept: text/event-stream",
+            );
+        }
+        let Some(session) = header(&req, SESSION_HEADER).and_then(|s| self.lock().get(s).cloned())
+        else {
+            // No session: stateless clients have no standalone stream.
+            return full(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "text/plain",
+                "no standalone stream without a session",
+            );
+        };
+        match header(&req, "last-event-id").and_then(parse_event_id) {
+            Some((n, k)) => match session.stream(n) {
+                Some(buf) => sse_response(buf, n, k, false, false, None),
+                None => full(StatusCode::NOT_FOUND, "text/plain", "unknown stream"),
+            },
+            None => {
+                let buf = session.stream(0).unwrap_or_else(StreamBuf::new);
+                let from = if session.get_seen.swap(true, Ordering::Relaxed) {
+                    buf.since(0).0.len()
+                } else {
+                    0
+                };
+                sse_response(buf, 0, from, false, false, None)
+            }
+        }
+    }
+
+    fn new_session(&self, priming: bool) -> Arc<HttpSession> {
+        let (out, stream) = out::channel();
+        let get = StreamBuf::new();
+        let s = Arc::new(HttpSession {
+            demo: Session::new(out),
+            streams: Mutex::new(vec![get.clone()]),
+            priming,
+            get_seen: std::sync::atomic::AtomicBool::new(false),
+        });
+        tokio::spawn(pump_get(stream, get));
+        s
+    }
+}
+
+impl HttpSession {
+    fn new_stream(&self) -> (usize, Arc<StreamBuf>) {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let buf = StreamBuf::new();
+        streams.push(buf.clone());
+        (streams.len() - 1, buf)
+    }
+    fn stream(&self, n: usize) -> Option<Arc<StreamBuf>> {
+        self.streams
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(n)
+            .cloned()
+    }
+}
+
+/// Event ids are `STREAM-INDEX`, so a `Last-Event-ID` names its stream.
+fn parse_event_id(s: &str) -> Option<(usize, usize)> {
+    let (n, k) = s.split_once('-')?;
+    Some((n.parse().ok()?, k.parse().ok()?))
+}
+
+/// Lines a request's calls write become events of its stream; the stream is
+/// complete once the response to `id` is in. Lines after that (a server bug
+/// the fault tools reproduce) go to the GET stream so they are still seen.
+async fn pump(
+    mut stream: out::OutStream,
+    buf: Arc<StreamBuf>,
+    session: Arc<HttpSession>,
+    id: Value,
+    mode: ProgressMode,
+) {
+    let get = session.stream(0);
+    let mut done = false;
+    while let Some(chunk) = stream.next().await {
+        for line in chunk.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+            let is_response =
+                v.get("id") == Some(&id) && (v.get("result").is_some() || v.get("error").is_some());
+            let is_progress =
+                v.get("method").and_then(Value::as_str) == Some("notifications/progress");
+            let data = Bytes::copy_from_slice(line);
+            if done || (mode == ProgressMode::WrongStream && is_progress) {
+                if let Some(g) = &get {
+                    g.push(data, false);
+                }
+            } else {
+                buf.push(data, is_response);
+                done |= is_response;
+            }
+        }
+    }
+    buf.finish();
+}
+
+async fn pump_get(mut stream: out::OutStream, buf: Arc<StreamBuf>) {
+    while let Some(chunk) = stream.next().await {
+        for line in chunk.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            buf.push(Bytes::copy_from_slice(line), false);
+        }
+    }
+}
+
+/// An SSE response over `buf` from event `from`.
+fn sse_response(
+    buf: Arc<StreamBuf>,
+    n: usize,
+    from: usize,
+    priming: bool,
+    buffered: bool,
+    close_after: Option<usize>,
+) -> Response<Body> {
+    struct St {
+        buf: Arc<StreamBuf>,
+        rx: watch::Receiver<usize>,
+        next: usize,
+        sent: usize,
+        prime: bool,
+        buffered: bool,
+        close_after: Option<usize>,
+        finished: bool,
+    }
+    let st = St {
+        rx: buf.changed.subscribe(),
+        buf,
+        next: from,
+        sent: 0,
+        prime: priming,
+        buffered,
+        close_after,
+        finished: false,
+    };
+    let body = futures_util::stream::unfold(st, move |mut st| async move {
+        if st.finished {
+            return None;
+        }
+        if st.prime {
+            st.prime = false;
+            let ev = format!("id: {n}-0\nretry: {RETRY_MS}\ndata:\n\n");
+            return Some((Ok::<_, Infallible>(Frame::data(Bytes::from(ev))), st));
+        }
+        loop {
+            let (events, done) = st.buf.since(st.next);
+            if !events.is_empty() && (!st.buffered || done) {
+                let mut out = Vec::new();
+                for data in events {
+                    if st.close_after.is_some_and(|c| st.sent >= c) {
+                        st.finished = true;
+                        break;
+                    }
+                    st.next += 1;
+                    st.sent += 1;
+                    out.extend_from_slice(format!("id: {n}-{}\ndata: ", st.next).as_bytes());
+                    out.extend_from_slice(&data);
+                    out.extend_from_slice(b"\n\n");
+                }
+                if out.is_empty() {
+                    return None;
+                }
+                return Some((Ok(Frame::data(Bytes::from(out))), st));
+            }
+            if done && events.is_empty() {
+                return None;
+            }
+            if st.rx.changed().await.is_err() {
+                return None;
+            }
+        }
+    });
+    let mut r = Response::new(BodyExt::boxed(StreamBody::new(body)));
+    let h = r.headers_mut();
+    h.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        hyper::header::CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("no-cache"),
+    );
+    r
+}
