@@ -12,6 +12,9 @@
 //! | elicitation-sep1034-client-defaults | 2025-11-25 only |
 //! | request-metadata | 2026-07-28 |
 //! | http-standard-headers, http-custom-headers, http-invalid-tool-headers | 2026-07-28 |
+//! | json-schema-2020-12-preservation | 2025-11-25, 2026-07-28 |
+//! | json-schema-ref-no-deref | 2026-07-28 |
+//! | sep-2322-client-request-state (MRTR `input_required` retries) | 2026-07-28 |
 
 mod common;
 
@@ -137,4 +140,24 @@ fn http_custom_headers_2026_07_28() {
 #[test]
 fn http_invalid_tool_headers_2026_07_28() {
     scenario("http-invalid-tool-headers", "2026-07-28");
+}
+
+#[test]
+fn json_schema_preservation_2025_11_25() {
+    scenario("json-schema-2020-12-preservation", "2025-11-25");
+}
+
+#[test]
+fn json_schema_preservation_2026_07_28() {
+    scenario("json-schema-2020-12-preservation", "2026-07-28");
+}
+
+#[test]
+fn json_schema_ref_no_deref_2026_07_28() {
+    scenario("json-schema-ref-no-deref", "2026-07-28");
+}
+
+#[test]
+fn mrtr_request_state_2026_07_28() {
+    scenario("sep-2322-client-request-state", "2026-07-28");
 }

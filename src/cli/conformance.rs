@@ -66,7 +66,7 @@ fn plan(scenario: &str, capabilities: &Value) -> Plan {
         prompts: false,
     };
     match scenario {
-        "initialize" | "request-metadata" => tools_only(false),
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => tools_only(false),
         "tools_call"
         | "sse-retry"
         | "http-custom-headers"
@@ -170,6 +170,7 @@ async fn drive(session: &Session, scenario: &str, context: &Value) -> Result<usi
     };
     let calls: Vec<(String, Value)> = match wanted {
         Some(calls) => calls,
+        None if scenario == "json-schema-2020-12-preservation" => schema_echo(&tools),
         None if plan.call_listed => tools
             .iter()
             .filter_map(|t| {
@@ -242,6 +243,18 @@ fn context_calls(context: &Value) -> Result<Option<Vec<(String, Value)>>, Failur
         .collect::<Result<Vec<_>, UsageError>>()
         .map(Some)
         .map_err(Failure::from)
+}
+
+/// SEP-1613: hand every other tool's `inputSchema` back, verbatim, to the
+/// echo tool, so the suite sees what survived mcpscope's handling of it.
+fn schema_echo(tools: &[Value]) -> Vec<(String, Value)> {
+    const ECHO: &str = "json_schema_echo";
+    tools
+        .iter()
+        .filter(|t| t.get("name").and_then(Value::as_str) != Some(ECHO))
+        .filter_map(|t| t.get("inputSchema"))
+        .map(|schema| (ECHO.to_string(), json!({"schema": schema})))
+        .collect()
 }
 
 /// Arguments for a call the scenario did not spell out: each required
