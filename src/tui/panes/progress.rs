@@ -39,8 +39,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     for (i, c) in st.calls.list.iter().enumerate().skip(start).take(per_page) {
         let g = Gauge::of(c, store, st.byte_mode);
         let selected = i == st.progress.selected && st.focus == Pane::Progress;
-        for l in call_lines(c, &g, st, w) {
-            lines.push(if selected {
+        // Only the head row is highlighted: a selection colour behind the
+        // bar would hide its empty part.
+        for (k, l) in call_lines(c, &g, st, w).into_iter().enumerate() {
+            lines.push(if selected && k == 0 {
                 full_width(l, w, st.theme.selected())
             } else {
                 l

@@ -18,20 +18,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let t = &st.theme;
     let raw = &st.raw;
     let ev = raw.seq.and_then(|s| store.get(s));
+    // Most telling first: the title is cut when the pane is narrow.
     let mut info = match &ev {
-        Some(e) => format!(
-            "· #{} {} {} {} · {} B · {}",
-            e.seq,
-            dir_glyph(e.dir),
-            e.kind.label(),
-            crate::tui::format::safe(e.method.unwrap_or(""), 40),
-            e.bytes.len(),
-            if raw.bytes_mode || !e.kind.is_json() {
-                "exact bytes"
-            } else {
-                "pretty"
-            }
-        ),
+        Some(e) => format!("· #{} {} {}", e.seq, dir_glyph(e.dir), e.kind.label()),
         None => "· nothing selected".into(),
     };
     if !raw.search.is_empty() {
@@ -44,6 +33,18 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
                 raw.match_idx + 1
             },
             raw.matches.len()
+        ));
+    }
+    if let Some(e) = &ev {
+        info.push_str(&format!(
+            " · {} · {} B · {}",
+            crate::tui::format::safe(e.method.unwrap_or(""), 40),
+            e.bytes.len(),
+            if raw.bytes_mode || !e.kind.is_json() {
+                "exact bytes"
+            } else {
+                "pretty"
+            }
         ));
     }
     f.render_widget(block(st, Pane::Raw, info), area);

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Regenerate the README screenshots: real renders of the real app.
+#
+#   screenshots/generate.sh
+#
+# Builds the release binary, runs `mcpscope demo` in a detached tmux
+# session (160x48, and 80x24 for the narrow layout), drives it with keys,
+# captures the screen with colours (`capture-pane -e`) and renders each
+# capture to PNG with screenshots/ansi2png.py (Python 3 + Pillow, DejaVu
+# fonts). The .ans captures are kept next to the PNGs.
+# Needs: cargo, tmux, python3 with Pillow (pip install pillow), fonts-dejavu-core.
+set -eu
+cd "$(dirname "$0")/.."
+OUT=screenshots
+cargo build --release --quiet
+BIN="$PWD/target/release/mcpscope"
+CONF="$(mktemp -d)"   # an empty config dir: default theme and keys
+SOCK=""
+cleanup() { [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$CONF"; }
+trap cleanup EXIT
+
+# start COLS ROWS ARGS... : a fresh tmux server and session running the demo
+start() {
+    cols=$1 rows=$2; shift 2
+    [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null || true
+    SOCK="mcpscope-shots-$$-$cols"
+    tmux -L "$SOCK" -f /dev/null new-session -d -x "$cols" -y "$rows" \
+        "MCPSCOPE_CONFIG_DIR='$CONF' TERM=xterm-256color COLORTERM=truecolor '$BIN' demo $*; sleep 600"
+}
+
+# wait_for REGEX [SECONDS] : poll the screen until it matches
+wait_for() {
+    deadline=$(( $(date +%s) + ${2:-30} ))
+    until tmux -L "$SOCK" capture-pane -p | grep -Eq "$1"; do
+        if [ "$(date +%s)" -ge "$deadline" ]; then
+            echo "timed out waiting for: $1" >&2
+            tmux -L "$SOCK" capture-pane -p >&2
+            exit 1
+        fi
+        sleep 0.05
+    done
+}
+
+keys() { tmux -L "$SOCK" send-keys "$@"; }
+
+# shot NAME COLS ROWS : capture and render
+shot() {
+    tmux -L "$SOCK" capture-pane -e -p > "$OUT/$1.ans"
+    python3 "$OUT/ansi2png.py" "$OUT/$1.ans" "$OUT/$1.png" "$2" "$3"
+    echo "wrote $OUT/$1.png"
+}
+
+RUNS="--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"delay_ms\": 90}' \
+      --run 'context_builder {\"duration_ms\": 9000}' \
+      --run 'interactive_wizard {\"questions\": 4}' \
+      --run 'build_report {\"tasks\": 8, \"delay_ms\": 700}' \
+      --run 'pipeline_wait {\"polls\": 40, \"interval_ms\": 300}'"
+
+# 1. Main screen mid-progress.
+start 160 48 "$RUNS"
+wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
+shot main-progress 160 48
+
+# 2. Raw: a progress frame from the timeline, with a search.
+keys 2 /
+keys -l bytes
+keys Enter 4 /
+keys -l bytes
+keys Enter
+wait_for '"bytes" [1-9]/'
+shot raw 160 48
+
+# 3. Logs: level colours, an entry expanded, zoomed.
+wait_for 'wrn:[1-9]'
+keys 3 z k Enter
+wait_for '^. +│ '
+shot logs 160 48
+
+# Escape is sent alone and awaited: followed at once by another key, the
+# terminal would read the pair as Alt-key.
+keys Escape
+wait_for '2 Timeline'
+
+# 4. A finished run: cancel the long poll, wait for everything to settle.
+keys 1 G c
+wait_for ' 0 in flight' 60
+keys 2 BSpace
+wait_for '2 Timeline · [0-9]+ rows · following'
+shot finished 160 48
+
+# 5. 80x24: panes become tabs.
+start 80 24 "--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"delay_ms\": 90}' --run 'context_builder {}'"
+wait_for '(1[0-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
+shot narrow-80x24 80 24
