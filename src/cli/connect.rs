@@ -82,18 +82,28 @@ pub async fn connect(
     let spec = args.resolve()?;
     let opts = args.client_options()?;
     let trace = new_trace(&spec, record, !args.no_redact)?;
-    let session = match &spec {
-        ServerSpec::Stdio { cmd, .. } => Session::spawn_stdio(cmd, opts, trace.clone())?,
+    let session = open_session(&spec, args, opts, trace.clone())?;
+    Ok((session, trace, spec))
+}
+
+/// Start the transport a resolved spec names (the handshake is separate).
+pub fn open_session(
+    spec: &ServerSpec,
+    args: &ServerArgs,
+    opts: crate::client::ClientOptions,
+    trace: Trace,
+) -> Result<Arc<Session>, ClientError> {
+    match spec {
+        ServerSpec::Stdio { cmd, .. } => Session::spawn_stdio(cmd, opts, trace),
         ServerSpec::Http { url, headers, .. } => {
             let flavor = match args.transport.as_deref() {
                 Some("http") => Flavor::Streamable,
                 Some("sse") => Flavor::Legacy,
                 _ => Flavor::Auto,
             };
-            Session::connect_http(url, headers, flavor, opts, trace.clone())?
+            Session::connect_http(url, headers, flavor, opts, trace)
         }
-    };
-    Ok((session, trace, spec))
+    }
 }
 
 pub async fn handshake(session: &Session) -> Result<InitializeResult, Failure> {

@@ -30,9 +30,8 @@ pub mod views;
 pub use app::{App, AppOptions};
 
 use crate::cli::TuiArgs;
-use crate::cli::connect::new_trace;
+use crate::cli::connect::{new_trace, open_session};
 use crate::cli::spec::{ServerArgs, ServerSpec};
-use crate::client::Session;
 use format::shell_quote;
 use settings::{Settings, clamp_fps};
 use std::io::IsTerminal;
@@ -105,9 +104,6 @@ impl Setup {
             .collect::<Result<Vec<_>, _>>()?;
         let spec = args.server.resolve().map_err(|e| e.to_string())?;
         args.server.client_options().map_err(|e| e.to_string())?;
-        if matches!(spec, ServerSpec::Http { .. }) {
-            return Err("--url: the Streamable HTTP and HTTP+SSE transports are not available in this build yet".into());
-        }
         Ok(Setup {
             server_cli: server_cli(&args.server),
             settings,
@@ -135,10 +131,7 @@ impl Setup {
                 return 2;
             }
         };
-        let ServerSpec::Stdio { cmd, .. } = &self.spec else {
-            return 2;
-        };
-        let session = match Session::spawn_stdio(cmd, opts, trace.clone()) {
+        let session = match open_session(&self.spec, &self.server, opts, trace.clone()) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("[error] {e}");
@@ -154,7 +147,7 @@ impl Setup {
             max_timeout_secs: self.settings.max_timeout_secs,
             server_cli: self.server_cli,
             spec_name: self.spec.name().to_string(),
-            transport: "stdio".into(),
+            transport: session.transport_name().into(),
             recording: self.record.as_ref().map(|p| p.display().to_string()),
             runs: self.runs,
             live: true,

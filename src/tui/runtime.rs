@@ -41,7 +41,7 @@ impl Executor {
         };
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            match s.initialize().await {
+            match s.start().await {
                 Ok(init) => {
                     let _ = tx.send(Msg::Handshake(Ok(init)));
                     let tools = s.list_tools().await.map_err(|e| e.to_string());
