@@ -9,6 +9,8 @@ fn main() {
             args.server.demo = true;
             mcpscope::tui::run(args, true)
         }
+        // Without --print, replay is interactive: the TUI owns its runtime.
+        Some(Cmd::Replay(a)) if !a.print => mcpscope::tui::replay(&a.file),
         Some(cmd) => headless(cmd),
     };
     std::process::exit(code);

@@ -1,5 +1,6 @@
 //! `mcpscope replay FILE --print`: a trace's timeline as aligned text that QA
-//! can diff. The formatter works on any store — a recorded trace loaded back,
+//! can diff. Without `--print` the binary opens the TUI on the trace instead
+//! (`tui::replay`, dispatched from `main`). The formatter works on any store — a recorded trace loaded back,
 //! or the live trace of a running session — and gives the same text for both.
 //!
 //! Line layout (columns separated by two spaces):
@@ -22,15 +23,19 @@ use std::path::{Path, PathBuf};
 pub struct ReplayArgs {
     /// A trace recorded with --record.
     pub file: PathBuf,
-    /// Print the timeline as text instead of opening the TUI.
+    /// Print the timeline as text instead of opening the TUI (which plays the
+    /// trace back: Space pause, . step, < > speed, E end).
     #[arg(long)]
     pub print: bool,
 }
 
 pub fn run(a: ReplayArgs) -> i32 {
     if !a.print {
+        // The binary sends interactive replays to `tui::replay` before any
+        // runtime exists (the TUI builds its own); reaching here means a
+        // caller inside a runtime asked for one.
         eprintln!(
-            "[error] the interactive replay is not available in this build yet; use `mcpscope replay {} --print`",
+            "[error] the interactive replay runs from the mcpscope binary (mcpscope replay {}); here use --print",
             a.file.display()
         );
         return 2;

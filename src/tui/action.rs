@@ -2,6 +2,7 @@
 //! bindings are data); `Effect` is work the runtime performs for the state
 //! (talking to the server, the clipboard); `Msg` is a result coming back.
 
+use crate::checks::Finding;
 use crate::client::{Limits, TokenPolicy};
 use crate::protocol::IdKey;
 use crate::protocol::views::{InitializeResult, LogLevel};
@@ -24,6 +25,7 @@ pub enum Action {
     FocusTimeline,
     FocusLogs,
     FocusRaw,
+    FocusFindings,
     Zoom,
     Up,
     Down,
@@ -64,6 +66,13 @@ pub enum Action {
     NextMatch,
     PrevMatch,
     Copy,
+    ShowFrame,
+    Details,
+    ReplayPause,
+    ReplayStep,
+    ReplayFaster,
+    ReplaySlower,
+    ReplayEnd,
 }
 
 impl Action {
@@ -82,6 +91,7 @@ impl Action {
             FocusTimeline => "focus Timeline",
             FocusLogs => "focus Logs",
             FocusRaw => "focus Raw",
+            FocusFindings => "focus Findings",
             Zoom => "zoom the focused pane to full screen (again to restore)",
             Up => "move up / scroll up",
             Down => "move down / scroll down",
@@ -122,6 +132,13 @@ impl Action {
             NextMatch => "next match",
             PrevMatch => "previous match",
             Copy => "copy the frame to the clipboard (OSC 52)",
+            ShowFrame => "show the finding's frame in Timeline and Raw (again: its next frame)",
+            Details => "details of the selected call: timing statistics",
+            ReplayPause => "replay: pause / resume",
+            ReplayStep => "replay: feed one event (and pause)",
+            ReplayFaster => "replay: faster (up to ×16)",
+            ReplaySlower => "replay: slower (down to ×0.5)",
+            ReplayEnd => "replay: jump to the end of the trace",
         }
     }
 }
@@ -168,4 +185,6 @@ pub enum Msg {
     },
     /// A line for the status bar.
     Notice(String),
+    /// Findings the live checks published since the last batch.
+    Findings(Vec<Finding>),
 }

@@ -9,8 +9,10 @@ use super::compose::Composer;
 use super::jsonfmt;
 use super::keymap::{Context, Key, Keymap};
 use super::layout::{self, Layout};
+use super::replay::Playback;
 use super::state::*;
 use super::theme::Theme;
+use crate::checks::Finding;
 use crate::client::{Limits, TokenPolicy};
 use crate::protocol::views::{InitializeResult, LogLevel};
 use crate::trace::{Store, Trace};
@@ -44,6 +46,8 @@ pub struct AppOptions {
     pub runs: Vec<(String, Value)>,
     /// False for a recorded trace: nothing can be sent.
     pub live: bool,
+    /// The playback feeding the trace, for `mcpscope replay FILE`.
+    pub playback: Option<Playback>,
 }
 
 impl Default for AppOptions {
@@ -61,6 +65,7 @@ impl Default for AppOptions {
             recording: None,
             runs: Vec::new(),
             live: true,
+            playback: None,
         }
     }
 }
@@ -70,6 +75,7 @@ pub struct App {
     trace: Trace,
     runs: Vec<(String, Value)>,
     default_limits: Limits,
+    playback: Option<Playback>,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
@@ -99,7 +105,10 @@ impl App {
                 transport: opts.transport,
                 ..ServerView::default()
             },
-            findings: 0,
+            findings: FindingsState::default(),
+            timing: Default::default(),
+            progress_details: false,
+            replay: opts.playback.as_ref().map(Playback::view),
             recording: opts.recording,
             events: 0,
             evicted: 0,
@@ -136,6 +145,7 @@ impl App {
                 idle: opts.idle_timeout_secs.map(Duration::from_secs),
                 max: opts.max_timeout_secs.map(Duration::from_secs),
             },
+            playback: opts.playback,
             dirty: true,
             behind: true,
             quit: false,
@@ -150,12 +160,33 @@ impl App {
         self.quit
     }
 
-    /// The checks engine reports its finding count here.
-    pub fn set_findings(&mut self, n: usize) {
-        if self.state.findings != n {
-            self.state.findings = n;
+    /// Findings the checks published since the last call, in order.
+    pub fn add_findings(&mut self, fresh: Vec<Finding>) {
+        if !fresh.is_empty() {
+            self.state.findings.add(fresh);
             self.dirty = true;
+            self.behind = true;
         }
+    }
+
+    /// Let `wall` of real time pass for the replay (the runtime passes the
+    /// time between ticks; tests pass what they need).
+    pub fn advance_replay(&mut self, wall: Duration) {
+        if let Some(p) = &mut self.playback
+            && p.advance(wall)
+        {
+            self.state.replay = Some(p.view());
+            self.dirty = true;
+            self.behind = true;
+        }
+    }
+
+    /// Is a replay still playing (so the runtime keeps ticking it)?
+    pub fn replay_playing(&self) -> bool {
+        self.playback.as_ref().is_some_and(|p| {
+            let v = p.view();
+            !v.paused && !v.done()
+        })
     }
 
     pub fn resize(&mut self, width: u16, height: u16) {
@@ -205,13 +236,15 @@ impl App {
             // Elapsed times and countdowns move even without new events.
             self.dirty = true;
         }
-        self.settle(store);
+        done &= self.settle(store);
         self.behind = !done;
         self.behind
     }
 
-    /// Apply follow modes, clamp cursors, keep scroll hints and the Raw cache current.
-    fn settle(&mut self, store: &Store) {
+    /// Apply follow modes, clamp cursors, keep scroll hints, the Raw cache and
+    /// the selected call's timing current. Returns false when the timing has
+    /// more to take in (a call with very many notifications, just selected).
+    fn settle(&mut self, store: &Store) -> bool {
         let st = &mut self.state;
         let tl_len = st.timeline.view.len(store);
         if st.timeline.follow {
@@ -236,7 +269,25 @@ impl App {
 
         let h = layout::list_height(st, Pane::Tools);
         st.tools.cursor.settle(st.tools.visible.len(), h);
+
+        let n = st.findings.list.len();
+        st.findings.cursor.move_by(0, n);
+        let h = layout::list_height(st, Pane::Findings);
+        st.findings.cursor.settle(n, h);
+
+        // Only the selected call, and only while its details are shown.
+        let mut caught_up = true;
+        if st.progress_details
+            && let Some(c) = st.calls.list.get(st.progress.selected)
+        {
+            let before = st.timing.count;
+            caught_up = st.timing.sync(c, store, SYNC_BUDGET as usize);
+            if st.timing.count != before {
+                self.dirty = true;
+            }
+        }
         self.refresh_raw(store);
+        caught_up
     }
 
     /// The event the Raw pane shows, from the list it follows.
@@ -352,6 +403,10 @@ impl App {
             }
             Msg::Notice(n) => {
                 st.notice = Some(super::format::safe_row(&n));
+                Vec::new()
+            }
+            Msg::Findings(fresh) => {
+                self.add_findings(fresh);
                 Vec::new()
             }
         }
@@ -646,9 +701,21 @@ impl App {
             Pane::Composer => {
                 st.composer.set_editing(true);
             }
+            Pane::Findings => {
+                let len = st.findings.list.len();
+                let start = st.findings.cursor.window(len, inner_h);
+                if start + row < len {
+                    if st.findings.cursor.selected != start + row {
+                        st.findings.frame = 0;
+                    }
+                    st.findings.cursor.selected = start + row;
+                }
+            }
             _ => {}
         }
-        self.settle(&store);
+        if !self.settle(&store) {
+            self.behind = true;
+        }
     }
 
     // --------------------------------------------------------------- update
@@ -685,6 +752,7 @@ impl App {
             FocusTimeline => self.focus(Pane::Timeline),
             FocusLogs => self.focus(Pane::Logs),
             FocusRaw => self.focus(Pane::Raw),
+            FocusFindings => self.focus(Pane::Findings),
             Zoom => self.state.zoom = !self.state.zoom,
             Up => self.scroll(focus, -1),
             Down => self.scroll(focus, 1),
@@ -793,15 +861,96 @@ impl App {
             NextMatch => self.jump_to_match(1),
             PrevMatch => self.jump_to_match(-1),
             Copy => return self.copy_frame(),
+            ShowFrame => self.show_frame(),
+            Details => {
+                let st = &mut self.state;
+                st.progress_details = !st.progress_details;
+                st.timing = Default::default();
+                self.behind = true;
+            }
+            ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
+                self.replay_action(action)
+            }
         }
         if self.behind {
             self.sync();
         } else {
             let trace = self.trace.clone();
             let store = trace.read();
-            self.settle(&store);
+            if !self.settle(&store) {
+                self.behind = true;
+            }
         }
         Vec::new()
+    }
+
+    /// Show the selected finding's next frame in the Timeline and Raw panes
+    /// (the first on the first press, then each in turn). A filter or lane
+    /// that hides the frame is dropped: seeing the evidence comes first.
+    fn show_frame(&mut self) {
+        let st = &mut self.state;
+        let Some(fd) = st.findings.list.get(st.findings.cursor.selected) else {
+            st.notice = Some("no finding selected".into());
+            return;
+        };
+        let n = fd.seqs.len();
+        if n == 0 {
+            st.notice = Some(format!("{} names no frame", fd.rule));
+            return;
+        }
+        let k = st.findings.frame % n;
+        let (seq, rule) = (fd.seqs[k], fd.rule);
+        st.findings.frame = k + 1;
+        let trace = self.trace.clone();
+        let store = trace.read();
+        if seq < store.first_seq() || seq >= store.next_seq() {
+            st.notice = Some(format!(
+                "frame #{seq} is no longer in memory (evicted from the store)"
+            ));
+            return;
+        }
+        let tl = &mut st.timeline;
+        let mut cleared = false;
+        let pos = tl.view.position_of(seq, &store);
+        if tl.view.seq_at(pos, &store) != Some(seq) {
+            tl.view.lane = None;
+            tl.view.set_filter(super::views::KindFilter::All, "");
+            cleared = true;
+        }
+        tl.cursor.selected = tl.view.position_of(seq, &store);
+        tl.follow = false;
+        st.raw_source = Pane::Timeline;
+        st.notice = Some(format!(
+            "{rule}: frame #{seq} ({} of {n}) in Timeline and Raw{}",
+            k + 1,
+            if cleared {
+                " · timeline filter cleared to show it"
+            } else {
+                ""
+            }
+        ));
+        if !self.settle(&store) {
+            self.behind = true;
+        }
+    }
+
+    fn replay_action(&mut self, action: Action) {
+        let Some(p) = &mut self.playback else {
+            self.state.notice = Some("playback keys work in a replay: mcpscope replay FILE".into());
+            return;
+        };
+        match action {
+            Action::ReplayPause => p.toggle_pause(),
+            Action::ReplayStep if !p.step() => {
+                self.state.notice = Some("end of the trace: nothing left to step".into());
+            }
+            Action::ReplayFaster => p.change_speed(true),
+            Action::ReplaySlower => p.change_speed(false),
+            Action::ReplayEnd => p.jump_to_end(),
+            _ => {}
+        }
+        self.state.replay = Some(p.view());
+        self.behind = true;
     }
 
     fn back(&mut self) {
@@ -845,6 +994,13 @@ impl App {
             Pane::Tools => {
                 st.tools.cursor.move_by(delta, st.tools.visible.len());
             }
+            Pane::Findings => {
+                let before = st.findings.cursor.selected;
+                st.findings.cursor.move_by(delta, st.findings.list.len());
+                if st.findings.cursor.selected != before {
+                    st.findings.frame = 0;
+                }
+            }
             Pane::Raw => {
                 let max = st.raw.lines.len().saturating_sub(1) as isize;
                 st.raw.scroll = (st.raw.scroll as isize)
@@ -863,7 +1019,9 @@ impl App {
                 }
             }
         }
-        self.settle(&store);
+        if !self.settle(&store) {
+            self.behind = true;
+        }
     }
 
     fn clear_filter(&mut self, pane: Pane) {

@@ -21,10 +21,11 @@ pub enum Context {
     Timeline,
     Logs,
     Raw,
+    Findings,
 }
 
 impl Context {
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Global,
         Context::Tools,
         Context::Composer,
@@ -33,6 +34,7 @@ impl Context {
         Context::Timeline,
         Context::Logs,
         Context::Raw,
+        Context::Findings,
     ];
 
     pub fn title(self) -> &'static str {
@@ -45,6 +47,7 @@ impl Context {
             Context::Timeline => "Timeline",
             Context::Logs => "Logs",
             Context::Raw => "Raw",
+            Context::Findings => "Findings",
         }
     }
 }
@@ -192,6 +195,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["4"], FocusRaw),
         (Global, &["5"], FocusTools),
         (Global, &["6"], FocusComposer),
+        (Global, &["7"], FocusFindings),
         (Global, &["z"], Zoom),
         (Global, &["up", "k"], Up),
         (Global, &["down", "j"], Down),
@@ -199,6 +203,11 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["pgdn", "ctrl-d"], PageDown),
         (Global, &["home", "g"], Top),
         (Global, &["end", "G"], Bottom),
+        (Global, &["space"], ReplayPause),
+        (Global, &["."], ReplayStep),
+        (Global, &[">"], ReplayFaster),
+        (Global, &["<"], ReplaySlower),
+        (Global, &["E"], ReplayEnd),
         (Tools, &["/"], Filter),
         (Tools, &["backspace"], ClearFilter),
         (Tools, &["enter"], UseTool),
@@ -220,6 +229,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Progress, &["enter"], ShowLane),
         (Progress, &["b"], CycleByteMode),
         (Progress, &["x"], ClearFinished),
+        (Progress, &["d"], Details),
         (Timeline, &["/"], Filter),
         (Timeline, &["backspace"], ClearFilter),
         (Timeline, &["f"], Follow),
@@ -240,8 +250,18 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Raw, &["n"], NextMatch),
         (Raw, &["N"], PrevMatch),
         (Raw, &["y"], Copy),
+        (Findings, &["enter"], ShowFrame),
     ]
 };
+
+/// Playback keys, shown in the status line while replaying a trace.
+pub const REPLAY_HINTS: &[Action] = &[
+    Action::ReplayPause,
+    Action::ReplayStep,
+    Action::ReplaySlower,
+    Action::ReplayFaster,
+    Action::ReplayEnd,
+];
 
 /// Actions worth showing in the status line, per context.
 pub const HINTS: &[(Context, &[Action])] = {
@@ -264,7 +284,7 @@ pub const HINTS: &[(Context, &[Action])] = {
         (Editor, &[StopEdit, Send]),
         (
             Progress,
-            &[CancelCall, ShowLane, CycleByteMode, ClearFinished],
+            &[CancelCall, ShowLane, Details, CycleByteMode, ClearFinished],
         ),
         (Timeline, &[Follow, Filter, CycleKind, ShowLane, ClearLane]),
         (
@@ -272,6 +292,7 @@ pub const HINTS: &[(Context, &[Action])] = {
             &[LevelUp, LevelDown, ToggleStderr, Expand, Filter, Follow],
         ),
         (Raw, &[ToggleBytes, Search, NextMatch, Copy]),
+        (Findings, &[ShowFrame, Up, Down]),
     ]
 };
 

@@ -1,6 +1,8 @@
 //! Where each pane goes, as a pure function of the terminal size and the
 //! state: drawing and mouse hit-testing use the same answer. Wide terminals
 //! show every pane; narrow ones (below 120×30) show one pane under a tab bar.
+//! Findings take a slot below Logs once there is one (or when focused), so a
+//! clean session keeps the room for the timeline.
 //!
 //! ```text
 //! ┌ header ─────────────────────────────────────────────────────────────┐
@@ -10,12 +12,17 @@
 //! │ JSON editor      ││ every event, arrival order   ││ selected frame  │
 //! │ token/level/...  │├ 3 Logs ──────────────────────┤│                 │
 //! │ command line     ││ notifications/message+stderr ││                 │
+//! │                  │├ 7 Findings ──────────────────┤│                 │
+//! │                  ││ rule violations (once any)   ││                 │
 //! └──────────────────┘└──────────────────────────────┘└─────────────────┘
 //!   status line: keys of the focused pane / text input
 //! ```
 
 use super::state::{Pane, State};
 use ratatui::layout::Rect;
+
+/// Rows the Progress details view needs inside its border.
+pub const DETAIL_ROWS: u16 = 9;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layout {
@@ -90,9 +97,29 @@ pub fn compute(area: Rect, st: &State) -> Layout {
     let (left, right) = cols(body, left_w);
     let (tools, composer) = rows(left, left.height * 9 / 20);
     let calls = st.calls.list.len().max(1) as u16;
-    let progress_h = (2 + 3 * calls).clamp(5, (right.height * 2 / 5).max(5));
+    // The details view shows one call's gauge plus its timing statistics.
+    let gauge_rows = if st.progress_details {
+        (3 * calls).max(DETAIL_ROWS)
+    } else {
+        3 * calls
+    };
+    let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
     let (progress, lower) = rows(right, progress_h);
     let (lists, raw) = cols(lower, lower.width * 13 / 20);
+    if !st.findings.list.is_empty() || st.focus == Pane::Findings {
+        let (timeline, rest) = rows(lists, lists.height / 2);
+        let (logs, findings) = rows(rest, rest.height / 2);
+        l.panes = vec![
+            (Pane::Tools, tools),
+            (Pane::Composer, composer),
+            (Pane::Progress, progress),
+            (Pane::Timeline, timeline),
+            (Pane::Logs, logs),
+            (Pane::Findings, findings),
+            (Pane::Raw, raw),
+        ];
+        return l;
+    }
     let (timeline, logs) = rows(lists, lists.height * 3 / 5);
     l.panes = vec![
         (Pane::Tools, tools),

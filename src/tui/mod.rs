@@ -1,10 +1,11 @@
-//! The interactive UI (`mcpscope [SERVER]`, `mcpscope demo`). The only
-//! module that touches the terminal.
+//! The interactive UI (`mcpscope [SERVER]`, `mcpscope demo`, `mcpscope
+//! replay FILE`). The only module that touches the terminal.
 //!
 //! Layout of the module: `app` (state + update), `state`, `action`
 //! (actions, effects, messages), `keymap`, `settings`, `theme`, `views`
 //! (incremental filtered lists), `calls` (gauges), `compose` (composer
-//! state), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
+//! state), `timing` (per-call statistics), `replay` (playback of a recorded
+//! trace), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
 //! `panes/*` (rendering, one file per pane), `terminal` (guard), `runtime`
 //! (event loop and effects).
 
@@ -17,6 +18,7 @@ pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
 pub mod panes;
+pub mod replay;
 pub mod runtime;
 pub mod schema;
 pub mod settings;
@@ -24,17 +26,20 @@ pub mod state;
 pub mod summary;
 pub mod terminal;
 pub mod theme;
+pub mod timing;
 pub mod ui;
 pub mod views;
 
 pub use app::{App, AppOptions};
 
+use crate::checks::LiveChecks;
 use crate::cli::TuiArgs;
 use crate::cli::connect::{new_trace, open_session};
 use crate::cli::spec::{ServerArgs, ServerSpec};
 use format::shell_quote;
 use settings::{Settings, clamp_fps};
 use std::io::IsTerminal;
+use std::path::Path;
 use std::time::Instant;
 use theme::Theme;
 
@@ -70,6 +75,112 @@ pub fn run(args: TuiArgs, demo: bool) -> i32 {
     };
     let code = rt.block_on(setup.run(started));
     // Reader threads may still block on a server's pipes; do not wait for them.
+    rt.shutdown_background();
+    code
+}
+
+/// `mcpscope replay FILE`: the TUI over a recorded trace, played back in
+/// real time (pause, step, speed, jump to the end), checked as it plays.
+/// Returns the process exit code.
+pub fn replay(path: &Path) -> i32 {
+    let started = Instant::now();
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        eprintln!(
+            "[error] the interactive replay needs a terminal: stdin and stdout must both be a TTY.\n\
+             [error] to print the trace's timeline as text instead, use\n\
+             [error]   mcpscope replay {} --print",
+            shell_quote(&path.display().to_string())
+        );
+        return 2;
+    }
+    let dir = settings::config_dir();
+    let prepared = Settings::load(dir.as_deref()).and_then(|s| {
+        let mut theme = Theme::resolve(&s.theme, dir.as_deref()).map_err(|e| e.to_string())?;
+        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            theme = theme.without_colors();
+        }
+        Ok((s, theme))
+    });
+    let (settings, theme) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let (header, events) = match crate::trace::record::read_trace(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("[error] cannot start the async runtime: {e}");
+            return 3;
+        }
+    };
+    let server = header.get("server");
+    let text = |k: &str| {
+        server
+            .and_then(|s| s.get(k))
+            .and_then(serde_json::Value::as_str)
+            .map(|s| format::safe(s, 60))
+    };
+    let spec_name = text("name").unwrap_or_else(|| "recorded server".into());
+    let transport = text("transport").unwrap_or_else(|| "trace".into());
+    let fps = clamp_fps(settings.fps);
+    let file = path.display().to_string();
+    let code = rt.block_on(async move {
+        let clock = crate::trace::ManualClock::new();
+        let trace = crate::trace::Trace::new(crate::trace::Store::default(), clock.clone());
+        let playback = replay::Playback::new(events, trace.clone(), clock);
+        let opts = AppOptions {
+            theme,
+            keymap: settings.keymap.clone(),
+            fps,
+            stale_after_us: settings.stale_after_us,
+            idle_timeout_secs: settings.idle_timeout_secs,
+            max_timeout_secs: settings.max_timeout_secs,
+            server_cli: format!("# replay of {file}"),
+            spec_name,
+            transport: format!("{transport} · replay"),
+            recording: None,
+            runs: Vec::new(),
+            live: false,
+            playback: Some(playback),
+        };
+        let mut app = App::new(trace.clone(), opts);
+        app.on_msg(action::Msg::Notice(format!(
+            "replaying {file}: composer and cancel are off (no server); Space pauses"
+        )));
+        let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
+        let result = match terminal::TerminalGuard::enter() {
+            Ok(mut guard) => {
+                exec.start();
+                let r = runtime::event_loop(&mut app, &mut guard.terminal, &exec, rx, fps, started)
+                    .await;
+                drop(guard);
+                r
+            }
+            Err(e) => Err(e),
+        };
+        checks.stop();
+        match result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("[error] terminal: {e}");
+                3
+            }
+        }
+    });
     rt.shutdown_background();
     code
 }
@@ -151,10 +262,12 @@ impl Setup {
             recording: self.record.as_ref().map(|p| p.display().to_string()),
             runs: self.runs,
             live: true,
+            playback: None,
         };
         let mut app = App::new(trace.clone(), app_opts);
+        let checks = LiveChecks::spawn(trace.clone(), self.settings.checks.clone());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let exec = runtime::Executor::new(Some(session.clone()), tx);
+        let exec = runtime::Executor::new(Some(session.clone()), tx).with_checks(checks.clone());
         let result = match terminal::TerminalGuard::enter() {
             Ok(mut guard) => {
                 exec.start();
@@ -172,6 +285,7 @@ impl Setup {
             }
             Err(e) => Err(e),
         };
+        checks.stop();
         // The terminal is back to normal before we wait for the server.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), session.shutdown()).await;
         if let Some(e) = trace.read().recorder_error() {

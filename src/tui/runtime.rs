@@ -1,5 +1,7 @@
 //! The event loop: one `tokio::select!` over terminal input, the store's
-//! change signal, effect results and a frame tick. Drawing happens only when
+//! change signal, effect results and a frame tick. The tick also moves a
+//! replay forward and (at most once a second) the checks' clock; findings
+//! reach the App as messages from a small forwarding task. Drawing happens only when
 //! something changed, at most `fps` times a second; the store's read lock is
 //! held for one sync plus one frame, and released before the terminal write.
 
@@ -7,6 +9,7 @@ use super::action::{Effect, Msg};
 use super::app::App;
 use super::terminal::Term;
 use super::ui;
+use crate::checks::LiveChecks;
 use crate::client::{ClientError, Session};
 use crate::protocol::views::LogLevel;
 use base64::Engine as _;
@@ -21,6 +24,8 @@ use tokio::sync::mpsc;
 pub struct Executor {
     pub session: Option<Arc<Session>>,
     pub tx: mpsc::UnboundedSender<Msg>,
+    /// The protocol checks following the trace, when running.
+    checks: Option<LiveChecks>,
     /// The level last sent with `logging/setLevel`, so it is sent only on change.
     level: Arc<tokio::sync::Mutex<Option<LogLevel>>>,
 }
@@ -30,12 +35,60 @@ impl Executor {
         Executor {
             session,
             tx,
+            checks: None,
             level: Arc::new(tokio::sync::Mutex::new(None)),
         }
     }
 
-    /// The handshake and tool listing, in the background.
+    /// Check the trace with `checks`; its findings come back as `Msg::Findings`.
+    pub fn with_checks(mut self, checks: LiveChecks) -> Executor {
+        self.checks = Some(checks);
+        self
+    }
+
+    /// Re-evaluate the time-based rules (stall) at the trace clock's time.
+    /// On a blocking thread: the checker may be busy with a backlog, and the
+    /// UI must not wait for its lock.
+    pub fn tick_checks(&self) {
+        if let Some(c) = self.checks.clone() {
+            tokio::task::spawn_blocking(move || c.tick());
+        }
+    }
+
+    /// Forward findings as they are published: the watch counter collapses
+    /// bursts, and each wake-up pulls only the findings not yet sent.
+    fn forward_findings(&self) {
+        let Some(checks) = self.checks.clone() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let mut rx = checks.subscribe();
+            let mut sent = 0usize;
+            loop {
+                let published = *rx.borrow_and_update();
+                if published > sent {
+                    let c = checks.clone();
+                    let Ok(fresh) =
+                        tokio::task::spawn_blocking(move || c.findings_since(sent)).await
+                    else {
+                        break;
+                    };
+                    sent += fresh.len();
+                    if tx.send(Msg::Findings(fresh)).is_err() {
+                        break;
+                    }
+                }
+                if rx.changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// The findings forwarder, then the handshake and tool listing, in the background.
     pub fn start(&self) {
+        self.forward_findings();
         let Some(s) = self.session.clone() else {
             return;
         };
@@ -205,6 +258,9 @@ pub async fn event_loop(
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
 
+    // Replay time and the checks' tick are measured on tokio's clock.
+    let mut last_advance = tokio::time::Instant::now();
+    let mut last_check_tick = last_advance;
     draw(app, term)?;
     if let Some(path) = std::env::var_os("MCPSCOPE_TIMINGS") {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -237,6 +293,13 @@ pub async fn event_loop(
         }
         if app.should_quit() {
             return Ok(());
+        }
+        let now = tokio::time::Instant::now();
+        app.advance_replay(now - last_advance);
+        last_advance = now;
+        if now - last_check_tick >= Duration::from_secs(1) {
+            exec.tick_checks();
+            last_check_tick = now;
         }
         let since = last_draw.elapsed();
         let live = app.state.calls.running() > 0 && since >= clock;

@@ -1,9 +1,10 @@
 //! The settings file (`settings.toml` in the config directory found with
-//! `directories`, or `$MCPSCOPE_CONFIG_DIR`): frame rate, thresholds, default
-//! timeouts, theme and key bindings. Command-line flags win over the file,
+//! `directories`, or `$MCPSCOPE_CONFIG_DIR`): frame rate, display and rule
+//! thresholds, default timeouts, theme and key bindings. Command-line flags win over the file,
 //! the file over the defaults.
 
 use super::keymap::{Keymap, Overrides};
+use crate::checks::CheckConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,13 @@ struct SettingsFile {
     stale_after_secs: Option<f64>,
     idle_timeout_secs: Option<u64>,
     max_timeout_secs: Option<u64>,
+    /// Rule thresholds, named like the `check` flags.
+    flood_rate: Option<f64>,
+    flood_window_ms: Option<u64>,
+    buffered_window_ms: Option<u64>,
+    buffered_min_secs: Option<f64>,
+    stall_secs: Option<f64>,
+    max_per_key: Option<u32>,
     #[serde(default)]
     keys: Overrides,
 }
@@ -29,6 +37,8 @@ pub struct Settings {
     pub idle_timeout_secs: Option<u64>,
     pub max_timeout_secs: Option<u64>,
     pub keymap: Keymap,
+    /// Thresholds of the live protocol checks.
+    pub checks: CheckConfig,
     pub config_dir: Option<PathBuf>,
 }
 
@@ -41,6 +51,7 @@ impl Default for Settings {
             idle_timeout_secs: Some(60),
             max_timeout_secs: Some(600),
             keymap: Keymap::default(),
+            checks: CheckConfig::default(),
             config_dir: None,
         }
     }
@@ -100,6 +111,35 @@ impl Settings {
         if let Some(s) = f.max_timeout_secs {
             self.max_timeout_secs = (s > 0).then_some(s);
         }
+        let secs = |v: f64, name: &str| -> Result<u64, String> {
+            if v.is_finite() && v >= 0.0 {
+                Ok((v * 1e6) as u64)
+            } else {
+                Err(format!("{name} must be a non-negative number of seconds"))
+            }
+        };
+        let c = &mut self.checks;
+        if let Some(r) = f.flood_rate {
+            if !(r.is_finite() && r > 0.0) {
+                return Err("flood_rate must be a positive number".into());
+            }
+            c.flood_rate = r;
+        }
+        if let Some(ms) = f.flood_window_ms {
+            c.flood_window_us = ms.max(1) * 1000;
+        }
+        if let Some(ms) = f.buffered_window_ms {
+            c.buffered_window_us = ms * 1000;
+        }
+        if let Some(s) = f.buffered_min_secs {
+            c.buffered_min_call_us = secs(s, "buffered_min_secs")?;
+        }
+        if let Some(s) = f.stall_secs {
+            c.stall_us = secs(s, "stall_secs")?;
+        }
+        if let Some(n) = f.max_per_key {
+            c.max_per_key = n.max(1);
+        }
         self.keymap = Keymap::with_overrides(&f.keys)?;
         Ok(())
     }
@@ -117,6 +157,13 @@ mod tests {
         assert_eq!(s.fps, 60);
         assert_eq!(s.stale_after_us, 2_500_000);
         assert_eq!(s.theme, "light");
+        s.apply("flood_rate = 20\nbuffered_window_ms = 80\nstall_secs = 5\n")
+            .unwrap();
+        assert_eq!(s.checks.flood_rate, 20.0);
+        assert_eq!(s.checks.buffered_window_us, 80_000);
+        assert_eq!(s.checks.stall_us, 5_000_000);
+        assert!(s.apply("flood_rate = -1").is_err());
+        assert!(s.apply("stall_secs = -2.0").is_err());
         assert!(s.apply("fsp = 3").unwrap_err().contains("unknown field"));
         let d = tempfile::tempdir().unwrap();
         assert!(Settings::load(Some(d.path())).is_ok());

@@ -6,9 +6,13 @@ use super::calls::{ByteMode, Calls};
 use super::compose::Composer;
 use super::jsonfmt::Lines;
 use super::keymap::{Context, Keymap};
+use super::replay::PlaybackView;
 use super::theme::Theme;
+use super::timing::CallTiming;
 use super::views::{LogsView, TimelineView};
+use crate::checks::{Finding, Severity, SeverityCounts};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The panes, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -19,16 +23,18 @@ pub enum Pane {
     Raw,
     Tools,
     Composer,
+    Findings,
 }
 
 impl Pane {
-    pub const ORDER: [Pane; 6] = [
+    pub const ORDER: [Pane; 7] = [
         Pane::Progress,
         Pane::Timeline,
         Pane::Logs,
         Pane::Raw,
         Pane::Tools,
         Pane::Composer,
+        Pane::Findings,
     ];
 
     pub fn title(self) -> &'static str {
@@ -39,6 +45,7 @@ impl Pane {
             Pane::Raw => "Raw",
             Pane::Tools => "Tools",
             Pane::Composer => "Composer",
+            Pane::Findings => "Findings",
         }
     }
 
@@ -55,6 +62,7 @@ impl Pane {
             Pane::Raw => Context::Raw,
             Pane::Tools => Context::Tools,
             Pane::Composer => Context::Composer,
+            Pane::Findings => Context::Findings,
         }
     }
 
@@ -205,6 +213,53 @@ pub struct RawState {
     pub match_idx: usize,
 }
 
+/// Where a finding points in the timeline: its worst severity and the first
+/// finding that names the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flag {
+    pub severity: Severity,
+    pub finding: usize,
+}
+
+/// The Findings pane and the flags it puts on timeline rows. Findings only
+/// ever arrive (the checker never retracts one), so the seq → flag map is
+/// extended as they come and a timeline row looks its flag up in O(1).
+#[derive(Debug, Default)]
+pub struct FindingsState {
+    pub list: Vec<Finding>,
+    pub counts: SeverityCounts,
+    pub flagged: HashMap<u64, Flag>,
+    pub cursor: Cursor,
+    /// Which of the selected finding's frames Enter shows next.
+    pub frame: usize,
+}
+
+impl FindingsState {
+    pub fn add(&mut self, fresh: impl IntoIterator<Item = Finding>) {
+        for f in fresh {
+            let idx = self.list.len();
+            self.counts.add(f.severity);
+            for seq in &f.seqs {
+                let flag = self.flagged.entry(*seq).or_insert(Flag {
+                    severity: f.severity,
+                    finding: idx,
+                });
+                if f.severity > flag.severity {
+                    *flag = Flag {
+                        severity: f.severity,
+                        finding: idx,
+                    };
+                }
+            }
+            self.list.push(f);
+        }
+    }
+
+    pub fn flag(&self, seq: u64) -> Option<Flag> {
+        self.flagged.get(&seq).copied()
+    }
+}
+
 /// Which text field a line input edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
@@ -249,8 +304,14 @@ pub struct State {
     pub now_us: u64,
     pub conn: Conn,
     pub server: ServerView,
-    /// Protocol findings; the checks engine sets this (0 until it does).
-    pub findings: usize,
+    /// Protocol findings, pulled from the live checks as they are published.
+    pub findings: FindingsState,
+    /// Timing statistics of the call selected in Progress (details view).
+    pub timing: CallTiming,
+    /// The Progress pane shows the selected call in detail.
+    pub progress_details: bool,
+    /// Replay position, speed and pause state (`mcpscope replay FILE`).
+    pub replay: Option<PlaybackView>,
     pub recording: Option<String>,
     pub events: u64,
     pub evicted: u64,

@@ -39,7 +39,28 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         Conn::Ready => ("● connected".to_string(), t.ok),
         Conn::Failed(e) => (format!("✗ failed: {e}"), t.error),
         Conn::Exited(e) => (format!("✗ {e}"), t.error),
-        Conn::Offline => ("◆ recorded trace".to_string(), t.muted),
+        Conn::Offline => match &st.replay {
+            Some(r) => {
+                let state = if r.done() {
+                    "■ replay ended"
+                } else if r.paused {
+                    "⏸ replay paused"
+                } else {
+                    "▶ replaying"
+                };
+                let color = if r.done() || r.paused { t.warn } else { t.ok };
+                (
+                    format!(
+                        "{state} {} / {} ×{}",
+                        crate::tui::format::duration(r.pos_us),
+                        crate::tui::format::duration(r.end_us),
+                        crate::tui::format::num(r.speed)
+                    ),
+                    color,
+                )
+            }
+            None => ("◆ recorded trace".to_string(), t.muted),
+        },
     };
     spans.push(Span::styled(
         label,
@@ -56,16 +77,25 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         },
     ));
     spans.push(sep());
-    spans.push(Span::styled(
-        format!("{} findings", st.findings),
-        if st.findings > 0 {
-            base.fg(t.warn)
-        } else {
-            base
-        },
-    ));
+    let parts = super::findings::count_parts(st.findings.counts);
+    if parts.is_empty() {
+        spans.push(Span::styled("0 findings", base));
+    }
+    for (i, (text, sev)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", base.fg(t.muted)));
+        }
+        spans.push(Span::styled(
+            text,
+            base.fg(super::findings::severity_color(t, sev))
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     spans.push(sep());
-    spans.push(Span::styled(format!("{} events", st.events), base));
+    match &st.replay {
+        Some(r) => spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base)),
+        None => spans.push(Span::styled(format!("{} events", st.events), base)),
+    }
     if st.evicted > 0 {
         spans.push(Span::styled(
             format!(" ({} evicted)", st.evicted),

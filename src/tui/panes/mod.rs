@@ -2,6 +2,7 @@
 //! rectangle, formats only the rows it shows, and does no I/O.
 
 pub mod composer;
+pub mod findings;
 pub mod header;
 pub mod help;
 pub mod logs;

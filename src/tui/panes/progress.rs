@@ -2,7 +2,8 @@
 //! bar, rate and ETA; without: an indeterminate bar with count, rate and
 //! elapsed. Always the last message, time since the last notification
 //! (stale ones highlighted), idle/max countdowns; finished calls keep their
-//! final state, count, duration and time to first progress.
+//! final state, count, duration and time to first progress. The details
+//! view (`d`) shows the selected call alone with its timing statistics.
 
 use super::{block, full_width, inner};
 use crate::trace::Store;
@@ -18,13 +19,21 @@ use ratatui::widgets::Paragraph;
 
 pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let n = st.calls.list.len();
-    let info = format!(
-        "· {} running · {} total · units {}",
-        st.calls.running(),
-        n,
-        st.byte_mode.label()
-    );
-    f.render_widget(block(st, Pane::Progress, info), area);
+    if st.progress_details && n > 0 {
+        let info = format!(
+            "· details · call {} of {n} (↑↓ another, d the list)",
+            st.progress.selected + 1
+        );
+        f.render_widget(block(st, Pane::Progress, info), area);
+    } else {
+        let info = format!(
+            "· {} running · {} total · units {}",
+            st.calls.running(),
+            n,
+            st.byte_mode.label()
+        );
+        f.render_widget(block(st, Pane::Progress, info), area);
+    }
     let inner = inner(area);
     let w = inner.width as usize;
     let mut lines: Vec<Line> = Vec::new();
@@ -33,6 +42,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             " No calls yet. Pick a tool (5), edit its arguments (6) and send (s), or start with --run 'TOOL JSON'.",
             st.theme.muted(),
         ));
+    }
+    if st.progress_details
+        && let Some(c) = st.calls.list.get(st.progress.selected)
+    {
+        let g = Gauge::of(c, store, st.byte_mode);
+        lines.extend(call_lines(c, &g, st, w));
+        lines.extend(detail_lines(c, st, store));
+        f.render_widget(Paragraph::new(lines).style(st.theme.base()), inner);
+        return;
     }
     let per_page = (inner.height as usize / 3).max(1);
     let start = st.progress.window(n, per_page);
@@ -293,6 +311,80 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
     }
     row3.extend(stats);
     [Line::from(head), Line::from(row2), Line::from(row3)]
+}
+
+/// A gap between notifications: floods have sub-millisecond ones.
+fn gap(us: u64) -> String {
+    if us < 10_000 {
+        format!("{:.1}ms", us as f64 / 1000.0)
+    } else {
+        duration(us)
+    }
+}
+
+/// The details view under the selected call's gauge: its timing statistics
+/// (kept incrementally for this call only, see `timing.rs`) and frames.
+fn detail_lines(c: &Call, st: &State, store: &Store) -> Vec<Line<'static>> {
+    let t = &st.theme;
+    let label = |s: &str| Span::styled(format!("   {s:<26}"), t.muted());
+    let value = |s: String| Span::styled(s, Style::default().fg(t.fg));
+    let mut out = vec![Line::styled(
+        "   ── timing ── (d: back to the list)",
+        t.fg(t.accent).add_modifier(Modifier::BOLD),
+    )];
+    let tm = &st.timing;
+    if c.token.is_none() {
+        out.push(Line::from(vec![
+            label("progress"),
+            value("no progress token: nothing to time".into()),
+        ]));
+    } else if tm.id.as_ref() != Some(&c.id) {
+        out.push(Line::from(vec![
+            label("progress"),
+            value("reading…".into()),
+        ]));
+    } else {
+        out.push(Line::from(vec![
+            label("time to first progress"),
+            value(
+                tm.first_after_us()
+                    .map_or("no progress yet".into(), duration),
+            ),
+        ]));
+        let spread = match (tm.min_gap_us, tm.median_gap_us(), tm.max_gap_us) {
+            (Some(lo), Some(med), Some(hi)) => {
+                format!("min {} · median {} · max {}", gap(lo), gap(med), gap(hi))
+            }
+            _ => "needs two notifications".into(),
+        };
+        out.push(Line::from(vec![
+            label("between notifications"),
+            value(spread),
+        ]));
+        let end = c.end_us.unwrap_or(st.now_us);
+        let per_s = tm
+            .per_second(end)
+            .map_or("—".into(), |r| format!("{}/s", rate(r)));
+        out.push(Line::from(vec![
+            label("notifications per second"),
+            value(format!(
+                "{per_s} ({} over {})",
+                tm.count,
+                duration(end.saturating_sub(c.sent_us))
+            )),
+        ]));
+    }
+    let response = store
+        .request(crate::trace::Origin::Client, &c.id)
+        .and_then(|r| r.response_seq);
+    out.push(Line::from(vec![
+        label("frames"),
+        value(match response {
+            Some(r) => format!("request #{} · response #{r}", c.request_seq),
+            None => format!("request #{} · no response yet", c.request_seq),
+        }),
+    ]));
+    out
 }
 
 fn updates(n: u64) -> String {

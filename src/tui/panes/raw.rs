@@ -23,6 +23,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         Some(e) => format!("· #{} {} {}", e.seq, dir_glyph(e.dir), e.kind.label()),
         None => "· nothing selected".into(),
     };
+    if let Some(fl) = raw.seq.and_then(|s| st.findings.flag(s))
+        && let Some(fd) = st.findings.list.get(fl.finding)
+    {
+        info.push_str(&format!(
+            " · {} {}",
+            super::findings::severity_glyph(fl.severity),
+            fd.rule
+        ));
+    }
     if !raw.search.is_empty() {
         info.push_str(&format!(
             " · \"{}\" {}/{}",

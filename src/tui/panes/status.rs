@@ -3,7 +3,7 @@
 
 use crate::trace::Store;
 use crate::tui::action::Action;
-use crate::tui::keymap::{Context, HINTS};
+use crate::tui::keymap::{Context, HINTS, REPLAY_HINTS};
 use crate::tui::state::{Pane, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -45,6 +45,13 @@ fn short(a: Action) -> &'static str {
         Search => "search",
         NextMatch => "next",
         Copy => "copy",
+        ShowFrame => "show frame",
+        Details => "details",
+        ReplayPause => "pause",
+        ReplayStep => "step",
+        ReplayFaster => "faster",
+        ReplaySlower => "slower",
+        ReplayEnd => "end",
         _ => "",
     }
 }
@@ -76,22 +83,41 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     } else {
         st.focus.context()
     };
-    let mut push = |c: Context, a: Action| {
+    let push = |spans: &mut Vec<Span<'static>>, c: Context, a: Action| {
         if let Some(k) = st.keymap.keys_for(c, a).first() {
             spans.push(Span::styled(format!(" {k}"), key));
             spans.push(Span::styled(format!(" {}", short(a)), base));
         }
     };
+    if let Some(r) = &st.replay {
+        let mut pos = format!(
+            " {}/{} ×{}",
+            r.fed,
+            r.total,
+            crate::tui::format::num(r.speed)
+        );
+        if r.paused && !r.done() {
+            pos.push_str(" paused");
+        }
+        spans.push(Span::styled(
+            pos,
+            base.fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        for a in REPLAY_HINTS {
+            push(&mut spans, Context::Global, *a);
+        }
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+    }
     for (c, actions) in HINTS {
         if *c == ctx {
             for a in *actions {
-                push(ctx, *a);
+                push(&mut spans, ctx, *a);
             }
         }
     }
     if ctx != Context::Editor {
         for a in [Action::FocusNext, Action::Zoom, Action::Help, Action::Quit] {
-            push(Context::Global, a);
+            push(&mut spans, Context::Global, a);
         }
     }
     f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);

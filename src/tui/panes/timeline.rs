@@ -1,6 +1,8 @@
 //! Timeline: every event in exact arrival order (or the filtered/lane view),
-//! one row each, formatted only for the rows on screen.
+//! one row each, formatted only for the rows on screen. Frames named by a
+//! finding carry its severity mark.
 
+use super::findings::{severity_color, severity_glyph};
 use super::{block, fit, full_width, inner};
 use crate::trace::{Dir, Store};
 use crate::tui::format::rel_ms;
@@ -90,10 +92,22 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         } else {
             Style::default().fg(t.fg)
         };
+        // A flagged frame carries its worst finding's mark where the gap
+        // before the direction arrow is: one map lookup per visible row.
+        let flag = match st.findings.flag(seq) {
+            Some(fl) => Span::styled(
+                severity_glyph(fl.severity),
+                Style::default()
+                    .fg(severity_color(t, fl.severity))
+                    .add_modifier(Modifier::BOLD),
+            ),
+            None => Span::raw(" "),
+        };
         let mut spans = vec![
             Span::styled(rel_ms(ev.t_us), t.muted()),
+            flag,
             Span::styled(
-                format!(" {} ", dir_glyph(ev.dir)),
+                format!("{} ", dir_glyph(ev.dir)),
                 Style::default().fg(dir_color).add_modifier(Modifier::BOLD),
             ),
             Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
