@@ -116,3 +116,23 @@ fn server_text_never_reaches_the_terminal_raw() {
         assert!(screen.contains("␛"), "escapes are shown as pictures");
     }
 }
+
+#[test]
+fn findings_pane_flags_and_header_counts() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.add_findings(check_all(&sc));
+    app.apply(Action::FocusFindings);
+    app.apply(Action::Top);
+    app.apply(Action::ShowFrame);
+    insta::assert_snapshot!(render(&mut app, 160, 48));
+}
+
+#[test]
+fn progress_details_with_timing() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    insta::assert_snapshot!(render(&mut app, 160, 48));
+}

@@ -506,3 +506,327 @@ fn raw_pane_searches_and_switches_to_exact_bytes() {
     let copied = app.apply(Action::Copy);
     assert_eq!(copied, vec![Effect::Copy(frame)]);
 }
+
+// ------------------------------------------------------------ findings
+
+fn findings_app() -> (Scenario, App) {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.add_findings(check_all(&sc));
+    (sc, app)
+}
+
+#[test]
+fn findings_are_counted_flagged_and_listed() {
+    let (sc, app) = findings_app();
+    let f = &app.state.findings;
+    assert!(f.counts.error >= 1, "{:?}", f.list);
+    assert!(f.counts.warning >= 1, "{:?}", f.list);
+    let not_inc = f
+        .list
+        .iter()
+        .find(|x| x.rule.id() == "progress-not-increasing")
+        .expect("the upload went backwards");
+    assert_eq!(
+        not_inc.seqs.len(),
+        2,
+        "the previous and the offending frame"
+    );
+    for s in &not_inc.seqs {
+        let flag = f.flag(*s).expect("flagged");
+        assert_eq!(flag.severity, mcpscope::checks::Severity::Error);
+    }
+    // Frames no finding names carry no flag.
+    let store = sc.trace.read();
+    assert!(f.flag(0).is_none() && store.next_seq() > 0);
+}
+
+#[test]
+fn enter_on_a_finding_cycles_through_its_frames_in_timeline_and_raw() {
+    let (sc, mut app) = findings_app();
+    app.apply(Action::FocusFindings);
+    assert_eq!(app.state.focus, Pane::Findings);
+    let i = app
+        .state
+        .findings
+        .list
+        .iter()
+        .position(|x| x.rule.id() == "progress-not-increasing")
+        .unwrap();
+    app.apply(Action::Top);
+    for _ in 0..i {
+        app.apply(Action::Down);
+    }
+    let seqs = app.state.findings.list[i].seqs.clone();
+    // A filter that hides the frame is dropped to show it.
+    app.state.timeline.view.set_filter(KindFilter::Logs, "");
+    for round in 0..2 {
+        for s in &seqs {
+            app.apply(Action::ShowFrame);
+            let store = sc.trace.read();
+            let tl = &app.state.timeline;
+            assert_eq!(
+                tl.view.seq_at(tl.cursor.selected, &store),
+                Some(*s),
+                "round {round}"
+            );
+            assert!(!tl.follow);
+            drop(store);
+            assert_eq!(app.state.raw.seq, Some(*s), "Raw shows the frame");
+        }
+    }
+    assert_eq!(app.state.timeline.view.kind, KindFilter::All);
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("progress-not-increasing")),
+        "{:?}",
+        app.state.notice
+    );
+    // Moving to another finding starts again from its first frame.
+    app.apply(Action::ShowFrame);
+    app.apply(Action::Up);
+    app.apply(Action::Down);
+    app.apply(Action::ShowFrame);
+    assert_eq!(app.state.raw.seq, Some(seqs[0]));
+    // The cursor stays inside the list.
+    for _ in 0..50 {
+        app.apply(Action::Down);
+    }
+    assert_eq!(
+        app.state.findings.cursor.selected,
+        app.state.findings.list.len() - 1
+    );
+}
+
+#[test]
+fn findings_arrive_as_messages_and_the_pane_appears_in_the_wide_layout() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.resize(160, 48);
+    assert!(
+        app.layout().rect(Pane::Findings).is_none(),
+        "no findings, no pane"
+    );
+    app.on_msg(Msg::Findings(check_all(&sc)));
+    assert!(app.layout().rect(Pane::Findings).is_some());
+    app.resize(80, 24);
+    app.apply(Action::FocusFindings);
+    assert_eq!(
+        app.layout().panes.len(),
+        1,
+        "narrow: one pane under the tabs"
+    );
+    assert_eq!(app.layout().panes[0].0, Pane::Findings);
+}
+
+#[test]
+fn details_show_timing_statistics_of_the_selected_call() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    assert!(app.state.progress_details);
+    // The upload: notifications at 350, 600, 850 and 1100 ms after a request at 100 ms.
+    let tm = &app.state.timing;
+    assert_eq!(tm.id, Some(IdKey::Int(1)));
+    assert_eq!(tm.count, 4);
+    assert_eq!(tm.first_after_us(), Some(250_000));
+    assert_eq!(tm.min_gap_us, Some(250_000));
+    assert_eq!(tm.median_gap_us(), Some(250_000));
+    assert_eq!(tm.max_gap_us, Some(250_000));
+    // New notifications extend the numbers without a rescan.
+    sc.at_ms(1150).progress(
+        json!("mcpscope-1"),
+        2_621_440.0,
+        Some(5_242_880.0),
+        "Read 2621440 / 5242880 bytes",
+    );
+    app.sync();
+    let tm = &app.state.timing;
+    assert_eq!(tm.count, 5);
+    assert_eq!(tm.min_gap_us, Some(50_000));
+    assert_eq!(tm.median_gap_us(), Some(250_000));
+    // The same numbers as the checks' statistics.
+    let stats = mcpscope::checks::stats::call_stats(&sc.trace.read());
+    let s = stats
+        .iter()
+        .find(|c| c.request_id == IdKey::Int(1))
+        .unwrap();
+    assert_eq!(s.first_progress_ms, Some(250.0));
+    let spread = s.inter_arrival_ms.unwrap();
+    assert_eq!(
+        (spread.min, spread.median, spread.max),
+        (50.0, 250.0, 250.0)
+    );
+    // Another call: the numbers follow the selection.
+    app.apply(Action::Down);
+    assert_eq!(app.state.timing.id, Some(IdKey::Int(2)));
+    assert_eq!(app.state.timing.count, 3);
+    app.apply(Action::Details);
+    assert!(!app.state.progress_details);
+}
+
+// -------------------------------------------------------------- replay
+
+fn replay_app(sc: &Scenario) -> App {
+    use mcpscope::trace::{ManualClock, Store, Trace};
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let playback = mcpscope::tui::replay::Playback::new(recorded(sc), trace.clone(), clock);
+    let mut app = App::new(
+        trace,
+        AppOptions {
+            live: false,
+            playback: Some(playback),
+            ..AppOptions::default()
+        },
+    );
+    app.sync();
+    app
+}
+
+fn fed(app: &App) -> usize {
+    app.state.replay.unwrap().fed
+}
+
+#[test]
+fn replay_plays_in_recorded_time_scaled_by_speed() {
+    use std::time::Duration;
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    let r = app.state.replay.unwrap();
+    assert_eq!((r.fed, r.speed, r.paused), (0, 1.0, false));
+    assert_eq!(app.state.conn, Conn::Offline);
+    // 100 ms at ×1: the events up to t = 100 ms (spawn … initialized, the upload call).
+    app.advance_replay(Duration::from_millis(100));
+    app.sync();
+    assert_eq!(fed(&app), 6);
+    assert_eq!(app.state.events, 6);
+    assert_eq!(
+        app.trace().now_us(),
+        100_000,
+        "the trace clock is the playback position"
+    );
+    assert_eq!(app.state.calls.list.len(), 1);
+    // ×4: 50 ms of wall time is 200 ms of trace.
+    app.apply(Action::ReplayFaster);
+    app.apply(Action::ReplayFaster);
+    assert_eq!(app.state.replay.unwrap().speed, 4.0);
+    app.advance_replay(Duration::from_millis(50));
+    app.sync();
+    assert_eq!(app.state.replay.unwrap().pos_us, 300_000);
+    assert_eq!(app.state.calls.list.len(), 5);
+    // Paused: time passes, nothing is fed, the clock stands still.
+    app.apply(Action::ReplayPause);
+    let before = fed(&app);
+    app.advance_replay(Duration::from_secs(10));
+    assert_eq!(fed(&app), before);
+    assert_eq!(app.trace().now_us(), 300_000);
+    app.apply(Action::ReplayPause);
+    app.advance_replay(Duration::from_millis(1));
+    assert!(app.state.replay.unwrap().pos_us > 300_000);
+}
+
+#[test]
+fn replay_steps_one_event_and_clamps_its_speed() {
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayStep);
+    let r = app.state.replay.unwrap();
+    assert_eq!((r.fed, r.paused), (1, true));
+    assert_eq!(app.state.events, 1);
+    app.apply(Action::ReplayStep);
+    app.apply(Action::ReplayStep);
+    assert_eq!(fed(&app), 3);
+    assert_eq!(app.state.events, 3);
+    assert_eq!(
+        app.state.replay.unwrap().pos_us,
+        5_000,
+        "at the stepped event's time"
+    );
+    for _ in 0..10 {
+        app.apply(Action::ReplayFaster);
+    }
+    assert_eq!(app.state.replay.unwrap().speed, 16.0);
+    for _ in 0..10 {
+        app.apply(Action::ReplaySlower);
+    }
+    assert_eq!(app.state.replay.unwrap().speed, 0.5);
+}
+
+#[test]
+fn replay_jump_to_end_reproduces_the_full_timeline() {
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayEnd);
+    while app.sync() {}
+    let r = app.state.replay.unwrap();
+    assert!(r.done());
+    assert_eq!(r.fed, r.total);
+    assert_eq!(r.pos_us, 1_100_000, "the last recorded event's time");
+    let original = mcpscope::cli::replay::format_store(&sc.trace.read());
+    let replayed = mcpscope::cli::replay::format_store(&app.trace().read());
+    assert_eq!(replayed, original);
+    let live = tui_support::app(&sc);
+    assert_eq!(app.state.calls.list.len(), live.state.calls.list.len());
+    assert_eq!(status(&app, 4), CallStatus::Done);
+    assert_eq!(status(&app, 5), CallStatus::Cancelled);
+    // Stepping past the end says so; nothing can be sent.
+    app.apply(Action::ReplayStep);
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("end of the trace"))
+    );
+    app.apply(Action::FocusComposer);
+    let effects = app.apply(Action::Send);
+    assert!(effects.is_empty());
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("recorded trace")),
+        "{:?}",
+        app.state.notice
+    );
+}
+
+#[test]
+fn playback_keys_outside_a_replay_only_explain_themselves() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.handle_key(key(' '));
+    assert!(app.state.replay.is_none());
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("mcpscope replay"))
+    );
+}
+
+#[tokio::test]
+async fn findings_are_computed_during_replay() {
+    let sc = with_faults();
+    let mut app = replay_app(&sc);
+    let checks = mcpscope::checks::LiveChecks::spawn(
+        app.trace().clone(),
+        mcpscope::checks::CheckConfig::default(),
+    );
+    checks.sync();
+    assert!(checks.is_empty(), "nothing played yet");
+    app.apply(Action::ReplayEnd);
+    checks.sync();
+    app.add_findings(checks.findings_since(0));
+    assert!(
+        app.state
+            .findings
+            .list
+            .iter()
+            .any(|f| f.rule.id() == "progress-not-increasing")
+    );
+    checks.stop();
+}

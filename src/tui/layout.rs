@@ -143,6 +143,7 @@ pub fn list_height(st: &State, pane: Pane) -> usize {
         Pane::Timeline => inner.saturating_sub(1),
         Pane::Progress => inner / 3,
         Pane::Tools => tools_list_height(r.height.saturating_sub(2)) as usize,
+        Pane::Findings => findings_list_height(r.height.saturating_sub(2)) as usize,
         _ => inner,
     }
 }
@@ -150,6 +151,12 @@ pub fn list_height(st: &State, pane: Pane) -> usize {
 /// The Tools pane gives its list at most half its height; details get the rest.
 pub fn tools_list_height(inner_h: u16) -> u16 {
     (inner_h / 2).max(1)
+}
+
+/// The Findings pane keeps its last two rows for the selected finding in
+/// full once it has room for a list besides.
+pub fn findings_list_height(inner_h: u16) -> u16 {
+    if inner_h >= 6 { inner_h - 2 } else { inner_h }
 }
 
 /// Inner width of a pane (for cutting exact-bytes lines).

@@ -259,3 +259,48 @@ pub fn mid_progress() -> Scenario {
     sc.at_ms(1400);
     sc
 }
+
+/// Run the rule engine over everything in the scenario's store, as the live
+/// checks would, and return the findings.
+pub fn check_all(sc: &Scenario) -> Vec<mcpscope::checks::Finding> {
+    let mut checker = mcpscope::checks::Checker::new(mcpscope::checks::CheckConfig::default());
+    let store = sc.trace.read();
+    let mut out = Vec::new();
+    for ev in store.range(0, store.next_seq()) {
+        checker.observe(&ev, &mut out);
+    }
+    out
+}
+
+/// The mid-progress session plus a server that breaks two rules: the upload
+/// goes backwards (error) and overshoots its total (warning).
+pub fn with_faults() -> Scenario {
+    let sc = mid_progress();
+    sc.at_ms(1200).progress(
+        json!("mcpscope-1"),
+        1_048_576.0,
+        Some(5_242_880.0),
+        "Read 1048576 / 5242880 bytes, preparing the upload",
+    );
+    sc.at_ms(1300)
+        .progress(json!(3), 4.0, Some(3.0), "Step 5 of 3: one more question");
+    sc.at_ms(1400);
+    sc
+}
+
+/// The scenario's events as a recorded trace file would give them back.
+pub fn recorded(sc: &Scenario) -> Vec<mcpscope::trace::record::RecordedEvent> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let header = json!({"mcpscope_trace": 1, "version": "test", "started": "2026-01-01T00:00:00Z",
+        "server": {"name": "demo", "transport": "stdio"}});
+    {
+        let mut rec = mcpscope::trace::record::Recorder::create(&path, &header).unwrap();
+        let store = sc.trace.read();
+        for ev in store.range(0, store.next_seq()) {
+            rec.write_event(&ev);
+        }
+        rec.flush();
+    }
+    mcpscope::trace::record::read_trace(&path).unwrap().1
+}

@@ -32,6 +32,15 @@ pub fn severity_glyph(s: Severity) -> &'static str {
     }
 }
 
+/// `#12 #14`: a finding's frames, the first few of them.
+fn frames(seqs: &[u64]) -> String {
+    let mut out: Vec<String> = seqs.iter().take(4).map(|s| format!("#{s}")).collect();
+    if seqs.len() > 4 {
+        out.push(format!("+{}", seqs.len() - 4));
+    }
+    out.join(" ")
+}
+
 /// `2 errors`, `1 warning`, `3 info`: the non-zero counts, worst first.
 pub fn count_parts(c: SeverityCounts) -> Vec<(String, Severity)> {
     let mut out = Vec::new();
@@ -70,27 +79,25 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         ));
     }
     let len = fs.list.len();
-    let start = fs.cursor.window(len, h);
-    for i in start..(start + h).min(len) {
+    let rows = crate::tui::layout::findings_list_height(inner.height) as usize;
+    let start = fs.cursor.window(len, rows);
+    for i in start..(start + rows).min(len) {
         let Some(fd) = fs.list.get(i) else { break };
         let color = severity_color(t, fd.severity);
-        let mut frames = String::new();
-        for s in fd.seqs.iter().take(4) {
-            frames.push_str(&format!("#{s} "));
-        }
-        if fd.seqs.len() > 4 {
-            frames.push_str(&format!("+{} ", fd.seqs.len() - 4));
-        }
         let line = Line::from(vec![
             Span::styled(
-                format!(" {} {:<7} ", severity_glyph(fd.severity), fd.severity),
+                format!(
+                    " {} {:<8}",
+                    severity_glyph(fd.severity),
+                    fd.severity.as_str()
+                ),
                 Style::default().fg(color).add_modifier(Modifier::BOLD),
             ),
             Span::styled(
-                format!("{} ", fit(fd.rule.id(), 26)),
+                format!("{} ", fit(fd.rule.id(), 25)),
                 Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format!("{} ", fit(&frames, 22)), t.fg(t.accent)),
+            Span::styled(format!("{} ", fit(&frames(&fd.seqs), 13)), t.fg(t.accent)),
             Span::styled(safe_row(&fd.message), Style::default().fg(t.fg)),
         ]);
         lines.push(if i == fs.cursor.selected {
@@ -98,6 +105,40 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         } else {
             line
         });
+    }
+    // The selected finding in full: the list cuts messages to the pane's width.
+    if let Some(fd) = fs.list.get(fs.cursor.selected)
+        && (inner.height as usize) > rows
+    {
+        while lines.len() < rows {
+            lines.push(Line::raw(""));
+        }
+        let mut text = format!("{} · frames {}", safe_row(&fd.message), frames(&fd.seqs));
+        if let Some(tok) = &fd.token {
+            text.push_str(&format!(" · token {tok}"));
+        }
+        if let Some(id) = &fd.request_id {
+            text.push_str(&format!(" · request {id}"));
+        }
+        let text: Vec<char> = text.chars().collect();
+        let width = w.saturating_sub(1).max(1);
+        let mut chunks = text.chunks(width);
+        let first: String = chunks.next().unwrap_or_default().iter().collect();
+        lines.push(Line::from(vec![
+            Span::styled("▸", t.fg(severity_color(t, fd.severity))),
+            Span::styled(first, Style::default().fg(t.fg)),
+        ]));
+        if let Some(rest) = chunks.next() {
+            let mut rest: String = rest.iter().collect();
+            if chunks.next().is_some() {
+                rest.pop();
+                rest.push('…');
+            }
+            lines.push(Line::styled(
+                format!(" {}", fit(&rest, width)),
+                Style::default().fg(t.fg),
+            ));
+        }
     }
     f.render_widget(Paragraph::new(lines).style(t.base()), inner);
 }

@@ -92,20 +92,25 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         } else {
             Style::default().fg(t.fg)
         };
-        // A flagged frame carries its worst finding's mark where the gap
-        // before the direction arrow is: one map lookup per visible row.
-        let flag = match st.findings.flag(seq) {
-            Some(fl) => Span::styled(
-                severity_glyph(fl.severity),
-                Style::default()
-                    .fg(severity_color(t, fl.severity))
-                    .add_modifier(Modifier::BOLD),
-            ),
-            None => Span::raw(" "),
+        // A flagged frame carries its worst finding's mark in the gutter left
+        // of the time: one map lookup per visible row.
+        let ms = rel_ms(ev.t_us);
+        let mut spans = match st.findings.flag(seq) {
+            Some(fl) => vec![
+                Span::styled(
+                    severity_glyph(fl.severity),
+                    Style::default()
+                        .fg(severity_color(t, fl.severity))
+                        .add_modifier(Modifier::BOLD),
+                ),
+                // The time is right-aligned: its first column is a space
+                // unless the session ran for more than a day.
+                Span::styled(ms.strip_prefix(' ').unwrap_or(&ms).to_string(), t.muted()),
+            ],
+            None => vec![Span::styled(ms, t.muted())],
         };
-        let mut spans = vec![
-            Span::styled(rel_ms(ev.t_us), t.muted()),
-            flag,
+        spans.extend([
+            Span::raw(" "),
             Span::styled(
                 format!("{} ", dir_glyph(ev.dir)),
                 Style::default().fg(dir_color).add_modifier(Modifier::BOLD),
@@ -119,7 +124,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
                 format!("{} ", fit(&s.ids, iw)),
                 Style::default().fg(t.accent),
             ),
-        ];
+        ]);
         if late {
             spans.push(Span::styled("after response! ", text_style));
         }
