@@ -1,7 +1,8 @@
 //! End to end: the real binary in tmux against the built-in demo server.
 //! `--run` progress tools and watch the gauges reach their final state,
 //! compose and send a call with keys, quit (and SIGTERM) and check the
-//! terminal was restored. Synchronisation is by polling the captured screen
+//! terminal was restored; a fault tool's finding in the header and the
+//! Findings pane; a recorded session replayed to its end. Synchronisation is by polling the captured screen
 //! with a deadline, never by fixed sleeps. Skipped (with a reason) when
 //! tmux is missing, unless MCPSCOPE_REQUIRE_PEERS=1.
 
@@ -36,6 +37,11 @@ struct Tmux {
 
 impl Tmux {
     fn start(name: &str, mcpscope_args: &str) -> Tmux {
+        Tmux::start_cmd(name, &format!("demo {mcpscope_args}"))
+    }
+
+    /// Any mcpscope command line (after the binary's name).
+    fn start_cmd(name: &str, mcpscope_args: &str) -> Tmux {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "mcpscope-e2e-{name}-{}-{}",
@@ -48,7 +54,7 @@ impl Tmux {
         // The shell prints the exit code and the terminal modes after mcpscope,
         // then stays so the screen can be captured.
         let script = format!(
-            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n'{BIN}' demo {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
+            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n'{BIN}' {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
             cfg = config.display(),
             dir = dir.path().display(),
         );
@@ -259,4 +265,119 @@ fn without_a_terminal_it_points_to_the_headless_commands() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_fault_tool_shows_its_finding_in_the_header_and_the_findings_pane() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Tmux::start("fault", "--run 'fault_not_increasing {}'");
+    let s = t.wait_for("an error counted in the header", 30, |s| {
+        s.lines()
+            .next()
+            .is_some_and(|h| h.contains(" error") && !h.contains("0 findings"))
+    });
+    let header = s.lines().next().unwrap_or("");
+    assert!(
+        header.contains("1 error") || header.contains(" errors"),
+        "{header}"
+    );
+    t.keys(&["7"]);
+    let s = t.wait_for("the Findings pane", 10, |s| {
+        s.contains("7 Findings") && s.contains("progress-not-increasing")
+    });
+    assert!(s.contains("✗ error"), "{s}");
+    // Enter shows the first proving frame, then the next.
+    t.keys(&["Enter"]);
+    t.wait_for("the first frame shown", 10, |s| {
+        s.contains("(1 of 2) in Timeline and Raw")
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("the second frame shown", 10, |s| {
+        s.contains("(2 of 2) in Timeline and Raw")
+    });
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn replay_plays_a_recorded_session_to_its_end() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("session.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "call",
+            "--demo",
+            "--tool",
+            "upload_file",
+            "--args",
+            r#"{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 300}"#,
+            "-q",
+            "--record",
+        ])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = Tmux::start_cmd("replay", &format!("replay '{}'", trace.display()));
+    t.wait_for("the replay screen", 30, |s| {
+        s.contains("replay") && s.contains("2 Timeline")
+    });
+    // Paused, then jump to the end: the whole recording at once.
+    t.keys(&["Space"]);
+    t.keys(&["E"]);
+    let s = t.wait_for("the end of the replay", 20, |s| s.contains("replay ended"));
+    let header = s.lines().next().unwrap_or("");
+    let events = header
+        .split('│')
+        .find(|p| p.contains(" events"))
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(" events")
+        .to_string();
+    let (fed, total) = events.split_once('/').unwrap_or(("?", "!"));
+    assert_eq!(fed, total, "every event fed: {header}");
+    assert!(s.contains("→ req   tools/call"), "{s}");
+    assert!(s.contains("← ntf   progress"), "{s}");
+    assert!(s.contains("← res   tools/call"), "{s}");
+    assert!(s.contains("done in"), "the call's final state: {s}");
+    assert!(s.contains("4 updates"), "one per 256 KiB chunk: {s}");
+    // Nothing can be sent to a recording.
+    t.keys(&["6", "s"]);
+    t.wait_for("the composer refusing", 10, |s| {
+        s.contains("recorded trace")
+    });
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn replay_without_a_terminal_points_to_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"mcpscope_trace\": 1, \"version\": \"x\", \"started\": \"2026-01-01T00:00:00Z\", \"server\": {}}\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(&trace)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs a terminal") && err.contains("--print"),
+        "{err}"
+    );
 }
