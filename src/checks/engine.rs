@@ -9,11 +9,9 @@
 use super::config::CheckConfig;
 use super::finding::Finding;
 use super::rules::Rule;
-use super::scan;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
-use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -113,7 +111,8 @@ pub struct Checker {
     suppressed: HashMap<Rule, u64>,
     last_t_us: u64,
     last_answered: Option<usize>,
-    scanner: scan::Scanner,
+    /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
+    store_slots: Vec<u32>,
 }
 
 /// A JSON number as a person writes it: `5242880`, `2.5`.
@@ -154,7 +153,7 @@ impl Checker {
             suppressed: HashMap::new(),
             last_t_us: 0,
             last_answered: None,
-            scanner: scan::Scanner::default(),
+            store_slots: Vec::new(),
         }
     }
 
@@ -386,13 +385,14 @@ impl Checker {
     }
 
     fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
-        let fast = if ev.flags & flags::MALFORMED == 0 {
-            self.scanner.progress(ev.bytes)
-        } else {
-            None
+        // The store parsed every well-formed progress frame once at ingest;
+        // only malformed ones are parsed here, to explain what is wrong.
+        let parsed = match ev.progress {
+            Some(p) => Some((self.tok_for_store(p.slot, ev), p.progress, p.total)),
+            None => None,
         };
-        let (slot, progress, total) = match fast {
-            Some(p) => (self.tok_for_raw(p.token), p.progress, p.total),
+        let (slot, progress, total) = match parsed {
+            Some(v) => v,
             None => {
                 let f = ev.frame();
                 match ProgressView::parse(f.params) {
@@ -586,6 +586,27 @@ impl Checker {
     /// Token and request id of a stream, for a finding (cloned only then).
     fn ids(&self, slot: usize, ri: usize) -> (IdKey, IdKey) {
         (self.toks[slot].key.clone(), self.reqs[ri].id.clone())
+    }
+
+    /// Our slot for the store's token slot `store_slot` (first sight: from
+    /// the frame's own token text).
+    fn tok_for_store(&mut self, store_slot: u32, ev: &EventRef<'_>) -> u32 {
+        let i = store_slot as usize;
+        if let Some(&slot) = self.store_slots.get(i)
+            && slot != u32::MAX
+        {
+            return slot;
+        }
+        let f = ev.frame();
+        let raw = ProgressView::parse(f.params)
+            .map(|p| p.token.get().as_bytes().to_vec())
+            .unwrap_or_default();
+        let slot = self.tok_for_raw(&raw);
+        if self.store_slots.len() <= i {
+            self.store_slots.resize(i + 1, u32::MAX);
+        }
+        self.store_slots[i] = slot;
+        slot
     }
 
     fn tok_for_raw(&mut self, raw: &[u8]) -> u32 {

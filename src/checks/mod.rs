@@ -11,7 +11,6 @@ pub mod engine;
 pub mod finding;
 pub mod live;
 pub mod rules;
-mod scan;
 pub mod stats;
 
 pub use config::CheckConfig;

@@ -72,6 +72,12 @@ pub mod flags {
 #[derive(Debug, Clone, Copy)]
 struct EventMeta {
     t_us: u64,
+    /// Valid progress notifications only (`token == NO_TOKEN` otherwise): the
+    /// parsed values, so no consumer has to parse the frame again.
+    progress: f64,
+    /// NaN when the notification has no total.
+    total: f64,
+    token: u32,
     offset: u32,
     len: u32,
     channel: u16,
@@ -82,6 +88,16 @@ struct EventMeta {
 }
 
 const CHUNK_BYTES: usize = 4 << 20;
+const NO_TOKEN: u32 = u32::MAX;
+
+/// A progress notification's values, as parsed once at ingest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProgressInfo {
+    /// The token's slot in the store (`Store::token_by_slot`).
+    pub slot: u32,
+    pub progress: f64,
+    pub total: Option<f64>,
+}
 
 struct Chunk {
     first_seq: u64,
@@ -115,6 +131,8 @@ pub struct EventRef<'a> {
     pub method: Option<&'a str>,
     pub flags: u8,
     pub bytes: &'a [u8],
+    /// Set for well-formed `notifications/progress` frames.
+    pub progress: Option<ProgressInfo>,
 }
 
 impl EventRef<'_> {
@@ -264,8 +282,11 @@ impl Store {
         if seq < first || seq >= self.next_seq {
             return None;
         }
-        let ci = self.chunks.partition_point(|c| c.first_seq <= seq) - 1;
-        let chunk = &self.chunks[ci];
+        // Consumers mostly ask for what was just appended: the last chunk.
+        let chunk = match self.chunks.back() {
+            Some(c) if seq >= c.first_seq => c,
+            _ => &self.chunks[self.chunks.partition_point(|c| c.first_seq <= seq) - 1],
+        };
         Some(self.event_ref(chunk, (seq - chunk.first_seq) as usize))
     }
 
@@ -280,6 +301,11 @@ impl Store {
             method: self.methods.get(m.method),
             flags: m.flags,
             bytes: &chunk.bytes[m.offset as usize..(m.offset + m.len) as usize],
+            progress: (m.token != NO_TOKEN).then_some(ProgressInfo {
+                slot: m.token,
+                progress: m.progress,
+                total: (!m.total.is_nan()).then_some(m.total),
+            }),
         }
     }
 
@@ -404,6 +430,7 @@ impl Store {
                     FrameKind::Notification,
                     m,
                     0,
+                    None,
                 )
             }
         }
@@ -416,7 +443,16 @@ impl Store {
         } else {
             FrameKind::InvalidUtf8
         };
-        let seq = self.push(Dir::Stderr, channel, t_us, line, kind, intern::NONE, 0);
+        let seq = self.push(
+            Dir::Stderr,
+            channel,
+            t_us,
+            line,
+            kind,
+            intern::NONE,
+            0,
+            None,
+        );
         self.stderr.push(seq);
         seq
     }
@@ -437,6 +473,7 @@ impl Store {
             FrameKind::Notification,
             m,
             0,
+            None,
         )
     }
 
@@ -452,6 +489,7 @@ impl Store {
         routes: &mut Vec<Route>,
     ) -> u64 {
         let seq = self.next_seq;
+        let mut progress = None;
         let mut method = match &frame.method {
             Some(m) => self.methods.intern(m),
             None => intern::NONE,
@@ -476,6 +514,11 @@ impl Store {
                             t.seqs.push(seq);
                             t.last_us = t_us;
                             t.notifications += 1;
+                            progress = Some(ProgressInfo {
+                                slot,
+                                progress: p.progress,
+                                total: p.total,
+                            });
                         }
                         Err(_) => {
                             fl |= flags::MALFORMED;
@@ -562,7 +605,7 @@ impl Store {
             }
             _ => {}
         }
-        self.push(dir, channel, t_us, bytes, frame.kind, method, fl)
+        self.push(dir, channel, t_us, bytes, frame.kind, method, fl, progress)
     }
 
     /// Slot of a token given as raw JSON text, creating it on first sight.
@@ -606,6 +649,7 @@ impl Store {
         kind: FrameKind,
         method: u16,
         fl: u8,
+        progress: Option<ProgressInfo>,
     ) -> u64 {
         let seq = self.next_seq;
         let channel = self.channels.intern(channel);
@@ -631,6 +675,9 @@ impl Store {
         chunk.bytes.extend_from_slice(bytes);
         chunk.events.push(EventMeta {
             t_us,
+            progress: progress.map_or(0.0, |p| p.progress),
+            total: progress.and_then(|p| p.total).unwrap_or(f64::NAN),
+            token: progress.map_or(NO_TOKEN, |p| p.slot),
             offset,
             len: bytes.len() as u32,
             channel,
@@ -651,6 +698,7 @@ impl Store {
                 method: None,
                 flags: fl,
                 bytes,
+                progress,
             };
             rec.write_event(&ev);
         }
