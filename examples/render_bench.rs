@@ -1,11 +1,14 @@
 //! Render budget of the TUI (DESIGN §7): one frame at 160×50 with 1,000 and
 //! with 1,000,000 stored events, side by side, plus the cost of catching up
 //! with a frame's worth of new events at 10,000 notifications/s and the
-//! time to the first frame. Uses ratatui's TestBackend: this measures our
+//! time to the first frame. Both traces carry findings (one per 997 events,
+//! at most 1,000) so flagged timeline rows and the Findings pane are in the
+//! measured frames. Uses ratatui's TestBackend: this measures our
 //! work (views, formatting, layout), not a terminal's.
 //!
 //! Run: `cargo run --release --example render_bench`
 
+use mcpscope::checks::{Finding, Rule, Severity};
 use mcpscope::protocol::views::InitializeResult;
 use mcpscope::trace::{Dir, ManualClock, Store, Trace};
 use mcpscope::tui::action::{Action, Msg};
@@ -61,8 +64,25 @@ fn init() -> InitializeResult {
     .unwrap_or_default()
 }
 
+/// Findings on every 997th event (at most 1,000), as the checks would publish them.
+fn findings(n: u64) -> Vec<Finding> {
+    (0..n.min(997_000))
+        .step_by(997)
+        .map(|s| Finding {
+            rule: Rule::ProgressNotIncreasing,
+            severity: Severity::Error,
+            seqs: vec![s.saturating_sub(3), s],
+            token: None,
+            request_id: None,
+            message: format!("progress went backwards at #{s}"),
+        })
+        .collect()
+}
+
 fn app(trace: &Trace) -> App {
     let mut app = App::new(trace.clone(), AppOptions::default());
+    let n = trace.read().next_seq();
+    app.add_findings(findings(n));
     app.on_msg(Msg::Handshake(Ok(init())));
     app.on_msg(Msg::Tools(Ok(vec![json!({"name": "upload_file", "description": "Upload",
         "inputSchema": {"type": "object", "properties": {"size_bytes": {"type": "integer", "default": 1}}}})])));
@@ -112,7 +132,7 @@ fn main() {
     let first_ms = t.elapsed().as_secs_f64() * 1e3;
 
     println!("frame at {W}x{H}            1,000 events   1,000,000 events   ratio");
-    let scenarios: [(&str, &[Action]); 3] = [
+    let scenarios: [(&str, &[Action]); 5] = [
         ("following (default)", &[]),
         (
             "timeline filter: progress",
@@ -122,6 +142,19 @@ fn main() {
                 Action::CycleKind,
                 Action::CycleKind,
             ],
+        ),
+        (
+            "findings pane, scrolled up",
+            &[
+                Action::FocusFindings,
+                Action::Bottom,
+                Action::PageUp,
+                Action::PageUp,
+            ],
+        ),
+        (
+            "progress details (flood)",
+            &[Action::FocusProgress, Action::Bottom, Action::Details],
         ),
         (
             "logs ≥ info, scrolled up",

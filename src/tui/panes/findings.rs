@@ -70,7 +70,6 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     f.render_widget(block(st, Pane::Findings, info), area);
     let inner = inner(area);
     let w = inner.width as usize;
-    let h = inner.height as usize;
     let mut lines = Vec::new();
     if fs.list.is_empty() {
         lines.push(Line::styled(
