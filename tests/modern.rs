@@ -300,3 +300,53 @@ fn modern_http_sends_method_and_name_headers() {
         "no standalone GET stream in the stateless era"
     );
 }
+
+#[test]
+fn listen_opens_the_change_stream_on_its_own_channel() {
+    let Some(argv) = python_server() else { return };
+    let port = free_port();
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
+    let _srv = start(cmd, port);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("l.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = run(&[
+        "call",
+        "--url",
+        &url,
+        "--protocol",
+        "modern",
+        "--listen",
+        "--tool",
+        "echo",
+        "-a",
+        "text=x",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    let listen = frames(&lines, "out", "subscriptions/listen")
+        .next()
+        .expect("a listen request");
+    assert_eq!(listen["params"]["notifications"]["toolsListChanged"], true);
+    let out = lines
+        .iter()
+        .find(|l| l["json"]["method"] == "subscriptions/listen")
+        .unwrap();
+    let ch = out["ch"].as_str().unwrap();
+    assert!(ch.starts_with("listen:"), "{ch}");
+    let ack = lines
+        .iter()
+        .find(|l| l["json"]["method"] == "notifications/subscriptions/acknowledged")
+        .expect("acknowledged");
+    assert_eq!(
+        ack["ch"], ch,
+        "the stream's notifications arrive on its own channel"
+    );
+    assert_eq!(
+        ack["json"]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen["id"]
+    );
+}

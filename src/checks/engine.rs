@@ -387,10 +387,9 @@ impl Checker {
     fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         // The store parsed every well-formed progress frame once at ingest;
         // only malformed ones are parsed here, to explain what is wrong.
-        let parsed = match ev.progress {
-            Some(p) => Some((self.tok_for_store(p.slot, ev), p.progress, p.total)),
-            None => None,
-        };
+        let parsed = ev
+            .progress
+            .map(|p| (self.tok_for_store(p.slot, ev), p.progress, p.total));
         let (slot, progress, total) = match parsed {
             Some(v) => v,
             None => {

@@ -45,6 +45,9 @@ pub struct ServerArgs {
     /// Answer elicitation/create (declares `elicitation`).
     #[arg(long, value_enum, help_heading = "Server")]
     pub elicit: Option<ElicitArg>,
+    /// 2026-07-28: open a subscriptions/listen stream for list changes.
+    #[arg(long, help_heading = "Server")]
+    pub listen: bool,
     /// Keep secrets in recordings (they are redacted by default).
     #[arg(long, help_heading = "Server")]
     pub no_redact: bool,
@@ -199,6 +202,7 @@ impl ServerArgs {
             },
         };
         Ok(ClientOptions {
+            listen: self.listen,
             era,
             revision,
             roots: self.roots.clone(),

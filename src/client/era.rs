@@ -74,11 +74,18 @@ impl Session {
     pub async fn start(&self) -> Result<InitializeResult, ClientError> {
         match self.opts.era {
             EraChoice::Handshake => self.initialize().await,
-            EraChoice::Modern => self.discover(None).await,
+            EraChoice::Modern => {
+                let r = self.discover(None).await?;
+                self.maybe_listen(&r);
+                Ok(r)
+            }
             EraChoice::Auto => {
                 let limit = self.opts.probe_timeout;
                 match self.discover(Some(limit)).await {
-                    Ok(r) => Ok(r),
+                    Ok(r) => {
+                        self.maybe_listen(&r);
+                        Ok(r)
+                    }
                     Err(e) => {
                         self.set_modern(false);
                         self.meta(json!({"event": "era", "era": "handshake",
@@ -91,6 +98,39 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// With `--listen`: open the change-notification stream the stateless
+    /// era uses instead of the GET stream, for what the server can announce.
+    fn maybe_listen(&self, server: &InitializeResult) {
+        if !self.opts.listen {
+            return;
+        }
+        let caps = &server.capabilities;
+        let has = |p: &str| caps.pointer(p).and_then(Value::as_bool) == Some(true);
+        let filter = json!({
+            "toolsListChanged": has("/tools/listChanged"),
+            "promptsListChanged": has("/prompts/listChanged"),
+            "resourcesListChanged": has("/resources/listChanged"),
+        });
+        let Some(me) = self.weak.upgrade() else {
+            return;
+        };
+        tokio::spawn(async move {
+            // Its response ends the stream; until then notifications flow on it.
+            let r = me
+                .request(
+                    methods::SUBSCRIPTIONS_LISTEN,
+                    Some(json!({"notifications": filter})),
+                    Limits::default(),
+                )
+                .await;
+            let end = match r {
+                Ok(_) => json!({"event": "listen-end"}),
+                Err(e) => json!({"event": "listen-end", "error": e.to_string()}),
+            };
+            me.meta(end);
+        });
     }
 
     /// `server/discover` with the 2026-07-28 envelope.

@@ -12,10 +12,10 @@ pub enum Link {
 
 impl Link {
     /// The channel the next outgoing frame is recorded and sent on.
-    pub fn reserve_channel(&self) -> String {
+    pub fn reserve_channel(&self, method: Option<&str>) -> String {
         match self {
             Link::Stdio(_) => STDIO.to_string(),
-            Link::Http(h) => h.reserve_channel(),
+            Link::Http(h) => h.reserve_channel(method),
         }
     }
 

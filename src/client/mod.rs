@@ -101,6 +101,8 @@ pub struct Session {
     modern: std::sync::atomic::AtomicBool,
     /// Stateless era: the log level every request asks for in `_meta`.
     log_level: Mutex<Option<LogLevel>>,
+    /// Background work (the listen stream) holds the session only while it lives.
+    weak: std::sync::Weak<Session>,
 }
 
 impl Session {
@@ -156,6 +158,7 @@ impl Session {
                 responder,
                 modern: std::sync::atomic::AtomicBool::new(false),
                 log_level: Mutex::new(None),
+                weak: weak.clone(),
             }
         }))
     }
@@ -198,7 +201,9 @@ impl Session {
     /// Append `msg` to the trace, then write it: the trace order is the wire order.
     fn send_frame(&self, msg: &Value) -> Result<u64, ClientError> {
         let bytes = serde_json::to_vec(msg).unwrap_or_default();
-        let channel = self.transport.reserve_channel();
+        let channel = self
+            .transport
+            .reserve_channel(msg.get("method").and_then(Value::as_str));
         let seq = self
             .trace
             .append(|s, now| s.append_frame(Dir::Out, &channel, now, &bytes, &mut Vec::new()));

@@ -59,6 +59,8 @@ pub struct ClientOptions {
     pub era: EraChoice,
     /// The revision asked for in `initialize` (handshake era).
     pub revision: Revision,
+    /// Stateless era: open a `subscriptions/listen` stream after discovery.
+    pub listen: bool,
     /// How long `--protocol auto` waits for `server/discover`.
     pub probe_timeout: Duration,
     /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
@@ -75,6 +77,7 @@ impl Default for ClientOptions {
             era: EraChoice::Handshake,
             revision: Revision::LATEST_HANDSHAKE,
             probe_timeout: Duration::from_secs(5),
+            listen: false,
             roots: Vec::new(),
             elicit: None,
             client_name: "mcpscope".into(),

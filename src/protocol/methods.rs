@@ -12,6 +12,7 @@ pub const CANCELLED: &str = "notifications/cancelled";
 pub const ROOTS_LIST: &str = "roots/list";
 pub const ELICIT: &str = "elicitation/create";
 pub const SERVER_DISCOVER: &str = "server/discover";
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 
 /// JSON-RPC error codes mcpscope sends or interprets.
 pub mod codes {

@@ -146,9 +146,15 @@ impl HttpTransport {
     }
 
     /// The channel the next frame will travel on (recorded with the frame).
-    pub fn reserve_channel(&self) -> String {
+    /// A `subscriptions/listen` stream is named `listen:N`, any other POST `post:N`.
+    pub fn reserve_channel(&self, method: Option<&str>) -> String {
+        let kind = if method == Some("subscriptions/listen") {
+            "listen"
+        } else {
+            "post"
+        };
         format!(
-            "post:{}",
+            "{kind}:{}",
             self.inner.next_post.fetch_add(1, Ordering::Relaxed)
         )
     }
