@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerate the README screenshots: real renders of the real app.
+# Regenerate the README screenshots: real renders of the real app (main
+# screen, raw, logs, a finished run, 80x24 tabs, the Findings pane).
 #
 #   screenshots/generate.sh
 #
@@ -92,3 +93,13 @@ shot finished 160 48
 start 80 24 "--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"delay_ms\": 90}' --run 'context_builder {}'"
 wait_for '(1[0-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
 shot narrow-80x24 80 24
+
+# 6. Findings: fault tools break progress rules; the Findings pane lists
+#    them, Enter shows the first proving frame in Timeline and Raw.
+start 160 48 "--run 'fault_not_increasing {}' --run 'fault_exceeds_total {}' --run 'fault_total_changed {}' \
+      --run 'upload_file {\"size_bytes\": 4194304, \"chunk_bytes\": 524288, \"delay_ms\": 60}'"
+wait_for '7 Findings · [0-9]+ errors? · [0-9]+ warnings?'
+wait_for ' 0 in flight' 60
+keys 7 g Enter
+wait_for 'in Timeline and Raw'
+shot findings 160 48
