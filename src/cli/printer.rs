@@ -138,6 +138,8 @@ impl Printer {
             return;
         }
         match ev.method {
+            // Well-formed progress (the store parsed it) prints nothing when quiet.
+            Some(methods::PROGRESS) if self.quiet && ev.progress.is_some() => {}
             Some(methods::PROGRESS) => {
                 let f = ev.frame();
                 match ProgressView::parse(f.params) {

@@ -304,7 +304,8 @@ impl Session {
         let rx = self.pending.register(id.clone());
         let sent_seq = self.send_frame(&msg)?;
         let sent_us = self.trace.read().get(sent_seq).map_or(0, |e| e.t_us);
-        let slot = token.map(|t| self.trace.append(|s, _| s.token_slot(&t)));
+        // Sending the request indexed its token; look its slot up.
+        let slot = token.and_then(|t| self.trace.read().token_slot_of(&t));
         let mut rx = rx;
         loop {
             let last_progress = slot

@@ -342,6 +342,9 @@ impl Store {
     pub fn token(&self, key: &IdKey) -> Option<&TokenEntry> {
         self.token_ids.get(key).map(|i| &self.tokens[*i as usize])
     }
+    pub fn token_slot_of(&self, key: &IdKey) -> Option<u32> {
+        self.token_ids.get(key).copied()
+    }
     pub fn token_by_slot(&self, slot: u32) -> Option<&TokenEntry> {
         self.tokens.get(slot as usize)
     }
