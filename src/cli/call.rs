@@ -32,12 +32,14 @@ pub struct CallArgs {
     pub opts: CallOpts,
 }
 
+/// How each call is made: token, log level, time limits (shared by `call`
+/// and `check`).
 #[derive(Args, Debug, Clone)]
-pub struct CallOpts {
+pub struct RequestOpts {
     /// Progress token: auto (unique string), auto-int, none, or a value (integers become integer tokens).
     #[arg(long, default_value = "auto")]
     pub token: String,
-    /// Ask the server for logs at this level and above (logging/setLevel).
+    /// Ask the server for logs at this level and above (logging/setLevel, or per request at 2026-07-28).
     #[arg(long)]
     pub log_level: Option<LogLevel>,
     /// Idle timeout in seconds, reset by each progress notification of the call.
@@ -46,18 +48,9 @@ pub struct CallOpts {
     /// Hard maximum in seconds, never reset.
     #[arg(long, default_value_t = 600.0)]
     pub max_timeout: f64,
-    /// Print the result as compact JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Only the result and errors: no progress, log or stderr lines.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// Record the session as a JSONL trace.
-    #[arg(long)]
-    pub record: Option<PathBuf>,
 }
 
-impl CallOpts {
+impl RequestOpts {
     pub fn limits(&self) -> Result<Limits, UsageError> {
         let secs = |v: f64, flag: &str| {
             if v.is_finite() && v > 0.0 {
@@ -73,6 +66,37 @@ impl CallOpts {
             max: secs(self.max_timeout, "--max-timeout")?,
         })
     }
+
+    pub fn policy(&self) -> TokenPolicy {
+        TokenPolicy::parse(&self.token)
+    }
+
+    /// Ask for `--log-level`, saying on stderr when the server cannot be asked.
+    pub async fn apply_log_level(&self, session: &Session) {
+        let Some(level) = self.log_level else { return };
+        match session.set_level(level).await {
+            Ok(true) => {}
+            Ok(false) => eprintln!(
+                "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
+            ),
+            Err(e) => eprintln!("[protocol] logging/setLevel failed: {e}"),
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CallOpts {
+    #[command(flatten)]
+    pub request: RequestOpts,
+    /// Print the result as compact JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the result and errors: no progress, log or stderr lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Record the session as a JSONL trace.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
 }
 
 /// `--args` merged with each `-a key=value`.
@@ -140,7 +164,7 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    let limits = match a.opts.limits() {
+    let limits = match a.opts.request.limits() {
         Ok(l) => l,
         Err(e) => return fail(&Failure::Usage(e)),
     };
@@ -191,16 +215,8 @@ async fn call(
     if let Err(e) = handshake(session).await {
         return fail(&e);
     }
-    if let Some(level) = a.opts.log_level {
-        match session.set_level(level).await {
-            Ok(true) => {}
-            Ok(false) => eprintln!(
-                "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
-            ),
-            Err(e) => eprintln!("[protocol] logging/setLevel failed: {e}"),
-        }
-    }
-    let policy = TokenPolicy::parse(&a.opts.token);
+    a.opts.request.apply_log_level(session).await;
+    let policy = a.opts.request.policy();
     let outcome = session.call_tool(&a.tool, args, &policy, limits).await;
     // Every event before the response is on stderr before the result is on stdout.
     printer.sync();

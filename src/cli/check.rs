@@ -10,16 +10,15 @@
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
 //!   "summary": {error, warning, info, suppressed: {rule: n}, events, strict, passed}}`
 
-use super::call::{build_args, fail};
+use super::call::{RequestOpts, build_args, fail};
 use super::connect::{Failure, connect, handshake};
 use super::replay::load;
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::stats::{CallStats, call_stats};
 use crate::checks::{CheckConfig, Checker, Finding, Rule, Severity, SeverityCounts};
-use crate::client::{ClientError, Limits, TokenPolicy};
+use crate::client::ClientError;
 use crate::protocol::Era;
 use crate::protocol::sanitize::one_line;
-use crate::protocol::views::LogLevel;
 use crate::trace::Store;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -56,18 +55,8 @@ pub struct CheckArgs {
     /// One argument KEY=VALUE (VALUE parsed as JSON when it parses, else a string).
     #[arg(short = 'a', long = "arg")]
     pub arg: Vec<String>,
-    /// Progress token: auto (unique string per call), auto-int, none, or a value.
-    #[arg(long, default_value = "auto")]
-    pub token: String,
-    /// Ask the server for logs at this level and above (logging/setLevel).
-    #[arg(long)]
-    pub log_level: Option<LogLevel>,
-    /// Idle timeout per call in seconds, reset by its progress.
-    #[arg(long, default_value_t = 60.0)]
-    pub timeout: f64,
-    /// Hard maximum per call in seconds.
-    #[arg(long, default_value_t = 600.0)]
-    pub max_timeout: f64,
+    #[command(flatten)]
+    pub request: RequestOpts,
     /// Run the call this many times, one after the other.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -240,7 +229,7 @@ pub async fn run(a: CheckArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    let limits = match limits(a.timeout, a.max_timeout) {
+    let limits = match a.request.limits() {
         Ok(l) => l,
         Err(e) => return fail(&Failure::Usage(e)),
     };
@@ -257,16 +246,8 @@ pub async fn run(a: CheckArgs) -> i32 {
     match handshake(&session).await {
         Err(e) => code = fail(&e),
         Ok(_) => {
-            if let Some(level) = a.log_level {
-                match session.set_level(level).await {
-                    Ok(true) => {}
-                    Ok(false) => eprintln!(
-                        "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
-                    ),
-                    Err(e) => eprintln!("[protocol] logging/setLevel failed: {e}"),
-                }
-            }
-            let policy = TokenPolicy::parse(&a.token);
+            a.request.apply_log_level(&session).await;
+            let policy = a.request.policy();
             for _ in 0..a.repeat {
                 match session.call_tool(&tool, &args, &policy, limits).await {
                     Ok(_) | Err(ClientError::Rpc { .. }) => {}
@@ -300,22 +281,6 @@ pub async fn run(a: CheckArgs) -> i32 {
         0 if !report.summary.passed => 1,
         c => c,
     }
-}
-
-fn limits(timeout: f64, max: f64) -> Result<Limits, UsageError> {
-    let secs = |v: f64, flag: &str| {
-        if v.is_finite() && v > 0.0 {
-            Ok(Some(Duration::from_secs_f64(v)))
-        } else {
-            Err(UsageError(format!(
-                "{flag} must be a positive number of seconds"
-            )))
-        }
-    };
-    Ok(Limits {
-        idle: secs(timeout, "--timeout")?,
-        max: secs(max, "--max-timeout")?,
-    })
 }
 
 fn emit(report: &Report, format: Format) {

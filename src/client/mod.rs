@@ -410,6 +410,14 @@ impl Session {
         )
     }
 
+    /// Limits for the short requests around calls (handshake, setLevel, listing).
+    fn setup_limits(&self) -> Limits {
+        Limits {
+            idle: None,
+            max: Some(self.opts.handshake_timeout),
+        }
+    }
+
     /// The handshake: `initialize`, then `notifications/initialized`.
     pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
         let caps = self.client_capabilities();
@@ -419,10 +427,7 @@ impl Session {
             "capabilities": caps,
             "clientInfo": {"name": self.opts.client_name, "version": env!("CARGO_PKG_VERSION")},
         });
-        let limits = Limits {
-            idle: None,
-            max: Some(self.opts.handshake_timeout),
-        };
+        let limits = self.setup_limits();
         let reply = match self
             .request(methods::INITIALIZE, Some(params), limits)
             .await
@@ -469,10 +474,7 @@ impl Session {
         if !declared || !self.revision().has_set_level() {
             return Ok(false);
         }
-        let limits = Limits {
-            idle: None,
-            max: Some(self.opts.handshake_timeout),
-        };
+        let limits = self.setup_limits();
         self.request(
             methods::SET_LEVEL,
             Some(json!({"level": level.as_str()})),
@@ -486,10 +488,7 @@ impl Session {
     pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
-        let limits = Limits {
-            idle: None,
-            max: Some(self.opts.handshake_timeout),
-        };
+        let limits = self.setup_limits();
         for _ in 0..10_000 {
             let params = cursor.as_ref().map(|c| json!({"cursor": c}));
             let reply = self.request(methods::TOOLS_LIST, params, limits).await?;
