@@ -26,6 +26,7 @@ pub enum Action {
     FocusLogs,
     FocusRaw,
     FocusFindings,
+    FocusNetwork,
     Zoom,
     Up,
     Down,
@@ -68,6 +69,8 @@ pub enum Action {
     Copy,
     ShowFrame,
     Details,
+    AnswerInput,
+    ShowChannel,
     ReplayPause,
     ReplayStep,
     ReplayFaster,
@@ -92,6 +95,7 @@ impl Action {
             FocusLogs => "focus Logs",
             FocusRaw => "focus Raw",
             FocusFindings => "focus Findings",
+            FocusNetwork => "focus Network (HTTP exchanges)",
             Zoom => "zoom the focused pane to full screen (again to restore)",
             Up => "move up / scroll up",
             Down => "move down / scroll down",
@@ -134,6 +138,10 @@ impl Action {
             Copy => "copy the frame to the clipboard (OSC 52)",
             ShowFrame => "show the finding's frame in Timeline and Raw (again: its next frame)",
             Details => "details of the selected call: timing statistics",
+            AnswerInput => {
+                "answer a call's input_required result: a retry in the composer (raw mode)"
+            }
+            ShowChannel => "show the exchange's channel (its stream) in the timeline",
             ReplayPause => "replay: pause / resume",
             ReplayStep => "replay: feed one event (and pause)",
             ReplayFaster => "replay: faster (up to ×16)",

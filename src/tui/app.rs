@@ -76,6 +76,8 @@ pub struct App {
     runs: Vec<(String, Value)>,
     default_limits: Limits,
     playback: Option<Playback>,
+    /// Retries composed for `input_required` results (their ids count up).
+    answers: u32,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
@@ -106,6 +108,10 @@ impl App {
                 ..ServerView::default()
             },
             findings: FindingsState::default(),
+            network: NetworkState {
+                follow: true,
+                ..NetworkState::default()
+            },
             timing: Default::default(),
             progress_details: false,
             replay: opts.playback.as_ref().map(Playback::view),
@@ -146,6 +152,7 @@ impl App {
                 max: opts.max_timeout_secs.map(Duration::from_secs),
             },
             playback: opts.playback,
+            answers: 0,
             dirty: true,
             behind: true,
             quit: false,
@@ -229,6 +236,11 @@ impl App {
         st.timeline.rebuilding = !tl;
         done &= tl;
         done &= st.logs.view.sync(store, SYNC_BUDGET as usize);
+        let exchanges = st.network.view.len();
+        done &= st.network.view.sync(store, SYNC_BUDGET);
+        if st.network.view.len() != exchanges {
+            self.dirty = true;
+        }
         if (st.events, st.calls.list.len()) != before || !done {
             self.dirty = true;
         }
@@ -275,6 +287,14 @@ impl App {
         let h = layout::list_height(st, Pane::Findings);
         st.findings.cursor.settle(n, h);
 
+        let n = st.network.view.len();
+        if st.network.follow {
+            st.network.cursor.selected = n.saturating_sub(1);
+        }
+        st.network.cursor.move_by(0, n);
+        let h = layout::list_height(st, Pane::Network);
+        st.network.cursor.settle(n, h);
+
         // Only the selected call, and only while its details are shown.
         let mut caught_up = true;
         if st.progress_details
@@ -295,6 +315,12 @@ impl App {
         let st = &self.state;
         match st.raw_source {
             Pane::Logs => st.logs.view.seq_at(st.logs.cursor.selected),
+            Pane::Network => st
+                .network
+                .view
+                .rows
+                .get(st.network.cursor.selected)
+                .map(|x| x.seq),
             Pane::Progress => {
                 let c = st.calls.list.get(st.progress.selected)?;
                 let req = store.request(crate::trace::Origin::Client, &c.id);
@@ -638,7 +664,7 @@ impl App {
         if let (MouseEventKind::Down(MouseButton::Left), Some(tabs)) = (ev.kind, lay.tabs)
             && ev.row == tabs.y
         {
-            if let Some(p) = tab_at(ev.column.saturating_sub(tabs.x)) {
+            if let Some(p) = tab_at(ev.column.saturating_sub(tabs.x), &self.state) {
                 self.focus(p);
             }
             return Vec::new();
@@ -701,6 +727,15 @@ impl App {
             Pane::Composer => {
                 st.composer.set_editing(true);
             }
+            Pane::Network if row >= 1 => {
+                let len = st.network.view.len();
+                let start = st.network.cursor.window(len, inner_h.saturating_sub(1));
+                let i = start + row - 1;
+                if i < len {
+                    st.network.cursor.selected = i;
+                    st.network.follow = i + 1 == len;
+                }
+            }
             Pane::Findings => {
                 let len = st.findings.list.len();
                 let start = st.findings.cursor.window(len, inner_h);
@@ -726,7 +761,10 @@ impl App {
             st.composer.set_editing(false);
         }
         st.focus = p;
-        if matches!(p, Pane::Timeline | Pane::Logs | Pane::Progress) {
+        if matches!(
+            p,
+            Pane::Timeline | Pane::Logs | Pane::Progress | Pane::Network
+        ) {
             st.raw_source = p;
         }
         self.behind = true;
@@ -744,8 +782,14 @@ impl App {
             }
             Help => self.state.help = Some(0),
             Back => self.back(),
-            FocusNext => self.focus(focus.step(true)),
-            FocusPrev => self.focus(focus.step(false)),
+            FocusNext => {
+                let next = focus.step(true, |p| self.state.offers(p));
+                self.focus(next)
+            }
+            FocusPrev => {
+                let prev = focus.step(false, |p| self.state.offers(p));
+                self.focus(prev)
+            }
             FocusTools => self.focus(Pane::Tools),
             FocusComposer => self.focus(Pane::Composer),
             FocusProgress => self.focus(Pane::Progress),
@@ -753,6 +797,7 @@ impl App {
             FocusLogs => self.focus(Pane::Logs),
             FocusRaw => self.focus(Pane::Raw),
             FocusFindings => self.focus(Pane::Findings),
+            FocusNetwork => self.focus(Pane::Network),
             Zoom => self.state.zoom = !self.state.zoom,
             Up => self.scroll(focus, -1),
             Down => self.scroll(focus, 1),
@@ -818,6 +863,7 @@ impl App {
             }
             Follow => match focus {
                 Pane::Logs => self.state.logs.follow = true,
+                Pane::Network => self.state.network.follow = true,
                 _ => self.state.timeline.follow = true,
             },
             CycleKind | CycleKindBack => {
@@ -829,6 +875,7 @@ impl App {
             }
             ClearLane => {
                 self.state.timeline.view.lane = None;
+                self.state.timeline.view.channel = None;
                 self.behind = true;
             }
             LevelUp | LevelDown => {
@@ -868,6 +915,8 @@ impl App {
                 st.timing = Default::default();
                 self.behind = true;
             }
+            AnswerInput => self.answer_input(),
+            ShowChannel => self.show_channel(),
             ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
@@ -914,6 +963,7 @@ impl App {
         let pos = tl.view.position_of(seq, &store);
         if tl.view.seq_at(pos, &store) != Some(seq) {
             tl.view.lane = None;
+            tl.view.channel = None;
             tl.view.set_filter(super::views::KindFilter::All, "");
             cleared = true;
         }
@@ -959,8 +1009,11 @@ impl App {
             st.composer.set_editing(false);
         } else if st.zoom {
             st.zoom = false;
-        } else if st.timeline.view.lane.is_some() && st.focus == Pane::Timeline {
+        } else if (st.timeline.view.lane.is_some() || st.timeline.view.channel.is_some())
+            && st.focus == Pane::Timeline
+        {
             st.timeline.view.lane = None;
+            st.timeline.view.channel = None;
             self.behind = true;
         }
     }
@@ -993,6 +1046,12 @@ impl App {
             }
             Pane::Tools => {
                 st.tools.cursor.move_by(delta, st.tools.visible.len());
+            }
+            Pane::Network => {
+                let len = st.network.view.len();
+                st.network.cursor.move_by(delta, len);
+                st.network.follow = st.network.cursor.selected + 1 >= len;
+                st.raw_source = Pane::Network;
             }
             Pane::Findings => {
                 let before = st.findings.cursor.selected;
@@ -1120,6 +1179,81 @@ impl App {
         vec![Effect::Cancel { id }]
     }
 
+    /// Narrow the timeline to the selected exchange's channel: the request,
+    /// the stream's priming, frames, resumption and end, in arrival order.
+    /// Seeded from the Network view's index, so no store scan.
+    fn show_channel(&mut self) {
+        let st = &mut self.state;
+        let Some(x) = st.network.view.rows.get(st.network.cursor.selected) else {
+            st.notice = Some("no HTTP exchange selected".into());
+            return;
+        };
+        let name = x.channel.clone();
+        let (seqs, upto) = st.network.view.channel_seqs(&name);
+        let lane = super::views::ChannelLane::new(&name, seqs.to_vec(), upto);
+        let n = lane.seqs.len();
+        let tl = &mut st.timeline;
+        tl.view.lane = None;
+        tl.view.channel = Some(lane);
+        tl.follow = false;
+        tl.cursor = Cursor::default();
+        st.raw_source = Pane::Timeline;
+        st.notice = Some(format!(
+            "timeline: channel {name} ({n} events so far) · a or Esc shows every event"
+        ));
+        self.focus(Pane::Timeline);
+    }
+
+    /// Open the composer (raw mode) with a retry answering the selected
+    /// call's `input_required` result: `inputResponses` skeletons, the echoed
+    /// `requestState`, the original name and arguments. Sending it is the
+    /// composer's ordinary raw send.
+    fn answer_input(&mut self) {
+        let Some(call) = self.selected_call() else {
+            self.state.notice = Some("no call selected".into());
+            return;
+        };
+        let Some(input) = call.input.clone() else {
+            let msg = format!(
+                "{} (id {}) is {}: only an input_required result can be answered",
+                call.tool,
+                call.id,
+                call.status.label()
+            );
+            self.state.notice = Some(msg);
+            return;
+        };
+        let (orig_id, seq) = (call.id.clone(), call.request_seq);
+        let original = {
+            let store = self.trace.read();
+            let Some(ev) = store.get(seq) else {
+                drop(store);
+                self.state.notice = Some(format!(
+                    "the request #{seq} is no longer in memory (evicted): cannot rebuild the retry"
+                ));
+                return;
+            };
+            serde_json::from_slice::<Value>(ev.bytes)
+                .ok()
+                .and_then(|v| v.get("params").cloned())
+                .unwrap_or(Value::Null)
+        };
+        self.answers += 1;
+        let id = format!("answer-{}", self.answers);
+        let msg = super::compose::answer_message(&original, &input, &id, &id);
+        let st = &mut self.state;
+        st.composer.load_raw(&msg, &st.theme);
+        st.notice = Some(format!(
+            "answering id {orig_id}: fill in inputResponses, then s sends it{}",
+            if input.answered_by.is_some() {
+                " (it was answered already)"
+            } else {
+                ""
+            }
+        ));
+        self.focus(Pane::Composer);
+    }
+
     fn show_lane(&mut self) {
         let Some(call) = self.selected_call() else {
             return;
@@ -1127,6 +1261,7 @@ impl App {
         let lane = super::views::Lane::new(call.id.clone(), call.token.clone());
         let st = &mut self.state;
         st.timeline.view.lane = Some(lane);
+        st.timeline.view.channel = None;
         st.timeline.follow = false;
         st.timeline.cursor = Cursor::default();
         self.focus(Pane::Timeline);
@@ -1205,9 +1340,9 @@ impl App {
 }
 
 /// Which tab a column of the tab bar belongs to (labels as drawn by the tab bar).
-pub fn tab_at(x: u16) -> Option<Pane> {
+pub fn tab_at(x: u16, st: &State) -> Option<Pane> {
     let mut start = 0u16;
-    for p in Pane::ORDER {
+    for p in st.tabs() {
         let w = super::panes::tab_label(p).chars().count() as u16 + 1;
         if x >= start && x < start + w {
             return Some(p);

@@ -3,6 +3,10 @@
 //! their response, cancellation, timeout or the server's exit. A gauge's
 //! numbers are read at draw time from the token index: the last and first
 //! progress notifications only, whatever the notification count.
+//!
+//! In the 2026-07-28 era a call can end with `resultType: input_required`
+//! (the server needs answers mcpscope could not give by itself): such a
+//! call keeps what was asked, so the composer can build the retry.
 
 use super::format::safe_row;
 use crate::client::Limits;
@@ -28,6 +32,8 @@ pub enum CallStatus {
     Crashed,
     /// The request could not be completed for another reason (see the note).
     Failed,
+    /// The result asks for input (`resultType: input_required`).
+    InputRequired,
 }
 
 impl CallStatus {
@@ -41,6 +47,7 @@ impl CallStatus {
             CallStatus::TimedOut => "timed out",
             CallStatus::Crashed => "crashed",
             CallStatus::Failed => "failed",
+            CallStatus::InputRequired => "input required",
         }
     }
     pub fn is_running(self) -> bool {
@@ -59,6 +66,71 @@ pub struct Call {
     pub status: CallStatus,
     pub end_us: Option<u64>,
     pub note: String,
+    /// What an `input_required` result asked for.
+    pub input: Option<InputNeeded>,
+}
+
+/// One entry of an `input_required` result's `inputRequests`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputAsk {
+    /// The key the answer goes under in `inputResponses`.
+    pub key: String,
+    /// `elicitation/create`, `roots/list`, `sampling/createMessage`…
+    pub method: String,
+    pub params: Value,
+}
+
+impl InputAsk {
+    /// `elicitation/create "Project name?"`: the method and what it asks.
+    pub fn summary(&self) -> String {
+        let what = self
+            .params
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| format!(" \"{}\"", super::format::safe(m, 60)))
+            .unwrap_or_default();
+        format!("{}{what}", super::format::safe(&self.method, 40))
+    }
+}
+
+/// An `input_required` result, kept for answering it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputNeeded {
+    pub asks: Vec<InputAsk>,
+    /// Opaque; echoed back with the answers.
+    pub request_state: Option<Value>,
+    pub response_seq: u64,
+    /// A later call carrying `inputResponses` for this one (sent by the
+    /// session's own driver, or composed here).
+    pub answered_by: Option<IdKey>,
+}
+
+impl InputNeeded {
+    fn parse(result: &Value, seq: u64) -> InputNeeded {
+        let asks = result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, r)| InputAsk {
+                        key: k.clone(),
+                        method: r
+                            .get("method")
+                            .and_then(Value::as_str)
+                            .unwrap_or("?")
+                            .to_string(),
+                        params: r.get("params").cloned().unwrap_or(Value::Null),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        InputNeeded {
+            asks,
+            request_state: result.get("requestState").cloned(),
+            response_seq: seq,
+            answered_by: None,
+        }
+    }
 }
 
 /// How progress values are read.
@@ -151,6 +223,25 @@ impl Calls {
         to >= store.next_seq()
     }
 
+    /// A retry answering an `input_required` call went out: the call whose
+    /// `requestState` it echoes, or else the latest unanswered one of the
+    /// same tool.
+    fn mark_answered(&mut self, tool: &str, state: Option<&Value>, by: &IdKey) {
+        let waiting = |c: &Call| c.input.as_ref().is_some_and(|i| i.answered_by.is_none());
+        let hit = match state {
+            Some(st) => self.list.iter().rposition(|c| {
+                waiting(c) && c.input.as_ref().and_then(|i| i.request_state.as_ref()) == Some(st)
+            }),
+            None => None,
+        }
+        .or_else(|| self.list.iter().rposition(|c| waiting(c) && c.tool == tool));
+        if let Some(i) = hit
+            && let Some(inp) = &mut self.list[i].input
+        {
+            inp.answered_by = Some(by.clone());
+        }
+    }
+
     fn finish(&mut self, id: &IdKey, status: CallStatus, t_us: u64, note: String) {
         if let Some(i) = self.by_id.get(id) {
             let c = &mut self.list[*i];
@@ -170,11 +261,18 @@ impl Calls {
                 let f = ev.frame();
                 let Some(id) = f.id.clone() else { return };
                 let token = f.progress_token().map(|t| IdKey::from_raw(t.get()));
-                let tool = f
+                let params = f
                     .params
-                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+                let tool = params
+                    .as_ref()
                     .and_then(|v| v.get("name").and_then(Value::as_str).map(safe_row))
                     .unwrap_or_else(|| "?".into());
+                if let Some(p) = &params
+                    && p.get("inputResponses").is_some()
+                {
+                    self.mark_answered(&tool, p.get("requestState"), &id);
+                }
                 let limits = self.limits.remove(&id);
                 self.by_id.insert(id.clone(), self.list.len());
                 self.list.push(Call {
@@ -187,6 +285,7 @@ impl Calls {
                     status: CallStatus::Running,
                     end_us: None,
                     note: String::new(),
+                    input: None,
                 });
             }
             (Dir::In, FrameKind::Response | FrameKind::ErrorResponse) => {
@@ -203,11 +302,21 @@ impl Calls {
                         .unwrap_or_default();
                     (CallStatus::RpcError, msg)
                 } else {
-                    let is_error = f
+                    let result = f
                         .result
                         .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
-                        .and_then(|r| r.get("isError").and_then(Value::as_bool))
-                        == Some(true);
+                        .unwrap_or(Value::Null);
+                    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+                    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                        let id = id.clone();
+                        self.finish(&id, CallStatus::InputRequired, ev.t_us, String::new());
+                        if let Some(i) = self.by_id.get(&id)
+                            && self.list[*i].status == CallStatus::InputRequired
+                        {
+                            self.list[*i].input = Some(InputNeeded::parse(&result, ev.seq));
+                        }
+                        return;
+                    }
                     if is_error {
                         (CallStatus::ToolError, String::new())
                     } else {
@@ -241,6 +350,30 @@ impl Calls {
                             .unwrap_or_default()
                     );
                     self.finish(&id, CallStatus::TimedOut, ev.t_us, note);
+                }
+                Some("failed") => {
+                    // The transport gave up on a request (HTTP error, stream
+                    // closed); without a request id it gave up on all of them.
+                    let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
+                        return;
+                    };
+                    let note = v
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .map(safe_row)
+                        .unwrap_or_default();
+                    let ids: Vec<IdKey> = match v.get("request").filter(|r| !r.is_null()) {
+                        Some(r) => vec![IdKey::from_value(r)],
+                        None => self
+                            .list
+                            .iter()
+                            .filter(|c| c.status.is_running())
+                            .map(|c| c.id.clone())
+                            .collect(),
+                    };
+                    for id in ids {
+                        self.finish(&id, CallStatus::Failed, ev.t_us, note.clone());
+                    }
                 }
                 Some("exit") => {
                     let v = serde_json::from_slice::<Value>(ev.bytes).unwrap_or(Value::Null);

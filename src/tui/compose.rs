@@ -1,8 +1,10 @@
 //! The composer's state: which tool, the JSON arguments (a textarea), the
 //! progress-token mode, log level and timeouts, validation, the equivalent
-//! `mcpscope call` command, and a raw mode for any JSON-RPC message.
+//! `mcpscope call` command, and a raw mode for any JSON-RPC message. It
+//! also builds the retry that answers an `input_required` result.
 
 use super::action::Effect;
+use super::calls::{InputAsk, InputNeeded};
 use super::format::shell_quote;
 use super::schema;
 use super::theme::Theme;
@@ -273,6 +275,16 @@ impl Composer {
         })
     }
 
+    /// Put a whole message in the raw editor (raw mode on), e.g. a retry
+    /// answering an `input_required` result.
+    pub fn load_raw(&mut self, msg: &Value, theme: &Theme) {
+        let text = serde_json::to_string_pretty(msg).unwrap_or_else(|_| msg.to_string());
+        self.raw = editor(text.lines().map(str::to_string).collect(), theme);
+        self.raw_mode = true;
+        self.set_editing(self.editing);
+        self.validate();
+    }
+
     /// The headless command doing the same call.
     pub fn command_line(&self, server_cli: &str) -> String {
         if self.raw_mode {
@@ -308,6 +320,61 @@ impl Composer {
         }
         cmd
     }
+}
+
+/// A skeleton answer to one input request, for the user to complete: an
+/// elicitation accepted with every requested field (defaults filled in),
+/// an empty root list, an empty sampled message.
+pub fn answer_skeleton(ask: &InputAsk) -> Value {
+    match ask.method.as_str() {
+        crate::protocol::methods::ELICIT => {
+            let schema = ask
+                .params
+                .get("requestedSchema")
+                .cloned()
+                .unwrap_or(Value::Null);
+            serde_json::json!({"action": "accept", "content": schema::skeleton(&schema)})
+        }
+        crate::protocol::methods::ROOTS_LIST => serde_json::json!({"roots": []}),
+        "sampling/createMessage" => serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": ""},
+            "model": "mcpscope"
+        }),
+        _ => serde_json::json!({}),
+    }
+}
+
+/// The `tools/call` that answers an `input_required` result: the original
+/// request's params (`original`, from the stored request) with
+/// `inputResponses` (one skeleton per input request) and the echoed
+/// `requestState`, under a new id and progress token. The original's
+/// `_meta` is dropped but for the token: the session adds the era's
+/// envelope again when sending.
+pub fn answer_message(original: &Value, input: &InputNeeded, id: &str, token: &str) -> Value {
+    let mut params = match original {
+        Value::Object(m) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    params.remove("_meta");
+    params.remove("inputResponses");
+    params.remove("requestState");
+    params.insert("_meta".into(), serde_json::json!({"progressToken": token}));
+    let responses: serde_json::Map<String, Value> = input
+        .asks
+        .iter()
+        .map(|a| (a.key.clone(), answer_skeleton(a)))
+        .collect();
+    params.insert("inputResponses".into(), Value::Object(responses));
+    if let Some(s) = &input.request_state {
+        params.insert("requestState".into(), s.clone());
+    }
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": crate::protocol::methods::TOOLS_CALL,
+        "params": params,
+    })
 }
 
 fn step(cur: Option<u64>, up: bool) -> Option<u64> {

@@ -22,10 +22,11 @@ pub enum Context {
     Logs,
     Raw,
     Findings,
+    Network,
 }
 
 impl Context {
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Global,
         Context::Tools,
         Context::Composer,
@@ -35,6 +36,7 @@ impl Context {
         Context::Logs,
         Context::Raw,
         Context::Findings,
+        Context::Network,
     ];
 
     pub fn title(self) -> &'static str {
@@ -48,6 +50,7 @@ impl Context {
             Context::Logs => "Logs",
             Context::Raw => "Raw",
             Context::Findings => "Findings",
+            Context::Network => "Network",
         }
     }
 }
@@ -196,6 +199,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["5"], FocusTools),
         (Global, &["6"], FocusComposer),
         (Global, &["7"], FocusFindings),
+        (Global, &["8"], FocusNetwork),
         (Global, &["z"], Zoom),
         (Global, &["up", "k"], Up),
         (Global, &["down", "j"], Down),
@@ -230,6 +234,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Progress, &["b"], CycleByteMode),
         (Progress, &["x"], ClearFinished),
         (Progress, &["d"], Details),
+        (Progress, &["a"], AnswerInput),
         (Timeline, &["/"], Filter),
         (Timeline, &["backspace"], ClearFilter),
         (Timeline, &["f"], Follow),
@@ -251,6 +256,8 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Raw, &["N"], PrevMatch),
         (Raw, &["y"], Copy),
         (Findings, &["enter"], ShowFrame),
+        (Network, &["enter"], ShowChannel),
+        (Network, &["f"], Follow),
     ]
 };
 
@@ -284,7 +291,14 @@ pub const HINTS: &[(Context, &[Action])] = {
         (Editor, &[StopEdit, Send]),
         (
             Progress,
-            &[CancelCall, ShowLane, Details, CycleByteMode, ClearFinished],
+            &[
+                CancelCall,
+                ShowLane,
+                Details,
+                AnswerInput,
+                CycleByteMode,
+                ClearFinished,
+            ],
         ),
         (Timeline, &[Follow, Filter, CycleKind, ShowLane, ClearLane]),
         (
@@ -293,6 +307,7 @@ pub const HINTS: &[(Context, &[Action])] = {
         ),
         (Raw, &[ToggleBytes, Search, NextMatch, Copy]),
         (Findings, &[ShowFrame, Up, Down]),
+        (Network, &[ShowChannel, Follow, Up, Down]),
     ]
 };
 

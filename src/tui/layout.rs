@@ -2,12 +2,17 @@
 //! state: drawing and mouse hit-testing use the same answer. Wide terminals
 //! show every pane; narrow ones (below 120×30) show one pane under a tab bar.
 //! Findings take a slot below Logs once there is one (or when focused), so a
-//! clean session keeps the room for the timeline.
+//! clean session keeps the room for the timeline. Network, a strip under
+//! Progress as wide as it (its rows have many columns), appears once the
+//! session made an HTTP exchange (or when focused): stdio sessions look as
+//! before.
 //!
 //! ```text
 //! ┌ header ─────────────────────────────────────────────────────────────┐
 //! ┌ 5 Tools ─────────┐┌ 1 Progress ─────────────────────────────────────┐
 //! │ list / detail    ││ one gauge per call                              │
+//! │                  │├ 8 Network (HTTP only) ────────────────────────────┤
+//! │                  ││ one row per HTTP exchange                       │
 //! ├ 6 Composer ──────┤├ 2 Timeline ──────────────────┐┌ 4 Raw ──────────┤
 //! │ JSON editor      ││ every event, arrival order   ││ selected frame  │
 //! │ token/level/...  │├ 3 Logs ──────────────────────┤│                 │
@@ -104,31 +109,33 @@ pub fn compute(area: Rect, st: &State) -> Layout {
         3 * calls
     };
     let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
-    let (progress, lower) = rows(right, progress_h);
-    let (lists, raw) = cols(lower, lower.width * 13 / 20);
-    if !st.findings.list.is_empty() || st.focus == Pane::Findings {
-        let (timeline, rest) = rows(lists, lists.height / 2);
-        let (logs, findings) = rows(rest, rest.height / 2);
-        l.panes = vec![
-            (Pane::Tools, tools),
-            (Pane::Composer, composer),
-            (Pane::Progress, progress),
-            (Pane::Timeline, timeline),
-            (Pane::Logs, logs),
-            (Pane::Findings, findings),
-            (Pane::Raw, raw),
-        ];
-        return l;
-    }
-    let (timeline, logs) = rows(lists, lists.height * 3 / 5);
+    let (progress, mut lower) = rows(right, progress_h);
     l.panes = vec![
         (Pane::Tools, tools),
         (Pane::Composer, composer),
         (Pane::Progress, progress),
-        (Pane::Timeline, timeline),
-        (Pane::Logs, logs),
-        (Pane::Raw, raw),
     ];
+    if st.offers(Pane::Network) {
+        // Border, column header, the rows, the selected one in full.
+        let want = 5 + st.network.view.len().max(1) as u16;
+        let h = want.clamp(6, (right.height / 4).max(6));
+        let (network, rest) = rows(lower, h);
+        l.panes.push((Pane::Network, network));
+        lower = rest;
+    }
+    let (lists, raw) = cols(lower, lower.width * 13 / 20);
+    if !st.findings.list.is_empty() || st.focus == Pane::Findings {
+        let (timeline, rest) = rows(lists, lists.height / 2);
+        let (logs, findings) = rows(rest, rest.height / 2);
+        l.panes.push((Pane::Timeline, timeline));
+        l.panes.push((Pane::Logs, logs));
+        l.panes.push((Pane::Findings, findings));
+    } else {
+        let (timeline, logs) = rows(lists, lists.height * 3 / 5);
+        l.panes.push((Pane::Timeline, timeline));
+        l.panes.push((Pane::Logs, logs));
+    }
+    l.panes.push((Pane::Raw, raw));
     l
 }
 
@@ -144,6 +151,7 @@ pub fn list_height(st: &State, pane: Pane) -> usize {
         Pane::Progress => inner / 3,
         Pane::Tools => tools_list_height(r.height.saturating_sub(2)) as usize,
         Pane::Findings => findings_list_height(r.height.saturating_sub(2)) as usize,
+        Pane::Network => network_list_height(r.height.saturating_sub(2)) as usize,
         _ => inner,
     }
 }
@@ -157,6 +165,13 @@ pub fn tools_list_height(inner_h: u16) -> u16 {
 /// full once it has room for a list besides.
 pub fn findings_list_height(inner_h: u16) -> u16 {
     if inner_h >= 6 { inner_h - 2 } else { inner_h }
+}
+
+/// The Network pane: a column header, the list, and the selected exchange
+/// in full on the last two rows once there is room for both.
+pub fn network_list_height(inner_h: u16) -> u16 {
+    let list = inner_h.saturating_sub(1);
+    if list >= 6 { list - 2 } else { list }
 }
 
 /// Inner width of a pane (for cutting exact-bytes lines).

@@ -3,8 +3,8 @@
 //!
 //! Layout of the module: `app` (state + update), `state`, `action`
 //! (actions, effects, messages), `keymap`, `settings`, `theme`, `views`
-//! (incremental filtered lists), `calls` (gauges), `compose` (composer
-//! state), `timing` (per-call statistics), `replay` (playback of a recorded
+//! (incremental filtered lists), `calls` (gauges), `network` (HTTP
+//! exchanges), `compose` (composer state), `timing` (per-call statistics), `replay` (playback of a recorded
 //! trace), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
 //! `panes/*` (rendering, one file per pane), `terminal` (guard), `runtime`
 //! (event loop and effects).
@@ -17,6 +17,7 @@ pub mod format;
 pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
+pub mod network;
 pub mod panes;
 pub mod replay;
 pub mod runtime;

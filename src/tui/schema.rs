@@ -28,6 +28,23 @@ pub fn template(schema: &Value) -> Value {
     Value::Object(out)
 }
 
+/// Every property of `schema`: its default, else a placeholder of its type.
+/// For answers the user fills in (an elicitation's `requestedSchema`), where
+/// seeing every field beats a minimal object.
+pub fn skeleton(schema: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            let v = prop
+                .get("default")
+                .cloned()
+                .unwrap_or_else(|| placeholder(prop));
+            out.insert(name.clone(), v);
+        }
+    }
+    Value::Object(out)
+}
+
 fn placeholder(prop: &Value) -> Value {
     if let Some(first) = prop
         .get("enum")

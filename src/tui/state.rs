@@ -6,6 +6,7 @@ use super::calls::{ByteMode, Calls};
 use super::compose::Composer;
 use super::jsonfmt::Lines;
 use super::keymap::{Context, Keymap};
+use super::network::NetworkView;
 use super::replay::PlaybackView;
 use super::theme::Theme;
 use super::timing::CallTiming;
@@ -24,10 +25,12 @@ pub enum Pane {
     Tools,
     Composer,
     Findings,
+    /// HTTP exchanges; offered once the session has any.
+    Network,
 }
 
 impl Pane {
-    pub const ORDER: [Pane; 7] = [
+    pub const ORDER: [Pane; 8] = [
         Pane::Progress,
         Pane::Timeline,
         Pane::Logs,
@@ -35,6 +38,7 @@ impl Pane {
         Pane::Tools,
         Pane::Composer,
         Pane::Findings,
+        Pane::Network,
     ];
 
     pub fn title(self) -> &'static str {
@@ -46,6 +50,7 @@ impl Pane {
             Pane::Tools => "Tools",
             Pane::Composer => "Composer",
             Pane::Findings => "Findings",
+            Pane::Network => "Network",
         }
     }
 
@@ -63,17 +68,25 @@ impl Pane {
             Pane::Tools => Context::Tools,
             Pane::Composer => Context::Composer,
             Pane::Findings => Context::Findings,
+            Pane::Network => Context::Network,
         }
     }
 
-    pub fn step(self, forward: bool) -> Pane {
-        let i = self.number() - 1;
+    /// The next (or previous) pane in focus order, skipping panes not offered.
+    pub fn step(self, forward: bool, offered: impl Fn(Pane) -> bool) -> Pane {
         let n = Pane::ORDER.len();
-        Pane::ORDER[if forward {
-            (i + 1) % n
-        } else {
-            (i + n - 1) % n
-        }]
+        let mut i = self.number() - 1;
+        for _ in 0..n {
+            i = if forward {
+                (i + 1) % n
+            } else {
+                (i + n - 1) % n
+            };
+            if offered(Pane::ORDER[i]) {
+                return Pane::ORDER[i];
+            }
+        }
+        self
     }
 }
 
@@ -260,6 +273,15 @@ impl FindingsState {
     }
 }
 
+/// The Network pane: the exchanges and the cursor over them.
+#[derive(Debug, Default)]
+pub struct NetworkState {
+    pub view: NetworkView,
+    pub cursor: Cursor,
+    /// Keep the newest exchange selected (scrolling up stops it).
+    pub follow: bool,
+}
+
 /// Which text field a line input edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
@@ -306,6 +328,8 @@ pub struct State {
     pub server: ServerView,
     /// Protocol findings, pulled from the live checks as they are published.
     pub findings: FindingsState,
+    /// HTTP exchanges (empty for a stdio session).
+    pub network: NetworkState,
     /// Timing statistics of the call selected in Progress (details view).
     pub timing: CallTiming,
     /// The Progress pane shows the selected call in detail.
@@ -332,4 +356,23 @@ pub struct State {
     pub server_cli: String,
     pub live: bool,
     pub fps: u32,
+}
+
+impl State {
+    /// Is the pane offered (in the tab bar and in focus order)? The Network
+    /// pane is, once the session made an HTTP exchange, or while focused
+    /// (its key always works and says when there is nothing to show).
+    pub fn offers(&self, p: Pane) -> bool {
+        p != Pane::Network || self.network.view.is_http() || self.focus == Pane::Network
+    }
+
+    /// The panes of the tab bar, in order.
+    pub fn tabs(&self) -> impl Iterator<Item = Pane> + '_ {
+        Pane::ORDER.into_iter().filter(|p| self.offers(*p))
+    }
+
+    /// HTTP session: timeline rows show their channel.
+    pub fn shows_channels(&self) -> bool {
+        self.network.view.is_http()
+    }
 }

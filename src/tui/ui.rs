@@ -29,6 +29,7 @@ pub fn draw(f: &mut Frame, st: &State, store: &Store) {
             Pane::Tools => panes::tools::draw(f, *r, st, store),
             Pane::Composer => panes::composer::draw(f, *r, st, store),
             Pane::Findings => panes::findings::draw(f, *r, st, store),
+            Pane::Network => panes::network::draw(f, *r, st, store),
         }
     }
     panes::status::draw(f, lay.status, st, store);

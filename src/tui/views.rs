@@ -1,5 +1,6 @@
 //! Incremental views over the store: the timeline (optionally filtered by
-//! kind and text, or narrowed to one request's lane) and the logs list.
+//! kind and text, or narrowed to one request's lane or one HTTP channel)
+//! and the logs list.
 //! Each keeps the seqs that match and how far it has scanned; new events
 //! extend it, a filter change rebuilds it in bounded batches. Nothing here
 //! scans the whole store per frame.
@@ -175,6 +176,44 @@ impl Lane {
     }
 }
 
+/// One HTTP channel's events (a POST's stream, `get`, `sse`…): seeded from
+/// the Network view's per-channel index, then extended with new events.
+#[derive(Debug, Clone)]
+pub struct ChannelLane {
+    pub name: String,
+    pub seqs: Vec<u64>,
+    scanned_to: u64,
+}
+
+impl ChannelLane {
+    /// `seqs` are the channel's events before `scanned_to`, in order.
+    pub fn new(name: &str, seqs: Vec<u64>, scanned_to: u64) -> ChannelLane {
+        ChannelLane {
+            name: name.to_string(),
+            seqs,
+            scanned_to,
+        }
+    }
+
+    /// Scan at most `budget` new events. Returns true when caught up.
+    fn sync(&mut self, store: &Store, budget: u64) -> bool {
+        let from = self.scanned_to.max(store.first_seq());
+        let to = store.next_seq().min(from + budget);
+        for ev in store.range(from, to) {
+            if ev.channel == self.name {
+                self.seqs.push(ev.seq);
+            }
+        }
+        self.scanned_to = to;
+        let first = store.first_seq();
+        if self.seqs.first().is_some_and(|s| *s < first) {
+            let cut = self.seqs.partition_point(|s| *s < first);
+            self.seqs.drain(..cut);
+        }
+        to >= store.next_seq()
+    }
+}
+
 /// The timeline's rows.
 #[derive(Debug, Clone)]
 pub struct TimelineView {
@@ -182,6 +221,9 @@ pub struct TimelineView {
     /// Lowercase text filter.
     pub text: String,
     pub lane: Option<Lane>,
+    /// One HTTP channel only (set from the Network pane). Like a lane it
+    /// shows every event of the channel whatever the kind and text filters.
+    pub channel: Option<ChannelLane>,
     seqs: Vec<u64>,
     scanned_to: u64,
 }
@@ -192,6 +234,7 @@ impl Default for TimelineView {
             kind: KindFilter::All,
             text: String::new(),
             lane: None,
+            channel: None,
             seqs: Vec::new(),
             scanned_to: 0,
         }
@@ -199,6 +242,15 @@ impl Default for TimelineView {
 }
 
 impl TimelineView {
+    /// The rows of a lane or channel view, when one is set (a lane wins).
+    fn narrowed(&self) -> Option<&[u64]> {
+        match (&self.lane, &self.channel) {
+            (Some(l), _) => Some(&l.seqs),
+            (None, Some(c)) => Some(&c.seqs),
+            (None, None) => None,
+        }
+    }
+
     fn unfiltered(&self) -> bool {
         self.kind == KindFilter::All && self.text.is_empty()
     }
@@ -212,16 +264,16 @@ impl TimelineView {
     }
 
     pub fn len(&self, store: &Store) -> usize {
-        match &self.lane {
-            Some(l) => l.seqs.len(),
+        match self.narrowed() {
+            Some(l) => l.len(),
             None if self.unfiltered() => store.len() as usize,
             None => self.seqs.len(),
         }
     }
 
     pub fn seq_at(&self, i: usize, store: &Store) -> Option<u64> {
-        match &self.lane {
-            Some(l) => l.seqs.get(i).copied(),
+        match self.narrowed() {
+            Some(l) => l.get(i).copied(),
             None if self.unfiltered() => {
                 let s = store.first_seq() + i as u64;
                 (s < store.next_seq()).then_some(s)
@@ -232,8 +284,8 @@ impl TimelineView {
 
     /// Position of a seq (or of the first row after it).
     pub fn position_of(&self, seq: u64, store: &Store) -> usize {
-        match &self.lane {
-            Some(l) => l.seqs.partition_point(|s| *s < seq),
+        match self.narrowed() {
+            Some(l) => l.partition_point(|s| *s < seq),
             None if self.unfiltered() => seq.saturating_sub(store.first_seq()) as usize,
             None => self.seqs.partition_point(|s| *s < seq),
         }
@@ -244,9 +296,10 @@ impl TimelineView {
         if let Some(l) = &mut self.lane {
             l.sync(store);
         }
+        let channel_done = self.channel.as_mut().is_none_or(|c| c.sync(store, budget));
         if self.unfiltered() {
             self.scanned_to = store.next_seq();
-            return true;
+            return channel_done;
         }
         let from = self.scanned_to.max(store.first_seq());
         let to = store.next_seq().min(from + budget);
@@ -263,7 +316,7 @@ impl TimelineView {
             let cut = self.seqs.partition_point(|s| *s < first);
             self.seqs.drain(..cut);
         }
-        to >= store.next_seq()
+        channel_done && to >= store.next_seq()
     }
 
     /// How far a rebuild has got, for the "filtering…" indicator.

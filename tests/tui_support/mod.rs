@@ -35,6 +35,25 @@ impl Scenario {
         self
     }
 
+    /// A frame mcpscope sent on an HTTP channel (`post:3`…).
+    pub fn out_on(&self, channel: &str, frame: Value) -> u64 {
+        let b = frame.to_string();
+        self.trace
+            .append(|s, now| s.append_frame(Dir::Out, channel, now, b.as_bytes(), &mut Vec::new()))
+    }
+
+    /// A frame received on an HTTP channel.
+    pub fn inn_on(&self, channel: &str, frame: Value) -> u64 {
+        let b = frame.to_string();
+        self.trace
+            .append(|s, now| s.append_frame(Dir::In, channel, now, b.as_bytes(), &mut Vec::new()))
+    }
+
+    /// A transport event on a channel, as the HTTP transport records them.
+    pub fn meta_on(&self, channel: &str, ev: Value) -> u64 {
+        self.trace.append(|s, now| s.append_meta(channel, now, &ev))
+    }
+
     pub fn out(&self, frame: Value) -> u64 {
         let b = frame.to_string();
         self.trace
@@ -127,6 +146,22 @@ pub fn init_result() -> InitializeResult {
 /// An App over the scenario's trace, connected, with the demo's tools.
 pub fn app(sc: &Scenario) -> App {
     let mut app = App::new(sc.trace.clone(), AppOptions::default());
+    app.set_server(&init_result());
+    app.on_msg(mcpscope::tui::action::Msg::Handshake(Ok(init_result())));
+    app.on_msg(mcpscope::tui::action::Msg::Tools(Ok(tools())));
+    app.sync();
+    app
+}
+
+/// Like `app`, for an HTTP session (the header names the transport).
+pub fn http_app(sc: &Scenario) -> App {
+    let opts = AppOptions {
+        transport: "streamable-http".into(),
+        server_cli: "--url http://127.0.0.1:8181/mcp".into(),
+        spec_name: "http://127.0.0.1:8181/mcp".into(),
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
     app.set_server(&init_result());
     app.on_msg(mcpscope::tui::action::Msg::Handshake(Ok(init_result())));
     app.on_msg(mcpscope::tui::action::Msg::Tools(Ok(tools())));
@@ -257,6 +292,87 @@ pub fn mid_progress() -> Scenario {
     upload(850, 3);
     upload(1100, 4);
     sc.at_ms(1400);
+    sc
+}
+
+/// A Streamable HTTP session as the transport records it: initialize on
+/// `post:1` (SSE, priming, session id), `notifications/initialized` (202),
+/// the standalone GET stream, an upload on `post:3` whose stream the server
+/// closes after two progress notifications and mcpscope resumes with a GET,
+/// a call answered with plain JSON, a POST answered by a 500 HTML page, and
+/// a call still streaming.
+pub fn http_session() -> Scenario {
+    let sc = Scenario::new();
+    let sid = "demo-00000001";
+    sc.at_ms(1).out_on("post:1", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcpscope", "version": "0"}}}));
+    sc.at_ms(3).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 200, "content_type": "text/event-stream", "session": sid, "ms": 2}));
+    sc.at_ms(3).meta_on(
+        "post:1",
+        json!({"event": "sse-priming", "id": "1-0", "retry_ms": 200}),
+    );
+    sc.at_ms(4).inn_on("post:1", json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"logging": {}, "tools": {}}, "serverInfo": {"name": "mcpscope-demo", "version": "0.1.0"}}}));
+    sc.at_ms(4)
+        .meta_on("post:1", json!({"event": "stream-end"}));
+    sc.at_ms(5).out_on(
+        "post:2",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    sc.at_ms(6).meta_on("post:2", json!({"event": "http", "method": "POST", "status": 202, "content_type": "text/plain", "session": null, "ms": 1}));
+    sc.at_ms(7).meta_on("get", json!({"event": "http", "method": "GET", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 1}));
+    sc.at_ms(10).out_on("post:3", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "upload_file", "arguments": {"size_bytes": 100000}, "_meta": {"progressToken": "mcpscope-1"}}}));
+    sc.at_ms(11).meta_on("post:3", json!({"event": "http", "method": "POST", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 1}));
+    sc.at_ms(11).meta_on(
+        "post:3",
+        json!({"event": "sse-priming", "id": "2-0", "retry_ms": 200}),
+    );
+    let progress = |ms: u64, p: u64| {
+        sc.at_ms(ms).inn_on("post:3", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "mcpscope-1", "progress": p, "total": 100000, "message": format!("Read {p} / 100000 bytes, preparing the upload")}}));
+    };
+    progress(60, 25000);
+    progress(110, 50000);
+    sc.at_ms(160)
+        .meta_on("post:3", json!({"event": "stream-end"}));
+    sc.at_ms(160).meta_on(
+        "post:3",
+        json!({"event": "resume", "last_event_id": "2-2", "after_ms": 200, "attempt": 1}),
+    );
+    sc.at_ms(362).meta_on("post:3", json!({"event": "http", "method": "GET", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 1}));
+    progress(363, 75000);
+    progress(364, 100000);
+    sc.at_ms(365).inn_on("post:3", json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "Uploaded release.tar.gz (100000 bytes)"}], "isError": false}}));
+    sc.at_ms(365).meta_on(
+        "post:3",
+        json!({"event": "stream-released", "reason": "the response arrived"}),
+    );
+    sc.at_ms(400).out_on(
+        "post:4",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    sc.at_ms(404).meta_on("post:4", json!({"event": "http", "method": "POST", "status": 200, "content_type": "application/json", "session": null, "ms": 4}));
+    sc.at_ms(404).inn_on(
+        "post:4",
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}),
+    );
+    sc.at_ms(500).out_on("post:5", json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}));
+    sc.at_ms(530).meta_on("post:5", json!({"event": "http", "method": "POST", "status": 500, "content_type": "text/html; charset=utf-8", "session": null, "ms": 30}));
+    sc.at_ms(530).trace.append(|s, now| {
+        s.append_frame(
+            Dir::In,
+            "post:5",
+            now,
+            b"<html><body>Internal Server Error</body></html>",
+            &mut Vec::new(),
+        )
+    });
+    sc.at_ms(530).meta_on("post:5", json!({"event": "failed", "request": 3, "error": "HTTP 500 Internal Server Error: <html><body>Internal Server Error</body></html>"}));
+    sc.at_ms(600).out_on("post:6", json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "context_builder", "arguments": {}, "_meta": {"progressToken": "mcpscope-4"}}}));
+    sc.at_ms(602).meta_on("post:6", json!({"event": "http", "method": "POST", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 2}));
+    sc.at_ms(602).meta_on(
+        "post:6",
+        json!({"event": "sse-priming", "id": "4-0", "retry_ms": 200}),
+    );
+    sc.at_ms(700).inn_on("post:6", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "mcpscope-4", "progress": 1, "message": "[discovering] provider_process_starting"}}));
+    sc.at_ms(900);
     sc
 }
 

@@ -113,7 +113,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
 pub fn draw_tabs(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let mut spans = Vec::new();
-    for p in crate::tui::state::Pane::ORDER {
+    for p in st.tabs() {
         let style = if p == st.focus {
             t.selected().add_modifier(Modifier::BOLD)
         } else {

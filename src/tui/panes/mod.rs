@@ -6,6 +6,7 @@ pub mod findings;
 pub mod header;
 pub mod help;
 pub mod logs;
+pub mod network;
 pub mod progress;
 pub mod raw;
 pub mod status;

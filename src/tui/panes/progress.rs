@@ -2,13 +2,17 @@
 //! bar, rate and ETA; without: an indeterminate bar with count, rate and
 //! elapsed. Always the last message, time since the last notification
 //! (stale ones highlighted), idle/max countdowns; finished calls keep their
-//! final state, count, duration and time to first progress. The details
-//! view (`d`) shows the selected call alone with its timing statistics.
+//! final state, count, duration and time to first progress. A call whose
+//! result is `input_required` says what the server asked for, and that `a`
+//! answers it. The details view (`d`) shows the selected call alone with
+//! its timing statistics.
 
 use super::{block, full_width, inner};
 use crate::trace::Store;
+use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
 use crate::tui::format::{bytes, duration, num, rate};
+use crate::tui::keymap::Context;
 use crate::tui::state::{Pane, State};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -78,6 +82,7 @@ fn status_color(t: &Theme, s: CallStatus) -> Color {
         CallStatus::Cancelled => t.state_cancelled,
         CallStatus::TimedOut => t.state_timeout,
         CallStatus::Crashed => t.state_crashed,
+        CallStatus::InputRequired => t.warn,
     }
 }
 
@@ -90,6 +95,7 @@ fn icon(s: CallStatus, now_us: u64) -> &'static str {
         CallStatus::Cancelled => "⊘",
         CallStatus::TimedOut => "⧖",
         CallStatus::Crashed => "☠",
+        CallStatus::InputRequired => "✎",
     }
 }
 
@@ -304,6 +310,30 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
             format!(" · {}", c.note),
             Style::default().fg(color),
         ));
+    }
+    if let Some(inp) = &c.input {
+        let asks: Vec<String> = inp.asks.iter().map(|a| a.summary()).collect();
+        let asks = if asks.is_empty() {
+            "nothing named".to_string()
+        } else {
+            asks.join(" · ")
+        };
+        stats.push(Span::styled(
+            format!(" · needs {asks}"),
+            Style::default().fg(color).add_modifier(Modifier::BOLD),
+        ));
+        let next = match &inp.answered_by {
+            Some(id) => format!(" · answered by id {id}"),
+            None => match st
+                .keymap
+                .keys_for(Context::Progress, Action::AnswerInput)
+                .first()
+            {
+                Some(k) => format!(" · {k} answers it"),
+                None => String::new(),
+            },
+        };
+        stats.push(Span::styled(next, t.muted()));
     }
     if stats.first().is_some_and(|s| s.content.starts_with(" · ")) {
         let s0 = stats[0].content.trim_start_matches(" · ").to_string();

@@ -47,6 +47,8 @@ fn short(a: Action) -> &'static str {
         Copy => "copy",
         ShowFrame => "show frame",
         Details => "details",
+        AnswerInput => "answer input",
+        ShowChannel => "stream in timeline",
         ReplayPause => "pause",
         ReplayStep => "step",
         ReplayFaster => "faster",
@@ -108,9 +110,18 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         }
         spans.push(Span::styled(" │", base.fg(t.muted)));
     }
+    // "answer input" only matters for a call waiting for input.
+    let waiting = st
+        .calls
+        .list
+        .get(st.progress.selected)
+        .is_some_and(|c| c.input.is_some());
     for (c, actions) in HINTS {
         if *c == ctx {
             for a in *actions {
+                if *a == Action::AnswerInput && !waiting {
+                    continue;
+                }
                 push(&mut spans, ctx, *a);
             }
         }

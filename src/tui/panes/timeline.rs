@@ -1,11 +1,13 @@
 //! Timeline: every event in exact arrival order (or the filtered/lane view),
 //! one row each, formatted only for the rows on screen. Frames named by a
-//! finding carry its severity mark.
+//! finding carry its severity mark. Over HTTP a narrow column names each
+//! event's channel (`post:3`, `get`…), so the order within each stream is
+//! visible; the Network pane narrows the view to one channel.
 
 use super::findings::{severity_color, severity_glyph};
 use super::{block, fit, full_width, inner};
 use crate::trace::{Dir, Store};
-use crate::tui::format::rel_ms;
+use crate::tui::format::{rel_ms, safe};
 use crate::tui::state::{Pane, State};
 use crate::tui::summary::{Class, dir_glyph, summarize};
 use crate::tui::views::KindFilter;
@@ -15,6 +17,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// The channel column: `post:1234`, `listen:12`, `get` fit; longer names are cut.
+const CHANNEL_W: usize = 9;
+
 pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let t = &st.theme;
     let tl = &st.timeline;
@@ -22,6 +27,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let mut info = vec![format!("· {len} rows")];
     if let Some(l) = &tl.view.lane {
         info.push(format!("lane id {}", l.id));
+    } else if let Some(c) = &tl.view.channel {
+        info.push(format!("channel {}", c.name));
     } else {
         if tl.view.kind != KindFilter::All {
             info.push(format!("kind: {}", tl.view.kind.label()));
@@ -46,11 +53,20 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     // Method and id columns share the width; the summary gets the rest.
     let mw = (w / 5).clamp(16, 28);
     let iw = (w / 6).clamp(16, 26);
+    let channels = st.shows_channels();
     let mut lines = vec![Line::styled(
         fit(
             &format!(
-                "{:>10}   {:<5} {:<mw$} {:<iw$} summary",
-                "ms", "kind", "method", "id / token"
+                "{:>10}   {}{:<5} {:<mw$} {:<iw$} summary",
+                "ms",
+                if channels {
+                    format!("{:<CHANNEL_W$} ", "channel")
+                } else {
+                    String::new()
+                },
+                "kind",
+                "method",
+                "id / token"
             ),
             w,
         ),
@@ -115,6 +131,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
                 format!("{} ", dir_glyph(ev.dir)),
                 Style::default().fg(dir_color).add_modifier(Modifier::BOLD),
             ),
+        ]);
+        if channels {
+            spans.push(Span::styled(
+                // A replayed trace names its own channels: sanitised like any text.
+                format!("{} ", fit(&safe(ev.channel, 40), CHANNEL_W)),
+                t.muted(),
+            ));
+        }
+        spans.extend([
             Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
             Span::styled(
                 format!("{} ", fit(short_method(&s.method), mw)),

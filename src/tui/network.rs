@@ -1,0 +1,465 @@
+//! The Network view's model: one row per HTTP exchange (a POST, GET or
+//! DELETE and its response), built from the transport's `meta` events and
+//! the frames on each exchange's channel. Like `calls.rs` it only ever
+//! looks at events it has not seen (bounded per sync), and it keeps, per
+//! HTTP channel, the seqs of that channel's events so the timeline can be
+//! narrowed to one stream without scanning the store again.
+//!
+//! Over HTTP every POST is its own channel (`post:N`, `listen:N` for a
+//! `subscriptions/listen` stream), the standalone GET stream is `get`, the
+//! legacy SSE stream `sse`, and session-level events use `http`. A stdio
+//! session only has `stdio`, so it never produces a row.
+
+use super::format::{safe, safe_row};
+use crate::protocol::IdKey;
+use crate::protocol::frame::FrameKind;
+use crate::trace::store::flags;
+use crate::trace::{Dir, EventRef, Store};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The channel every stdio event is on: nothing to show for it here.
+const STDIO: &str = "stdio";
+
+/// What came back for an exchange.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpStatus {
+    Code(u16),
+    /// No HTTP status: the request failed (connection refused, timed out…).
+    Error(String),
+}
+
+impl HttpStatus {
+    pub fn label(&self) -> String {
+        match self {
+            HttpStatus::Code(c) => c.to_string(),
+            HttpStatus::Error(_) => "ERR".into(),
+        }
+    }
+}
+
+/// How a response stream ended, as far as the transport said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// The server closed it.
+    Ended,
+    /// mcpscope closed it once the response had arrived (a resumed stream).
+    Released,
+    /// mcpscope closed it to cancel the request (2026-07-28 over HTTP).
+    Cancelled,
+}
+
+/// One HTTP exchange and what happened on its response stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    /// The `http` (or `http-error`) meta event.
+    pub seq: u64,
+    pub t_us: u64,
+    pub channel: String,
+    /// POST, GET or DELETE.
+    pub method: String,
+    pub status: HttpStatus,
+    /// Shortened: `sse`, `json`, or the media type without parameters.
+    pub content_type: String,
+    /// Time to the response headers.
+    pub ms: Option<u64>,
+    /// The session the exchange belongs to: the response's `Mcp-Session-Id`
+    /// or, when it echoes none, the one in use.
+    pub session: Option<String>,
+    /// The JSON-RPC message that opened the channel (`tools/call upload_file #3`).
+    pub rpc: String,
+    /// Frames received on this response (batch elements not counted twice).
+    pub frames: u64,
+    /// SSE priming events (an id with empty data).
+    pub priming: u32,
+    /// The stream was resumed this many times (on the exchange that opened it).
+    pub resumed: u32,
+    /// This GET resumes a POST's stream: which attempt.
+    pub resume_attempt: Option<u32>,
+    pub reconnects: u32,
+    /// The stream broke mid-event.
+    pub cut: bool,
+    pub end: Option<StreamEnd>,
+    pub failed: Option<String>,
+    /// 404 for a known session: mcpscope re-initializes.
+    pub expired: bool,
+    /// Legacy SSE: the POST endpoint the stream announced.
+    pub endpoint: Option<String>,
+    /// Legacy SSE detection from this exchange's answer.
+    pub detected: Option<String>,
+}
+
+impl Exchange {
+    pub fn is_stream(&self) -> bool {
+        self.content_type == "sse"
+    }
+
+    /// The stream events as short words, in a fixed order.
+    pub fn stream_events(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(d) = &self.detected {
+            out.push(format!("→ {d}"));
+        }
+        if let Some(e) = &self.endpoint {
+            out.push(format!("endpoint {e}"));
+        }
+        if let Some(a) = self.resume_attempt {
+            out.push(format!("resume #{a}"));
+        }
+        if self.priming > 0 {
+            out.push(if self.priming == 1 {
+                "primed".into()
+            } else {
+                format!("primed ×{}", self.priming)
+            });
+        }
+        if self.resumed > 0 {
+            out.push(format!("resumed ×{}", self.resumed));
+        }
+        if self.reconnects > 0 {
+            out.push(format!("reconnect ×{}", self.reconnects));
+        }
+        if self.cut {
+            out.push("cut".into());
+        }
+        if self.expired {
+            out.push("session expired".into());
+        }
+        match self.end {
+            Some(StreamEnd::Ended) => out.push("ended".into()),
+            Some(StreamEnd::Released) => out.push("released".into()),
+            Some(StreamEnd::Cancelled) => out.push("cancelled (stream closed)".into()),
+            None if self.is_stream() && self.failed.is_none() => out.push("open".into()),
+            None => {}
+        }
+        if let Some(f) = &self.failed {
+            out.push(format!("failed: {f}"));
+        }
+        out
+    }
+}
+
+/// What is known about one HTTP channel.
+#[derive(Debug, Default)]
+struct Chan {
+    /// The first message mcpscope sent on it.
+    rpc: Option<String>,
+    /// The exchange that opened it (the POST) and the latest one (a resume GET).
+    first: Option<usize>,
+    last: Option<usize>,
+    /// A `resume` was announced: the next GET on the channel is attempt N.
+    resume: Option<u32>,
+}
+
+#[derive(Debug, Default)]
+pub struct NetworkView {
+    pub rows: Vec<Exchange>,
+    chans: HashMap<String, Chan>,
+    /// Seqs of every event per HTTP channel, for the timeline's channel view.
+    by_channel: HashMap<String, Vec<u64>>,
+    /// Our request ids and the channel they went out on (for `cancel`).
+    ids: HashMap<IdKey, String>,
+    session: Option<String>,
+    scanned_to: u64,
+}
+
+fn text(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+/// `text/event-stream` → `sse`, `application/json; charset=utf-8` → `json`,
+/// `text/html` → `html`: the part that tells types apart in a narrow column.
+pub fn short_type(ct: &str) -> String {
+    let base = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match base.as_str() {
+        "text/event-stream" => "sse".into(),
+        "text/plain" => "text".into(),
+        "" => "—".into(),
+        other => safe(other.rsplit('/').next().unwrap_or(other), 24),
+    }
+}
+
+impl NetworkView {
+    /// Anything HTTP seen yet? (The pane is offered from then on.)
+    pub fn is_http(&self) -> bool {
+        !self.rows.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The seqs of a channel's events seen so far, and up to where.
+    pub fn channel_seqs(&self, channel: &str) -> (&[u64], u64) {
+        (
+            self.by_channel.get(channel).map_or(&[][..], Vec::as_slice),
+            self.scanned_to,
+        )
+    }
+
+    /// Look at new events (at most `budget`). Returns true when caught up.
+    pub fn sync(&mut self, store: &Store, budget: u64) -> bool {
+        let from = self.scanned_to.max(store.first_seq());
+        let to = store.next_seq().min(from + budget);
+        for ev in store.range(from, to) {
+            if ev.channel != STDIO {
+                self.event(&ev);
+            }
+        }
+        self.scanned_to = to;
+        to >= store.next_seq()
+    }
+
+    fn current(&mut self, channel: &str) -> Option<&mut Exchange> {
+        let i = self.chans.get(channel)?.last?;
+        self.rows.get_mut(i)
+    }
+
+    fn event(&mut self, ev: &EventRef<'_>) {
+        let channel = ev.channel;
+        match self.by_channel.get_mut(channel) {
+            Some(v) => v.push(ev.seq),
+            None => {
+                self.by_channel.insert(channel.to_string(), vec![ev.seq]);
+            }
+        }
+        match ev.dir {
+            Dir::Out => {
+                let chan = self.chans.entry(channel.to_string()).or_default();
+                if chan.rpc.is_some() || ev.flags & flags::IN_BATCH != 0 {
+                    return;
+                }
+                let f = ev.frame();
+                let mut label = match (f.kind, f.method.as_deref()) {
+                    (FrameKind::Batch, _) => format!("batch of {}", f.batch.len()),
+                    (_, Some(m)) => safe(m, 40),
+                    (FrameKind::Response | FrameKind::ErrorResponse, None) => "response".into(),
+                    _ => "?".into(),
+                };
+                if f.method.as_deref() == Some(crate::protocol::methods::TOOLS_CALL)
+                    && let Some(name) = f
+                        .params
+                        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                        .and_then(|p| text(&p, "name"))
+                {
+                    label.push(' ');
+                    label.push_str(&safe(&name, 30));
+                }
+                if let Some(id) = &f.id {
+                    label.push_str(&format!(" #{}", safe(&id.to_string(), 20)));
+                    if f.kind == FrameKind::Request {
+                        self.ids.insert(id.clone(), channel.to_string());
+                    }
+                }
+                chan.rpc = Some(label);
+            }
+            Dir::In => {
+                if ev.flags & flags::IN_BATCH == 0
+                    && let Some(x) = self.current(channel)
+                {
+                    x.frames += 1;
+                }
+            }
+            Dir::Meta => self.meta(ev),
+            Dir::Stderr => {}
+        }
+    }
+
+    fn meta(&mut self, ev: &EventRef<'_>) {
+        let channel = ev.channel;
+        let Some(kind) = ev.method else { return };
+        // Only the event types below matter here; most are small.
+        if !matches!(
+            kind,
+            "http"
+                | "http-error"
+                | "sse-priming"
+                | "resume"
+                | "reconnect"
+                | "stream-end"
+                | "stream-released"
+                | "stream-cut"
+                | "stream-error"
+                | "failed"
+                | "session-expired"
+                | "cancel"
+                | "endpoint"
+                | "transport-detect"
+        ) {
+            return;
+        }
+        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
+        match kind {
+            "http" | "http-error" => {
+                let method = text(&v, "method").map_or_else(|| "?".into(), |m| safe(&m, 8));
+                let status = match v.get("status") {
+                    Some(Value::Number(n)) => n
+                        .as_u64()
+                        .and_then(|n| u16::try_from(n).ok())
+                        .map_or_else(|| HttpStatus::Error(n.to_string()), HttpStatus::Code),
+                    Some(Value::String(s)) => HttpStatus::Error(safe_row(s)),
+                    _ => HttpStatus::Error(
+                        text(&v, "error").map_or_else(|| "no response".into(), |e| safe_row(&e)),
+                    ),
+                };
+                let session = text(&v, "session").map(|s| safe(&s, 80));
+                if session.is_some() {
+                    self.session = session.clone();
+                }
+                let session = session.or_else(|| self.session.clone());
+                if method == "DELETE" {
+                    // The session is over once it was deleted.
+                    self.session = None;
+                }
+                let chan = self.chans.entry(channel.to_string()).or_default();
+                let resume_attempt = if method == "GET" {
+                    chan.resume.take()
+                } else {
+                    None
+                };
+                let idx = self.rows.len();
+                chan.first.get_or_insert(idx);
+                chan.last = Some(idx);
+                let rpc = chan.rpc.clone().unwrap_or_else(|| match channel {
+                    "get" => "(server stream)".into(),
+                    "sse" => "(legacy SSE stream)".into(),
+                    "http" if method == "DELETE" => "(end session)".into(),
+                    _ => "—".into(),
+                });
+                let failed = matches!(status, HttpStatus::Error(_))
+                    .then(|| text(&v, "error").map(|e| safe_row(&e)))
+                    .flatten();
+                self.rows.push(Exchange {
+                    seq: ev.seq,
+                    t_us: ev.t_us,
+                    channel: safe(channel, 40),
+                    method,
+                    status,
+                    content_type: text(&v, "content_type")
+                        .map_or_else(|| "—".into(), |c| short_type(&c)),
+                    ms: v.get("ms").and_then(Value::as_u64),
+                    session,
+                    rpc,
+                    frames: 0,
+                    priming: 0,
+                    resumed: 0,
+                    resume_attempt,
+                    reconnects: 0,
+                    cut: false,
+                    end: None,
+                    failed,
+                    expired: false,
+                    endpoint: None,
+                    detected: None,
+                });
+            }
+            "sse-priming" => {
+                if let Some(x) = self.current(channel) {
+                    x.priming += 1;
+                }
+            }
+            "resume" => {
+                let attempt = v
+                    .get("attempt")
+                    .and_then(Value::as_u64)
+                    .and_then(|a| u32::try_from(a).ok())
+                    .unwrap_or(1);
+                let chan = self.chans.entry(channel.to_string()).or_default();
+                chan.resume = Some(attempt);
+                if let Some(x) = chan.first.and_then(|i| self.rows.get_mut(i)) {
+                    x.resumed = x.resumed.max(attempt);
+                }
+            }
+            "reconnect" => {
+                if let Some(x) = self.current(channel) {
+                    x.reconnects += 1;
+                }
+            }
+            "stream-end" => {
+                if let Some(x) = self.current(channel) {
+                    x.end.get_or_insert(StreamEnd::Ended);
+                }
+            }
+            "stream-released" => {
+                if let Some(x) = self.current(channel) {
+                    x.end = Some(StreamEnd::Released);
+                }
+            }
+            "stream-cut" => {
+                if let Some(x) = self.current(channel) {
+                    x.cut = true;
+                }
+            }
+            "stream-error" | "failed" => {
+                let why = text(&v, "error").map_or_else(|| kind.to_string(), |e| safe_row(&e));
+                // `failed` names the request when it knows it; the channel
+                // says which exchange otherwise.
+                let by_id = v
+                    .get("request")
+                    .filter(|r| !r.is_null())
+                    .map(IdKey::from_value)
+                    .and_then(|id| self.ids.get(&id).cloned());
+                let ch = by_id.unwrap_or_else(|| channel.to_string());
+                if let Some(x) = self.current(&ch)
+                    && x.failed.is_none()
+                {
+                    x.failed = Some(why);
+                }
+            }
+            "session-expired" => {
+                self.session = None;
+                if let Some(x) = self.current(channel) {
+                    x.expired = true;
+                }
+            }
+            "cancel" => {
+                let Some(ch) = v
+                    .get("request")
+                    .map(IdKey::from_value)
+                    .and_then(|id| self.ids.get(&id).cloned())
+                else {
+                    return;
+                };
+                if let Some(x) = self.current(&ch) {
+                    x.end = Some(StreamEnd::Cancelled);
+                }
+            }
+            "endpoint" => {
+                let url = text(&v, "url").map(|u| safe(&u, 60));
+                if let Some(x) = self.current(channel) {
+                    x.endpoint = url;
+                }
+            }
+            "transport-detect" => {
+                let flavor = text(&v, "flavor").unwrap_or_default();
+                if let Some(x) = self.current(channel) {
+                    x.detected = Some(match flavor.as_str() {
+                        "sse" => "legacy HTTP+SSE".into(),
+                        other => safe(other, 20),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A session id cut to its first characters (they differ between sessions).
+pub fn short_session(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
