@@ -136,3 +136,19 @@ fn progress_details_with_timing() {
     app.apply(Action::Details);
     insta::assert_snapshot!(render(&mut app, 160, 48));
 }
+
+#[test]
+fn http_session_with_network_pane() {
+    let sc = http_session();
+    let mut app = http_app(&sc);
+    app.apply(Action::FocusNetwork);
+    app.apply(Action::Top);
+    for _ in 0..3 {
+        app.apply(Action::Down);
+    }
+    insta::assert_snapshot!("network_wide", render(&mut app, 160, 48));
+    app.apply(Action::ShowChannel);
+    insta::assert_snapshot!("network_channel_in_timeline", render(&mut app, 160, 48));
+    app.apply(Action::FocusNetwork);
+    insta::assert_snapshot!("network_narrow", render(&mut app, 100, 24));
+}

@@ -830,3 +830,331 @@ async fn findings_are_computed_during_replay() {
     );
     checks.stop();
 }
+
+// ------------------------------------------------------------- network
+
+use mcpscope::tui::network::{HttpStatus, StreamEnd};
+
+#[test]
+fn network_rows_come_from_http_meta_events_and_their_channels() {
+    let sc = http_session();
+    let app = app(&sc);
+    let rows = &app.state.network.view.rows;
+    let summary: Vec<(&str, &str, String)> = rows
+        .iter()
+        .map(|x| (x.channel.as_str(), x.method.as_str(), x.status.label()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("post:1", "POST", "200".to_string()),
+            ("post:2", "POST", "202".to_string()),
+            ("get", "GET", "200".to_string()),
+            ("post:3", "POST", "200".to_string()),
+            ("post:3", "GET", "200".to_string()),
+            ("post:4", "POST", "200".to_string()),
+            ("post:5", "POST", "500".to_string()),
+            ("post:6", "POST", "200".to_string()),
+        ]
+    );
+    let init = &rows[0];
+    assert_eq!(init.rpc, "initialize #0");
+    assert_eq!(init.content_type, "sse");
+    assert_eq!(init.session.as_deref(), Some("demo-00000001"));
+    assert_eq!((init.frames, init.priming), (1, 1));
+    assert_eq!(init.end, Some(StreamEnd::Ended));
+    assert_eq!(rows[1].rpc, "notifications/initialized");
+    assert_eq!(rows[2].rpc, "(server stream)");
+
+    // The upload's stream: two progress frames, closed by the server, resumed.
+    let post = &rows[3];
+    assert_eq!(post.rpc, "tools/call upload_file #1");
+    assert_eq!(
+        post.session.as_deref(),
+        Some("demo-00000001"),
+        "a response without the header belongs to the session in use"
+    );
+    assert_eq!((post.frames, post.priming, post.resumed), (2, 1, 1));
+    assert_eq!(post.ms, Some(1));
+    assert_eq!(
+        post.stream_events(),
+        ["primed", "resumed ×1", "ended"].map(String::from)
+    );
+    // The resumption GET carries the rest: two progress and the response.
+    let resume = &rows[4];
+    assert_eq!(resume.rpc, "tools/call upload_file #1");
+    assert_eq!((resume.frames, resume.resume_attempt), (3, Some(1)));
+    assert_eq!(resume.end, Some(StreamEnd::Released));
+
+    assert_eq!(rows[5].content_type, "json");
+    let err = &rows[6];
+    assert_eq!(err.status, HttpStatus::Code(500));
+    assert_eq!(err.content_type, "html");
+    assert_eq!(err.frames, 1, "the HTML page is kept as a frame");
+    assert!(
+        err.failed
+            .as_deref()
+            .is_some_and(|f| f.contains("HTTP 500"))
+    );
+    assert_eq!(
+        rows[7].stream_events(),
+        ["primed", "open"].map(String::from)
+    );
+    assert!(app.state.offers(Pane::Network));
+    assert!(app.state.shows_channels());
+}
+
+#[test]
+fn network_view_extends_incrementally_and_follows_the_newest_exchange() {
+    let sc = http_session();
+    let mut app = app(&sc);
+    app.apply(Action::FocusNetwork);
+    assert_eq!(app.state.network.cursor.selected, 7);
+    sc.at_ms(950).inn_on(
+        "post:6",
+        json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [], "isError": false}}),
+    );
+    sc.at_ms(950)
+        .meta_on("post:6", json!({"event": "stream-end"}));
+    sc.at_ms(960).meta_on("http", json!({"event": "http", "method": "DELETE", "status": 200, "session": "demo-00000001", "ms": 1}));
+    app.sync();
+    let rows = &app.state.network.view.rows;
+    assert_eq!(rows.len(), 9);
+    assert_eq!(rows[7].frames, 2);
+    assert_eq!(rows[7].end, Some(StreamEnd::Ended));
+    assert_eq!(rows[8].rpc, "(end session)");
+    assert_eq!(app.state.network.cursor.selected, 8, "following");
+    // Scrolling up stops following; a new exchange does not move the cursor.
+    app.apply(Action::Up);
+    assert!(!app.state.network.follow);
+    sc.at_ms(970).meta_on(
+        "get",
+        json!({"event": "http-error", "method": "GET", "error": "connection refused"}),
+    );
+    app.sync();
+    assert_eq!(app.state.network.cursor.selected, 7);
+    let last = app.state.network.view.rows.last().unwrap();
+    assert_eq!(last.status, HttpStatus::Error("connection refused".into()));
+    // The Raw pane shows the selected exchange's meta event.
+    let seq = app.state.network.view.rows[7].seq;
+    assert_eq!(app.state.raw.seq, Some(seq));
+    app.apply(Action::Follow);
+    app.sync();
+    assert_eq!(app.state.network.cursor.selected, 9);
+}
+
+#[test]
+fn enter_on_an_exchange_shows_its_channel_in_the_timeline() {
+    let sc = http_session();
+    let mut app = app(&sc);
+    app.apply(Action::FocusNetwork);
+    app.apply(Action::Top);
+    for _ in 0..3 {
+        app.apply(Action::Down);
+    }
+    assert_eq!(app.state.network.view.rows[3].channel, "post:3");
+    app.apply(Action::ShowChannel);
+    assert_eq!(app.state.focus, Pane::Timeline);
+    let channel_rows = |app: &App| -> Vec<(String, Option<String>)> {
+        let store = sc.trace.read();
+        let v = &app.state.timeline.view;
+        (0..v.len(&store))
+            .map(|i| {
+                let ev = store.get(v.seq_at(i, &store).unwrap()).unwrap();
+                (ev.channel.to_string(), ev.method.map(str::to_string))
+            })
+            .collect()
+    };
+    let rows = channel_rows(&app);
+    assert!(rows.iter().all(|(c, _)| c == "post:3"), "{rows:?}");
+    let methods: Vec<&str> = rows
+        .iter()
+        .map(|(_, m)| m.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "tools/call",
+            "http",
+            "sse-priming",
+            "notifications/progress",
+            "notifications/progress",
+            "stream-end",
+            "resume",
+            "http",
+            "notifications/progress",
+            "notifications/progress",
+            "tools/call",
+            "stream-released"
+        ]
+    );
+    assert_eq!(app.state.timeline.cursor.selected, 0);
+    // New events of that channel join, others do not.
+    sc.at_ms(950)
+        .meta_on("post:3", json!({"event": "stream-end"}));
+    sc.at_ms(950)
+        .meta_on("post:6", json!({"event": "stream-end"}));
+    app.sync();
+    assert_eq!(channel_rows(&app).len(), 13);
+    // `a` shows every event again.
+    app.apply(Action::ClearLane);
+    let store_len = sc.trace.read().len() as usize;
+    assert_eq!(app.state.timeline.view.len(&sc.trace.read()), store_len);
+}
+
+#[test]
+fn the_network_pane_is_offered_only_to_http_sessions() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    assert!(!app.state.offers(Pane::Network));
+    assert!(!app.state.shows_channels());
+    assert!(!app.state.tabs().any(|p| p == Pane::Network));
+    // Tab never lands on it…
+    app.apply(Action::FocusFindings);
+    app.apply(Action::FocusNext);
+    assert_eq!(app.state.focus, Pane::Progress);
+    app.apply(Action::FocusPrev);
+    assert_eq!(app.state.focus, Pane::Findings);
+    // …but its key shows it (with nothing in it).
+    app.handle_key(key('8'));
+    assert_eq!(app.state.focus, Pane::Network);
+    assert!(app.state.network.view.is_empty());
+    app.apply(Action::ShowChannel);
+    assert_eq!(app.state.focus, Pane::Network);
+    assert_eq!(
+        app.state.notice.as_deref(),
+        Some("no HTTP exchange selected")
+    );
+}
+
+// ------------------------------------------------------- input_required
+
+/// A stateless-era call whose result asks for an elicitation and roots.
+fn input_required_session() -> Scenario {
+    let sc = Scenario::new();
+    sc.at_ms(10).out_on("post:1", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "interactive_wizard", "arguments": {"questions": 2},
+        "_meta": {"progressToken": "mcpscope-1", "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    sc.at_ms(12).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 200, "content_type": "application/json", "session": null, "ms": 2}));
+    sc.at_ms(12).inn_on("post:1", json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "input_required",
+        "inputRequests": {
+            "project": {"method": "elicitation/create", "params": {
+                "message": "Project name?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "visibility": {"type": "string", "enum": ["private", "public"], "default": "private"},
+                    "seats": {"type": "integer"}}}}},
+            "where": {"method": "roots/list", "params": {}}
+        },
+        "requestState": "opaque-state-1"}}));
+    sc.at_ms(20);
+    sc
+}
+
+#[test]
+fn an_input_required_result_is_its_own_state_listing_the_requests() {
+    let sc = input_required_session();
+    let mut app = app(&sc);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("input required"), "{screen}");
+    assert!(
+        screen.contains("needs elicitation/create \"Project name?\" · roots/list · a answers it"),
+        "{screen}"
+    );
+    let c = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    assert_eq!(c.status, CallStatus::InputRequired);
+    assert!(!c.status.is_running());
+    assert_eq!(c.status.label(), "input required");
+    let input = c.input.as_ref().unwrap();
+    let asks: Vec<String> = input.asks.iter().map(|a| a.summary()).collect();
+    assert_eq!(asks, ["elicitation/create \"Project name?\"", "roots/list"]);
+    assert_eq!(input.request_state, Some(json!("opaque-state-1")));
+    assert_eq!(input.answered_by, None);
+}
+
+#[test]
+fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
+    let sc = input_required_session();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.handle_key(key('a'));
+    assert_eq!(app.state.focus, Pane::Composer);
+    assert!(app.state.composer.raw_mode);
+    assert_eq!(app.state.composer.check.error, None);
+    let msg: serde_json::Value = serde_json::from_str(&app.state.composer.text()).unwrap();
+    assert_eq!(
+        msg,
+        json!({
+            "jsonrpc": "2.0",
+            "id": "answer-1",
+            "method": "tools/call",
+            "params": {
+                "name": "interactive_wizard",
+                "arguments": {"questions": 2},
+                "_meta": {"progressToken": "answer-1"},
+                "inputResponses": {
+                    "project": {"action": "accept", "content": {"name": "", "visibility": "private", "seats": 0}},
+                    "where": {"roots": []}
+                },
+                "requestState": "opaque-state-1"
+            }
+        })
+    );
+    let e = app.apply(Action::Send);
+    match &e[..] {
+        [
+            Effect::Raw {
+                id: Some(IdKey::Str(id)),
+                method,
+                params: Some(p),
+                ..
+            },
+        ] => {
+            assert_eq!(&**id, "answer-1");
+            assert_eq!(method, "tools/call");
+            assert_eq!(p["requestState"], json!("opaque-state-1"));
+            assert_eq!(p["inputResponses"]["project"]["action"], json!("accept"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The retry, once in the trace, is a call of its own and answers the first.
+    sc.at_ms(30).out_on("post:2", msg);
+    app.sync();
+    let first = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    assert_eq!(
+        first.input.as_ref().unwrap().answered_by,
+        Some(IdKey::Str("answer-1".into()))
+    );
+    let retry = app.state.calls.get(&IdKey::Str("answer-1".into())).unwrap();
+    assert_eq!(retry.status, CallStatus::Running);
+    assert_eq!(retry.token, Some(IdKey::Str("answer-1".into())));
+    // A second answer gets a fresh id.
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Top);
+    app.apply(Action::AnswerInput);
+    assert!(app.state.composer.text().contains("\"answer-2\""));
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("answered already"))
+    );
+}
+
+#[test]
+fn answering_a_call_that_needs_no_input_explains_why_not() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::AnswerInput);
+    assert_eq!(app.state.focus, Pane::Progress);
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("only an input_required result can be answered")),
+        "{:?}",
+        app.state.notice
+    );
+}
