@@ -2,7 +2,8 @@
 //! `--run` progress tools and watch the gauges reach their final state,
 //! compose and send a call with keys, quit (and SIGTERM) and check the
 //! terminal was restored; a fault tool's finding in the header and the
-//! Findings pane; a recorded session replayed to its end. Synchronisation is by polling the captured screen
+//! Findings pane; a recorded session replayed to its end; the demo server
+//! over Streamable HTTP with the Network pane. Synchronisation is by polling the captured screen
 //! with a deadline, never by fixed sleeps. Skipped (with a reason) when
 //! tmux is missing, unless MCPSCOPE_REQUIRE_PEERS=1.
 
@@ -380,4 +381,102 @@ fn replay_without_a_terminal_points_to_print() {
         err.contains("needs a terminal") && err.contains("--print"),
         "{err}"
     );
+}
+
+/// The demo server over Streamable HTTP on a free loopback port, killed
+/// when dropped.
+struct DemoHttp {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl DemoHttp {
+    fn start() -> DemoHttp {
+        // Ask the kernel for a free port, release it, give it to the server.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let mut child = Command::new(BIN)
+            .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Ready when it accepts a connection; poll with a deadline.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(st)) = child.try_wait() {
+                panic!("the demo server exited before listening: {st}");
+            }
+            assert!(Instant::now() < deadline, "nothing listens on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        DemoHttp { child, port }
+    }
+}
+
+impl Drop for DemoHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn http_session_shows_network_rows_and_the_post_streams_progress() {
+    if !tmux_available() {
+        return;
+    }
+    let server = DemoHttp::start();
+    let t = Tmux::start_cmd(
+        "http",
+        &format!(
+            r#"--url http://127.0.0.1:{}/mcp --run 'upload_file {{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 150}}'"#,
+            server.port
+        ),
+    );
+    // Progress arrives on the call's own POST stream: timeline rows name it.
+    let s = t.wait_for("progress on a POST stream", 30, |s| {
+        s.lines()
+            .any(|l| l.contains("← post:") && l.contains("ntf   progress"))
+    });
+    assert!(s.contains("8 Network"), "the Network pane is offered: {s}");
+    let done = t.wait_for("the upload done", 30, |s| s.contains("done in"));
+    assert!(done.contains("4 updates"), "{done}");
+    // The Network pane, from the top: the initialize POST (200 over SSE)
+    // and the standalone GET stream.
+    t.keys(&["8", "g"]);
+    let top = t.wait_for("the first exchanges", 10, |s| {
+        s.lines()
+            .any(|l| l.contains("POST") && l.contains(" 200 sse") && l.contains("initialize"))
+    });
+    assert!(
+        top.lines()
+            .any(|l| l.contains("GET") && l.contains("(server stream)")),
+        "{top}"
+    );
+    // The last exchange is the call's POST: five frames on its stream (four
+    // progress notifications, then the response), after the priming event.
+    t.keys(&["G"]);
+    let net = t.wait_for("the call's exchange selected", 10, |s| {
+        s.lines()
+            .any(|l| l.contains("▸post:") && l.contains("tools/call upload_file"))
+    });
+    let row = net
+        .lines()
+        .find(|l| {
+            l.contains("POST") && l.contains(" 200 sse") && l.contains("tools/call upload_file")
+        })
+        .unwrap_or("");
+    assert!(row.contains("  5 primed"), "{net}");
+    // Enter on it: the timeline shows that channel alone.
+    t.keys(&["Enter"]);
+    let lane = t.wait_for("the channel in the timeline", 10, |s| {
+        s.contains("timeline: channel post:")
+    });
+    assert!(lane.contains("→ post:"), "{lane}");
+    t.keys(&["q"]);
+    assert_restored(&t);
 }
