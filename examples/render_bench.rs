@@ -3,8 +3,12 @@
 //! with a frame's worth of new events at 10,000 notifications/s and the
 //! time to the first frame. Both traces carry findings (one per 997 events,
 //! at most 1,000) so flagged timeline rows and the Findings pane are in the
-//! measured frames. Uses ratatui's TestBackend: this measures our
-//! work (views, formatting, layout), not a terminal's.
+//! measured frames. A second pair of traces looks like a Streamable HTTP
+//! session (every event on a `post:N` channel, an HTTP exchange per 100
+//! events: 10,000 Network rows at 1M) for the Network pane, the channel
+//! column and the timeline narrowed to one channel. Uses ratatui's
+//! TestBackend: this measures our work (views, formatting, layout), not a
+//! terminal's.
 //!
 //! Run: `cargo run --release --example render_bench`
 
@@ -50,6 +54,52 @@ fn build(n: u64) -> (Trace, Arc<ManualClock>) {
                 );
             }
             s.append_frame(Dir::In, "stdio", t, line.as_bytes(), &mut Vec::new());
+        }
+    });
+    clock.set_us(n * 10);
+    (trace, clock)
+}
+
+/// An HTTP session with `n` events: three long calls, each on its own POST
+/// stream, whose progress makes up most of the trace, and a short exchange
+/// (request, `http` meta, priming, response, stream end) every 100 events.
+fn build_http(n: u64) -> (Trace, Arc<ManualClock>) {
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    trace.append(|s, _| {
+        let http = json!({"event": "http", "method": "POST", "status": 200,
+            "content_type": "text/event-stream", "session": "bench-session-0001", "ms": 2});
+        for (id, tool) in [(1, "upload_file"), (2, "context_builder"), (3, "flood")] {
+            let ch = format!("post:{id}");
+            let f = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": {}, "_meta": {"progressToken": format!("mcpscope-{id}")}}});
+            s.append_frame(Dir::Out, &ch, 0, f.to_string().as_bytes(), &mut Vec::new());
+            s.append_meta(&ch, 0, &http);
+        }
+        let mut next_post = 4u64;
+        let mut i = 6u64;
+        while i < n {
+            let t = i * 10;
+            if i.is_multiple_of(100) && i + 5 <= n {
+                let ch = format!("post:{next_post}");
+                let id = next_post + 1000;
+                let req = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+                s.append_frame(Dir::Out, &ch, t, req.as_bytes(), &mut Vec::new());
+                s.append_meta(&ch, t, &http);
+                s.append_meta(&ch, t, &json!({"event": "sse-priming", "id": format!("{id}-0"), "retry_ms": 200}));
+                let res = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[]}}}}"#);
+                s.append_frame(Dir::In, &ch, t, res.as_bytes(), &mut Vec::new());
+                s.append_meta(&ch, t, &json!({"event": "stream-end"}));
+                next_post += 1;
+                i += 5;
+                continue;
+            }
+            let tok = 1 + i % 3;
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"mcpscope-{tok}","progress":{i},"total":{n},"message":"Read {i} / {n} bytes"}}}}"#
+            );
+            s.append_frame(Dir::In, &format!("post:{tok}"), t, line.as_bytes(), &mut Vec::new());
+            i += 1;
         }
     });
     clock.set_us(n * 10);
@@ -120,6 +170,8 @@ fn main() {
     let t0 = Instant::now();
     let (small, _) = build(1_000);
     let (big, big_clock) = build(1_000_000);
+    let (small_http, _) = build_http(1_000);
+    let (big_http, _) = build_http(1_000_000);
     eprintln!("built traces in {:.1}s", t0.elapsed().as_secs_f64());
 
     // Time to first frame: a fresh App over an empty trace, first draw.
@@ -132,10 +184,12 @@ fn main() {
     let first_ms = t.elapsed().as_secs_f64() * 1e3;
 
     println!("frame at {W}x{H}            1,000 events   1,000,000 events   ratio");
-    let scenarios: [(&str, &[Action]); 5] = [
-        ("following (default)", &[]),
+    // (name, HTTP trace?, actions before measuring)
+    let scenarios: [(&str, bool, &[Action]); 8] = [
+        ("following (default)", false, &[]),
         (
             "timeline filter: progress",
+            false,
             &[
                 Action::FocusTimeline,
                 Action::CycleKind,
@@ -145,6 +199,7 @@ fn main() {
         ),
         (
             "findings pane, scrolled up",
+            false,
             &[
                 Action::FocusFindings,
                 Action::Bottom,
@@ -154,10 +209,12 @@ fn main() {
         ),
         (
             "progress details (flood)",
+            false,
             &[Action::FocusProgress, Action::Bottom, Action::Details],
         ),
         (
             "logs ≥ info, scrolled up",
+            false,
             &[
                 Action::FocusLogs,
                 Action::LevelUp,
@@ -165,17 +222,50 @@ fn main() {
                 Action::PageUp,
             ],
         ),
+        ("HTTP: following", true, &[]),
+        (
+            "HTTP: network, scrolled up",
+            true,
+            &[
+                Action::FocusNetwork,
+                Action::Bottom,
+                Action::PageUp,
+                Action::PageUp,
+            ],
+        ),
+        (
+            "HTTP: channel post:3 only",
+            true,
+            &[
+                Action::FocusNetwork,
+                Action::Top,
+                Action::Down,
+                Action::Down,
+                Action::ShowChannel,
+                Action::Bottom,
+            ],
+        ),
     ];
     let mut worst = 0.0f64;
-    for (name, actions) in scenarios {
-        let mut a = app(&small);
-        let mut b = app(&big);
+    for (name, http, actions) in scenarios {
+        let (mut a, mut b) = if http {
+            (app(&small_http), app(&big_http))
+        } else {
+            (app(&small), app(&big))
+        };
         for act in actions {
             a.apply(*act);
             b.apply(*act);
         }
         while a.sync() {}
         while b.sync() {}
+        if http && actions.is_empty() {
+            println!(
+                "(HTTP traces: {} and {} Network rows)",
+                a.state.network.view.len(),
+                b.state.network.view.len()
+            );
+        }
         let (ma, _) = measure(&mut a, 300);
         let (mb, _) = measure(&mut b, 300);
         worst = worst.max(mb);
