@@ -1,8 +1,11 @@
 #!/bin/sh
 # Regenerate the README screenshots: real renders of the real app (main
-# screen, raw, logs, a finished run, 80x24 tabs, the Findings pane).
+# screen, raw, logs, a finished run, 80x24 tabs, the Findings pane, the
+# Network pane of an HTTP session).
 #
-#   screenshots/generate.sh
+#   screenshots/generate.sh              # all of them
+#   screenshots/generate.sh network      # only some: demo (main, raw, logs,
+#                                        # finished), narrow, findings, network
 #
 # Builds the release binary, runs `mcpscope demo` in a detached tmux
 # session (160x48, and 80x24 for the narrow layout), drives it with keys,
@@ -17,16 +20,29 @@ cargo build --release --quiet
 BIN="$PWD/target/release/mcpscope"
 CONF="$(mktemp -d)"   # an empty config dir: default theme and keys
 SOCK=""
-cleanup() { [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$CONF"; }
+SERVER_PID=""
+cleanup() {
+    [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
+    rm -rf "$CONF"
+}
 trap cleanup EXIT
+STEPS=" ${*:-demo narrow findings network} "
+want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
 start() {
     cols=$1 rows=$2; shift 2
+    start_cmd "$cols" "$rows" demo "$@"
+}
+
+# start_cmd COLS ROWS ARGS... : the same, for any mcpscope command line
+start_cmd() {
+    cols=$1 rows=$2; shift 2
     [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null || true
     SOCK="mcpscope-shots-$$-$cols"
     tmux -L "$SOCK" -f /dev/null new-session -d -x "$cols" -y "$rows" \
-        "MCPSCOPE_CONFIG_DIR='$CONF' TERM=xterm-256color COLORTERM=truecolor '$BIN' demo $*; sleep 600"
+        "MCPSCOPE_CONFIG_DIR='$CONF' TERM=xterm-256color COLORTERM=truecolor '$BIN' $*; sleep 600"
 }
 
 # wait_for REGEX [SECONDS] : poll the screen until it matches
@@ -57,6 +73,7 @@ RUNS="--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"
       --run 'build_report {\"tasks\": 8, \"delay_ms\": 700}' \
       --run 'pipeline_wait {\"polls\": 40, \"interval_ms\": 300}'"
 
+if want demo; then
 # 1. Main screen mid-progress.
 start 160 48 "$RUNS"
 wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
@@ -88,12 +105,16 @@ wait_for ' 0 in flight' 60
 keys 2 BSpace
 wait_for '2 Timeline · [0-9]+ rows · following'
 shot finished 160 48
+fi
 
+if want narrow; then
 # 5. 80x24: panes become tabs.
 start 80 24 "--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"delay_ms\": 90}' --run 'context_builder {}'"
 wait_for '(1[0-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
 shot narrow-80x24 80 24
+fi
 
+if want findings; then
 # 6. Findings: fault tools break progress rules; the Findings pane lists
 #    them, Enter shows the first proving frame in Timeline and Raw.
 start 160 48 "--run 'fault_not_increasing {}' --run 'fault_exceeds_total {}' --run 'fault_total_changed {}' \
@@ -103,3 +124,37 @@ wait_for ' 0 in flight' 60
 keys 7 g Enter
 wait_for 'in Timeline and Raw'
 shot findings 160 48
+fi
+
+if want network; then
+# 7. Network: the demo server over Streamable HTTP, closing each request
+#    stream early once so the client resumes it; the Network pane lists
+#    every exchange, Enter shows the upload's stream in the timeline.
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$BIN" demo-server --http "127.0.0.1:$PORT" --sse-close-after 3 >/dev/null 2>&1 &
+SERVER_PID=$!
+deadline=$(( $(date +%s) + 30 ))
+until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null; do
+    [ "$(date +%s)" -ge "$deadline" ] && { echo "the demo server did not listen on $PORT" >&2; exit 1; }
+    sleep 0.05
+done
+start_cmd 160 48 "--url http://127.0.0.1:$PORT/mcp \
+      --run 'upload_file {\"size_bytes\": 8388608, \"chunk_bytes\": 1048576, \"delay_ms\": 120}' \
+      --run 'build_report {\"tasks\": 4, \"delay_ms\": 300}'"
+wait_for 'upload_file .*done in' 60
+wait_for 'build_report .*done in' 60
+# Select the upload's POST: from the last exchange up, one row at a time.
+keys 8 G
+n=0
+until tmux -L "$SOCK" capture-pane -p | grep -Eq '▸post:[0-9]+ POST .*upload_file'; do
+    n=$((n + 1))
+    [ "$n" -gt 30 ] && { echo "no upload exchange in the Network pane" >&2; exit 1; }
+    keys k
+    sleep 0.05
+done
+keys Enter
+wait_for 'timeline: channel post:'
+keys 8
+wait_for '┏ 8 Network'
+shot network 160 48
+fi
