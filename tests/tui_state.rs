@@ -1158,3 +1158,63 @@ fn answering_a_call_that_needs_no_input_explains_why_not() {
         app.state.notice
     );
 }
+
+#[test]
+fn stateless_cancel_legacy_sse_and_transport_failures_show_on_their_exchanges() {
+    let sc = Scenario::new();
+    // Legacy HTTP+SSE: the GET stream announces the POST endpoint.
+    sc.at_ms(1).meta_on("sse", json!({"event": "http", "method": "GET", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 3}));
+    sc.at_ms(2).meta_on(
+        "sse",
+        json!({"event": "endpoint", "url": "http://127.0.0.1:9/messages?session=1"}),
+    );
+    // 2026-07-28: cancelling closes the call's response stream.
+    sc.at_ms(10).out_on("post:1", json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "pipeline_wait", "arguments": {}}}));
+    sc.at_ms(11).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 200, "content_type": "text/event-stream", "session": null, "ms": 1}));
+    sc.at_ms(50).meta_on("http", json!({"event": "cancel", "request": 7, "how": "closed the response stream", "reason": "cancelled by the user in mcpscope"}));
+    // A 404 for a known session, and a POST that got no answer at all.
+    sc.at_ms(60).out_on(
+        "post:2",
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+    );
+    sc.at_ms(61).meta_on("post:2", json!({"event": "http", "method": "POST", "status": 404, "content_type": "text/plain", "session": null, "ms": 1}));
+    sc.at_ms(61)
+        .meta_on("post:2", json!({"event": "session-expired", "status": 404}));
+    sc.at_ms(70).out_on("post:3", json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}));
+    sc.at_ms(80).meta_on("post:3", json!({"event": "http-error", "method": "POST", "error": "POST failed: connection refused"}));
+    sc.at_ms(80).meta_on(
+        "post:3",
+        json!({"event": "failed", "request": 9, "error": "POST failed: connection refused"}),
+    );
+    let app = app(&sc);
+    let rows = &app.state.network.view.rows;
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0].rpc, "(legacy SSE stream)");
+    assert_eq!(
+        rows[0].endpoint.as_deref(),
+        Some("http://127.0.0.1:9/messages?session=1")
+    );
+    assert_eq!(rows[1].end, Some(StreamEnd::Cancelled));
+    assert!(
+        rows[1]
+            .stream_events()
+            .contains(&"cancelled (stream closed)".to_string())
+    );
+    assert!(rows[2].expired);
+    assert_eq!(rows[2].status, HttpStatus::Code(404));
+    assert_eq!(
+        rows[3].status,
+        HttpStatus::Error("POST failed: connection refused".into())
+    );
+    assert_eq!(rows[3].status.label(), "ERR");
+    // The calls: cancelled by closing the stream, failed by the transport.
+    let c = app.state.calls.get(&IdKey::Int(7)).unwrap();
+    assert_eq!(c.status, CallStatus::Cancelled);
+    assert_eq!(
+        c.note,
+        "cancelled by the user in mcpscope (closed the response stream)"
+    );
+    let c = app.state.calls.get(&IdKey::Int(9)).unwrap();
+    assert_eq!(c.status, CallStatus::Failed);
+    assert_eq!(c.note, "POST failed: connection refused");
+}

@@ -351,6 +351,23 @@ impl Calls {
                     );
                     self.finish(&id, CallStatus::TimedOut, ev.t_us, note);
                 }
+                Some("cancel") => {
+                    // 2026-07-28 over HTTP: cancelling closes the response
+                    // stream, so no notifications/cancelled is sent.
+                    let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
+                        return;
+                    };
+                    let Some(id) = v.get("request").map(IdKey::from_value) else {
+                        return;
+                    };
+                    let text = |k: &str| v.get(k).and_then(Value::as_str).map(safe_row);
+                    let note = match (text("how"), text("reason")) {
+                        (Some(h), Some(r)) => format!("{r} ({h})"),
+                        (Some(x), None) | (None, Some(x)) => x,
+                        (None, None) => String::new(),
+                    };
+                    self.finish(&id, CallStatus::Cancelled, ev.t_us, note);
+                }
                 Some("failed") => {
                     // The transport gave up on a request (HTTP error, stream
                     // closed); without a request id it gave up on all of them.
