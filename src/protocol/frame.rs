@@ -165,9 +165,20 @@ pub fn classify(bytes: &[u8]) -> Frame<'_> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Frame::new(FrameKind::Empty);
     }
-    match serde_json::from_slice::<Envelope<'_>>(bytes) {
+    // Checked up front: serde_json skips over the raw parts of a message
+    // (params, result) without validating their UTF-8.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Frame::invalid(
+                FrameKind::InvalidUtf8,
+                format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+            );
+        }
+    };
+    match serde_json::from_str::<Envelope<'_>>(text) {
         Ok(env) => classify_envelope(env),
-        Err(_) => classify_slow(bytes),
+        Err(_) => classify_slow(text),
     }
 }
 
@@ -258,16 +269,7 @@ fn error_object_ok(err: &RawValue) -> bool {
     serde_json::from_str::<E<'_>>(err.get()).is_ok()
 }
 
-fn classify_slow(bytes: &[u8]) -> Frame<'_> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Frame::invalid(
-                FrameKind::InvalidUtf8,
-                format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-            );
-        }
-    };
+fn classify_slow(text: &str) -> Frame<'_> {
     if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(text) {
         let mut f = Frame::new(FrameKind::Batch);
         if items.is_empty() {
@@ -427,6 +429,10 @@ mod tests {
             (b"\xff\xfe{}", FrameKind::InvalidUtf8),
             (
                 b"{\"jsonrpc\":\"2.0\",\"method\":\"\xc3\x28\"}",
+                FrameKind::InvalidUtf8,
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"data\":\"\xff\"}}",
                 FrameKind::InvalidUtf8,
             ),
             (&big, FrameKind::Notification),
