@@ -160,6 +160,54 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
 }
 
+/// The hot path of a flood: a frame that is exactly a well-formed
+/// `notifications/progress` is recognised and its params read in one parse.
+/// `None` means "classify it the general way" — never "it is invalid".
+pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'_>> {
+    #[derive(Deserialize)]
+    struct Wire<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow)]
+        params: Params<'a>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        id: Option<&'a RawValue>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        result: Option<&'a RawValue>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        error: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, rename = "progressToken")]
+        token: &'a RawValue,
+        progress: f64,
+        #[serde(default)]
+        total: Option<f64>,
+        #[serde(borrow, default)]
+        message: Option<Cow<'a, str>>,
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let w: Wire<'_> = serde_json::from_str(text).ok()?;
+    if w.jsonrpc != "2.0"
+        || w.method != super::methods::PROGRESS
+        || w.id.is_some()
+        || w.result.is_some()
+        || w.error.is_some()
+        || !IdKey::from_raw(w.params.token.get()).is_valid()
+    {
+        return None;
+    }
+    Some(super::views::ProgressView {
+        token: w.params.token,
+        progress: w.params.progress,
+        total: w.params.total,
+        message: w.params.message,
+    })
+}
+
 /// Classify one frame (a line without its terminator).
 pub fn classify(bytes: &[u8]) -> Frame<'_> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -473,5 +521,34 @@ mod tests {
         assert_eq!(r.id, Some(IdKey::Str("x\"y".into())));
         assert_eq!(r.method.as_deref(), Some("tools/call"));
         assert_eq!(r.progress_token().map(|t| t.get()), Some("7"));
+    }
+
+    #[test]
+    fn the_progress_fast_path_agrees_with_the_general_path() {
+        let cases: &[(&[u8], bool)] = &[
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2,"message":"m"}}"#, true),
+            (br#"{"method":"notifications/progress","jsonrpc":"2.0","params":{"progress":1.5,"progressToken":7}}"#, true),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1},"id":3}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1.5,"progress":1}}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":"1"}}"#, false),
+            (br#"{"jsonrpc":"1.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"progressToken":"t","progress":1}}"#, false),
+            (br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#, false),
+            (b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1,\"message\":\"\xff\"}}", false),
+        ];
+        for (bytes, fast) in cases {
+            let got = well_formed_progress(bytes);
+            assert_eq!(got.is_some(), *fast, "{}", String::from_utf8_lossy(bytes));
+            if let Some(p) = got {
+                let f = classify(bytes);
+                assert_eq!(f.kind, FrameKind::Notification);
+                assert_eq!(f.method.as_deref(), Some("notifications/progress"));
+                let q = crate::protocol::views::ProgressView::parse(f.params).unwrap();
+                assert_eq!(
+                    (p.token.get(), p.progress, p.total, p.message),
+                    (q.token.get(), q.progress, q.total, q.message)
+                );
+            }
+        }
     }
 }

@@ -383,6 +383,13 @@ impl Store {
         bytes: &[u8],
         routes: &mut Vec<Route>,
     ) -> u64 {
+        if let Some(p) = crate::protocol::frame::well_formed_progress(bytes) {
+            let seq = self.next_seq;
+            let info = self.index_progress(seq, t_us, &p);
+            let method = self.methods.intern(methods::PROGRESS);
+            let kind = FrameKind::Notification;
+            return self.push(dir, channel, t_us, bytes, kind, method, 0, Some(info));
+        }
         let frame = classify(bytes);
         let seq = self.append_classified(dir, channel, t_us, bytes, &frame, 0, routes);
         if frame.kind == FrameKind::Batch {
@@ -511,18 +518,7 @@ impl Store {
             FrameKind::Notification if dir == Dir::In || dir == Dir::Out => {
                 match frame.method.as_deref() {
                     Some(methods::PROGRESS) => match ProgressView::parse(frame.params) {
-                        Ok(p) => {
-                            let slot = self.token_slot_raw(p.token.get());
-                            let t = &mut self.tokens[slot as usize];
-                            t.seqs.push(seq);
-                            t.last_us = t_us;
-                            t.notifications += 1;
-                            progress = Some(ProgressInfo {
-                                slot,
-                                progress: p.progress,
-                                total: p.total,
-                            });
-                        }
+                        Ok(p) => progress = Some(self.index_progress(seq, t_us, &p)),
                         Err(_) => {
                             fl |= flags::MALFORMED;
                             self.problems.push(seq);
@@ -609,6 +605,20 @@ impl Store {
             _ => {}
         }
         self.push(dir, channel, t_us, bytes, frame.kind, method, fl, progress)
+    }
+
+    /// Index a well-formed progress notification under its token.
+    fn index_progress(&mut self, seq: u64, t_us: u64, p: &ProgressView<'_>) -> ProgressInfo {
+        let slot = self.token_slot_raw(p.token.get());
+        let t = &mut self.tokens[slot as usize];
+        t.seqs.push(seq);
+        t.last_us = t_us;
+        t.notifications += 1;
+        ProgressInfo {
+            slot,
+            progress: p.progress,
+            total: p.total,
+        }
     }
 
     /// Slot of a token given as raw JSON text, creating it on first sight.
