@@ -17,19 +17,5 @@ fn main() {
 }
 
 fn headless(cmd: Cmd) -> i32 {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => {
-            let code = rt.block_on(mcpscope::cli::run(cmd));
-            // Reader threads may still block on a server's pipes; do not wait for them.
-            rt.shutdown_background();
-            code
-        }
-        Err(e) => {
-            eprintln!("[error] cannot start the async runtime: {e}");
-            3
-        }
-    }
+    mcpscope::cli::block_on(mcpscope::cli::run(cmd))
 }

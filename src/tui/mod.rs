@@ -64,20 +64,7 @@ pub fn run(args: TuiArgs, demo: bool) -> i32 {
             return 2;
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("[error] cannot start the async runtime: {e}");
-            return 3;
-        }
-    };
-    let code = rt.block_on(setup.run(started));
-    // Reader threads may still block on a server's pipes; do not wait for them.
-    rt.shutdown_background();
-    code
+    crate::cli::block_on(setup.run(started))
 }
 
 /// `mcpscope replay FILE`: the TUI over a recorded trace, played back in
@@ -116,16 +103,6 @@ pub fn replay(path: &Path) -> i32 {
             return 2;
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("[error] cannot start the async runtime: {e}");
-            return 3;
-        }
-    };
     let server = header.get("server");
     let text = |k: &str| {
         server
@@ -137,7 +114,7 @@ pub fn replay(path: &Path) -> i32 {
     let transport = text("transport").unwrap_or_else(|| "trace".into());
     let fps = clamp_fps(settings.fps);
     let file = path.display().to_string();
-    let code = rt.block_on(async move {
+    crate::cli::block_on(async move {
         let clock = crate::trace::ManualClock::new();
         let trace = crate::trace::Trace::new(crate::trace::Store::default(), clock.clone());
         let playback = replay::Playback::new(events, trace.clone(), clock);
@@ -181,9 +158,7 @@ pub fn replay(path: &Path) -> i32 {
                 3
             }
         }
-    });
-    rt.shutdown_background();
-    code
+    })
 }
 
 /// Everything decided before the terminal is touched, so usage errors are
