@@ -37,10 +37,6 @@ impl Trace {
         self.clock.now_us()
     }
 
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
-    }
-
     /// Read access for views. Hold it briefly: ingest waits for it.
     pub fn read(&self) -> RwLockReadGuard<'_, Store> {
         // A panic while holding the lock must not take the whole UI down.

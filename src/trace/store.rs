@@ -369,9 +369,6 @@ impl Store {
     pub fn problems(&self) -> &[u64] {
         self.live(&self.problems)
     }
-    pub fn method_name(&self, id: u16) -> Option<&str> {
-        self.methods.get(id)
-    }
 
     /// Append a frame from the wire, classify and index it. Batches are
     /// followed by their elements, each an event of its own.

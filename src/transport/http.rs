@@ -197,10 +197,6 @@ impl HttpTransport {
         }
     }
 
-    pub fn session_id(&self) -> Option<String> {
-        self.inner.lock().session_id.clone()
-    }
-
     pub fn flavor(&self) -> Flavor {
         self.inner.lock().flavor
     }

@@ -143,10 +143,6 @@ impl StdioTransport {
         })
     }
 
-    pub fn pid(&self) -> u32 {
-        self.pid
-    }
-
     /// Queue one frame (a newline is appended).
     pub fn send(&self, mut frame: Vec<u8>) -> Result<(), TransportError> {
         frame.push(b'\n');
