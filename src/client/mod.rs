@@ -457,7 +457,7 @@ impl Session {
         }
         self.notify(methods::INITIALIZED, None)?;
         if let Link::Http(h) = &self.transport {
-            h.open_get_stream();
+            h.open_get_stream(std::time::Duration::from_secs(2)).await;
         }
         Ok(init)
     }

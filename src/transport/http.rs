@@ -207,13 +207,23 @@ impl HttpTransport {
     }
 
     /// Open the standalone GET stream (Streamable HTTP, after initialization).
-    pub fn open_get_stream(&self) {
-        let inner = self.inner.clone();
-        let mut st = self.inner.lock();
-        if st.flavor == Flavor::Legacy || st.get_task.is_some() {
-            return;
+    ///
+    /// Resolves once the server has answered the GET (or `limit` passed):
+    /// a server may send its requests on this stream as soon as the next
+    /// call arrives, and would have nowhere to send them before.
+    pub async fn open_get_stream(&self, limit: Duration) {
+        let (ready_tx, mut ready) = watch::channel(false);
+        {
+            let inner = self.inner.clone();
+            let mut st = self.inner.lock();
+            if st.flavor == Flavor::Legacy || st.get_task.is_some() {
+                return;
+            }
+            st.get_task = Some(tokio::spawn(
+                async move { inner.get_stream(ready_tx).await },
+            ));
         }
-        st.get_task = Some(tokio::spawn(async move { inner.get_stream().await }));
+        let _ = tokio::time::timeout(limit, ready.wait_for(|r| *r)).await;
     }
 
     /// End the session: stop streams, DELETE the session if there is one.
@@ -747,7 +757,7 @@ impl Inner {
 
     /// The standalone GET stream: server-initiated messages. Reconnects with
     /// `Last-Event-ID` until shutdown; a 405 means the server offers none.
-    async fn get_stream(self: Arc<Self>) {
+    async fn get_stream(self: Arc<Self>, ready: watch::Sender<bool>) {
         let channel = "get";
         let mut parser = SseParser::new();
         let mut retry_ms = DEFAULT_RETRY_MS;
@@ -760,7 +770,10 @@ impl Inner {
             if let Some(last) = &parser.last_event_id {
                 req = req.header("last-event-id", last);
             }
-            match req.send().await {
+            let sent = req.send().await;
+            // Answered or refused: either way the caller need not wait longer.
+            ready.send_replace(true);
+            match sent {
                 Ok(r) => {
                     self.exchange_meta(channel, "GET", &r, started);
                     if r.status() == StatusCode::METHOD_NOT_ALLOWED {
