@@ -76,14 +76,14 @@ impl Session {
             EraChoice::Handshake => self.initialize().await,
             EraChoice::Modern => {
                 let r = self.discover(None).await?;
-                self.maybe_listen(&r);
+                self.maybe_listen(&r).await;
                 Ok(r)
             }
             EraChoice::Auto => {
                 let limit = self.opts.probe_timeout;
                 match self.discover(Some(limit)).await {
                     Ok(r) => {
-                        self.maybe_listen(&r);
+                        self.maybe_listen(&r).await;
                         Ok(r)
                     }
                     Err(e) => {
@@ -102,7 +102,10 @@ impl Session {
 
     /// With `--listen`: open the change-notification stream the stateless
     /// era uses instead of the GET stream, for what the server can announce.
-    fn maybe_listen(&self, server: &InitializeResult) {
+    ///
+    /// Returns once the server acknowledged the stream (or it ended, or 2 s
+    /// passed), so no change announced after start-up can be missed.
+    async fn maybe_listen(&self, server: &InitializeResult) {
         if !self.opts.listen {
             return;
         }
@@ -116,10 +119,15 @@ impl Session {
         let Some(me) = self.weak.upgrade() else {
             return;
         };
-        tokio::spawn(async move {
+        let mut changed = self.trace.subscribe();
+        let from = self.trace.read().next_seq();
+        let id = self.fresh_id();
+        let listen_id = id.clone();
+        let task = tokio::spawn(async move {
             // Its response ends the stream; until then notifications flow on it.
             let r = me
-                .request(
+                .request_with_id(
+                    listen_id,
                     methods::SUBSCRIPTIONS_LISTEN,
                     Some(json!({"notifications": filter})),
                     Limits::default(),
@@ -131,6 +139,31 @@ impl Session {
             };
             me.meta(end);
         });
+        let acknowledged = async {
+            let mut seen = from;
+            loop {
+                {
+                    let store = self.trace.read();
+                    let hit = store.range(seen, store.next_seq()).any(|e| {
+                        e.method == Some(methods::SUBSCRIPTIONS_ACKNOWLEDGED)
+                            && e.frame().params.is_some_and(|p| {
+                                serde_json::from_str::<Value>(p.get()).ok().and_then(|v| {
+                                    v.pointer("/_meta/io.modelcontextprotocol~1subscriptionId")
+                                        .cloned()
+                                }) == Some(id.to_value())
+                            })
+                    });
+                    seen = store.next_seq();
+                    if hit {
+                        return;
+                    }
+                }
+                if task.is_finished() || changed.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), acknowledged).await;
     }
 
     /// `server/discover` with the 2026-07-28 envelope.

@@ -13,6 +13,7 @@ pub const ROOTS_LIST: &str = "roots/list";
 pub const ELICIT: &str = "elicitation/create";
 pub const SERVER_DISCOVER: &str = "server/discover";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// JSON-RPC error codes mcpscope sends or interprets.
 pub mod codes {
