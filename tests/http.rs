@@ -375,3 +375,39 @@ fn an_expired_session_is_reinitialized_and_the_call_retried() {
     assert!(lines.iter().any(|l| l["json"]["event"] == "reinitialize"));
     assert_eq!(frames(&lines, "out", "tools/call").count(), 2);
 }
+
+#[test]
+fn everything_simulated_logging_arrives_on_the_get_stream() {
+    let Some((_srv, port)) = everything_http("streamableHttp") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("g.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // `check` keeps the session open a while after the call (--settle-ms),
+    // long enough for the first simulated log, which is sent at once.
+    let o = run(&[
+        "check",
+        "--url",
+        &url,
+        "--tool",
+        "toggle-simulated-logging",
+        "--settle-ms",
+        "1500",
+        "--record",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let lines = trace_lines(&rec);
+    let logs: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["method"] == "notifications/message")
+        .collect();
+    assert!(!logs.is_empty(), "a simulated log arrived");
+    assert!(
+        logs.iter().all(|l| l["ch"] == "get"),
+        "over HTTP, server-everything logs only on the GET stream"
+    );
+}
