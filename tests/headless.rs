@@ -554,3 +554,55 @@ fn flood_is_lossless_and_in_order() {
         "seq numbers are dense"
     );
 }
+
+#[test]
+fn secrets_on_the_command_line_are_redacted_in_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let o = run(&[
+        "call",
+        "--tool",
+        "t",
+        "--record",
+        rec.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "exit 0",
+        "--api-key",
+        "s3cret2",
+        "--password=hunter2",
+    ]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        !text.contains("s3cret2") && !text.contains("hunter2"),
+        "{text}"
+    );
+    let lines = trace_lines(&rec);
+    let spawn = lines
+        .iter()
+        .find(|l| l["json"]["event"] == "spawn")
+        .unwrap();
+    assert_eq!(spawn["json"]["argv"][4], "[redacted]");
+
+    let rec2 = dir.path().join("plain.jsonl");
+    run(&[
+        "call",
+        "--tool",
+        "t",
+        "--no-redact",
+        "--record",
+        rec2.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "exit 0",
+        "--api-key",
+        "s3cret2",
+    ]);
+    assert!(
+        std::fs::read_to_string(&rec2).unwrap().contains("s3cret2"),
+        "--no-redact keeps them"
+    );
+}

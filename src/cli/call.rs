@@ -6,6 +6,7 @@ use super::printer::Printer;
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
 use crate::trace::Trace;
 use clap::Args;
@@ -52,12 +53,14 @@ pub struct RequestOpts {
 
 impl RequestOpts {
     pub fn limits(&self) -> Result<Limits, UsageError> {
+        // A year is as long as any call may reasonably wait.
+        const MAX_SECS: f64 = 365.0 * 86_400.0;
         let secs = |v: f64, flag: &str| {
-            if v.is_finite() && v > 0.0 {
+            if v.is_finite() && v > 0.0 && v <= MAX_SECS {
                 Ok(Some(Duration::from_secs_f64(v)))
             } else {
                 Err(UsageError(format!(
-                    "{flag} must be a positive number of seconds"
+                    "{flag} must be a positive number of seconds (at most {MAX_SECS})"
                 )))
             }
         };
@@ -79,7 +82,10 @@ impl RequestOpts {
             Ok(false) => eprintln!(
                 "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
             ),
-            Err(e) => eprintln!("[protocol] logging/setLevel failed: {e}"),
+            Err(e) => eprintln!(
+                "[protocol] logging/setLevel failed: {}",
+                one_line(&e.to_string())
+            ),
         }
     }
 }
@@ -185,7 +191,7 @@ pub async fn run(a: CallArgs) -> i32 {
     printer.sync();
     printer.checks.stop();
     if let Some(e) = trace.read().recorder_error() {
-        eprintln!("[error] {e}");
+        eprintln!("[error] {}", one_line(e));
     }
     code
 }
@@ -244,11 +250,14 @@ async fn call(
     }
 }
 
+/// Report a failure on stderr. Error texts carry server words (JSON-RPC
+/// messages, HTTP bodies), so they are sanitised like any server text.
 pub fn fail(e: &Failure) -> i32 {
-    match e {
-        Failure::Client(ClientError::Gone(g)) => eprintln!("[error] connection lost: {g}"),
-        other => eprintln!("[error] {other}"),
-    }
+    let text = match e {
+        Failure::Client(ClientError::Gone(g)) => format!("connection lost: {g}"),
+        other => other.to_string(),
+    };
+    eprintln!("[error] {}", one_line(&text));
     e.exit_code()
 }
 

@@ -207,7 +207,10 @@ pub async fn run(a: CheckArgs) -> i32 {
         let store = match load(path) {
             Ok((_, s)) => s,
             Err(e) => {
-                eprintln!("[error] {e}");
+                eprintln!(
+                    "[error] {}",
+                    crate::protocol::sanitize::one_line(&e.to_string())
+                );
                 return 2;
             }
         };
@@ -252,7 +255,10 @@ pub async fn run(a: CheckArgs) -> i32 {
                 match session.call_tool(&tool, &args, &policy, limits).await {
                     Ok(_) | Err(ClientError::Rpc { .. }) => {}
                     Err(e @ ClientError::Timeout { .. }) => {
-                        eprintln!("[error] {e}");
+                        eprintln!(
+                            "[error] {}",
+                            crate::protocol::sanitize::one_line(&e.to_string())
+                        );
                         code = 4;
                     }
                     Err(e) => {
@@ -268,7 +274,7 @@ pub async fn run(a: CheckArgs) -> i32 {
     }
     session.shutdown().await;
     if let Some(e) = trace.read().recorder_error() {
-        eprintln!("[error] {e}");
+        eprintln!("[error] {}", crate::protocol::sanitize::one_line(e));
     }
     let source =
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});

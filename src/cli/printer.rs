@@ -110,7 +110,7 @@ impl Printer {
                 "[protocol] #{} {}: {} ({})",
                 ev.seq,
                 ev.kind.label(),
-                f.problem.as_deref().unwrap_or("malformed frame"),
+                one_line(f.problem.as_deref().unwrap_or("malformed frame")),
                 one_line(&preview(ev))
             );
             return;
@@ -167,7 +167,12 @@ impl Printer {
                     }
                     Ok(_) => {}
                     Err(why) => {
-                        let _ = writeln!(buf, "[protocol] #{} invalid progress: {why}", ev.seq);
+                        let _ = writeln!(
+                            buf,
+                            "[protocol] #{} invalid progress: {}",
+                            ev.seq,
+                            one_line(&why)
+                        );
                     }
                 }
             }
@@ -205,7 +210,12 @@ impl Printer {
                         }
                     }
                     Err(why) => {
-                        let _ = writeln!(buf, "[protocol] #{} invalid log message: {why}", ev.seq);
+                        let _ = writeln!(
+                            buf,
+                            "[protocol] #{} invalid log message: {}",
+                            ev.seq,
+                            one_line(&why)
+                        );
                     }
                 }
             }

@@ -92,6 +92,8 @@ pub fn format_event(ev: &EventRef<'_>) -> String {
         Dir::Meta => "meta",
     };
     let (what, ids, summary) = describe(ev);
+    // Method names and ids come from the server too.
+    let (what, ids) = (one_line(&what).into_owned(), one_line(&ids).into_owned());
     let line = format!(
         "#{:<6} {:>11}  {:<4}  {:<24}  {:<22}  {}",
         ev.seq,

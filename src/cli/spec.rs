@@ -203,6 +203,7 @@ impl ServerArgs {
         };
         Ok(ClientOptions {
             listen: self.listen,
+            redact: !self.no_redact,
             era,
             revision,
             roots: self.roots.clone(),

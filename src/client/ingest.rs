@@ -12,6 +12,7 @@ pub struct Ingest {
     pub trace: Trace,
     pub pending: Arc<Pending>,
     pub server_requests: mpsc::UnboundedSender<(IdKey, u64)>,
+    pub redact: bool,
 }
 
 impl Ingest {
@@ -46,7 +47,11 @@ impl Sink for Ingest {
         });
     }
 
-    fn event(&self, channel: &str, event: serde_json::Value) {
+    fn event(&self, channel: &str, mut event: serde_json::Value) {
+        if self.redact {
+            // The spawn event names the command line: `--api-key VALUE` and the like.
+            crate::trace::record::redact(&mut event);
+        }
         self.trace
             .append(|s, now| s.append_meta(channel, now, &event));
     }

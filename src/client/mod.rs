@@ -143,6 +143,7 @@ impl Session {
             trace: trace.clone(),
             pending: pending.clone(),
             server_requests: srv_tx,
+            redact: opts.redact,
         });
         let transport = make(ingest)?;
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {

@@ -61,6 +61,8 @@ pub struct ClientOptions {
     pub revision: Revision,
     /// Stateless era: open a `subscriptions/listen` stream after discovery.
     pub listen: bool,
+    /// Redact secrets in what mcpscope itself records (the spawn event's argv and env).
+    pub redact: bool,
     /// How long `--protocol auto` waits for `server/discover`.
     pub probe_timeout: Duration,
     /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
@@ -78,6 +80,7 @@ impl Default for ClientOptions {
             revision: Revision::LATEST_HANDSHAKE,
             probe_timeout: Duration::from_secs(5),
             listen: false,
+            redact: true,
             roots: Vec::new(),
             elicit: None,
             client_name: "mcpscope".into(),

@@ -23,15 +23,16 @@ impl Expiry {
 /// The next deadline (µs on the trace clock) and which limit it is, given
 /// when the request was sent and when its token last saw progress.
 pub fn next_deadline(limits: Limits, sent_us: u64, last_progress_us: u64) -> Option<(u64, Expiry)> {
+    let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
     let idle = limits.idle.map(|d| {
         (
-            sent_us.max(last_progress_us) + d.as_micros() as u64,
+            sent_us.max(last_progress_us).saturating_add(us(d)),
             Expiry::Idle,
         )
     });
     let max = limits
         .max
-        .map(|d| (sent_us + d.as_micros() as u64, Expiry::Max));
+        .map(|d| (sent_us.saturating_add(us(d)), Expiry::Max));
     match (idle, max) {
         (Some(i), Some(m)) => Some(if m.0 <= i.0 { m } else { i }),
         (i, m) => i.or(m),
@@ -55,6 +56,11 @@ mod tests {
         assert_eq!(next_deadline(l, 0, 5 * S), Some((7 * S, Expiry::Idle)));
         assert_eq!(next_deadline(l, 0, 9 * S), Some((10 * S, Expiry::Max)));
         assert_eq!(next_deadline(Limits::default(), 0, 0), None);
+        let huge = Limits {
+            idle: Some(Duration::MAX),
+            max: None,
+        };
+        assert_eq!(next_deadline(huge, 5, 0), Some((u64::MAX, Expiry::Idle)));
         let only_max = Limits {
             idle: None,
             max: Some(Duration::from_secs(1)),

@@ -69,7 +69,12 @@ impl Recorder {
         if ev.flags & flags::IN_BATCH != 0 {
             l.extend_from_slice(b",\"batch\":true");
         }
-        if ev.kind.is_json() && ev.dir != Dir::Stderr {
+        // A JSON frame with a raw line break (a pretty-printed HTTP body, a
+        // multi-line SSE event) would split the JSONL line: keep it as text.
+        if ev.kind.is_json()
+            && ev.dir != Dir::Stderr
+            && memchr::memchr2(b'\n', b'\r', ev.bytes).is_none()
+        {
             l.extend_from_slice(b",\"json\":");
             l.extend_from_slice(ev.bytes);
         } else {
@@ -231,15 +236,25 @@ pub fn redact(v: &mut Value) {
             }
         }
         Value::Array(items) => {
+            // After a bare secret-named flag (`--api-key VALUE`), the next
+            // item is the secret.
+            let mut next_is_secret = false;
             for it in items {
-                // "Name: value" header strings and KEY=VALUE env strings.
-                if let Some(s) = it.as_str()
+                let flag = it
+                    .as_str()
+                    .filter(|s| s.starts_with('-') && !s.contains('='))
+                    .is_some_and(|s| is_secret_name(s.trim_start_matches('-')));
+                if next_is_secret && it.is_string() {
+                    *it = Value::String("[redacted]".into());
+                } else if let Some(s) = it.as_str()
                     && let Some(r) = redact_pair(s)
                 {
+                    // "Name: value" header strings and KEY=VALUE env strings.
                     *it = Value::String(r);
                 } else {
                     redact(it);
                 }
+                next_is_secret = flag;
             }
         }
         _ => {}
@@ -292,6 +307,10 @@ mod tests {
             (Dir::In, br#"{"jsonrpc":"2.0", "id":1, "result":{}}"#),
             (Dir::In, b"not json \x1b[0m"),
             (Dir::In, b"\xff\x00bin"),
+            (
+                Dir::In,
+                b"{\n  \"jsonrpc\": \"2.0\",\r\n  \"id\": 1,\n  \"result\": {}\n}",
+            ),
             (Dir::In, br#"[{"jsonrpc":"2.0","method":"a"}]"#),
         ];
         let mut t = 0;
@@ -305,17 +324,17 @@ mod tests {
         drop(s);
         let (h, evs) = read_trace(&path).unwrap();
         assert_eq!(h, header);
-        assert_eq!(evs.len(), 8);
+        assert_eq!(evs.len(), 9);
         for (i, (d, b)) in frames.iter().enumerate() {
             assert_eq!(evs[i].dir, *d);
             assert_eq!(evs[i].bytes, *b, "event {i}");
             assert_eq!(evs[i].seq, i as u64);
         }
         assert_eq!(evs[0].t_us, 1_234_567);
-        assert!(evs[5].in_batch);
-        assert_eq!(evs[6].bytes, b"warn: \xc3");
-        assert_eq!(evs[6].dir, Dir::Stderr);
-        assert_eq!(evs[7].dir, Dir::Meta);
+        assert!(evs[6].in_batch);
+        assert_eq!(evs[7].bytes, b"warn: \xc3");
+        assert_eq!(evs[7].dir, Dir::Stderr);
+        assert_eq!(evs[8].dir, Dir::Meta);
     }
 
     #[test]
@@ -333,7 +352,7 @@ mod tests {
     fn redaction() {
         let mut v = json!({"env": {"GITHUB_TOKEN": "abc", "PATH": "/bin"},
                            "headers": ["Authorization: Bearer x", "Accept: */*"],
-                           "args": ["--api-key=zzz", "plain"]});
+                           "args": ["--api-key=zzz", "plain", "--token", "t0k", "--verbose", "v"]});
         redact(&mut v);
         assert_eq!(v["env"]["GITHUB_TOKEN"], "[redacted]");
         assert_eq!(v["env"]["PATH"], "/bin");
@@ -341,5 +360,7 @@ mod tests {
         assert_eq!(v["headers"][1], "Accept: */*");
         assert_eq!(v["args"][0], "--api-key= [redacted]");
         assert_eq!(v["args"][1], "plain");
+        assert_eq!(v["args"][3], "[redacted]");
+        assert_eq!(v["args"][5], "v");
     }
 }

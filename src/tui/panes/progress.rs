@@ -290,14 +290,19 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         ));
         if let Some(l) = c.limits {
             if let Some(idle) = l.idle {
-                let at = c.sent_us.max(g.last_us.unwrap_or(0)) + idle.as_micros() as u64;
+                let at = c
+                    .sent_us
+                    .max(g.last_us.unwrap_or(0))
+                    .saturating_add(u64::try_from(idle.as_micros()).unwrap_or(u64::MAX));
                 stats.push(Span::styled(
                     format!(" · idle {}", duration(at.saturating_sub(now))),
                     t.muted(),
                 ));
             }
             if let Some(max) = l.max {
-                let at = c.sent_us + max.as_micros() as u64;
+                let at = c
+                    .sent_us
+                    .saturating_add(u64::try_from(max.as_micros()).unwrap_or(u64::MAX));
                 stats.push(Span::styled(
                     format!(" · max {}", duration(at.saturating_sub(now))),
                     t.muted(),
