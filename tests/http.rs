@@ -112,6 +112,11 @@ fn everything_legacy_sse_is_detected() {
             .any(|l| l["json"]["event"] == "transport-detect" && l["json"]["flavor"] == "sse")
     );
     assert!(lines.iter().any(|l| l["json"]["event"] == "endpoint"));
+    assert!(
+        o.lines("[finding]").is_empty(),
+        "a legacy server answering on its SSE stream is correct: {}",
+        o.stderr
+    );
     assert!(frames(&lines, "in", "notifications/progress").all(|_| true));
     assert!(
         lines

@@ -457,7 +457,8 @@ impl Checker {
                 ),
             );
         }
-        if req.channel.starts_with("post") && *req.channel != *ev.channel {
+        // Legacy HTTP+SSE answers everything on its one `sse` stream by design.
+        if req.channel.starts_with("post") && *req.channel != *ev.channel && ev.channel != "sse" {
             let req_ch = req.channel.clone();
             let (key, rid) = self.ids(slot, ri);
             self.emit(

@@ -1,16 +1,16 @@
-//! Small string interner for method and channel names: events store a u16.
+//! Small string interner for method and channel names: events store a u32.
 
 use std::collections::HashMap;
 
-pub const NONE: u16 = 0;
+pub const NONE: u32 = 0;
 /// Used once the table is full; the view re-reads the name from the raw frame.
-pub const OVERFLOW: u16 = u16::MAX;
+pub const OVERFLOW: u32 = u32::MAX;
 
 pub struct Interner {
     names: Vec<Box<str>>,
-    ids: HashMap<Box<str>, u16>,
+    ids: HashMap<Box<str>, u32>,
     /// The hot path sees the same method over and over.
-    last: (u16, Box<str>),
+    last: (u32, Box<str>),
 }
 
 impl Default for Interner {
@@ -24,14 +24,14 @@ impl Default for Interner {
 }
 
 impl Interner {
-    pub fn intern(&mut self, name: &str) -> u16 {
+    pub fn intern(&mut self, name: &str) -> u32 {
         if *self.last.1 == *name {
             return self.last.0;
         }
         let id = match self.ids.get(name) {
             Some(id) => *id,
             None if self.names.len() < OVERFLOW as usize => {
-                let id = self.names.len() as u16;
+                let id = self.names.len() as u32;
                 self.names.push(name.into());
                 self.ids.insert(name.into(), id);
                 id
@@ -42,7 +42,7 @@ impl Interner {
         id
     }
 
-    pub fn get(&self, id: u16) -> Option<&str> {
+    pub fn get(&self, id: u32) -> Option<&str> {
         if id == NONE || id == OVERFLOW {
             return None;
         }

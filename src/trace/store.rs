@@ -80,12 +80,15 @@ struct EventMeta {
     token: u32,
     offset: u32,
     len: u32,
-    channel: u16,
-    method: u16,
+    channel: u32,
+    method: u32,
     dir: Dir,
     kind: FrameKind,
     flags: u8,
 }
+
+// The memory budget (≤ 2× the raw bytes) rests on this size.
+const _: () = assert!(std::mem::size_of::<EventMeta>() == 48);
 
 const CHUNK_BYTES: usize = 4 << 20;
 const NO_TOKEN: u32 = u32::MAX;
@@ -148,7 +151,7 @@ impl EventRef<'_> {
 #[derive(Debug, Clone)]
 pub struct RequestEntry {
     pub request_seq: u64,
-    pub method: u16,
+    pub method: u32,
     pub token: Option<u32>,
     pub response_seq: Option<u64>,
     pub cancelled_seq: Option<u64>,
@@ -380,7 +383,14 @@ impl Store {
         bytes: &[u8],
         routes: &mut Vec<Route>,
     ) -> u64 {
-        if let Some(p) = crate::protocol::frame::well_formed_progress(bytes) {
+        // Only frames that mention the method are worth the fast attempt;
+        // anything else would be parsed twice.
+        static PROGRESS: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+            std::sync::OnceLock::new();
+        let finder = PROGRESS.get_or_init(|| memchr::memmem::Finder::new(methods::PROGRESS));
+        if finder.find(bytes).is_some()
+            && let Some(p) = crate::protocol::frame::well_formed_progress(bytes)
+        {
             let seq = self.next_seq;
             let info = self.index_progress(seq, t_us, &p);
             let method = self.methods.intern(methods::PROGRESS);
@@ -657,7 +667,7 @@ impl Store {
         t_us: u64,
         bytes: &[u8],
         kind: FrameKind,
-        method: u16,
+        method: u32,
         fl: u8,
         progress: Option<ProgressInfo>,
     ) -> u64 {

@@ -32,6 +32,8 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
+/// The GET stream is never reopened faster than this.
+const MIN_RECONNECT_MS: u64 = 250;
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -762,6 +764,9 @@ impl Inner {
         let mut parser = SseParser::new();
         let mut retry_ms = DEFAULT_RETRY_MS;
         let mut failures = 0;
+        // Streams that end at once are retried ever more slowly, whatever
+        // `retry` says: a server closing immediately must not cause a GET storm.
+        let mut backoff_ms = 0u64;
         while !*self.shutdown.borrow() && failures < RESUME_ATTEMPTS {
             let started = Instant::now();
             let mut req = self
@@ -798,8 +803,14 @@ impl Inner {
             if *self.shutdown.borrow() {
                 return;
             }
-            self.meta(channel, json!({"event": "reconnect", "after_ms": retry_ms, "last_event_id": parser.last_event_id}));
-            tokio::time::sleep(Duration::from_millis(retry_ms)).await;
+            backoff_ms = if started.elapsed() < Duration::from_secs(1) {
+                (backoff_ms * 2).clamp(MIN_RECONNECT_MS, 30_000)
+            } else {
+                0
+            };
+            let after_ms = retry_ms.max(backoff_ms).max(MIN_RECONNECT_MS);
+            self.meta(channel, json!({"event": "reconnect", "after_ms": after_ms, "last_event_id": parser.last_event_id}));
+            tokio::time::sleep(Duration::from_millis(after_ms)).await;
         }
     }
 

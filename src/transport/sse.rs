@@ -91,6 +91,9 @@ impl SseParser {
         let line = String::from_utf8_lossy(&self.buf).into_owned();
         self.buf.clear();
         if line.is_empty() {
+            if let Some(id) = &self.id {
+                self.last_event_id = Some(id.clone());
+            }
             if self.has_fields {
                 out.push(SseEvent {
                     event: if self.event.is_empty() {
@@ -120,10 +123,9 @@ impl SseParser {
                 self.data.push(value);
                 self.has_data = true;
             }
-            "id" if !value.contains('\0') => {
-                self.last_event_id = Some(value.clone());
-                self.id = Some(value);
-            }
+            // The stream's last event id moves only when the event is
+            // dispatched: an event cut before its blank line must be replayed.
+            "id" if !value.contains('\0') => self.id = Some(value),
             "retry" => self.retry_ms = value.parse().ok(),
             _ => {}
         }
