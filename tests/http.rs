@@ -416,3 +416,38 @@ fn everything_simulated_logging_arrives_on_the_get_stream() {
         "over HTTP, server-everything logs only on the GET stream"
     );
 }
+
+#[test]
+fn a_notification_post_that_never_answers_delays_but_does_not_block_the_call() {
+    let port = raw_server(|req| match req.json()["method"].as_str() {
+        Some("notifications/initialized") => Reply::Hang,
+        _ => init_or(req, |req| {
+            let id = req.json()["id"].clone();
+            Reply::Body(
+                200,
+                "application/json",
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})
+                    .to_string(),
+            )
+        }),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("d.jsonl");
+    let o = call_url(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &[
+            "--tool",
+            "t",
+            "--timeout",
+            "30",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "the call still reaches the server: {}", o.stderr);
+    let lines = trace_lines(&rec);
+    assert!(
+        lines.iter().any(|l| l["json"]["event"] == "slow-delivery"),
+        "the stall is visible"
+    );
+}

@@ -32,6 +32,8 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
+/// How long a notification's POST may hold up the frames queued after it.
+const DELIVERY_WAIT: Duration = Duration::from_secs(10);
 /// The GET stream is never reopened faster than this.
 const MIN_RECONNECT_MS: u64 = 250;
 
@@ -302,6 +304,7 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
             method,
             name,
             arguments,
+            delivered: None,
         };
         match out.request_id.clone() {
             Some(id) => {
@@ -323,7 +326,27 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
                 });
                 inner.lock().running.insert(id, handle.abort_handle());
             }
-            None => inner.clone().post(out).await,
+            None => {
+                // Order matters (initialized before the first call, a cancel
+                // after its request): wait until the server has this one —
+                // its response headers — but never on its body, and not forever.
+                let delivered = Arc::new(tokio::sync::Notify::new());
+                let out = Outgoing {
+                    delivered: Some(delivered.clone()),
+                    ..out
+                };
+                let channel = out.channel.clone();
+                tokio::spawn(inner.clone().post(out));
+                if tokio::time::timeout(DELIVERY_WAIT, delivered.notified())
+                    .await
+                    .is_err()
+                {
+                    inner.meta(
+                        &channel,
+                        json!({"event": "slow-delivery", "waited_ms": DELIVERY_WAIT.as_millis() as u64}),
+                    );
+                }
+            }
         }
     }
 }
@@ -339,6 +362,8 @@ struct Outgoing {
     name: Option<String>,
     /// A `tools/call`'s `params.arguments`, for `Mcp-Param-*`.
     arguments: Option<serde_json::Value>,
+    /// Told when the server has answered the POST (headers or failure).
+    delivered: Option<Arc<tokio::sync::Notify>>,
 }
 
 impl Inner {
@@ -383,6 +408,7 @@ impl Inner {
             method,
             name,
             arguments,
+            ..
         } = out.clone();
         let is_initialize = request_id.is_some() && method.as_deref() == Some("initialize");
         let (flavor, modern) = {
@@ -434,7 +460,11 @@ impl Inner {
             }
         }
         let req = req.body(frame.clone());
-        let resp = match req.send().await {
+        let sent = req.send().await;
+        if let Some(d) = &out.delivered {
+            d.notify_one();
+        }
+        let resp = match sent {
             Ok(r) => r,
             Err(e) => {
                 let why = format!("POST failed: {}", error_chain(&e));
