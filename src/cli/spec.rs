@@ -107,6 +107,9 @@ impl ServerSpec {
         };
         if redacted {
             redact(&mut v);
+            if let ServerSpec::Http { url, .. } = self {
+                v["url"] = Value::String(redact_url(url));
+            }
         }
         v
     }
@@ -160,7 +163,8 @@ impl ServerArgs {
             }
         } else if let Some(url) = &self.url {
             ServerSpec::Http {
-                name: url.clone(),
+                // The name is shown on screen: no credentials in it.
+                name: redact_url(url),
                 url: url.clone(),
                 headers: Vec::new(),
             }
@@ -214,6 +218,32 @@ impl ServerArgs {
             ..ClientOptions::default()
         })
     }
+}
+
+/// `https://user:pw@host/mcp?api_key=x` → password and secret-named query
+/// values replaced.
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return url.to_string();
+    };
+    if u.password().is_some() {
+        let _ = u.set_password(Some("redacted"));
+    }
+    let pairs: Vec<(String, String)> = u
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if crate::trace::record::is_secret_name(&k) {
+                "[redacted]".to_string()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    if !pairs.is_empty() {
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    u.to_string()
 }
 
 fn parse_header(h: &str) -> Result<(String, String), UsageError> {

@@ -32,6 +32,8 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
+/// The largest HTTP body (or SSE line) kept; the same bound as a stdio line.
+const MAX_BODY: usize = crate::transport::lines::MAX_LINE;
 /// How long a notification's POST may hold up the frames queued after it.
 const DELIVERY_WAIT: Duration = Duration::from_secs(10);
 /// The GET stream is never reopened faster than this.
@@ -518,7 +520,7 @@ impl Inner {
             .to_ascii_lowercase();
         if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
             // Legacy POSTs are acknowledged; answers come on the SSE stream.
-            let body = resp.bytes().await.unwrap_or_default();
+            let body = self.body(&channel, resp).await.unwrap_or_default();
             if !status.is_success() {
                 let why = format!("HTTP {status}: {}", first_line(&body));
                 self.sink.failed(&channel, request_id, why);
@@ -529,7 +531,7 @@ impl Inner {
             self.consume_post_stream(channel, resp, request_id).await;
             return;
         }
-        let body = match resp.bytes().await {
+        let body = match self.body(&channel, resp).await {
             Ok(b) => b,
             Err(e) => {
                 self.sink.failed(
@@ -625,6 +627,26 @@ impl Inner {
             }
             _ => {}
         }
+    }
+
+    /// A response body, at most `MAX_BODY` bytes: a server cannot make
+    /// mcpscope hold more. A cut body is said in the trace.
+    async fn body(&self, channel: &str, resp: Response) -> Result<Vec<u8>, reqwest::Error> {
+        let mut out = Vec::new();
+        let mut stream = resp.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            if out.len() + chunk.len() > MAX_BODY {
+                out.extend_from_slice(&chunk[..MAX_BODY - out.len()]);
+                self.meta(
+                    channel,
+                    json!({"event": "body-truncated", "kept_bytes": MAX_BODY}),
+                );
+                break;
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
     }
 
     /// Read a POST's SSE stream; if it ends before the response, resume it

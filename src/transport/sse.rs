@@ -52,7 +52,13 @@ impl SseParser {
                     self.after_cr = true;
                     self.line(&mut out);
                 }
-                _ => self.buf.push(b),
+                _ => {
+                    self.buf.push(b);
+                    // An endless line cannot grow without bound: cut it.
+                    if self.buf.len() >= crate::transport::lines::MAX_LINE {
+                        self.line(&mut out);
+                    }
+                }
             }
         }
         out

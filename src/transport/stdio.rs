@@ -30,6 +30,9 @@ pub struct StdioTransport {
     stdin: Mutex<Option<std_mpsc::Sender<Vec<u8>>>>,
     pid: u32,
     exited: watch::Receiver<Option<ExitInfo>>,
+    /// Set the moment the child is reaped: its pid (and group id) may then be
+    /// reused by an unrelated process, so it must not be signalled any more.
+    reaped: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl StdioTransport {
@@ -116,10 +119,13 @@ impl StdioTransport {
             .expect("spawn stderr thread");
 
         let (exit_tx, exited) = watch::channel(None);
+        let reaped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reaped_w = reaped.clone();
         std::thread::Builder::new()
             .name("stdio-wait".into())
             .spawn(move || {
                 let status = child.wait();
+                reaped_w.store(true, std::sync::atomic::Ordering::SeqCst);
                 let info = match status {
                     Ok(st) => ExitInfo {
                         code: st.code(),
@@ -140,6 +146,7 @@ impl StdioTransport {
             stdin: Mutex::new(Some(tx)),
             pid,
             exited,
+            reaped,
         })
     }
 
@@ -186,9 +193,10 @@ impl StdioTransport {
 
     /// Signal the server's process group (it may have spawned helpers: npx → node).
     pub fn signal(&self, sig: i32) {
-        if self.exit_info().is_none() {
-            // SAFETY: kill(2) has no memory-safety preconditions; the group
-            // leader is our child and is not reaped until the wait thread returns.
+        // Only the instants between `wait` returning and the flag being set
+        // remain racy; before, the process group cannot have been reused.
+        if !self.reaped.load(std::sync::atomic::Ordering::SeqCst) {
+            // SAFETY: kill(2) has no memory-safety preconditions.
             unsafe {
                 libc::kill(-(self.pid as i32), sig);
             }

@@ -291,7 +291,10 @@ pub fn server_cli(a: &ServerArgs) -> String {
         out.push("--demo".into());
     }
     if let Some(u) = &a.url {
-        out.push(format!("--url {}", shell_quote(u)));
+        out.push(format!(
+            "--url {}",
+            shell_quote(&crate::cli::spec::redact_url(u))
+        ));
     }
     for h in &a.headers {
         let name = h.split(':').next().unwrap_or("");
