@@ -118,3 +118,24 @@ fn mutated_frames_never_panic_and_are_kept_exactly() {
         assert_eq!(got, &want.as_slice(), "frame {i}");
     }
 }
+
+#[test]
+fn a_new_token_per_frame_cannot_grow_findings_without_bound() {
+    let mut store = Store::default();
+    for i in 0..5_000u64 {
+        let f = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t{i}","progress":1}}}}"#
+        );
+        store.append_frame(Dir::In, "stdio", i, f.as_bytes(), &mut Vec::new());
+    }
+    let mut checker = Checker::new(CheckConfig::default());
+    let mut findings = Vec::new();
+    for ev in store.range(0, store.next_seq()) {
+        checker.observe(&ev, &mut findings);
+    }
+    let unknown = findings
+        .iter()
+        .filter(|f| f.rule.id() == "progress-unknown-token")
+        .count();
+    assert_eq!(unknown as u32, mcpscope::checks::engine::MAX_PER_RULE);
+}

@@ -108,12 +108,17 @@ pub struct Checker {
     logging_declared: Option<bool>,
     session_level: Option<(LogLevel, u64)>,
     emitted: HashMap<(Rule, Option<IdKey>), u32>,
+    /// Findings reported per rule, whatever the key.
+    per_rule: HashMap<Rule, u32>,
     suppressed: HashMap<Rule, u64>,
     last_t_us: u64,
     last_answered: Option<usize>,
     /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
     store_slots: Vec<u32>,
 }
+
+/// Findings reported per rule in one session; the rest are only counted.
+pub const MAX_PER_RULE: u32 = 1000;
 
 /// A JSON number as a person writes it: `5242880`, `2.5`.
 pub fn num(v: f64) -> String {
@@ -150,6 +155,7 @@ impl Checker {
             logging_declared: None,
             session_level: None,
             emitted: HashMap::new(),
+            per_rule: HashMap::new(),
             suppressed: HashMap::new(),
             last_t_us: 0,
             last_answered: None,
@@ -219,6 +225,13 @@ impl Checker {
         request_id: Option<IdKey>,
         message: String,
     ) {
+        // A server inventing a new token (or id) per frame must not grow the
+        // findings, or this map, without bound either.
+        let total = self.per_rule.entry(rule).or_insert(0);
+        if *total >= MAX_PER_RULE {
+            *self.suppressed.entry(rule).or_insert(0) += 1;
+            return;
+        }
         let key = token.clone().or_else(|| request_id.clone());
         let n = self.emitted.entry((rule, key)).or_insert(0);
         if *n >= self.cfg.max_per_key {
@@ -226,6 +239,7 @@ impl Checker {
             return;
         }
         *n += 1;
+        *self.per_rule.entry(rule).or_insert(0) += 1;
         out.push(Finding {
             rule,
             severity: rule.severity(),
