@@ -280,6 +280,27 @@ impl Store {
         self.mem
     }
 
+    /// Bytes held by the indexes (request, token, level, stderr, problem lists);
+    /// computed on demand, for reports rather than per event.
+    pub fn index_bytes(&self) -> usize {
+        let v = |seqs: &Vec<u64>| seqs.capacity() * 8;
+        let requests: usize = self
+            .requests
+            .values()
+            .map(|r| v(&r.seqs) + std::mem::size_of::<RequestEntry>() + 32)
+            .sum();
+        let tokens: usize = self
+            .tokens
+            .iter()
+            .map(|t| v(&t.seqs) + std::mem::size_of::<TokenEntry>() + t.raw.len() + 32)
+            .sum();
+        let lists = self.by_level.iter().map(v).sum::<usize>()
+            + v(&self.logs)
+            + v(&self.stderr)
+            + v(&self.problems);
+        requests + tokens + lists
+    }
+
     pub fn get(&self, seq: u64) -> Option<EventRef<'_>> {
         let first = self.first_seq();
         if seq < first || seq >= self.next_seq {
