@@ -10,6 +10,7 @@ use super::config::CheckConfig;
 use super::finding::Finding;
 use super::rules::Rule;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::{Dir, EventRef};
@@ -119,15 +120,6 @@ pub struct Checker {
 
 /// Findings reported per rule in one session; the rest are only counted.
 pub const MAX_PER_RULE: u32 = 1000;
-
-/// A JSON number as a person writes it: `5242880`, `2.5`.
-pub fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
 
 fn secs(us: u64) -> String {
     let s = us as f64 / 1e6;
@@ -443,49 +435,27 @@ impl Checker {
         };
         let req = &self.reqs[ri];
         if let Some((rseq, _)) = req.response {
-            let (key, rid) = self.ids(slot, ri);
-            return self.emit(
-                out,
-                Rule::ProgressAfterResponse,
-                vec![rseq, seq],
-                Some(key.clone()),
-                Some(rid.clone()),
-                format!(
+            return self.emit_for(out, Rule::ProgressAfterResponse, vec![rseq, seq], slot, ri, |key, rid| format!(
                     "progress for token {key} arrived after the response to request {rid} (#{rseq}); progress must stop when the request completes"
-                ),
-            );
+                ));
         }
         if let Some((cseq, ct)) = req.cancel
             && t.saturating_sub(ct) > self.cfg.cancel_grace_us
         {
-            let (key, rid) = self.ids(slot, ri);
-            return self.emit(
-                out,
-                Rule::ProgressAfterResponse,
-                vec![cseq, seq],
-                Some(key.clone()),
-                Some(rid.clone()),
-                format!(
+            return self.emit_for(out, Rule::ProgressAfterResponse, vec![cseq, seq], slot, ri, |key, rid| format!(
                     "progress for token {key} arrived {} after request {rid} was cancelled (#{cseq}); a server must stop sending for a cancelled request",
                     secs(t - ct)
-                ),
-            );
+                ));
         }
         // Legacy HTTP+SSE answers everything on its one `sse` stream by design.
         if req.channel.starts_with("post") && *req.channel != *ev.channel && ev.channel != "sse" {
-            let req_ch = req.channel.clone();
-            let (key, rid) = self.ids(slot, ri);
-            self.emit(
-                out,
-                Rule::NotificationWrongStream,
-                vec![self.reqs[ri].seq, seq],
-                Some(key.clone()),
-                Some(rid.clone()),
+            let (req_ch, req_seq) = (req.channel.clone(), req.seq);
+            self.emit_for(out, Rule::NotificationWrongStream, vec![req_seq, seq], slot, ri, |_, rid| {
                 format!(
                     "progress for request {rid} arrived on stream {} instead of the request's own stream {req_ch}",
                     ev.channel
-                ),
-            );
+                )
+            });
         }
         self.gap_ends(slot, ri, t, seq, out);
 
@@ -532,74 +502,65 @@ impl Checker {
         if let Some((p0, s0)) = prev
             && progress <= p0
         {
-            let (key, rid) = self.ids(slot, ri);
-            self.emit(
-                out,
-                Rule::ProgressNotIncreasing,
-                vec![s0, seq],
-                Some(key.clone()),
-                Some(rid.clone()),
-                format!(
+            self.emit_for(out, Rule::ProgressNotIncreasing, vec![s0, seq], slot, ri, |key, _| format!(
                     "progress for token {key} went from {} to {}; progress must increase with every notification",
                     num(p0),
                     num(progress)
-                ),
-            );
+                ));
         }
         if let (Some((t0, s0)), Some(t1)) = (prev_total, total)
             && t0 != t1
         {
-            let (key, rid) = self.ids(slot, ri);
-            self.emit(
-                out,
-                Rule::ProgressTotalChanged,
-                vec![s0, seq],
-                Some(key.clone()),
-                Some(rid.clone()),
-                format!(
+            self.emit_for(out, Rule::ProgressTotalChanged, vec![s0, seq], slot, ri, |key, _| format!(
                     "total for token {key} changed from {} to {} within one request; keep total fixed once announced",
                     num(t0),
                     num(t1)
-                ),
-            );
+                ));
         }
         if exceeds {
-            let (key, rid) = self.ids(slot, ri);
-            self.emit(
+            self.emit_for(
                 out,
                 Rule::ProgressExceedsTotal,
                 vec![seq],
-                Some(key.clone()),
-                Some(rid.clone()),
-                format!(
-                    "progress {} exceeds total {} for token {key}",
-                    num(progress),
-                    num(total.unwrap_or_default())
-                ),
+                slot,
+                ri,
+                |key, _| {
+                    format!(
+                        "progress {} exceeds total {} for token {key}",
+                        num(progress),
+                        num(total.unwrap_or_default())
+                    )
+                },
             );
         }
         if let Some((t0, s0)) = flood {
             let n = self.flood_limit + 1;
-            let (key, rid) = self.ids(slot, ri);
-            self.emit(
-                out,
-                Rule::ProgressFlood,
-                vec![s0, seq],
-                Some(key.clone()),
-                Some(rid),
+            let (rate, window) = (self.cfg.flood_rate, self.cfg.flood_window_us);
+            self.emit_for(out, Rule::ProgressFlood, vec![s0, seq], slot, ri, |key, _| {
                 format!(
                     "token {key} sent {n} progress notifications within {} (limit {}/s over {}); rate-limit progress, e.g. latest-wins every 100 ms",
                     secs(t - t0),
-                    num(self.cfg.flood_rate),
-                    secs(self.cfg.flood_window_us)
-                ),
-            );
+                    num(rate),
+                    secs(window)
+                )
+            });
         }
     }
 
-    /// Token and request id of a stream, for a finding (cloned only then).
-    fn ids(&self, slot: usize, ri: usize) -> (IdKey, IdKey) {
-        (self.toks[slot].key.clone(), self.reqs[ri].id.clone())
+    /// A finding about token `slot` of request `ri`; the message is written
+    /// with both in hand.
+    fn emit_for(
+        &mut self,
+        out: &mut Vec<Finding>,
+        rule: Rule,
+        seqs: Vec<u64>,
+        slot: usize,
+        ri: usize,
+        message: impl FnOnce(&IdKey, &IdKey) -> String,
+    ) {
+        let (key, rid) = (self.toks[slot].key.clone(), self.reqs[ri].id.clone());
+        let message = message(&key, &rid);
+        self.emit(out, rule, seqs, Some(key), Some(rid), message);
     }
 
     /// Our slot for the store's token slot `store_slot` (first sight: from

@@ -6,6 +6,7 @@ use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::views::num;
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
@@ -19,15 +20,6 @@ pub struct Printer {
     tools: HashMap<IdKey, String>,
     /// Findings already printed.
     findings_shown: usize,
-}
-
-/// Format a JSON number the way a person writes it: `5242880`, `2.5`.
-pub fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
 }
 
 impl Printer {

@@ -9,6 +9,7 @@
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogView, ProgressView};
 use crate::protocol::{Frame, IdKey};
 use crate::trace::record::{TraceReadError, read_trace};
@@ -262,8 +263,4 @@ fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
         },
         _ => (String::new(), compact(f.params)),
     }
-}
-
-fn num(v: f64) -> String {
-    crate::checks::engine::num(v)
 }

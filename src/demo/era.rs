@@ -31,7 +31,7 @@ pub fn of_request(params: &Map<String, Value>) -> Option<Modern> {
         log_level: meta
             .get(META_LOG_LEVEL)
             .and_then(Value::as_str)
-            .and_then(Level::parse),
+            .and_then(|s| s.parse().ok()),
     })
 }
 

@@ -178,7 +178,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
             );
         }
         "ping" => out.respond(&id, era::complete(&era, json!({}))),
-        "logging/setLevel" => match params.get("level").and_then(Value::as_str).map(Level::parse) {
+        "logging/setLevel" => match params.get("level").and_then(Value::as_str).map(|s| s.parse::<Level>().ok()) {
             Some(Some(level)) => {
                 session.set_min_level(level);
                 out.respond(&id, json!({}));

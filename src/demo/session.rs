@@ -13,49 +13,8 @@ use tokio::task::AbortHandle;
 
 use super::out::{Gate, Out};
 
-/// Syslog severities (RFC 5424) as MCP names them, least severe first so the
-/// derived order is the filtering order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Error,
-    Critical,
-    Alert,
-    Emergency,
-}
-
-impl Level {
-    const ALL: [Level; 8] = [
-        Level::Debug,
-        Level::Info,
-        Level::Notice,
-        Level::Warning,
-        Level::Error,
-        Level::Critical,
-        Level::Alert,
-        Level::Emergency,
-    ];
-
-    pub fn parse(name: &str) -> Option<Level> {
-        Level::ALL.into_iter().find(|l| l.as_str() == name)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Debug => "debug",
-            Level::Info => "info",
-            Level::Notice => "notice",
-            Level::Warning => "warning",
-            Level::Error => "error",
-            Level::Critical => "critical",
-            Level::Alert => "alert",
-            Level::Emergency => "emergency",
-        }
-    }
-}
+/// Syslog severities (RFC 5424), in filtering order: the protocol's own.
+pub use crate::protocol::views::LogLevel as Level;
 
 /// What the client sent back for a server→client request.
 pub type Reply = Result<Value, Value>;

@@ -10,6 +10,15 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+/// A JSON number the way a person writes it: `5242880`, `2.5`.
+pub fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
 /// `notifications/progress` params.
 #[derive(Debug, Clone)]
 pub struct ProgressView<'a> {

@@ -2,6 +2,7 @@
 //! the one place where server text is clipped and sanitised for the screen.
 
 use crate::protocol::sanitize::one_line;
+pub use crate::protocol::views::num;
 
 /// Longest server string a single row ever needs; clipping before sanitising
 /// keeps a 10 MB log line from costing 10 MB of work per frame.
@@ -25,11 +26,6 @@ pub fn safe(s: &str, max_chars: usize) -> String {
 /// Like [`safe`] with the default row budget.
 pub fn safe_row(s: &str) -> String {
     safe(s, ROW_CHARS)
-}
-
-/// A JSON number the way a person writes it: `5242880`, `2.5`.
-pub fn num(v: f64) -> String {
-    crate::cli::printer::num(v)
 }
 
 /// Milliseconds relative to the session start, fixed width for columns.
