@@ -258,42 +258,21 @@ impl App {
     /// more to take in (a call with very many notifications, just selected).
     fn settle(&mut self, store: &Store) -> bool {
         let st = &mut self.state;
-        let tl_len = st.timeline.view.len(store);
-        if st.timeline.follow {
-            st.timeline.cursor.selected = tl_len.saturating_sub(1);
-        }
-        st.timeline.cursor.move_by(0, tl_len);
         let h = layout::list_height(st, Pane::Timeline);
-        st.timeline.cursor.settle(tl_len, h);
-
-        let lg_len = st.logs.view.len();
-        if st.logs.follow {
-            st.logs.cursor.selected = lg_len.saturating_sub(1);
-        }
-        st.logs.cursor.move_by(0, lg_len);
+        let n = st.timeline.view.len(store);
+        st.timeline.cursor.refit(n, h, st.timeline.follow);
         let h = layout::list_height(st, Pane::Logs);
-        st.logs.cursor.settle(lg_len, h);
-
-        let n = st.calls.list.len();
-        st.progress.move_by(0, n);
+        st.logs.cursor.refit(st.logs.view.len(), h, st.logs.follow);
         let h = layout::list_height(st, Pane::Progress);
-        st.progress.settle(n, h);
-
+        st.progress.refit(st.calls.list.len(), h, false);
         let h = layout::list_height(st, Pane::Tools);
         st.tools.cursor.settle(st.tools.visible.len(), h);
-
-        let n = st.findings.list.len();
-        st.findings.cursor.move_by(0, n);
         let h = layout::list_height(st, Pane::Findings);
-        st.findings.cursor.settle(n, h);
-
-        let n = st.network.view.len();
-        if st.network.follow {
-            st.network.cursor.selected = n.saturating_sub(1);
-        }
-        st.network.cursor.move_by(0, n);
+        st.findings.cursor.refit(st.findings.list.len(), h, false);
         let h = layout::list_height(st, Pane::Network);
-        st.network.cursor.settle(n, h);
+        st.network
+            .cursor
+            .refit(st.network.view.len(), h, st.network.follow);
 
         // Only the selected call, and only while its details are shown.
         let mut caught_up = true;

@@ -138,6 +138,16 @@ impl Cursor {
     pub fn settle(&mut self, len: usize, height: usize) {
         self.offset = self.window(len, height);
     }
+
+    /// After the list changed: follow its end if asked, keep the selection
+    /// in range and the window around it.
+    pub fn refit(&mut self, len: usize, height: usize, follow: bool) {
+        if follow {
+            self.selected = len.saturating_sub(1);
+        }
+        self.move_by(0, len);
+        self.settle(len, height);
+    }
 }
 
 #[derive(Debug, Clone, Default)]
