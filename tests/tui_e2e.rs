@@ -335,7 +335,11 @@ fn replay_plays_a_recorded_session_to_its_end() {
     // Paused, then jump to the end: the whole recording at once.
     t.keys(&["Space"]);
     t.keys(&["E"]);
-    let s = t.wait_for("the end of the replay", 20, |s| s.contains("replay ended"));
+    // A capture can land between two writes of one frame: wait until the
+    // frame that shows the end has been written out in full.
+    let s = t.wait_for("the end of the replay", 20, |s| {
+        s.contains("replay ended") && s.contains("← res   tools/call") && s.contains("4 updates")
+    });
     let header = s.lines().next().unwrap_or("");
     let events = header
         .split('│')
