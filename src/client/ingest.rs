@@ -29,14 +29,22 @@ impl Ingest {
 }
 
 impl Sink for Ingest {
-    fn frames(&self, channel: &str, frames: &[&[u8]]) {
+    fn frames(&self, channel: &str, frames: &[&[u8]]) -> Vec<IdKey> {
         let mut routes = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
                 s.append_frame(Dir::In, channel, now, f, &mut routes);
             }
         });
+        let answered = routes
+            .iter()
+            .filter_map(|r| match r {
+                Route::Response { id, .. } => Some(id.clone()),
+                Route::ServerRequest { .. } => None,
+            })
+            .collect();
         self.route(routes);
+        answered
     }
 
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {

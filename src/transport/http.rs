@@ -554,17 +554,15 @@ impl Inner {
         }
         // Whatever the body is (JSON-RPC, an HTML error page), it is kept.
         self.observe(trim_body(&body));
-        self.sink.frames(&channel, &[trim_body(&body)]);
-        if !status.is_success() && !answers(&body, request_id.as_ref()) {
+        let answered = self.sink.frames(&channel, &[trim_body(&body)]);
+        let answered = request_id.as_ref().is_some_and(|id| answered.contains(id));
+        if !status.is_success() && !answered {
             self.sink.failed(
                 &channel,
                 request_id,
                 format!("HTTP {status}: {}", first_line(&body)),
             );
-        } else if status.is_success()
-            && !answers(&body, request_id.as_ref())
-            && request_id.is_some()
-        {
+        } else if status.is_success() && !answered && request_id.is_some() {
             self.sink.failed(
                 &channel,
                 request_id,
@@ -796,8 +794,8 @@ impl Inner {
                     return false;
                 }
                 self.observe(data.as_bytes());
-                self.sink.frames(channel, &[data.as_bytes()]);
-                answers(data.as_bytes(), id)
+                let answered = self.sink.frames(channel, &[data.as_bytes()]);
+                id.is_some_and(|id| answered.contains(id))
             }
             _ => {
                 self.meta(
@@ -935,20 +933,6 @@ impl Inner {
             Ok(Ok(u)) => u.clone(),
             _ => None,
         }
-    }
-}
-
-/// Does this body (a message or a batch) carry the response to `id`?
-fn answers(body: &[u8], id: Option<&IdKey>) -> bool {
-    let Some(id) = id else { return false };
-    let f = classify(body);
-    match f.kind {
-        FrameKind::Response | FrameKind::ErrorResponse => f.id.as_ref() == Some(id),
-        FrameKind::Batch => f
-            .batch
-            .iter()
-            .any(|el| answers(el.get().as_bytes(), Some(id))),
-        _ => false,
     }
 }
 

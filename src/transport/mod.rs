@@ -12,7 +12,9 @@ use std::fmt;
 /// Receives what a transport reads. Called from the transport's reader threads.
 pub trait Sink: Send + Sync + 'static {
     /// Complete frames read on `channel`, in order (terminators removed).
-    fn frames(&self, channel: &str, frames: &[&[u8]]);
+    /// Returns the ids of the responses among them, so a transport knows
+    /// which of its requests were answered without parsing them again.
+    fn frames(&self, channel: &str, frames: &[&[u8]]) -> Vec<crate::protocol::IdKey>;
     /// Lines the server wrote to stderr.
     fn stderr(&self, channel: &str, lines: &[&[u8]]);
     /// A transport-level event (`{"event": "spawn", ...}`).

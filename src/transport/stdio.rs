@@ -97,7 +97,9 @@ impl StdioTransport {
         std::thread::Builder::new()
             .name("stdio-reader".into())
             .spawn(move || {
-                let r = read_lines(stdout, |lines| s.frames(CHANNEL, lines));
+                let r = read_lines(stdout, |lines| {
+                    s.frames(CHANNEL, lines);
+                });
                 if let Err(e) = r {
                     s.event(
                         CHANNEL,
