@@ -332,8 +332,9 @@ fn connection_refused_is_a_connection_failure() {
     let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
     assert_eq!(o.code, 3, "{}", o.stderr);
     assert!(o.stderr.to_lowercase().contains("connect"), "{}", o.stderr);
+    // Not an http(s) URL: a usage error, known before connecting.
     let o = call_url("ftp://127.0.0.1/x", &["--tool", "t"]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, 2, "{}", o.stderr);
 }
 
 #[test]

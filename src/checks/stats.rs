@@ -199,3 +199,142 @@ pub fn call_stats(store: &Store) -> Vec<CallStats> {
         })
         .collect()
 }
+
+/// Why a call did not complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// The idle or maximum timeout expired.
+    Timeout,
+    /// The server exited, closed its output, or the transport failed.
+    Connection,
+    /// The handshake did not complete: no call could be made.
+    Handshake,
+    /// mcpscope cancelled it (the user, or a signal).
+    Cancelled,
+}
+
+/// A call (or the session) that did not complete: a check that saw it can
+/// never pass, whatever the rules say about the frames it did see.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Incomplete {
+    pub kind: FailureKind,
+    pub reason: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_opt_key",
+        deserialize_with = "de_opt_key"
+    )]
+    pub request_id: Option<IdKey>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+/// The calls of `calls` that did not complete, each with the reason the
+/// trace gives: the timeout, the server's exit status or signal, a closed
+/// stdout, a transport failure, or our cancellation.
+pub fn incomplete_calls(store: &Store, calls: &[CallStats]) -> Vec<Incomplete> {
+    if calls.iter().all(|c| c.response_seq.is_some()) {
+        return Vec::new();
+    }
+    // Events that end requests, in order: (seq, request they name or None for all, reason).
+    let mut ends: Vec<(u64, Option<IdKey>, String)> = Vec::new();
+    let mut timeouts: HashMap<IdKey, String> = HashMap::new();
+    let mut cancels: HashMap<IdKey, (u64, String)> = HashMap::new();
+    for ev in store.range(0, store.next_seq()) {
+        match ev.dir {
+            Dir::Meta => {
+                let Some(kind) = ev.method else { continue };
+                if !matches!(kind, "exit" | "eof" | "failed" | "timeout" | "cancel") {
+                    continue;
+                }
+                let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
+                    continue;
+                };
+                let request = v
+                    .get("request")
+                    .filter(|r| !r.is_null())
+                    .map(IdKey::from_value);
+                let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                match kind {
+                    "exit" => {
+                        let exit = crate::transport::ExitInfo {
+                            code: v.get("code").and_then(Value::as_i64).map(|c| c as i32),
+                            signal: v.get("signal").and_then(Value::as_i64).map(|c| c as i32),
+                        };
+                        ends.push((ev.seq, None, format!("the server {exit}")));
+                    }
+                    "eof" => ends.push((
+                        ev.seq,
+                        None,
+                        crate::transport::stdio::EOF_RUNNING.to_string(),
+                    )),
+                    "failed" => ends.push((ev.seq, request, text("error"))),
+                    "timeout" => {
+                        if let Some(r) = request {
+                            let secs = v.get("secs").and_then(Value::as_f64).unwrap_or(0.0);
+                            timeouts.insert(
+                                r,
+                                format!(
+                                    "timed out ({} timeout of {}s)",
+                                    text("limit"),
+                                    crate::protocol::views::num(secs)
+                                ),
+                            );
+                        }
+                    }
+                    _ => {
+                        if let Some(r) = request {
+                            cancels.entry(r).or_insert((ev.seq, text("reason")));
+                        }
+                    }
+                }
+            }
+            Dir::Out if ev.method == Some(methods::CANCELLED) => {
+                if let Ok(v) = serde_json::from_slice::<Value>(ev.bytes)
+                    && let Some(r) = v.pointer("/params/requestId")
+                {
+                    let why = v
+                        .pointer("/params/reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("cancelled");
+                    cancels
+                        .entry(IdKey::from_value(r))
+                        .or_insert((ev.seq, why.to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+    calls
+        .iter()
+        .filter(|c| c.response_seq.is_none())
+        .map(|c| {
+            let id = &c.request_id;
+            let end = ends
+                .iter()
+                .find(|(s, r, _)| *s > c.request_seq && r.as_ref().is_none_or(|r| r == id));
+            let cancel = cancels.get(id).filter(|(s, _)| *s > c.request_seq);
+            let (kind, reason) = if let Some(t) = timeouts.get(id) {
+                (FailureKind::Timeout, t.clone())
+            } else if let Some((_, why)) = cancel.filter(|(s, _)| end.is_none_or(|(e, _, _)| s < e))
+            {
+                (FailureKind::Cancelled, format!("cancelled: {why}"))
+            } else if let Some((_, _, why)) = end {
+                (FailureKind::Connection, why.clone())
+            } else {
+                (
+                    FailureKind::Connection,
+                    "no response by the end of the session".to_string(),
+                )
+            };
+            Incomplete {
+                kind,
+                reason,
+                request_id: Some(id.clone()),
+                tool: c.tool.clone(),
+            }
+        })
+        .collect()
+}

@@ -3,6 +3,7 @@
 
 use super::connect::{Failure, connect, handshake};
 use super::printer::Printer;
+use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
@@ -174,16 +175,17 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    let (session, trace, _spec) = match connect(&a.server, a.opts.record.as_deref()).await {
+    let mut signals = Signals::install();
+    let (session, trace, _spec) = match connect(&a.server, a.opts.record.as_deref(), limits).await {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet);
     let code = tokio::select! {
         code = call(&session, &a, &args, limits, &printer) => code,
-        _ = tokio::signal::ctrl_c() => {
-            interrupted(&session);
-            130
+        stop = signals.recv() => {
+            cancel_in_flight(&session, stop);
+            stop.code
         }
     };
     session.shutdown().await;
@@ -194,21 +196,6 @@ pub async fn run(a: CallArgs) -> i32 {
         eprintln!("[error] {}", one_line(e));
     }
     code
-}
-
-fn interrupted(session: &Arc<Session>) {
-    // The call in flight is the highest id we issued.
-    let store = session.trace().read();
-    let last = store
-        .range(0, store.next_seq())
-        .filter(|e| e.dir == crate::trace::Dir::Out && e.method == Some("tools/call"))
-        .last()
-        .and_then(|e| e.frame().id);
-    drop(store);
-    if let Some(id) = last {
-        let _ = session.cancel(&id, "interrupted by the user (Ctrl-C)");
-    }
-    eprintln!("[error] interrupted; the call was cancelled");
 }
 
 async fn call(

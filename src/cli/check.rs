@@ -8,17 +8,23 @@
 //!   "calls": [{request_id, token?, method, tool?, request_seq, response_seq?,
 //!              outcome, duration_ms, notifications, first_progress_ms?,
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
+//!   "failures": [{kind: timeout|connection|handshake|cancelled, reason, request_id?, tool?}],
 //!   "summary": {error, warning, info, suppressed: {rule: n}, events, strict, passed}}`
+//!
+//! A call that did not complete (the server crashed, the call timed out, the
+//! handshake failed) is a failure whatever the rules found: it is listed in
+//! `failures`, `passed` is false, JUnit gets an `<error>` and text says FAIL.
 
 use super::call::{RequestOpts, build_args, fail};
 use super::connect::{Failure, connect, handshake};
 use super::replay::load;
+use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
-use crate::checks::stats::{CallStats, call_stats};
+use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats, incomplete_calls};
 use crate::checks::{CheckConfig, Checker, Finding, Rule, Severity, SeverityCounts};
 use crate::client::ClientError;
-use crate::protocol::Era;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::{Era, IdKey};
 use crate::trace::Store;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -143,6 +149,9 @@ pub struct Report {
     pub era: String,
     pub findings: Vec<Finding>,
     pub calls: Vec<CallStats>,
+    /// Calls (or the session) that did not complete.
+    #[serde(default)]
+    pub failures: Vec<Incomplete>,
     pub summary: Summary,
 }
 
@@ -167,7 +176,9 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
     }
     checker.finish(&mut findings);
     let counts = SeverityCounts::of(&findings);
-    let passed = counts.error == 0 && !(strict && counts.warning > 0);
+    let calls = call_stats(store);
+    let failures = incomplete_calls(store, &calls);
+    let passed = counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
     Report {
         mcpscope_check: 1,
         source,
@@ -175,7 +186,8 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
             Era::Handshake => "handshake".into(),
             Era::Stateless => "stateless".into(),
         },
-        calls: call_stats(store),
+        calls,
+        failures,
         summary: Summary {
             error: counts.error,
             warning: counts.warning,
@@ -241,47 +253,69 @@ pub async fn run(a: CheckArgs) -> i32 {
             "--repeat must be at least 1".into(),
         )));
     }
-    let (session, trace, spec) = match connect(&a.server, a.record.as_deref()).await {
+    let mut signals = Signals::install();
+    let (session, trace, spec) = match connect(&a.server, a.record.as_deref(), limits).await {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    let mut code = 0;
-    match handshake(&session).await {
-        Err(e) => code = fail(&e),
-        Ok(_) => {
-            a.request.apply_log_level(&session).await;
-            let policy = a.request.policy();
-            for _ in 0..a.repeat {
-                match session.call_tool(&tool, &args, &policy, limits).await {
-                    Ok(_) | Err(ClientError::Rpc { .. }) => {}
-                    Err(e @ ClientError::Timeout { .. }) => {
-                        eprintln!(
-                            "[error] {}",
-                            crate::protocol::sanitize::one_line(&e.to_string())
-                        );
-                        code = 4;
-                    }
-                    Err(e) => {
-                        code = fail(&Failure::Client(e));
-                        break;
+    // What went wrong that the trace alone cannot say (a failed handshake).
+    let mut session_failure = None;
+    let calls = async {
+        let mut code = 0;
+        match handshake(&session).await {
+            Err(e) => {
+                session_failure = Some(Incomplete {
+                    kind: FailureKind::Handshake,
+                    reason: one_line(&e.to_string()).into_owned(),
+                    request_id: None,
+                    tool: None,
+                });
+                code = fail(&e);
+            }
+            Ok(_) => {
+                a.request.apply_log_level(&session).await;
+                let policy = a.request.policy();
+                for _ in 0..a.repeat {
+                    match session.call_tool(&tool, &args, &policy, limits).await {
+                        Ok(_) | Err(ClientError::Rpc { .. }) => {}
+                        Err(e @ ClientError::Timeout { .. }) => {
+                            eprintln!("[error] {}", one_line(&e.to_string()));
+                            code = 4;
+                        }
+                        Err(e) => {
+                            code = fail(&Failure::Client(e));
+                            break;
+                        }
                     }
                 }
             }
         }
-    }
-    if code != 3 {
-        tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
-    }
+        if code != 3 {
+            tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
+        }
+        code
+    };
+    let code = tokio::select! {
+        code = calls => code,
+        stop = signals.recv() => {
+            cancel_in_flight(&session, stop);
+            stop.code
+        }
+    };
     session.shutdown().await;
     if let Some(e) = trace.read().recorder_error() {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(e));
     }
     let source =
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});
-    let report = {
+    let mut report = {
         let store = trace.read();
         check_store(&store, cfg, source, a.strict)
     };
+    if let Some(f) = session_failure {
+        report.failures.insert(0, f);
+        report.summary.passed = false;
+    }
     emit(&report, a.format);
     match code {
         0 if !report.summary.passed => 1,
@@ -338,6 +372,9 @@ pub fn text(r: &Report) -> String {
         }
         s.push('\n');
     }
+    for f in &r.failures {
+        let _ = writeln!(s, "{}", failure_line(f));
+    }
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
         s,
@@ -354,6 +391,16 @@ pub fn text(r: &Report) -> String {
         }
     );
     s
+}
+
+/// `incomplete: call id=1 t: the server was killed by signal 9 (SIGKILL)`.
+fn failure_line(f: &Incomplete) -> String {
+    let what = match (&f.request_id, &f.tool) {
+        (Some(id), Some(t)) => format!("call id={} {}", id.to_value(), one_line(t)),
+        (Some(id), None) => format!("call id={}", id.to_value()),
+        _ => "session".to_string(),
+    };
+    format!("incomplete: {what}: {}", one_line(&f.reason))
 }
 
 /// Which call a finding belongs to: by request id, else by token (the last
@@ -413,8 +460,9 @@ pub fn junit(r: &Report) -> String {
     }
     let stateless = r.era == "stateless";
     let mut suites = String::new();
-    let (mut all_tests, mut all_failures, mut all_skipped) = (0, 0, 0);
-    for (name, fs) in &groups {
+    let (mut all_tests, mut all_failures, mut all_errors, mut all_skipped) = (0, 0, 0, 0);
+    let calls_named: Vec<&IdKey> = r.calls.iter().map(|c| &c.request_id).collect();
+    for (i, (name, fs)) in groups.iter().enumerate() {
         let (mut failures, mut skipped) = (0, 0);
         let mut cases = String::new();
         for rule in Rule::ALL {
@@ -450,17 +498,41 @@ pub fn junit(r: &Report) -> String {
             }
             cases.push_str("</testcase>\n");
         }
-        let n = Rule::ALL.len();
+        let mut n = Rule::ALL.len();
+        // A call that did not complete is an error of its own test case.
+        let incomplete: Vec<&Incomplete> = r
+            .failures
+            .iter()
+            .filter(|f| match &f.request_id {
+                Some(id) => calls_named.get(i).is_some_and(|c| c == &id),
+                None => i == session,
+            })
+            .collect();
+        for f in &incomplete {
+            n += 1;
+            let kind = serde_json::to_value(f.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{}\" name=\"call-completed\"><error type=\"{kind}\" message=\"{}\"/></testcase>",
+                xml(name),
+                xml(&one_line(&f.reason))
+            );
+        }
+        let errors = incomplete.len();
         all_tests += n;
         all_failures += failures;
+        all_errors += errors;
         all_skipped += skipped;
         let _ = write!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
             xml(name)
         );
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcpscope check\" tests=\"{all_tests}\" failures=\"{all_failures}\" errors=\"0\" skipped=\"{all_skipped}\">\n{suites}</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcpscope check\" tests=\"{all_tests}\" failures=\"{all_failures}\" errors=\"{all_errors}\" skipped=\"{all_skipped}\">\n{suites}</testsuites>\n",
     )
 }

@@ -11,7 +11,7 @@
 
 use super::connect::{Failure, connect, handshake};
 use super::spec::{ElicitArg, ServerArgs, UsageError};
-use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::client::{ClientError, ClientOptions, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::trace::Dir;
 use clap::Args;
@@ -113,7 +113,13 @@ pub async fn run(a: ConformanceArgs) -> i32 {
         "conformance: scenario {} at {} against {}",
         a.scenario, a.protocol_version, a.url
     );
-    let (session, _trace, _spec) = match connect(&server, a.record.as_deref()).await {
+    let (session, _trace, _spec) = match connect(
+        &server,
+        a.record.as_deref(),
+        ClientOptions::default().handshake,
+    )
+    .await
+    {
         Ok(x) => x,
         Err(e) => {
             eprintln!("conformance: {e}");

@@ -2,7 +2,7 @@
 //! handshake.
 
 use super::spec::{ServerArgs, ServerSpec, UsageError};
-use crate::client::{ClientError, Session};
+use crate::client::{ClientError, Limits, Session};
 use crate::protocol::views::InitializeResult;
 use crate::trace::record::{FORMAT_VERSION, Recorder};
 use crate::trace::{MonotonicClock, Store, StoreLimits, Trace};
@@ -74,13 +74,16 @@ pub fn new_trace(
     Ok(Trace::new(store, MonotonicClock::new()))
 }
 
-/// Start the server and run the handshake.
+/// Start the server (the handshake is separate, within `handshake` limits:
+/// the user's own `--timeout`/`--max-timeout` where the command has them).
 pub async fn connect(
     args: &ServerArgs,
     record: Option<&Path>,
+    handshake: Limits,
 ) -> Result<(Arc<Session>, Trace, ServerSpec), Failure> {
     let spec = args.resolve()?;
-    let opts = args.client_options()?;
+    let mut opts = args.client_options()?;
+    opts.handshake = handshake;
     let trace = new_trace(&spec, record, !args.no_redact)?;
     let session = open_session(&spec, args, opts, trace.clone())?;
     Ok((session, trace, spec))

@@ -8,6 +8,7 @@ pub mod demo_server;
 pub mod printer;
 pub mod replay;
 pub mod rules;
+pub mod signals;
 pub mod spec;
 pub mod tools;
 

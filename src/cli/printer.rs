@@ -1,5 +1,5 @@
-//! Headless event lines on stderr: `[progress]`, `[log]`, `[stderr]`,
-//! `[protocol]`, `[finding]`. A view over the trace like any pane: it pulls new events
+//! Headless event lines on stderr: `[progress]`, `[log]`, `[notification]`,
+//! `[stderr]`, `[protocol]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
 use crate::protocol::IdKey;
@@ -33,8 +33,11 @@ impl Printer {
     }
 
     /// Print findings not printed yet: `[finding] RULE-ID (severity) #seq…: message`.
-    /// Shown even with `--quiet`, like `[protocol]` lines.
+    /// `--quiet` means the result and errors only: findings are for `check`.
     pub fn findings(&mut self, checks: &crate::checks::LiveChecks, out: &mut impl Write) {
+        if self.quiet {
+            return;
+        }
         let fresh = checks.findings_since(self.findings_shown);
         if fresh.is_empty() {
             return;
@@ -211,9 +214,28 @@ impl Printer {
                     }
                 }
             }
+            // Any other notification, custom ones included: one line, its params compact.
+            Some(method) if !self.quiet => {
+                let params = ev.frame().params.map_or("", |p| p.get());
+                let _ = writeln!(
+                    buf,
+                    "[notification] {} {}",
+                    one_line(method),
+                    one_line(&compact(params))
+                );
+            }
             _ => {}
         }
     }
+}
+
+/// Params on one line: re-serialised compact when they parse (pretty-printed
+/// JSON spans lines), else as sent.
+fn compact(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| serde_json::to_string(&v).ok())
+        .unwrap_or_else(|| raw.to_string())
 }
 
 fn preview(ev: &EventRef<'_>) -> String {

@@ -192,6 +192,7 @@ impl ServerArgs {
             }
             ServerSpec::Http { headers: h, .. } => h.extend(headers),
         }
+        check_spec(&spec, self.cwd.is_some())?;
         Ok(spec)
     }
 
@@ -218,6 +219,50 @@ impl ServerArgs {
             ..ClientOptions::default()
         })
     }
+}
+
+/// What can be known wrong before anything starts: a working directory that
+/// does not exist (the spawn error would blame the program), a URL that is
+/// not an http(s) URL.
+fn check_spec(spec: &ServerSpec, cwd_flag: bool) -> Result<(), UsageError> {
+    match spec {
+        ServerSpec::Stdio { cmd, name } => {
+            if let Some(dir) = &cmd.cwd
+                && !dir.is_dir()
+            {
+                let what = if cwd_flag {
+                    format!("--cwd {}", dir.display())
+                } else {
+                    format!("the working directory {} of server {name:?}", dir.display())
+                };
+                return Err(usage(format!(
+                    "{what}: {}",
+                    if dir.exists() {
+                        "not a directory"
+                    } else {
+                        "no such directory"
+                    }
+                )));
+            }
+        }
+        ServerSpec::Http { url, .. } => match reqwest::Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => {}
+            Ok(u) => {
+                return Err(usage(format!(
+                    "--url {}: mcpscope speaks http:// and https:// URLs, not {}:",
+                    redact_url(url),
+                    u.scheme()
+                )));
+            }
+            Err(e) => {
+                return Err(usage(format!(
+                    "--url {}: not a valid URL ({e})",
+                    crate::protocol::sanitize::one_line(&redact_url(url))
+                )));
+            }
+        },
+    }
+    Ok(())
 }
 
 /// `https://user:pw@host/mcp?api_key=x` → password and secret-named query

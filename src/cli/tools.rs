@@ -3,6 +3,7 @@
 use super::call::fail;
 use super::connect::{connect, handshake};
 use super::spec::ServerArgs;
+use crate::client::ClientOptions;
 use crate::protocol::sanitize::one_line;
 use clap::Args;
 use serde_json::Value;
@@ -18,10 +19,11 @@ pub struct ToolsArgs {
 }
 
 pub async fn run(a: ToolsArgs) -> i32 {
-    let (session, _trace, _spec) = match connect(&a.server, None).await {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
+    let (session, _trace, _spec) =
+        match connect(&a.server, None, ClientOptions::default().handshake).await {
+            Ok(x) => x,
+            Err(e) => return fail(&e),
+        };
     let result = async {
         handshake(&session).await?;
         Ok::<_, super::connect::Failure>(session.list_tools().await?)

@@ -175,9 +175,12 @@ impl Session {
         if let Link::Http(h) = &self.transport {
             h.set_protocol_version(Revision::V2026_07_28.as_str());
         }
-        let limits = Limits {
-            idle: None,
-            max: Some(probe.unwrap_or(self.opts.handshake_timeout)),
+        let limits = match probe {
+            Some(p) => Limits {
+                idle: None,
+                max: Some(p),
+            },
+            None => self.opts.handshake,
         };
         let mut outcome = self.request(methods::SERVER_DISCOVER, None, limits).await;
         if let Err(ClientError::Rpc {

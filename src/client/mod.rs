@@ -44,6 +44,10 @@ pub enum ClientError {
     },
     #[error("handshake failed: {0}")]
     Handshake(String),
+    /// `initialize` got no answer within the user's limits. It is never
+    /// cancelled (the spec forbids it): the caller closes the connection.
+    #[error("handshake failed: no answer to initialize within {secs}s ({}); initialize is never cancelled, so the connection is closed", expiry.describe())]
+    HandshakeTimeout { expiry: Expiry, secs: f64 },
     #[error("{method} failed: JSON-RPC error {code}: {message}")]
     Rpc {
         method: String,
@@ -59,7 +63,7 @@ impl ClientError {
     /// The headless exit code (DESIGN §3).
     pub fn exit_code(&self) -> i32 {
         match self {
-            ClientError::Timeout { .. } => 4,
+            ClientError::Timeout { .. } | ClientError::HandshakeTimeout { .. } => 4,
             ClientError::Rpc { .. } => 1,
             _ => 3,
         }
@@ -350,10 +354,15 @@ impl Session {
                             json!({"event": "timeout", "request": id.to_value(), "method": method,
                                          "limit": expiry.as_str(), "secs": secs}),
                         );
-                        let _ = self.cancel(
-                            &id,
-                            &format!("timed out ({} timeout of {secs}s)", expiry.as_str()),
-                        );
+                        if method == methods::INITIALIZE {
+                            // A client MUST NOT cancel initialize: stop waiting only.
+                            self.pending.forget(&id);
+                        } else {
+                            let _ = self.cancel(
+                                &id,
+                                &format!("timed out ({} timeout of {secs}s)", expiry.as_str()),
+                            );
+                        }
                         return Err(ClientError::Timeout {
                             method: method.to_string(),
                             expiry,
@@ -413,10 +422,7 @@ impl Session {
 
     /// Limits for the short requests around calls (handshake, setLevel, listing).
     fn setup_limits(&self) -> Limits {
-        Limits {
-            idle: None,
-            max: Some(self.opts.handshake_timeout),
-        }
+        self.opts.handshake
     }
 
     /// The handshake: `initialize`, then `notifications/initialized`.
@@ -439,10 +445,8 @@ impl Session {
                     "the server rejected initialize: JSON-RPC error {code}: {message}"
                 )));
             }
-            Err(ClientError::Timeout { secs, .. }) => {
-                return Err(ClientError::Handshake(format!(
-                    "no answer to initialize within {secs}s"
-                )));
+            Err(ClientError::Timeout { expiry, secs, .. }) => {
+                return Err(ClientError::HandshakeTimeout { expiry, secs });
             }
             Err(e) => return Err(ClientError::Handshake(e.to_string())),
         };

@@ -69,7 +69,10 @@ pub struct ClientOptions {
     pub roots: Vec<String>,
     pub elicit: Option<ElicitMode>,
     pub client_name: String,
-    pub handshake_timeout: Duration,
+    /// Limits for the handshake and the short requests around calls: the
+    /// user's own `--timeout`/`--max-timeout` (there is no progress to reset
+    /// the idle one, so the smaller wins).
+    pub handshake: Limits,
     pub shutdown_grace: Duration,
 }
 
@@ -84,7 +87,10 @@ impl Default for ClientOptions {
             roots: Vec::new(),
             elicit: None,
             client_name: "mcpscope".into(),
-            handshake_timeout: Duration::from_secs(30),
+            handshake: Limits {
+                idle: Some(Duration::from_secs(60)),
+                max: Some(Duration::from_secs(600)),
+            },
             shutdown_grace: Duration::from_secs(2),
         }
     }

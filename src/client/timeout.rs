@@ -18,6 +18,14 @@ impl Expiry {
             Expiry::Max => "max",
         }
     }
+
+    /// Which limit, in the words of the command line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Expiry::Idle => "the idle timeout, --timeout",
+            Expiry::Max => "the maximum, --max-timeout",
+        }
+    }
 }
 
 /// The next deadline (µs on the trace clock) and which limit it is, given

@@ -32,7 +32,41 @@ pub struct StdioTransport {
     exited: watch::Receiver<Option<ExitInfo>>,
     /// Set the moment the child is reaped: its pid (and group id) may then be
     /// reused by an unrelated process, so it must not be signalled any more.
-    reaped: Arc<std::sync::atomic::AtomicBool>,
+    reaped: Arc<Reaped>,
+}
+
+/// How long after EOF on stdout a server may take to be reaped before it
+/// counts as still running.
+const EOF_GRACE: Duration = Duration::from_millis(500);
+
+pub const EOF_RUNNING: &str = "the server closed its stdout and is still running";
+
+/// Whether the child has been reaped, and a way to wait for it.
+#[derive(Default)]
+struct Reaped {
+    done: Mutex<bool>,
+    cv: std::sync::Condvar,
+}
+
+impl Reaped {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.cv.notify_all();
+    }
+
+    fn is_set(&self) -> bool {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Wait up to `limit` for the reap; true when it happened.
+    fn wait(&self, limit: Duration) -> bool {
+        let g = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let (g, _) = self
+            .cv
+            .wait_timeout_while(g, limit, |done| !*done)
+            .unwrap_or_else(|e| e.into_inner());
+        *g
+    }
 }
 
 impl StdioTransport {
@@ -93,18 +127,31 @@ impl StdioTransport {
             .expect("spawn writer thread");
 
         let (out_done_tx, out_done_rx) = std_mpsc::channel::<()>();
+        let reaped = Arc::new(Reaped::default());
         let s = sink.clone();
+        let reaped_r = reaped.clone();
         std::thread::Builder::new()
             .name("stdio-reader".into())
             .spawn(move || {
                 let r = read_lines(stdout, |lines| {
                     s.frames(CHANNEL, lines);
                 });
-                if let Err(e) = r {
-                    s.event(
+                match r {
+                    Err(e) => s.event(
                         CHANNEL,
                         serde_json::json!({"event": "read-error", "error": e.to_string()}),
-                    );
+                    ),
+                    // A server that exits closes stdout a moment before it is
+                    // reaped; one still running after that moment closed it on
+                    // purpose or by mistake, and will never answer again.
+                    Ok(()) if !reaped_r.wait(EOF_GRACE) => {
+                        s.event(
+                            CHANNEL,
+                            serde_json::json!({"event": "eof", "stream": "stdout", "running": true}),
+                        );
+                        s.failed(CHANNEL, None, EOF_RUNNING.to_string());
+                    }
+                    Ok(()) => {}
                 }
                 let _ = out_done_tx.send(());
             })
@@ -121,13 +168,12 @@ impl StdioTransport {
             .expect("spawn stderr thread");
 
         let (exit_tx, exited) = watch::channel(None);
-        let reaped = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let reaped_w = reaped.clone();
         std::thread::Builder::new()
             .name("stdio-wait".into())
             .spawn(move || {
                 let status = child.wait();
-                reaped_w.store(true, std::sync::atomic::Ordering::SeqCst);
+                reaped_w.set();
                 let info = match status {
                     Ok(st) => ExitInfo {
                         code: st.code(),
@@ -197,7 +243,7 @@ impl StdioTransport {
     pub fn signal(&self, sig: i32) {
         // Only the instants between `wait` returning and the flag being set
         // remain racy; before, the process group cannot have been reused.
-        if !self.reaped.load(std::sync::atomic::Ordering::SeqCst) {
+        if !self.reaped.is_set() {
             // SAFETY: kill(2) has no memory-safety preconditions.
             unsafe {
                 libc::kill(-(self.pid as i32), sig);

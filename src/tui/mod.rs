@@ -41,7 +41,7 @@ use format::shell_quote;
 use settings::{Settings, clamp_fps};
 use std::io::IsTerminal;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use theme::Theme;
 
 /// Run the TUI; returns the process exit code.
@@ -212,7 +212,14 @@ impl Setup {
             }
         };
         let opts = match self.server.client_options() {
-            Ok(o) => o,
+            Ok(mut o) => {
+                // The handshake obeys the same limits as the user's calls.
+                o.handshake = crate::client::Limits {
+                    idle: self.settings.idle_timeout_secs.map(Duration::from_secs),
+                    max: self.settings.max_timeout_secs.map(Duration::from_secs),
+                };
+                o
+            }
             Err(e) => {
                 eprintln!("[error] {e}");
                 return 2;
