@@ -358,3 +358,37 @@ fn custom_notifications_are_printed_and_quiet_hides_findings() {
     assert!(o.lines("[finding]").is_empty(), "{}", o.stderr);
     assert!(o.lines("[notification]").is_empty(), "{}", o.stderr);
 }
+
+#[test]
+fn tools_handles_sigterm_and_stops_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("pid");
+    // Answers initialize, then records its pid once tools/list arrived and
+    // never answers it (a closed stdin does not end it: only a signal does).
+    let after = format!(
+        "read l; echo $$ > {}.tmp; mv {0}.tmp {0}; while :; do sleep 1; done",
+        marker.display()
+    );
+    let mut args: Vec<String> = vec!["tools".into(), "--".into()];
+    args.extend(sh_server(&after));
+    let mut child = Command::new(BIN)
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    watchdog(child.id(), Duration::from_secs(60));
+    while !marker.exists() {
+        std::thread::yield_now();
+    }
+    let pid: i64 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(!alive(pid), "the server was stopped");
+}

@@ -2,6 +2,7 @@
 
 use super::call::fail;
 use super::connect::{connect, handshake};
+use super::signals::Signals;
 use super::spec::ServerArgs;
 use crate::client::ClientOptions;
 use crate::protocol::sanitize::one_line;
@@ -19,20 +20,28 @@ pub struct ToolsArgs {
 }
 
 pub async fn run(a: ToolsArgs) -> i32 {
+    let mut signals = Signals::install();
     let (session, _trace, _spec) =
         match connect(&a.server, None, ClientOptions::default().handshake).await {
             Ok(x) => x,
             Err(e) => return fail(&e),
         };
-    let result = async {
+    let listing = async {
         handshake(&session).await?;
         Ok::<_, super::connect::Failure>(session.list_tools().await?)
-    }
-    .await;
+    };
+    let result = tokio::select! {
+        r = listing => Ok(r),
+        stop = signals.recv() => Err(stop),
+    };
     session.shutdown().await;
     let tools = match result {
-        Ok(t) => t,
-        Err(e) => return fail(&e),
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => return fail(&e),
+        Err(stop) => {
+            eprintln!("[error] stopped by {}", stop.name);
+            return stop.code;
+        }
     };
     let mut out = std::io::stdout().lock();
     if a.json {
