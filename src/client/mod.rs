@@ -1,7 +1,7 @@
 //! The session engine: handshake, request ids, progress-token policy, pending
 //! requests, timeouts, cancellation and answers to server→client requests.
-//! Everything it sends is appended to the trace before it is written, so the
-//! trace order is the true order.
+//! Everything it sends is appended to the trace and queued in one step, so
+//! the trace order is the wire order.
 
 mod answer;
 mod era;
@@ -107,6 +107,8 @@ pub struct Session {
     log_level: Mutex<Option<LogLevel>>,
     /// Background work (the listen stream) holds the session only while it lives.
     weak: std::sync::Weak<Session>,
+    /// Held from recording a frame until it is queued on the transport.
+    send_lock: Mutex<()>,
 }
 
 impl Session {
@@ -164,6 +166,7 @@ impl Session {
                 modern: std::sync::atomic::AtomicBool::new(false),
                 log_level: Mutex::new(None),
                 weak: weak.clone(),
+                send_lock: Mutex::new(()),
             }
         }))
     }
@@ -203,9 +206,12 @@ impl Session {
         self.transport.exit_info()
     }
 
-    /// Append `msg` to the trace, then write it: the trace order is the wire order.
+    /// Append `msg` to the trace and queue it for writing, as one step:
+    /// concurrent senders cannot get between the two, so the trace order is
+    /// the wire order (each transport writes its queue in order).
     fn send_frame(&self, msg: &Value) -> Result<u64, ClientError> {
         let bytes = serde_json::to_vec(msg).unwrap_or_default();
+        let _one_at_a_time = self.send_lock.lock().unwrap_or_else(|e| e.into_inner());
         let channel = self
             .transport
             .reserve_channel(msg.get("method").and_then(Value::as_str));
