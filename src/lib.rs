@@ -9,6 +9,7 @@ pub mod cli;
 pub mod client;
 pub mod demo;
 pub mod protocol;
+pub mod selflog;
 pub mod trace;
 pub mod transport;
 pub mod tui;

@@ -27,6 +27,10 @@ pub struct Cli {
     /// Without a subcommand: the TUI on SERVER.
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// Write a log of mcpscope's own workings to PATH (for bug reports);
+    /// MCPSCOPE_LOG_LEVEL sets the level (error, warn, info, debug, trace; default debug).
+    #[arg(long, global = true, env = "MCPSCOPE_LOG", value_name = "PATH")]
+    pub log_file: Option<std::path::PathBuf>,
 }
 
 /// Options of the interactive UI (`mcpscope [SERVER]`, `mcpscope demo`).

@@ -55,6 +55,7 @@ impl Signals {
 /// Cancel the call in flight (the last `tools/call` we sent, if its
 /// response has not come) and say why on stderr.
 pub fn cancel_in_flight(session: &Session, stop: Stop) {
+    tracing::info!(signal = stop.name, "stopping on a signal");
     let last = {
         let store = session.trace().read();
         store

@@ -60,17 +60,20 @@ impl Sink for Ingest {
             // The spawn event names the command line: `--api-key VALUE` and the like.
             crate::trace::record::redact(&mut event);
         }
+        tracing::debug!(channel, %event, "transport event");
         self.trace
             .append(|s, now| s.append_meta(channel, now, &event));
     }
 
     fn closed(&self, channel: &str, exit: ExitInfo) {
+        tracing::info!(channel, %exit, "connection closed");
         self.trace
             .append(|s, now| s.append_meta(channel, now, &exit.to_json()));
         self.pending.fail_all(Gone::Exited(exit));
     }
 
     fn failed(&self, channel: &str, request: Option<IdKey>, why: String) {
+        tracing::warn!(channel, ?request, why, "request failed");
         let ev = serde_json::json!({"event": "failed", "request": request.as_ref().map(IdKey::to_value), "error": why});
         self.trace.append(|s, now| s.append_meta(channel, now, &ev));
         match request {

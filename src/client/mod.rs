@@ -231,6 +231,7 @@ impl Session {
     }
 
     fn meta(&self, event: Value) -> u64 {
+        tracing::debug!(%event, "session event");
         let ch = self.transport.meta_channel();
         self.trace.append(|s, now| s.append_meta(ch, now, &event))
     }
@@ -595,6 +596,7 @@ impl Session {
 
     /// Close stdin, wait, SIGTERM, wait, SIGKILL.
     pub async fn shutdown(&self) -> Option<ExitInfo> {
+        tracing::info!(in_flight = self.in_flight(), "session shutdown");
         self.responder.abort();
         self.transport.shutdown(self.opts.shutdown_grace).await
     }

@@ -1,0 +1,50 @@
+//! mcpscope's log of its own workings (`--log-file PATH` or `MCPSCOPE_LOG`),
+//! off by default: what a user attaches to a bug report. Never the terminal:
+//! the TUI owns it and headless stderr is a contract.
+
+use std::path::Path;
+use std::sync::Mutex;
+use tracing::level_filters::LevelFilter;
+
+/// Start logging to `path`; the level comes from `MCPSCOPE_LOG_LEVEL`.
+pub fn init(path: &Path) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+    let level = match std::env::var("MCPSCOPE_LOG_LEVEL")
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "error" => LevelFilter::ERROR,
+        "warn" => LevelFilter::WARN,
+        "info" => LevelFilter::INFO,
+        "trace" => LevelFilter::TRACE,
+        _ => LevelFilter::DEBUG,
+    };
+    tracing_subscriber::fmt()
+        .with_writer(Mutex::new(file))
+        .with_ansi(false)
+        .with_max_level(level)
+        .with_thread_names(true)
+        .try_init()
+        .map_err(|e| format!("cannot start the log: {e}"))?;
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), argv = ?redacted_argv(), "mcpscope started");
+    Ok(())
+}
+
+/// The command line with secret values replaced, as the trace records it.
+fn redacted_argv() -> Vec<String> {
+    let mut v = serde_json::json!({"event": "spawn", "argv": std::env::args().collect::<Vec<_>>()});
+    crate::trace::record::redact(&mut v);
+    v["argv"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
