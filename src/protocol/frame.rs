@@ -415,6 +415,18 @@ fn duplicate_key(text: &str) -> Option<String> {
     keys.0
 }
 
+/// `a number`, `an array`: a JSON type in a sentence.
+pub fn json_type_article(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
