@@ -482,7 +482,9 @@ fn responses_unknown_and_duplicate() {
         (3, "in", "stdio", r#"{"jsonrpc":"2.0","id":99,"result":{}}"#),
         (4, "in", "stdio", DONE),
         (5, "in", "stdio", DONE),
-        // JSON-RPC's answer to an unparseable request: not about any id of ours.
+        // JSON-RPC's answer to an unparseable request: not about any id of
+        // ours (no response-unknown-id), but the server could not read a
+        // request, which is worth a warning of its own.
         (
             6,
             "in",
@@ -495,7 +497,8 @@ fn responses_unknown_and_duplicate() {
         rules,
         vec![
             (Rule::ResponseUnknownId, vec![3]),
-            (Rule::ResponseDuplicate, vec![4, 5])
+            (Rule::ResponseDuplicate, vec![4, 5]),
+            (Rule::ResponseNullId, vec![6])
         ]
     );
     assert_eq!(f[0].request_id, Some(IdKey::Int(99)));
@@ -556,4 +559,40 @@ fn repeated_findings_are_capped_and_counted() {
     }
     assert_eq!(out.len(), 10);
     assert_eq!(c.suppressed().get(&Rule::ProgressNotIncreasing), Some(&19));
+}
+
+#[test]
+fn initialize_version_and_result_shape() {
+    let bad_init = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"s"}}}"#;
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", bad_init),
+        (2, "out", "stdio", CALL_NO_TOKEN),
+        (3, "in", "stdio", r#"{"jsonrpc":"2.0","id":1,"result":5}"#),
+    ]);
+    let rules: Vec<(Rule, Vec<u64>)> = f.iter().map(|f| (f.rule, f.seqs.clone())).collect();
+    assert_eq!(
+        rules,
+        vec![
+            (Rule::InitializeUnsupportedVersion, vec![0, 1]),
+            (Rule::ResultNotObject, vec![3]),
+        ]
+    );
+    assert!(f[0].message.contains("1999-01-01") && f[0].message.contains("2025-11-25"));
+    assert_eq!(
+        Rule::InitializeUnsupportedVersion.severity(),
+        Severity::Error
+    );
+    assert_eq!(Rule::ResultNotObject.severity(), Severity::Error);
+    assert_eq!(Rule::ResponseNullId.severity(), Severity::Warning);
+
+    // Another revision the client speaks is a negotiation, not a violation.
+    let older = INIT_OK.replace("2025-11-25", "2025-03-26");
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", &older),
+        (2, "out", "stdio", CALL_NO_TOKEN),
+        (3, "in", "stdio", DONE),
+    ]);
+    assert!(f.is_empty(), "{f:?}");
 }

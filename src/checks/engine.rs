@@ -9,6 +9,7 @@
 use super::config::CheckConfig;
 use super::finding::Finding;
 use super::rules::Rule;
+use super::shape::{self, article, preview, secs};
 use crate::protocol::frame::FrameKind;
 use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
@@ -116,21 +117,12 @@ pub struct Checker {
     last_answered: Option<usize>,
     /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
     store_slots: Vec<u32>,
+    /// The protocolVersion the last initialize request offered.
+    offered_version: Option<String>,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
 pub const MAX_PER_RULE: u32 = 1000;
-
-fn secs(us: u64) -> String {
-    let s = us as f64 / 1e6;
-    if s >= 10.0 {
-        format!("{s:.0} s")
-    } else if s >= 1.0 {
-        format!("{s:.1} s")
-    } else {
-        format!("{:.0} ms", us as f64 / 1e3)
-    }
-}
 
 impl Checker {
     pub fn new(cfg: CheckConfig) -> Checker {
@@ -152,6 +144,7 @@ impl Checker {
             last_t_us: 0,
             last_answered: None,
             store_slots: Vec::new(),
+            offered_version: None,
         }
     }
 
@@ -293,6 +286,9 @@ impl Checker {
             ),
             _ => ReqKind::Other,
         };
+        if kind == ReqKind::Initialize {
+            self.offered_version = shape::offered_version(f.params);
+        }
         let log_level = meta
             .as_ref()
             .and_then(|m| m.get(META_LOG_LEVEL))
@@ -648,10 +644,11 @@ impl Checker {
         let f = ev.frame();
         let Some(id) = f.id.clone() else { return };
         let Some(&ri) = self.req_ids.get(&id) else {
-            // `id: null` errors are JSON-RPC's answer to a request it could
-            // not parse: legitimate, and about no request of ours.
+            // `id: null` errors are JSON-RPC's answer to a request the
+            // server could not parse: allowed, but about no request of ours.
             if ev.kind == FrameKind::ErrorResponse && !id.is_valid() {
-                return;
+                let message = shape::null_id_error(f.error);
+                return self.emit(out, Rule::ResponseNullId, vec![ev.seq], None, None, message);
             }
             return self.emit(
                 out,
@@ -677,12 +674,37 @@ impl Checker {
         self.reqs[ri].response = Some((ev.seq, ev.t_us));
         self.last_answered = Some(ri);
         let ok = ev.kind == FrameKind::Response;
+        if let Some(why) = shape::result_not_object(f.result).filter(|_| ok) {
+            self.emit(
+                out,
+                Rule::ResultNotObject,
+                vec![ev.seq],
+                None,
+                Some(id.clone()),
+                why,
+            );
+        }
         match self.reqs[ri].kind {
             ReqKind::Initialize | ReqKind::Discover if ok => {
                 let result: Option<Value> = f
                     .result
                     .and_then(|r| serde_json::from_str::<Value>(r.get()).ok());
                 if let Some(r) = result {
+                    if self.reqs[ri].kind == ReqKind::Initialize
+                        && r.is_object()
+                        && let Some(why) =
+                            shape::unsupported_version(self.offered_version.as_deref(), &r)
+                    {
+                        let seqs = vec![self.reqs[ri].seq, ev.seq];
+                        self.emit(
+                            out,
+                            Rule::InitializeUnsupportedVersion,
+                            seqs,
+                            None,
+                            Some(id.clone()),
+                            why,
+                        );
+                    }
                     let caps = r.get("capabilities");
                     self.logging_declared = Some(
                         caps.and_then(|c| c.get("logging"))
@@ -879,20 +901,4 @@ impl Checker {
             Some(None) => {}
         }
     }
-}
-
-fn article(l: LogLevel) -> &'static str {
-    match l {
-        LogLevel::Info | LogLevel::Error | LogLevel::Alert | LogLevel::Emergency => "an",
-        _ => "a",
-    }
-}
-
-fn preview(bytes: &[u8]) -> String {
-    let t = String::from_utf8_lossy(bytes);
-    let mut s: String = t.chars().take(60).collect();
-    if t.chars().count() > 60 {
-        s.push('…');
-    }
-    format!("{:?}", crate::protocol::sanitize::one_line(&s))
 }

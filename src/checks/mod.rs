@@ -11,6 +11,7 @@ pub mod engine;
 pub mod finding;
 pub mod live;
 pub mod rules;
+pub mod shape;
 pub mod stats;
 
 pub use config::CheckConfig;

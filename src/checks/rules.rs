@@ -59,10 +59,13 @@ pub enum Rule {
     JsonrpcInvalid,
     StdoutNotJsonrpc,
     NotificationWrongStream,
+    InitializeUnsupportedVersion,
+    ResultNotObject,
+    ResponseNullId,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 22] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -82,6 +85,9 @@ impl Rule {
         Rule::JsonrpcInvalid,
         Rule::StdoutNotJsonrpc,
         Rule::NotificationWrongStream,
+        Rule::InitializeUnsupportedVersion,
+        Rule::ResultNotObject,
+        Rule::ResponseNullId,
     ];
 
     pub fn id(self) -> &'static str {
@@ -105,6 +111,9 @@ impl Rule {
             Rule::JsonrpcInvalid => "jsonrpc-invalid",
             Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
             Rule::NotificationWrongStream => "notification-wrong-stream",
+            Rule::InitializeUnsupportedVersion => "initialize-unsupported-version",
+            Rule::ResultNotObject => "result-not-object",
+            Rule::ResponseNullId => "response-null-id",
         }
     }
 
@@ -120,14 +129,17 @@ impl Rule {
             | Rule::ResponseUnknownId
             | Rule::ResponseDuplicate
             | Rule::JsonrpcInvalid
-            | Rule::StdoutNotJsonrpc => Severity::Error,
+            | Rule::StdoutNotJsonrpc
+            | Rule::InitializeUnsupportedVersion
+            | Rule::ResultNotObject => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
             | Rule::ProgressBuffered
             | Rule::LogBelowLevel
             | Rule::LogWithoutCapability
-            | Rule::NotificationWrongStream => Severity::Warning,
+            | Rule::NotificationWrongStream
+            | Rule::ResponseNullId => Severity::Warning,
             Rule::ProgressStalled => Severity::Info,
         }
     }
@@ -175,6 +187,13 @@ impl Rule {
             Rule::StdoutNotJsonrpc => "a stdio server wrote a line to stdout that is not JSON",
             Rule::NotificationWrongStream => {
                 "Streamable HTTP: a request-bound notification arrived on a stream other than that request's"
+            }
+            Rule::InitializeUnsupportedVersion => {
+                "the initialize result names a protocolVersion the client did not offer and does not support"
+            }
+            Rule::ResultNotObject => "a response's result is not a JSON object",
+            Rule::ResponseNullId => {
+                "an error response with id null: the server could not tell which request it answers"
             }
         }
     }

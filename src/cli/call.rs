@@ -215,12 +215,8 @@ async fn call(
     printer.sync();
     match outcome {
         Ok(out) => {
-            let text = if a.opts.json {
-                serde_json::to_string(&out.reply.result)
-            } else {
-                serde_json::to_string_pretty(&out.reply.result)
-            }
-            .unwrap_or_default();
+            out_of_range_lines(&out.reply, &mut std::io::stderr());
+            let text = result_text(&out.reply, !a.opts.json);
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
@@ -234,6 +230,43 @@ async fn call(
             if out.is_error() { 1 } else { 0 }
         }
         Err(e) => fail(&Failure::Client(e)),
+    }
+}
+
+/// The result for stdout: the server's own tokens (numbers as written, keys
+/// in its order) re-indented, with characters a terminal would hide written
+/// as `\u` escapes — the same JSON value, visibly.
+pub fn result_text(reply: &crate::client::Reply, pretty: bool) -> String {
+    crate::protocol::json_text::reformat(&reply.raw, pretty).unwrap_or_else(|_| {
+        // Unreachable for a frame the classifier accepted; the value is still exact JSON.
+        if pretty {
+            serde_json::to_string_pretty(&reply.result)
+        } else {
+            serde_json::to_string(&reply.result)
+        }
+        .unwrap_or_default()
+    })
+}
+
+/// `[protocol] #SEQ … number out of range: 1e999 at /path …`: a number no
+/// f64 can hold does not fail the call; it is printed as written and named.
+pub fn out_of_range_lines(reply: &crate::client::Reply, out: &mut impl Write) {
+    let r = &reply.out_of_range;
+    for n in &r.described {
+        let _ = writeln!(
+            out,
+            "[protocol] #{} number out of range for a 64-bit float: {}; kept and printed as written",
+            reply.seq,
+            one_line(&n.to_string())
+        );
+    }
+    if r.total > r.described.len() {
+        let _ = writeln!(
+            out,
+            "[protocol] #{} and {} more numbers out of range",
+            reply.seq,
+            r.total - r.described.len()
+        );
     }
 }
 

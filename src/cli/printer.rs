@@ -116,7 +116,8 @@ impl Printer {
                 "[protocol] #{} a second response for the same request id",
                 ev.seq
             );
-        } else if ev.flags & flags::UNKNOWN_ID != 0 {
+        } else if ev.flags & flags::UNKNOWN_ID != 0 && !names_no_request(ev) {
+            // An error with id null names no request at all: its own line below.
             let _ = writeln!(
                 buf,
                 "[protocol] #{} response for an id no request used",
@@ -129,8 +130,22 @@ impl Printer {
                 ev.seq
             );
         }
-        if ev.kind != FrameKind::Notification {
-            return;
+        match ev.kind {
+            FrameKind::Response => {
+                if let Some(why) = crate::checks::shape::result_not_object(ev.frame().result) {
+                    let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
+                }
+                return;
+            }
+            FrameKind::ErrorResponse => {
+                if names_no_request(ev) {
+                    let why = crate::checks::shape::null_id_error(ev.frame().error);
+                    let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
+                }
+                return;
+            }
+            FrameKind::Notification => {}
+            _ => return,
         }
         match ev.method {
             // Well-formed progress (the store parsed it) prints nothing when quiet.
@@ -236,6 +251,11 @@ fn compact(raw: &str) -> String {
         .ok()
         .and_then(|v| serde_json::to_string(&v).ok())
         .unwrap_or_else(|| raw.to_string())
+}
+
+/// An error response with `id: null`.
+fn names_no_request(ev: &EventRef<'_>) -> bool {
+    ev.kind == FrameKind::ErrorResponse && ev.frame().id.is_some_and(|id| !id.is_valid())
 }
 
 fn preview(ev: &EventRef<'_>) -> String {

@@ -19,7 +19,13 @@ impl Ingest {
     fn route(&self, routes: Vec<Route>) {
         for r in routes {
             match r {
+                // An error with id null answers a request the server could not
+                // read; with one request in flight, that is the one.
+                Route::Response { id, seq } if !id.is_valid() => self.pending.complete_sole(seq),
                 Route::Response { id, seq } => self.pending.complete(&id, seq),
+                Route::Malformed { id, seq, why } => {
+                    self.pending.fail(&id, Gone::Malformed { seq, why })
+                }
                 Route::ServerRequest { id, seq } => {
                     let _ = self.server_requests.send((id, seq));
                 }
@@ -39,7 +45,7 @@ impl Sink for Ingest {
         let answered = routes
             .iter()
             .filter_map(|r| match r {
-                Route::Response { id, .. } => Some(id.clone()),
+                Route::Response { id, .. } | Route::Malformed { id, .. } => Some(id.clone()),
                 Route::ServerRequest { .. } => None,
             })
             .collect();

@@ -15,6 +15,7 @@ pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
+use crate::protocol::json_text::{RangeReport, lenient_value};
 use crate::protocol::methods;
 use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
 use crate::protocol::{IdKey, Revision};
@@ -74,7 +75,12 @@ impl ClientError {
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub seq: u64,
+    /// The result as a value; numbers no f64 can hold are strings of their text.
     pub result: Value,
+    /// The result exactly as the server wrote it.
+    pub raw: Box<str>,
+    /// Numbers of the result beyond a 64-bit float, with where they are.
+    pub out_of_range: RangeReport,
 }
 
 /// A finished `tools/call`.
@@ -335,6 +341,11 @@ impl Session {
             };
             match outcome {
                 Some(Ok(Ok(seq))) => return self.reply(method, seq),
+                Some(Ok(Err(Gone::Malformed { seq, why }))) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: the answer to request {id} (#{seq}) is malformed: {why}"
+                    )));
+                }
                 Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
                 Some(Err(_)) => {
                     return Err(ClientError::Gone(
@@ -381,29 +392,49 @@ impl Session {
         }
     }
 
+    /// Read response `seq` from the trace. The frame was classified as a
+    /// response already; what is read here is its result or error, leniently
+    /// (a number beyond f64 does not fail the call), and an MCP result must
+    /// be an object.
     fn reply(&self, method: &str, seq: u64) -> Result<Reply, ClientError> {
-        let v: Value = {
-            let store = self.trace.read();
-            let ev = store
-                .get(seq)
-                .ok_or_else(|| ClientError::Protocol(format!("response #{seq} was evicted")))?;
-            serde_json::from_slice(ev.bytes).map_err(|e| ClientError::Protocol(e.to_string()))?
+        let store = self.trace.read();
+        let ev = store
+            .get(seq)
+            .ok_or_else(|| ClientError::Protocol(format!("response #{seq} was evicted")))?;
+        let f = ev.frame();
+        let unreadable = |e: String| {
+            ClientError::Protocol(format!("{method}: the response #{seq} cannot be read: {e}"))
         };
-        if let Some(err) = v.get("error") {
+        if let Some(err) = f.error {
+            let (err, _) = lenient_value(err.get()).map_err(unreadable)?;
+            let mut message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            if f.id.as_ref().is_some_and(|id| !id.is_valid()) {
+                message.push_str(" (the error carried id null: the server could not tell which request it answers)");
+            }
             return Err(ClientError::Rpc {
                 method: method.to_string(),
                 code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
+                message,
                 data: err.get("data").cloned(),
             });
         }
+        let raw = f.result.map_or("null", |r| r.get());
+        let (result, out_of_range) = lenient_value(raw).map_err(unreadable)?;
+        if !result.is_object() {
+            return Err(ClientError::Protocol(format!(
+                "{method}: the result (#{seq}) is {}, not an object",
+                crate::protocol::frame::json_type_article(&result)
+            )));
+        }
         Ok(Reply {
             seq,
-            result: v.get("result").cloned().unwrap_or(Value::Null),
+            result,
+            raw: raw.into(),
+            out_of_range,
         })
     }
 

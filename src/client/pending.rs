@@ -12,6 +12,11 @@ use tokio::sync::oneshot;
 pub enum Gone {
     Exited(ExitInfo),
     Transport(String),
+    /// The answer came but is not a valid response (`seq` is the frame).
+    Malformed {
+        seq: u64,
+        why: String,
+    },
 }
 
 impl std::fmt::Display for Gone {
@@ -19,6 +24,7 @@ impl std::fmt::Display for Gone {
         match self {
             Gone::Exited(e) => write!(f, "the server {e}"),
             Gone::Transport(why) => f.write_str(why),
+            Gone::Malformed { seq, why } => write!(f, "its answer (#{seq}) is malformed: {why}"),
         }
     }
 }
@@ -60,6 +66,21 @@ impl Pending {
     /// unknown) are still in the trace; there is just no one to wake.
     pub fn complete(&self, id: &IdKey, seq: u64) {
         if let Some(tx) = self.lock().waiting.remove(id) {
+            let _ = tx.send(Ok(seq));
+        }
+    }
+
+    /// A response that names no request (`id: null`) completes the only
+    /// request in flight; with several, it cannot be told which, so none.
+    pub fn complete_sole(&self, seq: u64) {
+        let mut g = self.lock();
+        if g.waiting.len() != 1 {
+            return;
+        }
+        let Some(id) = g.waiting.keys().next().cloned() else {
+            return;
+        };
+        if let Some(tx) = g.waiting.remove(&id) {
             let _ = tx.send(Ok(seq));
         }
     }

@@ -6,6 +6,7 @@
 //! input, including invalid UTF-8 and NUL bytes, gets a `FrameKind`.
 
 use super::id::IdKey;
+use super::views::ObjectOnly;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -171,7 +172,7 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         #[serde(borrow)]
         method: &'a str,
         #[serde(borrow)]
-        params: Params<'a>,
+        params: ObjectOnly<Params<'a>>,
         #[serde(borrow, default, deserialize_with = "present")]
         id: Option<&'a RawValue>,
         #[serde(borrow, default, deserialize_with = "present")]
@@ -190,21 +191,22 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         message: Option<Cow<'a, str>>,
     }
     let text = std::str::from_utf8(bytes).ok()?;
-    let w: Wire<'_> = serde_json::from_str(text).ok()?;
+    let ObjectOnly(w): ObjectOnly<Wire<'_>> = serde_json::from_str(text).ok()?;
+    let ObjectOnly(params) = w.params;
     if w.jsonrpc != "2.0"
         || w.method != super::methods::PROGRESS
         || w.id.is_some()
         || w.result.is_some()
         || w.error.is_some()
-        || !IdKey::from_raw(w.params.token.get()).is_valid()
+        || !IdKey::from_raw(params.token.get()).is_valid()
     {
         return None;
     }
     Some(super::views::ProgressView {
-        token: w.params.token,
-        progress: w.params.progress,
-        total: w.params.total,
-        message: w.params.message,
+        token: params.token,
+        progress: params.progress,
+        total: params.total,
+        message: params.message,
     })
 }
 
@@ -224,10 +226,29 @@ pub fn classify(bytes: &[u8]) -> Frame<'_> {
             );
         }
     };
-    match serde_json::from_str::<Envelope<'_>>(text) {
-        Ok(env) => classify_envelope(env),
+    if let Some(rest) = text.strip_prefix('\u{FEFF}') {
+        return after_bom(rest);
+    }
+    match serde_json::from_str::<ObjectOnly<Envelope<'_>>>(text) {
+        Ok(ObjectOnly(env)) => classify_envelope(env),
         Err(_) => classify_slow(text),
     }
+}
+
+/// JSON text must not start with a byte order mark (RFC 8259 §8.1), so the
+/// frame is not JSON; what follows the mark is still read for its id and
+/// method, so an answer to a pending request can be recognised and reported.
+fn after_bom(rest: &str) -> Frame<'_> {
+    let inner = classify(rest.as_bytes());
+    let mut why = "a byte order mark (U+FEFF) precedes the JSON".to_string();
+    if let Some(p) = &inner.problem {
+        why.push_str("; then: ");
+        why.push_str(p);
+    }
+    let mut f = Frame::invalid(FrameKind::NotJson, why);
+    f.id = inner.id;
+    f.method = inner.method;
+    f
 }
 
 fn classify_envelope(env: Envelope<'_>) -> Frame<'_> {
@@ -333,7 +354,15 @@ fn classify_slow(text: &str) -> Frame<'_> {
             // The typed envelope failed on a field of the wrong type or a duplicate key.
             let mut f = Frame::new(FrameKind::NotJsonRpc);
             f.id = map.get("id").map(IdKey::from_value);
+            let duplicate = duplicate_key(text);
             let problem = match map.get("method") {
+                _ if duplicate.is_some() => {
+                    f.method = map
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .map(|m| Cow::Owned(m.to_string()));
+                    format!("duplicate key {:?}", duplicate.unwrap_or_default())
+                }
                 Some(Value::String(m)) => {
                     f.method = Some(Cow::Owned(m.clone()));
                     match map.get("jsonrpc") {
@@ -358,6 +387,43 @@ fn classify_slow(text: &str) -> Frame<'_> {
             FrameKind::NotJsonRpc,
             format!("JSON {} is not a JSON-RPC message", json_type(&other)),
         ),
+    }
+}
+
+/// The first top-level key that appears twice in a JSON object.
+fn duplicate_key(text: &str) -> Option<String> {
+    struct Keys(Option<String>);
+    impl<'de> serde::de::Visitor<'de> for &mut Keys {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                if self.0.is_none() && !seen.insert(k.clone()) {
+                    self.0 = Some(k.into_owned());
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut keys = Keys(None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::Deserializer::deserialize_map(&mut de, &mut keys).ok()?;
+    keys.0
+}
+
+/// `a number`, `an array`: a JSON type in a sentence.
+pub fn json_type_article(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -476,6 +542,15 @@ mod tests {
             ),
             (b"\xff\xfe{}", FrameKind::InvalidUtf8),
             (
+                b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+                FrameKind::NotJson,
+            ),
+            (br#"["2.0",1,"ping"]"#, FrameKind::Batch),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"result":{},"result":{}}"#,
+                FrameKind::NotJsonRpc,
+            ),
+            (
                 b"{\"jsonrpc\":\"2.0\",\"method\":\"\xc3\x28\"}",
                 FrameKind::InvalidUtf8,
             ),
@@ -524,6 +599,22 @@ mod tests {
     }
 
     #[test]
+    fn damaged_answers_still_name_their_id_and_what_is_wrong() {
+        let bom = classify(b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+        assert_eq!(bom.id, Some(IdKey::Int(1)));
+        assert!(bom.problem.unwrap().contains("byte order mark"));
+        let dup = classify(br#"{"jsonrpc":"2.0","id":1,"result":{},"result":{"a":1}}"#);
+        assert_eq!(dup.id, Some(IdKey::Int(1)));
+        assert_eq!(dup.problem.as_deref(), Some("duplicate key \"result\""));
+        let dup = classify(br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"x"}"#);
+        assert_eq!(dup.method.as_deref(), Some("x"));
+        assert_eq!(dup.problem.as_deref(), Some("duplicate key \"jsonrpc\""));
+        // An array is a batch, never a message whose fields are read in order.
+        let arr = classify(br#"["2.0",1,"ping"]"#);
+        assert_eq!((arr.kind, arr.method), (FrameKind::Batch, None));
+    }
+
+    #[test]
     fn the_progress_fast_path_agrees_with_the_general_path() {
         let cases: &[(&[u8], bool)] = &[
             (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2,"message":"m"}}"#, true),
@@ -534,6 +625,7 @@ mod tests {
             (br#"{"jsonrpc":"1.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#, false),
             (br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"progressToken":"t","progress":1}}"#, false),
             (br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":["t",1,2]}"#, false),
             (b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1,\"message\":\"\xff\"}}", false),
         ];
         for (bytes, fast) in cases {

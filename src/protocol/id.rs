@@ -50,6 +50,17 @@ impl IdKey {
         }
     }
 
+    /// The integer a number written with a fraction or exponent stands for
+    /// (`1.0`, `1e0` → `1`): not a valid id, but plainly meant as one.
+    pub fn integral(&self) -> Option<IdKey> {
+        let IdKey::Other(raw) = self else { return None };
+        if !raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            return None;
+        }
+        let v = raw.parse::<f64>().ok()?;
+        (v.fract() == 0.0 && v.abs() < 9.0e15).then_some(IdKey::Int(v as i64))
+    }
+
     /// Strings and integers are the only valid JSON-RPC ids and progress tokens.
     pub fn is_valid(&self) -> bool {
         !matches!(self, IdKey::Other(_))
@@ -81,5 +92,11 @@ mod tests {
         assert!(!IdKey::from_raw("{}").is_valid());
         assert_eq!(IdKey::from_value(&serde_json::json!(-3)), IdKey::Int(-3));
         assert_eq!(IdKey::Str("x".into()).to_string(), "\"x\"");
+        assert_eq!(IdKey::from_raw("1.0").integral(), Some(IdKey::Int(1)));
+        assert_eq!(IdKey::from_raw("-2e0").integral(), Some(IdKey::Int(-2)));
+        assert_eq!(IdKey::from_raw("1.5").integral(), None);
+        assert_eq!(IdKey::from_raw("null").integral(), None);
+        assert_eq!(IdKey::from_raw("1e999").integral(), None);
+        assert_eq!(IdKey::Int(1).integral(), None);
     }
 }

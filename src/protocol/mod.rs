@@ -4,6 +4,7 @@
 
 pub mod frame;
 pub mod id;
+pub mod json_text;
 pub mod methods;
 pub mod revision;
 pub mod sanitize;

@@ -19,6 +19,28 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// Deserialises `T` from a JSON object only. serde's derived structs also
+/// accept an array of their fields in order (`["tok", 1, 2]` would read as a
+/// token, a progress and a total), which MCP params never are.
+pub(crate) struct ObjectOnly<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
+}
+
 /// `notifications/progress` params.
 #[derive(Debug, Clone)]
 pub struct ProgressView<'a> {
@@ -44,8 +66,8 @@ impl<'a> ProgressView<'a> {
     /// Parse progress params; `Err` explains which field is malformed.
     pub fn parse(params: Option<&'a RawValue>) -> Result<ProgressView<'a>, String> {
         let params = params.ok_or("progress notification without params")?;
-        match serde_json::from_str::<ProgressWire<'a>>(params.get()) {
-            Ok(w) => {
+        match serde_json::from_str::<ObjectOnly<ProgressWire<'a>>>(params.get()) {
+            Ok(ObjectOnly(w)) => {
                 let key = IdKey::from_raw(w.token.get());
                 if !key.is_valid() {
                     return Err(format!("progressToken {key} is not a string or an integer"));
@@ -176,9 +198,10 @@ struct LogWire<'a> {
 impl<'a> LogView<'a> {
     pub fn parse(params: Option<&'a RawValue>) -> Result<LogView<'a>, String> {
         let params = params.ok_or("log message without params")?;
-        let w: LogWire<'a> = serde_json::from_str(params.get()).map_err(|_| {
-            "log params need a string \"level\" (and optional string \"logger\")".to_string()
-        })?;
+        let ObjectOnly(w): ObjectOnly<LogWire<'a>> =
+            serde_json::from_str(params.get()).map_err(|_| {
+                "log params need a string \"level\" (and optional string \"logger\")".to_string()
+            })?;
         Ok(LogView {
             level: w.level.parse().map_err(|_| w.level),
             logger: w.logger,
@@ -287,6 +310,8 @@ mod tests {
                 "message",
             ),
             (r#"{"progress":1}"#, "lack progressToken"),
+            (r#"["a",1,2]"#, "not an object"),
+            (r#"["a",1]"#, "not an object"),
         ] {
             let err = ProgressView::parse(Some(&raw(bad))).unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");
@@ -303,6 +328,7 @@ mod tests {
         let v = LogView::parse(Some(&p)).unwrap();
         assert!(v.level.is_err());
         assert_eq!(v.data_text(), "x");
+        assert!(LogView::parse(Some(&raw(r#"["info","l","d"]"#))).is_err());
         assert!(LogLevel::Debug < LogLevel::Emergency);
     }
 }

@@ -179,6 +179,10 @@ pub enum Route {
     Response { id: IdKey, seq: u64 },
     /// The server asks us something; answer it.
     ServerRequest { id: IdKey, seq: u64 },
+    /// A frame that is not a valid response but plainly answers a request of
+    /// ours still awaiting its response (its id, or an integral float of it):
+    /// the request is failed at once with `why` instead of waiting it out.
+    Malformed { id: IdKey, seq: u64, why: String },
 }
 
 /// Bounds and options of a store.
@@ -629,10 +633,31 @@ impl Store {
             }
             FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8 => {
                 self.problems.push(seq);
+                if dir == Dir::In
+                    && let Some(id) = self.malformed_answer(frame)
+                {
+                    let why = frame.problem.clone().unwrap_or_default();
+                    routes.push(Route::Malformed { id, seq, why });
+                }
             }
             _ => {}
         }
         self.push(dir, channel, t_us, bytes, frame.kind, method, fl, progress)
+    }
+
+    /// The id of our pending request that a malformed frame answers, if any.
+    fn malformed_answer(&self, frame: &Frame<'_>) -> Option<IdKey> {
+        if frame.method.is_some() {
+            return None;
+        }
+        let id = frame.id.as_ref()?;
+        let id = if id.is_valid() {
+            id.clone()
+        } else {
+            id.integral()?
+        };
+        let r = self.requests.get(&(Origin::Client, id.clone()))?;
+        (r.response_seq.is_none()).then_some(id)
     }
 
     /// Index a well-formed progress notification under its token.

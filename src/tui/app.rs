@@ -443,7 +443,12 @@ impl App {
         st.tools.all = tools
             .iter()
             .map(|t| ToolInfo {
-                name: text(t, "name", 80),
+                // Kept exact: it is what a call sends. Panes sanitise it when drawn.
+                name: t
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 title: text(t, "title", 80),
                 // Kept whole (sanitised per line when drawn): descriptions are multi-line.
                 description: t

@@ -174,7 +174,9 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
             Ok(s) => {
                 for ch in s.chars() {
                     let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
-                    push(Tok::Plain, txt, 1, &mut lines, &mut cur);
+                    // An invisible character is shown as `<U+XXXX>`: wider than one column.
+                    let w = txt.chars().count();
+                    push(Tok::Plain, txt, w, &mut lines, &mut cur);
                     if lines.len() >= max_lines {
                         return (lines, true);
                     }
@@ -185,7 +187,9 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
                 let (good, bad) = rest.split_at(e.valid_up_to());
                 for ch in std::str::from_utf8(good).unwrap_or("").chars() {
                     let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
-                    push(Tok::Plain, txt, 1, &mut lines, &mut cur);
+                    // An invisible character is shown as `<U+XXXX>`: wider than one column.
+                    let w = txt.chars().count();
+                    push(Tok::Plain, txt, w, &mut lines, &mut cur);
                 }
                 let n = e.error_len().unwrap_or(bad.len()).max(1);
                 for byte in &bad[..n] {

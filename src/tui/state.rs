@@ -163,6 +163,7 @@ pub struct ServerView {
 
 #[derive(Debug, Clone)]
 pub struct ToolInfo {
+    /// Exactly as the server listed it (draw it through `format::safe`).
     pub name: String,
     pub title: String,
     pub description: String,

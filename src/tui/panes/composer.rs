@@ -4,6 +4,7 @@
 use super::{block, inner};
 use crate::trace::Store;
 use crate::tui::action::Action;
+use crate::tui::format::{safe, safe_row};
 use crate::tui::keymap::Context;
 use crate::tui::state::{Pane, State};
 use ratatui::Frame;
@@ -55,8 +56,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
             Span::styled("tool ", t.muted()),
             Span::styled(
                 c.tool
-                    .clone()
-                    .unwrap_or_else(|| "(pick one in Tools)".into()),
+                    .as_deref()
+                    .map_or_else(|| "(pick one in Tools)".into(), |n| safe(n, 80)),
                 Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
             ),
         ])
@@ -136,7 +137,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     foot.push(Line::from(l2));
     foot.push(Line::from(vec![
         Span::styled("$ ", Style::default().fg(t.accent)),
-        Span::styled(c.command_line(&st.server_cli), t.muted()),
+        Span::styled(safe_row(&c.command_line(&st.server_cli)), t.muted()),
     ]));
     let foot_area = Rect {
         y: ed_area.y + ed_area.height,
