@@ -12,7 +12,7 @@
 
 use super::call::{RequestOpts, build_args, fail};
 use super::connect::{Failure, connect, handshake};
-use super::replay::load;
+use super::replay::read_into;
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::stats::{CallStats, call_stats};
 use crate::checks::{CheckConfig, Checker, Finding, Rule, Severity, SeverityCounts};
@@ -156,6 +156,9 @@ pub struct Summary {
     pub events: u64,
     pub strict: bool,
     pub passed: bool,
+    /// Where a checked trace was cut short: it never passes then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damage: Option<String>,
 }
 
 /// Check every event of a store; returns the report.
@@ -188,6 +191,7 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
             events: store.len(),
             strict,
             passed,
+            damage: None,
         },
         findings,
     }
@@ -204,8 +208,11 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
-        let store = match load(path) {
-            Ok((_, s)) => s,
+        let unbounded = crate::trace::StoreLimits {
+            max_bytes: usize::MAX,
+        };
+        let loaded = match read_into(path, unbounded, |_, _| {}) {
+            Ok(l) => l,
             Err(e) => {
                 eprintln!(
                     "[error] {}",
@@ -214,12 +221,19 @@ pub async fn run(a: CheckArgs) -> i32 {
                 return 2;
             }
         };
-        let report = check_store(
-            &store,
+        let mut report = check_store(
+            &loaded.store,
             cfg,
             json!({"trace": path.display().to_string()}),
             a.strict,
         );
+        if let Some(d) = &loaded.damage {
+            // What came after the cut is unknown, so the trace cannot pass.
+            let why = format!("{}: {d}", path.display());
+            eprintln!("[warning] {}", one_line(&why));
+            report.summary.damage = Some(why);
+            report.summary.passed = false;
+        }
         emit(&report, a.format);
         return if report.summary.passed { 0 } else { 1 };
     }
@@ -273,9 +287,9 @@ pub async fn run(a: CheckArgs) -> i32 {
         tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
     }
     session.shutdown().await;
-    if let Some(e) = trace.read().recorder_error() {
+    let recording_failed = trace.read().recorder_error().map(|e| {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(e));
-    }
+    });
     let source =
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});
     let report = {
@@ -285,6 +299,8 @@ pub async fn run(a: CheckArgs) -> i32 {
     emit(&report, a.format);
     match code {
         0 if !report.summary.passed => 1,
+        // The check ran, but the recording asked for is incomplete.
+        0 if recording_failed.is_some() => 2,
         c => c,
     }
 }
@@ -337,6 +353,9 @@ pub fn text(r: &Report) -> String {
             let _ = write!(s, ", {p}/s");
         }
         s.push('\n');
+    }
+    if let Some(d) = &r.summary.damage {
+        let _ = writeln!(s, "damaged trace: {}", one_line(d));
     }
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
@@ -458,6 +477,16 @@ pub fn junit(r: &Report) -> String {
             suites,
             "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
             xml(name)
+        );
+    }
+    if let Some(d) = &r.summary.damage {
+        // A suite of its own: the cut is no rule's finding, yet it fails the run.
+        all_tests += 1;
+        all_failures += 1;
+        let m = xml(&one_line(d));
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"trace\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"trace\" name=\"trace-complete\"><failure type=\"damage\" message=\"{m}\">{m}</failure></testcase>\n  </testsuite>\n"
         );
     }
     format!(
