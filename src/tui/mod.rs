@@ -13,6 +13,7 @@ pub mod action;
 pub mod app;
 pub mod calls;
 pub mod compose;
+pub mod exit;
 pub mod format;
 pub mod jsonfmt;
 pub mod keymap;
@@ -96,10 +97,13 @@ pub fn replay(path: &Path) -> i32 {
             return 2;
         }
     };
-    let (header, events) = match crate::trace::record::read_trace(path) {
+    let (header, events, damage) = match read_events(path) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("[error] {e}");
+            eprintln!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(&e.to_string())
+            );
             return 2;
         }
     };
@@ -115,9 +119,13 @@ pub fn replay(path: &Path) -> i32 {
     let fps = clamp_fps(settings.fps);
     let file = path.display().to_string();
     crate::cli::block_on(async move {
+        let mut signals = exit::ExitSignals::catch();
         let clock = crate::trace::ManualClock::new();
         let trace = crate::trace::Trace::new(crate::trace::Store::default(), clock.clone());
-        let playback = replay::Playback::new(events, trace.clone(), clock);
+        let mut playback = replay::Playback::new(events, trace.clone(), clock);
+        if damage.is_some() {
+            playback = playback.cut_short();
+        }
         let opts = AppOptions {
             theme,
             keymap: settings.keymap.clone(),
@@ -134,31 +142,60 @@ pub fn replay(path: &Path) -> i32 {
             playback: Some(playback),
         };
         let mut app = App::new(trace.clone(), opts);
-        app.on_msg(action::Msg::Notice(format!(
-            "replaying {file}: composer and cancel are off (no server); Space pauses"
-        )));
+        app.on_msg(action::Msg::Notice(match &damage {
+            Some(d) => format!("replaying {file}: {d}; every event before it plays"),
+            None => {
+                format!("replaying {file}: composer and cancel are off (no server); Space pauses")
+            }
+        }));
         let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
-        let result = match terminal::TerminalGuard::enter() {
-            Ok(mut guard) => {
-                exec.start();
-                let r = runtime::event_loop(&mut app, &mut guard.terminal, &exec, rx, fps, started)
-                    .await;
-                drop(guard);
-                r
-            }
-            Err(e) => Err(e),
-        };
+        let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
+        let result = exit::stop_after(ui, None).await;
         checks.stop();
-        match result {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("[error] terminal: {e}");
-                3
-            }
+        let code = exit::code_of(result);
+        if let Some(d) = &damage {
+            exit::report(&format!(
+                "[warning] {}: {d}",
+                crate::protocol::sanitize::one_line(&file)
+            ));
         }
+        code
     })
+}
+
+/// Enter the terminal, run the event loop, restore the terminal.
+async fn run_ui(
+    app: &mut App,
+    exec: &runtime::Executor,
+    rx: tokio::sync::mpsc::UnboundedReceiver<action::Msg>,
+    signals: &mut exit::ExitSignals,
+    fps: u32,
+    started: Instant,
+) -> std::io::Result<exit::Ended> {
+    let mut guard = terminal::TerminalGuard::enter()?;
+    exec.start();
+    let r = runtime::event_loop(app, &mut guard.terminal, exec, rx, signals, fps, started).await;
+    drop(guard);
+    r
+}
+
+/// A trace's header and events, read line by line; a cut last line gives
+/// the events before it and the damage.
+type ReadTrace = (
+    serde_json::Value,
+    Vec<crate::trace::record::RecordedEvent>,
+    Option<crate::trace::reader::Damage>,
+);
+
+fn read_events(path: &Path) -> Result<ReadTrace, crate::trace::record::TraceReadError> {
+    let mut reader = crate::trace::reader::TraceReader::open(path)?;
+    let mut events = Vec::new();
+    while let Some(e) = reader.next_event()? {
+        events.push(e);
+    }
+    Ok((reader.header().clone(), events, reader.damage().cloned()))
 }
 
 /// Everything decided before the terminal is touched, so usage errors are
@@ -204,6 +241,9 @@ impl Setup {
     }
 
     async fn run(self, started: Instant) -> i32 {
+        // Caught before the server starts: from here on, SIGTERM and SIGHUP
+        // end the UI and stop the server instead of killing mcpscope alone.
+        let mut signals = exit::ExitSignals::catch();
         let trace = match new_trace(&self.spec, self.record.as_deref(), !self.server.no_redact) {
             Ok(t) => t,
             Err(e) => {
@@ -240,40 +280,29 @@ impl Setup {
             live: true,
             playback: None,
         };
-        let mut app = App::new(trace.clone(), app_opts);
         let checks = LiveChecks::spawn(trace.clone(), self.settings.checks.clone());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(Some(session.clone()), tx).with_checks(checks.clone());
-        let result = match terminal::TerminalGuard::enter() {
-            Ok(mut guard) => {
-                exec.start();
-                let r = runtime::event_loop(
-                    &mut app,
-                    &mut guard.terminal,
-                    &exec,
-                    rx,
-                    self.fps,
-                    started,
-                )
-                .await;
-                drop(guard);
-                r
-            }
-            Err(e) => Err(e),
+        let fps = self.fps;
+        let ui = async {
+            let mut app = App::new(trace.clone(), app_opts);
+            run_ui(&mut app, &exec, rx, &mut signals, fps, started).await
         };
+        // The terminal is back to normal before the server is waited for.
+        let result = exit::stop_after(ui, Some(&session)).await;
         checks.stop();
-        // The terminal is back to normal before we wait for the server.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), session.shutdown()).await;
+        let code = exit::code_of(result);
         if let Some(e) = trace.read().recorder_error() {
-            eprintln!("[error] {e}");
-        }
-        match result {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("[error] terminal: {e}");
-                3
+            exit::report(&format!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(e)
+            ));
+            // The recording asked for is incomplete: not a clean exit.
+            if code == 0 {
+                return 2;
             }
         }
+        code
     }
 }
 

@@ -93,7 +93,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     }
     spans.push(sep());
     match &st.replay {
-        Some(r) => spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base)),
+        Some(r) => {
+            spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
+            if r.cut {
+                spans.push(Span::styled(" (trace cut)", base.fg(t.warn)));
+            }
+        }
         None => spans.push(Span::styled(format!("{} events", st.events), base)),
     }
     if st.evicted > 0 {
