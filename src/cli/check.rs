@@ -163,37 +163,65 @@ pub struct Summary {
 
 /// Check every event of a store; returns the report.
 pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool) -> Report {
-    let mut checker = Checker::new(cfg);
-    let mut findings = Vec::new();
+    let mut run = CheckRun::new(cfg);
     for ev in store.range(0, store.next_seq()) {
-        checker.observe(&ev, &mut findings);
+        run.observe(&ev);
     }
-    checker.finish(&mut findings);
-    let counts = SeverityCounts::of(&findings);
-    let passed = counts.error == 0 && !(strict && counts.warning > 0);
-    Report {
-        mcpscope_check: 1,
-        source,
-        era: match checker.era() {
-            Era::Handshake => "handshake".into(),
-            Era::Stateless => "stateless".into(),
-        },
-        calls: call_stats(store),
-        summary: Summary {
-            error: counts.error,
-            warning: counts.warning,
-            info: counts.info,
-            suppressed: checker
-                .suppressed()
-                .iter()
-                .map(|(r, n)| (r.id().to_string(), *n))
-                .collect(),
-            events: store.len(),
-            strict,
-            passed,
-            damage: None,
-        },
-        findings,
+    run.report(store, source, strict, store.len())
+}
+
+/// The rule engine fed one event at a time, so a trace read line by line
+/// is checked as it is read, before the store's bound can evict an event.
+pub struct CheckRun {
+    checker: Checker,
+    findings: Vec<Finding>,
+}
+
+impl CheckRun {
+    pub fn new(cfg: CheckConfig) -> CheckRun {
+        CheckRun {
+            checker: Checker::new(cfg),
+            findings: Vec::new(),
+        }
+    }
+
+    pub fn observe(&mut self, ev: &crate::trace::EventRef<'_>) {
+        self.checker.observe(ev, &mut self.findings);
+    }
+
+    /// The report over everything observed; `events` is how many were.
+    pub fn report(self, store: &Store, source: Value, strict: bool, events: u64) -> Report {
+        let CheckRun {
+            mut checker,
+            mut findings,
+        } = self;
+        checker.finish(&mut findings);
+        let counts = SeverityCounts::of(&findings);
+        let passed = counts.error == 0 && !(strict && counts.warning > 0);
+        Report {
+            mcpscope_check: 1,
+            source,
+            era: match checker.era() {
+                Era::Handshake => "handshake".into(),
+                Era::Stateless => "stateless".into(),
+            },
+            calls: call_stats(store),
+            summary: Summary {
+                error: counts.error,
+                warning: counts.warning,
+                info: counts.info,
+                suppressed: checker
+                    .suppressed()
+                    .iter()
+                    .map(|(r, n)| (r.id().to_string(), *n))
+                    .collect(),
+                events,
+                strict,
+                passed,
+                damage: None,
+            },
+            findings,
+        }
     }
 }
 
@@ -208,10 +236,17 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
-        let unbounded = crate::trace::StoreLimits {
-            max_bytes: usize::MAX,
-        };
-        let loaded = match read_into(path, unbounded, |_, _| {}) {
+        // The store has a live session's bound; every event is checked as it
+        // is read, before that bound could evict it.
+        let mut run = CheckRun::new(cfg);
+        let mut events = 0u64;
+        let read = read_into(path, crate::trace::StoreLimits::default(), |store, seq| {
+            if let Some(ev) = store.get(seq) {
+                run.observe(&ev);
+                events += 1;
+            }
+        });
+        let loaded = match read {
             Ok(l) => l,
             Err(e) => {
                 eprintln!(
@@ -221,12 +256,8 @@ pub async fn run(a: CheckArgs) -> i32 {
                 return 2;
             }
         };
-        let mut report = check_store(
-            &loaded.store,
-            cfg,
-            json!({"trace": path.display().to_string()}),
-            a.strict,
-        );
+        let source = json!({"trace": path.display().to_string()});
+        let mut report = run.report(&loaded.store, source, a.strict, events);
         if let Some(d) = &loaded.damage {
             // What came after the cut is unknown, so the trace cannot pass.
             let why = format!("{}: {d}", path.display());

@@ -97,7 +97,8 @@ pub fn replay(path: &Path) -> i32 {
             return 2;
         }
     };
-    let (header, events, damage) = match read_events(path) {
+    let bound = crate::trace::StoreLimits::default().max_bytes;
+    let (header, events, damage) = match read_events(path, bound) {
         Ok(t) => t,
         Err(e) => {
             eprintln!(
@@ -143,7 +144,7 @@ pub fn replay(path: &Path) -> i32 {
         };
         let mut app = App::new(trace.clone(), opts);
         app.on_msg(action::Msg::Notice(match &damage {
-            Some(d) => format!("replaying {file}: {d}; every event before it plays"),
+            Some(d) => format!("replaying {file}: {d}; every event before that plays"),
             None => {
                 format!("replaying {file}: composer and cancel are off (no server); Space pauses")
             }
@@ -181,21 +182,38 @@ async fn run_ui(
     r
 }
 
-/// A trace's header and events, read line by line; a cut last line gives
-/// the events before it and the damage.
+/// A trace's header, its events, and why they stop short of its end (a cut
+/// last line, or the size bound), if they do.
 type ReadTrace = (
     serde_json::Value,
     Vec<crate::trace::record::RecordedEvent>,
-    Option<crate::trace::reader::Damage>,
+    Option<String>,
 );
 
-fn read_events(path: &Path) -> Result<ReadTrace, crate::trace::record::TraceReadError> {
+/// Read a trace for playback, line by line. The events are held for the
+/// whole replay, so they are bounded like a live session's store: a trace
+/// (or a pipe) beyond `max_bytes` of frames plays its first part.
+fn read_events(
+    path: &Path,
+    max_bytes: usize,
+) -> Result<ReadTrace, crate::trace::record::TraceReadError> {
     let mut reader = crate::trace::reader::TraceReader::open(path)?;
     let mut events = Vec::new();
+    let mut bytes = 0usize;
     while let Some(e) = reader.next_event()? {
+        bytes += e.bytes.len() + e.channel.len();
         events.push(e);
+        if bytes > max_bytes {
+            let why = format!(
+                "the replay holds the first {} events ({} MiB); the trace goes on",
+                events.len(),
+                bytes >> 20
+            );
+            return Ok((reader.header().clone(), events, Some(why)));
+        }
     }
-    Ok((reader.header().clone(), events, reader.damage().cloned()))
+    let damage = reader.damage().map(ToString::to_string);
+    Ok((reader.header().clone(), events, damage))
 }
 
 /// Everything decided before the terminal is touched, so usage errors are
@@ -361,4 +379,29 @@ pub fn server_cli(a: &ServerArgs) -> String {
         out.extend(a.command.iter().map(|c| shell_quote(c)));
     }
     out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replay_reads_a_trace_up_to_its_bound() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("t.jsonl");
+        let mut text = String::from("{\"mcpscope_trace\":1}\n");
+        for i in 0..100 {
+            text.push_str(&format!(
+                "{{\"seq\":{i},\"t\":0,\"dir\":\"in\",\"ch\":\"stdio\",\"text\":\"{}\"}}\n",
+                "x".repeat(95)
+            ));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let (_, events, why) = read_events(&path, 1_000).unwrap();
+        // 100 bytes each: reading stops with the first event past the bound.
+        assert_eq!(events.len(), 11);
+        assert!(why.unwrap().contains("first 11 events"));
+        let (_, events, why) = read_events(&path, usize::MAX).unwrap();
+        assert_eq!((events.len(), why), (100, None));
+    }
 }
