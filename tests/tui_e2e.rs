@@ -48,6 +48,11 @@ impl Tmux {
 
     /// Any mcpscope command line in a terminal of `w`×`h`.
     fn start_sized(name: &str, mcpscope_args: &str, w: u16, h: u16) -> Tmux {
+        Tmux::start_with(name, "", mcpscope_args, w, h)
+    }
+
+    /// Shell lines to run before mcpscope (limits, traps), then mcpscope.
+    fn start_with(name: &str, prelude: &str, mcpscope_args: &str, w: u16, h: u16) -> Tmux {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "mcpscope-e2e-{name}-{}-{}",
@@ -60,7 +65,7 @@ impl Tmux {
         // The shell prints the exit code and the terminal modes after mcpscope,
         // then stays so the screen can be captured.
         let script = format!(
-            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n'{BIN}' {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
+            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n{prelude}'{BIN}' {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
             cfg = config.display(),
             dir = dir.path().display(),
         );
@@ -365,6 +370,36 @@ fn quitting_stops_a_server_that_ignores_its_closed_stdin() {
     t.keys(&["q"]);
     assert_restored(&t);
     server.assert_gone(pid, 20);
+}
+
+#[test]
+fn a_recording_that_stops_is_shown_and_fails_the_exit() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    // Files may not grow past 64 KiB (writes beyond fail, as on a full
+    // disk); the flood's recording needs far more.
+    let t = Tmux::start_with(
+        "rec-stopped",
+        "trap '' XFSZ\nulimit -f 128\n",
+        &format!(
+            "demo --record '{}' --run 'flood {{\"count\": 3000}}'",
+            rec.display()
+        ),
+        160,
+        48,
+    );
+    let s = t.wait_for("the stopped recording in the header", 30, |s| {
+        s.lines()
+            .next()
+            .is_some_and(|h| h.contains("recording stopped at event"))
+    });
+    assert!(!s.lines().next().unwrap_or("").contains("● REC"), "{s}");
+    t.keys(&["q"]);
+    assert_restored_with(&t, 2);
+    assert!(t.capture().contains("[error] recording stopped at event"));
 }
 
 #[test]

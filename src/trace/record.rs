@@ -21,6 +21,9 @@ pub struct Recorder {
     out: BufWriter<Box<dyn Write + Send + Sync>>,
     error: Option<String>,
     line: Vec<u8>,
+    /// First event still in the buffer: a failed write or flush may lose
+    /// everything from it on, so that is where the file is said to stop.
+    unflushed_from: Option<u64>,
 }
 
 impl Recorder {
@@ -38,6 +41,7 @@ impl Recorder {
             out,
             error: None,
             line: Vec::with_capacity(512),
+            unflushed_from: None,
         })
     }
 
@@ -97,19 +101,28 @@ impl Recorder {
             }
         }
         l.extend_from_slice(b"}\n");
+        let from = *self.unflushed_from.get_or_insert(ev.seq);
         if let Err(e) = self.out.write_all(l) {
-            // Buffered lines before this one may be lost with it: the file
-            // holds at most the events before this seq.
-            self.error = Some(format!("recording stopped at event {}: {e}", ev.seq));
+            self.stopped(from, &e);
         }
     }
 
     pub fn flush(&mut self) {
-        if self.error.is_none()
-            && let Err(e) = self.out.flush()
-        {
-            self.error = Some(format!("recording stopped: {e}"));
+        if self.error.is_some() {
+            return;
         }
+        match self.out.flush() {
+            Ok(()) => self.unflushed_from = None,
+            Err(e) => match self.unflushed_from {
+                Some(from) => self.stopped(from, &e),
+                None => self.error = Some(format!("recording stopped: {e}")),
+            },
+        }
+    }
+
+    /// The file holds at most the events before `from`.
+    fn stopped(&mut self, from: u64, e: &io::Error) {
+        self.error = Some(format!("recording stopped at event {from}: {e}"));
     }
 }
 
