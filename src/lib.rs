@@ -8,6 +8,7 @@ pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod demo;
+pub mod files;
 pub mod protocol;
 pub mod selflog;
 pub mod trace;

@@ -43,6 +43,16 @@ impl Tmux {
 
     /// Any mcpscope command line (after the binary's name).
     fn start_cmd(name: &str, mcpscope_args: &str) -> Tmux {
+        Tmux::start_sized(name, mcpscope_args, 160, 48)
+    }
+
+    /// Any mcpscope command line in a terminal of `w`×`h`.
+    fn start_sized(name: &str, mcpscope_args: &str, w: u16, h: u16) -> Tmux {
+        Tmux::start_with(name, "", mcpscope_args, w, h)
+    }
+
+    /// Shell lines to run before mcpscope (limits, traps), then mcpscope.
+    fn start_with(name: &str, prelude: &str, mcpscope_args: &str, w: u16, h: u16) -> Tmux {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "mcpscope-e2e-{name}-{}-{}",
@@ -55,7 +65,7 @@ impl Tmux {
         // The shell prints the exit code and the terminal modes after mcpscope,
         // then stays so the screen can be captured.
         let script = format!(
-            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n'{BIN}' {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
+            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{cfg}'\nexport MCPSCOPE_TIMINGS='{dir}/timings'\n{prelude}'{BIN}' {mcpscope_args}\necho \"EXIT=$?\"\necho RESTORED\nstty -a\necho STTY-DONE\nexec sleep 600\n",
             cfg = config.display(),
             dir = dir.path().display(),
         );
@@ -63,7 +73,14 @@ impl Tmux {
         std::fs::write(&path, script).unwrap();
         let t = Tmux { socket, dir };
         let st = t
-            .cmd(&["new-session", "-d", "-x", "160", "-y", "48"])
+            .cmd(&[
+                "new-session",
+                "-d",
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+            ])
             .arg(format!("sh {}", path.display()))
             .status()
             .unwrap();
@@ -135,8 +152,13 @@ impl Drop for Tmux {
 }
 
 fn assert_restored(t: &Tmux) {
+    assert_restored_with(t, 0);
+}
+
+/// The terminal is back to normal and mcpscope exited with `code`.
+fn assert_restored_with(t: &Tmux, code: i32) {
     let screen = t.wait_for("the shell after mcpscope", 20, |s| s.contains("STTY-DONE"));
-    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(screen.contains(&format!("EXIT={code}\n")), "{screen}");
     // Raw mode undone: canonical input and echo are back on.
     let modes: String = screen.split("RESTORED").nth(1).unwrap_or("").to_string();
     assert!(
@@ -237,19 +259,198 @@ fn cancel_a_running_call_from_the_progress_pane() {
     assert_restored(&t);
 }
 
+/// The pid of mcpscope: the pane's shell's child.
+fn mcpscope_pid(t: &Tmux) -> i32 {
+    let sh: u32 = t.display("#{pane_pid}").parse().unwrap();
+    let children = std::fs::read_to_string(format!("/proc/{sh}/task/{sh}/children")).unwrap();
+    children.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// A stdio server that writes its pid to a file, runs the demo server, and
+/// then stays: like a server that ignores a closed stdin, only a signal
+/// ends it. Its pid stays the same throughout (`exec`).
+struct PidServer {
+    dir: tempfile::TempDir,
+}
+
+impl PidServer {
+    fn new() -> PidServer {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let script = format!(
+            "#!/bin/sh\necho $$ > '{d}/pid.tmp' && mv '{d}/pid.tmp' '{d}/pid'\n'{BIN}' demo-server\nexec sleep 600\n"
+        );
+        std::fs::write(dir.path().join("server.sh"), script).unwrap();
+        PidServer { dir }
+    }
+
+    /// The SERVER part of an mcpscope command line.
+    fn args(&self) -> String {
+        format!("-- sh '{}'", self.dir.path().join("server.sh").display())
+    }
+
+    fn pid(&self) -> i32 {
+        let path = self.dir.path().join("pid");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(p) = std::fs::read_to_string(&path) {
+                return p.trim().parse().unwrap();
+            }
+            assert!(Instant::now() < deadline, "the server never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Poll /proc until the server is gone (or only a zombie waiting for
+    /// its parent); fail after `secs`.
+    fn assert_gone(&self, pid: i32, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .and_then(|r| r.split_whitespace().next())
+                        .map(str::to_owned)
+                });
+            match state.as_deref() {
+                None | Some("Z") | Some("X") => return,
+                Some(_) => {}
+            }
+            if Instant::now() > deadline {
+                // SAFETY: ending the process this test started, so it does not outlive the test.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                panic!("the server (pid {pid}) outlived mcpscope by {secs} s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
     if !tmux_available() {
         return;
     }
-    let t = Tmux::start("sigterm", "");
+    let server = PidServer::new();
+    let t = Tmux::start_cmd("sigterm", &server.args());
     t.wait_for("connected", 30, |s| s.contains("connected"));
-    let sh: u32 = t.display("#{pane_pid}").parse().unwrap();
-    let children = std::fs::read_to_string(format!("/proc/{sh}/task/{sh}/children")).unwrap();
-    let pid: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
+    let pid = server.pid();
     // SAFETY: sending a signal to a process this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(unsafe { libc::kill(mcpscope_pid(&t), libc::SIGTERM) }, 0);
+    assert_restored_with(&t, 143);
+    server.assert_gone(pid, 20);
+}
+
+#[test]
+fn sighup_stops_the_server_and_exits_129() {
+    if !tmux_available() {
+        return;
+    }
+    let server = PidServer::new();
+    let t = Tmux::start_cmd("sighup", &server.args());
+    t.wait_for("connected", 30, |s| s.contains("connected"));
+    let pid = server.pid();
+    // SAFETY: sending a signal to a process this test started.
+    assert_eq!(unsafe { libc::kill(mcpscope_pid(&t), libc::SIGHUP) }, 0);
+    assert_restored_with(&t, 129);
+    server.assert_gone(pid, 20);
+}
+
+#[test]
+fn quitting_stops_a_server_that_ignores_its_closed_stdin() {
+    if !tmux_available() {
+        return;
+    }
+    let server = PidServer::new();
+    let t = Tmux::start_cmd("quit-server", &server.args());
+    t.wait_for("connected", 30, |s| s.contains("connected"));
+    let pid = server.pid();
+    t.keys(&["q"]);
     assert_restored(&t);
+    server.assert_gone(pid, 20);
+}
+
+#[test]
+fn a_recording_that_stops_is_shown_and_fails_the_exit() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    // Files may not grow past 64 KiB (writes beyond fail, as on a full
+    // disk); the flood's recording needs far more.
+    let t = Tmux::start_with(
+        "rec-stopped",
+        "trap '' XFSZ\nulimit -f 128\n",
+        &format!(
+            "demo --record '{}' --run 'flood {{\"count\": 3000}}'",
+            rec.display()
+        ),
+        160,
+        48,
+    );
+    let s = t.wait_for("the stopped recording in the header", 30, |s| {
+        s.lines()
+            .next()
+            .is_some_and(|h| h.contains("recording stopped at event"))
+    });
+    assert!(!s.lines().next().unwrap_or("").contains("● REC"), "{s}");
+    t.keys(&["q"]);
+    assert_restored_with(&t, 2);
+    assert!(t.capture().contains("[error] recording stopped at event"));
+}
+
+#[test]
+fn closing_the_terminal_stops_the_server() {
+    if !tmux_available() {
+        return;
+    }
+    let server = PidServer::new();
+    // 80x24: the narrow layout, where the close was first seen to orphan.
+    let t = Tmux::start_sized("closed", &server.args(), 80, 24);
+    t.wait_for("connected", 30, |s| s.contains("connected"));
+    let pid = server.pid();
+    // The terminal goes away under mcpscope: SIGHUP, and every write fails.
+    assert!(t.cmd(&["kill-session"]).status().unwrap().success());
+    server.assert_gone(pid, 20);
+}
+
+#[test]
+fn a_panic_in_the_ui_still_stops_the_server() {
+    let server = PidServer::new();
+    let spec = mcpscope::transport::stdio::CommandSpec {
+        argv: vec![
+            "sh".into(),
+            server.dir.path().join("server.sh").display().to_string(),
+        ],
+        ..Default::default()
+    };
+    let trace = mcpscope::trace::Trace::new(
+        mcpscope::trace::Store::default(),
+        mcpscope::trace::MonotonicClock::new(),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let result = rt.block_on(async {
+        let session = mcpscope::client::Session::spawn_stdio(
+            &spec,
+            mcpscope::client::ClientOptions::default(),
+            trace,
+        )
+        .unwrap();
+        let pid = server.pid();
+        let ui = async { panic!("a bug in a pane") };
+        let r: std::thread::Result<()> = mcpscope::tui::exit::stop_after(ui, Some(&session)).await;
+        (r, pid)
+    });
+    let (r, pid) = result;
+    assert!(r.is_err(), "the panic is handed back");
+    assert_eq!(
+        mcpscope::tui::exit::code_of(r.map(|()| Ok(mcpscope::tui::exit::Ended::Quit))),
+        101
+    );
+    server.assert_gone(pid, 10);
 }
 
 #[test]
@@ -362,6 +563,59 @@ fn replay_plays_a_recorded_session_to_its_end() {
     });
     t.keys(&["q"]);
     assert_restored(&t);
+}
+
+#[test]
+fn replay_of_a_cut_trace_plays_every_event_before_the_cut() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "call", "--demo", "--tool", "echo", "-a", "text=hi", "-q", "--record",
+        ])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Cut in the middle of the last line, as a full disk leaves a recording.
+    let bytes = std::fs::read(&whole).unwrap();
+    let last_len = bytes[..bytes.len() - 1]
+        .iter()
+        .rev()
+        .position(|b| *b == b'\n')
+        .unwrap();
+    let trace = dir.path().join("cut.jsonl");
+    std::fs::write(&trace, &bytes[..bytes.len() - last_len / 2]).unwrap();
+    let events = bytes.iter().filter(|b| **b == b'\n').count() - 2;
+    let t = Tmux::start_cmd("replay-cut", &format!("replay '{}'", trace.display()));
+    let s = t.wait_for("the cut reported", 30, |s| {
+        s.contains("trace ends mid-line after event")
+    });
+    assert!(s.contains("the last line is incomplete"), "{s}");
+    t.keys(&["E"]);
+    let s = t.wait_for("the end of the replay", 20, |s| {
+        s.contains("replay ended") && s.contains("(trace cut)")
+    });
+    let header = s.lines().next().unwrap_or("");
+    assert!(
+        header.contains(&format!("{events}/{events} events")),
+        "every complete event: {header}"
+    );
+    assert!(s.contains("← res   tools/call"), "{s}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+    let screen = t.capture();
+    assert!(
+        screen.contains("[warning]") && screen.contains("trace ends mid-line"),
+        "the cut is said again on the normal screen: {screen}"
+    );
 }
 
 #[test]

@@ -1218,3 +1218,41 @@ fn stateless_cancel_legacy_sse_and_transport_failures_show_on_their_exchanges() 
     assert_eq!(c.status, CallStatus::Failed);
     assert_eq!(c.note, "POST failed: connection refused");
 }
+
+#[test]
+fn the_header_says_when_the_recording_stopped() {
+    use mcpscope::trace::record::Recorder;
+    use mcpscope::trace::{ManualClock, Store, Trace};
+    // The recording goes into a real pipe; closing its reading end makes the
+    // next write fail, as a full disk would.
+    let (reader, writer) = std::io::pipe().unwrap();
+    let header = json!({"mcpscope_trace": 1, "version": "t", "started": "now", "server": {}});
+    let mut store = Store::default();
+    store.set_recorder(Recorder::new(Box::new(writer), &header).unwrap());
+    let clock = ManualClock::new();
+    let sc = Scenario {
+        trace: Trace::new(store, clock.clone()),
+        clock,
+    };
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            recording: Some("t.jsonl".into()),
+            ..AppOptions::default()
+        },
+    );
+    sc.call(1, "echo", json!({}), None);
+    let screen = render(&mut app, 240, 12);
+    assert!(
+        screen.lines().next().unwrap().contains("● REC t.jsonl"),
+        "{screen}"
+    );
+    drop(reader);
+    sc.result(1, "ok", false);
+    let screen = render(&mut app, 240, 12);
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains("✗ recording stopped at event 1") && !header.contains("● REC"),
+        "{header}"
+    );
+}

@@ -194,6 +194,11 @@ pub async fn run(a: CallArgs) -> i32 {
     printer.checks.stop();
     if let Some(e) = trace.read().recorder_error() {
         eprintln!("[error] {}", one_line(e));
+        // The recording asked for is incomplete: not a success, even if the
+        // call was (a write error on --record up front is a 2 as well).
+        if code == 0 {
+            return 2;
+        }
     }
     code
 }

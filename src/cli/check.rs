@@ -17,7 +17,7 @@
 
 use super::call::{RequestOpts, build_args, fail};
 use super::connect::{Failure, connect, handshake};
-use super::replay::load;
+use super::replay::read_into;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats, incomplete_calls};
@@ -165,43 +165,76 @@ pub struct Summary {
     pub events: u64,
     pub strict: bool,
     pub passed: bool,
+    /// Where a checked trace was cut short: it never passes then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damage: Option<String>,
 }
 
 /// Check every event of a store; returns the report.
 pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool) -> Report {
-    let mut checker = Checker::new(cfg);
-    let mut findings = Vec::new();
+    let mut run = CheckRun::new(cfg);
     for ev in store.range(0, store.next_seq()) {
-        checker.observe(&ev, &mut findings);
+        run.observe(&ev);
     }
-    checker.finish(&mut findings);
-    let counts = SeverityCounts::of(&findings);
-    let calls = call_stats(store);
-    let failures = incomplete_calls(store, &calls);
-    let passed = counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
-    Report {
-        mcpscope_check: 1,
-        source,
-        era: match checker.era() {
-            Era::Handshake => "handshake".into(),
-            Era::Stateless => "stateless".into(),
-        },
-        calls,
-        failures,
-        summary: Summary {
-            error: counts.error,
-            warning: counts.warning,
-            info: counts.info,
-            suppressed: checker
-                .suppressed()
-                .iter()
-                .map(|(r, n)| (r.id().to_string(), *n))
-                .collect(),
-            events: store.len(),
-            strict,
-            passed,
-        },
-        findings,
+    run.report(store, source, strict, store.len())
+}
+
+/// The rule engine fed one event at a time, so a trace read line by line
+/// is checked as it is read, before the store's bound can evict an event.
+pub struct CheckRun {
+    checker: Checker,
+    findings: Vec<Finding>,
+}
+
+impl CheckRun {
+    pub fn new(cfg: CheckConfig) -> CheckRun {
+        CheckRun {
+            checker: Checker::new(cfg),
+            findings: Vec::new(),
+        }
+    }
+
+    pub fn observe(&mut self, ev: &crate::trace::EventRef<'_>) {
+        self.checker.observe(ev, &mut self.findings);
+    }
+
+    /// The report over everything observed; `events` is how many were.
+    pub fn report(self, store: &Store, source: Value, strict: bool, events: u64) -> Report {
+        let CheckRun {
+            mut checker,
+            mut findings,
+        } = self;
+        checker.finish(&mut findings);
+        let counts = SeverityCounts::of(&findings);
+        let calls = call_stats(store);
+        let failures = incomplete_calls(store, &calls);
+        let passed =
+            counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
+        Report {
+            mcpscope_check: 1,
+            source,
+            era: match checker.era() {
+                Era::Handshake => "handshake".into(),
+                Era::Stateless => "stateless".into(),
+            },
+            calls,
+            failures,
+            summary: Summary {
+                error: counts.error,
+                warning: counts.warning,
+                info: counts.info,
+                suppressed: checker
+                    .suppressed()
+                    .iter()
+                    .map(|(r, n)| (r.id().to_string(), *n))
+                    .collect(),
+                events,
+                strict,
+                passed,
+                damage: None,
+            },
+            findings,
+        }
     }
 }
 
@@ -216,8 +249,18 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
-        let store = match load(path) {
-            Ok((_, s)) => s,
+        // The store has a live session's bound; every event is checked as it
+        // is read, before that bound could evict it.
+        let mut run = CheckRun::new(cfg);
+        let mut events = 0u64;
+        let read = read_into(path, crate::trace::StoreLimits::default(), |store, seq| {
+            if let Some(ev) = store.get(seq) {
+                run.observe(&ev);
+                events += 1;
+            }
+        });
+        let loaded = match read {
+            Ok(l) => l,
             Err(e) => {
                 eprintln!(
                     "[error] {}",
@@ -226,12 +269,15 @@ pub async fn run(a: CheckArgs) -> i32 {
                 return 2;
             }
         };
-        let report = check_store(
-            &store,
-            cfg,
-            json!({"trace": path.display().to_string()}),
-            a.strict,
-        );
+        let source = json!({"trace": path.display().to_string()});
+        let mut report = run.report(&loaded.store, source, a.strict, events);
+        if let Some(d) = &loaded.damage {
+            // What came after the cut is unknown, so the trace cannot pass.
+            let why = format!("{}: {d}", path.display());
+            eprintln!("[warning] {}", one_line(&why));
+            report.summary.damage = Some(why);
+            report.summary.passed = false;
+        }
         emit(&report, a.format);
         return if report.summary.passed { 0 } else { 1 };
     }
@@ -303,9 +349,9 @@ pub async fn run(a: CheckArgs) -> i32 {
         }
     };
     session.shutdown().await;
-    if let Some(e) = trace.read().recorder_error() {
+    let recording_failed = trace.read().recorder_error().map(|e| {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(e));
-    }
+    });
     let source =
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});
     let mut report = {
@@ -319,6 +365,8 @@ pub async fn run(a: CheckArgs) -> i32 {
     emit(&report, a.format);
     match code {
         0 if !report.summary.passed => 1,
+        // The check ran, but the recording asked for is incomplete.
+        0 if recording_failed.is_some() => 2,
         c => c,
     }
 }
@@ -374,6 +422,9 @@ pub fn text(r: &Report) -> String {
     }
     for f in &r.failures {
         let _ = writeln!(s, "{}", failure_line(f));
+    }
+    if let Some(d) = &r.summary.damage {
+        let _ = writeln!(s, "damaged trace: {}", one_line(d));
     }
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
@@ -530,6 +581,16 @@ pub fn junit(r: &Report) -> String {
             suites,
             "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
             xml(name)
+        );
+    }
+    if let Some(d) = &r.summary.damage {
+        // A suite of its own: the cut is no rule's finding, yet it fails the run.
+        all_tests += 1;
+        all_failures += 1;
+        let m = xml(&one_line(d));
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"trace\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"trace\" name=\"trace-complete\"><failure type=\"damage\" message=\"{m}\">{m}</failure></testcase>\n  </testsuite>\n"
         );
     }
     format!(

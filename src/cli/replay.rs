@@ -12,7 +12,8 @@ use crate::protocol::sanitize::one_line;
 use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogView, ProgressView};
 use crate::protocol::{Frame, IdKey};
-use crate::trace::record::{TraceReadError, read_trace};
+use crate::trace::reader::{Damage, TraceReader};
+use crate::trace::record::TraceReadError;
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Store, StoreLimits};
 use clap::Args;
@@ -41,33 +42,78 @@ pub fn run(a: ReplayArgs) -> i32 {
         );
         return 2;
     }
-    let store = match load(&a.file) {
-        Ok((_, s)) => s,
-        Err(e) => {
-            eprintln!("[error] {e}");
-            return 2;
-        }
-    };
+    // Each event is printed as soon as it is read, so memory stays within the
+    // store's default bound however long the trace, and a damaged trace still
+    // prints everything before the damage.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for ev in store.range(0, store.next_seq()) {
-        let _ = writeln!(out, "{}", format_event(&ev));
-    }
+    let read = read_into(&a.file, StoreLimits::default(), |store, seq| {
+        if let Some(ev) = store.get(seq) {
+            let _ = writeln!(out, "{}", format_event(&ev));
+        }
+    });
     let _ = out.flush();
-    0
+    match read {
+        Ok(loaded) => {
+            if let Some(d) = &loaded.damage {
+                eprintln!("[warning] {}: {d}", one_line(&a.file.display().to_string()));
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e.to_string()));
+            2
+        }
+    }
 }
 
-/// Read a recorded trace into a fresh store (header, store). Events keep
-/// their recorded seq numbers only if the file starts at seq 0 with no gaps,
-/// which is what `--record` writes.
-pub fn load(path: &Path) -> Result<(Value, Store), TraceReadError> {
-    let (header, events) = read_trace(path)?;
-    let mut store = Store::new(StoreLimits {
-        max_bytes: usize::MAX,
-    });
-    for e in &events {
-        store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+/// A recorded trace read into a store, and where it was cut short, if it was.
+pub struct Loaded {
+    pub header: Value,
+    pub store: Store,
+    pub damage: Option<Damage>,
+}
+
+/// Read a recorded trace into a fresh store, line by line, calling `each`
+/// with the store and the seq of every event appended. A trace cut mid-line
+/// gives every event before the cut, and `damage` says where.
+pub fn read_into(
+    path: &Path,
+    limits: StoreLimits,
+    mut each: impl FnMut(&Store, u64),
+) -> Result<Loaded, TraceReadError> {
+    let mut reader = TraceReader::open(path)?;
+    let mut store = Store::new(limits);
+    while let Some(e) = reader.next_event()? {
+        let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+        each(&store, seq);
     }
-    Ok((header, store))
+    Ok(Loaded {
+        header: reader.header().clone(),
+        damage: reader.damage().cloned(),
+        store,
+    })
+}
+
+/// Read a whole recorded trace into a fresh store (header, store); a trace
+/// cut mid-line is an error here (see `read_into`). Events keep their
+/// recorded seq numbers only if the file starts at seq 0 with no gaps, which
+/// is what `--record` writes.
+pub fn load(path: &Path) -> Result<(Value, Store), TraceReadError> {
+    let loaded = read_into(
+        path,
+        StoreLimits {
+            max_bytes: usize::MAX,
+        },
+        |_, _| {},
+    )?;
+    if let Some(d) = loaded.damage {
+        return Err(TraceReadError::Bad {
+            path: path.display().to_string(),
+            line: d.line,
+            why: d.to_string(),
+        });
+    }
+    Ok((loaded.header, loaded.store))
 }
 
 /// The whole timeline of a store, one line per event.

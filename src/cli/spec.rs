@@ -304,7 +304,7 @@ fn parse_header(h: &str) -> Result<(String, String), UsageError> {
 
 /// Read one server out of a config file.
 pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, UsageError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES)
         .map_err(|e| usage(format!("cannot read config {}: {e}", path.display())))?;
     let root: Value = serde_json::from_str(&text)
         .or_else(|_| serde_json::from_str(&strip_jsonc(&text)))

@@ -6,6 +6,7 @@
 
 pub mod clock;
 mod intern;
+pub mod reader;
 pub mod record;
 pub mod store;
 

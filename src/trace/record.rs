@@ -10,7 +10,7 @@ use super::store::{Dir, EventRef, flags};
 use base64::Engine as _;
 use serde_json::Value;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 pub const FORMAT_VERSION: u64 = 1;
@@ -21,6 +21,9 @@ pub struct Recorder {
     out: BufWriter<Box<dyn Write + Send + Sync>>,
     error: Option<String>,
     line: Vec<u8>,
+    /// First event still in the buffer: a failed write or flush may lose
+    /// everything from it on, so that is where the file is said to stop.
+    unflushed_from: Option<u64>,
 }
 
 impl Recorder {
@@ -38,6 +41,7 @@ impl Recorder {
             out,
             error: None,
             line: Vec::with_capacity(512),
+            unflushed_from: None,
         })
     }
 
@@ -97,17 +101,28 @@ impl Recorder {
             }
         }
         l.extend_from_slice(b"}\n");
+        let from = *self.unflushed_from.get_or_insert(ev.seq);
         if let Err(e) = self.out.write_all(l) {
-            self.error = Some(format!("recording stopped: {e}"));
+            self.stopped(from, &e);
         }
     }
 
     pub fn flush(&mut self) {
-        if self.error.is_none()
-            && let Err(e) = self.out.flush()
-        {
-            self.error = Some(format!("recording stopped: {e}"));
+        if self.error.is_some() {
+            return;
         }
+        match self.out.flush() {
+            Ok(()) => self.unflushed_from = None,
+            Err(e) => match self.unflushed_from {
+                Some(from) => self.stopped(from, &e),
+                None => self.error = Some(format!("recording stopped: {e}")),
+            },
+        }
+    }
+
+    /// The file holds at most the events before `from`.
+    fn stopped(&mut self, from: u64, e: &io::Error) {
+        self.error = Some(format!("recording stopped at event {from}: {e}"));
     }
 }
 
@@ -141,51 +156,25 @@ pub enum TraceReadError {
     },
 }
 
-/// Read a whole trace: its header and its events.
+/// Read a whole trace: its header and its events. A trace cut mid-line is
+/// an error here; `TraceReader` reads up to the cut and reports it.
 pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadError> {
-    let p = path.display().to_string();
-    let f = File::open(path).map_err(|source| TraceReadError::Io {
-        path: p.clone(),
-        source,
-    })?;
-    let mut lines = BufReader::with_capacity(1 << 20, f).split(b'\n');
-    let bad = |line: usize, why: String| TraceReadError::Bad {
-        path: p.clone(),
-        line,
-        why,
-    };
-    let header: Value = match lines.next() {
-        None => return Err(bad(1, "empty file, expected a trace header".into())),
-        Some(l) => {
-            let l = l.map_err(|source| TraceReadError::Io {
-                path: p.clone(),
-                source,
-            })?;
-            serde_json::from_slice(&l).map_err(|e| bad(1, format!("header is not JSON: {e}")))?
-        }
-    };
-    if header.get("mcpscope_trace").and_then(Value::as_u64) != Some(FORMAT_VERSION) {
-        return Err(bad(
-            1,
-            "not an mcpscope trace (no \"mcpscope_trace\": 1 header)".into(),
-        ));
-    }
+    let mut r = super::reader::TraceReader::open(path)?;
     let mut events = Vec::new();
-    for (i, l) in lines.enumerate() {
-        let n = i + 2;
-        let l = l.map_err(|source| TraceReadError::Io {
-            path: p.clone(),
-            source,
-        })?;
-        if l.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        events.push(parse_event(&l).map_err(|why| bad(n, why))?);
+    while let Some(ev) = r.next_event()? {
+        events.push(ev);
     }
-    Ok((header, events))
+    if let Some(d) = r.damage() {
+        return Err(TraceReadError::Bad {
+            path: path.display().to_string(),
+            line: d.line,
+            why: d.to_string(),
+        });
+    }
+    Ok((r.header().clone(), events))
 }
 
-fn parse_event(line: &[u8]) -> Result<RecordedEvent, String> {
+pub(super) fn parse_event(line: &[u8]) -> Result<RecordedEvent, String> {
     #[derive(serde::Deserialize)]
     struct Wire<'a> {
         seq: u64,

@@ -13,6 +13,7 @@ pub mod action;
 pub mod app;
 pub mod calls;
 pub mod compose;
+pub mod exit;
 pub mod format;
 pub mod jsonfmt;
 pub mod keymap;
@@ -96,10 +97,14 @@ pub fn replay(path: &Path) -> i32 {
             return 2;
         }
     };
-    let (header, events) = match crate::trace::record::read_trace(path) {
+    let bound = crate::trace::StoreLimits::default().max_bytes;
+    let (header, events, damage) = match read_events(path, bound) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("[error] {e}");
+            eprintln!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(&e.to_string())
+            );
             return 2;
         }
     };
@@ -115,9 +120,13 @@ pub fn replay(path: &Path) -> i32 {
     let fps = clamp_fps(settings.fps);
     let file = path.display().to_string();
     crate::cli::block_on(async move {
+        let mut signals = exit::ExitSignals::catch();
         let clock = crate::trace::ManualClock::new();
         let trace = crate::trace::Trace::new(crate::trace::Store::default(), clock.clone());
-        let playback = replay::Playback::new(events, trace.clone(), clock);
+        let mut playback = replay::Playback::new(events, trace.clone(), clock);
+        if damage.is_some() {
+            playback = playback.cut_short();
+        }
         let opts = AppOptions {
             theme,
             keymap: settings.keymap.clone(),
@@ -134,31 +143,77 @@ pub fn replay(path: &Path) -> i32 {
             playback: Some(playback),
         };
         let mut app = App::new(trace.clone(), opts);
-        app.on_msg(action::Msg::Notice(format!(
-            "replaying {file}: composer and cancel are off (no server); Space pauses"
-        )));
+        app.on_msg(action::Msg::Notice(match &damage {
+            Some(d) => format!("replaying {file}: {d}; every event before that plays"),
+            None => {
+                format!("replaying {file}: composer and cancel are off (no server); Space pauses")
+            }
+        }));
         let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
-        let result = match terminal::TerminalGuard::enter() {
-            Ok(mut guard) => {
-                exec.start();
-                let r = runtime::event_loop(&mut app, &mut guard.terminal, &exec, rx, fps, started)
-                    .await;
-                drop(guard);
-                r
-            }
-            Err(e) => Err(e),
-        };
+        let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
+        let result = exit::stop_after(ui, None).await;
         checks.stop();
-        match result {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("[error] terminal: {e}");
-                3
-            }
+        let code = exit::code_of(result);
+        if let Some(d) = &damage {
+            exit::report(&format!(
+                "[warning] {}: {d}",
+                crate::protocol::sanitize::one_line(&file)
+            ));
         }
+        code
     })
+}
+
+/// Enter the terminal, run the event loop, restore the terminal.
+async fn run_ui(
+    app: &mut App,
+    exec: &runtime::Executor,
+    rx: tokio::sync::mpsc::UnboundedReceiver<action::Msg>,
+    signals: &mut exit::ExitSignals,
+    fps: u32,
+    started: Instant,
+) -> std::io::Result<exit::Ended> {
+    let mut guard = terminal::TerminalGuard::enter()?;
+    exec.start();
+    let r = runtime::event_loop(app, &mut guard.terminal, exec, rx, signals, fps, started).await;
+    drop(guard);
+    r
+}
+
+/// A trace's header, its events, and why they stop short of its end (a cut
+/// last line, or the size bound), if they do.
+type ReadTrace = (
+    serde_json::Value,
+    Vec<crate::trace::record::RecordedEvent>,
+    Option<String>,
+);
+
+/// Read a trace for playback, line by line. The events are held for the
+/// whole replay, so they are bounded like a live session's store: a trace
+/// (or a pipe) beyond `max_bytes` of frames plays its first part.
+fn read_events(
+    path: &Path,
+    max_bytes: usize,
+) -> Result<ReadTrace, crate::trace::record::TraceReadError> {
+    let mut reader = crate::trace::reader::TraceReader::open(path)?;
+    let mut events = Vec::new();
+    let mut bytes = 0usize;
+    while let Some(e) = reader.next_event()? {
+        bytes += e.bytes.len() + e.channel.len();
+        events.push(e);
+        if bytes > max_bytes {
+            let why = format!(
+                "the replay holds the first {} events ({} MiB); the trace goes on",
+                events.len(),
+                bytes >> 20
+            );
+            return Ok((reader.header().clone(), events, Some(why)));
+        }
+    }
+    let damage = reader.damage().map(ToString::to_string);
+    Ok((reader.header().clone(), events, damage))
 }
 
 /// Everything decided before the terminal is touched, so usage errors are
@@ -204,6 +259,9 @@ impl Setup {
     }
 
     async fn run(self, started: Instant) -> i32 {
+        // Caught before the server starts: from here on, SIGTERM and SIGHUP
+        // end the UI and stop the server instead of killing mcpscope alone.
+        let mut signals = exit::ExitSignals::catch();
         let trace = match new_trace(&self.spec, self.record.as_deref(), !self.server.no_redact) {
             Ok(t) => t,
             Err(e) => {
@@ -247,40 +305,29 @@ impl Setup {
             live: true,
             playback: None,
         };
-        let mut app = App::new(trace.clone(), app_opts);
         let checks = LiveChecks::spawn(trace.clone(), self.settings.checks.clone());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(Some(session.clone()), tx).with_checks(checks.clone());
-        let result = match terminal::TerminalGuard::enter() {
-            Ok(mut guard) => {
-                exec.start();
-                let r = runtime::event_loop(
-                    &mut app,
-                    &mut guard.terminal,
-                    &exec,
-                    rx,
-                    self.fps,
-                    started,
-                )
-                .await;
-                drop(guard);
-                r
-            }
-            Err(e) => Err(e),
+        let fps = self.fps;
+        let ui = async {
+            let mut app = App::new(trace.clone(), app_opts);
+            run_ui(&mut app, &exec, rx, &mut signals, fps, started).await
         };
+        // The terminal is back to normal before the server is waited for.
+        let result = exit::stop_after(ui, Some(&session)).await;
         checks.stop();
-        // The terminal is back to normal before we wait for the server.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), session.shutdown()).await;
+        let code = exit::code_of(result);
         if let Some(e) = trace.read().recorder_error() {
-            eprintln!("[error] {e}");
-        }
-        match result {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("[error] terminal: {e}");
-                3
+            exit::report(&format!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(e)
+            ));
+            // The recording asked for is incomplete: not a clean exit.
+            if code == 0 {
+                return 2;
             }
         }
+        code
     }
 }
 
@@ -339,4 +386,29 @@ pub fn server_cli(a: &ServerArgs) -> String {
         out.extend(a.command.iter().map(|c| shell_quote(c)));
     }
     out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replay_reads_a_trace_up_to_its_bound() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("t.jsonl");
+        let mut text = String::from("{\"mcpscope_trace\":1}\n");
+        for i in 0..100 {
+            text.push_str(&format!(
+                "{{\"seq\":{i},\"t\":0,\"dir\":\"in\",\"ch\":\"stdio\",\"text\":\"{}\"}}\n",
+                "x".repeat(95)
+            ));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let (_, events, why) = read_events(&path, 1_000).unwrap();
+        // 100 bytes each: reading stops with the first event past the bound.
+        assert_eq!(events.len(), 11);
+        assert!(why.unwrap().contains("first 11 events"));
+        let (_, events, why) = read_events(&path, usize::MAX).unwrap();
+        assert_eq!((events.len(), why), (100, None));
+    }
 }

@@ -32,6 +32,8 @@ pub struct PlaybackView {
     pub total: usize,
     pub speed: f64,
     pub paused: bool,
+    /// The trace file was cut mid-line: these are the events before the cut.
+    pub cut: bool,
 }
 
 impl PlaybackView {
@@ -50,6 +52,7 @@ pub struct Playback {
     paused: bool,
     trace: Trace,
     clock: Arc<ManualClock>,
+    cut: bool,
 }
 
 impl Playback {
@@ -65,7 +68,15 @@ impl Playback {
             paused: false,
             trace,
             clock,
+            cut: false,
         }
+    }
+
+    /// Mark the events as those before a cut in the trace file, so the
+    /// header says the recording goes on beyond what can be played.
+    pub fn cut_short(mut self) -> Playback {
+        self.cut = true;
+        self
     }
 
     pub fn view(&self) -> PlaybackView {
@@ -76,6 +87,7 @@ impl Playback {
             total: self.events.len(),
             speed: SPEEDS[self.speed],
             paused: self.paused,
+            cut: self.cut,
         }
     }
 

@@ -7,6 +7,7 @@
 
 use super::action::{Effect, Msg};
 use super::app::App;
+use super::exit::{Ended, ExitSignals};
 use super::terminal::Term;
 use super::ui;
 use crate::checks::LiveChecks;
@@ -228,26 +229,17 @@ pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(unix)]
-async fn terminate(sig: &mut Option<tokio::signal::unix::Signal>) {
-    match sig {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending::<()>().await,
-    }
-}
-
-/// Run until the user quits, the input ends, or SIGTERM/SIGHUP arrives.
+/// Run until the user quits, the input ends, or SIGTERM/SIGHUP arrives;
+/// says which. A failed terminal write is an error.
 pub async fn event_loop(
     app: &mut App,
     term: &mut Term,
     exec: &Executor,
     mut msgs: mpsc::UnboundedReceiver<Msg>,
+    signals: &mut ExitSignals,
     fps: u32,
     started: Instant,
-) -> io::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
+) -> io::Result<Ended> {
     let frame = Duration::from_secs_f64(1.0 / f64::from(fps));
     // Clocks and spinners of running calls tick at most 10 times a second.
     let clock = frame.max(Duration::from_millis(100));
@@ -255,8 +247,6 @@ pub async fn event_loop(
     let mut changed = app.trace().subscribe();
     let mut tick = tokio::time::interval(frame);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut sigterm = signal(SignalKind::terminate()).ok();
-    let mut sighup = signal(SignalKind::hangup()).ok();
 
     // Replay time and the checks' tick are measured on tokio's clock.
     let mut last_advance = tokio::time::Instant::now();
@@ -267,6 +257,7 @@ pub async fn event_loop(
         let _ = std::fs::write(path, format!("first_frame_ms={ms:.1}\n"));
     }
     let mut last_draw = Instant::now();
+    let mut ended = Ended::Quit;
     loop {
         let effects = tokio::select! {
             ev = events.next() => match ev {
@@ -283,16 +274,18 @@ pub async fn event_loop(
             }
             Some(msg) = msgs.recv() => app.on_msg(msg),
             _ = tick.tick() => Vec::new(),
-            _ = terminate(&mut sigterm) => vec![Effect::Quit],
-            _ = terminate(&mut sighup) => vec![Effect::Quit],
+            sig = signals.recv() => {
+                ended = Ended::Signal(sig);
+                vec![Effect::Quit]
+            }
         };
         for e in effects {
             if !exec.run(e, app, term) {
-                return Ok(());
+                return Ok(ended);
             }
         }
         if app.should_quit() {
-            return Ok(());
+            return Ok(ended);
         }
         let now = tokio::time::Instant::now();
         app.advance_replay(now - last_advance);

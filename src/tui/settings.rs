@@ -80,7 +80,7 @@ impl Settings {
         };
         let Some(dir) = dir else { return Ok(s) };
         let path = dir.join("settings.toml");
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::files::read_small(&path, crate::files::MAX_CONFIG_BYTES) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(s),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
@@ -173,5 +173,25 @@ mod tests {
                 .unwrap_err()
                 .contains("settings.toml")
         );
+    }
+
+    #[test]
+    fn a_huge_or_special_settings_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("settings.toml");
+        // Valid TOML (only comments), just far bigger than any settings file.
+        std::fs::write(&path, "# comment\n".repeat(200_000)).unwrap();
+        let e = Settings::load(Some(d.path())).unwrap_err();
+        assert!(
+            e.contains("settings.toml") && e.contains("larger than"),
+            "{e}"
+        );
+        // A pipe nobody writes to: refused, not waited on.
+        std::fs::remove_file(&path).unwrap();
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Settings::load(Some(d.path())).unwrap_err();
+        assert!(e.contains("a pipe"), "{e}");
     }
 }

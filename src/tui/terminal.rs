@@ -1,7 +1,8 @@
 //! The terminal guard: raw mode, alternate screen, mouse and bracketed
 //! paste on entry; all of it undone on drop, on panic (the hook restores the
 //! terminal before the panic message is printed) and by the runtime on
-//! SIGTERM/SIGHUP (which end the loop normally, so the drop runs).
+//! SIGTERM/SIGHUP (which end the loop normally, so the drop runs). Nothing
+//! here panics when the terminal is gone: every write's error is dropped.
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -13,6 +14,7 @@ use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Stdout};
+use std::mem::ManuallyDrop;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -22,7 +24,10 @@ pub type Term = Terminal<CrosstermBackend<Stdout>>;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 pub struct TerminalGuard {
-    pub terminal: Term,
+    /// Never dropped: ratatui's drop shows a hidden cursor and, if that write
+    /// fails (the terminal was closed), reports it with `eprintln!`, which
+    /// panics on a dead stderr. `restore` shows the cursor instead.
+    pub terminal: ManuallyDrop<Term>,
 }
 
 impl TerminalGuard {
@@ -41,7 +46,9 @@ impl TerminalGuard {
             Terminal::new(CrosstermBackend::new(io::stdout()))
         };
         match setup() {
-            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Ok(terminal) => Ok(TerminalGuard {
+                terminal: ManuallyDrop::new(terminal),
+            }),
             Err(e) => {
                 restore();
                 Err(e)

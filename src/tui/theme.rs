@@ -178,7 +178,7 @@ impl Theme {
                 BUILTIN.map(|(n, _)| n).join(", ")
             )));
         }
-        let text = std::fs::read_to_string(&path)
+        let text = crate::files::read_small(&path, crate::files::MAX_CONFIG_BYTES)
             .map_err(|e| ThemeError(format!("cannot read theme {}: {e}", path.display())))?;
         Theme::parse(&text, &path.display().to_string())
     }

@@ -1,5 +1,5 @@
 //! The header line: server, transport, revision, connection state, calls
-//! in flight, findings, event count, recording.
+//! in flight, findings, event count, recording (or why it stopped).
 
 use crate::trace::Store;
 use crate::tui::state::{Conn, State};
@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     let t = &st.theme;
     let base = Style::default().fg(t.header_fg).bg(t.header_bg);
     let sep = || Span::styled(" │ ", base.fg(t.muted));
@@ -93,7 +93,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     }
     spans.push(sep());
     match &st.replay {
-        Some(r) => spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base)),
+        Some(r) => {
+            spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
+            if r.cut {
+                spans.push(Span::styled(" (trace cut)", base.fg(t.warn)));
+            }
+        }
         None => spans.push(Span::styled(format!("{} events", st.events), base)),
     }
     if st.evicted > 0 {
@@ -104,7 +109,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     }
     if let Some(r) = &st.recording {
         spans.push(sep());
-        spans.push(Span::styled(format!("● REC {r}"), base.fg(t.error)));
+        // A write failed (a full disk): the file ends there, and saying
+        // "REC" on would be a lie.
+        match store.recorder_error() {
+            None => spans.push(Span::styled(format!("● REC {r}"), base.fg(t.error))),
+            Some(e) => spans.push(Span::styled(
+                format!("✗ {}", crate::tui::format::safe(e, 80)),
+                base.fg(t.error).add_modifier(Modifier::BOLD),
+            )),
+        }
     }
     f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
 }
