@@ -7,6 +7,7 @@ pub mod id;
 pub mod methods;
 pub mod revision;
 pub mod sanitize;
+pub mod secrets;
 pub mod views;
 
 pub use frame::{Frame, FrameKind, classify};

@@ -2,8 +2,10 @@
 //! the equivalent `mcpscope call` command line.
 
 use super::{block, inner};
+use crate::protocol::sanitize::one_line;
 use crate::trace::Store;
 use crate::tui::action::Action;
+use crate::tui::format::safe;
 use crate::tui::keymap::Context;
 use crate::tui::state::{Pane, State};
 use ratatui::Frame;
@@ -55,8 +57,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
             Span::styled("tool ", t.muted()),
             Span::styled(
                 c.tool
-                    .clone()
-                    .unwrap_or_else(|| "(pick one in Tools)".into()),
+                    .as_deref()
+                    .map_or_else(|| "(pick one in Tools)".into(), |n| safe(n, 80)),
                 Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
             ),
         ])
@@ -136,7 +138,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     foot.push(Line::from(l2));
     foot.push(Line::from(vec![
         Span::styled("$ ", Style::default().fg(t.accent)),
-        Span::styled(c.command_line(&st.server_cli), t.muted()),
+        Span::styled(
+            one_line(&c.command_line(&st.server_cli)).into_owned(),
+            t.muted(),
+        ),
     ]));
     let foot_area = Rect {
         y: ed_area.y + ed_area.height,

@@ -59,7 +59,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         let tool = &tools.all[*idx];
         let line = Line::from(vec![
             Span::styled(
-                format!(" {}", fit(&tool.name, 22)),
+                format!(" {}", fit(&tool.label, 22)),
                 Style::default().fg(t.accent),
             ),
             Span::styled(format!(" {}", tool.title), t.muted()),
@@ -76,7 +76,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     let mut d = vec![Line::styled("─".repeat(w), Style::default().fg(t.border))];
     d.push(Line::from(vec![
         Span::styled(
-            tool.name.clone(),
+            tool.label.clone(),
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
         Span::styled(
