@@ -1,5 +1,5 @@
 //! Headless event lines on stderr: `[progress]`, `[log]`, `[stderr]`,
-//! `[protocol]`, `[finding]`. A view over the trace like any pane: it pulls new events
+//! `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
 use crate::protocol::IdKey;
@@ -20,6 +20,7 @@ pub struct Printer {
     tools: HashMap<IdKey, String>,
     /// Findings already printed.
     findings_shown: usize,
+    http: super::http_lines::HttpLines,
 }
 
 impl Printer {
@@ -29,6 +30,7 @@ impl Printer {
             quiet,
             tools: HashMap::new(),
             findings_shown: 0,
+            http: Default::default(),
         }
     }
 
@@ -76,6 +78,12 @@ impl Printer {
                 let _ = writeln!(buf, "[stderr] {}", one_line(&ev.text()));
             }
             Dir::In => self.incoming(ev, buf),
+            // Shown even when quiet, like `[protocol]`: the session may fail because of it.
+            Dir::Meta => {
+                if let Some(l) = self.http.line(ev) {
+                    let _ = writeln!(buf, "{}", one_line(&l));
+                }
+            }
             _ => {}
         }
     }
