@@ -103,12 +103,12 @@ mod tests {
         );
         h.append(
             WWW_AUTHENTICATE,
-            HeaderValue::from_bytes(b"Basic realm=\"a\x7fb\"").unwrap(),
+            HeaderValue::from_bytes(b"Basic realm=\"a\tb\xff\"").unwrap(),
         );
         let c = challenge(&h).unwrap();
         assert_eq!(
             c,
-            r#"Bearer resource_metadata="https://x/.well-known/oauth", Basic realm="a␡b""#
+            "Bearer resource_metadata=\"https://x/.well-known/oauth\", Basic realm=\"a b\u{FFFD}\""
         );
         let d = describe(401, Some(&c));
         assert!(
