@@ -116,6 +116,7 @@ pub struct Checker {
     last_answered: Option<usize>,
     /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
     store_slots: Vec<u32>,
+    http: super::http::HttpExchanges,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -152,6 +153,7 @@ impl Checker {
             last_t_us: 0,
             last_answered: None,
             store_slots: Vec::new(),
+            http: Default::default(),
         }
     }
 
@@ -181,7 +183,15 @@ impl Checker {
         match ev.dir {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
-            Dir::Stderr | Dir::Meta => {}
+            Dir::Meta => {
+                if let Some(why) = self.http.meta(ev)
+                    && let Some(ri) = self.req_channels.get(ev.channel)
+                {
+                    let id = Some(self.reqs[*ri].id.clone());
+                    self.emit(out, Rule::HttpContentType, vec![ev.seq], None, id, why);
+                }
+            }
+            Dir::Stderr => {}
         }
     }
 
@@ -347,6 +357,9 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            // The body of an HTTP error status is an HTTP error, reported as such.
+            FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8
+                if self.http.error_body(ev.channel).is_some() => {}
             FrameKind::NotJsonRpc => {
                 let f = ev.frame();
                 let why = f

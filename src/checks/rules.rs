@@ -59,10 +59,11 @@ pub enum Rule {
     JsonrpcInvalid,
     StdoutNotJsonrpc,
     NotificationWrongStream,
+    HttpContentType,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -82,6 +83,7 @@ impl Rule {
         Rule::JsonrpcInvalid,
         Rule::StdoutNotJsonrpc,
         Rule::NotificationWrongStream,
+        Rule::HttpContentType,
     ];
 
     pub fn id(self) -> &'static str {
@@ -105,6 +107,7 @@ impl Rule {
             Rule::JsonrpcInvalid => "jsonrpc-invalid",
             Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
             Rule::NotificationWrongStream => "notification-wrong-stream",
+            Rule::HttpContentType => "http-content-type",
         }
     }
 
@@ -120,7 +123,8 @@ impl Rule {
             | Rule::ResponseUnknownId
             | Rule::ResponseDuplicate
             | Rule::JsonrpcInvalid
-            | Rule::StdoutNotJsonrpc => Severity::Error,
+            | Rule::StdoutNotJsonrpc
+            | Rule::HttpContentType => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -175,6 +179,9 @@ impl Rule {
             Rule::StdoutNotJsonrpc => "a stdio server wrote a line to stdout that is not JSON",
             Rule::NotificationWrongStream => {
                 "Streamable HTTP: a request-bound notification arrived on a stream other than that request's"
+            }
+            Rule::HttpContentType => {
+                "Streamable HTTP: a POST carrying a request was answered with a Content-Type other than application/json or text/event-stream"
             }
         }
     }

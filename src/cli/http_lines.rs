@@ -2,6 +2,7 @@
 //! redirects that left credentials behind, from the transport's `http` and
 //! `redirect` trace events.
 
+use crate::checks::http::HttpExchanges;
 use crate::trace::EventRef;
 use crate::transport::http::report::describe;
 use serde_json::Value;
@@ -13,11 +14,18 @@ const MAX_TOLD: usize = 16;
 #[derive(Default)]
 pub struct HttpLines {
     told: Vec<String>,
+    exchanges: HttpExchanges,
 }
 
 impl HttpLines {
+    /// The error status whose body a malformed frame on `channel` is.
+    pub fn error_body(&self, channel: &str) -> Option<u16> {
+        self.exchanges.error_body(channel)
+    }
+
     /// The line a meta event deserves, if any (unsanitised).
     pub fn line(&mut self, ev: &EventRef<'_>) -> Option<String> {
+        self.exchanges.meta(ev);
         if !matches!(ev.method, Some("http" | "redirect")) {
             return None;
         }

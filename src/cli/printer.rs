@@ -105,12 +105,16 @@ impl Printer {
     fn incoming(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
             let f = ev.frame();
+            let what = match self.http.error_body(ev.channel) {
+                Some(status) => format!("the body of an HTTP {status} answer, not JSON-RPC"),
+                None => f.problem.unwrap_or_else(|| "malformed frame".into()),
+            };
             let _ = writeln!(
                 buf,
                 "[protocol] #{} {}: {} ({})",
                 ev.seq,
                 ev.kind.label(),
-                one_line(f.problem.as_deref().unwrap_or("malformed frame")),
+                one_line(&what),
                 one_line(&preview(ev))
             );
             return;
