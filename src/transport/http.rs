@@ -20,7 +20,7 @@ use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
 use futures_util::StreamExt;
 use mcp_param::ParamHeader;
-use report::{error_chain, first_line, trim_body};
+use report::{error_chain, failure, trim_body};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
 use serde_json::json;
@@ -546,7 +546,7 @@ impl Inner {
             let challenge = report::challenge(resp.headers());
             let body = self.body(&channel, resp).await.unwrap_or_default();
             if !status.is_success() {
-                let why = failure(status, challenge.as_deref(), &body);
+                let why = failure(status.as_u16(), challenge.as_deref(), &body);
                 self.sink.failed(&channel, request_id, why);
             }
             return;
@@ -585,7 +585,7 @@ impl Inner {
             self.sink.failed(
                 &channel,
                 request_id,
-                failure(status, challenge.as_deref(), &body),
+                failure(status.as_u16(), challenge.as_deref(), &body),
             );
         } else if status.is_success() && !answered && request_id.is_some() {
             self.sink.failed(
@@ -965,14 +965,4 @@ impl Inner {
             _ => None,
         }
     }
-}
-
-/// Why a request failed with an error status: the status in words, then
-/// the start of whatever body came with it.
-fn failure(status: StatusCode, challenge: Option<&str>, body: &[u8]) -> String {
-    format!(
-        "{} — {}",
-        report::describe(status.as_u16(), challenge),
-        first_line(body)
-    )
 }

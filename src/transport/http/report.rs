@@ -52,6 +52,12 @@ pub fn describe(status: u16, challenge: Option<&str>) -> String {
     }
 }
 
+/// Why a request failed with an error status: the status in words, then
+/// the start of whatever body came with it.
+pub fn failure(status: u16, challenge: Option<&str>, body: &[u8]) -> String {
+    format!("{} — {}", describe(status, challenge), first_line(body))
+}
+
 pub fn trim_body(b: &[u8]) -> &[u8] {
     let start = b
         .iter()
