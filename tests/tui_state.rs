@@ -1256,3 +1256,87 @@ fn the_header_says_when_the_recording_stopped() {
         "{header}"
     );
 }
+
+/// How `sh` splits a command line into words (the real shell, no guessing).
+fn shell_words(cmd: &str) -> Vec<String> {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("set -- {cmd}; printf '%s\\0' \"$@\""))
+        .output()
+        .expect("sh runs");
+    assert!(out.status.success(), "not a valid shell command: {cmd}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_terminator('\0')
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn copied_command_runs_the_same_stdio_call_without_secrets() {
+    let args = mcpscope::cli::spec::ServerArgs {
+        command: vec![
+            "node".into(),
+            "my server.js".into(),
+            "--api-key".into(),
+            "s3cret".into(),
+            "--session-token=t0k".into(),
+            "--verbose".into(),
+        ],
+        env: vec!["DB_PASSWD=hunter2".into(), "MODE=it's".into()],
+        protocol: "legacy".into(),
+        ..Default::default()
+    };
+    let opts = AppOptions {
+        server_cli: mcpscope::tui::server_cli(&args),
+        ..AppOptions::default()
+    };
+    let sc = mid_progress();
+    let mut app = App::new(sc.trace.clone(), opts);
+    app.set_server(&init_result());
+    // A legal tool name longer than the list shows: the call needs all of it.
+    let long = format!("{}.fetch", "namespace_".repeat(10));
+    let mut tools = tools();
+    tools.insert(
+        0,
+        json!({"name": long, "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "default": "a 'b'"}}}}),
+    );
+    app.on_msg(mcpscope::tui::action::Msg::Tools(Ok(tools)));
+    app.sync();
+    assert_eq!(app.state.composer.tool.as_deref(), Some(long.as_str()));
+    let effects = app.apply(Action::Send);
+    assert!(
+        matches!(&effects[..], [Effect::Call { tool, .. }] if *tool == long),
+        "{effects:?}"
+    );
+
+    let copied = app.apply(Action::CopyCommand);
+    let [Effect::Copy(cmd)] = &copied[..] else {
+        panic!("{copied:?}")
+    };
+    for secret in ["s3cret", "t0k", "hunter2"] {
+        assert!(!cmd.contains(secret), "{cmd}");
+    }
+    assert_eq!(
+        shell_words(cmd),
+        [
+            "mcpscope",
+            "call",
+            "-e",
+            "DB_PASSWD=[redacted]",
+            "-e",
+            "MODE=it's",
+            "--tool",
+            &long,
+            "--args",
+            r#"{"q":"a 'b'"}"#,
+            "--",
+            "node",
+            "my server.js",
+            "--api-key",
+            "[redacted]",
+            "--session-token=[redacted]",
+            "--verbose",
+        ]
+    );
+}

@@ -119,6 +119,7 @@ pub struct Checker {
     store_slots: Vec<u32>,
     /// The protocolVersion the last initialize request offered.
     offered_version: Option<String>,
+    http: super::http::HttpExchanges,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -145,6 +146,7 @@ impl Checker {
             last_answered: None,
             store_slots: Vec::new(),
             offered_version: None,
+            http: Default::default(),
         }
     }
 
@@ -174,7 +176,15 @@ impl Checker {
         match ev.dir {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
-            Dir::Stderr | Dir::Meta => {}
+            Dir::Meta => {
+                if let Some(why) = self.http.meta(ev)
+                    && let Some(ri) = self.req_channels.get(ev.channel)
+                {
+                    let id = Some(self.reqs[*ri].id.clone());
+                    self.emit(out, Rule::HttpContentType, vec![ev.seq], None, id, why);
+                }
+            }
+            Dir::Stderr => {}
         }
     }
 
@@ -343,6 +353,9 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            // The body of an HTTP error status is an HTTP error, reported as such.
+            FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8
+                if self.http.error_body(ev.channel).is_some() => {}
             FrameKind::NotJsonRpc => {
                 let f = ev.frame();
                 let why = f

@@ -9,6 +9,7 @@
 pub mod config;
 pub mod engine;
 pub mod finding;
+pub mod http;
 pub mod live;
 pub mod rules;
 pub mod shape;

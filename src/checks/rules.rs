@@ -62,10 +62,11 @@ pub enum Rule {
     InitializeUnsupportedVersion,
     ResultNotObject,
     ResponseNullId,
+    HttpContentType,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 22] = [
+    pub const ALL: [Rule; 23] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -88,6 +89,7 @@ impl Rule {
         Rule::InitializeUnsupportedVersion,
         Rule::ResultNotObject,
         Rule::ResponseNullId,
+        Rule::HttpContentType,
     ];
 
     pub fn id(self) -> &'static str {
@@ -114,6 +116,7 @@ impl Rule {
             Rule::InitializeUnsupportedVersion => "initialize-unsupported-version",
             Rule::ResultNotObject => "result-not-object",
             Rule::ResponseNullId => "response-null-id",
+            Rule::HttpContentType => "http-content-type",
         }
     }
 
@@ -131,7 +134,8 @@ impl Rule {
             | Rule::JsonrpcInvalid
             | Rule::StdoutNotJsonrpc
             | Rule::InitializeUnsupportedVersion
-            | Rule::ResultNotObject => Severity::Error,
+            | Rule::ResultNotObject
+            | Rule::HttpContentType => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -194,6 +198,9 @@ impl Rule {
             Rule::ResultNotObject => "a response's result is not a JSON object",
             Rule::ResponseNullId => {
                 "an error response with id null: the server could not tell which request it answers"
+            }
+            Rule::HttpContentType => {
+                "Streamable HTTP: a POST carrying a request was answered with a Content-Type other than application/json or text/event-stream"
             }
         }
     }

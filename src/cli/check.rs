@@ -208,8 +208,7 @@ impl CheckRun {
         let counts = SeverityCounts::of(&findings);
         let calls = call_stats(store);
         let failures = incomplete_calls(store, &calls);
-        let passed =
-            counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
+        let passed = counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
         Report {
             mcpscope_check: 1,
             source,

@@ -5,6 +5,7 @@ pub mod check;
 pub mod conformance;
 pub mod connect;
 pub mod demo_server;
+pub mod http_lines;
 pub mod printer;
 pub mod replay;
 pub mod rules;

@@ -1,5 +1,5 @@
 //! Headless event lines on stderr: `[progress]`, `[log]`, `[notification]`,
-//! `[stderr]`, `[protocol]`, `[finding]`. A view over the trace like any pane: it pulls new events
+//! `[stderr]`, `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
 use crate::protocol::IdKey;
@@ -20,6 +20,7 @@ pub struct Printer {
     tools: HashMap<IdKey, String>,
     /// Findings already printed.
     findings_shown: usize,
+    http: super::http_lines::HttpLines,
 }
 
 impl Printer {
@@ -29,6 +30,7 @@ impl Printer {
             quiet,
             tools: HashMap::new(),
             findings_shown: 0,
+            http: Default::default(),
         }
     }
 
@@ -79,6 +81,12 @@ impl Printer {
                 let _ = writeln!(buf, "[stderr] {}", one_line(&ev.text()));
             }
             Dir::In => self.incoming(ev, buf),
+            // Shown even when quiet, like `[protocol]`: the session may fail because of it.
+            Dir::Meta => {
+                if let Some(l) = self.http.line(ev) {
+                    let _ = writeln!(buf, "{}", one_line(&l));
+                }
+            }
             _ => {}
         }
     }
@@ -100,12 +108,16 @@ impl Printer {
     fn incoming(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
             let f = ev.frame();
+            let what = match self.http.error_body(ev.channel) {
+                Some(status) => format!("the body of an HTTP {status} answer, not JSON-RPC"),
+                None => f.problem.unwrap_or_else(|| "malformed frame".into()),
+            };
             let _ = writeln!(
                 buf,
                 "[protocol] #{} {}: {} ({})",
                 ev.seq,
                 ev.kind.label(),
-                one_line(f.problem.as_deref().unwrap_or("malformed frame")),
+                one_line(&what),
                 one_line(&preview(ev))
             );
             return;

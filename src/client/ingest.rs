@@ -62,8 +62,11 @@ impl Sink for Ingest {
     }
 
     fn event(&self, channel: &str, mut event: serde_json::Value) {
-        if self.redact {
-            // The spawn event names the command line: `--api-key VALUE` and the like.
+        // The spawn event names the command line: `--api-key VALUE` and the
+        // like. An `http` exchange records only what the server answered —
+        // status, content type, the session id it issued — which is what a
+        // trace of that session is for.
+        if self.redact && event.get("event").and_then(|e| e.as_str()) != Some("http") {
             crate::trace::record::redact(&mut event);
         }
         tracing::debug!(channel, %event, "transport event");

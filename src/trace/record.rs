@@ -7,6 +7,8 @@
 //! not JSON. Batch elements carry `"batch":true`.
 
 use super::store::{Dir, EventRef, flags};
+pub use crate::protocol::secrets::is_secret_name;
+use crate::protocol::secrets::{REDACTED, is_secret_flag, redact_pair};
 use base64::Engine as _;
 use serde_json::Value;
 use std::fs::File;
@@ -218,7 +220,7 @@ pub fn redact(v: &mut Value) {
         Value::Object(map) => {
             for (k, val) in map.iter_mut() {
                 if is_secret_name(k) && (val.is_string() || val.is_number()) {
-                    *val = Value::String("[redacted]".into());
+                    *val = Value::String(REDACTED.into());
                 } else {
                     redact(val);
                 }
@@ -229,12 +231,9 @@ pub fn redact(v: &mut Value) {
             // item is the secret.
             let mut next_is_secret = false;
             for it in items {
-                let flag = it
-                    .as_str()
-                    .filter(|s| s.starts_with('-') && !s.contains('='))
-                    .is_some_and(|s| is_secret_name(s.trim_start_matches('-')));
+                let flag = it.as_str().is_some_and(is_secret_flag);
                 if next_is_secret && it.is_string() {
-                    *it = Value::String("[redacted]".into());
+                    *it = Value::String(REDACTED.into());
                 } else if let Some(s) = it.as_str()
                     && let Some(r) = redact_pair(s)
                 {
@@ -248,34 +247,6 @@ pub fn redact(v: &mut Value) {
         }
         _ => {}
     }
-}
-
-fn redact_pair(s: &str) -> Option<String> {
-    let (name, sep) = s
-        .split_once(':')
-        .map(|(n, _)| (n, ':'))
-        .or_else(|| s.split_once('=').map(|(n, _)| (n, '=')))?;
-    if name.contains(' ') || !is_secret_name(name.trim()) {
-        return None;
-    }
-    Some(format!("{}{sep} [redacted]", name))
-}
-
-/// Names like Authorization, Cookie, API_KEY, GITHUB_TOKEN, db_password.
-pub fn is_secret_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "authorization",
-        "cookie",
-        "token",
-        "secret",
-        "key",
-        "password",
-        "passwd",
-        "credential",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
 }
 
 #[cfg(test)]
@@ -341,15 +312,23 @@ mod tests {
     fn redaction() {
         let mut v = json!({"env": {"GITHUB_TOKEN": "abc", "PATH": "/bin"},
                            "headers": ["Authorization: Bearer x", "Accept: */*"],
-                           "args": ["--api-key=zzz", "plain", "--token", "t0k", "--verbose", "v"]});
+                           "args": ["--api-key=zzz", "plain", "--token", "t0k", "--verbose", "v",
+                                    "API_KEY=a:b", "--session", "s1", "--auth-header", "h",
+                                    "X-Credential: c", "--db-passwd=p"]});
         redact(&mut v);
         assert_eq!(v["env"]["GITHUB_TOKEN"], "[redacted]");
         assert_eq!(v["env"]["PATH"], "/bin");
         assert_eq!(v["headers"][0], "Authorization: [redacted]");
         assert_eq!(v["headers"][1], "Accept: */*");
-        assert_eq!(v["args"][0], "--api-key= [redacted]");
+        assert_eq!(v["args"][0], "--api-key=[redacted]");
         assert_eq!(v["args"][1], "plain");
         assert_eq!(v["args"][3], "[redacted]");
         assert_eq!(v["args"][5], "v");
+        // The separator that comes first splits name from value.
+        assert_eq!(v["args"][6], "API_KEY=[redacted]");
+        assert_eq!(v["args"][8], "[redacted]");
+        assert_eq!(v["args"][10], "[redacted]");
+        assert_eq!(v["args"][11], "X-Credential: [redacted]");
+        assert_eq!(v["args"][12], "--db-passwd=[redacted]");
     }
 }

@@ -11,6 +11,8 @@
 //! called, learnt from the `tools/list` results that pass through here.
 
 pub mod mcp_param;
+pub mod redirect;
+pub mod report;
 
 use super::Sink;
 use super::sse::{SseEvent, SseParser};
@@ -18,6 +20,7 @@ use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
 use futures_util::StreamExt;
 use mcp_param::ParamHeader;
+use report::{error_chain, failure, trim_body};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
 use serde_json::json;
@@ -119,6 +122,10 @@ impl HttpTransport {
         }
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            // Redirects are followed by `redirect::send`, which decides what
+            // another origin may see; a Referer would tell it where we came from.
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
             .build()
             .map_err(|e| HttpError::Client(e.to_string()))?;
         let (shutdown, _) = watch::channel(false);
@@ -253,7 +260,8 @@ impl HttpTransport {
                 .delete(self.inner.url.clone())
                 .headers(self.inner.headers.clone())
                 .header(SESSION_HEADER, &sid);
-            let r = tokio::time::timeout(Duration::from_secs(5), req.send()).await;
+            let r =
+                tokio::time::timeout(Duration::from_secs(5), self.inner.send("http", req)).await;
             let status = match r {
                 Ok(Ok(resp)) => json!(resp.status().as_u16()),
                 Ok(Err(e)) => json!(e.to_string()),
@@ -391,15 +399,30 @@ impl Inner {
         req
     }
 
+    /// Send a request, following redirects (each one a trace event).
+    async fn send(
+        &self,
+        channel: &str,
+        req: reqwest::RequestBuilder,
+    ) -> Result<Response, reqwest::Error> {
+        let mut hops = Vec::new();
+        let r = redirect::send(&self.client, req.build()?, &mut hops).await;
+        for hop in &hops {
+            self.meta(channel, hop.to_json());
+        }
+        r
+    }
+
     fn exchange_meta(&self, channel: &str, method: &str, resp: &Response, started: Instant) {
         let h = resp.headers();
         let text = |n: &str| h.get(n).and_then(|v| v.to_str().ok()).map(str::to_string);
-        self.meta(
-            channel,
-            json!({"event": "http", "method": method, "status": resp.status().as_u16(),
+        let mut ev = json!({"event": "http", "method": method, "status": resp.status().as_u16(),
                    "content_type": text("content-type"), "session": text(SESSION_HEADER),
-                   "ms": started.elapsed().as_millis() as u64}),
-        );
+                   "ms": started.elapsed().as_millis() as u64});
+        if let Some(c) = report::challenge(h) {
+            ev["challenge"] = c.into();
+        }
+        self.meta(channel, ev);
     }
 
     async fn post(self: Arc<Self>, out: Outgoing) {
@@ -462,7 +485,7 @@ impl Inner {
             }
         }
         let req = req.body(frame.clone());
-        let sent = req.send().await;
+        let sent = self.send(&channel, req).await;
         if let Some(d) = &out.delivered {
             d.notify_one();
         }
@@ -520,9 +543,10 @@ impl Inner {
             .to_ascii_lowercase();
         if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
             // Legacy POSTs are acknowledged; answers come on the SSE stream.
+            let challenge = report::challenge(resp.headers());
             let body = self.body(&channel, resp).await.unwrap_or_default();
             if !status.is_success() {
-                let why = format!("HTTP {status}: {}", first_line(&body));
+                let why = failure(status.as_u16(), challenge.as_deref(), &body);
                 self.sink.failed(&channel, request_id, why);
             }
             return;
@@ -531,6 +555,7 @@ impl Inner {
             self.consume_post_stream(channel, resp, request_id).await;
             return;
         }
+        let challenge = report::challenge(resp.headers());
         let body = match self.body(&channel, resp).await {
             Ok(b) => b,
             Err(e) => {
@@ -560,7 +585,7 @@ impl Inner {
             self.sink.failed(
                 &channel,
                 request_id,
-                format!("HTTP {status}: {}", first_line(&body)),
+                failure(status.as_u16(), challenge.as_deref(), &body),
             );
         } else if status.is_success() && !answered && request_id.is_some() {
             self.sink.failed(
@@ -694,7 +719,7 @@ impl Inner {
                 .common_headers(self.client.get(self.url.clone()))
                 .header(ACCEPT, "text/event-stream")
                 .header("last-event-id", &last);
-            match req.send().await {
+            match self.send(&channel, req).await {
                 Ok(r) => {
                     self.exchange_meta(&channel, "GET", &r, started);
                     if !r.status().is_success() {
@@ -825,7 +850,7 @@ impl Inner {
             if let Some(last) = &parser.last_event_id {
                 req = req.header("last-event-id", last);
             }
-            let sent = req.send().await;
+            let sent = self.send(channel, req).await;
             // Answered or refused: either way the caller need not wait longer.
             ready.send_replace(true);
             match sent {
@@ -881,7 +906,7 @@ impl Inner {
             .get(self.url.clone())
             .headers(self.headers.clone())
             .header(ACCEPT, "text/event-stream");
-        match req.send().await {
+        match self.send(channel, req).await {
             Ok(r) => {
                 self.exchange_meta(channel, "GET", &r, started);
                 if !r.status().is_success() {
@@ -889,7 +914,13 @@ impl Inner {
                     self.sink.failed(
                         channel,
                         None,
-                        format!("the SSE stream was refused: HTTP {}", r.status()),
+                        format!(
+                            "the SSE stream was refused: {}",
+                            report::describe(
+                                r.status().as_u16(),
+                                report::challenge(r.headers()).as_deref()
+                            )
+                        ),
                     );
                     return;
                 }
@@ -934,41 +965,4 @@ impl Inner {
             _ => None,
         }
     }
-}
-
-fn trim_body(b: &[u8]) -> &[u8] {
-    let start = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &b[start..end]
-}
-
-fn first_line(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(trim_body(b));
-    let line: String = s.lines().next().unwrap_or("").chars().take(160).collect();
-    if line.is_empty() {
-        "(empty body)".into()
-    } else {
-        line
-    }
-}
-
-/// reqwest errors hide the useful part (connection refused) in their sources.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(inner) = src {
-        let t = inner.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        src = inner.source();
-    }
-    s
 }

@@ -38,7 +38,7 @@ pub struct AppOptions {
     pub idle_timeout_secs: Option<u64>,
     pub max_timeout_secs: Option<u64>,
     /// Server part of the equivalent `mcpscope call` command.
-    pub server_cli: String,
+    pub server_cli: super::compose::ServerCli,
     pub spec_name: String,
     pub transport: String,
     pub recording: Option<String>,
@@ -443,12 +443,12 @@ impl App {
         st.tools.all = tools
             .iter()
             .map(|t| ToolInfo {
-                // Kept exact: it is what a call sends. Panes sanitise it when drawn.
                 name: t
                     .get("name")
                     .and_then(Value::as_str)
-                    .unwrap_or("")
+                    .unwrap_or_default()
                     .to_string(),
+                label: text(t, "name", 80),
                 title: text(t, "title", 80),
                 // Kept whole (sanitised per line when drawn): descriptions are multi-line.
                 description: t

@@ -58,6 +58,31 @@ const TIMEOUTS: [Option<u64>; 10] = [
     Some(3600),
 ];
 
+/// The server part of the equivalent `mcpscope call` command, already
+/// shell-quoted: options, and the stdio command, which must come last
+/// (everything after `--` is the server's own argv).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerCli {
+    pub options: String,
+    /// The server's argv, without the `--`; empty when it is not a stdio command.
+    pub command: String,
+}
+
+impl From<String> for ServerCli {
+    fn from(options: String) -> ServerCli {
+        ServerCli {
+            options,
+            command: String::new(),
+        }
+    }
+}
+
+impl From<&str> for ServerCli {
+    fn from(options: &str) -> ServerCli {
+        options.to_string().into()
+    }
+}
+
 /// What validation found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Check {
@@ -286,7 +311,7 @@ impl Composer {
     }
 
     /// The headless command doing the same call.
-    pub fn command_line(&self, server_cli: &str) -> String {
+    pub fn command_line(&self, server: &ServerCli) -> String {
         if self.raw_mode {
             return "(raw messages have no `mcpscope call` equivalent)".into();
         }
@@ -294,7 +319,12 @@ impl Composer {
         let args = serde_json::from_str::<Value>(&self.text())
             .map(|v| v.to_string())
             .unwrap_or_else(|_| self.text());
-        let mut cmd = format!("mcpscope call {server_cli} --tool {}", shell_quote(tool));
+        let mut cmd = "mcpscope call".to_string();
+        if !server.options.is_empty() {
+            cmd.push(' ');
+            cmd.push_str(&server.options);
+        }
+        cmd.push_str(&format!(" --tool {}", shell_quote(tool)));
         if args != "{}" {
             cmd.push_str(&format!(" --args {}", shell_quote(&args)));
         }
@@ -317,6 +347,10 @@ impl Composer {
         }
         if self.max_secs != Some(600) {
             cmd.push_str(&format!(" --max-timeout {}", secs(self.max_secs)));
+        }
+        if !server.command.is_empty() {
+            cmd.push_str(" -- ");
+            cmd.push_str(&server.command);
         }
         cmd
     }

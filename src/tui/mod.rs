@@ -38,6 +38,7 @@ use crate::checks::LiveChecks;
 use crate::cli::TuiArgs;
 use crate::cli::connect::{new_trace, open_session};
 use crate::cli::spec::{ServerArgs, ServerSpec};
+use compose::ServerCli;
 use format::shell_quote;
 use settings::{Settings, clamp_fps};
 use std::io::IsTerminal;
@@ -134,7 +135,7 @@ pub fn replay(path: &Path) -> i32 {
             stale_after_us: settings.stale_after_us,
             idle_timeout_secs: settings.idle_timeout_secs,
             max_timeout_secs: settings.max_timeout_secs,
-            server_cli: format!("# replay of {file}"),
+            server_cli: format!("# replay of {file}").into(),
             spec_name,
             transport: format!("{transport} · replay"),
             recording: None,
@@ -226,7 +227,7 @@ struct Setup {
     server: ServerArgs,
     runs: Vec<(String, serde_json::Value)>,
     record: Option<std::path::PathBuf>,
-    server_cli: String,
+    server_cli: ServerCli,
 }
 
 impl Setup {
@@ -332,14 +333,10 @@ impl Setup {
 }
 
 /// The server part of the equivalent `mcpscope call` command line. Values
-/// of secret-looking variables and headers are not shown.
-pub fn server_cli(a: &ServerArgs) -> String {
-    let secret = |k: &str| {
-        let k = k.to_ascii_lowercase();
-        ["token", "secret", "key", "password", "auth", "cookie"]
-            .iter()
-            .any(|s| k.contains(s))
-    };
+/// of secret-looking variables, headers and arguments are not shown.
+pub fn server_cli(a: &ServerArgs) -> ServerCli {
+    use crate::protocol::secrets::{redact_argv, redact_pair};
+    let hide = |s: &String| redact_pair(s).unwrap_or_else(|| s.clone());
     let mut out: Vec<String> = Vec::new();
     if a.demo {
         out.push("--demo".into());
@@ -351,12 +348,7 @@ pub fn server_cli(a: &ServerArgs) -> String {
         ));
     }
     for h in &a.headers {
-        let name = h.split(':').next().unwrap_or("");
-        out.push(if secret(name) {
-            format!("-H '{name}: …'")
-        } else {
-            format!("-H {}", shell_quote(h))
-        });
+        out.push(format!("-H {}", shell_quote(&hide(h))));
     }
     if let Some(c) = &a.config {
         out.push(format!(
@@ -368,12 +360,7 @@ pub fn server_cli(a: &ServerArgs) -> String {
         out.push(format!("--server {}", shell_quote(s)));
     }
     for e in &a.env {
-        let key = e.split('=').next().unwrap_or("");
-        out.push(if secret(key) {
-            format!("-e {key}=…")
-        } else {
-            format!("-e {}", shell_quote(e))
-        });
+        out.push(format!("-e {}", shell_quote(&hide(e))));
     }
     if let Some(c) = &a.cwd {
         out.push(format!("--cwd {}", shell_quote(&c.display().to_string())));
@@ -381,11 +368,15 @@ pub fn server_cli(a: &ServerArgs) -> String {
     if a.protocol != "legacy" {
         out.push(format!("--protocol {}", shell_quote(&a.protocol)));
     }
-    if !a.command.is_empty() {
-        out.push("--".into());
-        out.extend(a.command.iter().map(|c| shell_quote(c)));
+    let command = redact_argv(&a.command)
+        .iter()
+        .map(|c| shell_quote(c))
+        .collect::<Vec<_>>()
+        .join(" ");
+    ServerCli {
+        options: out.join(" "),
+        command,
     }
-    out.join(" ")
 }
 
 #[cfg(test)]

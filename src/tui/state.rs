@@ -163,8 +163,10 @@ pub struct ServerView {
 
 #[derive(Debug, Clone)]
 pub struct ToolInfo {
-    /// Exactly as the server listed it (draw it through `format::safe`).
+    /// Exactly as the server listed it: calls and the copied command use it.
     pub name: String,
+    /// The name made safe for the screen (control characters shown, cut short).
+    pub label: String,
     pub title: String,
     pub description: String,
     pub schema: Value,
@@ -364,7 +366,7 @@ pub struct State {
     pub input: Option<LineInput>,
     pub notice: Option<String>,
     /// `--demo`, `-- cmd args`…: the server part of `mcpscope call`.
-    pub server_cli: String,
+    pub server_cli: super::compose::ServerCli,
     pub live: bool,
     pub fps: u32,
 }

@@ -80,6 +80,8 @@ pub enum Reply {
     Sse(String),
     /// Keep the connection open and never answer.
     Hang,
+    /// Status, every header but Content-Length (which is added), body.
+    With(u16, Vec<(String, String)>, String),
 }
 
 /// Serve HTTP/1.1 on a free port; `handler` answers each request. Returns the port.
@@ -157,6 +159,20 @@ fn serve_conn(conn: TcpStream, handler: &dyn Fn(&Req) -> Reply) {
                 let _ = out.write_all(events.as_bytes());
                 let _ = out.flush();
                 return;
+            }
+            Reply::With(status, headers, body) => {
+                let mut head = format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\n", body.len());
+                for (k, v) in headers {
+                    head.push_str(&format!("{k}: {v}\r\n"));
+                }
+                head.push_str("\r\n");
+                if out
+                    .write_all(head.as_bytes())
+                    .and_then(|_| out.write_all(body.as_bytes()))
+                    .is_err()
+                {
+                    return;
+                }
             }
             Reply::Hang => {
                 let _ = reader.read(&mut [0u8; 1]);

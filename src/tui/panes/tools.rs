@@ -3,7 +3,7 @@
 
 use super::{block, fit, full_width, inner};
 use crate::trace::Store;
-use crate::tui::format::{safe, safe_row};
+use crate::tui::format::safe_row;
 use crate::tui::layout::tools_list_height;
 use crate::tui::schema::describe_props;
 use crate::tui::state::{Pane, State};
@@ -59,7 +59,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         let tool = &tools.all[*idx];
         let line = Line::from(vec![
             Span::styled(
-                format!(" {}", fit(&safe(&tool.name, 80), 22)),
+                format!(" {}", fit(&tool.label, 22)),
                 Style::default().fg(t.accent),
             ),
             Span::styled(format!(" {}", tool.title), t.muted()),
@@ -76,7 +76,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     let mut d = vec![Line::styled("─".repeat(w), Style::default().fg(t.border))];
     d.push(Line::from(vec![
         Span::styled(
-            safe(&tool.name, 80),
+            tool.label.clone(),
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
         Span::styled(
