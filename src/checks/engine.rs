@@ -15,7 +15,11 @@ use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::collections::VecDeque;
+use tokens::{SlotCache, Tok};
+
+mod tokens;
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -48,49 +52,6 @@ impl Req {
     }
 }
 
-/// One progress token and the stream of its current request.
-struct Tok {
-    key: IdKey,
-    req: Option<usize>,
-    last_progress: Option<(f64, u64)>,
-    total: Option<(f64, u64)>,
-    exceeded: bool,
-    first_note: Option<(u64, u64)>,
-    last_note: Option<(u64, u64)>,
-    notes: u64,
-    /// Time and seq of the last thing that showed the request alive.
-    activity: (u64, u64),
-    stall_reported: bool,
-    flood: VecDeque<(u64, u64)>,
-    flooded: bool,
-}
-
-impl Tok {
-    fn new(key: IdKey) -> Tok {
-        Tok {
-            key,
-            req: None,
-            last_progress: None,
-            total: None,
-            exceeded: false,
-            first_note: None,
-            last_note: None,
-            notes: 0,
-            activity: (0, 0),
-            stall_reported: false,
-            flood: VecDeque::new(),
-            flooded: false,
-        }
-    }
-
-    /// A request carrying this token starts a fresh stream.
-    fn restart(&mut self, req: usize, t_us: u64, seq: u64) {
-        *self = Tok::new(std::mem::replace(&mut self.key, IdKey::Int(0)));
-        self.req = Some(req);
-        self.activity = (t_us, seq);
-    }
-}
-
 /// The rule engine. Feed it every event of one session, in order.
 pub struct Checker {
     cfg: CheckConfig,
@@ -114,8 +75,11 @@ pub struct Checker {
     suppressed: HashMap<Rule, u64>,
     last_t_us: u64,
     last_answered: Option<usize>,
-    /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
-    store_slots: Vec<u32>,
+    /// What the store's token slots meant when last seen, by slot.
+    store_slots: Vec<SlotCache>,
+    /// Bumped whenever a token is added: a cached "no such token" is only
+    /// good while it has not changed.
+    tok_epoch: u32,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -152,6 +116,7 @@ impl Checker {
             last_t_us: 0,
             last_answered: None,
             store_slots: Vec::new(),
+            tok_epoch: 0,
         }
     }
 
@@ -168,6 +133,13 @@ impl Checker {
     /// off in the handshake era).
     pub fn applies(&self, rule: Rule) -> bool {
         !rule.stateless_only() || self.era == Era::Stateless
+    }
+
+    /// Tokens with state: those our requests carried. Progress for any
+    /// other token is judged (unknown) and kept nowhere, so a server cannot
+    /// grow this.
+    pub fn tracked_tokens(&self) -> usize {
+        self.toks.len()
     }
 
     /// Findings beyond `max_per_key` that were counted but not reported.
@@ -327,16 +299,6 @@ impl Checker {
         }
     }
 
-    fn tok_slot(&mut self, key: IdKey) -> u32 {
-        if let Some(s) = self.tok_ids.get(&key) {
-            return *s;
-        }
-        let slot = self.toks.len() as u32;
-        self.toks.push(Tok::new(key.clone()));
-        self.tok_ids.insert(key, slot);
-        slot
-    }
-
     // ---- server → client ------------------------------------------------
 
     fn incoming(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
@@ -393,17 +355,21 @@ impl Checker {
     fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         // The store parsed every well-formed progress frame once at ingest;
         // only malformed ones are parsed here, to explain what is wrong.
-        let parsed = ev
-            .progress
-            .map(|p| (self.tok_for_store(p.slot, ev), p.progress, p.total));
-        let (slot, progress, total) = match parsed {
+        let parsed = ev.progress.map(|p| {
+            (
+                self.tok_for_store(p.slot, p.serial, ev),
+                p.progress,
+                p.total,
+            )
+        });
+        let (found, progress, total) = match parsed {
             Some(v) => v,
             None => {
                 let f = ev.frame();
                 match ProgressView::parse(f.params) {
                     Ok(p) => {
-                        let slot = self.tok_for_raw(p.token.get().as_bytes());
-                        (slot, p.progress, p.total)
+                        let found = self.tok_for_raw(p.token.get().as_bytes());
+                        (found, p.progress, p.total)
                     }
                     Err(why) => {
                         return self.emit(
@@ -418,8 +384,10 @@ impl Checker {
                 }
             }
         };
-        let slot = slot as usize;
         let (seq, t) = (ev.seq, ev.t_us);
+        let Some(slot) = found.map(|s| s as usize) else {
+            return self.unknown_token(ev, out);
+        };
         let Some(ri) = self.toks[slot].req else {
             let key = self.toks[slot].key.clone();
             return self.emit(
@@ -561,41 +529,6 @@ impl Checker {
         let (key, rid) = (self.toks[slot].key.clone(), self.reqs[ri].id.clone());
         let message = message(&key, &rid);
         self.emit(out, rule, seqs, Some(key), Some(rid), message);
-    }
-
-    /// Our slot for the store's token slot `store_slot` (first sight: from
-    /// the frame's own token text).
-    fn tok_for_store(&mut self, store_slot: u32, ev: &EventRef<'_>) -> u32 {
-        let i = store_slot as usize;
-        if let Some(&slot) = self.store_slots.get(i)
-            && slot != u32::MAX
-        {
-            return slot;
-        }
-        let f = ev.frame();
-        let raw = ProgressView::parse(f.params)
-            .map(|p| p.token.get().as_bytes().to_vec())
-            .unwrap_or_default();
-        let slot = self.tok_for_raw(&raw);
-        if self.store_slots.len() <= i {
-            self.store_slots.resize(i + 1, u32::MAX);
-        }
-        self.store_slots[i] = slot;
-        slot
-    }
-
-    fn tok_for_raw(&mut self, raw: &[u8]) -> u32 {
-        if let Some((r, slot)) = &self.last_tok
-            && r.as_slice() == raw
-        {
-            return *slot;
-        }
-        let key = std::str::from_utf8(raw)
-            .map(IdKey::from_raw)
-            .unwrap_or_else(|_| IdKey::Other(String::from_utf8_lossy(raw).into()));
-        let slot = self.tok_slot(key);
-        self.last_tok = Some((raw.to_vec(), slot));
-        slot
     }
 
     /// Something showed request `ri` alive at `t`: a silence before it that

@@ -5,6 +5,7 @@
 //! panes, checks, recorder) pull what they need.
 
 pub mod clock;
+mod index;
 mod intern;
 pub mod record;
 pub mod store;
