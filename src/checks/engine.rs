@@ -153,8 +153,35 @@ impl Checker {
         match ev.dir {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
+            Dir::Meta if ev.method == Some("oversized") => self.oversized(ev, out),
             Dir::Stderr | Dir::Meta => {}
         }
+    }
+
+    /// A transport cut a frame at its size cap (the `oversized` event).
+    fn oversized(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let (bytes, kept) = (n("bytes"), n("kept"));
+        let frame = v.get("frame").and_then(Value::as_u64);
+        let what = match v.get("stream").and_then(Value::as_str) {
+            Some("stderr") => "a stderr line",
+            _ => "a frame",
+        };
+        let mut seqs: Vec<u64> = frame.into_iter().collect();
+        seqs.push(ev.seq);
+        self.emit(
+            out,
+            Rule::FrameOversized,
+            seqs,
+            None,
+            None,
+            format!(
+                "{what} of {bytes} bytes on {} is over mcpscope's cap of {kept} bytes: only its first {kept} bytes are kept{}; send smaller messages (page large results)",
+                ev.channel,
+                frame.map(|f| format!(" (#{f})")).unwrap_or_default()
+            ),
+        );
     }
 
     /// Time passed without events: report requests that went silent.

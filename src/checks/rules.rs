@@ -59,10 +59,11 @@ pub enum Rule {
     JsonrpcInvalid,
     StdoutNotJsonrpc,
     NotificationWrongStream,
+    FrameOversized,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -82,6 +83,7 @@ impl Rule {
         Rule::JsonrpcInvalid,
         Rule::StdoutNotJsonrpc,
         Rule::NotificationWrongStream,
+        Rule::FrameOversized,
     ];
 
     pub fn id(self) -> &'static str {
@@ -105,6 +107,7 @@ impl Rule {
             Rule::JsonrpcInvalid => "jsonrpc-invalid",
             Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
             Rule::NotificationWrongStream => "notification-wrong-stream",
+            Rule::FrameOversized => "frame-oversized",
         }
     }
 
@@ -127,7 +130,8 @@ impl Rule {
             | Rule::ProgressBuffered
             | Rule::LogBelowLevel
             | Rule::LogWithoutCapability
-            | Rule::NotificationWrongStream => Severity::Warning,
+            | Rule::NotificationWrongStream
+            | Rule::FrameOversized => Severity::Warning,
             Rule::ProgressStalled => Severity::Info,
         }
     }
@@ -175,6 +179,9 @@ impl Rule {
             Rule::StdoutNotJsonrpc => "a stdio server wrote a line to stdout that is not JSON",
             Rule::NotificationWrongStream => {
                 "Streamable HTTP: a request-bound notification arrived on a stream other than that request's"
+            }
+            Rule::FrameOversized => {
+                "a frame (stdio line, SSE event data, HTTP body) exceeded mcpscope's size cap (256 MiB): only its first bytes are kept"
             }
         }
     }

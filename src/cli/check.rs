@@ -154,6 +154,10 @@ pub struct Summary {
     /// Findings over the per-rule-and-key limit, counted but not listed.
     pub suppressed: BTreeMap<String, u64>,
     pub events: u64,
+    /// Events the memory bound (`--max-store`) dropped before the check
+    /// could see them: a session with any is not vouched for.
+    #[serde(default)]
+    pub evicted: u64,
     pub strict: bool,
     pub passed: bool,
 }
@@ -167,7 +171,7 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
     }
     checker.finish(&mut findings);
     let counts = SeverityCounts::of(&findings);
-    let passed = counts.error == 0 && !(strict && counts.warning > 0);
+    let passed = counts.error == 0 && !(strict && counts.warning > 0) && store.evicted() == 0;
     Report {
         mcpscope_check: 1,
         source,
@@ -186,6 +190,7 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
                 .map(|(r, n)| (r.id().to_string(), *n))
                 .collect(),
             events: store.len(),
+            evicted: store.evicted(),
             strict,
             passed,
         },
@@ -338,15 +343,27 @@ pub fn text(r: &Report) -> String {
         }
         s.push('\n');
     }
+    if r.summary.evicted > 0 {
+        let _ = writeln!(
+            s,
+            "[incomplete] {} events were evicted from memory (--max-store) before they could be checked; check the recording instead (`mcpscope check --trace FILE`)",
+            r.summary.evicted
+        );
+    }
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
         s,
-        "{}: {} error(s), {} warning(s), {} info; {} events checked{}",
+        "{}: {} error(s), {} warning(s), {} info; {} events checked{}{}",
         if r.summary.passed { "PASS" } else { "FAIL" },
         r.summary.error,
         r.summary.warning,
         r.summary.info,
         r.summary.events,
+        if r.summary.evicted > 0 {
+            format!(", {} evicted", r.summary.evicted)
+        } else {
+            String::new()
+        },
         if sup > 0 {
             format!("; {sup} repeated findings not listed")
         } else {

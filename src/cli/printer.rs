@@ -54,6 +54,16 @@ impl Printer {
             let mut buf = Vec::new();
             {
                 let store = trace.read();
+                let first = store.first_seq();
+                if self.next < first {
+                    // Said, not skipped silently: the bound outran the printer.
+                    let _ = writeln!(
+                        buf,
+                        "[store] {} events were evicted from memory (--max-store) before they were printed",
+                        first - self.next
+                    );
+                    self.next = first;
+                }
                 let end = store.next_seq().min(self.next + 10_000);
                 if self.next >= end {
                     return;

@@ -47,6 +47,16 @@ impl Sink for Ingest {
         answered
     }
 
+    fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
+        let mut routes = Vec::new();
+        self.trace.append(|s, now| {
+            let seq = s.append_frame(Dir::In, channel, now, kept, &mut routes);
+            let ev = crate::transport::oversized_event(kept.len(), total, Some(seq));
+            s.append_meta(channel, now, &ev);
+        });
+        self.route(routes);
+    }
+
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {
         self.trace.append(|s, now| {
             for l in lines {

@@ -8,6 +8,7 @@ pub mod clock;
 mod index;
 mod intern;
 pub mod record;
+pub mod size;
 pub mod store;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};

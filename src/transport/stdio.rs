@@ -5,7 +5,7 @@
 //! drained as fast as the pipe allows; the sink parses on the same thread, so
 //! reading and the server's writing proceed in parallel.
 
-use super::lines::read_lines;
+use super::lines::{max_frame, read_lines_capped};
 use super::{ExitInfo, Sink, TransportError};
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -97,9 +97,14 @@ impl StdioTransport {
         std::thread::Builder::new()
             .name("stdio-reader".into())
             .spawn(move || {
-                let r = read_lines(stdout, |lines| {
-                    s.frames(CHANNEL, lines);
-                });
+                let r = read_lines_capped(
+                    stdout,
+                    max_frame(),
+                    |lines| {
+                        s.frames(CHANNEL, lines);
+                    },
+                    |kept, total| s.oversized(CHANNEL, kept, total),
+                );
                 if let Err(e) = r {
                     s.event(
                         CHANNEL,
@@ -115,7 +120,17 @@ impl StdioTransport {
         std::thread::Builder::new()
             .name("stderr-reader".into())
             .spawn(move || {
-                let _ = read_lines(stderr, |lines| s.stderr(CHANNEL, lines));
+                let _ = read_lines_capped(
+                    stderr,
+                    max_frame(),
+                    |lines| s.stderr(CHANNEL, lines),
+                    |kept, total| {
+                        s.stderr(CHANNEL, &[kept]);
+                        let mut ev = super::oversized_event(kept.len(), total, None);
+                        ev["stream"] = "stderr".into();
+                        s.event(CHANNEL, ev);
+                    },
+                );
                 let _ = err_done_tx.send(());
             })
             .expect("spawn stderr thread");
