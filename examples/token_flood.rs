@@ -77,6 +77,8 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let record = dir.path().join("flood.jsonl");
     let t0 = Instant::now();
+    // Reaped by `wait4` below, which also gives its peak RSS.
+    #[allow(clippy::zombie_processes)]
     let mut child = Command::new(&bin)
         .args([
             "call",
