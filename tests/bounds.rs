@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::http::{Reply, Req, raw_server};
 use common::{BIN, finish, trace_lines};
 use std::process::{Command, Stdio};
 
@@ -26,10 +27,15 @@ done"#
 }
 
 fn mcpscope(args: &[&str], server: &[String], env: &[(&str, &str)]) -> common::Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push("--");
+    all.extend(server.iter().map(String::as_str));
+    run_env(&all, env)
+}
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> common::Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
-        .arg("--")
-        .args(server)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -141,4 +147,138 @@ fn max_store_evicts_says_so_and_the_recording_keeps_every_frame() {
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("[incomplete]"), "{}", out.stdout);
     assert!(out.stdout.contains(" evicted"), "{}", out.stdout);
+}
+
+const INIT_RESULT: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}}"#;
+
+/// A Streamable HTTP server: the handshake, then `call` answers tools/call.
+fn http_server(call: impl Fn(&Req) -> Reply + Send + Sync + 'static) -> u16 {
+    raw_server(move |req| match req.json()["method"].as_str() {
+        Some("initialize") => {
+            let mut v: serde_json::Value = serde_json::from_str(INIT_RESULT).unwrap();
+            v["id"] = req.json()["id"].clone();
+            Reply::Body(200, "application/json", v.to_string())
+        }
+        Some("tools/call") => call(req),
+        _ if req.method == "GET" => Reply::Body(405, "text/plain", String::new()),
+        _ => Reply::Body(202, "text/plain", String::new()),
+    })
+}
+
+fn big_result(id: &serde_json::Value) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x".repeat(10_000)}]}})
+        .to_string()
+}
+
+/// The oversized event of a recording, and the cut frame it names.
+fn oversized(rec: &std::path::Path) -> (serde_json::Value, serde_json::Value) {
+    let lines = trace_lines(rec);
+    let meta = lines
+        .iter()
+        .find(|l| l["dir"] == "meta" && l["json"]["event"] == "oversized")
+        .expect("an oversized event")["json"]
+        .clone();
+    let seq = meta["frame"].as_u64().expect("names its frame");
+    let frame = lines
+        .iter()
+        .find(|l| l["seq"] == seq)
+        .expect("the cut frame is recorded")
+        .clone();
+    (meta, frame)
+}
+
+#[test]
+fn an_http_body_over_the_cap_is_cut_kept_and_fails_the_call_clearly() {
+    let port =
+        http_server(|req| Reply::Body(200, "application/json", big_result(&req.json()["id"])));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("h.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = run_env(
+        &[
+            "call",
+            "--url",
+            &url,
+            "--transport",
+            "http",
+            "--tool",
+            "t",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+        &[("MCPSCOPE_MAX_FRAME", "4096")],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("over the size cap"), "{}", out.stderr);
+    assert!(!out.stderr.contains("EOF while parsing"), "{}", out.stderr);
+    assert!(
+        out.lines("[protocol]")
+            .iter()
+            .any(|l| l.contains("oversized: over the size cap, only its first 4096 bytes are kept")),
+        "{}",
+        out.stderr
+    );
+    let findings = out.lines("[finding]");
+    assert!(
+        findings.iter().any(|l| l.contains("frame-oversized")),
+        "{}",
+        out.stderr
+    );
+    let (meta, frame) = oversized(&rec);
+    let full = big_result(&serde_json::json!(1)).len() as u64;
+    assert_eq!(meta["bytes"], full);
+    assert_eq!(meta["kept"], 4096);
+    assert_eq!(frame["text"].as_str().map(str::len), Some(4096));
+}
+
+#[test]
+fn sse_data_over_the_cap_is_cut_kept_and_the_stream_goes_on() {
+    let port = http_server(|req| {
+        let id = &req.json()["id"];
+        let done = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}});
+        // One endless-looking data line between two ordinary events.
+        Reply::Sse(format!(
+            "data: {}\n\ndata: {}\n\n",
+            big_result(&serde_json::json!("not-this-one")),
+            done
+        ))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = run_env(
+        &[
+            "call",
+            "--url",
+            &url,
+            "--transport",
+            "http",
+            "--tool",
+            "t",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+        &[("MCPSCOPE_MAX_FRAME", "4096")],
+    );
+    assert_eq!(
+        out.code, 0,
+        "the response after it is intact: {}",
+        out.stderr
+    );
+    assert!(
+        out.lines("[finding]")
+            .iter()
+            .any(|l| l.contains("frame-oversized")),
+        "{}",
+        out.stderr
+    );
+    let (meta, frame) = oversized(&rec);
+    let full = big_result(&serde_json::json!("not-this-one")).len() as u64;
+    assert_eq!(meta["bytes"], full);
+    assert_eq!(meta["kept"], 4096);
+    assert!(
+        frame["text"]
+            .as_str()
+            .is_some_and(|t| t.len() == 4096 && t.starts_with("{\"id\":\"not-this-one\""))
+    );
 }

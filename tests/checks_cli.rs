@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 19);
+    assert_eq!(rows.len(), 20);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -259,6 +259,7 @@ fn rules_lists_the_catalog() {
         ("jsonrpc-invalid", "error"),
         ("stdout-not-jsonrpc", "error"),
         ("notification-wrong-stream", "warning"),
+        ("frame-oversized", "warning"),
     ];
     for (row, (id, sev)) in rows.iter().zip(expected) {
         assert_eq!(row, &[id, sev]);

@@ -13,6 +13,7 @@ use crate::protocol::frame::FrameKind;
 use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
+use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -336,6 +337,8 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            // A cut frame is judged by the `oversized` event after it.
+            _ if ev.flags & flags::CUT != 0 => {}
             FrameKind::NotJsonRpc => {
                 let f = ev.frame();
                 let why = f

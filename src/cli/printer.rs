@@ -105,6 +105,16 @@ impl Printer {
     }
 
     fn incoming(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        if ev.flags & flags::CUT != 0 {
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} oversized: over the size cap, only its first {} bytes are kept ({})",
+                ev.seq,
+                ev.bytes.len(),
+                one_line(&preview(ev))
+            );
+            return;
+        }
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
             let f = ev.frame();
             let _ = writeln!(

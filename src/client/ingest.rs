@@ -48,13 +48,12 @@ impl Sink for Ingest {
     }
 
     fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
-        let mut routes = Vec::new();
+        // Routed nowhere: a cut frame answers nothing.
         self.trace.append(|s, now| {
-            let seq = s.append_frame(Dir::In, channel, now, kept, &mut routes);
+            let seq = s.append_cut(Dir::In, channel, now, kept);
             let ev = crate::transport::oversized_event(kept.len(), total, Some(seq));
             s.append_meta(channel, now, &ev);
         });
-        self.route(routes);
     }
 
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {

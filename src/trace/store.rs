@@ -69,6 +69,9 @@ pub mod flags {
     pub const UNKNOWN_ID: u8 = 8;
     /// A malformed progress or log notification.
     pub const MALFORMED: u8 = 16;
+    /// The first bytes of a frame over the size cap (an `oversized` event
+    /// follows with its length).
+    pub const CUT: u8 = 32;
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -410,6 +413,20 @@ impl Store {
             }
         }
         seq
+    }
+
+    /// Append the kept start of a frame that was over the size cap.
+    pub fn append_cut(&mut self, dir: Dir, channel: &str, t_us: u64, bytes: &[u8]) -> u64 {
+        let frame = classify(bytes);
+        self.append_classified(
+            dir,
+            channel,
+            t_us,
+            bytes,
+            &frame,
+            flags::CUT,
+            &mut Vec::new(),
+        )
     }
 
     /// Append a recorded frame as it was recorded (batch elements are their own

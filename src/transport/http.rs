@@ -10,6 +10,7 @@
 //! `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers of the tool being
 //! called, learnt from the `tools/list` results that pass through here.
 
+mod body;
 pub mod mcp_param;
 
 use super::Sink;
@@ -32,8 +33,6 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
-/// The largest HTTP body (or SSE line) kept; the same bound as a stdio line.
-const MAX_BODY: usize = crate::transport::lines::MAX_LINE;
 /// How long a notification's POST may hold up the frames queued after it.
 const DELIVERY_WAIT: Duration = Duration::from_secs(10);
 /// The GET stream is never reopened faster than this.
@@ -520,7 +519,7 @@ impl Inner {
             .to_ascii_lowercase();
         if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
             // Legacy POSTs are acknowledged; answers come on the SSE stream.
-            let body = self.body(&channel, resp).await.unwrap_or_default();
+            let (body, _) = body::read_capped(resp).await.unwrap_or_default();
             if !status.is_success() {
                 let why = format!("HTTP {status}: {}", first_line(&body));
                 self.sink.failed(&channel, request_id, why);
@@ -531,7 +530,7 @@ impl Inner {
             self.consume_post_stream(channel, resp, request_id).await;
             return;
         }
-        let body = match self.body(&channel, resp).await {
+        let (body, total) = match body::read_capped(resp).await {
             Ok(b) => b,
             Err(e) => {
                 self.sink.failed(
@@ -552,7 +551,19 @@ impl Inner {
             }
             return;
         }
-        // Whatever the body is (JSON-RPC, an HTML error page), it is kept.
+        // Whatever the body is (JSON-RPC, an HTML error page), it is kept;
+        // one over the cap is kept cut, and said to be.
+        if total > body.len() as u64 {
+            self.sink.oversized(&channel, &body, total);
+            if !status.is_success() || request_id.is_some() {
+                let why = format!(
+                    "the response body ({total} bytes) is over the size cap of {} bytes",
+                    body.len()
+                );
+                self.sink.failed(&channel, request_id, why);
+            }
+            return;
+        }
         self.observe(trim_body(&body));
         let answered = self.sink.frames(&channel, &[trim_body(&body)]);
         let answered = request_id.as_ref().is_some_and(|id| answered.contains(id));
@@ -625,26 +636,6 @@ impl Inner {
             }
             _ => {}
         }
-    }
-
-    /// A response body, at most `MAX_BODY` bytes: a server cannot make
-    /// mcpscope hold more. A cut body is said in the trace.
-    async fn body(&self, channel: &str, resp: Response) -> Result<Vec<u8>, reqwest::Error> {
-        let mut out = Vec::new();
-        let mut stream = resp.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk?;
-            if out.len() + chunk.len() > MAX_BODY {
-                out.extend_from_slice(&chunk[..MAX_BODY - out.len()]);
-                self.meta(
-                    channel,
-                    json!({"event": "body-truncated", "kept_bytes": MAX_BODY}),
-                );
-                break;
-            }
-            out.extend_from_slice(&chunk);
-        }
-        Ok(out)
     }
 
     /// Read a POST's SSE stream; if it ends before the response, resume it
@@ -788,6 +779,11 @@ impl Inner {
             *retry_ms = r;
         }
         match ev.data.as_deref() {
+            Some(data) if ev.oversized.is_some() => {
+                let total = ev.oversized.unwrap_or_default();
+                self.sink.oversized(channel, data.as_bytes(), total);
+                false
+            }
             Some(data) if !data.is_empty() => {
                 if ev.event == "endpoint" {
                     self.set_endpoint(channel, data);
