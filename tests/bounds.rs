@@ -282,3 +282,68 @@ fn sse_data_over_the_cap_is_cut_kept_and_the_stream_goes_on() {
             .is_some_and(|t| t.len() == 4096 && t.starts_with("{\"id\":\"not-this-one\""))
     );
 }
+
+#[test]
+fn a_server_that_stops_reading_gets_its_answers_refused_not_queued_without_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("q.jsonl");
+    let n = 50_000;
+    // During the call the server asks n pings and reads none of the answers.
+    let payload = format!(
+        r#"awk 'BEGIN {{ for (i = 0; i < {n}; i++) printf "{{\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}}\n", i }}';"#
+    );
+    let out = mcpscope(
+        &[
+            "call",
+            "--quiet",
+            "--tool",
+            "asks",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+        &sh_server(&payload),
+        &[("MCPSCOPE_MAX_QUEUE", "100000")],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = trace_lines(&rec);
+    let asked = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["method"] == "ping")
+        .count();
+    assert_eq!(asked, n);
+    let answers: std::collections::HashSet<u64> = lines
+        .iter()
+        .filter(|l| {
+            l["dir"] == "out"
+                && l["json"]["id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with('p'))
+        })
+        .filter_map(|l| l["seq"].as_u64())
+        .collect();
+    let meta = |e: &str| {
+        lines
+            .iter()
+            .filter(|l| l["dir"] == "meta" && l["json"]["event"] == e)
+            .map(|l| l["json"].clone())
+            .collect::<Vec<_>>()
+    };
+    let failed = meta("send-failed");
+    let dropped = meta("server-request-dropped");
+    // Every ping is answered or refused in the trace, except those still
+    // waiting in the (bounded) backlog when the call ended.
+    let waiting = n - answers.len() - dropped.len();
+    assert!(waiting <= 1024, "{waiting} were still waiting");
+    assert!(!failed.is_empty(), "the stdin queue is bounded");
+    assert!(failed.len() < n, "{}", failed.len());
+    for f in &failed {
+        let seq = f["seq"].as_u64().expect("names the answer");
+        assert!(answers.contains(&seq));
+        assert!(
+            f["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not reading its stdin")
+        );
+    }
+}

@@ -8,20 +8,31 @@ use crate::transport::{ExitInfo, Sink};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// Server→client requests waiting for an answer, at most.
+pub const SERVER_REQUEST_BACKLOG: usize = 1024;
+
 pub struct Ingest {
     pub trace: Trace,
     pub pending: Arc<Pending>,
-    pub server_requests: mpsc::UnboundedSender<(IdKey, u64)>,
+    /// Bounded (`SERVER_REQUEST_BACKLOG`): a server asking faster than we
+    /// answer gets the rest refused in the trace, not queued without end.
+    pub server_requests: mpsc::Sender<(IdKey, u64)>,
     pub redact: bool,
 }
 
 impl Ingest {
-    fn route(&self, routes: Vec<Route>) {
+    fn route(&self, channel: &str, routes: Vec<Route>) {
         for r in routes {
             match r {
                 Route::Response { id, seq } => self.pending.complete(&id, seq),
                 Route::ServerRequest { id, seq } => {
-                    let _ = self.server_requests.send((id, seq));
+                    if let Err(mpsc::error::TrySendError::Full((id, seq))) =
+                        self.server_requests.try_send((id, seq))
+                    {
+                        let ev = serde_json::json!({"event": "server-request-dropped", "request": id.to_value(), "seq": seq,
+                            "reason": format!("{SERVER_REQUEST_BACKLOG} server requests already wait for an answer")});
+                        self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+                    }
                 }
             }
         }
@@ -43,7 +54,7 @@ impl Sink for Ingest {
                 Route::ServerRequest { .. } => None,
             })
             .collect();
-        self.route(routes);
+        self.route(channel, routes);
         answered
     }
 

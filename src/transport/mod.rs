@@ -84,4 +84,6 @@ pub enum TransportError {
     },
     #[error("the server's stdin is closed")]
     Closed,
+    #[error("the server is not reading its stdin: {queued} bytes already wait to be written")]
+    Backlog { queued: usize },
 }
