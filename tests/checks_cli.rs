@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 23);
+    assert_eq!(rows.len(), 24);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -263,6 +263,7 @@ fn rules_lists_the_catalog() {
         ("result-not-object", "error"),
         ("response-null-id", "warning"),
         ("http-content-type", "error"),
+        ("frame-oversized", "warning"),
     ];
     for (row, (id, sev)) in rows.iter().zip(expected) {
         assert_eq!(row, &[id, sev]);

@@ -596,3 +596,60 @@ fn initialize_version_and_result_shape() {
     ]);
     assert!(f.is_empty(), "{f:?}");
 }
+
+#[test]
+fn invented_tokens_keep_no_state_and_reused_store_slots_never_mislead() {
+    use mcpscope::trace::StoreLimits;
+    // A small store: the flood's tokens are pruned and their slots reused
+    // while the checker follows along, as the live checks do.
+    let mut s = Store::new(StoreLimits { max_bytes: 8 << 20 });
+    let mut c = Checker::new(CheckConfig::default());
+    let mut out = Vec::new();
+    let mut checked = 0;
+    let mut feed = |s: &mut Store, c: &mut Checker, t_ms: u64, d: &str, f: &str| {
+        s.append_recorded(dir(d), "stdio", t_ms * 1000, f.as_bytes(), false);
+        for ev in s.range(checked, s.next_seq()) {
+            c.observe(&ev, &mut out);
+        }
+        checked = s.next_seq();
+    };
+    feed(&mut s, &mut c, 0, "out", CALL);
+    let n = 200_000u64;
+    for i in 0..n {
+        let f = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"u{i}","progress":1}}}}"#
+        );
+        feed(&mut s, &mut c, 1 + i / 100, "in", &f);
+        if i % 50_000 == 0 {
+            let ours = p(&(i + 1).to_string(), None);
+            feed(&mut s, &mut c, 1 + i / 100, "in", &ours);
+        }
+    }
+    assert!(s.pruned().0 > 0, "the store reused token slots");
+    let late_call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"late"}}}"#;
+    let late_p = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"late","progress":1}}"#;
+    feed(&mut s, &mut c, 5000, "out", late_call);
+    feed(&mut s, &mut c, 5001, "in", late_p);
+    let back = p("2", None);
+    feed(&mut s, &mut c, 5002, "in", &back);
+    assert_eq!(
+        c.tracked_tokens(),
+        2,
+        "only the tokens our requests carried"
+    );
+    let unknown = only(&out, Rule::ProgressUnknownToken);
+    assert_eq!(unknown.len(), 1000);
+    assert!(
+        unknown
+            .iter()
+            .all(|f| matches!(&f.token, Some(IdKey::Str(t)) if t.starts_with('u')))
+    );
+    assert_eq!(
+        c.suppressed().get(&Rule::ProgressUnknownToken),
+        Some(&(n - 1000))
+    );
+    // Our token's stream is still judged as one: 1, 50001, ..., then 2.
+    let not_inc = only(&out, Rule::ProgressNotIncreasing);
+    assert_eq!(not_inc.len(), 1, "{not_inc:?}");
+    assert_eq!(not_inc[0].token, Some(IdKey::Str("t".into())));
+}

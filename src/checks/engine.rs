@@ -14,9 +14,14 @@ use crate::protocol::frame::FrameKind;
 use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
+use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::collections::VecDeque;
+use tokens::{SlotCache, Tok};
+
+mod tokens;
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -49,49 +54,6 @@ impl Req {
     }
 }
 
-/// One progress token and the stream of its current request.
-struct Tok {
-    key: IdKey,
-    req: Option<usize>,
-    last_progress: Option<(f64, u64)>,
-    total: Option<(f64, u64)>,
-    exceeded: bool,
-    first_note: Option<(u64, u64)>,
-    last_note: Option<(u64, u64)>,
-    notes: u64,
-    /// Time and seq of the last thing that showed the request alive.
-    activity: (u64, u64),
-    stall_reported: bool,
-    flood: VecDeque<(u64, u64)>,
-    flooded: bool,
-}
-
-impl Tok {
-    fn new(key: IdKey) -> Tok {
-        Tok {
-            key,
-            req: None,
-            last_progress: None,
-            total: None,
-            exceeded: false,
-            first_note: None,
-            last_note: None,
-            notes: 0,
-            activity: (0, 0),
-            stall_reported: false,
-            flood: VecDeque::new(),
-            flooded: false,
-        }
-    }
-
-    /// A request carrying this token starts a fresh stream.
-    fn restart(&mut self, req: usize, t_us: u64, seq: u64) {
-        *self = Tok::new(std::mem::replace(&mut self.key, IdKey::Int(0)));
-        self.req = Some(req);
-        self.activity = (t_us, seq);
-    }
-}
-
 /// The rule engine. Feed it every event of one session, in order.
 pub struct Checker {
     cfg: CheckConfig,
@@ -115,8 +77,11 @@ pub struct Checker {
     suppressed: HashMap<Rule, u64>,
     last_t_us: u64,
     last_answered: Option<usize>,
-    /// Checker token slot per store token slot (`u32::MAX`: not seen yet).
-    store_slots: Vec<u32>,
+    /// What the store's token slots meant when last seen, by slot.
+    store_slots: Vec<SlotCache>,
+    /// Bumped whenever a token is added: a cached "no such token" is only
+    /// good while it has not changed.
+    tok_epoch: u32,
     /// The protocolVersion the last initialize request offered.
     offered_version: Option<String>,
     http: super::http::HttpExchanges,
@@ -147,6 +112,7 @@ impl Checker {
             store_slots: Vec::new(),
             offered_version: None,
             http: Default::default(),
+            tok_epoch: 0,
         }
     }
 
@@ -165,6 +131,13 @@ impl Checker {
         !rule.stateless_only() || self.era == Era::Stateless
     }
 
+    /// Tokens with state: those our requests carried. Progress for any
+    /// other token is judged (unknown) and kept nowhere, so a server cannot
+    /// grow this.
+    pub fn tracked_tokens(&self) -> usize {
+        self.toks.len()
+    }
+
     /// Findings beyond `max_per_key` that were counted but not reported.
     pub fn suppressed(&self) -> &HashMap<Rule, u64> {
         &self.suppressed
@@ -176,6 +149,7 @@ impl Checker {
         match ev.dir {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
+            Dir::Meta if ev.method == Some("oversized") => self.oversized(ev, out),
             Dir::Meta => {
                 if let Some(why) = self.http.meta(ev)
                     && let Some(ri) = self.req_channels.get(ev.channel)
@@ -186,6 +160,32 @@ impl Checker {
             }
             Dir::Stderr => {}
         }
+    }
+
+    /// A transport cut a frame at its size cap (the `oversized` event).
+    fn oversized(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let (bytes, kept) = (n("bytes"), n("kept"));
+        let frame = v.get("frame").and_then(Value::as_u64);
+        let what = match v.get("stream").and_then(Value::as_str) {
+            Some("stderr") => "a stderr line",
+            _ => "a frame",
+        };
+        let mut seqs: Vec<u64> = frame.into_iter().collect();
+        seqs.push(ev.seq);
+        self.emit(
+            out,
+            Rule::FrameOversized,
+            seqs,
+            None,
+            None,
+            format!(
+                "{what} of {bytes} bytes on {} is over mcpscope's cap of {kept} bytes: only its first {kept} bytes are kept{}; send smaller messages (page large results)",
+                ev.channel,
+                frame.map(|f| format!(" (#{f})")).unwrap_or_default()
+            ),
+        );
     }
 
     /// Time passed without events: report requests that went silent.
@@ -333,16 +333,6 @@ impl Checker {
         }
     }
 
-    fn tok_slot(&mut self, key: IdKey) -> u32 {
-        if let Some(s) = self.tok_ids.get(&key) {
-            return *s;
-        }
-        let slot = self.toks.len() as u32;
-        self.toks.push(Tok::new(key.clone()));
-        self.tok_ids.insert(key, slot);
-        slot
-    }
-
     // ---- server → client ------------------------------------------------
 
     fn incoming(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
@@ -353,6 +343,8 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            // A cut frame is judged by the `oversized` event after it.
+            _ if ev.flags & flags::CUT != 0 => {}
             // The body of an HTTP error status is an HTTP error, reported as such.
             FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8
                 if self.http.error_body(ev.channel).is_some() => {}
@@ -402,17 +394,21 @@ impl Checker {
     fn progress(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         // The store parsed every well-formed progress frame once at ingest;
         // only malformed ones are parsed here, to explain what is wrong.
-        let parsed = ev
-            .progress
-            .map(|p| (self.tok_for_store(p.slot, ev), p.progress, p.total));
-        let (slot, progress, total) = match parsed {
+        let parsed = ev.progress.map(|p| {
+            (
+                self.tok_for_store(p.slot, p.serial, ev),
+                p.progress,
+                p.total,
+            )
+        });
+        let (found, progress, total) = match parsed {
             Some(v) => v,
             None => {
                 let f = ev.frame();
                 match ProgressView::parse(f.params) {
                     Ok(p) => {
-                        let slot = self.tok_for_raw(p.token.get().as_bytes());
-                        (slot, p.progress, p.total)
+                        let found = self.tok_for_raw(p.token.get().as_bytes());
+                        (found, p.progress, p.total)
                     }
                     Err(why) => {
                         return self.emit(
@@ -427,8 +423,10 @@ impl Checker {
                 }
             }
         };
-        let slot = slot as usize;
         let (seq, t) = (ev.seq, ev.t_us);
+        let Some(slot) = found.map(|s| s as usize) else {
+            return self.unknown_token(ev, out);
+        };
         let Some(ri) = self.toks[slot].req else {
             let key = self.toks[slot].key.clone();
             return self.emit(
@@ -570,41 +568,6 @@ impl Checker {
         let (key, rid) = (self.toks[slot].key.clone(), self.reqs[ri].id.clone());
         let message = message(&key, &rid);
         self.emit(out, rule, seqs, Some(key), Some(rid), message);
-    }
-
-    /// Our slot for the store's token slot `store_slot` (first sight: from
-    /// the frame's own token text).
-    fn tok_for_store(&mut self, store_slot: u32, ev: &EventRef<'_>) -> u32 {
-        let i = store_slot as usize;
-        if let Some(&slot) = self.store_slots.get(i)
-            && slot != u32::MAX
-        {
-            return slot;
-        }
-        let f = ev.frame();
-        let raw = ProgressView::parse(f.params)
-            .map(|p| p.token.get().as_bytes().to_vec())
-            .unwrap_or_default();
-        let slot = self.tok_for_raw(&raw);
-        if self.store_slots.len() <= i {
-            self.store_slots.resize(i + 1, u32::MAX);
-        }
-        self.store_slots[i] = slot;
-        slot
-    }
-
-    fn tok_for_raw(&mut self, raw: &[u8]) -> u32 {
-        if let Some((r, slot)) = &self.last_tok
-            && r.as_slice() == raw
-        {
-            return *slot;
-        }
-        let key = std::str::from_utf8(raw)
-            .map(IdKey::from_raw)
-            .unwrap_or_else(|_| IdKey::Other(String::from_utf8_lossy(raw).into()));
-        let slot = self.tok_slot(key);
-        self.last_tok = Some((raw.to_vec(), slot));
-        slot
     }
 
     /// Something showed request `ri` alive at `t`: a silence before it that

@@ -18,6 +18,8 @@ struct State {
     next: u64,
     findings: Vec<Finding>,
     counts: SeverityCounts,
+    /// Events evicted from the store before the checker reached them.
+    unchecked: u64,
 }
 
 /// Handle to the live checks of one trace. Cheap to clone; the task stops
@@ -54,6 +56,7 @@ impl LiveChecks {
                 next: 0,
                 findings: Vec::new(),
                 counts: SeverityCounts::default(),
+                unchecked: 0,
             })),
             published: Arc::new(tx),
             task: Arc::new(TaskGuard(Mutex::new(None))),
@@ -124,6 +127,11 @@ impl LiveChecks {
         self.len() == 0
     }
 
+    /// Events the memory bound dropped before they were checked.
+    pub fn unchecked(&self) -> u64 {
+        lock(&self.state).unchecked
+    }
+
     pub fn counts_by_severity(&self) -> SeverityCounts {
         lock(&self.state).counts
     }
@@ -158,6 +166,7 @@ impl Worker {
         loop {
             let store = self.trace.read();
             let from = st.next.max(store.first_seq());
+            st.unchecked += from - st.next;
             let end = store.next_seq().min(from + BATCH);
             if from >= end {
                 break;

@@ -63,10 +63,11 @@ pub enum Rule {
     ResultNotObject,
     ResponseNullId,
     HttpContentType,
+    FrameOversized,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 23] = [
+    pub const ALL: [Rule; 24] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -90,6 +91,7 @@ impl Rule {
         Rule::ResultNotObject,
         Rule::ResponseNullId,
         Rule::HttpContentType,
+        Rule::FrameOversized,
     ];
 
     pub fn id(self) -> &'static str {
@@ -117,6 +119,7 @@ impl Rule {
             Rule::ResultNotObject => "result-not-object",
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
+            Rule::FrameOversized => "frame-oversized",
         }
     }
 
@@ -143,7 +146,8 @@ impl Rule {
             | Rule::LogBelowLevel
             | Rule::LogWithoutCapability
             | Rule::NotificationWrongStream
-            | Rule::ResponseNullId => Severity::Warning,
+            | Rule::ResponseNullId
+            | Rule::FrameOversized => Severity::Warning,
             Rule::ProgressStalled => Severity::Info,
         }
     }
@@ -201,6 +205,9 @@ impl Rule {
             }
             Rule::HttpContentType => {
                 "Streamable HTTP: a POST carrying a request was answered with a Content-Type other than application/json or text/event-stream"
+            }
+            Rule::FrameOversized => {
+                "a frame (stdio line, SSE event data, HTTP body) exceeded mcpscope's size cap (256 MiB): only its first bytes are kept"
             }
         }
     }

@@ -192,6 +192,7 @@ pub async fn run(a: CallArgs) -> i32 {
     printer_task.abort();
     printer.sync();
     printer.checks.stop();
+    report_evictions(&trace, &printer.checks, a.opts.record.is_some());
     if let Some(e) = trace.read().recorder_error() {
         eprintln!("[error] {}", one_line(e));
         // The recording asked for is incomplete: not a success, even if the
@@ -201,6 +202,29 @@ pub async fn run(a: CallArgs) -> i32 {
         }
     }
     code
+}
+
+/// Eviction is said, with what it cost: frames no longer in memory, and
+/// frames the protocol checks never saw.
+fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bool) {
+    let evicted = trace.read().evicted();
+    if evicted == 0 {
+        return;
+    }
+    let unchecked = checks.unchecked();
+    eprintln!(
+        "[store] {evicted} events were evicted from memory (--max-store){}{}",
+        if unchecked > 0 {
+            format!(", {unchecked} of them before the protocol checks saw them")
+        } else {
+            String::new()
+        },
+        if recording {
+            "; the recording keeps every event"
+        } else {
+            ""
+        }
+    );
 }
 
 async fn call(

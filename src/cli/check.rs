@@ -163,6 +163,10 @@ pub struct Summary {
     /// Findings over the per-rule-and-key limit, counted but not listed.
     pub suppressed: BTreeMap<String, u64>,
     pub events: u64,
+    /// Events the memory bound (`--max-store`) dropped before the check
+    /// could see them: a session with any is not vouched for.
+    #[serde(default)]
+    pub evicted: u64,
     pub strict: bool,
     pub passed: bool,
     /// Where a checked trace was cut short: it never passes then.
@@ -176,7 +180,7 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
     for ev in store.range(0, store.next_seq()) {
         run.observe(&ev);
     }
-    run.report(store, source, strict, store.len())
+    run.report(store, source, strict, store.len(), store.evicted())
 }
 
 /// The rule engine fed one event at a time, so a trace read line by line
@@ -198,8 +202,17 @@ impl CheckRun {
         self.checker.observe(ev, &mut self.findings);
     }
 
-    /// The report over everything observed; `events` is how many were.
-    pub fn report(self, store: &Store, source: Value, strict: bool, events: u64) -> Report {
+    /// The report over everything observed; `events` is how many were,
+    /// `unchecked` how many were evicted before the rules saw them (a check
+    /// cannot vouch for those, so it does not pass).
+    pub fn report(
+        self,
+        store: &Store,
+        source: Value,
+        strict: bool,
+        events: u64,
+        unchecked: u64,
+    ) -> Report {
         let CheckRun {
             mut checker,
             mut findings,
@@ -208,7 +221,10 @@ impl CheckRun {
         let counts = SeverityCounts::of(&findings);
         let calls = call_stats(store);
         let failures = incomplete_calls(store, &calls);
-        let passed = counts.error == 0 && !(strict && counts.warning > 0) && failures.is_empty();
+        let passed = counts.error == 0
+            && !(strict && counts.warning > 0)
+            && failures.is_empty()
+            && unchecked == 0;
         Report {
             mcpscope_check: 1,
             source,
@@ -228,6 +244,7 @@ impl CheckRun {
                     .map(|(r, n)| (r.id().to_string(), *n))
                     .collect(),
                 events,
+                evicted: unchecked,
                 strict,
                 passed,
                 damage: None,
@@ -269,7 +286,7 @@ pub async fn run(a: CheckArgs) -> i32 {
             }
         };
         let source = json!({"trace": path.display().to_string()});
-        let mut report = run.report(&loaded.store, source, a.strict, events);
+        let mut report = run.report(&loaded.store, source, a.strict, events, 0);
         if let Some(d) = &loaded.damage {
             // What came after the cut is unknown, so the trace cannot pass.
             let why = format!("{}: {d}", path.display());
@@ -425,15 +442,27 @@ pub fn text(r: &Report) -> String {
     if let Some(d) = &r.summary.damage {
         let _ = writeln!(s, "damaged trace: {}", one_line(d));
     }
+    if r.summary.evicted > 0 {
+        let _ = writeln!(
+            s,
+            "[incomplete] {} events were evicted from memory (--max-store) before they could be checked; check the recording instead (`mcpscope check --trace FILE`)",
+            r.summary.evicted
+        );
+    }
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
         s,
-        "{}: {} error(s), {} warning(s), {} info; {} events checked{}",
+        "{}: {} error(s), {} warning(s), {} info; {} events checked{}{}",
         if r.summary.passed { "PASS" } else { "FAIL" },
         r.summary.error,
         r.summary.warning,
         r.summary.info,
         r.summary.events,
+        if r.summary.evicted > 0 {
+            format!(", {} evicted", r.summary.evicted)
+        } else {
+            String::new()
+        },
         if sup > 0 {
             format!("; {sup} repeated findings not listed")
         } else {

@@ -58,8 +58,13 @@ pub fn new_trace(
     spec: &ServerSpec,
     record: Option<&Path>,
     redact: bool,
+    max_store: Option<usize>,
 ) -> Result<Trace, UsageError> {
-    let mut store = Store::new(StoreLimits::default());
+    let mut limits = StoreLimits::default();
+    if let Some(max) = max_store {
+        limits.max_bytes = max;
+    }
+    let mut store = Store::new(limits);
     if let Some(path) = record {
         let header = json!({
             "mcpscope_trace": FORMAT_VERSION,
@@ -84,7 +89,7 @@ pub async fn connect(
     let spec = args.resolve()?;
     let mut opts = args.client_options()?;
     opts.handshake = handshake;
-    let trace = new_trace(&spec, record, !args.no_redact)?;
+    let trace = new_trace(&spec, record, !args.no_redact, args.max_store)?;
     let session = open_session(&spec, args, opts, trace.clone())?;
     Ok((session, trace, spec))
 }

@@ -59,6 +59,16 @@ impl Printer {
             let mut buf = Vec::new();
             {
                 let store = trace.read();
+                let first = store.first_seq();
+                if self.next < first {
+                    // Said, not skipped silently: the bound outran the printer.
+                    let _ = writeln!(
+                        buf,
+                        "[store] {} events were evicted from memory (--max-store) before they were printed",
+                        first - self.next
+                    );
+                    self.next = first;
+                }
                 let end = store.next_seq().min(self.next + 10_000);
                 if self.next >= end {
                     return;
@@ -106,6 +116,16 @@ impl Printer {
     }
 
     fn incoming(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        if ev.flags & flags::CUT != 0 {
+            let _ = writeln!(
+                buf,
+                "[protocol] #{} oversized: over the size cap, only its first {} bytes are kept ({})",
+                ev.seq,
+                ev.bytes.len(),
+                one_line(&preview(ev))
+            );
+            return;
+        }
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
             let f = ev.frame();
             let what = match self.http.error_body(ev.channel) {

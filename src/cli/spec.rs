@@ -48,6 +48,10 @@ pub struct ServerArgs {
     /// 2026-07-28: open a subscriptions/listen stream for list changes.
     #[arg(long, help_heading = "Server")]
     pub listen: bool,
+    /// Memory bound of the event store (e.g. 64MiB, 2GiB; default 2GiB):
+    /// the oldest events are evicted beyond it (a recording keeps them).
+    #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size, help_heading = "Server")]
+    pub max_store: Option<usize>,
     /// Keep secrets in recordings (they are redacted by default).
     #[arg(long, help_heading = "Server")]
     pub no_redact: bool,

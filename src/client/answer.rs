@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use std::sync::Weak;
 use tokio::sync::mpsc;
 
-pub async fn serve(session: Weak<Session>, mut rx: mpsc::UnboundedReceiver<(IdKey, u64)>) {
+pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>) {
     while let Some((id, seq)) = rx.recv().await {
         let Some(s) = session.upgrade() else { return };
         let (method, params) = {

@@ -8,15 +8,20 @@ use crate::transport::{ExitInfo, Sink};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// Server→client requests waiting for an answer, at most.
+pub const SERVER_REQUEST_BACKLOG: usize = 1024;
+
 pub struct Ingest {
     pub trace: Trace,
     pub pending: Arc<Pending>,
-    pub server_requests: mpsc::UnboundedSender<(IdKey, u64)>,
+    /// Bounded (`SERVER_REQUEST_BACKLOG`): a server asking faster than we
+    /// answer gets the rest refused in the trace, not queued without end.
+    pub server_requests: mpsc::Sender<(IdKey, u64)>,
     pub redact: bool,
 }
 
 impl Ingest {
-    fn route(&self, routes: Vec<Route>) {
+    fn route(&self, channel: &str, routes: Vec<Route>) {
         for r in routes {
             match r {
                 // An error with id null answers a request the server could not
@@ -27,7 +32,13 @@ impl Ingest {
                     self.pending.fail(&id, Gone::Malformed { seq, why })
                 }
                 Route::ServerRequest { id, seq } => {
-                    let _ = self.server_requests.send((id, seq));
+                    if let Err(mpsc::error::TrySendError::Full((id, seq))) =
+                        self.server_requests.try_send((id, seq))
+                    {
+                        let ev = serde_json::json!({"event": "server-request-dropped", "request": id.to_value(), "seq": seq,
+                            "reason": format!("{SERVER_REQUEST_BACKLOG} server requests already wait for an answer")});
+                        self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+                    }
                 }
             }
         }
@@ -49,8 +60,17 @@ impl Sink for Ingest {
                 Route::ServerRequest { .. } => None,
             })
             .collect();
-        self.route(routes);
+        self.route(channel, routes);
         answered
+    }
+
+    fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
+        // Routed nowhere: a cut frame answers nothing.
+        self.trace.append(|s, now| {
+            let seq = s.append_cut(Dir::In, channel, now, kept);
+            let ev = crate::transport::oversized_event(kept.len(), total, Some(seq));
+            s.append_meta(channel, now, &ev);
+        });
     }
 
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {

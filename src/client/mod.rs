@@ -150,7 +150,7 @@ impl Session {
         make: impl FnOnce(Arc<dyn crate::transport::Sink>) -> Result<Link, ClientError>,
     ) -> Result<Arc<Session>, ClientError> {
         let pending = Arc::new(Pending::default());
-        let (srv_tx, srv_rx) = mpsc::unbounded_channel();
+        let (srv_tx, srv_rx) = mpsc::channel(ingest::SERVER_REQUEST_BACKLOG);
         let ingest = Arc::new(Ingest {
             trace: trace.clone(),
             pending: pending.clone(),
@@ -224,7 +224,13 @@ impl Session {
         let seq = self
             .trace
             .append(|s, now| s.append_frame(Dir::Out, &channel, now, &bytes, &mut Vec::new()));
-        self.transport.send(channel, bytes)?;
+        if let Err(e) = self.transport.send(channel, bytes) {
+            if let TransportError::Backlog { .. } = e {
+                // The frame is in the trace; say that it never left.
+                self.meta(json!({"event": "send-failed", "seq": seq, "error": e.to_string()}));
+            }
+            return Err(e.into());
+        }
         Ok(seq)
     }
 

@@ -5,9 +5,11 @@
 //! panes, checks, recorder) pull what they need.
 
 pub mod clock;
+mod index;
 mod intern;
 pub mod reader;
 pub mod record;
+pub mod size;
 pub mod store;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};

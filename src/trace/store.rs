@@ -6,13 +6,15 @@
 //! drops whole chunks from the front. Indexes (request id, progress token, log
 //! level) hold sequence numbers, never copies.
 
+use super::index::{Indexes, push_seq};
+pub use super::index::{RequestEntry, TokenEntry};
 use super::intern::{self, Interner};
 use super::record::Recorder;
 use crate::protocol::frame::{Frame, FrameKind, classify};
 use crate::protocol::id::IdKey;
 use crate::protocol::methods;
 use crate::protocol::views::{LogLevel, LogView, ProgressView};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Who produced an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +69,9 @@ pub mod flags {
     pub const UNKNOWN_ID: u8 = 8;
     /// A malformed progress or log notification.
     pub const MALFORMED: u8 = 16;
+    /// The first bytes of a frame over the size cap (an `oversized` event
+    /// follows with its length).
+    pub const CUT: u8 = 32;
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -96,8 +101,10 @@ const NO_TOKEN: u32 = u32::MAX;
 /// A progress notification's values, as parsed once at ingest.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProgressInfo {
-    /// The token's slot in the store (`Store::token_by_slot`).
+    /// The token's slot in the store (`Store::token_by_slot`); reused once
+    /// the token was pruned, so a cache keyed by it checks `serial` too.
     pub slot: u32,
+    pub serial: u64,
     pub progress: f64,
     pub total: Option<f64>,
 }
@@ -147,31 +154,6 @@ impl EventRef<'_> {
     }
 }
 
-/// State of one request (either side), found by id.
-#[derive(Debug, Clone)]
-pub struct RequestEntry {
-    pub request_seq: u64,
-    pub method: u32,
-    pub token: Option<u32>,
-    pub response_seq: Option<u64>,
-    pub cancelled_seq: Option<u64>,
-    /// Every event about this id: request, cancellation, responses.
-    pub seqs: Vec<u64>,
-}
-
-/// Everything seen for one progress token.
-#[derive(Debug, Clone)]
-pub struct TokenEntry {
-    pub key: IdKey,
-    raw: Box<str>,
-    /// The client request that carried this token, if any did.
-    pub request: Option<IdKey>,
-    /// The request (if any) and its progress notifications, in order.
-    pub seqs: Vec<u64>,
-    pub last_us: u64,
-    pub notifications: u64,
-}
-
 /// What the session engine must act on after an append.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Route {
@@ -206,14 +188,7 @@ pub struct Store {
     limits: StoreLimits,
     methods: Interner,
     channels: Interner,
-    requests: HashMap<(Origin, IdKey), RequestEntry>,
-    tokens: Vec<TokenEntry>,
-    token_ids: HashMap<IdKey, u32>,
-    last_token: Option<u32>,
-    by_level: [Vec<u64>; 8],
-    logs: Vec<u64>,
-    stderr: Vec<u64>,
-    problems: Vec<u64>,
+    idx: Indexes,
     recorder: Option<Recorder>,
 }
 
@@ -233,14 +208,7 @@ impl Store {
             limits,
             methods: Interner::default(),
             channels: Interner::default(),
-            requests: HashMap::new(),
-            tokens: Vec::new(),
-            token_ids: HashMap::new(),
-            last_token: None,
-            by_level: Default::default(),
-            logs: Vec::new(),
-            stderr: Vec::new(),
-            problems: Vec::new(),
+            idx: Indexes::default(),
             recorder: None,
         }
     }
@@ -284,25 +252,25 @@ impl Store {
         self.mem
     }
 
-    /// Bytes held by the indexes (request, token, level, stderr, problem lists);
-    /// computed on demand, for reports rather than per event.
+    /// Bytes held by the indexes (request, token, level, stderr, problem
+    /// lists). Counted against the bound with `mem_bytes`.
     pub fn index_bytes(&self) -> usize {
-        let v = |seqs: &Vec<u64>| seqs.capacity() * 8;
-        let requests: usize = self
-            .requests
-            .values()
-            .map(|r| v(&r.seqs) + std::mem::size_of::<RequestEntry>() + 32)
-            .sum();
-        let tokens: usize = self
-            .tokens
-            .iter()
-            .map(|t| v(&t.seqs) + std::mem::size_of::<TokenEntry>() + t.raw.len() + 32)
-            .sum();
-        let lists = self.by_level.iter().map(v).sum::<usize>()
-            + v(&self.logs)
-            + v(&self.stderr)
-            + v(&self.problems);
-        requests + tokens + lists
+        self.idx.mem()
+    }
+
+    /// Everything the bound counts: events and indexes.
+    pub fn total_bytes(&self) -> usize {
+        self.mem + self.idx.mem()
+    }
+
+    /// The memory bound this store keeps to.
+    pub fn max_bytes(&self) -> usize {
+        self.limits.max_bytes
+    }
+
+    /// Tokens and requests forgotten because all their events were evicted.
+    pub fn pruned(&self) -> (u64, u64) {
+        self.idx.pruned()
     }
 
     pub fn get(&self, seq: u64) -> Option<EventRef<'_>> {
@@ -329,11 +297,16 @@ impl Store {
             method: self.methods.get(m.method),
             flags: m.flags,
             bytes: &chunk.bytes[m.offset as usize..(m.offset + m.len) as usize],
-            progress: (m.token != NO_TOKEN).then_some(ProgressInfo {
-                slot: m.token,
-                progress: m.progress,
-                total: (!m.total.is_nan()).then_some(m.total),
-            }),
+            progress: if m.token == NO_TOKEN {
+                None
+            } else {
+                self.idx.token(m.token).map(|t| ProgressInfo {
+                    slot: m.token,
+                    serial: t.serial,
+                    progress: m.progress,
+                    total: (!m.total.is_nan()).then_some(m.total),
+                })
+            },
         }
     }
 
@@ -365,37 +338,41 @@ impl Store {
     }
 
     pub fn request(&self, origin: Origin, id: &IdKey) -> Option<&RequestEntry> {
-        self.requests.get(&(origin, id.clone()))
+        self.idx.requests.get(&(origin, id.clone()))
     }
     pub fn token(&self, key: &IdKey) -> Option<&TokenEntry> {
-        self.token_ids.get(key).map(|i| &self.tokens[*i as usize])
+        self.token_slot_of(key).and_then(|i| self.idx.token(i))
     }
     pub fn token_slot_of(&self, key: &IdKey) -> Option<u32> {
-        self.token_ids.get(key).copied()
+        self.idx.token_ids.get(key).copied()
     }
     pub fn token_by_slot(&self, slot: u32) -> Option<&TokenEntry> {
-        self.tokens.get(slot as usize)
+        self.idx.token(slot)
     }
-    pub fn tokens(&self) -> &[TokenEntry] {
-        &self.tokens
+    /// Tokens still indexed (those whose events were all evicted are not).
+    pub fn tokens(&self) -> impl Iterator<Item = &TokenEntry> {
+        self.idx.tokens.iter().flatten()
+    }
+    pub fn token_count(&self) -> usize {
+        self.idx.live_tokens()
     }
     pub fn token_seqs(&self, key: &IdKey) -> &[u64] {
         self.token(key).map_or(&[], |t| self.live(&t.seqs))
     }
     /// `notifications/message` events at exactly `level`.
     pub fn by_level(&self, level: LogLevel) -> &[u64] {
-        self.live(&self.by_level[level.index()])
+        self.live(&self.idx.by_level[level.index()])
     }
     /// Every `notifications/message` event (any level, valid or not).
     pub fn logs(&self) -> &[u64] {
-        self.live(&self.logs)
+        self.live(&self.idx.logs)
     }
     pub fn stderr_lines(&self) -> &[u64] {
-        self.live(&self.stderr)
+        self.live(&self.idx.stderr)
     }
     /// Frames that are not valid messages, and malformed progress/log params.
     pub fn problems(&self) -> &[u64] {
-        self.live(&self.problems)
+        self.live(&self.idx.problems)
     }
 
     /// Append a frame from the wire, classify and index it. Batches are
@@ -440,6 +417,20 @@ impl Store {
             }
         }
         seq
+    }
+
+    /// Append the kept start of a frame that was over the size cap.
+    pub fn append_cut(&mut self, dir: Dir, channel: &str, t_us: u64, bytes: &[u8]) -> u64 {
+        let frame = classify(bytes);
+        self.append_classified(
+            dir,
+            channel,
+            t_us,
+            bytes,
+            &frame,
+            flags::CUT,
+            &mut Vec::new(),
+        )
     }
 
     /// Append a recorded frame as it was recorded (batch elements are their own
@@ -495,7 +486,7 @@ impl Store {
             0,
             None,
         );
-        self.stderr.push(seq);
+        self.idx.stderr.push(seq);
         seq
     }
 
@@ -553,16 +544,18 @@ impl Store {
                         Ok(p) => progress = Some(self.index_progress(seq, t_us, &p)),
                         Err(_) => {
                             fl |= flags::MALFORMED;
-                            self.problems.push(seq);
+                            self.idx.problems.push(seq);
                         }
                     },
                     Some(methods::MESSAGE) => {
-                        self.logs.push(seq);
+                        self.idx.logs.push(seq);
                         match LogView::parse(frame.params) {
-                            Ok(LogView { level: Ok(l), .. }) => self.by_level[l.index()].push(seq),
+                            Ok(LogView { level: Ok(l), .. }) => {
+                                self.idx.by_level[l.index()].push(seq)
+                            }
                             _ => {
                                 fl |= flags::MALFORMED;
-                                self.problems.push(seq);
+                                self.idx.problems.push(seq);
                             }
                         }
                     }
@@ -575,9 +568,10 @@ impl Store {
                             } else {
                                 Origin::Server
                             };
-                            if let Some(r) = self.requests.get_mut(&(origin, c.request_id)) {
+                            let idx = &mut self.idx;
+                            if let Some(r) = idx.requests.get_mut(&(origin, c.request_id)) {
                                 r.cancelled_seq.get_or_insert(seq);
-                                r.seqs.push(seq);
+                                push_seq(&mut r.seqs, seq, &mut idx.heap);
                             }
                         }
                     }
@@ -587,16 +581,16 @@ impl Store {
             FrameKind::Request => {
                 let id = frame.id.clone().unwrap_or(IdKey::Int(0));
                 let token = frame.progress_token().map(|raw| {
-                    let slot = self.token_slot_raw(raw.get());
-                    let t = &mut self.tokens[slot as usize];
+                    let slot = self.token_slot_raw(raw.get(), seq);
                     if origin_of_request == Origin::Client {
-                        t.request = Some(id.clone());
+                        self.idx.bind_request(slot, &id);
                     }
-                    t.seqs.push(seq);
+                    self.push_token_seq(slot, seq);
                     slot
                 });
-                self.requests.insert(
-                    (origin_of_request, id.clone()),
+                self.idx.insert_request(
+                    origin_of_request,
+                    id.clone(),
                     RequestEntry {
                         request_seq: seq,
                         method,
@@ -612,10 +606,11 @@ impl Store {
             }
             FrameKind::Response | FrameKind::ErrorResponse => {
                 let id = frame.id.clone().unwrap_or(IdKey::Int(0));
-                match self.requests.get_mut(&(origin_of_response, id.clone())) {
+                let idx = &mut self.idx;
+                match idx.requests.get_mut(&(origin_of_response, id.clone())) {
                     Some(r) => {
                         method = r.method;
-                        r.seqs.push(seq);
+                        push_seq(&mut r.seqs, seq, &mut idx.heap);
                         if r.response_seq.is_some() {
                             fl |= flags::DUPLICATE;
                         } else {
@@ -632,7 +627,7 @@ impl Store {
                 }
             }
             FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8 => {
-                self.problems.push(seq);
+                self.idx.problems.push(seq);
                 if dir == Dir::In
                     && let Some(id) = self.malformed_answer(frame)
                 {
@@ -656,53 +651,52 @@ impl Store {
         } else {
             id.integral()?
         };
-        let r = self.requests.get(&(Origin::Client, id.clone()))?;
+        let r = self.idx.requests.get(&(Origin::Client, id.clone()))?;
         (r.response_seq.is_none()).then_some(id)
     }
 
     /// Index a well-formed progress notification under its token.
     fn index_progress(&mut self, seq: u64, t_us: u64, p: &ProgressView<'_>) -> ProgressInfo {
-        let slot = self.token_slot_raw(p.token.get());
-        let t = &mut self.tokens[slot as usize];
-        t.seqs.push(seq);
+        let slot = self.token_slot_raw(p.token.get(), seq);
+        let idx = &mut self.idx;
+        let Some(Some(t)) = idx.tokens.get_mut(slot as usize) else {
+            unreachable!("token_slot_raw returns a live slot")
+        };
+        push_seq(&mut t.seqs, seq, &mut idx.heap);
         t.last_us = t_us;
         t.notifications += 1;
         ProgressInfo {
             slot,
+            serial: t.serial,
             progress: p.progress,
             total: p.total,
         }
     }
 
+    fn push_token_seq(&mut self, slot: u32, seq: u64) {
+        let idx = &mut self.idx;
+        if let Some(Some(t)) = idx.tokens.get_mut(slot as usize) {
+            push_seq(&mut t.seqs, seq, &mut idx.heap);
+        }
+    }
+
     /// Slot of a token given as raw JSON text, creating it on first sight.
-    fn token_slot_raw(&mut self, raw: &str) -> u32 {
-        if let Some(i) = self.last_token
-            && *self.tokens[i as usize].raw == *raw
+    fn token_slot_raw(&mut self, raw: &str, seq: u64) -> u32 {
+        if let Some(i) = self.idx.last_token
+            && self.idx.token(i).is_some_and(|t| *t.raw == *raw)
         {
             return i;
         }
         let key = IdKey::from_raw(raw);
-        let slot = self.token_slot(&key);
-        self.last_token = Some(slot);
+        let slot = self.idx.token_slot(&key, seq);
+        self.idx.last_token = Some(slot);
         slot
     }
 
     /// Slot of a token, creating it on first sight.
     pub fn token_slot(&mut self, key: &IdKey) -> u32 {
-        if let Some(i) = self.token_ids.get(key) {
-            return *i;
-        }
-        let slot = self.tokens.len() as u32;
-        self.tokens.push(TokenEntry {
-            key: key.clone(),
-            raw: key.to_value().to_string().into(),
-            request: None,
-            seqs: Vec::new(),
-            last_us: 0,
-            notifications: 0,
-        });
-        self.token_ids.insert(key.clone(), slot);
-        slot
+        let seq = self.next_seq;
+        self.idx.token_slot(key, seq)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -731,6 +725,10 @@ impl Store {
             let c = Chunk::new(seq, bytes.len());
             self.mem += c.mem();
             self.chunks.push_back(c);
+            self.evict();
+        } else if self.mem + self.idx.mem() > self.limits.max_bytes {
+            // Indexes can outgrow the events (a new token per small frame):
+            // the bound is kept at every append, not only per chunk.
             self.evict();
         }
         let Some(chunk) = self.chunks.back_mut() else {
@@ -771,12 +769,15 @@ impl Store {
         seq
     }
 
+    /// Drop the oldest chunks while events and indexes exceed the bound;
+    /// index entries that only pointed at them go too.
     fn evict(&mut self) {
-        while self.mem > self.limits.max_bytes && self.chunks.len() > 1 {
+        while self.mem + self.idx.mem() > self.limits.max_bytes && self.chunks.len() > 1 {
             if let Some(c) = self.chunks.pop_front() {
                 self.mem -= c.mem();
                 self.evicted += c.events.len() as u64;
             }
+            self.idx.prune(self.first_seq(), self.next_seq);
         }
     }
 }

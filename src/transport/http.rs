@@ -10,6 +10,7 @@
 //! `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers of the tool being
 //! called, learnt from the `tools/list` results that pass through here.
 
+mod body;
 pub mod mcp_param;
 pub mod redirect;
 pub mod report;
@@ -35,8 +36,6 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
-/// The largest HTTP body (or SSE line) kept; the same bound as a stdio line.
-const MAX_BODY: usize = crate::transport::lines::MAX_LINE;
 /// How long a notification's POST may hold up the frames queued after it.
 const DELIVERY_WAIT: Duration = Duration::from_secs(10);
 /// The GET stream is never reopened faster than this.
@@ -544,7 +543,7 @@ impl Inner {
         if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
             // Legacy POSTs are acknowledged; answers come on the SSE stream.
             let challenge = report::challenge(resp.headers());
-            let body = self.body(&channel, resp).await.unwrap_or_default();
+            let (body, _) = body::read_capped(resp).await.unwrap_or_default();
             if !status.is_success() {
                 let why = failure(status.as_u16(), challenge.as_deref(), &body);
                 self.sink.failed(&channel, request_id, why);
@@ -556,7 +555,7 @@ impl Inner {
             return;
         }
         let challenge = report::challenge(resp.headers());
-        let body = match self.body(&channel, resp).await {
+        let (body, total) = match body::read_capped(resp).await {
             Ok(b) => b,
             Err(e) => {
                 self.sink.failed(
@@ -577,7 +576,19 @@ impl Inner {
             }
             return;
         }
-        // Whatever the body is (JSON-RPC, an HTML error page), it is kept.
+        // Whatever the body is (JSON-RPC, an HTML error page), it is kept;
+        // one over the cap is kept cut, and said to be.
+        if total > body.len() as u64 {
+            self.sink.oversized(&channel, &body, total);
+            if !status.is_success() || request_id.is_some() {
+                let why = format!(
+                    "the response body ({total} bytes) is over the size cap of {} bytes",
+                    body.len()
+                );
+                self.sink.failed(&channel, request_id, why);
+            }
+            return;
+        }
         self.observe(trim_body(&body));
         let answered = self.sink.frames(&channel, &[trim_body(&body)]);
         let answered = request_id.as_ref().is_some_and(|id| answered.contains(id));
@@ -650,26 +661,6 @@ impl Inner {
             }
             _ => {}
         }
-    }
-
-    /// A response body, at most `MAX_BODY` bytes: a server cannot make
-    /// mcpscope hold more. A cut body is said in the trace.
-    async fn body(&self, channel: &str, resp: Response) -> Result<Vec<u8>, reqwest::Error> {
-        let mut out = Vec::new();
-        let mut stream = resp.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk?;
-            if out.len() + chunk.len() > MAX_BODY {
-                out.extend_from_slice(&chunk[..MAX_BODY - out.len()]);
-                self.meta(
-                    channel,
-                    json!({"event": "body-truncated", "kept_bytes": MAX_BODY}),
-                );
-                break;
-            }
-            out.extend_from_slice(&chunk);
-        }
-        Ok(out)
     }
 
     /// Read a POST's SSE stream; if it ends before the response, resume it
@@ -813,6 +804,11 @@ impl Inner {
             *retry_ms = r;
         }
         match ev.data.as_deref() {
+            Some(data) if ev.oversized.is_some() => {
+                let total = ev.oversized.unwrap_or_default();
+                self.sink.oversized(channel, data.as_bytes(), total);
+                false
+            }
             Some(data) if !data.is_empty() => {
                 if ev.event == "endpoint" {
                     self.set_endpoint(channel, data);

@@ -24,6 +24,18 @@ pub trait Sink: Send + Sync + 'static {
     /// A request will get no response on this transport (HTTP error, stream
     /// closed); `None` means the whole connection failed.
     fn failed(&self, channel: &str, request: Option<crate::protocol::IdKey>, why: String);
+    /// A frame over the size cap: its first `kept` bytes, and how long it
+    /// was (`total`, at least). Both are kept: the cut frame and an
+    /// `oversized` event naming it.
+    fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
+        self.frames(channel, &[kept]);
+        self.event(channel, oversized_event(kept.len(), total, None));
+    }
+}
+
+/// The `oversized` meta event: `frame` is the seq of the cut frame.
+pub fn oversized_event(kept: usize, total: u64, frame: Option<u64>) -> serde_json::Value {
+    serde_json::json!({"event": "oversized", "bytes": total, "kept": kept, "frame": frame})
 }
 
 /// How a server process ended.
@@ -72,4 +84,6 @@ pub enum TransportError {
     },
     #[error("the server's stdin is closed")]
     Closed,
+    #[error("the server is not reading its stdin: {queued} bytes already wait to be written")]
+    Backlog { queued: usize },
 }

@@ -14,15 +14,28 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// A `retry:` field seen in this event (milliseconds).
     pub retry_ms: Option<u64>,
+    /// The event's data was over the size cap: `data` holds its first bytes,
+    /// this its full length (at least).
+    pub oversized: Option<u64>,
 }
 
-#[derive(Default)]
+/// Room for the field name (`data: `) on top of a capped value.
+const FIELD_ROOM: usize = 16;
+
 pub struct SseParser {
+    /// Cap on one line and on one event's data (`lines::max_frame`).
+    max: usize,
     buf: Vec<u8>,
+    /// Bytes of the current line, including those beyond the cap (not held).
+    line_len: u64,
     /// A CR ended the last line: a following LF belongs to it.
     after_cr: bool,
     event: String,
     data: Vec<String>,
+    /// Bytes the data lines of this event had (joined), held or not.
+    data_len: u64,
+    /// Bytes of data held (≤ `max`).
+    data_kept: usize,
     has_data: bool,
     id: Option<String>,
     retry_ms: Option<u64>,
@@ -31,9 +44,34 @@ pub struct SseParser {
     pub last_event_id: Option<String>,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        SseParser::with_cap(crate::transport::lines::max_frame())
+    }
+}
+
 impl SseParser {
     pub fn new() -> SseParser {
         SseParser::default()
+    }
+
+    /// A parser holding at most `max` bytes of a line or of an event's data.
+    pub fn with_cap(max: usize) -> SseParser {
+        SseParser {
+            max: max.max(1),
+            buf: Vec::new(),
+            line_len: 0,
+            after_cr: false,
+            event: String::new(),
+            data: Vec::new(),
+            data_len: 0,
+            data_kept: 0,
+            has_data: false,
+            id: None,
+            retry_ms: None,
+            has_fields: false,
+            last_event_id: None,
+        }
     }
 
     /// Feed bytes; returns the events completed by them.
@@ -53,10 +91,11 @@ impl SseParser {
                     self.line(&mut out);
                 }
                 _ => {
-                    self.buf.push(b);
-                    // An endless line cannot grow without bound: cut it.
-                    if self.buf.len() >= crate::transport::lines::MAX_LINE {
-                        self.line(&mut out);
+                    // An endless line cannot grow without bound: past the
+                    // cap it is counted, not held, until it ends.
+                    self.line_len += 1;
+                    if self.buf.len() < self.max + FIELD_ROOM {
+                        self.buf.push(b);
                     }
                 }
             }
@@ -80,6 +119,7 @@ impl SseParser {
             None
         };
         self.buf.clear();
+        self.line_len = 0;
         self.reset();
         partial
     }
@@ -87,6 +127,8 @@ impl SseParser {
     fn reset(&mut self) {
         self.event.clear();
         self.data.clear();
+        self.data_len = 0;
+        self.data_kept = 0;
         self.has_data = false;
         self.id = None;
         self.retry_ms = None;
@@ -95,7 +137,9 @@ impl SseParser {
 
     fn line(&mut self, out: &mut Vec<SseEvent>) {
         let line = String::from_utf8_lossy(&self.buf).into_owned();
+        let dropped = self.line_len.saturating_sub(self.buf.len() as u64);
         self.buf.clear();
+        self.line_len = 0;
         if line.is_empty() {
             if let Some(id) = &self.id {
                 self.last_event_id = Some(id.clone());
@@ -110,6 +154,7 @@ impl SseParser {
                     data: self.has_data.then(|| self.data.join("\n")),
                     id: self.id.take(),
                     retry_ms: self.retry_ms.take(),
+                    oversized: (self.data_len > self.data_kept as u64).then_some(self.data_len),
                 });
             }
             self.reset();
@@ -126,7 +171,22 @@ impl SseParser {
         match field.as_str() {
             "event" => self.event = value,
             "data" => {
-                self.data.push(value);
+                // Joined with '\n' between lines, as dispatched.
+                let sep = usize::from(self.has_data);
+                self.data_len += (sep + value.len()) as u64 + dropped;
+                let room = self.max.saturating_sub(self.data_kept + sep);
+                let mut value = value;
+                if value.len() > room {
+                    let mut cut = room;
+                    while !value.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    value.truncate(cut);
+                }
+                if self.data_kept + sep <= self.max {
+                    self.data_kept += sep + value.len();
+                    self.data.push(value);
+                }
                 self.has_data = true;
             }
             // The stream's last event id moves only when the event is
@@ -176,7 +236,8 @@ mod tests {
                 event: "message".into(),
                 data: None,
                 id: Some("7".into()),
-                retry_ms: None
+                retry_ms: None,
+                oversized: None
             }
         );
         assert_eq!(evs[1].event, "endpoint");
@@ -186,5 +247,28 @@ mod tests {
             "the unfinished line is kept verbatim"
         );
         assert_eq!(p.finish(), None);
+    }
+
+    #[test]
+    fn data_over_the_cap_is_cut_and_its_length_counted() {
+        // One endless data line, then many small lines: both over a 64-byte cap.
+        let long = format!("data: {}\n\n", "a".repeat(1000));
+        let many = "data: bbbbbbbbbb\n".repeat(20) + "\n";
+        let stream = format!("{long}{many}data: ok\n\n");
+        for step in [1, 7, stream.len()] {
+            let mut p = SseParser::with_cap(64);
+            let mut evs = Vec::new();
+            for chunk in stream.as_bytes().chunks(step) {
+                evs.extend(p.feed(chunk));
+            }
+            assert_eq!(evs.len(), 3, "step {step}");
+            assert_eq!(evs[0].data.as_deref(), Some("a".repeat(64).as_str()));
+            assert_eq!(evs[0].oversized, Some(1000));
+            let d = evs[1].data.as_deref().unwrap_or_default();
+            assert!(d.len() <= 64 && d.starts_with("bbbbbbbbbb\nbbbb"), "{d:?}");
+            assert_eq!(evs[1].oversized, Some(20 * 10 + 19));
+            assert_eq!(evs[2].data.as_deref(), Some("ok"));
+            assert_eq!(evs[2].oversized, None, "the next event is whole");
+        }
     }
 }

@@ -5,18 +5,32 @@
 //! drained as fast as the pipe allows; the sink parses on the same thread, so
 //! reading and the server's writing proceed in parallel.
 
-use super::lines::read_lines;
+use super::lines::{max_frame, read_lines_capped};
 use super::{ExitInfo, Sink, TransportError};
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 
 pub const CHANNEL: &str = "stdio";
+
+/// Bytes waiting for the server's stdin beyond which sends are refused: a
+/// server that stops reading must not make mcpscope hold its frames without
+/// bound. `MCPSCOPE_MAX_QUEUE` (bytes) lowers it, for tests.
+fn max_queued() -> usize {
+    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        std::env::var("MCPSCOPE_MAX_QUEUE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64 << 20)
+    })
+}
 
 /// What to run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,6 +42,8 @@ pub struct CommandSpec {
 
 pub struct StdioTransport {
     stdin: Mutex<Option<std_mpsc::Sender<Vec<u8>>>>,
+    /// Bytes sent to the writer thread and not yet written.
+    queued: Arc<AtomicUsize>,
     pid: u32,
     exited: watch::Receiver<Option<ExitInfo>>,
     /// Set the moment the child is reaped: its pid (and group id) may then be
@@ -106,16 +122,23 @@ impl StdioTransport {
         };
 
         let (tx, rx) = std_mpsc::channel::<Vec<u8>>();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let written = queued.clone();
         std::thread::Builder::new()
             .name("stdio-writer".into())
             .spawn(move || {
+                let write = |stdin: &mut std::process::ChildStdin, frame: &[u8]| {
+                    let ok = stdin.write_all(frame).is_ok();
+                    written.fetch_sub(frame.len(), Ordering::SeqCst);
+                    ok
+                };
                 // Write everything queued, flush once per burst; dropping stdin closes it.
                 while let Ok(frame) = rx.recv() {
-                    if stdin.write_all(&frame).is_err() {
+                    if !write(&mut stdin, &frame) {
                         return;
                     }
                     while let Ok(more) = rx.try_recv() {
-                        if stdin.write_all(&more).is_err() {
+                        if !write(&mut stdin, &more) {
                             return;
                         }
                     }
@@ -133,9 +156,14 @@ impl StdioTransport {
         std::thread::Builder::new()
             .name("stdio-reader".into())
             .spawn(move || {
-                let r = read_lines(stdout, |lines| {
-                    s.frames(CHANNEL, lines);
-                });
+                let r = read_lines_capped(
+                    stdout,
+                    max_frame(),
+                    |lines| {
+                        s.frames(CHANNEL, lines);
+                    },
+                    |kept, total| s.oversized(CHANNEL, kept, total),
+                );
                 match r {
                     Err(e) => s.event(
                         CHANNEL,
@@ -162,7 +190,17 @@ impl StdioTransport {
         std::thread::Builder::new()
             .name("stderr-reader".into())
             .spawn(move || {
-                let _ = read_lines(stderr, |lines| s.stderr(CHANNEL, lines));
+                let _ = read_lines_capped(
+                    stderr,
+                    max_frame(),
+                    |lines| s.stderr(CHANNEL, lines),
+                    |kept, total| {
+                        s.stderr(CHANNEL, &[kept]);
+                        let mut ev = super::oversized_event(kept.len(), total, None);
+                        ev["stream"] = "stderr".into();
+                        s.event(CHANNEL, ev);
+                    },
+                );
                 let _ = err_done_tx.send(());
             })
             .expect("spawn stderr thread");
@@ -192,6 +230,7 @@ impl StdioTransport {
 
         Ok(StdioTransport {
             stdin: Mutex::new(Some(tx)),
+            queued,
             pid,
             exited,
             reaped,
@@ -202,10 +241,16 @@ impl StdioTransport {
     pub fn send(&self, mut frame: Vec<u8>) -> Result<(), TransportError> {
         frame.push(b'\n');
         let guard = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
-        match guard.as_ref() {
-            Some(tx) => tx.send(frame).map_err(|_| TransportError::Closed),
-            None => Err(TransportError::Closed),
+        let Some(tx) = guard.as_ref() else {
+            return Err(TransportError::Closed);
+        };
+        let n = frame.len();
+        let before = self.queued.fetch_add(n, Ordering::SeqCst);
+        if before > 0 && before + n > max_queued() {
+            self.queued.fetch_sub(n, Ordering::SeqCst);
+            return Err(TransportError::Backlog { queued: before });
         }
+        tx.send(frame).map_err(|_| TransportError::Closed)
     }
 
     pub fn exit_info(&self) -> Option<ExitInfo> {

@@ -247,13 +247,18 @@ impl Setup {
             .collect::<Result<Vec<_>, _>>()?;
         let spec = args.server.resolve().map_err(|e| e.to_string())?;
         args.server.client_options().map_err(|e| e.to_string())?;
+        // The settings file's bound applies unless the command line sets one.
+        let server = ServerArgs {
+            max_store: args.server.max_store.or(settings.max_store),
+            ..args.server.clone()
+        };
         Ok(Setup {
             server_cli: server_cli(&args.server),
             settings,
             theme,
             fps,
             spec,
-            server: args.server.clone(),
+            server,
             runs,
             record: args.record.clone(),
         })
@@ -263,7 +268,12 @@ impl Setup {
         // Caught before the server starts: from here on, SIGTERM and SIGHUP
         // end the UI and stop the server instead of killing mcpscope alone.
         let mut signals = exit::ExitSignals::catch();
-        let trace = match new_trace(&self.spec, self.record.as_deref(), !self.server.no_redact) {
+        let trace = match new_trace(
+            &self.spec,
+            self.record.as_deref(),
+            !self.server.no_redact,
+            self.server.max_store,
+        ) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("[error] {e}");

@@ -23,6 +23,8 @@ struct SettingsFile {
     buffered_min_secs: Option<f64>,
     stall_secs: Option<f64>,
     max_per_key: Option<u32>,
+    /// Memory bound of the event store, as `--max-store` takes it.
+    max_store: Option<String>,
     #[serde(default)]
     keys: Overrides,
 }
@@ -39,6 +41,8 @@ pub struct Settings {
     pub keymap: Keymap,
     /// Thresholds of the live protocol checks.
     pub checks: CheckConfig,
+    /// `--max-store` unless given on the command line.
+    pub max_store: Option<usize>,
     pub config_dir: Option<PathBuf>,
 }
 
@@ -52,6 +56,7 @@ impl Default for Settings {
             max_timeout_secs: Some(600),
             keymap: Keymap::default(),
             checks: CheckConfig::default(),
+            max_store: None,
             config_dir: None,
         }
     }
@@ -140,6 +145,11 @@ impl Settings {
         if let Some(n) = f.max_per_key {
             c.max_per_key = n.max(1);
         }
+        if let Some(m) = f.max_store {
+            self.max_store = Some(
+                crate::trace::size::parse_store_size(&m).map_err(|e| format!("max_store: {e}"))?,
+            );
+        }
         self.keymap = Keymap::with_overrides(&f.keys)?;
         Ok(())
     }
@@ -163,6 +173,13 @@ mod tests {
         assert_eq!(s.checks.buffered_window_us, 80_000);
         assert_eq!(s.checks.stall_us, 5_000_000);
         assert!(s.apply("flood_rate = -1").is_err());
+        s.apply("max_store = \"64MiB\"").unwrap();
+        assert_eq!(s.max_store, Some(64 << 20));
+        assert!(
+            s.apply("max_store = \"1KiB\"")
+                .unwrap_err()
+                .contains("max_store")
+        );
         assert!(s.apply("stall_secs = -2.0").is_err());
         assert!(s.apply("fsp = 3").unwrap_err().contains("unknown field"));
         let d = tempfile::tempdir().unwrap();
