@@ -14,19 +14,18 @@ fn call_url(url: &str, extra: &[&str]) -> Output {
     run(&args)
 }
 
-fn everything_http(mode: &str) -> Option<(Bg, u16)> {
-    let bin = everything()?;
+fn everything_http(mode: &str) -> (Bg, u16) {
+    let bin = everything();
     let port = free_port();
     let mut cmd = Command::new(bin);
     cmd.arg(mode).env("PORT", port.to_string());
-    Some((start(cmd, port), port))
+    (start(cmd, port), port)
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_streamable_http_progress_and_session() {
-    let Some((_srv, port)) = everything_http("streamableHttp") else {
-        return;
-    };
+    let (_srv, port) = everything_http("streamableHttp");
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("h.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -83,10 +82,9 @@ fn everything_streamable_http_progress_and_session() {
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_legacy_sse_is_detected() {
-    let Some((_srv, port)) = everything_http("sse") else {
-        return;
-    };
+    let (_srv, port) = everything_http("sse");
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("s.jsonl");
     let url = format!("http://127.0.0.1:{port}/sse");
@@ -143,8 +141,9 @@ fn everything_legacy_sse_is_detected() {
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn python_sdk_over_streamable_http() {
-    let Some(argv) = python_server() else { return };
+    let argv = python_server();
     let port = free_port();
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
@@ -382,10 +381,9 @@ fn an_expired_session_is_reinitialized_and_the_call_retried() {
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_simulated_logging_arrives_on_the_get_stream() {
-    let Some((_srv, port)) = everything_http("streamableHttp") else {
-        return;
-    };
+    let (_srv, port) = everything_http("streamableHttp");
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("g.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
