@@ -16,10 +16,12 @@ fn call_url(url: &str, extra: &[&str]) -> Output {
 
 fn everything_http(mode: &str) -> (Bg, u16) {
     let bin = everything();
-    let port = free_port();
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
     let mut cmd = Command::new(bin);
-    cmd.arg(mode).env("PORT", port.to_string());
-    (start(cmd, port), port)
+    cmd.arg(mode)
+        .env("PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    start_reporting(cmd)
 }
 
 #[test]
@@ -144,10 +146,9 @@ fn everything_legacy_sse_is_detected() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn python_sdk_over_streamable_http() {
     let argv = python_server();
-    let port = free_port();
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
-    let _srv = start(cmd, port);
+    cmd.args(&argv[1..]).args(["--http", "0"]);
+    let (_srv, port) = start_reporting(cmd);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = call_url(
         &url,
@@ -327,7 +328,7 @@ fn a_server_that_never_answers_times_out() {
 
 #[test]
 fn connection_refused_is_a_connection_failure() {
-    let port = free_port();
+    let (_bound, port) = refusing_port();
     let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
     assert_eq!(o.code, 3, "{}", o.stderr);
     assert!(o.stderr.to_lowercase().contains("connect"), "{}", o.stderr);

@@ -199,10 +199,9 @@ fn auto_probes_then_falls_back_to_the_handshake() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn modern_over_http_headers_and_cancel_by_closing_the_stream() {
     let argv = python_server();
-    let port = free_port();
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
-    let _srv = start(cmd, port);
+    cmd.args(&argv[1..]).args(["--http", "0"]);
+    let (_srv, port) = start_reporting(cmd);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = run(&[
         "call",
@@ -310,10 +309,9 @@ fn modern_http_sends_method_and_name_headers() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn listen_opens_the_change_stream_on_its_own_channel() {
     let argv = python_server();
-    let port = free_port();
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).args(["--http", &port.to_string()]);
-    let _srv = start(cmd, port);
+    cmd.args(&argv[1..]).args(["--http", "0"]);
+    let (_srv, port) = start_reporting(cmd);
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("l.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");

@@ -7,6 +7,8 @@
 //! with a deadline, never by fixed sleeps. Ignored by a plain `cargo test`
 //! (they need tmux): `cargo test -- --include-ignored` runs them.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -379,44 +381,20 @@ fn replay_without_a_terminal_points_to_print() {
     );
 }
 
-/// The demo server over Streamable HTTP on a free loopback port, killed
-/// when dropped.
+/// The demo server over Streamable HTTP on the loopback port it bound,
+/// killed when dropped.
 struct DemoHttp {
-    child: std::process::Child,
+    #[allow(dead_code)] // held to keep the server running
+    srv: common::http::Bg,
     port: u16,
 }
 
 impl DemoHttp {
     fn start() -> DemoHttp {
-        // Ask the kernel for a free port, release it, give it to the server.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .unwrap();
-        let mut child = Command::new(BIN)
-            .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Ready when it accepts a connection; poll with a deadline.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(st)) = child.try_wait() {
-                panic!("the demo server exited before listening: {st}");
-            }
-            assert!(Instant::now() < deadline, "nothing listens on port {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        DemoHttp { child, port }
-    }
-}
-
-impl Drop for DemoHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut cmd = Command::new(BIN);
+        cmd.args(["demo-server", "--http", "127.0.0.1:0"]);
+        let (srv, port) = common::http::start_reporting(cmd);
+        DemoHttp { srv, port }
     }
 }
 
