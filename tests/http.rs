@@ -432,21 +432,21 @@ fn a_notification_post_that_never_answers_delays_but_does_not_block_the_call() {
     });
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("d.jsonl");
-    let o = call_url(
-        &format!("http://127.0.0.1:{port}/mcp"),
-        &[
-            "--tool",
-            "t",
-            "--timeout",
-            "30",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // The wait is shortened for the test; its length is what the event reports.
+    let mut cmd = Command::new(BIN);
+    cmd.args(["call", "--url", &url, "--tool", "t", "--timeout", "30"])
+        .args(["--record", rec.to_str().unwrap()])
+        .env("MCPSCOPE_DELIVERY_WAIT_MS", "300")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let o = finish(cmd.spawn().unwrap());
     assert_eq!(o.code, 0, "the call still reaches the server: {}", o.stderr);
     let lines = trace_lines(&rec);
-    assert!(
-        lines.iter().any(|l| l["json"]["event"] == "slow-delivery"),
-        "the stall is visible"
-    );
+    let stall = lines
+        .iter()
+        .find(|l| l["json"]["event"] == "slow-delivery")
+        .expect("the stall is visible");
+    assert_eq!(stall["json"]["waited_ms"], 300);
 }
