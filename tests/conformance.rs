@@ -23,17 +23,16 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// Node 22 and the suite's entry point, or None (after printing why) when
-/// the peers are not installed and not required.
-fn suite() -> Option<(PathBuf, PathBuf)> {
-    let node = peer("node/node_modules/node/bin/node")?;
-    let entry = peer("node/node_modules/@modelcontextprotocol/conformance/dist/index.js")?;
-    Some((node, entry))
+/// Node 22 and the suite's entry point.
+fn suite() -> (PathBuf, PathBuf) {
+    let node = peer("node/node_modules/node/bin/node");
+    let entry = peer("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    (node, entry)
 }
 
 /// Run one scenario at one spec version and assert the suite's verdict.
 fn scenario(name: &str, spec_version: &str) {
-    let Some((node, entry)) = suite() else { return };
+    let (node, entry) = suite();
     // The suite splits --command on spaces.
     assert!(
         !BIN.contains(' '),
@@ -88,76 +87,91 @@ fn checks_json(dir: &std::path::Path) -> Option<Vec<Value>> {
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn initialize_2025_06_18() {
     scenario("initialize", "2025-06-18");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn initialize_2025_11_25() {
     scenario("initialize", "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn tools_call_2025_06_18() {
     scenario("tools_call", "2025-06-18");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn tools_call_2025_11_25() {
     scenario("tools_call", "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn tools_call_2026_07_28() {
     scenario("tools_call", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn sse_retry_2025_11_25() {
     scenario("sse-retry", "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn elicitation_defaults_2025_11_25() {
     scenario("elicitation-sep1034-client-defaults", "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn request_metadata_2026_07_28() {
     scenario("request-metadata", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn http_standard_headers_2026_07_28() {
     scenario("http-standard-headers", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn http_custom_headers_2026_07_28() {
     scenario("http-custom-headers", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn http_invalid_tool_headers_2026_07_28() {
     scenario("http-invalid-tool-headers", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn json_schema_preservation_2025_11_25() {
     scenario("json-schema-2020-12-preservation", "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn json_schema_preservation_2026_07_28() {
     scenario("json-schema-2020-12-preservation", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn json_schema_ref_no_deref_2026_07_28() {
     scenario("json-schema-ref-no-deref", "2026-07-28");
 }
 
 #[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn mrtr_request_state_2026_07_28() {
     scenario("sep-2322-client-request-state", "2026-07-28");
 }

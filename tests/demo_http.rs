@@ -11,11 +11,11 @@ use std::io::{Read, Write};
 use std::process::Command;
 
 fn demo_http(extra: &[&str]) -> (Bg, String) {
-    let port = free_port();
     let mut cmd = Command::new(BIN);
-    cmd.args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
+    cmd.args(["demo-server", "--http", "127.0.0.1:0"])
         .args(extra);
-    (start(cmd, port), format!("http://127.0.0.1:{port}/mcp"))
+    let (srv, port) = start_reporting(cmd);
+    (srv, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 fn record(url: &str, extra: &[&str]) -> (Output, Vec<Value>) {

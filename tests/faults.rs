@@ -251,7 +251,7 @@ fn signalled_call(cmd: &str, sig: i32) -> (i32, std::path::PathBuf, tempfile::Te
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    watchdog(child.id(), Duration::from_secs(60));
+    let dog = watchdog(&child, Duration::from_secs(60));
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     if cmd == "call" {
@@ -271,7 +271,7 @@ fn signalled_call(cmd: &str, sig: i32) -> (i32, std::path::PathBuf, tempfile::Te
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, sig) };
     let status = child.wait().unwrap();
-
+    assert!(!dog.disarm(), "mcpscope hung after the signal");
     (status.code().unwrap_or(-1), rec, dir)
 }
 
@@ -377,7 +377,7 @@ fn tools_handles_sigterm_and_stops_the_server() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    watchdog(child.id(), Duration::from_secs(60));
+    let dog = watchdog(&child, Duration::from_secs(60));
     while !marker.exists() {
         std::thread::yield_now();
     }
@@ -389,6 +389,7 @@ fn tools_handles_sigterm_and_stops_the_server() {
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
+    assert!(!dog.disarm(), "mcpscope hung after the signal");
     assert_eq!(status.code(), Some(143));
     assert!(!alive(pid), "the server was stopped");
 }

@@ -267,7 +267,7 @@ fn ctrl_c_cancels_then_exits_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    watchdog(child.id(), std::time::Duration::from_secs(60));
+    let dog = watchdog(&child, std::time::Duration::from_secs(60));
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     // Wait until the call is running: its first progress line.
@@ -278,6 +278,7 @@ fn ctrl_c_cancels_then_exits_130() {
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
+    dog.disarm();
     assert_eq!(status.code(), Some(130));
     let lines = trace_lines(&rec);
     let cancel = frames(&lines, "out", "notifications/cancelled")

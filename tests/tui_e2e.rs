@@ -4,8 +4,10 @@
 //! terminal was restored; a fault tool's finding in the header and the
 //! Findings pane; a recorded session replayed to its end; the demo server
 //! over Streamable HTTP with the Network pane. Synchronisation is by polling the captured screen
-//! with a deadline, never by fixed sleeps. Skipped (with a reason) when
-//! tmux is missing, unless MCPSCOPE_REQUIRE_PEERS=1.
+//! with a deadline, never by fixed sleeps. Ignored by a plain `cargo test`
+//! (they need tmux): `cargo test -- --include-ignored` runs them.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
@@ -14,20 +16,17 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
 
-fn tmux_available() -> bool {
+/// These tests are `#[ignore]`d (a plain `cargo test` lists them as not
+/// run); run on purpose without tmux, they fail saying why.
+fn require_tmux() {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        if std::env::var("MCPSCOPE_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("tmux is required (MCPSCOPE_REQUIRE_PEERS=1) but not installed");
-        }
-        eprintln!(
-            "skipping: tmux is not installed (set MCPSCOPE_REQUIRE_PEERS=1 to make this fail)"
-        );
-    }
-    ok
+    assert!(
+        ok,
+        "tmux is not installed: these tests need it (apt-get install tmux)"
+    );
 }
 
 /// One tmux server on its own socket, killed on drop.
@@ -182,10 +181,9 @@ fn count(s: &str, needle: &str) -> usize {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn run_calls_compose_send_and_quit() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start(
         "run",
         r#"--run 'upload_file {"size_bytes": 2097152, "chunk_bytes": 262144, "delay_ms": 120}' --run 'pipeline_wait {"polls": 4, "interval_ms": 150}'"#,
@@ -238,10 +236,9 @@ fn run_calls_compose_send_and_quit() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn cancel_a_running_call_from_the_progress_pane() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start(
         "cancel",
         r#"--run 'pipeline_wait {"polls": 50, "interval_ms": 200}'"#,
@@ -329,10 +326,9 @@ impl PidServer {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn sigterm_restores_the_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let server = PidServer::new();
     let t = Tmux::start_cmd("sigterm", &server.args());
     t.wait_for("connected", 30, |s| s.contains("connected"));
@@ -344,10 +340,9 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn sighup_stops_the_server_and_exits_129() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let server = PidServer::new();
     let t = Tmux::start_cmd("sighup", &server.args());
     t.wait_for("connected", 30, |s| s.contains("connected"));
@@ -359,10 +354,9 @@ fn sighup_stops_the_server_and_exits_129() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn quitting_stops_a_server_that_ignores_its_closed_stdin() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let server = PidServer::new();
     let t = Tmux::start_cmd("quit-server", &server.args());
     t.wait_for("connected", 30, |s| s.contains("connected"));
@@ -373,10 +367,9 @@ fn quitting_stops_a_server_that_ignores_its_closed_stdin() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_recording_that_stops_is_shown_and_fails_the_exit() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("t.jsonl");
     // Files may not grow past 64 KiB (writes beyond fail, as on a full
@@ -403,10 +396,9 @@ fn a_recording_that_stops_is_shown_and_fails_the_exit() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn closing_the_terminal_stops_the_server() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let server = PidServer::new();
     // 80x24: the narrow layout, where the close was first seen to orphan.
     let t = Tmux::start_sized("closed", &server.args(), 80, 24);
@@ -470,10 +462,9 @@ fn without_a_terminal_it_points_to_the_headless_commands() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_fault_tool_shows_its_finding_in_the_header_and_the_findings_pane() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start("fault", "--run 'fault_not_increasing {}'");
     let s = t.wait_for("an error counted in the header", 30, |s| {
         s.lines()
@@ -504,10 +495,9 @@ fn a_fault_tool_shows_its_finding_in_the_header_and_the_findings_pane() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn replay_plays_a_recorded_session_to_its_end() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("session.jsonl");
     let out = Command::new(BIN)
@@ -566,10 +556,9 @@ fn replay_plays_a_recorded_session_to_its_end() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn replay_of_a_cut_trace_plays_every_event_before_the_cut() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole.jsonl");
     let out = Command::new(BIN)
@@ -641,52 +630,27 @@ fn replay_without_a_terminal_points_to_print() {
     );
 }
 
-/// The demo server over Streamable HTTP on a free loopback port, killed
-/// when dropped.
+/// The demo server over Streamable HTTP on the loopback port it bound,
+/// killed when dropped.
 struct DemoHttp {
-    child: std::process::Child,
+    #[allow(dead_code)] // held to keep the server running
+    srv: common::http::Bg,
     port: u16,
 }
 
 impl DemoHttp {
     fn start() -> DemoHttp {
-        // Ask the kernel for a free port, release it, give it to the server.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .unwrap();
-        let mut child = Command::new(BIN)
-            .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Ready when it accepts a connection; poll with a deadline.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(st)) = child.try_wait() {
-                panic!("the demo server exited before listening: {st}");
-            }
-            assert!(Instant::now() < deadline, "nothing listens on port {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        DemoHttp { child, port }
-    }
-}
-
-impl Drop for DemoHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut cmd = Command::new(BIN);
+        cmd.args(["demo-server", "--http", "127.0.0.1:0"]);
+        let (srv, port) = common::http::start_reporting(cmd);
+        DemoHttp { srv, port }
     }
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn http_session_shows_network_rows_and_the_post_streams_progress() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let server = DemoHttp::start();
     let t = Tmux::start_cmd(
         "http",

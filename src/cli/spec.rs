@@ -310,8 +310,17 @@ fn parse_header(h: &str) -> Result<(String, String), UsageError> {
 pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, UsageError> {
     let text = crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES)
         .map_err(|e| usage(format!("cannot read config {}: {e}", path.display())))?;
-    let root: Value = serde_json::from_str(&text)
-        .or_else(|_| serde_json::from_str(&strip_jsonc(&text)))
+    config_from_text(&text, path, server)
+}
+
+/// One server out of a config file's text (`path` only names it in errors).
+pub fn config_from_text(
+    text: &str,
+    path: &Path,
+    server: Option<&str>,
+) -> Result<ServerSpec, UsageError> {
+    let root: Value = serde_json::from_str(text)
+        .or_else(|_| serde_json::from_str(&strip_jsonc(text)))
         .map_err(|e| usage(format!("config {} is not JSON: {e}", path.display())))?;
     let servers = ["mcpServers", "servers"]
         .iter()
@@ -400,58 +409,66 @@ pub fn from_config(path: &Path, server: Option<&str>) -> Result<ServerSpec, Usag
     })
 }
 
-/// VS Code writes JSON with comments and trailing commas.
+/// VS Code writes JSON with comments and trailing commas. Both become
+/// spaces, byte for byte (line breaks kept), so a parse error still points at
+/// the line and column of the file as written.
 fn strip_jsonc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    let mut in_str = false;
-    while let Some(c) = chars.next() {
-        if in_str {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_str = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_str = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
+    let mut b = s.as_bytes().to_vec();
+    let mut i = 0;
+    // The last comma since the last value: dropped if a `}` or `]` comes
+    // next, whatever whitespace and comments stand between.
+    let mut comma: Option<usize> = None;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                comma = None;
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 2,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
                     }
                 }
             }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut prev = ' ';
-                for n in chars.by_ref() {
-                    if prev == '*' && n == '/' {
-                        break;
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    b[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end =
+                    memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |e| i + 2 + e + 2);
+                for c in &mut b[i..end] {
+                    if *c != b'\n' {
+                        *c = b' ';
                     }
-                    prev = n;
                 }
+                i = end;
             }
-            (',', _) => {
-                // Drop a comma that only whitespace separates from } or ].
-                let rest: String = chars.clone().take_while(|c| c.is_whitespace()).collect();
-                let after = chars.clone().nth(rest.chars().count());
-                if !matches!(after, Some('}') | Some(']')) {
-                    out.push(c);
+            b',' => {
+                comma = Some(i);
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(c) = comma.take() {
+                    b[c] = b' ';
                 }
+                i += 1;
             }
-            _ => out.push(c),
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                comma = None;
+                i += 1;
+            }
         }
     }
-    out
+    // Only whole comments (ASCII-delimited) were blanked: still UTF-8.
+    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]

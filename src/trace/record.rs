@@ -76,10 +76,13 @@ impl Recorder {
             l.extend_from_slice(b",\"batch\":true");
         }
         // A JSON frame with a raw line break (a pretty-printed HTTP body, a
-        // multi-line SSE event) would split the JSONL line: keep it as text.
+        // multi-line SSE event) would split the JSONL line, and whitespace
+        // around it would be lost when read back: keep those as text.
         if ev.kind.is_json()
             && ev.dir != Dir::Stderr
             && memchr::memchr2(b'\n', b'\r', ev.bytes).is_none()
+            && !ev.bytes.first().is_some_and(u8::is_ascii_whitespace)
+            && !ev.bytes.last().is_some_and(u8::is_ascii_whitespace)
         {
             l.extend_from_slice(b",\"json\":");
             l.extend_from_slice(ev.bytes);

@@ -36,8 +36,17 @@ const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request failed when the server forgot the session (HTTP 404).
 pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
 const DEFAULT_RETRY_MS: u64 = 1000;
-/// How long a notification's POST may hold up the frames queued after it.
-const DELIVERY_WAIT: Duration = Duration::from_secs(10);
+/// How long a notification's POST may hold up the frames queued after it;
+/// `MCPSCOPE_DELIVERY_WAIT_MS` shortens it for tests of a stalled server.
+fn delivery_wait() -> Duration {
+    static WAIT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *WAIT.get_or_init(|| {
+        std::env::var("MCPSCOPE_DELIVERY_WAIT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(Duration::from_secs(10), Duration::from_millis)
+    })
+}
 /// The GET stream is never reopened faster than this.
 const MIN_RECONNECT_MS: u64 = 250;
 
@@ -346,13 +355,14 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
                 };
                 let channel = out.channel.clone();
                 tokio::spawn(inner.clone().post(out));
-                if tokio::time::timeout(DELIVERY_WAIT, delivered.notified())
+                let wait = delivery_wait();
+                if tokio::time::timeout(wait, delivered.notified())
                     .await
                     .is_err()
                 {
                     inner.meta(
                         &channel,
-                        json!({"event": "slow-delivery", "waited_ms": DELIVERY_WAIT.as_millis() as u64}),
+                        json!({"event": "slow-delivery", "waited_ms": wait.as_millis() as u64}),
                     );
                 }
             }

@@ -1,36 +1,13 @@
-//! Loopback HTTP helpers: start real peers on free ports, and a raw HTTP/1.1
-//! server for misbehaving-server scenarios no real server produces on demand.
+//! Loopback HTTP helpers: start real peers on ports they bind themselves, and
+//! a raw HTTP/1.1 server for misbehaving-server scenarios no real server
+//! produces on demand.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Poll until something listens on the port (the peer is ready), or panic.
-pub fn wait_port(port: u16, child: &mut Child) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        if let Ok(Some(st)) = child.try_wait() {
-            panic!("peer exited before listening: {st}");
-        }
-        std::thread::yield_now();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("nothing listens on port {port}");
-}
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 /// A background peer, killed when dropped.
 pub struct Bg(pub Child);
@@ -42,13 +19,76 @@ impl Drop for Bg {
     }
 }
 
-pub fn start(mut cmd: Command, port: u16) -> Bg {
+/// Start a server that binds port 0 itself and reports the port it got on
+/// stderr (a line with `127.0.0.1:PORT`), and is listening by then. Choosing
+/// a free port here and handing it over would leave a window for another
+/// process to take it.
+pub fn start_reporting(mut cmd: Command) -> (Bg, u16) {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start peer");
-    wait_port(port, &mut child);
-    Bg(child)
+    let stderr = child.stderr.take().expect("stderr");
+    let bg = Bg(child);
+    let (tx, rx) = mpsc::channel();
+    // Keeps draining stderr after the report, so the server never blocks on it.
+    std::thread::spawn(move || {
+        let mut before = String::new();
+        let mut reported = false;
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if reported {
+                continue;
+            }
+            match reported_port(&line) {
+                Some(port) => {
+                    reported = true;
+                    let _ = tx.send(Ok(port));
+                }
+                None => before.push_str(&format!("{line}\n")),
+            }
+        }
+        if !reported {
+            let _ = tx.send(Err(before));
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(Ok(port)) => (bg, port),
+        Ok(Err(stderr)) => panic!("the server exited without reporting its port:\n{stderr}"),
+        Err(_) => panic!("the server reported no port within 30 s"),
+    }
+}
+
+fn reported_port(line: &str) -> Option<u16> {
+    let (_, rest) = line.split_once("127.0.0.1:")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&p| p != 0)
+}
+
+/// A loopback port nothing listens on, for as long as the returned socket
+/// lives: bound but not listening, so a connection is refused and no other
+/// process can take the port meanwhile.
+pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: plain socket calls on a descriptor this function owns; the
+    // address structs are fully initialised and their sizes passed along.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let fd = OwnedFd::from_raw_fd(fd);
+        let mut addr: libc::sockaddr_in = std::mem::zeroed();
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        let rc = libc::bind(raw, (&raw const addr).cast(), len);
+        assert_eq!(rc, 0, "bind: {}", std::io::Error::last_os_error());
+        let mut got: libc::sockaddr_in = std::mem::zeroed();
+        let mut got_len = len;
+        let rc = libc::getsockname(raw, (&raw mut got).cast(), &mut got_len);
+        assert_eq!(rc, 0, "getsockname: {}", std::io::Error::last_os_error());
+        (fd, u16::from_be(got.sin_port))
+    }
 }
 
 /// One request as the raw server saw it.

@@ -4,8 +4,10 @@
 pub mod http;
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
@@ -25,16 +27,65 @@ impl Output {
     }
 }
 
-/// Kill the child if it is still running after `limit` (a hang is a failure,
-/// not a stuck test run).
-pub fn watchdog(pid: u32, limit: Duration) {
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        // SAFETY: kill(2) has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid as i32, libc::SIGKILL);
+/// Kills a child of the test that is still running after a time limit (a
+/// hang is a failure, not a stuck test run). It holds a pidfd, which names
+/// that one process: once the child is reaped its pid may be reused, and a
+/// kill by pid could hit an unrelated process.
+#[must_use = "dropping the watchdog disarms it"]
+pub struct Watchdog {
+    cancel: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl Watchdog {
+    /// Stop watching (the child was waited); true if it had fired.
+    pub fn disarm(mut self) -> bool {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> bool {
+        self.cancel.take();
+        self.thread
+            .take()
+            .is_some_and(|t| t.join().unwrap_or(false))
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Arm a watchdog on `child`, which must not have been waited yet.
+pub fn watchdog(child: &Child, limit: Duration) -> Watchdog {
+    // SAFETY: pidfd_open(2) takes a pid and flags and returns a new
+    // descriptor (owned below) or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
+    assert!(fd >= 0, "pidfd_open: {}", std::io::Error::last_os_error());
+    // SAFETY: the descriptor was just returned to us and nothing else owns it.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let (cancel, cancelled) = mpsc::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        if cancelled.recv_timeout(limit) != Err(mpsc::RecvTimeoutError::Timeout) {
+            return false;
         }
+        // SAFETY: pidfd_send_signal(2) on a descriptor we own; no info struct.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            );
+        }
+        true
     });
+    Watchdog {
+        cancel: Some(cancel),
+        thread: Some(thread),
+    }
 }
 
 pub fn run(args: &[&str]) -> Output {
@@ -64,7 +115,7 @@ pub fn run_in(args: &[&str], cwd: Option<&Path>) -> Output {
 }
 
 pub fn finish(mut child: Child) -> Output {
-    watchdog(child.id(), Duration::from_secs(120));
+    let dog = watchdog(&child, Duration::from_secs(120));
     let mut stdout = String::new();
     let mut stderr_pipe = child.stderr.take().expect("stderr");
     let err_thread = std::thread::spawn(move || {
@@ -76,6 +127,7 @@ pub fn finish(mut child: Child) -> Output {
         let _ = o.read_to_string(&mut stdout);
     }
     let status = child.wait().expect("wait");
+    dog.disarm();
     let stderr = err_thread.join().unwrap_or_default();
     Output {
         code: status.code().unwrap_or(-1),
@@ -84,37 +136,30 @@ pub fn finish(mut child: Child) -> Output {
     }
 }
 
-/// A path to a peer installed by tests/peers/install.sh, or None (after
-/// printing why) when it is missing and peers are not required.
-pub fn peer(rel: &str) -> Option<PathBuf> {
+/// A path to a peer installed by tests/peers/install.sh. The tests that need
+/// one are `#[ignore]`d, so a plain `cargo test` lists them as not run; one
+/// run on purpose (`--include-ignored`) without its peer fails, saying why.
+pub fn peer(rel: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/peers/.installed")
         .join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCPSCOPE_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "peer {} is missing: run tests/peers/install.sh",
-            p.display()
-        );
-    }
-    eprintln!(
-        "skipped: peer {} is not installed (run tests/peers/install.sh)",
+    assert!(
+        p.exists(),
+        "peer {} is missing: run `bash tests/peers/install.sh` first",
         p.display()
     );
-    None
+    p
 }
 
-pub fn everything() -> Option<PathBuf> {
+pub fn everything() -> PathBuf {
     peer("node/node_modules/.bin/mcp-server-everything")
 }
 
 /// The Python SDK test server: argv prefix.
-pub fn python_server() -> Option<Vec<String>> {
-    let py = peer("venv/bin/python")?;
+pub fn python_server() -> Vec<String> {
+    let py = peer("venv/bin/python");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_server.py");
-    Some(vec![py.display().to_string(), script.display().to_string()])
+    vec![py.display().to_string(), script.display().to_string()]
 }
 
 /// Read a recorded trace as JSON values (header first).

@@ -110,15 +110,32 @@ def greet(who: Annotated[Name, Resolve(ask_name)]) -> str:
     return f"Hello, {who.name}!"
 
 
+def serve_http(port: int) -> None:
+    """Streamable HTTP on 127.0.0.1:PORT (0: any free port), reporting the bound
+    address on stderr once it listens, so a test need not pick a port."""
+    import socket
+    import sys
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
+    app = server.streamable_http_app(host="127.0.0.1")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0: any free port, reported on stderr)")
     parser.add_argument("--logging", action="store_true", help="declare logging and honour logging/setLevel")
     args = parser.parse_args()
     if args.logging:
         server._lowlevel_server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, set_level)
     if args.http is not None:
-        server.run("streamable-http", host="127.0.0.1", port=args.http)
+        serve_http(args.http)
     else:
         server.run("stdio")
 
