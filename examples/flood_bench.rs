@@ -7,6 +7,9 @@
 //! `FLOOD_SERVER="python3 flood_server.py"` measures another flood server
 //! (any server with a `flood {count}` tool) instead of the demo server.
 
+#[path = "support/release_bin.rs"]
+mod release_bin;
+
 use mcpscope::client::{ClientOptions, Limits, Session, TokenPolicy};
 use mcpscope::trace::{Dir, MonotonicClock, Store, Trace};
 use mcpscope::transport::lines::read_lines;
@@ -19,19 +22,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let exe = std::env::current_exe().expect("exe");
-    let bin = exe
-        .parent()
-        .and_then(|p| p.parent())
-        .map(|p| p.join("mcpscope"))
-        .expect("target dir");
-    if !bin.exists() {
-        eprintln!(
-            "{} not found: run `cargo build --release` first",
-            bin.display()
-        );
-        std::process::exit(2);
-    }
+    let bin = release_bin::release_bin();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

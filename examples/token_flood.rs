@@ -9,6 +9,9 @@
 //! (defaults: 2,000,000 tokens, 64MiB). The server is this example itself,
 //! re-run with `--serve`.
 
+#[path = "support/release_bin.rs"]
+mod release_bin;
+
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -61,19 +64,8 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(2_000_000);
     let max_store = args.get(2).cloned().unwrap_or_else(|| "64MiB".into());
+    let bin = release_bin::release_bin();
     let me = std::env::current_exe().expect("exe");
-    let bin = me
-        .parent()
-        .and_then(|p| p.parent())
-        .map(|p| p.join("mcpscope"))
-        .expect("target dir");
-    if !bin.exists() {
-        eprintln!(
-            "{} not found: run `cargo build --release` first",
-            bin.display()
-        );
-        std::process::exit(2);
-    }
     let dir = tempfile::tempdir().expect("tempdir");
     let record = dir.path().join("flood.jsonl");
     let t0 = Instant::now();
