@@ -22,7 +22,7 @@ mkdir -p fuzz/artifacts
 for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t"
     log="fuzz/artifacts/$t.log"
-    echo "fuzz: $t for ${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-${secs}s}"
+    if [[ -n "${FUZZ_RUNS:-}" ]]; then echo "fuzz: $t for $FUZZ_RUNS runs"; else echo "fuzz: $t for ${secs}s"; fi
     # One process, so one core; new inputs go to the first (git-ignored) corpus.
     rc=0
     if [[ -n "${FUZZ_RUNS:-}" ]]; then limit=(-runs="$FUZZ_RUNS"); else limit=(-max_total_time="$secs"); fi
