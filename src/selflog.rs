@@ -37,7 +37,12 @@ pub fn init(path: &Path) -> Result<(), String> {
 
 /// The command line with secret values replaced, as the trace records it.
 fn redacted_argv() -> Vec<String> {
-    let mut v = serde_json::json!({"event": "spawn", "argv": std::env::args().collect::<Vec<_>>()});
+    let mut v = crate::event::Event::Spawn {
+        argv: std::env::args().collect(),
+        pid: None,
+        cwd: None,
+    }
+    .to_json();
     crate::trace::record::redact(&mut v);
     v["argv"]
         .as_array()

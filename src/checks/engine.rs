@@ -10,6 +10,7 @@ use super::config::CheckConfig;
 use super::finding::Finding;
 use super::rules::Rule;
 use super::shape::{self, article, preview, secs};
+use crate::event::Event;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
@@ -149,9 +150,16 @@ impl Checker {
         match ev.dir {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
-            Dir::Meta if ev.method == Some("oversized") => self.oversized(ev, out),
             Dir::Meta => {
-                if let Some(why) = self.http.meta(ev)
+                if let Some(Event::Oversized {
+                    bytes,
+                    kept,
+                    frame,
+                    stream,
+                }) = ev.event()
+                {
+                    self.oversized(ev, bytes, kept, frame, stream.as_deref(), out);
+                } else if let Some(why) = self.http.meta(ev)
                     && let Some(ri) = self.req_channels.get(ev.channel)
                 {
                     let id = Some(self.reqs[*ri].id.clone());
@@ -163,12 +171,16 @@ impl Checker {
     }
 
     /// A transport cut a frame at its size cap (the `oversized` event).
-    fn oversized(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
-        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let (bytes, kept) = (n("bytes"), n("kept"));
-        let frame = v.get("frame").and_then(Value::as_u64);
-        let what = match v.get("stream").and_then(Value::as_str) {
+    fn oversized(
+        &mut self,
+        ev: &EventRef<'_>,
+        bytes: u64,
+        kept: u64,
+        frame: Option<u64>,
+        stream: Option<&str>,
+        out: &mut Vec<Finding>,
+    ) {
+        let what = match stream {
             Some("stderr") => "a stderr line",
             _ => "a frame",
         };

@@ -4,6 +4,7 @@
 //! frame), and whether a POST carrying a request was answered with a content
 //! type Streamable HTTP allows.
 
+use crate::event::Event;
 use crate::trace::EventRef;
 use std::collections::VecDeque;
 
@@ -18,30 +19,25 @@ pub struct HttpExchanges {
     legacy: bool,
 }
 
-#[derive(serde::Deserialize)]
-struct Http<'a> {
-    #[serde(default, borrow)]
-    method: Option<&'a str>,
-    #[serde(default)]
-    status: Option<serde_json::Value>,
-    #[serde(default)]
-    content_type: Option<String>,
-}
-
 impl HttpExchanges {
     /// Learn from a meta event. For a POST answered with success but a
     /// content type that is neither JSON nor SSE, why that is wrong (the
     /// caller knows whether the POST carried a request).
     pub fn meta(&mut self, ev: &EventRef<'_>) -> Option<String> {
-        if ev.channel == "sse" || ev.method == Some("transport-detect") {
+        let event = ev.event();
+        if ev.channel == "sse" || matches!(event, Some(Event::TransportDetect { .. })) {
             self.legacy = true;
         }
-        if ev.method != Some("http") {
+        let Some(Event::Http {
+            method,
+            status,
+            content_type,
+            ..
+        }) = event
+        else {
             return None;
-        }
-        let h: Http<'_> = serde_json::from_slice(ev.bytes).ok()?;
-        let status = h.status.as_ref().and_then(|s| s.as_u64())? as u16;
-        if h.method != Some("POST") {
+        };
+        if method != "POST" {
             return None;
         }
         self.errors.retain(|(c, _)| &**c != ev.channel);
@@ -54,7 +50,7 @@ impl HttpExchanges {
         if self.legacy || !(200..300).contains(&status) || matches!(status, 202 | 204) {
             return None;
         }
-        let ct = h.content_type.as_deref().unwrap_or("");
+        let ct = content_type.as_deref().unwrap_or("");
         let essence = ct
             .split(';')
             .next()

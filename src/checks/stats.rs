@@ -2,6 +2,7 @@
 //! notification rate), computed from a store's request and token indexes.
 //! Used by `check` reports and available to the TUI's gauge details.
 
+use crate::event::{EOF_RUNNING, Event, ExitInfo};
 use crate::protocol::frame::FrameKind;
 use crate::protocol::{IdKey, methods};
 use crate::trace::{Dir, Origin, Store};
@@ -110,12 +111,9 @@ pub fn call_stats(store: &Store) -> Vec<CallStats> {
                     .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
                 calls.push((id, token, method, tool, ev.seq, ev.t_us));
             }
-            (Dir::Meta, _) if ev.method == Some("timeout") => {
-                if let Some(r) = serde_json::from_slice::<Value>(ev.bytes)
-                    .ok()
-                    .and_then(|v| v.get("request").map(IdKey::from_value))
-                {
-                    timeouts.insert(r, ());
+            (Dir::Meta, _) => {
+                if let Some(Event::Timeout { request, .. }) = ev.event() {
+                    timeouts.insert(IdKey::from_value(&request), ());
                 }
             }
             _ => {}
@@ -244,53 +242,42 @@ pub fn incomplete_calls(store: &Store, calls: &[CallStats]) -> Vec<Incomplete> {
     let mut cancels: HashMap<IdKey, (u64, String)> = HashMap::new();
     for ev in store.range(0, store.next_seq()) {
         match ev.dir {
-            Dir::Meta => {
-                let Some(kind) = ev.method else { continue };
-                if !matches!(kind, "exit" | "eof" | "failed" | "timeout" | "cancel") {
-                    continue;
+            Dir::Meta => match ev.event() {
+                Some(Event::Exit { code, signal }) => {
+                    let exit = ExitInfo { code, signal };
+                    ends.push((ev.seq, None, format!("the server {exit}")));
                 }
-                let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
-                    continue;
-                };
-                let request = v
-                    .get("request")
-                    .filter(|r| !r.is_null())
-                    .map(IdKey::from_value);
-                let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                match kind {
-                    "exit" => {
-                        let exit = crate::transport::ExitInfo {
-                            code: v.get("code").and_then(Value::as_i64).map(|c| c as i32),
-                            signal: v.get("signal").and_then(Value::as_i64).map(|c| c as i32),
-                        };
-                        ends.push((ev.seq, None, format!("the server {exit}")));
-                    }
-                    "eof" => ends.push((
-                        ev.seq,
-                        None,
-                        crate::transport::stdio::EOF_RUNNING.to_string(),
-                    )),
-                    "failed" => ends.push((ev.seq, request, text("error"))),
-                    "timeout" => {
-                        if let Some(r) = request {
-                            let secs = v.get("secs").and_then(Value::as_f64).unwrap_or(0.0);
-                            timeouts.insert(
-                                r,
-                                format!(
-                                    "timed out ({} timeout of {}s)",
-                                    text("limit"),
-                                    crate::protocol::views::num(secs)
-                                ),
-                            );
-                        }
-                    }
-                    _ => {
-                        if let Some(r) = request {
-                            cancels.entry(r).or_insert((ev.seq, text("reason")));
-                        }
-                    }
+                Some(Event::Eof { .. }) => ends.push((ev.seq, None, EOF_RUNNING.to_string())),
+                Some(Event::Failed { request, error }) => ends.push((
+                    ev.seq,
+                    request
+                        .filter(|r| !r.is_null())
+                        .map(|r| IdKey::from_value(&r)),
+                    error,
+                )),
+                Some(Event::Timeout {
+                    request,
+                    limit,
+                    secs,
+                    ..
+                }) => {
+                    timeouts.insert(
+                        IdKey::from_value(&request),
+                        format!(
+                            "timed out ({limit} timeout of {}s)",
+                            crate::protocol::views::num(secs)
+                        ),
+                    );
                 }
-            }
+                Some(Event::Cancel {
+                    request, reason, ..
+                }) => {
+                    cancels
+                        .entry(IdKey::from_value(&request))
+                        .or_insert((ev.seq, reason));
+                }
+                _ => {}
+            },
             Dir::Out if ev.method == Some(methods::CANCELLED) => {
                 if let Ok(v) = serde_json::from_slice::<Value>(ev.bytes)
                     && let Some(r) = v.pointer("/params/requestId")

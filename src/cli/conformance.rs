@@ -13,7 +13,6 @@ use super::connect::{Failure, connect, handshake};
 use super::spec::{ElicitArg, ServerArgs, UsageError};
 use crate::client::{ClientError, ClientOptions, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
-use crate::trace::Dir;
 use clap::Args;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -216,14 +215,13 @@ async fn drive(session: &Session, scenario: &str, context: &Value) -> Result<usi
 fn warn_rejected(session: &Session, from: u64) {
     let store = session.trace().read();
     for ev in store.range(from, store.next_seq()) {
-        if ev.dir != Dir::Meta || ev.method != Some("tool-rejected") {
+        let Some(crate::event::Event::ToolRejected { tool, reason }) = ev.event() else {
             continue;
-        }
-        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
+        };
         eprintln!(
             "conformance: warning: tool {} rejected: {}",
-            one_line(&v["tool"].to_string()),
-            one_line(v["reason"].as_str().unwrap_or("?"))
+            one_line(&tool.to_string()),
+            one_line(&reason)
         );
     }
 }

@@ -6,6 +6,7 @@
 use super::link::Link;
 use super::options::{ElicitMode, EraChoice, Limits};
 use super::{ClientError, Reply, Session};
+use crate::event::Event;
 use crate::protocol::Revision;
 use crate::protocol::methods;
 use crate::protocol::views::InitializeResult;
@@ -88,8 +89,10 @@ impl Session {
                     }
                     Err(e) => {
                         self.set_modern(false);
-                        self.meta(json!({"event": "era", "era": "handshake",
-                                         "reason": format!("server/discover probe: {e}")}));
+                        self.meta(Event::Era {
+                            era: "handshake".into(),
+                            reason: format!("server/discover probe: {e}"),
+                        });
                         if let Link::Http(h) = &self.transport {
                             h.clear_protocol_version();
                         }
@@ -134,8 +137,10 @@ impl Session {
                 )
                 .await;
             let end = match r {
-                Ok(_) => json!({"event": "listen-end"}),
-                Err(e) => json!({"event": "listen-end", "error": e.to_string()}),
+                Ok(_) => Event::ListenEnd { error: None },
+                Err(e) => Event::ListenEnd {
+                    error: Some(e.to_string()),
+                },
             };
             me.meta(end);
         });
@@ -206,8 +211,10 @@ impl Session {
                 .unwrap_or_default();
             let modern = Revision::V2026_07_28.as_str();
             if supported.iter().any(|v| v == modern) {
-                self.meta(json!({"event": "version-retry", "protocolVersion": modern,
-                                 "supported": supported}));
+                self.meta(Event::VersionRetry {
+                    protocol_version: modern.to_string(),
+                    supported: supported.clone(),
+                });
                 outcome = self.request(methods::SERVER_DISCOVER, None, limits).await;
             }
         }
@@ -247,11 +254,15 @@ impl Session {
                 .and_then(Value::as_str)
                 .map(str::to_string),
         };
-        self.meta(
-            json!({"event": "negotiated", "era": "stateless", "protocolVersion": modern,
-                         "supportedVersions": versions, "serverInfo": init.server_info,
-                         "capabilities": init.capabilities}),
-        );
+        self.meta(Event::Negotiated {
+            era: Some("stateless".into()),
+            requested: None,
+            protocol_version: modern.to_string(),
+            supported: None,
+            supported_versions: Some(json!(versions)),
+            server_info: json!(init.server_info),
+            capabilities: json!(init.capabilities),
+        });
         *self.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(init.clone());
         Ok(init)
     }

@@ -2,6 +2,7 @@
 //! batch), then wakes waiting requests and queues server→client requests.
 
 use super::pending::{Gone, Pending};
+use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Route, Trace};
 use crate::transport::{ExitInfo, Sink};
@@ -35,9 +36,15 @@ impl Ingest {
                     if let Err(mpsc::error::TrySendError::Full((id, seq))) =
                         self.server_requests.try_send((id, seq))
                     {
-                        let ev = serde_json::json!({"event": "server-request-dropped", "request": id.to_value(), "seq": seq,
-                            "reason": format!("{SERVER_REQUEST_BACKLOG} server requests already wait for an answer")});
-                        self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+                        let ev = Event::ServerRequestDropped {
+                            request: id.to_value(),
+                            seq,
+                            reason: format!(
+                                "{SERVER_REQUEST_BACKLOG} server requests already wait for an answer"
+                            ),
+                        };
+                        self.trace
+                            .append(|s, now| s.append_event(channel, now, &ev));
                     }
                 }
             }
@@ -68,8 +75,11 @@ impl Sink for Ingest {
         // Routed nowhere: a cut frame answers nothing.
         self.trace.append(|s, now| {
             let seq = s.append_cut(Dir::In, channel, now, kept);
-            let ev = crate::transport::oversized_event(kept.len(), total, Some(seq));
-            s.append_meta(channel, now, &ev);
+            s.append_event(
+                channel,
+                now,
+                &Event::oversized(kept.len(), total, Some(seq)),
+            );
         });
     }
 
@@ -81,7 +91,11 @@ impl Sink for Ingest {
         });
     }
 
-    fn event(&self, channel: &str, mut event: serde_json::Value) {
+    fn event(&self, channel: &str, event: Event) {
+        self.event_json(channel, event.to_json());
+    }
+
+    fn event_json(&self, channel: &str, mut event: serde_json::Value) {
         // The spawn event names the command line: `--api-key VALUE` and the
         // like. An `http` exchange records only what the server answered —
         // status, content type, the session id it issued — which is what a
@@ -97,14 +111,18 @@ impl Sink for Ingest {
     fn closed(&self, channel: &str, exit: ExitInfo) {
         tracing::info!(channel, %exit, "connection closed");
         self.trace
-            .append(|s, now| s.append_meta(channel, now, &exit.to_json()));
+            .append(|s, now| s.append_event(channel, now, &Event::exit(exit)));
         self.pending.fail_all(Gone::Exited(exit));
     }
 
     fn failed(&self, channel: &str, request: Option<IdKey>, why: String) {
         tracing::warn!(channel, ?request, why, "request failed");
-        let ev = serde_json::json!({"event": "failed", "request": request.as_ref().map(IdKey::to_value), "error": why});
-        self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+        let ev = Event::Failed {
+            request: request.as_ref().map(IdKey::to_value),
+            error: why.clone(),
+        };
+        self.trace
+            .append(|s, now| s.append_event(channel, now, &ev));
         match request {
             Some(id) => self.pending.fail(&id, Gone::Transport(why)),
             None => self.pending.fail_all(Gone::Transport(why)),

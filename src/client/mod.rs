@@ -15,6 +15,7 @@ pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
+use crate::event::Event;
 use crate::protocol::json_text::{RangeReport, lenient_value};
 use crate::protocol::methods;
 use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
@@ -227,7 +228,10 @@ impl Session {
         if let Err(e) = self.transport.send(channel, bytes) {
             if let TransportError::Backlog { .. } = e {
                 // The frame is in the trace; say that it never left.
-                self.meta(json!({"event": "send-failed", "seq": seq, "error": e.to_string()}));
+                self.meta(Event::SendFailed {
+                    seq,
+                    error: e.to_string(),
+                });
             }
             return Err(e.into());
         }
@@ -242,10 +246,10 @@ impl Session {
         self.send_frame(&msg)
     }
 
-    fn meta(&self, event: Value) -> u64 {
-        tracing::debug!(%event, "session event");
+    fn meta(&self, event: Event) -> u64 {
+        tracing::debug!(?event, "session event");
         let ch = self.transport.meta_channel();
-        self.trace.append(|s, now| s.append_meta(ch, now, &event))
+        self.trace.append(|s, now| s.append_event(ch, now, &event))
     }
 
     pub fn fresh_id(&self) -> IdKey {
@@ -297,7 +301,7 @@ impl Session {
                     && !self.is_modern() =>
             {
                 // The server forgot the session: start a new one, then retry once.
-                self.meta(json!({"event": "reinitialize", "reason": why}));
+                self.meta(Event::Reinitialize { reason: why });
                 if let Link::Http(h) = &self.transport {
                     h.reset_session();
                 }
@@ -374,10 +378,12 @@ impl Session {
                             Expiry::Max => limits.max,
                         }
                         .map_or(0.0, |d| d.as_secs_f64());
-                        self.meta(
-                            json!({"event": "timeout", "request": id.to_value(), "method": method,
-                                         "limit": expiry.as_str(), "secs": secs}),
-                        );
+                        self.meta(Event::Timeout {
+                            request: id.to_value(),
+                            method: method.to_string(),
+                            limit: expiry.as_str().to_string(),
+                            secs,
+                        });
                         if method == methods::INITIALIZE {
                             // A client MUST NOT cancel initialize: stop waiting only.
                             self.pending.forget(&id);
@@ -453,10 +459,11 @@ impl Session {
         {
             // 2026-07-28 over HTTP: cancelling is closing the response stream.
             h.abort(id);
-            return Ok(
-                self.meta(json!({"event": "cancel", "request": id.to_value(),
-                                       "how": "closed the response stream", "reason": reason})),
-            );
+            return Ok(self.meta(Event::Cancel {
+                request: id.to_value(),
+                how: "closed the response stream".into(),
+                reason: reason.to_string(),
+            }));
         }
         self.notify(
             methods::CANCELLED,
@@ -497,9 +504,15 @@ impl Session {
         let init: InitializeResult = serde_json::from_value(reply.result.clone())
             .map_err(|e| ClientError::Handshake(format!("malformed initialize result: {e}")))?;
         let supported = init.protocol_version.parse::<Revision>().is_ok();
-        self.meta(json!({"event": "negotiated", "requested": requested,
-                         "protocolVersion": init.protocol_version, "supported": supported,
-                         "serverInfo": init.server_info, "capabilities": init.capabilities}));
+        self.meta(Event::Negotiated {
+            era: None,
+            requested: Some(requested.to_string()),
+            protocol_version: init.protocol_version.clone(),
+            supported: Some(supported),
+            supported_versions: None,
+            server_info: json!(init.server_info),
+            capabilities: json!(init.capabilities),
+        });
         *self.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(init.clone());
         if let Link::Http(h) = &self.transport {
             h.set_protocol_version(&init.protocol_version);
@@ -570,7 +583,10 @@ impl Session {
             Ok(_) => true,
             Err(reason) => {
                 let name = tool.get("name").cloned().unwrap_or(Value::Null);
-                self.meta(json!({"event": "tool-rejected", "tool": name, "reason": reason}));
+                self.meta(Event::ToolRejected {
+                    tool: name,
+                    reason: reason.to_string(),
+                });
                 false
             }
         }

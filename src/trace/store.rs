@@ -152,6 +152,14 @@ impl EventRef<'_> {
     pub fn frame(&self) -> Frame<'_> {
         classify(self.bytes)
     }
+    /// The meta event this is, if it is one this version knows.
+    pub fn event(&self) -> Option<crate::event::Event> {
+        if self.dir == Dir::Meta {
+            crate::event::Event::parse(self.bytes)
+        } else {
+            None
+        }
+    }
 }
 
 /// What the session engine must act on after an append.
@@ -490,7 +498,24 @@ impl Store {
         seq
     }
 
-    /// Something mcpscope observed: `{"event": TYPE, ...}`.
+    /// Something mcpscope observed.
+    pub fn append_event(&mut self, channel: &str, t_us: u64, event: &crate::event::Event) -> u64 {
+        let bytes = serde_json::to_vec(event).unwrap_or_default();
+        let m = self.methods.intern(event.kind());
+        self.push(
+            Dir::Meta,
+            channel,
+            t_us,
+            &bytes,
+            FrameKind::Notification,
+            m,
+            0,
+            None,
+        )
+    }
+
+    /// An event as JSON, `{"event": TYPE, ...}` (redacted, or read from a
+    /// trace).
     pub fn append_meta(&mut self, channel: &str, t_us: u64, event: &serde_json::Value) -> u64 {
         let kind = event
             .get("event")

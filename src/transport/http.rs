@@ -391,7 +391,7 @@ impl Inner {
     }
 
     fn meta(&self, channel: &str, event: serde_json::Value) {
-        self.sink.event(channel, event);
+        self.sink.event_json(channel, event);
     }
 
     fn common_headers(&self, mut req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {

@@ -7,6 +7,7 @@
 
 use super::lines::{max_frame, read_lines_capped};
 use super::{ExitInfo, Sink, TransportError};
+use crate::event::Event;
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -55,7 +56,7 @@ pub struct StdioTransport {
 /// counts as still running.
 const EOF_GRACE: Duration = Duration::from_millis(500);
 
-pub const EOF_RUNNING: &str = "the server closed its stdout and is still running";
+pub use crate::event::EOF_RUNNING;
 
 /// Whether the child has been reaped, and a way to wait for it.
 #[derive(Default)]
@@ -112,8 +113,11 @@ impl StdioTransport {
         let pid = child.id();
         sink.event(
             CHANNEL,
-            serde_json::json!({"event": "spawn", "argv": spec.argv, "pid": pid,
-                               "cwd": spec.cwd.as_ref().map(|p| p.display().to_string())}),
+            Event::Spawn {
+                argv: spec.argv.clone(),
+                pid: Some(pid),
+                cwd: spec.cwd.as_ref().map(|p| p.display().to_string()),
+            },
         );
         let (Some(stdout), Some(stderr), Some(mut stdin)) =
             (child.stdout.take(), child.stderr.take(), child.stdin.take())
@@ -167,7 +171,9 @@ impl StdioTransport {
                 match r {
                     Err(e) => s.event(
                         CHANNEL,
-                        serde_json::json!({"event": "read-error", "error": e.to_string()}),
+                        Event::ReadError {
+                            error: e.to_string(),
+                        },
                     ),
                     // A server that exits closes stdout a moment before it is
                     // reaped; one still running after that moment closed it on
@@ -175,7 +181,10 @@ impl StdioTransport {
                     Ok(()) if !reaped_r.wait(EOF_GRACE) => {
                         s.event(
                             CHANNEL,
-                            serde_json::json!({"event": "eof", "stream": "stdout", "running": true}),
+                            Event::Eof {
+                                stream: "stdout".into(),
+                                running: true,
+                            },
                         );
                         s.failed(CHANNEL, None, EOF_RUNNING.to_string());
                     }
@@ -196,8 +205,10 @@ impl StdioTransport {
                     |lines| s.stderr(CHANNEL, lines),
                     |kept, total| {
                         s.stderr(CHANNEL, &[kept]);
-                        let mut ev = super::oversized_event(kept.len(), total, None);
-                        ev["stream"] = "stderr".into();
+                        let mut ev = Event::oversized(kept.len(), total, None);
+                        if let Event::Oversized { stream, .. } = &mut ev {
+                            *stream = Some("stderr".into());
+                        }
                         s.event(CHANNEL, ev);
                     },
                 );

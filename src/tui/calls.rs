@@ -10,6 +10,7 @@
 
 use super::format::safe_row;
 use crate::client::Limits;
+use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
@@ -333,54 +334,46 @@ impl Calls {
                     self.finish(&c.request_id, CallStatus::Cancelled, ev.t_us, why);
                 }
             }
-            (Dir::Meta, _) => match ev.method {
-                Some("timeout") => {
-                    let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
-                        return;
-                    };
-                    let Some(id) = v.get("request").map(IdKey::from_value) else {
-                        return;
-                    };
+            (Dir::Meta, _) => match ev.event() {
+                Some(Event::Timeout {
+                    request,
+                    limit,
+                    secs,
+                    ..
+                }) => {
                     let note = format!(
                         "{} timeout of {}s",
-                        v.get("limit").and_then(Value::as_str).unwrap_or("?"),
-                        v.get("secs")
-                            .and_then(Value::as_f64)
-                            .map(super::format::num)
-                            .unwrap_or_default()
+                        safe_row(&limit),
+                        super::format::num(secs)
                     );
-                    self.finish(&id, CallStatus::TimedOut, ev.t_us, note);
+                    self.finish(
+                        &IdKey::from_value(&request),
+                        CallStatus::TimedOut,
+                        ev.t_us,
+                        note,
+                    );
                 }
-                Some("cancel") => {
+                Some(Event::Cancel {
+                    request,
+                    how,
+                    reason,
+                }) => {
                     // 2026-07-28 over HTTP: cancelling closes the response
                     // stream, so no notifications/cancelled is sent.
-                    let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
-                        return;
-                    };
-                    let Some(id) = v.get("request").map(IdKey::from_value) else {
-                        return;
-                    };
-                    let text = |k: &str| v.get(k).and_then(Value::as_str).map(safe_row);
-                    let note = match (text("how"), text("reason")) {
-                        (Some(h), Some(r)) => format!("{r} ({h})"),
-                        (Some(x), None) | (None, Some(x)) => x,
-                        (None, None) => String::new(),
-                    };
-                    self.finish(&id, CallStatus::Cancelled, ev.t_us, note);
+                    let note = format!("{} ({})", safe_row(&reason), safe_row(&how));
+                    self.finish(
+                        &IdKey::from_value(&request),
+                        CallStatus::Cancelled,
+                        ev.t_us,
+                        note,
+                    );
                 }
-                Some("failed") => {
+                Some(Event::Failed { request, error }) => {
                     // The transport gave up on a request (HTTP error, stream
                     // closed); without a request id it gave up on all of them.
-                    let Ok(v) = serde_json::from_slice::<Value>(ev.bytes) else {
-                        return;
-                    };
-                    let note = v
-                        .get("error")
-                        .and_then(Value::as_str)
-                        .map(safe_row)
-                        .unwrap_or_default();
-                    let ids: Vec<IdKey> = match v.get("request").filter(|r| !r.is_null()) {
-                        Some(r) => vec![IdKey::from_value(r)],
+                    let note = safe_row(&error);
+                    let ids: Vec<IdKey> = match request.filter(|r| !r.is_null()) {
+                        Some(r) => vec![IdKey::from_value(&r)],
                         None => self
                             .list
                             .iter()
@@ -392,12 +385,8 @@ impl Calls {
                         self.finish(&id, CallStatus::Failed, ev.t_us, note.clone());
                     }
                 }
-                Some("exit") => {
-                    let v = serde_json::from_slice::<Value>(ev.bytes).unwrap_or(Value::Null);
-                    let note = match (
-                        v.get("code").and_then(Value::as_i64),
-                        v.get("signal").and_then(Value::as_i64),
-                    ) {
+                Some(Event::Exit { code, signal }) => {
+                    let note = match (code, signal) {
                         (Some(c), _) => format!("the server exited with status {c}"),
                         (None, Some(s)) => format!("the server was killed by signal {s}"),
                         _ => "the server exited".to_string(),

@@ -11,6 +11,7 @@
 //! session only has `stdio`, so it never produces a row.
 
 use super::format::{safe, safe_row};
+use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::trace::store::flags;
@@ -276,171 +277,89 @@ impl NetworkView {
 
     fn meta(&mut self, ev: &EventRef<'_>) {
         let channel = ev.channel;
-        let Some(kind) = ev.method else { return };
-        // Only the event types below matter here; most are small.
-        if !matches!(
-            kind,
-            "http"
-                | "http-error"
-                | "sse-priming"
-                | "resume"
-                | "reconnect"
-                | "stream-end"
-                | "stream-released"
-                | "stream-cut"
-                | "stream-error"
-                | "failed"
-                | "session-expired"
-                | "cancel"
-                | "endpoint"
-                | "transport-detect"
-        ) {
-            return;
-        }
-        let v: Value = serde_json::from_slice(ev.bytes).unwrap_or(Value::Null);
-        match kind {
-            "http" | "http-error" => {
-                let method = text(&v, "method").map_or_else(|| "?".into(), |m| safe(&m, 8));
-                let status = match v.get("status") {
-                    Some(Value::Number(n)) => n
-                        .as_u64()
-                        .and_then(|n| u16::try_from(n).ok())
-                        .map_or_else(|| HttpStatus::Error(n.to_string()), HttpStatus::Code),
-                    Some(Value::String(s)) => HttpStatus::Error(safe_row(s)),
-                    _ => HttpStatus::Error(
-                        text(&v, "error").map_or_else(|| "no response".into(), |e| safe_row(&e)),
-                    ),
-                };
-                let session = text(&v, "session").map(|s| safe(&s, 80));
-                if session.is_some() {
-                    self.session = session.clone();
-                }
-                let session = session.or_else(|| self.session.clone());
-                if method == "DELETE" {
-                    // The session is over once it was deleted.
-                    self.session = None;
-                }
-                let chan = self.chans.entry(channel.to_string()).or_default();
-                let resume_attempt = if method == "GET" {
-                    chan.resume.take()
-                } else {
-                    None
-                };
-                let idx = self.rows.len();
-                chan.first.get_or_insert(idx);
-                chan.last = Some(idx);
-                let rpc = chan.rpc.clone().unwrap_or_else(|| match channel {
-                    "get" => "(server stream)".into(),
-                    "sse" => "(legacy SSE stream)".into(),
-                    "http" if method == "DELETE" => "(end session)".into(),
-                    _ => "—".into(),
-                });
-                let failed = matches!(status, HttpStatus::Error(_))
-                    .then(|| text(&v, "error").map(|e| safe_row(&e)))
-                    .flatten();
-                self.rows.push(Exchange {
-                    seq: ev.seq,
-                    t_us: ev.t_us,
-                    channel: safe(channel, 40),
-                    method,
-                    status,
-                    content_type: text(&v, "content_type")
-                        .map_or_else(|| "—".into(), |c| short_type(&c)),
-                    ms: v.get("ms").and_then(Value::as_u64),
-                    session,
-                    rpc,
-                    frames: 0,
-                    priming: 0,
-                    resumed: 0,
-                    resume_attempt,
-                    reconnects: 0,
-                    cut: false,
-                    end: None,
-                    failed,
-                    expired: false,
-                    endpoint: None,
-                    detected: None,
-                });
-            }
-            "sse-priming" => {
+        let Some(event) = ev.event() else { return };
+        match event {
+            Event::Http {
+                method,
+                status,
+                content_type,
+                session,
+                ms,
+                ..
+            } => self.exchange(
+                ev,
+                safe(&method, 8),
+                HttpStatus::Code(status),
+                content_type,
+                session,
+                Some(ms),
+                None,
+            ),
+            Event::HttpError { method, error } => self.exchange(
+                ev,
+                safe(&method, 8),
+                HttpStatus::Error(safe_row(&error)),
+                None,
+                None,
+                None,
+                Some(safe_row(&error)),
+            ),
+            Event::SsePriming { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.priming += 1;
                 }
             }
-            "resume" => {
-                let attempt = v
-                    .get("attempt")
-                    .and_then(Value::as_u64)
-                    .and_then(|a| u32::try_from(a).ok())
-                    .unwrap_or(1);
+            Event::Resume { attempt, .. } => {
                 let chan = self.chans.entry(channel.to_string()).or_default();
                 chan.resume = Some(attempt);
                 if let Some(x) = chan.first.and_then(|i| self.rows.get_mut(i)) {
                     x.resumed = x.resumed.max(attempt);
                 }
             }
-            "reconnect" => {
+            Event::Reconnect { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.reconnects += 1;
                 }
             }
-            "stream-end" => {
+            Event::StreamEnd => {
                 if let Some(x) = self.current(channel) {
                     x.end.get_or_insert(StreamEnd::Ended);
                 }
             }
-            "stream-released" => {
+            Event::StreamReleased { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.end = Some(StreamEnd::Released);
                 }
             }
-            "stream-cut" => {
+            Event::StreamCut { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.cut = true;
                 }
             }
-            "stream-error" | "failed" => {
-                let why = text(&v, "error").map_or_else(|| kind.to_string(), |e| safe_row(&e));
-                // `failed` names the request when it knows it; the channel
-                // says which exchange otherwise.
-                let by_id = v
-                    .get("request")
-                    .filter(|r| !r.is_null())
-                    .map(IdKey::from_value)
-                    .and_then(|id| self.ids.get(&id).cloned());
-                let ch = by_id.unwrap_or_else(|| channel.to_string());
-                if let Some(x) = self.current(&ch)
-                    && x.failed.is_none()
-                {
-                    x.failed = Some(why);
-                }
+            Event::StreamError { error } => self.fail_exchange(channel, None, safe_row(&error)),
+            Event::Failed { request, error } => {
+                self.fail_exchange(channel, request.as_ref(), safe_row(&error))
             }
-            "session-expired" => {
+            Event::SessionExpired { .. } => {
                 self.session = None;
                 if let Some(x) = self.current(channel) {
                     x.expired = true;
                 }
             }
-            "cancel" => {
-                let Some(ch) = v
-                    .get("request")
-                    .map(IdKey::from_value)
-                    .and_then(|id| self.ids.get(&id).cloned())
-                else {
+            Event::Cancel { request, .. } => {
+                let Some(ch) = self.ids.get(&IdKey::from_value(&request)).cloned() else {
                     return;
                 };
                 if let Some(x) = self.current(&ch) {
                     x.end = Some(StreamEnd::Cancelled);
                 }
             }
-            "endpoint" => {
-                let url = text(&v, "url").map(|u| safe(&u, 60));
+            Event::Endpoint { url } => {
                 if let Some(x) = self.current(channel) {
-                    x.endpoint = url;
+                    x.endpoint = Some(safe(&url, 60));
                 }
             }
-            "transport-detect" => {
-                let flavor = text(&v, "flavor").unwrap_or_default();
+            Event::TransportDetect { flavor, .. } => {
                 if let Some(x) = self.current(channel) {
                     x.detected = Some(match flavor.as_str() {
                         "sse" => "legacy HTTP+SSE".into(),
@@ -448,7 +367,101 @@ impl NetworkView {
                     });
                 }
             }
-            _ => {}
+            // The rest says nothing about one exchange.
+            Event::Spawn { .. }
+            | Event::Exit { .. }
+            | Event::ReadError { .. }
+            | Event::Eof { .. }
+            | Event::Oversized { .. }
+            | Event::Redirect { .. }
+            | Event::SlowDelivery { .. }
+            | Event::McpParamHeaders { .. }
+            | Event::EndpointInvalid { .. }
+            | Event::SendFailed { .. }
+            | Event::Reinitialize { .. }
+            | Event::Timeout { .. }
+            | Event::Negotiated { .. }
+            | Event::ToolRejected { .. }
+            | Event::ServerRequestDropped { .. }
+            | Event::Era { .. }
+            | Event::ListenEnd { .. }
+            | Event::VersionRetry { .. } => {}
+        }
+    }
+
+    /// A new row: one HTTP exchange (or one that got no response).
+    #[allow(clippy::too_many_arguments)]
+    fn exchange(
+        &mut self,
+        ev: &EventRef<'_>,
+        method: String,
+        status: HttpStatus,
+        content_type: Option<String>,
+        session: Option<String>,
+        ms: Option<u64>,
+        failed: Option<String>,
+    ) {
+        let channel = ev.channel;
+        let session = session.map(|s| safe(&s, 80));
+        if session.is_some() {
+            self.session = session.clone();
+        }
+        let session = session.or_else(|| self.session.clone());
+        if method == "DELETE" {
+            // The session is over once it was deleted.
+            self.session = None;
+        }
+        let chan = self.chans.entry(channel.to_string()).or_default();
+        let resume_attempt = if method == "GET" {
+            chan.resume.take()
+        } else {
+            None
+        };
+        let idx = self.rows.len();
+        chan.first.get_or_insert(idx);
+        chan.last = Some(idx);
+        let rpc = chan.rpc.clone().unwrap_or_else(|| match channel {
+            "get" => "(server stream)".into(),
+            "sse" => "(legacy SSE stream)".into(),
+            "http" if method == "DELETE" => "(end session)".into(),
+            _ => "—".into(),
+        });
+        self.rows.push(Exchange {
+            seq: ev.seq,
+            t_us: ev.t_us,
+            channel: safe(channel, 40),
+            method,
+            status,
+            content_type: content_type.map_or_else(|| "—".into(), |c| short_type(&c)),
+            ms,
+            session,
+            rpc,
+            frames: 0,
+            priming: 0,
+            resumed: 0,
+            resume_attempt,
+            reconnects: 0,
+            cut: false,
+            end: None,
+            failed,
+            expired: false,
+            endpoint: None,
+            detected: None,
+        });
+    }
+
+    /// A stream broke or a request failed: `failed` names the request when it
+    /// knows it; the channel says which exchange otherwise.
+    fn fail_exchange(&mut self, channel: &str, request: Option<&Value>, why: String) {
+        let by_id = request
+            .filter(|r| !r.is_null())
+            .map(IdKey::from_value)
+            .and_then(|id| self.ids.get(&id).cloned());
+        let ch = by_id.unwrap_or_else(|| channel.to_string());
+        if let Some(x) = self.current(&ch)
+            && x.failed.is_none()
+        {
+            x.failed = Some(why);
         }
     }
 }

@@ -23,13 +23,20 @@ pub struct Hop {
 impl Hop {
     /// The trace event; the target without its query, which may hold a key.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "event": "redirect",
-            "status": self.status,
-            "to": format!("{}{}", self.to.origin().ascii_serialization(), self.to.path()),
-            "cross_origin": self.cross_origin,
-            "not_forwarded": self.not_forwarded,
-        })
+        self.event().to_json()
+    }
+
+    pub fn event(&self) -> crate::event::Event {
+        crate::event::Event::Redirect {
+            status: self.status,
+            to: format!(
+                "{}{}",
+                self.to.origin().ascii_serialization(),
+                self.to.path()
+            ),
+            cross_origin: self.cross_origin,
+            not_forwarded: self.not_forwarded.clone(),
+        }
     }
 }
 

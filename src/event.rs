@@ -1,0 +1,407 @@
+//! What mcpscope observes besides the frames themselves: one typed enum of
+//! connection and session events, written by the transports and the client,
+//! recorded as `meta` lines in the trace (`{"event": "exit", ...}`) and read
+//! back by the checks, the panes and the printers.
+//!
+//! It sits below every other module (it needs serde only), so the transports
+//! can produce what the checks and both faces consume. Adding a variant makes
+//! the compiler show every `match` that must handle it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// One event. The JSON form is the trace's: tagged by `event`, fields in
+/// kebab-case tags and the field names traces have always used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// A server process was started.
+    Spawn {
+        argv: Vec<String>,
+        pid: Option<u32>,
+        cwd: Option<String>,
+    },
+    /// The server process ended.
+    Exit {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
+    /// Reading the server's stdout failed.
+    ReadError {
+        error: String,
+    },
+    /// A stream closed while its process kept running.
+    Eof {
+        stream: String,
+        running: bool,
+    },
+    /// A frame (or stderr line) over the size cap: `bytes` long at least, its
+    /// first `kept` bytes stored; `frame` is the seq of the cut frame.
+    Oversized {
+        bytes: u64,
+        kept: u64,
+        frame: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stream: Option<String>,
+    },
+    /// An HTTP redirect that was followed.
+    Redirect {
+        status: u16,
+        to: String,
+        cross_origin: bool,
+        not_forwarded: Vec<String>,
+    },
+    /// One HTTP exchange: what the server answered.
+    Http {
+        method: String,
+        status: u16,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content_type: Option<String>,
+        session: Option<String>,
+        ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        challenge: Option<String>,
+    },
+    /// An HTTP request that got no response at all.
+    HttpError {
+        method: String,
+        error: String,
+    },
+    /// A notification or response waited this long for its `202`.
+    SlowDelivery {
+        waited_ms: u64,
+    },
+    /// SEP-2243 per-tool headers sent with a call.
+    McpParamHeaders {
+        tool: String,
+        headers: Vec<String>,
+    },
+    /// The transport flavour was found by probing.
+    TransportDetect {
+        flavor: String,
+        reason: String,
+    },
+    /// The server answered `404` for the session.
+    SessionExpired {
+        status: u16,
+    },
+    /// A response stream is resumed with `Last-Event-ID`.
+    Resume {
+        last_event_id: String,
+        after_ms: u64,
+        attempt: u32,
+    },
+    /// mcpscope closed a response stream once it had the response.
+    StreamReleased {
+        reason: String,
+    },
+    StreamError {
+        error: String,
+    },
+    /// A stream ended mid-event; `partial` is what had arrived of it.
+    StreamCut {
+        partial: String,
+    },
+    StreamEnd,
+    /// An SSE event with an id and no data (a resumption point).
+    SsePriming {
+        id: Option<String>,
+        retry_ms: Option<u64>,
+    },
+    /// The standalone GET stream reconnects.
+    Reconnect {
+        after_ms: u64,
+        last_event_id: Option<String>,
+    },
+    /// The legacy SSE stream named the POST endpoint.
+    Endpoint {
+        url: String,
+    },
+    EndpointInvalid {
+        data: String,
+        error: String,
+    },
+    /// A frame that is in the trace never left (the send queue was full).
+    SendFailed {
+        seq: u64,
+        error: String,
+    },
+    /// The session expired and a new one is started.
+    Reinitialize {
+        reason: String,
+    },
+    /// A request reached one of its time limits.
+    Timeout {
+        request: Value,
+        method: String,
+        limit: String,
+        secs: f64,
+    },
+    /// A request was cancelled without `notifications/cancelled` (closing
+    /// its response stream, 2026-07-28 over HTTP).
+    Cancel {
+        request: Value,
+        how: String,
+        reason: String,
+    },
+    /// The protocol revision agreed at the handshake (`requested`,
+    /// `supported`) or by discovery (`era: stateless`, `supportedVersions`).
+    Negotiated {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        era: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requested: Option<String>,
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        supported: Option<bool>,
+        #[serde(
+            rename = "supportedVersions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        supported_versions: Option<Value>,
+        #[serde(rename = "serverInfo", default)]
+        server_info: Value,
+        #[serde(default)]
+        capabilities: Value,
+    },
+    /// A listed tool was left out (its definition is not valid).
+    ToolRejected {
+        tool: Value,
+        reason: String,
+    },
+    /// A server request was not answered: too many already wait.
+    ServerRequestDropped {
+        request: Value,
+        seq: u64,
+        reason: String,
+    },
+    /// A request (or, without one, the whole connection) failed.
+    Failed {
+        request: Option<Value>,
+        error: String,
+    },
+    /// The era chosen (`handshake` after a failed discovery probe).
+    Era {
+        era: String,
+        reason: String,
+    },
+    /// A `subscriptions/listen` stream ended.
+    ListenEnd {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The server asked for another version; discovery is retried once.
+    VersionRetry {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+        supported: Vec<String>,
+    },
+}
+
+impl Event {
+    /// Read a stored meta event; `None` for one this version does not know
+    /// (a newer trace, a damaged line): callers show those raw.
+    pub fn parse(bytes: &[u8]) -> Option<Event> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    /// The `event` tag.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Spawn { .. } => "spawn",
+            Event::Exit { .. } => "exit",
+            Event::ReadError { .. } => "read-error",
+            Event::Eof { .. } => "eof",
+            Event::Oversized { .. } => "oversized",
+            Event::Redirect { .. } => "redirect",
+            Event::Http { .. } => "http",
+            Event::HttpError { .. } => "http-error",
+            Event::SlowDelivery { .. } => "slow-delivery",
+            Event::McpParamHeaders { .. } => "mcp-param-headers",
+            Event::TransportDetect { .. } => "transport-detect",
+            Event::SessionExpired { .. } => "session-expired",
+            Event::Resume { .. } => "resume",
+            Event::StreamReleased { .. } => "stream-released",
+            Event::StreamError { .. } => "stream-error",
+            Event::StreamCut { .. } => "stream-cut",
+            Event::StreamEnd => "stream-end",
+            Event::SsePriming { .. } => "sse-priming",
+            Event::Reconnect { .. } => "reconnect",
+            Event::Endpoint { .. } => "endpoint",
+            Event::EndpointInvalid { .. } => "endpoint-invalid",
+            Event::SendFailed { .. } => "send-failed",
+            Event::Reinitialize { .. } => "reinitialize",
+            Event::Timeout { .. } => "timeout",
+            Event::Cancel { .. } => "cancel",
+            Event::Negotiated { .. } => "negotiated",
+            Event::ToolRejected { .. } => "tool-rejected",
+            Event::ServerRequestDropped { .. } => "server-request-dropped",
+            Event::Failed { .. } => "failed",
+            Event::Era { .. } => "era",
+            Event::ListenEnd { .. } => "listen-end",
+            Event::VersionRetry { .. } => "version-retry",
+        }
+    }
+
+    /// The JSON written to the trace.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    pub fn exit(exit: ExitInfo) -> Event {
+        Event::Exit {
+            code: exit.code,
+            signal: exit.signal,
+        }
+    }
+
+    /// The `oversized` event for a frame cut at the cap.
+    pub fn oversized(kept: usize, total: u64, frame: Option<u64>) -> Event {
+        Event::Oversized {
+            bytes: total,
+            kept: kept as u64,
+            frame,
+            stream: None,
+        }
+    }
+
+    /// What ended requests, if this event ends any: `Some(None)` ends every
+    /// pending request, `Some(Some(id))` one. (`timeout` and `cancel` are
+    /// about one request but are judged by their callers.)
+    pub fn request(&self) -> Option<&Value> {
+        match self {
+            Event::Timeout { request, .. }
+            | Event::Cancel { request, .. }
+            | Event::ServerRequestDropped { request, .. } => Some(request),
+            Event::Failed { request, .. } => request.as_ref().filter(|r| !r.is_null()),
+            _ => None,
+        }
+    }
+}
+
+/// How a server process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExitInfo {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.code, self.signal) {
+            (Some(c), _) => write!(f, "exited with status {c}"),
+            (None, Some(s)) => write!(f, "was killed by signal {s} ({})", signal_name(s)),
+            (None, None) => write!(f, "ended (status unknown)"),
+        }
+    }
+}
+
+/// The usual name of a Unix signal number.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// Why a request (or the whole connection) can get no response: the kinds
+/// the client acts on are variants, the rest is the transport's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loss {
+    /// The server answered `404` for the session id (stateful HTTP).
+    SessionExpired,
+    /// The server closed its stdout and kept running.
+    StdoutClosed,
+    /// Anything else: an HTTP status, a reset connection, a closed stream.
+    Other(String),
+}
+
+pub const SESSION_EXPIRED: &str = "session expired (HTTP 404)";
+pub const EOF_RUNNING: &str = "the server closed its stdout and is still running";
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Loss::SessionExpired => f.write_str(SESSION_EXPIRED),
+            Loss::StdoutClosed => f.write_str(EOF_RUNNING),
+            Loss::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<String> for Loss {
+    fn from(why: String) -> Loss {
+        Loss::Other(why)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as traces recorded them before the enum existed.
+    const OLD: &[&str] = &[
+        r#"{"argv":["node","s.js"],"cwd":null,"event":"spawn","pid":42}"#,
+        r#"{"code":null,"event":"exit","signal":9}"#,
+        r#"{"event":"eof","running":true,"stream":"stdout"}"#,
+        r#"{"bytes":9000000,"event":"oversized","frame":7,"kept":8388608}"#,
+        r#"{"content_type":"text/event-stream","event":"http","method":"POST","ms":3,"session":"abc","status":200}"#,
+        r#"{"event":"http","method":"DELETE","ms":1,"session":null,"status":204}"#,
+        r#"{"event":"timeout","limit":"idle","method":"tools/call","request":1,"secs":0.3}"#,
+        r#"{"event":"cancel","how":"closed the response stream","reason":"user","request":"r-2"}"#,
+        r#"{"capabilities":{"tools":{}},"event":"negotiated","protocolVersion":"2025-06-18","requested":"2025-06-18","serverInfo":{"name":"x"},"supported":true}"#,
+        r#"{"capabilities":{},"era":"stateless","event":"negotiated","protocolVersion":"2026-07-28","serverInfo":{},"supportedVersions":["2026-07-28"]}"#,
+        r#"{"error":"boom","event":"failed","request":null}"#,
+        r#"{"event":"listen-end"}"#,
+        r#"{"event":"stream-end"}"#,
+        r#"{"event":"sse-priming","id":"e1","retry_ms":null}"#,
+    ];
+
+    #[test]
+    fn old_lines_read_and_write_back_the_same_value() {
+        for line in OLD {
+            let ev = Event::parse(line.as_bytes()).unwrap_or_else(|| panic!("unread: {line}"));
+            let old: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(ev.to_json(), old, "{line}");
+            assert_eq!(old["event"], ev.kind());
+        }
+    }
+
+    #[test]
+    fn unknown_or_damaged_events_are_none() {
+        assert_eq!(Event::parse(br#"{"event":"from-the-future","x":1}"#), None);
+        assert_eq!(Event::parse(br#"{"event":"exit","code":"nine"}"#), None);
+        assert_eq!(Event::parse(b"not json"), None);
+    }
+
+    #[test]
+    fn the_tag_is_the_kind() {
+        let ev = Event::exit(ExitInfo {
+            code: Some(0),
+            signal: None,
+        });
+        assert_eq!(ev.to_json()["event"], "exit");
+        assert_eq!(ev.kind(), "exit");
+        assert_eq!(
+            Event::StreamEnd.to_json(),
+            serde_json::json!({"event": "stream-end"})
+        );
+    }
+
+    #[test]
+    fn losses_say_what_happened() {
+        assert_eq!(Loss::SessionExpired.to_string(), SESSION_EXPIRED);
+        assert_eq!(Loss::StdoutClosed.to_string(), EOF_RUNNING);
+        assert_eq!(Loss::from("x".to_string()).to_string(), "x");
+    }
+}
