@@ -1,5 +1,8 @@
+//! The binary: parse the command line, start the runtime, dispatch to one of
+//! the two faces (the TUI, or a headless command).
+
 use clap::Parser;
-use mcpscope::cli::{Cli, Cmd};
+use mcpscope::cli::{Cli, Cmd, TuiArgs};
 
 fn main() {
     let cli = Cli::parse();
@@ -10,19 +13,58 @@ fn main() {
         std::process::exit(2);
     }
     let code = match cli.cmd {
-        None => mcpscope::tui::run(cli.tui, false),
+        None => interactive(cli.tui),
         Some(Cmd::Demo(mut args)) => {
             args.server.demo = true;
-            mcpscope::tui::run(args, true)
+            interactive(args)
         }
-        // Without --print, replay is interactive: the TUI owns its runtime.
-        Some(Cmd::Replay(a)) if !a.print => mcpscope::tui::replay(&a.file),
-        Some(cmd) => headless(cmd),
+        // Without --print, replay is interactive.
+        Some(Cmd::Replay(a)) if !a.print => block_on(mcpscope::tui::replay(&a.file)),
+        Some(cmd) => block_on(mcpscope::cli::run(cmd)),
     };
+    // Recordings are written by threads of their own: let them finish.
+    mcpscope::trace::record::wait_all();
     tracing::info!(code, "mcpscope exits");
     std::process::exit(code);
 }
 
-fn headless(cmd: Cmd) -> i32 {
-    mcpscope::cli::block_on(mcpscope::cli::run(cmd))
+/// The TUI on a live server: its arguments as core values.
+fn interactive(args: TuiArgs) -> i32 {
+    if let Err(code) = mcpscope::tui::require_terminal() {
+        return code;
+    }
+    let launch = match args.server.launch(args.record.as_deref()) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    block_on(mcpscope::tui::run(mcpscope::tui::Config {
+        launch,
+        server_cli: mcpscope::cli::spec::server_cli(&args.server),
+        runs: args.run,
+        theme: args.theme,
+        fps: args.fps,
+    }))
+}
+
+/// Run a face's future on a fresh multi-thread runtime and return its exit
+/// code (3 when no runtime can start).
+fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => {
+            let code = rt.block_on(fut);
+            // Reader threads may still block on a server's pipes; do not wait for them.
+            rt.shutdown_background();
+            code
+        }
+        Err(e) => {
+            eprintln!("[error] cannot start the async runtime: {e}");
+            3
+        }
+    }
 }

@@ -1249,6 +1249,8 @@ fn the_header_says_when_the_recording_stopped() {
     );
     drop(reader);
     sc.result(1, "ok", false);
+    // The recording is written by a thread of its own: wait for its answer.
+    sc.trace.sync_recording();
     let screen = render(&mut app, 240, 12);
     let header = screen.lines().next().unwrap();
     assert!(
@@ -1288,7 +1290,7 @@ fn copied_command_runs_the_same_stdio_call_without_secrets() {
         ..Default::default()
     };
     let opts = AppOptions {
-        server_cli: mcpscope::tui::server_cli(&args),
+        server_cli: mcpscope::cli::spec::server_cli(&args),
         ..AppOptions::default()
     };
     let sc = mid_progress();

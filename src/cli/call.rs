@@ -193,8 +193,8 @@ pub async fn run(a: CallArgs) -> i32 {
     printer.sync();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, a.opts.record.is_some());
-    if let Some(e) = trace.read().recorder_error() {
-        eprintln!("[error] {}", one_line(e));
+    if let Some(e) = trace.finish_recording() {
+        eprintln!("[error] {}", one_line(&e));
         // The recording asked for is incomplete: not a success, even if the
         // call was (a write error on --record up front is a 2 as well).
         if code == 0 {

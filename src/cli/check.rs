@@ -365,8 +365,8 @@ pub async fn run(a: CheckArgs) -> i32 {
         }
     };
     session.shutdown().await;
-    let recording_failed = trace.read().recorder_error().map(|e| {
-        eprintln!("[error] {}", crate::protocol::sanitize::one_line(e));
+    let recording_failed = trace.finish_recording().map(|e| {
+        eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
     });
     let source =
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});

@@ -74,26 +74,6 @@ pub enum Cmd {
     ConformanceClient(conformance::ConformanceArgs),
 }
 
-/// Run a command's future on a fresh multi-thread runtime and return its
-/// exit code (3 when no runtime can start).
-pub fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => {
-            let code = rt.block_on(fut);
-            // Reader threads may still block on a server's pipes; do not wait for them.
-            rt.shutdown_background();
-            code
-        }
-        Err(e) => {
-            eprintln!("[error] cannot start the async runtime: {e}");
-            3
-        }
-    }
-}
-
 /// Run a headless command; returns the process exit code. The TUI commands
 /// (`None`, `Demo`) are dispatched by the binary.
 pub async fn run(cmd: Cmd) -> i32 {

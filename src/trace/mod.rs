@@ -46,17 +46,29 @@ impl Trace {
         self.store.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Append under one lock, then publish the new end and flush the recording.
+    /// Append under one lock, then publish the new end and hand the new
+    /// lines to the recording's writer.
     pub fn append<R>(&self, f: impl FnOnce(&mut Store, u64) -> R) -> R {
         let now = self.clock.now_us();
         let (r, next) = {
             let mut s = self.write();
             let r = f(&mut s, now);
-            s.flush();
+            s.end_batch();
             (r, s.next_seq())
         };
         self.changed.send_replace(next);
         r
+    }
+
+    /// Wait until the recording (if any) has written every event so far.
+    pub fn sync_recording(&self) {
+        self.write().flush();
+    }
+
+    /// Complete the recording (if any) before the process ends; why it
+    /// stopped short, if it did.
+    pub fn finish_recording(&self) -> Option<String> {
+        self.write().finish_recording()
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, Store> {

@@ -17,15 +17,34 @@ use std::path::Path;
 
 pub const FORMAT_VERSION: u64 = 1;
 
-/// Writes events as they are appended. I/O errors are remembered, not fatal:
-/// a full disk must not stop the inspection.
+/// Lines handed to the writer thread and not yet written, at most (in
+/// batches, one per ingest batch).
+const QUEUE_BATCHES: usize = 256;
+/// Bytes held while the queue is full, at most: beyond them the disk is not
+/// keeping up and the recording stops (said in the header and at exit)
+/// instead of slowing ingest or growing without end.
+const MAX_HELD: usize = 64 << 20;
+
+enum ToWriter {
+    /// Lines of events from seq `from` on.
+    Lines { from: u64, bytes: Vec<u8> },
+    /// Answer once everything before has been written.
+    Sync(std::sync::mpsc::Sender<()>),
+}
+
+/// Writes events as they are appended: the lines are formatted under the
+/// store's lock (they need its bytes) and written by a thread of their own,
+/// so a slow or full disk never blocks ingest. I/O errors are remembered,
+/// not fatal: a full disk must not stop the inspection.
 pub struct Recorder {
-    out: BufWriter<Box<dyn Write + Send + Sync>>,
-    error: Option<String>,
     line: Vec<u8>,
-    /// First event still in the buffer: a failed write or flush may lose
-    /// everything from it on, so that is where the file is said to stop.
-    unflushed_from: Option<u64>,
+    /// Lines not yet handed to the writer, and the seq of the first.
+    batch: Vec<u8>,
+    batch_from: Option<u64>,
+    tx: Option<std::sync::Arc<std::sync::mpsc::SyncSender<ToWriter>>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    /// Why the recording stopped, set once by whichever side saw it.
+    error: std::sync::Arc<std::sync::OnceLock<String>>,
 }
 
 impl Recorder {
@@ -39,20 +58,35 @@ impl Recorder {
         serde_json::to_writer(&mut out, header)?;
         out.write_all(b"\n")?;
         out.flush()?;
+        let error = std::sync::Arc::new(std::sync::OnceLock::new());
+        let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_BATCHES);
+        let tx = std::sync::Arc::new(tx);
+        live()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(std::sync::Arc::downgrade(&tx));
+        let err = error.clone();
+        let writer = std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || write_lines(out, rx, &err))?;
         Ok(Recorder {
-            out,
-            error: None,
             line: Vec::with_capacity(512),
-            unflushed_from: None,
+            batch: Vec::new(),
+            batch_from: None,
+            tx: Some(tx),
+            writer: Some(writer),
+            error,
         })
     }
 
     pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+        self.error.get().map(String::as_str)
     }
 
     pub fn write_event(&mut self, ev: &EventRef<'_>) {
-        if self.error.is_some() {
+        // Stopped, or finished (events may still arrive from a server
+        // process that outlives the command).
+        if self.error.get().is_some() || self.tx.is_none() {
             return;
         }
         let l = &mut self.line;
@@ -106,34 +140,131 @@ impl Recorder {
             }
         }
         l.extend_from_slice(b"}\n");
-        let from = *self.unflushed_from.get_or_insert(ev.seq);
-        if let Err(e) = self.out.write_all(l) {
-            self.stopped(from, &e);
-        }
+        self.batch_from.get_or_insert(ev.seq);
+        self.batch.extend_from_slice(l);
     }
 
-    pub fn flush(&mut self) {
-        if self.error.is_some() {
+    /// Hand the lines appended since the last call to the writer (called at
+    /// the end of each ingest batch). Never waits: while the writer's queue
+    /// is full the lines are held, up to [`MAX_HELD`] bytes.
+    pub fn hand_off(&mut self) {
+        let Some(from) = self.batch_from else { return };
+        if self.error.get().is_some() {
+            self.batch = Vec::new();
+            self.batch_from = None;
             return;
         }
-        match self.out.flush() {
-            Ok(()) => self.unflushed_from = None,
-            Err(e) => match self.unflushed_from {
-                Some(from) => self.stopped(from, &e),
-                None => self.error = Some(format!("recording stopped: {e}")),
-            },
+        let Some(tx) = &self.tx else { return };
+        let bytes = std::mem::take(&mut self.batch);
+        match tx.try_send(ToWriter::Lines { from, bytes }) {
+            Ok(()) => self.batch_from = None,
+            Err(std::sync::mpsc::TrySendError::Full(ToWriter::Lines { bytes, .. })) => {
+                if bytes.len() > MAX_HELD {
+                    self.stop(format!(
+                        "recording stopped at event {from}: the disk does not keep up ({} MiB wait to be written)",
+                        bytes.len() >> 20
+                    ));
+                } else {
+                    self.batch = bytes;
+                }
+            }
+            Err(_) => self.stop(format!(
+                "recording stopped at event {from}: the writer is gone"
+            )),
         }
     }
 
-    /// The file holds at most the events before `from`.
-    fn stopped(&mut self, from: u64, e: &io::Error) {
-        self.error = Some(format!("recording stopped at event {from}: {e}"));
+    /// Wait until every line handed over so far is written (or failed).
+    pub fn flush(&mut self) {
+        self.hand_off();
+        while self.batch_from.is_some() && self.error.get().is_none() {
+            // The queue was full: wait for room instead of holding the lines.
+            let (Some(from), Some(tx)) = (self.batch_from.take(), &self.tx) else {
+                break;
+            };
+            let bytes = std::mem::take(&mut self.batch);
+            if tx.send(ToWriter::Lines { from, bytes }).is_err() {
+                break;
+            }
+        }
+        let (ack, done) = std::sync::mpsc::channel();
+        if let Some(tx) = &self.tx
+            && tx.send(ToWriter::Sync(ack)).is_ok()
+        {
+            let _ = done.recv();
+        }
+    }
+
+    /// Write what is left and stop the writer; the file is complete after.
+    pub fn finish(&mut self) {
+        self.flush();
+        self.tx = None;
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+
+    fn stop(&mut self, why: String) {
+        let _ = self.error.set(why);
+        self.batch = Vec::new();
+        self.batch_from = None;
+    }
+}
+
+type Live = std::sync::Mutex<Vec<std::sync::Weak<std::sync::mpsc::SyncSender<ToWriter>>>>;
+
+/// Every recording's writer, so the process can wait for them on its way
+/// out whatever path it takes (an early error exit skips the stores' own
+/// finish).
+fn live() -> &'static Live {
+    static LIVE: std::sync::OnceLock<Live> = std::sync::OnceLock::new();
+    LIVE.get_or_init(Default::default)
+}
+
+/// Wait until every recording of this process has written the lines handed
+/// to it. Called by the binary before it exits.
+pub fn wait_all() {
+    let writers: Vec<_> = {
+        let mut l = live().lock().unwrap_or_else(|e| e.into_inner());
+        l.retain(|w| w.strong_count() > 0);
+        l.iter().filter_map(std::sync::Weak::upgrade).collect()
+    };
+    for tx in writers {
+        let (ack, done) = std::sync::mpsc::channel();
+        if tx.send(ToWriter::Sync(ack)).is_ok() {
+            let _ = done.recv();
+        }
+    }
+}
+
+/// The writer thread: each batch is written and flushed; the first failure
+/// stops the recording where that batch began (the file holds at most the
+/// events before it).
+fn write_lines(
+    mut out: BufWriter<Box<dyn Write + Send + Sync>>,
+    rx: std::sync::mpsc::Receiver<ToWriter>,
+    error: &std::sync::OnceLock<String>,
+) {
+    for msg in rx {
+        match msg {
+            ToWriter::Lines { from, bytes } => {
+                if error.get().is_some() {
+                    continue;
+                }
+                if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {
+                    let _ = error.set(format!("recording stopped at event {from}: {e}"));
+                }
+            }
+            ToWriter::Sync(ack) => {
+                let _ = ack.send(());
+            }
+        }
     }
 }
 
 impl Drop for Recorder {
     fn drop(&mut self) {
-        self.flush();
+        self.finish();
     }
 }
 
@@ -257,6 +388,38 @@ mod tests {
     use super::*;
     use crate::trace::store::Store;
     use serde_json::json;
+
+    #[test]
+    fn a_writer_that_does_not_keep_up_never_blocks_ingest() {
+        use std::io::Read;
+        // Should ingest ever wait for the disk again, this test would hang:
+        // end it with a message instead.
+        std::thread::spawn(|| {
+            std::thread::sleep(std::time::Duration::from_secs(120));
+            eprintln!("ingest blocked on a recording that nobody reads");
+            std::process::abort();
+        });
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let mut store = Store::default();
+        store.set_recorder(Recorder::new(Box::new(writer), &json!({"mcpscope_trace": 1})).unwrap());
+        // 4 MB while nobody reads the pipe, which holds 64 KiB: an inline
+        // writer blocks on the first batches.
+        let frame = vec![b'x'; 4096];
+        for i in 0..1000 {
+            store.append_frame(Dir::In, "stdio", i, &frame, &mut Vec::new());
+            store.end_batch();
+        }
+        assert_eq!(store.recorder_error(), None);
+        let drain = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            reader.read_to_end(&mut all).map(|_| all)
+        });
+        // Finishing writes everything held back and closes the file.
+        assert_eq!(store.finish_recording(), None);
+        let all = drain.join().unwrap().unwrap();
+        let lines = all.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+        assert_eq!(lines, 1 + 1000, "the header and every event");
+    }
 
     #[test]
     fn round_trip_keeps_exact_bytes() {

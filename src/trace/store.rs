@@ -230,11 +230,27 @@ impl Store {
         self.recorder.as_ref().and_then(Recorder::error)
     }
 
-    /// Flush the recording (called at the end of each ingest batch).
+    /// Hand the batch's lines to the recording's writer (called at the end
+    /// of each ingest batch; never waits for the disk).
+    pub fn end_batch(&mut self) {
+        if let Some(r) = &mut self.recorder {
+            r.hand_off();
+        }
+    }
+
+    /// Wait until the recording has written every event so far.
     pub fn flush(&mut self) {
         if let Some(r) = &mut self.recorder {
             r.flush();
         }
+    }
+
+    /// Write the rest of the recording and close it; why it stopped short,
+    /// if it did.
+    pub fn finish_recording(&mut self) -> Option<String> {
+        let r = self.recorder.as_mut()?;
+        r.finish();
+        r.error().map(str::to_string)
     }
 
     /// Sequence number the next event will get.

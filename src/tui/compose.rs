@@ -58,30 +58,7 @@ const TIMEOUTS: [Option<u64>; 10] = [
     Some(3600),
 ];
 
-/// The server part of the equivalent `mcpscope call` command, already
-/// shell-quoted: options, and the stdio command, which must come last
-/// (everything after `--` is the server's own argv).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ServerCli {
-    pub options: String,
-    /// The server's argv, without the `--`; empty when it is not a stdio command.
-    pub command: String,
-}
-
-impl From<String> for ServerCli {
-    fn from(options: String) -> ServerCli {
-        ServerCli {
-            options,
-            command: String::new(),
-        }
-    }
-}
-
-impl From<&str> for ServerCli {
-    fn from(options: &str) -> ServerCli {
-        options.to_string().into()
-    }
-}
+pub use crate::session::spec::ServerCli;
 
 /// What validation found.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -78,17 +78,7 @@ pub fn rate(v: f64) -> String {
     }
 }
 
-/// Quote one argument for a POSIX shell, only when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
+pub use crate::session::spec::shell_quote;
 
 /// Case-insensitive (ASCII) substring search over raw bytes; the needle must
 /// already be lowercase. Filters run over stored frames without copying them.

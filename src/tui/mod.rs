@@ -35,9 +35,7 @@ pub mod views;
 pub use app::{App, AppOptions};
 
 use crate::checks::LiveChecks;
-use crate::cli::TuiArgs;
-use crate::cli::connect::{new_trace, open_session};
-use crate::cli::spec::{ServerArgs, ServerSpec};
+use crate::session::Launch;
 use compose::ServerCli;
 use format::shell_quote;
 use settings::{Settings, clamp_fps};
@@ -46,33 +44,57 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use theme::Theme;
 
-/// Run the TUI; returns the process exit code.
-pub fn run(args: TuiArgs, demo: bool) -> i32 {
-    let started = Instant::now();
-    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
-        eprintln!(
-            "[error] the interactive UI needs a terminal: stdin and stdout must both be a TTY.\n\
-             [error] for scripts and pipes use the headless commands, e.g.\n\
-             [error]   mcpscope call --demo --tool upload_file      (one call: events on stderr, result on stdout)\n\
-             [error]   mcpscope tools --demo                       (list tools)"
-        );
-        return 2;
+/// What the live TUI starts with, in core terms (the command line or any
+/// other front turns its arguments into this).
+pub struct Config {
+    /// The session to open; its `max_store`, when unset, comes from the
+    /// settings file, and its handshake limits from the settings' timeouts.
+    pub launch: Launch,
+    /// The equivalent headless command's server part, for the copied command.
+    pub server_cli: ServerCli,
+    /// Calls fired at start-up: 'TOOL JSON'.
+    pub runs: Vec<String>,
+    /// A theme name or path instead of the settings file's.
+    pub theme: Option<String>,
+    /// A frame-rate cap instead of the settings file's.
+    pub fps: Option<u32>,
+}
+
+/// The interactive UI needs a terminal on both ends; `Err(2)` after saying
+/// what to use instead.
+pub fn require_terminal() -> Result<(), i32> {
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
     }
-    let _ = demo;
-    let setup = match Setup::prepare(&args) {
+    eprintln!(
+        "[error] the interactive UI needs a terminal: stdin and stdout must both be a TTY.\n\
+         [error] for scripts and pipes use the headless commands, e.g.\n\
+         [error]   mcpscope call --demo --tool upload_file      (one call: events on stderr, result on stdout)\n\
+         [error]   mcpscope tools --demo                       (list tools)"
+    );
+    Err(2)
+}
+
+/// Run the TUI on a live server; returns the process exit code.
+pub async fn run(config: Config) -> i32 {
+    let started = Instant::now();
+    if let Err(code) = require_terminal() {
+        return code;
+    }
+    let setup = match Setup::prepare(config) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("[error] {e}");
             return 2;
         }
     };
-    crate::cli::block_on(setup.run(started))
+    setup.run(started).await
 }
 
 /// `mcpscope replay FILE`: the TUI over a recorded trace, played back in
 /// real time (pause, step, speed, jump to the end), checked as it plays.
 /// Returns the process exit code.
-pub fn replay(path: &Path) -> i32 {
+pub async fn replay(path: &Path) -> i32 {
     let started = Instant::now();
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         eprintln!(
@@ -120,7 +142,7 @@ pub fn replay(path: &Path) -> i32 {
     let transport = text("transport").unwrap_or_else(|| "trace".into());
     let fps = clamp_fps(settings.fps);
     let file = path.display().to_string();
-    crate::cli::block_on(async move {
+    {
         let mut signals = exit::ExitSignals::catch();
         let clock = crate::trace::ManualClock::new();
         let trace = crate::trace::Trace::new(crate::trace::Store::default(), clock.clone());
@@ -164,7 +186,7 @@ pub fn replay(path: &Path) -> i32 {
             ));
         }
         code
-    })
+    }
 }
 
 /// Enter the terminal, run the event loop, restore the terminal.
@@ -223,44 +245,41 @@ struct Setup {
     settings: Settings,
     theme: Theme,
     fps: u32,
-    spec: ServerSpec,
-    server: ServerArgs,
+    launch: Launch,
     runs: Vec<(String, serde_json::Value)>,
-    record: Option<std::path::PathBuf>,
     server_cli: ServerCli,
 }
 
 impl Setup {
-    fn prepare(args: &TuiArgs) -> Result<Setup, String> {
+    fn prepare(config: Config) -> Result<Setup, String> {
         let dir = settings::config_dir();
         let settings = Settings::load(dir.as_deref())?;
-        let theme_name = args.theme.clone().unwrap_or_else(|| settings.theme.clone());
+        let theme_name = config.theme.unwrap_or_else(|| settings.theme.clone());
         let mut theme = Theme::resolve(&theme_name, dir.as_deref()).map_err(|e| e.to_string())?;
         if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
             theme = theme.without_colors();
         }
-        let fps = clamp_fps(args.fps.unwrap_or(settings.fps));
-        let runs = args
-            .run
+        let fps = clamp_fps(config.fps.unwrap_or(settings.fps));
+        let runs = config
+            .runs
             .iter()
             .map(|r| app::parse_run(r))
             .collect::<Result<Vec<_>, _>>()?;
-        let spec = args.server.resolve().map_err(|e| e.to_string())?;
-        args.server.client_options().map_err(|e| e.to_string())?;
+        let mut launch = config.launch;
         // The settings file's bound applies unless the command line sets one.
-        let server = ServerArgs {
-            max_store: args.server.max_store.or(settings.max_store),
-            ..args.server.clone()
+        launch.max_store = launch.max_store.or(settings.max_store);
+        // The handshake obeys the same limits as the user's calls.
+        launch.options.handshake = crate::client::Limits {
+            idle: settings.idle_timeout_secs.map(Duration::from_secs),
+            max: settings.max_timeout_secs.map(Duration::from_secs),
         };
         Ok(Setup {
-            server_cli: server_cli(&args.server),
+            server_cli: config.server_cli,
             settings,
             theme,
             fps,
-            spec,
-            server,
+            launch,
             runs,
-            record: args.record.clone(),
         })
     }
 
@@ -268,33 +287,14 @@ impl Setup {
         // Caught before the server starts: from here on, SIGTERM and SIGHUP
         // end the UI and stop the server instead of killing mcpscope alone.
         let mut signals = exit::ExitSignals::catch();
-        let trace = match new_trace(
-            &self.spec,
-            self.record.as_deref(),
-            !self.server.no_redact,
-            self.server.max_store,
-        ) {
+        let trace = match self.launch.trace() {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("[error] {e}");
                 return 2;
             }
         };
-        let opts = match self.server.client_options() {
-            Ok(mut o) => {
-                // The handshake obeys the same limits as the user's calls.
-                o.handshake = crate::client::Limits {
-                    idle: self.settings.idle_timeout_secs.map(Duration::from_secs),
-                    max: self.settings.max_timeout_secs.map(Duration::from_secs),
-                };
-                o
-            }
-            Err(e) => {
-                eprintln!("[error] {e}");
-                return 2;
-            }
-        };
-        let session = match open_session(&self.spec, &self.server, opts, trace.clone()) {
+        let session = match self.launch.open(trace.clone()) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("[error] {e}");
@@ -309,9 +309,9 @@ impl Setup {
             idle_timeout_secs: self.settings.idle_timeout_secs,
             max_timeout_secs: self.settings.max_timeout_secs,
             server_cli: self.server_cli,
-            spec_name: self.spec.name().to_string(),
+            spec_name: self.launch.spec.name().to_string(),
             transport: session.transport_name().into(),
-            recording: self.record.as_ref().map(|p| p.display().to_string()),
+            recording: self.launch.record.as_ref().map(|p| p.display().to_string()),
             runs: self.runs,
             live: true,
             playback: None,
@@ -328,10 +328,10 @@ impl Setup {
         let result = exit::stop_after(ui, Some(&session)).await;
         checks.stop();
         let code = exit::code_of(result);
-        if let Some(e) = trace.read().recorder_error() {
+        if let Some(e) = trace.finish_recording() {
             exit::report(&format!(
                 "[error] {}",
-                crate::protocol::sanitize::one_line(e)
+                crate::protocol::sanitize::one_line(&e)
             ));
             // The recording asked for is incomplete: not a clean exit.
             if code == 0 {
@@ -339,53 +339,6 @@ impl Setup {
             }
         }
         code
-    }
-}
-
-/// The server part of the equivalent `mcpscope call` command line. Values
-/// of secret-looking variables, headers and arguments are not shown.
-pub fn server_cli(a: &ServerArgs) -> ServerCli {
-    use crate::protocol::secrets::{redact_argv, redact_pair};
-    let hide = |s: &String| redact_pair(s).unwrap_or_else(|| s.clone());
-    let mut out: Vec<String> = Vec::new();
-    if a.demo {
-        out.push("--demo".into());
-    }
-    if let Some(u) = &a.url {
-        out.push(format!(
-            "--url {}",
-            shell_quote(&crate::cli::spec::redact_url(u))
-        ));
-    }
-    for h in &a.headers {
-        out.push(format!("-H {}", shell_quote(&hide(h))));
-    }
-    if let Some(c) = &a.config {
-        out.push(format!(
-            "--config {}",
-            shell_quote(&c.display().to_string())
-        ));
-    }
-    if let Some(s) = &a.server {
-        out.push(format!("--server {}", shell_quote(s)));
-    }
-    for e in &a.env {
-        out.push(format!("-e {}", shell_quote(&hide(e))));
-    }
-    if let Some(c) = &a.cwd {
-        out.push(format!("--cwd {}", shell_quote(&c.display().to_string())));
-    }
-    if a.protocol != "legacy" {
-        out.push(format!("--protocol {}", shell_quote(&a.protocol)));
-    }
-    let command = redact_argv(&a.command)
-        .iter()
-        .map(|c| shell_quote(c))
-        .collect::<Vec<_>>()
-        .join(" ");
-    ServerCli {
-        options: out.join(" "),
-        command,
     }
 }
 

@@ -1,0 +1,94 @@
+//! Opening a session, the same way for the TUI (live and replay) and the
+//! headless commands: a resolved server ([`spec::ServerSpec`], from the
+//! command line or a config entry), the trace it writes to (and the
+//! recording of that trace), and the running client session over it.
+//!
+//! The faces turn their own arguments into a [`Launch`]; nothing here knows
+//! about clap or the terminal.
+
+pub mod config;
+pub mod spec;
+
+pub use crate::event::{Event, ExitInfo, Loss};
+pub use spec::{ServerSpec, UsageError};
+
+use crate::client::{ClientError, ClientOptions, Session};
+use crate::trace::record::{FORMAT_VERSION, Recorder};
+use crate::trace::{MonotonicClock, Store, StoreLimits, Trace};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Everything needed to start a session.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub spec: ServerSpec,
+    pub options: ClientOptions,
+    /// Record the trace to this file as it grows.
+    pub record: Option<PathBuf>,
+    /// Memory bound of the event store (default [`StoreLimits::default`]).
+    pub max_store: Option<usize>,
+}
+
+impl Launch {
+    /// A fresh trace, recording to `record` if given: the recording's header
+    /// names the server, secrets redacted unless the options keep them.
+    pub fn trace(&self) -> Result<Trace, UsageError> {
+        let mut limits = StoreLimits::default();
+        if let Some(max) = self.max_store {
+            limits.max_bytes = max;
+        }
+        let mut store = Store::new(limits);
+        if let Some(path) = &self.record {
+            let header = json!({
+                "mcpscope_trace": FORMAT_VERSION,
+                "version": env!("CARGO_PKG_VERSION"),
+                "started": rfc3339_now(),
+                "server": self.spec.to_json(self.options.redact),
+            });
+            let rec = Recorder::create(path, &header)
+                .map_err(|e| UsageError(format!("cannot record to {}: {e}", path.display())))?;
+            store.set_recorder(rec);
+        }
+        Ok(Trace::new(store, MonotonicClock::new()))
+    }
+
+    /// Start the server's transport over `trace` (the handshake is
+    /// separate: [`Session::start`], within `options.handshake`).
+    pub fn open(&self, trace: Trace) -> Result<Arc<Session>, ClientError> {
+        let opts = self.options.clone();
+        match &self.spec {
+            ServerSpec::Stdio { cmd, .. } => Session::spawn_stdio(cmd, opts, trace),
+            ServerSpec::Http {
+                url,
+                headers,
+                flavor,
+                ..
+            } => Session::connect_http(url, headers, *flavor, opts, trace),
+        }
+    }
+}
+
+/// Seconds since the Unix epoch as RFC 3339 UTC (no calendar crate needed).
+pub fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}

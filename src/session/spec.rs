@@ -1,0 +1,172 @@
+//! A server to connect to, resolved: a stdio command (with its environment
+//! and working directory) or an HTTP endpoint (with its headers and the
+//! transport flavour to speak), whichever way the user named it.
+
+use crate::trace::record::redact;
+use crate::transport::http::Flavor;
+use crate::transport::stdio::CommandSpec;
+use serde_json::{Value, json};
+
+/// A usage or configuration problem: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+pub(crate) fn usage(msg: impl Into<String>) -> UsageError {
+    UsageError(msg.into())
+}
+
+/// A resolved server to connect to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSpec {
+    Stdio {
+        name: String,
+        cmd: CommandSpec,
+    },
+    Http {
+        name: String,
+        url: String,
+        headers: Vec<(String, String)>,
+        /// Streamable HTTP, legacy HTTP+SSE, or found by probing.
+        flavor: Flavor,
+    },
+}
+
+impl ServerSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            ServerSpec::Stdio { name, .. } | ServerSpec::Http { name, .. } => name,
+        }
+    }
+
+    /// The spec as JSON for trace headers, secrets redacted unless asked not to.
+    pub fn to_json(&self, redacted: bool) -> Value {
+        let mut v = match self {
+            ServerSpec::Stdio { name, cmd } => json!({
+                "name": name, "transport": "stdio", "argv": cmd.argv,
+                "env": cmd.env.iter().map(|(k, v)| (k.clone(), Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
+                "cwd": cmd.cwd.as_ref().map(|p| p.display().to_string()),
+            }),
+            ServerSpec::Http {
+                name, url, headers, ..
+            } => json!({
+                "name": name, "transport": "http", "url": url,
+                "headers": headers.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>(),
+            }),
+        };
+        if redacted {
+            redact(&mut v);
+            if let ServerSpec::Http { url, .. } = self {
+                v["url"] = Value::String(redact_url(url));
+            }
+        }
+        v
+    }
+}
+
+/// What can be known wrong before anything starts: a working directory that
+/// does not exist (the spawn error would blame the program), a URL that is
+/// not an http(s) URL.
+pub fn check_spec(spec: &ServerSpec, cwd_flag: bool) -> Result<(), UsageError> {
+    match spec {
+        ServerSpec::Stdio { cmd, name } => {
+            if let Some(dir) = &cmd.cwd
+                && !dir.is_dir()
+            {
+                let what = if cwd_flag {
+                    format!("--cwd {}", dir.display())
+                } else {
+                    format!("the working directory {} of server {name:?}", dir.display())
+                };
+                return Err(usage(format!(
+                    "{what}: {}",
+                    if dir.exists() {
+                        "not a directory"
+                    } else {
+                        "no such directory"
+                    }
+                )));
+            }
+        }
+        ServerSpec::Http { url, .. } => match reqwest::Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => {}
+            Ok(u) => {
+                return Err(usage(format!(
+                    "--url {}: mcpscope speaks http:// and https:// URLs, not {}:",
+                    redact_url(url),
+                    u.scheme()
+                )));
+            }
+            Err(e) => {
+                return Err(usage(format!(
+                    "--url {}: not a valid URL ({e})",
+                    crate::protocol::sanitize::one_line(&redact_url(url))
+                )));
+            }
+        },
+    }
+    Ok(())
+}
+
+/// `https://user:pw@host/mcp?api_key=x` → password and secret-named query
+/// values replaced.
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return url.to_string();
+    };
+    if u.password().is_some() {
+        let _ = u.set_password(Some("redacted"));
+    }
+    let pairs: Vec<(String, String)> = u
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if crate::trace::record::is_secret_name(&k) {
+                "[redacted]".to_string()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    if !pairs.is_empty() {
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    u.to_string()
+}
+
+/// The server part of the equivalent `mcpscope call` command, already
+/// shell-quoted: options, and the stdio command, which must come last
+/// (everything after `--` is the server's own argv).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerCli {
+    pub options: String,
+    /// The server's argv, without the `--`; empty when it is not a stdio command.
+    pub command: String,
+}
+
+impl From<String> for ServerCli {
+    fn from(options: String) -> ServerCli {
+        ServerCli {
+            options,
+            command: String::new(),
+        }
+    }
+}
+
+impl From<&str> for ServerCli {
+    fn from(options: &str) -> ServerCli {
+        options.to_string().into()
+    }
+}
+
+/// Quote one argument for a POSIX shell, only when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
