@@ -9,6 +9,7 @@ pub mod cli;
 pub mod client;
 pub mod demo;
 pub mod files;
+pub mod format;
 pub mod protocol;
 pub mod selflog;
 pub mod trace;
