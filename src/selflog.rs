@@ -38,7 +38,7 @@ pub fn init(path: &Path) -> Result<(), String> {
 /// The command line with secret values replaced, as the trace records it.
 fn redacted_argv() -> Vec<String> {
     let mut v = serde_json::json!({"event": "spawn", "argv": std::env::args().collect::<Vec<_>>()});
-    crate::trace::record::redact(&mut v);
+    crate::protocol::secrets::redact_json(&mut v);
     v["argv"]
         .as_array()
         .map(|a| {

@@ -4,7 +4,7 @@
 
 use crate::client::{ClientOptions, ElicitMode, EraChoice};
 use crate::protocol::Revision;
-use crate::trace::record::redact;
+use crate::protocol::secrets::{REDACTED, is_secret_name, redact_json};
 use crate::transport::stdio::CommandSpec;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
@@ -110,7 +110,7 @@ impl ServerSpec {
             }),
         };
         if redacted {
-            redact(&mut v);
+            redact_json(&mut v);
             if let ServerSpec::Http { url, .. } = self {
                 v["url"] = Value::String(redact_url(url));
             }
@@ -276,13 +276,14 @@ pub fn redact_url(url: &str) -> String {
         return url.to_string();
     };
     if u.password().is_some() {
+        // Brackets would be percent-encoded in userinfo.
         let _ = u.set_password(Some("redacted"));
     }
     let pairs: Vec<(String, String)> = u
         .query_pairs()
         .map(|(k, v)| {
-            let v = if crate::trace::record::is_secret_name(&k) {
-                "[redacted]".to_string()
+            let v = if is_secret_name(&k) {
+                REDACTED.to_string()
             } else {
                 v.into_owned()
             };
