@@ -2,7 +2,9 @@
 //!
 //! Layers, one-way: `protocol` ← `transport` ← `client` → `trace`; `demo` is a
 //! stand-alone MCP server used for demos and tests; `cli` drives the headless
-//! commands; `tui` is the only module that touches the terminal.
+//! commands; `tui` is the only module that touches the terminal; `format` is
+//! the text both of them print for numbers and progress, so neither imports
+//! the other for it.
 
 pub mod checks;
 pub mod cli;
@@ -10,6 +12,7 @@ pub mod client;
 pub mod demo;
 pub mod event;
 pub mod files;
+pub mod format;
 pub mod protocol;
 pub mod selflog;
 pub mod session;

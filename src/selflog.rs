@@ -43,7 +43,7 @@ fn redacted_argv() -> Vec<String> {
         cwd: None,
     }
     .to_json();
-    crate::trace::record::redact(&mut v);
+    crate::protocol::secrets::redact_json(&mut v);
     v["argv"]
         .as_array()
         .map(|a| {

@@ -1247,9 +1247,11 @@ fn the_header_says_when_the_recording_stopped() {
         screen.lines().next().unwrap().contains("● REC t.jsonl"),
         "{screen}"
     );
+    // The recording is written by a thread of its own: event 0 is in the
+    // pipe before its reader goes, and the failed write is seen before drawing.
+    sc.trace.sync_recording();
     drop(reader);
     sc.result(1, "ok", false);
-    // The recording is written by a thread of its own: wait for its answer.
     sc.trace.sync_recording();
     let screen = render(&mut app, 240, 12);
     let header = screen.lines().next().unwrap();

@@ -13,6 +13,7 @@ use super::connect::{Failure, connect, handshake};
 use super::spec::{ElicitArg, ServerArgs, UsageError};
 use crate::client::{ClientError, ClientOptions, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
+use crate::protocol::schema::{Blanks, Fields, Sampler};
 use clap::Args;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -262,54 +263,22 @@ fn schema_echo(tools: &[Value]) -> Vec<(String, Value)> {
 }
 
 /// Arguments for a call the scenario did not spell out: each required
-/// property gets its `default`, first `enum` value, or a value of its type.
+/// property gets its `default`, first `enum` value, or a value of its type
+/// (`"test"`, `1`, `true`; an untyped property is taken for a string), so
+/// that a server checking its inputs accepts the call.
 fn sample_arguments(schema: Option<&Value>) -> Value {
-    let mut out = Map::new();
-    let Some(schema) = schema else {
-        return Value::Object(out);
+    const SAMPLE: Sampler = Sampler {
+        fields: Fields::Required,
+        nested: Fields::Required,
+        blanks: Blanks {
+            string: "test",
+            number: 1,
+            boolean: true,
+            honour_const: false,
+            untyped_as_string: true,
+        },
     };
-    let props = schema.get("properties").and_then(Value::as_object);
-    let required = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str);
-    for key in required {
-        let prop = props.and_then(|p| p.get(key)).unwrap_or(&Value::Null);
-        out.insert(key.to_string(), sample_value(prop));
-    }
-    Value::Object(out)
-}
-
-fn sample_value(prop: &Value) -> Value {
-    if let Some(d) = prop.get("default") {
-        return d.clone();
-    }
-    if let Some(first) = prop
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    let ty = match prop.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ => "string",
-    };
-    match ty {
-        "integer" | "number" => json!(1),
-        "boolean" => json!(true),
-        "object" => sample_arguments(Some(prop)),
-        "array" => json!([]),
-        "null" => Value::Null,
-        _ => json!("test"),
-    }
+    SAMPLE.sample(schema.unwrap_or(&Value::Null))
 }
 
 /// One page of a list request, or the error that stopped it.

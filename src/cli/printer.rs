@@ -6,7 +6,6 @@ use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
-use crate::protocol::views::num;
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
@@ -188,24 +187,9 @@ impl Printer {
                     Ok(p) if !self.quiet => {
                         let key = p.token_key();
                         let tool = self.tools.get(&key).map_or("?", String::as_str);
-                        let _ = write!(buf, "[progress] {tool} ");
-                        match p.total {
-                            Some(t) if t > 0.0 => {
-                                let pct = (p.progress / t * 100.0).floor();
-                                let _ =
-                                    write!(buf, "{}/{} ({}%)", num(p.progress), num(t), num(pct));
-                            }
-                            Some(t) => {
-                                let _ = write!(buf, "{}/{}", num(p.progress), num(t));
-                            }
-                            None => {
-                                let _ = write!(buf, "{}", num(p.progress));
-                            }
-                        }
-                        if let Some(m) = &p.message {
-                            let _ = write!(buf, " {}", one_line(m));
-                        }
-                        buf.push(b'\n');
+                        let message = p.message.as_deref().map(one_line);
+                        let line = crate::format::progress(p.progress, p.total, message.as_deref());
+                        let _ = writeln!(buf, "[progress] {tool} {line}");
                     }
                     Ok(_) => {}
                     Err(why) => {

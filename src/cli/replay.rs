@@ -9,7 +9,6 @@
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
-use crate::protocol::views::num;
 use crate::protocol::views::{CancelledView, LogView, ProgressView};
 use crate::protocol::{Frame, IdKey};
 use crate::trace::reader::{Damage, TraceReader};
@@ -131,7 +130,7 @@ const SUMMARY_CHARS: usize = 120;
 /// One timeline line. Depends only on the event itself, so a live store and
 /// its recording format identically.
 pub fn format_event(ev: &EventRef<'_>) -> String {
-    let ms = format!("{}.{:03}", ev.t_us / 1000, ev.t_us % 1000);
+    let ms = crate::format::millis_exact(ev.t_us);
     let dir = match ev.dir {
         Dir::Out => "out",
         Dir::In => "in",
@@ -269,23 +268,12 @@ fn request_summary(f: &Frame<'_>, method: &str) -> String {
 fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
     match method {
         methods::PROGRESS => match ProgressView::parse(f.params) {
-            Ok(p) => {
-                let mut s = match p.total {
-                    Some(t) if t > 0.0 => format!(
-                        "{}/{} ({}%)",
-                        num(p.progress),
-                        num(t),
-                        num((p.progress / t * 100.0).floor())
-                    ),
-                    Some(t) => format!("{}/{}", num(p.progress), num(t)),
-                    None => num(p.progress),
-                };
-                if let Some(m) = &p.message {
-                    s.push(' ');
-                    s.push_str(m);
-                }
-                (format!("tok={}", p.token_key()), s)
-            }
+            // The message goes in raw: `format_event` makes the whole
+            // summary one line and clips it.
+            Ok(p) => (
+                format!("tok={}", p.token_key()),
+                crate::format::progress(p.progress, p.total, p.message.as_deref()),
+            ),
             Err(why) => (String::new(), format!("invalid progress: {why}")),
         },
         methods::MESSAGE => match LogView::parse(f.params) {

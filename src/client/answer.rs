@@ -5,6 +5,7 @@
 use super::{ElicitMode, Session};
 use crate::protocol::IdKey;
 use crate::protocol::methods::{self, codes};
+use crate::protocol::schema::{Blanks, Fields, Sampler};
 use serde_json::{Value, json};
 use std::sync::Weak;
 use tokio::sync::mpsc;
@@ -70,18 +71,20 @@ fn root_entry(r: &str) -> Value {
     json!({"uri": format!("file://{}", path.display()), "name": name})
 }
 
-/// The `default` of each property in `requestedSchema`.
+/// An elicitation accepted without asking anyone (`--elicit defaults`): the
+/// `default` of each property in `requestedSchema`, nothing invented.
 pub(super) fn schema_defaults(params: &Value) -> Value {
-    let mut out = serde_json::Map::new();
-    if let Some(props) = params
-        .pointer("/requestedSchema/properties")
-        .and_then(Value::as_object)
-    {
-        for (k, p) in props {
-            if let Some(d) = p.get("default") {
-                out.insert(k.clone(), d.clone());
-            }
-        }
-    }
-    Value::Object(out)
+    const DEFAULTS: Sampler = Sampler {
+        fields: Fields::DefaultsOnly,
+        nested: Fields::DefaultsOnly,
+        // Never used: only properties with a default get a value.
+        blanks: Blanks {
+            string: "",
+            number: 0,
+            boolean: false,
+            honour_const: false,
+            untyped_as_string: false,
+        },
+    };
+    DEFAULTS.sample(params.get("requestedSchema").unwrap_or(&Value::Null))
 }

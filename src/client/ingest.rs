@@ -101,7 +101,7 @@ impl Sink for Ingest {
         // status, content type, the session id it issued — which is what a
         // trace of that session is for.
         if self.redact && event.get("event").and_then(|e| e.as_str()) != Some("http") {
-            crate::trace::record::redact(&mut event);
+            crate::protocol::secrets::redact_json(&mut event);
         }
         tracing::debug!(channel, %event, "transport event");
         self.trace

@@ -8,6 +8,7 @@ pub mod json_text;
 pub mod methods;
 pub mod revision;
 pub mod sanitize;
+pub mod schema;
 pub mod secrets;
 pub mod views;
 

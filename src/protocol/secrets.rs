@@ -1,6 +1,9 @@
-//! Which names carry secrets. One list serves everything mcpscope writes or
-//! shows — trace headers and spawn events, the screen, the copied command —
-//! and names the headers a cross-origin redirect must not forward.
+//! Which names carry secrets, and how their values are hidden. One list
+//! serves everything mcpscope writes or shows — trace headers and spawn
+//! events, the screen, the copied command — and names the headers a
+//! cross-origin redirect must not forward.
+
+use serde_json::Value;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -42,18 +45,55 @@ pub fn redact_pair(s: &str) -> Option<String> {
 /// A command line with secrets replaced: `--api-key=V`, `KEY=V`, and the
 /// word after a bare secret-named flag (`--api-key V`).
 pub fn redact_argv(argv: &[String]) -> Vec<String> {
-    let mut next_is_secret = false;
+    let mut after_flag = false;
     argv.iter()
         .map(|a| {
-            let out = if next_is_secret {
-                REDACTED.to_string()
-            } else {
-                redact_pair(a).unwrap_or_else(|| a.clone())
-            };
-            next_is_secret = is_secret_flag(a);
+            let out = redact_word(after_flag, a).unwrap_or_else(|| a.clone());
+            after_flag = is_secret_flag(a);
             out
         })
         .collect()
+}
+
+/// One word of a command line, its secret replaced: all of it right after a
+/// bare secret-named flag, else the value of a secret-named pair; `None`
+/// when it is no secret. Argv lists and JSON arrays both go through here.
+fn redact_word(after_secret_flag: bool, word: &str) -> Option<String> {
+    if after_secret_flag {
+        Some(REDACTED.to_string())
+    } else {
+        redact_pair(word)
+    }
+}
+
+/// Secrets replaced throughout a JSON value (a server spec, a spawn event):
+/// the values of secret-named keys (env vars, headers), and in arrays the
+/// strings `redact_argv` would replace (`Name: value` headers, `KEY=value`
+/// env strings, command lines).
+pub fn redact_json(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, val) in map.iter_mut() {
+                if is_secret_name(k) && (val.is_string() || val.is_number()) {
+                    *val = Value::String(REDACTED.into());
+                } else {
+                    redact_json(val);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let mut after_flag = false;
+            for it in items {
+                let flag = it.as_str().is_some_and(is_secret_flag);
+                match it.as_str().and_then(|s| redact_word(after_flag, s)) {
+                    Some(r) => *it = Value::String(r),
+                    None => redact_json(it),
+                }
+                after_flag = flag;
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `--api-key`, `-token`: a flag whose value is the next word.
@@ -64,6 +104,7 @@ pub fn is_secret_flag(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn one_list_names_every_kind_of_credential() {
@@ -106,5 +147,43 @@ mod tests {
             Some("Cookie: [redacted]")
         );
         assert_eq!(redact_pair("a b: c"), None);
+    }
+
+    #[test]
+    fn redaction() {
+        let mut v = json!({"env": {"GITHUB_TOKEN": "abc", "PATH": "/bin"},
+                           "headers": ["Authorization: Bearer x", "Accept: */*"],
+                           "args": ["--api-key=zzz", "plain", "--token", "t0k", "--verbose", "v",
+                                    "API_KEY=a:b", "--session", "s1", "--auth-header", "h",
+                                    "X-Credential: c", "--db-passwd=p"]});
+        redact_json(&mut v);
+        assert_eq!(v["env"]["GITHUB_TOKEN"], "[redacted]");
+        assert_eq!(v["env"]["PATH"], "/bin");
+        assert_eq!(v["headers"][0], "Authorization: [redacted]");
+        assert_eq!(v["headers"][1], "Accept: */*");
+        assert_eq!(v["args"][0], "--api-key=[redacted]");
+        assert_eq!(v["args"][1], "plain");
+        assert_eq!(v["args"][3], "[redacted]");
+        assert_eq!(v["args"][5], "v");
+        // The separator that comes first splits name from value.
+        assert_eq!(v["args"][6], "API_KEY=[redacted]");
+        assert_eq!(v["args"][8], "[redacted]");
+        assert_eq!(v["args"][10], "[redacted]");
+        assert_eq!(v["args"][11], "X-Credential: [redacted]");
+        assert_eq!(v["args"][12], "--db-passwd=[redacted]");
+    }
+
+    #[test]
+    fn json_arrays_redact_like_argv() {
+        let argv: Vec<String> = ["x", "--token", "--api-key", "k", "A_KEY=v", "-secret", "1"]
+            .map(String::from)
+            .to_vec();
+        let mut v = json!(argv);
+        redact_json(&mut v);
+        assert_eq!(v, json!(redact_argv(&argv)));
+        // A non-string after a secret flag is no word to hide; nested values still are.
+        let mut v = json!(["--token", 5, {"token": 1}]);
+        redact_json(&mut v);
+        assert_eq!(v, json!(["--token", 5, {"token": REDACTED}]));
     }
 }

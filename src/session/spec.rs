@@ -2,7 +2,7 @@
 //! and working directory) or an HTTP endpoint (with its headers and the
 //! transport flavour to speak), whichever way the user named it.
 
-use crate::trace::record::redact;
+use crate::protocol::secrets::{REDACTED, is_secret_name, redact_json};
 use crate::transport::http::Flavor;
 use crate::transport::stdio::CommandSpec;
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ impl ServerSpec {
             }),
         };
         if redacted {
-            redact(&mut v);
+            redact_json(&mut v);
             if let ServerSpec::Http { url, .. } = self {
                 v["url"] = Value::String(redact_url(url));
             }
@@ -115,13 +115,14 @@ pub fn redact_url(url: &str) -> String {
         return url.to_string();
     };
     if u.password().is_some() {
+        // Brackets would be percent-encoded in userinfo.
         let _ = u.set_password(Some("redacted"));
     }
     let pairs: Vec<(String, String)> = u
         .query_pairs()
         .map(|(k, v)| {
-            let v = if crate::trace::record::is_secret_name(&k) {
-                "[redacted]".to_string()
+            let v = if is_secret_name(&k) {
+                REDACTED.to_string()
             } else {
                 v.into_owned()
             };

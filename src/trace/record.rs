@@ -7,8 +7,6 @@
 //! not JSON. Batch elements carry `"batch":true`.
 
 use super::store::{Dir, EventRef, flags};
-pub use crate::protocol::secrets::is_secret_name;
-use crate::protocol::secrets::{REDACTED, is_secret_flag, redact_pair};
 use base64::Engine as _;
 use serde_json::Value;
 use std::fs::File;
@@ -348,41 +346,6 @@ pub(super) fn parse_event(line: &[u8]) -> Result<RecordedEvent, String> {
     })
 }
 
-/// Redact values of secret-looking keys (env vars, headers) in a server spec.
-pub fn redact(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            for (k, val) in map.iter_mut() {
-                if is_secret_name(k) && (val.is_string() || val.is_number()) {
-                    *val = Value::String(REDACTED.into());
-                } else {
-                    redact(val);
-                }
-            }
-        }
-        Value::Array(items) => {
-            // After a bare secret-named flag (`--api-key VALUE`), the next
-            // item is the secret.
-            let mut next_is_secret = false;
-            for it in items {
-                let flag = it.as_str().is_some_and(is_secret_flag);
-                if next_is_secret && it.is_string() {
-                    *it = Value::String(REDACTED.into());
-                } else if let Some(s) = it.as_str()
-                    && let Some(r) = redact_pair(s)
-                {
-                    // "Name: value" header strings and KEY=VALUE env strings.
-                    *it = Value::String(r);
-                } else {
-                    redact(it);
-                }
-                next_is_secret = flag;
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,29 +435,5 @@ mod tests {
         assert!(e.contains(":2:"), "{e}");
         std::fs::write(&path, "hello\n").unwrap();
         assert!(read_trace(&path).is_err());
-    }
-
-    #[test]
-    fn redaction() {
-        let mut v = json!({"env": {"GITHUB_TOKEN": "abc", "PATH": "/bin"},
-                           "headers": ["Authorization: Bearer x", "Accept: */*"],
-                           "args": ["--api-key=zzz", "plain", "--token", "t0k", "--verbose", "v",
-                                    "API_KEY=a:b", "--session", "s1", "--auth-header", "h",
-                                    "X-Credential: c", "--db-passwd=p"]});
-        redact(&mut v);
-        assert_eq!(v["env"]["GITHUB_TOKEN"], "[redacted]");
-        assert_eq!(v["env"]["PATH"], "/bin");
-        assert_eq!(v["headers"][0], "Authorization: [redacted]");
-        assert_eq!(v["headers"][1], "Accept: */*");
-        assert_eq!(v["args"][0], "--api-key=[redacted]");
-        assert_eq!(v["args"][1], "plain");
-        assert_eq!(v["args"][3], "[redacted]");
-        assert_eq!(v["args"][5], "v");
-        // The separator that comes first splits name from value.
-        assert_eq!(v["args"][6], "API_KEY=[redacted]");
-        assert_eq!(v["args"][8], "[redacted]");
-        assert_eq!(v["args"][10], "[redacted]");
-        assert_eq!(v["args"][11], "X-Credential: [redacted]");
-        assert_eq!(v["args"][12], "--db-passwd=[redacted]");
     }
 }

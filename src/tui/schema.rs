@@ -3,93 +3,42 @@
 //! what the user typed. Checks warn rather than block: sending arguments a
 //! schema rejects is a legitimate test of a server.
 
-use serde_json::{Map, Value, json};
+use crate::protocol::schema::{Blanks, Fields, Sampler};
+use crate::protocol::schema::{required, type_of};
+use serde_json::Value;
+
+/// Placeholders the user overwrites: empty of each type, `const` and the
+/// first `enum` value as they stand, nothing for an untyped property.
+const PLACEHOLDERS: Blanks = Blanks {
+    string: "",
+    number: 0,
+    boolean: false,
+    honour_const: true,
+    untyped_as_string: false,
+};
 
 /// The arguments to start from: every property with a default, and every
 /// required one (a placeholder of its type when it has no default).
 pub fn template(schema: &Value) -> Value {
-    let props = schema.get("properties").and_then(Value::as_object);
-    let required = required(schema);
-    let mut out = Map::new();
-    if let Some(props) = props {
-        for (name, prop) in props {
-            if let Some(d) = prop.get("default") {
-                out.insert(name.clone(), d.clone());
-            } else if required.iter().any(|r| r == name) {
-                out.insert(name.clone(), placeholder(prop));
-            }
-        }
+    Sampler {
+        fields: Fields::RequiredAndDefaults,
+        nested: Fields::RequiredAndDefaults,
+        blanks: PLACEHOLDERS,
     }
-    for r in &required {
-        if !out.contains_key(r) {
-            out.insert(r.clone(), Value::Null);
-        }
-    }
-    Value::Object(out)
+    .sample(schema)
 }
 
 /// Every property of `schema`: its default, else a placeholder of its type.
 /// For answers the user fills in (an elicitation's `requestedSchema`), where
 /// seeing every field beats a minimal object.
 pub fn skeleton(schema: &Value) -> Value {
-    let mut out = Map::new();
-    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-        for (name, prop) in props {
-            let v = prop
-                .get("default")
-                .cloned()
-                .unwrap_or_else(|| placeholder(prop));
-            out.insert(name.clone(), v);
-        }
+    Sampler {
+        fields: Fields::All,
+        // A nested object starts like a tool's arguments.
+        nested: Fields::RequiredAndDefaults,
+        blanks: PLACEHOLDERS,
     }
-    Value::Object(out)
-}
-
-fn placeholder(prop: &Value) -> Value {
-    if let Some(first) = prop
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-    {
-        return first.clone();
-    }
-    if let Some(c) = prop.get("const") {
-        return c.clone();
-    }
-    match type_of(prop).as_deref() {
-        Some("string") => json!(""),
-        Some("integer") | Some("number") => json!(0),
-        Some("boolean") => json!(false),
-        Some("array") => json!([]),
-        Some("object") => template(prop),
-        _ => Value::Null,
-    }
-}
-
-/// The first non-null type a property declares.
-pub fn type_of(prop: &Value) -> Option<String> {
-    match prop.get("type")? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(a) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .map(str::to_string),
-        _ => None,
-    }
-}
-
-pub fn required(schema: &Value) -> Vec<String> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    .sample(schema)
 }
 
 fn matches_type(v: &Value, ty: &str) -> bool {
@@ -185,6 +134,7 @@ pub fn describe_props(schema: &Value) -> Vec<(String, String, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn template_and_checks() {

@@ -2,7 +2,7 @@
 //! direction, kind, method, id/token and what the event says. Works from the
 //! raw frame of one visible row at a time; never scans the store.
 
-use super::format::{num, safe, safe_row};
+use super::format::{safe, safe_row};
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::views::{CancelledView, LogView, ProgressView};
@@ -206,21 +206,8 @@ fn notification_text(
         Some(methods::PROGRESS) => match ProgressView::parse(params) {
             Ok(p) => {
                 s.ids = format!("tok={}", safe(p.token.get(), 40));
-                let mut t = match p.total {
-                    Some(total) if total > 0.0 => format!(
-                        "{}/{} ({}%)",
-                        num(p.progress),
-                        num(total),
-                        num((p.progress / total * 100.0).floor())
-                    ),
-                    Some(total) => format!("{}/{}", num(p.progress), num(total)),
-                    None => num(p.progress),
-                };
-                if let Some(m) = &p.message {
-                    t.push(' ');
-                    t.push_str(&safe_row(m));
-                }
-                t
+                let message = p.message.as_deref().map(safe_row);
+                crate::format::progress(p.progress, p.total, message.as_deref())
             }
             Err(why) => {
                 s.class = Class::Problem;

@@ -2,6 +2,7 @@
 //! the equivalent `mcpscope call` command line.
 
 use super::{block, inner};
+use crate::format::timeout_secs;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::format::{safe, safe_row};
@@ -12,14 +13,6 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
-
-fn secs(s: Option<u64>) -> String {
-    match s {
-        None => "off".into(),
-        Some(s) if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
-        Some(s) => format!("{s}s"),
-    }
-}
 
 pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     let t = &st.theme;
@@ -122,12 +115,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     foot.push(Line::from(l1));
     let mut l2 = ctl(
         "idle",
-        secs(c.idle_secs),
+        timeout_secs(c.idle_secs),
         format!("{}/{}", key(Action::IdleDown), key(Action::IdleUp)),
     );
     l2.extend(ctl(
         "max",
-        secs(c.max_secs),
+        timeout_secs(c.max_secs),
         format!("{}/{}", key(Action::MaxDown), key(Action::MaxUp)),
     ));
     l2.push(Span::styled(

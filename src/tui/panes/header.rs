@@ -52,9 +52,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
                 (
                     format!(
                         "{state} {} / {} ×{}",
-                        crate::tui::format::duration(r.pos_us),
-                        crate::tui::format::duration(r.end_us),
-                        crate::tui::format::num(r.speed)
+                        crate::format::duration(r.pos_us),
+                        crate::format::duration(r.end_us),
+                        crate::format::num(r.speed)
                     ),
                     color,
                 )

@@ -3,9 +3,10 @@
 //! a second source; per-level counters from the store's level index.
 
 use super::{block, fit, full_width, inner};
+use crate::format::rel_ms;
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
-use crate::tui::format::{rel_ms, safe, safe_row};
+use crate::tui::format::{safe, safe_row};
 use crate::tui::jsonfmt::Tok;
 use crate::tui::state::{Pane, State};
 use crate::tui::summary::data_one_line;

@@ -8,10 +8,10 @@
 //! its timing statistics.
 
 use super::{block, full_width, inner};
+use crate::format::{bytes, duration, duration_fine, num, rate};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
-use crate::tui::format::{bytes, duration, num, rate};
 use crate::tui::keymap::Context;
 use crate::tui::state::{Pane, State};
 use crate::tui::theme::Theme;
@@ -348,15 +348,6 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
     [Line::from(head), Line::from(row2), Line::from(row3)]
 }
 
-/// A gap between notifications: floods have sub-millisecond ones.
-fn gap(us: u64) -> String {
-    if us < 10_000 {
-        format!("{:.1}ms", us as f64 / 1000.0)
-    } else {
-        duration(us)
-    }
-}
-
 /// The details view under the selected call's gauge: its timing statistics
 /// (kept incrementally for this call only, see `timing.rs`) and frames.
 fn detail_lines(c: &Call, st: &State, store: &Store) -> Vec<Line<'static>> {
@@ -388,7 +379,12 @@ fn detail_lines(c: &Call, st: &State, store: &Store) -> Vec<Line<'static>> {
         ]));
         let spread = match (tm.min_gap_us, tm.median_gap_us(), tm.max_gap_us) {
             (Some(lo), Some(med), Some(hi)) => {
-                format!("min {} · median {} · max {}", gap(lo), gap(med), gap(hi))
+                format!(
+                    "min {} · median {} · max {}",
+                    duration_fine(lo),
+                    duration_fine(med),
+                    duration_fine(hi)
+                )
             }
             _ => "needs two notifications".into(),
         };

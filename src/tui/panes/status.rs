@@ -92,12 +92,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         }
     };
     if let Some(r) = &st.replay {
-        let mut pos = format!(
-            " {}/{} ×{}",
-            r.fed,
-            r.total,
-            crate::tui::format::num(r.speed)
-        );
+        let mut pos = format!(" {}/{} ×{}", r.fed, r.total, crate::format::num(r.speed));
         if r.paused && !r.done() {
             pos.push_str(" paused");
         }

@@ -6,8 +6,9 @@
 
 use super::findings::{severity_color, severity_glyph};
 use super::{block, fit, full_width, inner};
+use crate::format::rel_ms;
 use crate::trace::{Dir, Store};
-use crate::tui::format::{rel_ms, safe};
+use crate::tui::format::safe;
 use crate::tui::state::{Pane, State};
 use crate::tui::summary::{Class, dir_glyph, summarize};
 use crate::tui::views::KindFilter;
