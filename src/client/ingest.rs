@@ -18,6 +18,8 @@ pub struct Ingest {
     /// answer gets the rest refused in the trace, not queued without end.
     pub server_requests: mpsc::Sender<(IdKey, u64)>,
     pub redact: bool,
+    /// Learns from `tools/list` results before anyone waiting on them wakes.
+    pub tool_headers: Arc<super::http_headers::ToolHeaders>,
 }
 
 impl Ingest {
@@ -47,6 +49,9 @@ impl Ingest {
 
 impl Sink for Ingest {
     fn frames(&self, channel: &str, frames: &[&[u8]]) -> Vec<IdKey> {
+        for f in frames {
+            self.tool_headers.observe(f);
+        }
         let mut routes = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
@@ -105,6 +110,9 @@ impl Sink for Ingest {
         tracing::warn!(channel, ?request, why, "request failed");
         let ev = serde_json::json!({"event": "failed", "request": request.as_ref().map(IdKey::to_value), "error": why});
         self.trace.append(|s, now| s.append_meta(channel, now, &ev));
+        if let Some(id) = &request {
+            self.tool_headers.forget(id);
+        }
         match request {
             Some(id) => self.pending.fail(&id, Gone::Transport(why)),
             None => self.pending.fail_all(Gone::Transport(why)),

@@ -5,8 +5,10 @@
 
 mod answer;
 mod era;
+mod http_headers;
 mod ingest;
 mod link;
+mod mcp_param;
 pub mod options;
 mod pending;
 pub mod timeout;
@@ -22,7 +24,8 @@ use crate::protocol::{IdKey, Revision};
 use crate::trace::{Dir, Trace};
 use crate::transport::http::{Flavor, HttpTransport};
 use crate::transport::stdio::{CommandSpec, StdioTransport};
-use crate::transport::{ExitInfo, TransportError};
+use crate::transport::{ExitInfo, Sink, TransportError};
+use http_headers::{FrameHeaders, ToolHeaders};
 use ingest::Ingest;
 use link::Link;
 use pending::Pending;
@@ -115,6 +118,11 @@ pub struct Session {
     weak: std::sync::Weak<Session>,
     /// Held from recording a frame until it is queued on the transport.
     send_lock: Mutex<()>,
+    /// What the transport reports goes here; so do the session's own events
+    /// about a channel, recorded the same way.
+    sink: Arc<Ingest>,
+    /// SEP-2243: the per-tool headers learnt from listings (HTTP only).
+    tool_headers: Arc<ToolHeaders>,
 }
 
 impl Session {
@@ -151,13 +159,15 @@ impl Session {
     ) -> Result<Arc<Session>, ClientError> {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::channel(ingest::SERVER_REQUEST_BACKLOG);
+        let tool_headers = Arc::new(ToolHeaders::default());
         let ingest = Arc::new(Ingest {
             trace: trace.clone(),
             pending: pending.clone(),
             server_requests: srv_tx,
             redact: opts.redact,
+            tool_headers: tool_headers.clone(),
         });
-        let transport = make(ingest)?;
+        let transport = make(ingest.clone())?;
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
             let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
             Session {
@@ -173,6 +183,8 @@ impl Session {
                 log_level: Mutex::new(None),
                 weak: weak.clone(),
                 send_lock: Mutex::new(()),
+                sink: ingest,
+                tool_headers,
             }
         }))
     }
@@ -221,10 +233,22 @@ impl Session {
         let channel = self
             .transport
             .reserve_channel(msg.get("method").and_then(Value::as_str));
+        let http = matches!(self.transport, Link::Http(_));
+        let extra = if http && self.is_modern() {
+            self.tool_headers.for_frame(msg)
+        } else {
+            FrameHeaders::default()
+        };
+        if http {
+            self.tool_headers.sent(&bytes);
+        }
         let seq = self
             .trace
             .append(|s, now| s.append_frame(Dir::Out, &channel, now, &bytes, &mut Vec::new()));
-        if let Err(e) = self.transport.send(channel, bytes) {
+        if let Some(ev) = extra.event {
+            self.sink.event(&channel, ev);
+        }
+        if let Err(e) = self.transport.send(channel, bytes, extra.headers) {
             if let TransportError::Backlog { .. } = e {
                 // The frame is in the trace; say that it never left.
                 self.meta(json!({"event": "send-failed", "seq": seq, "error": e.to_string()}));
@@ -453,6 +477,7 @@ impl Session {
         {
             // 2026-07-28 over HTTP: cancelling is closing the response stream.
             h.abort(id);
+            self.tool_headers.forget(id);
             return Ok(
                 self.meta(json!({"event": "cancel", "request": id.to_value(),
                                        "how": "closed the response stream", "reason": reason})),
@@ -566,7 +591,7 @@ impl Session {
         if !self.is_modern() || !matches!(self.transport, Link::Http(_)) {
             return true;
         }
-        match crate::transport::http::mcp_param::tool_headers(tool) {
+        match mcp_param::tool_headers(tool) {
             Ok(_) => true,
             Err(reason) => {
                 let name = tool.get("name").cloned().unwrap_or(Value::Null);
@@ -611,8 +636,8 @@ impl Session {
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
         if self.is_modern()
-            && let Link::Http(h) = &self.transport
-            && let Some(reason) = h.tool_rejection(name)
+            && matches!(self.transport, Link::Http(_))
+            && let Some(reason) = self.tool_headers.rejection(name)
         {
             return Err(ClientError::Protocol(format!(
                 "{name} was rejected when listed, so it is not called: {reason}"

@@ -6,12 +6,11 @@
 //! Frames are handed to the sink exactly as the server sent them, on the
 //! channel they arrived on.
 //!
-//! In the 2026-07-28 era every POST also carries the SEP-2243 headers:
-//! `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers of the tool being
-//! called, learnt from the `tools/list` results that pass through here.
+//! A frame may come with extra request headers (the session's SEP-2243
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`): they are sent as given, so what
+//! they mean stays with the session.
 
 mod body;
-pub mod mcp_param;
 pub mod redirect;
 pub mod report;
 
@@ -20,7 +19,6 @@ use super::sse::{SseEvent, SseParser};
 use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
 use futures_util::StreamExt;
-use mcp_param::ParamHeader;
 use report::{error_chain, failure, trim_body};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
@@ -74,7 +72,7 @@ pub enum HttpError {
 
 pub struct HttpTransport {
     inner: Arc<Inner>,
-    queue: mpsc::UnboundedSender<(String, Vec<u8>)>,
+    queue: mpsc::UnboundedSender<Queued>,
 }
 
 struct Inner {
@@ -89,20 +87,16 @@ struct Inner {
     endpoint: watch::Sender<Option<Url>>,
 }
 
+/// A frame as the session handed it over: its channel, its bytes, and the
+/// extra headers its POST carries.
+type Queued = (String, Vec<u8>, Vec<(String, String)>);
+
 struct State {
     flavor: Flavor,
-    /// 2026-07-28: no session, `Mcp-Method`/`Mcp-Name` headers, cancel by closing the stream.
-    modern: bool,
     /// Running request POSTs, so a stateless-era cancel can close their stream.
     running: std::collections::HashMap<IdKey, tokio::task::AbortHandle>,
     session_id: Option<String>,
     protocol_version: Option<String>,
-    /// `tools/list` requests awaiting their result, so the result's
-    /// `x-mcp-header` annotations can be learnt (true: a first page, which
-    /// replaces what was known).
-    tools_lists: std::collections::HashMap<IdKey, bool>,
-    /// Per tool name: its annotated parameters, or why it was rejected.
-    tool_params: std::collections::HashMap<String, Result<Vec<ParamHeader>, String>>,
     get_task: Option<tokio::task::JoinHandle<()>>,
     sse_task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -145,12 +139,9 @@ impl HttpTransport {
             sink,
             state: Mutex::new(State {
                 flavor,
-                modern: false,
                 running: std::collections::HashMap::new(),
                 session_id: None,
                 protocol_version: None,
-                tools_lists: std::collections::HashMap::new(),
-                tool_params: std::collections::HashMap::new(),
                 get_task: None,
                 sse_task: None,
             }),
@@ -180,10 +171,15 @@ impl HttpTransport {
         )
     }
 
-    /// POST one frame on a reserved channel.
-    pub fn send(&self, channel: String, frame: Vec<u8>) -> Result<(), super::TransportError> {
+    /// POST one frame on a reserved channel, with `headers` besides the usual ones.
+    pub fn send(
+        &self,
+        channel: String,
+        frame: Vec<u8>,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), super::TransportError> {
         self.queue
-            .send((channel, frame))
+            .send((channel, frame, headers))
             .map_err(|_| super::TransportError::Closed)
     }
 
@@ -196,25 +192,10 @@ impl HttpTransport {
         self.inner.lock().protocol_version = None;
     }
 
-    pub fn set_modern(&self, on: bool) {
-        self.inner.lock().modern = on;
-    }
-
     /// Close a running request's response stream (the 2026-07-28 way to cancel).
     pub fn abort(&self, id: &IdKey) {
-        let mut st = self.inner.lock();
-        st.tools_lists.remove(id);
-        if let Some(h) = st.running.remove(id) {
+        if let Some(h) = self.inner.lock().running.remove(id) {
             h.abort();
-        }
-    }
-
-    /// Why the last `tools/list` result made this tool unusable (an invalid
-    /// `x-mcp-header` annotation), if it did.
-    pub fn tool_rejection(&self, name: &str) -> Option<String> {
-        match self.inner.lock().tool_params.get(name) {
-            Some(Err(why)) => Some(why.clone()),
-            _ => None,
         }
     }
 
@@ -286,42 +267,23 @@ impl HttpTransport {
 
 /// Sends frames in order. A notification or response waits for its 202 so the
 /// next frame cannot overtake it; a request's stream is read in its own task.
-async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Vec<u8>)>) {
-    while let Some((channel, frame)) = rx.recv().await {
-        let (request_id, method, params) = {
+async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<Queued>) {
+    while let Some((channel, frame, headers)) = rx.recv().await {
+        let (request_id, method) = {
             let f = classify(&frame);
             (
                 (f.kind == FrameKind::Request)
                     .then(|| f.id.clone())
                     .flatten(),
                 f.method.as_deref().map(str::to_string),
-                f.params
-                    .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok()),
             )
-        };
-        let name = params.as_ref().and_then(|v| {
-            v.get("name")
-                .or_else(|| v.get("uri"))
-                .and_then(|n| n.as_str())
-                .map(str::to_string)
-        });
-        if let (Some(id), Some("tools/list")) = (&request_id, method.as_deref()) {
-            let first_page = params.as_ref().and_then(|p| p.get("cursor")).is_none();
-            inner.lock().tools_lists.insert(id.clone(), first_page);
-        }
-        let arguments = match method.as_deref() {
-            Some("tools/call") => {
-                params.and_then(|mut p| p.get_mut("arguments").map(serde_json::Value::take))
-            }
-            _ => None,
         };
         let out = Outgoing {
             channel,
             frame,
             request_id,
             method,
-            name,
-            arguments,
+            headers,
             delivered: None,
         };
         match out.request_id.clone() {
@@ -332,14 +294,7 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<(String, Ve
                     let me = task_inner.clone();
                     task_inner.post(out).await;
                     if let Some(id) = done {
-                        let mut st = me.lock();
-                        st.running.remove(&id);
-                        // Streamable HTTP answers on the POST, so a listing
-                        // still awaited now never comes (legacy answers later,
-                        // on the SSE stream).
-                        if st.flavor != Flavor::Legacy {
-                            st.tools_lists.remove(&id);
-                        }
+                        me.lock().running.remove(&id);
                     }
                 });
                 inner.lock().running.insert(id, handle.abort_handle());
@@ -377,10 +332,8 @@ struct Outgoing {
     frame: Vec<u8>,
     request_id: Option<IdKey>,
     method: Option<String>,
-    /// `params.name` or `params.uri`, for `Mcp-Name`.
-    name: Option<String>,
-    /// A `tools/call`'s `params.arguments`, for `Mcp-Param-*`.
-    arguments: Option<serde_json::Value>,
+    /// Sent besides the usual headers, as the session gave them.
+    headers: Vec<(String, String)>,
     /// Told when the server has answered the POST (headers or failure).
     delivered: Option<Arc<tokio::sync::Notify>>,
 }
@@ -440,15 +393,11 @@ impl Inner {
             frame,
             request_id,
             method,
-            name,
-            arguments,
+            headers,
             ..
         } = out.clone();
         let is_initialize = request_id.is_some() && method.as_deref() == Some("initialize");
-        let (flavor, modern) = {
-            let st = self.lock();
-            (st.flavor, st.modern)
-        };
+        let flavor = self.lock().flavor;
         let target = match flavor {
             Flavor::Legacy => match self.wait_endpoint().await {
                 Some(u) => u,
@@ -468,30 +417,8 @@ impl Inner {
             .common_headers(self.client.post(target))
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
-        if modern {
-            // Values that are not plain visible ASCII travel base64-encoded
-            // (SEP-2243), so a header is never malformed and never dropped.
-            if let Some(m) = &method {
-                req = req.header("mcp-method", mcp_param::encode_value(m));
-            }
-            if let (Some(n), Some("tools/call" | "prompts/get" | "resources/read")) =
-                (&name, method.as_deref())
-            {
-                req = req.header("mcp-name", mcp_param::encode_value(n));
-            }
-            if let (Some(n), Some("tools/call")) = (&name, method.as_deref()) {
-                let params = self.param_headers(n, arguments.as_ref());
-                if !params.is_empty() {
-                    self.meta(
-                        &channel,
-                        json!({"event": "mcp-param-headers", "tool": n,
-                               "headers": params.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>()}),
-                    );
-                }
-                for (k, v) in params {
-                    req = req.header(k, v);
-                }
-            }
+        for (k, v) in headers {
+            req = req.header(k, v);
         }
         let req = req.body(frame.clone());
         let sent = self.send(&channel, req).await;
@@ -599,7 +526,6 @@ impl Inner {
             }
             return;
         }
-        self.observe(trim_body(&body));
         let answered = self.sink.frames(&channel, &[trim_body(&body)]);
         let answered = request_id.as_ref().is_some_and(|id| answered.contains(id));
         if !status.is_success() && !answered {
@@ -614,62 +540,6 @@ impl Inner {
                 request_id,
                 "the HTTP response did not answer the request".into(),
             );
-        }
-    }
-
-    /// The `Mcp-Param-*` headers of a call to `tool`, from the annotations of
-    /// its last listing. A tool never listed gets none (the spec's advice when
-    /// the schema is unknown); a rejected tool gets none either, since the
-    /// session refuses to call it and only a hand-written frame gets here.
-    fn param_headers(
-        &self,
-        tool: &str,
-        arguments: Option<&serde_json::Value>,
-    ) -> Vec<(String, String)> {
-        let st = self.lock();
-        match (st.tool_params.get(tool), arguments) {
-            (Some(Ok(decls)), Some(args)) => mcp_param::headers_for(decls, args),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Learn the `x-mcp-header` annotations from a `tools/list` result, before
-    /// the frame reaches the session (so a call made right after the listing
-    /// already carries its headers).
-    fn observe(&self, body: &[u8]) {
-        if self.lock().tools_lists.is_empty() {
-            return;
-        }
-        let f = classify(body);
-        match f.kind {
-            FrameKind::Batch => {
-                for el in &f.batch {
-                    self.observe(el.get().as_bytes());
-                }
-            }
-            FrameKind::Response | FrameKind::ErrorResponse => {
-                let Some(id) = &f.id else { return };
-                let mut st = self.lock();
-                let Some(first_page) = st.tools_lists.remove(id) else {
-                    return;
-                };
-                let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
-                    return;
-                };
-                let Some(tools) = v.pointer("/result/tools").and_then(|t| t.as_array()) else {
-                    return;
-                };
-                if first_page {
-                    st.tool_params.clear();
-                }
-                for tool in tools {
-                    if let Some(name) = tool.get("name").and_then(|n| n.as_str()) {
-                        st.tool_params
-                            .insert(name.to_string(), mcp_param::tool_headers(tool));
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
@@ -824,7 +694,6 @@ impl Inner {
                     self.set_endpoint(channel, data);
                     return false;
                 }
-                self.observe(data.as_bytes());
                 let answered = self.sink.frames(channel, &[data.as_bytes()]);
                 id.is_some_and(|id| answered.contains(id))
             }
