@@ -1,5 +1,6 @@
 //! The session engine: handshake, request ids, progress-token policy, pending
-//! requests, timeouts, cancellation and answers to server→client requests.
+//! requests, timeouts, cancellation and answers to server→client requests,
+//! and over HTTP the headers that depend on what a frame says (SEP-2243).
 //! Everything it sends is appended to the trace and queued in one step, so
 //! the trace order is the wire order.
 

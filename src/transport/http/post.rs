@@ -1,5 +1,5 @@
 //! One frame's POST and what its response means: the session id an
-//! `initialize` response issues, the fall back to HTTP+SSE when a server
+//! `initialize` response issues, the fallback to HTTP+SSE when a server
 //! refuses the POST (the spec's back-compat rule), a forgotten session
 //! (404), and a JSON body or an SSE stream (handed to `stream`) as the answer.
 
