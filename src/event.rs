@@ -55,7 +55,7 @@ pub enum Event {
     /// One HTTP exchange: what the server answered.
     Http {
         method: String,
-        status: u16,
+        status: Status,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         content_type: Option<String>,
         session: Option<String>,
@@ -201,6 +201,24 @@ pub enum Event {
     },
 }
 
+/// An HTTP exchange's status: the code, or why there is none (the DELETE
+/// that ends a session records its failure here).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Status {
+    Code(u16),
+    Failed(String),
+}
+
+impl Status {
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            Status::Code(c) => Some(*c),
+            Status::Failed(_) => None,
+        }
+    }
+}
+
 impl Event {
     /// Read a stored meta event; `None` for one this version does not know
     /// (a newer trace, a damaged line): callers show those raw.
@@ -339,6 +357,12 @@ impl fmt::Display for Loss {
     }
 }
 
+impl From<&str> for Loss {
+    fn from(why: &str) -> Loss {
+        Loss::Other(why.to_string())
+    }
+}
+
 impl From<String> for Loss {
     fn from(why: String) -> Loss {
         Loss::Other(why)
@@ -357,6 +381,7 @@ mod tests {
         r#"{"bytes":9000000,"event":"oversized","frame":7,"kept":8388608}"#,
         r#"{"content_type":"text/event-stream","event":"http","method":"POST","ms":3,"session":"abc","status":200}"#,
         r#"{"event":"http","method":"DELETE","ms":1,"session":null,"status":204}"#,
+        r#"{"event":"http","method":"DELETE","ms":1,"session":"s","status":"timed out"}"#,
         r#"{"event":"timeout","limit":"idle","method":"tools/call","request":1,"secs":0.3}"#,
         r#"{"event":"cancel","how":"closed the response stream","reason":"user","request":"r-2"}"#,
         r#"{"capabilities":{"tools":{}},"event":"negotiated","protocolVersion":"2025-06-18","requested":"2025-06-18","serverInfo":{"name":"x"},"supported":true}"#,

@@ -37,6 +37,7 @@ impl HttpExchanges {
         else {
             return None;
         };
+        let status = status.code()?;
         if method != "POST" {
             return None;
         }

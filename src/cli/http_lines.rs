@@ -50,7 +50,7 @@ impl HttpLines {
                 status,
                 challenge,
                 ..
-            } => (method, status, challenge),
+            } => (method, status.code()?, challenge),
             _ => return None,
         };
         // No GET stream (or no DELETE) on offer is a normal answer.

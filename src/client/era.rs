@@ -66,9 +66,6 @@ impl Session {
 
     fn set_modern(&self, on: bool) {
         self.modern.store(on, Ordering::Relaxed);
-        if let Link::Http(h) = &self.transport {
-            h.set_modern(on);
-        }
     }
 
     /// Establish the session in the era `--protocol` asked for.

@@ -2,7 +2,7 @@
 //! batch), then wakes waiting requests and queues server→client requests.
 
 use super::pending::{Gone, Pending};
-use crate::event::Event;
+use crate::event::{Event, Loss};
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Route, Trace};
 use crate::transport::{ExitInfo, Sink};
@@ -19,6 +19,8 @@ pub struct Ingest {
     /// answer gets the rest refused in the trace, not queued without end.
     pub server_requests: mpsc::Sender<(IdKey, u64)>,
     pub redact: bool,
+    /// Learns from `tools/list` results before anyone waiting on them wakes.
+    pub tool_headers: Arc<super::http_headers::ToolHeaders>,
 }
 
 impl Ingest {
@@ -54,6 +56,9 @@ impl Ingest {
 
 impl Sink for Ingest {
     fn frames(&self, channel: &str, frames: &[&[u8]]) -> Vec<IdKey> {
+        for f in frames {
+            self.tool_headers.observe(f);
+        }
         let mut routes = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
@@ -92,20 +97,19 @@ impl Sink for Ingest {
     }
 
     fn event(&self, channel: &str, event: Event) {
-        self.event_json(channel, event.to_json());
-    }
-
-    fn event_json(&self, channel: &str, mut event: serde_json::Value) {
+        tracing::debug!(channel, ?event, "transport event");
         // The spawn event names the command line: `--api-key VALUE` and the
         // like. An `http` exchange records only what the server answered —
         // status, content type, the session id it issued — which is what a
         // trace of that session is for.
-        if self.redact && event.get("event").and_then(|e| e.as_str()) != Some("http") {
-            crate::protocol::secrets::redact_json(&mut event);
+        if self.redact && !matches!(event, Event::Http { .. }) {
+            let mut v = event.to_json();
+            crate::protocol::secrets::redact_json(&mut v);
+            self.trace.append(|s, now| s.append_meta(channel, now, &v));
+        } else {
+            self.trace
+                .append(|s, now| s.append_event(channel, now, &event));
         }
-        tracing::debug!(channel, %event, "transport event");
-        self.trace
-            .append(|s, now| s.append_meta(channel, now, &event));
     }
 
     fn closed(&self, channel: &str, exit: ExitInfo) {
@@ -115,14 +119,17 @@ impl Sink for Ingest {
         self.pending.fail_all(Gone::Exited(exit));
     }
 
-    fn failed(&self, channel: &str, request: Option<IdKey>, why: String) {
-        tracing::warn!(channel, ?request, why, "request failed");
+    fn failed(&self, channel: &str, request: Option<IdKey>, why: Loss) {
+        tracing::warn!(channel, ?request, %why, "request failed");
         let ev = Event::Failed {
             request: request.as_ref().map(IdKey::to_value),
-            error: why.clone(),
+            error: why.to_string(),
         };
         self.trace
             .append(|s, now| s.append_event(channel, now, &ev));
+        if let Some(id) = &request {
+            self.tool_headers.forget(id);
+        }
         match request {
             Some(id) => self.pending.fail(&id, Gone::Transport(why)),
             None => self.pending.fail_all(Gone::Transport(why)),

@@ -19,10 +19,16 @@ impl Link {
         }
     }
 
-    pub fn send(&self, channel: String, frame: Vec<u8>) -> Result<(), TransportError> {
+    /// `headers` go with the frame's HTTP request; stdio has nowhere to put them.
+    pub fn send(
+        &self,
+        channel: String,
+        frame: Vec<u8>,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), TransportError> {
         match self {
             Link::Stdio(s) => s.send(frame),
-            Link::Http(h) => h.send(channel, frame),
+            Link::Http(h) => h.send(channel, frame, headers),
         }
     }
 

@@ -1,12 +1,15 @@
 //! The session engine: handshake, request ids, progress-token policy, pending
-//! requests, timeouts, cancellation and answers to server→client requests.
+//! requests, timeouts, cancellation and answers to server→client requests,
+//! and over HTTP the headers that depend on what a frame says (SEP-2243).
 //! Everything it sends is appended to the trace and queued in one step, so
 //! the trace order is the wire order.
 
 mod answer;
 mod era;
+mod http_headers;
 mod ingest;
 mod link;
+mod mcp_param;
 pub mod options;
 mod pending;
 pub mod timeout;
@@ -15,7 +18,7 @@ pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
-use crate::event::Event;
+use crate::event::{Event, Loss};
 use crate::protocol::json_text::{RangeReport, lenient_value};
 use crate::protocol::methods;
 use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
@@ -23,7 +26,8 @@ use crate::protocol::{IdKey, Revision};
 use crate::trace::{Dir, Trace};
 use crate::transport::http::{Flavor, HttpTransport};
 use crate::transport::stdio::{CommandSpec, StdioTransport};
-use crate::transport::{ExitInfo, TransportError};
+use crate::transport::{ExitInfo, Sink, TransportError};
+use http_headers::{FrameHeaders, ToolHeaders};
 use ingest::Ingest;
 use link::Link;
 use pending::Pending;
@@ -116,6 +120,11 @@ pub struct Session {
     weak: std::sync::Weak<Session>,
     /// Held from recording a frame until it is queued on the transport.
     send_lock: Mutex<()>,
+    /// What the transport reports goes here; so do the session's own events
+    /// about a channel, recorded the same way.
+    sink: Arc<Ingest>,
+    /// SEP-2243: the per-tool headers learnt from listings (HTTP only).
+    tool_headers: Arc<ToolHeaders>,
 }
 
 impl Session {
@@ -152,13 +161,15 @@ impl Session {
     ) -> Result<Arc<Session>, ClientError> {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::channel(ingest::SERVER_REQUEST_BACKLOG);
+        let tool_headers = Arc::new(ToolHeaders::default());
         let ingest = Arc::new(Ingest {
             trace: trace.clone(),
             pending: pending.clone(),
             server_requests: srv_tx,
             redact: opts.redact,
+            tool_headers: tool_headers.clone(),
         });
-        let transport = make(ingest)?;
+        let transport = make(ingest.clone())?;
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
             let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
             Session {
@@ -174,6 +185,8 @@ impl Session {
                 log_level: Mutex::new(None),
                 weak: weak.clone(),
                 send_lock: Mutex::new(()),
+                sink: ingest,
+                tool_headers,
             }
         }))
     }
@@ -222,10 +235,22 @@ impl Session {
         let channel = self
             .transport
             .reserve_channel(msg.get("method").and_then(Value::as_str));
+        let http = matches!(self.transport, Link::Http(_));
+        let extra = if http && self.is_modern() {
+            self.tool_headers.for_frame(msg)
+        } else {
+            FrameHeaders::default()
+        };
+        if http {
+            self.tool_headers.sent(&bytes);
+        }
         let seq = self
             .trace
             .append(|s, now| s.append_frame(Dir::Out, &channel, now, &bytes, &mut Vec::new()));
-        if let Err(e) = self.transport.send(channel, bytes) {
+        if let Some(ev) = extra.event {
+            self.sink.event(&channel, ev);
+        }
+        if let Err(e) = self.transport.send(channel, bytes, extra.headers) {
             if let TransportError::Backlog { .. } = e {
                 // The frame is in the trace; say that it never left.
                 self.meta(Event::SendFailed {
@@ -295,13 +320,13 @@ impl Session {
         limits: Limits,
     ) -> Result<Reply, ClientError> {
         match self.request_once(id, method, params.clone(), limits).await {
-            Err(ClientError::Gone(Gone::Transport(why)))
-                if why == crate::transport::http::SESSION_EXPIRED
-                    && method != methods::INITIALIZE
-                    && !self.is_modern() =>
+            Err(ClientError::Gone(Gone::Transport(Loss::SessionExpired)))
+                if method != methods::INITIALIZE && !self.is_modern() =>
             {
                 // The server forgot the session: start a new one, then retry once.
-                self.meta(Event::Reinitialize { reason: why });
+                self.meta(Event::Reinitialize {
+                    reason: Loss::SessionExpired.to_string(),
+                });
                 if let Link::Http(h) = &self.transport {
                     h.reset_session();
                 }
@@ -358,11 +383,9 @@ impl Session {
                 }
                 Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
                 Some(Err(_)) => {
-                    return Err(ClientError::Gone(
-                        self.pending
-                            .gone()
-                            .unwrap_or(Gone::Transport("the session ended".into())),
-                    ));
+                    return Err(ClientError::Gone(self.pending.gone().unwrap_or(
+                        Gone::Transport(Loss::Other("the session ended".into())),
+                    )));
                 }
                 None => {
                     // Progress may have moved the idle deadline while we slept.
@@ -459,6 +482,7 @@ impl Session {
         {
             // 2026-07-28 over HTTP: cancelling is closing the response stream.
             h.abort(id);
+            self.tool_headers.forget(id);
             return Ok(self.meta(Event::Cancel {
                 request: id.to_value(),
                 how: "closed the response stream".into(),
@@ -579,7 +603,7 @@ impl Session {
         if !self.is_modern() || !matches!(self.transport, Link::Http(_)) {
             return true;
         }
-        match crate::transport::http::mcp_param::tool_headers(tool) {
+        match mcp_param::tool_headers(tool) {
             Ok(_) => true,
             Err(reason) => {
                 let name = tool.get("name").cloned().unwrap_or(Value::Null);
@@ -627,8 +651,8 @@ impl Session {
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
         if self.is_modern()
-            && let Link::Http(h) = &self.transport
-            && let Some(reason) = h.tool_rejection(name)
+            && matches!(self.transport, Link::Http(_))
+            && let Some(reason) = self.tool_headers.rejection(name)
         {
             return Err(ClientError::Protocol(format!(
                 "{name} was rejected when listed, so it is not called: {reason}"

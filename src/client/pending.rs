@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gone {
     Exited(ExitInfo),
-    Transport(String),
+    Transport(crate::event::Loss),
     /// The answer came but is not a valid response (`seq` is the frame).
     Malformed {
         seq: u64,
@@ -23,7 +23,7 @@ impl std::fmt::Display for Gone {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Gone::Exited(e) => write!(f, "the server {e}"),
-            Gone::Transport(why) => f.write_str(why),
+            Gone::Transport(why) => write!(f, "{why}"),
             Gone::Malformed { seq, why } => write!(f, "its answer (#{seq}) is malformed: {why}"),
         }
     }

@@ -17,14 +17,11 @@ pub trait Sink: Send + Sync + 'static {
     fn stderr(&self, channel: &str, lines: &[&[u8]]);
     /// A transport-level event (spawn, exit, HTTP exchange, ...).
     fn event(&self, channel: &str, event: Event);
-    /// An event still built as JSON (the HTTP transport, until it builds
-    /// [`Event`]s too).
-    fn event_json(&self, channel: &str, event: serde_json::Value);
     /// The connection is gone for good; `exit` tells how the process ended.
     fn closed(&self, channel: &str, exit: ExitInfo);
     /// A request will get no response on this transport (HTTP error, stream
     /// closed); `None` means the whole connection failed.
-    fn failed(&self, channel: &str, request: Option<crate::protocol::IdKey>, why: String);
+    fn failed(&self, channel: &str, request: Option<crate::protocol::IdKey>, why: Loss);
     /// A frame over the size cap: its first `kept` bytes, and how long it
     /// was (`total`, at least). Both are kept: the cut frame and an
     /// `oversized` event naming it.
@@ -34,8 +31,8 @@ pub trait Sink: Send + Sync + 'static {
     }
 }
 
-use crate::event::Event;
 pub use crate::event::ExitInfo;
+use crate::event::{Event, Loss};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {

@@ -7,7 +7,7 @@
 
 use super::lines::{max_frame, read_lines_capped};
 use super::{ExitInfo, Sink, TransportError};
-use crate::event::Event;
+use crate::event::{Event, Loss};
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -186,7 +186,7 @@ impl StdioTransport {
                                 running: true,
                             },
                         );
-                        s.failed(CHANNEL, None, EOF_RUNNING.to_string());
+                        s.failed(CHANNEL, None, Loss::StdoutClosed);
                     }
                     Ok(()) => {}
                 }

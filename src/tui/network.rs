@@ -11,7 +11,7 @@
 //! session only has `stdio`, so it never produces a row.
 
 use super::format::{safe, safe_row};
-use crate::event::Event;
+use crate::event::{Event, Status};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::trace::store::flags;
@@ -289,7 +289,10 @@ impl NetworkView {
             } => self.exchange(
                 ev,
                 safe(&method, 8),
-                HttpStatus::Code(status),
+                match status {
+                    Status::Code(c) => HttpStatus::Code(c),
+                    Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
+                },
                 content_type,
                 session,
                 Some(ms),

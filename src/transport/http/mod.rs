@@ -1,0 +1,207 @@
+//! Streamable HTTP (2025-03-26 … 2025-11-25) and legacy HTTP+SSE (2024-11-05).
+//!
+//! Every POST is its own channel (`post:N`); the standalone GET stream is
+//! `get`; the legacy SSE stream is `sse`. HTTP status, content type and the
+//! session id become `http` meta events, so the timeline shows each exchange.
+//! Frames are handed to the sink exactly as the server sent them, on the
+//! channel they arrived on.
+//!
+//! A frame may come with extra request headers (the session's SEP-2243
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`): they are sent as given, so what
+//! they mean stays with the session.
+//!
+//! This file is the transport's face; each concern has its own module:
+//! `queue` (send order), `post` (a POST and its response, the HTTP+SSE
+//! fallback), `stream` (SSE bodies, resumption), `listen` (the standalone
+//! GET stream), `legacy` (the HTTP+SSE endpoint handshake), `state`
+//! (session, version, running requests), `exchange` (requests on the wire
+//! and as trace events).
+
+mod body;
+mod exchange;
+mod legacy;
+mod listen;
+mod post;
+mod queue;
+pub mod redirect;
+pub mod report;
+mod state;
+mod stream;
+
+pub use state::{SESSION_EXPIRED, SESSION_HEADER, VERSION_HEADER};
+
+use super::Sink;
+use crate::protocol::IdKey;
+use queue::Queued;
+use reqwest::Url;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use state::State;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+
+/// Which HTTP transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Streamable HTTP first; fall back to HTTP+SSE if the POST is refused
+    /// with 400/404/405 (the spec's back-compat rule).
+    Auto,
+    Streamable,
+    Legacy,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("bad URL {0:?}: {1}")]
+    Url(String, String),
+    #[error("bad header {0:?}")]
+    Header(String),
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("{0}")]
+    Connect(String),
+}
+
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+    queue: mpsc::UnboundedSender<Queued>,
+}
+
+/// Shared by the queue and every POST and stream task.
+struct Inner {
+    client: reqwest::Client,
+    url: Url,
+    headers: HeaderMap,
+    sink: Arc<dyn Sink>,
+    state: Mutex<State>,
+    next_post: AtomicU64,
+    shutdown: watch::Sender<bool>,
+    /// The legacy `endpoint` URL once the SSE stream announced it.
+    endpoint: watch::Sender<Option<Url>>,
+}
+
+impl HttpTransport {
+    pub fn new(
+        url: &str,
+        headers: &[(String, String)],
+        flavor: Flavor,
+        sink: Arc<dyn Sink>,
+    ) -> Result<HttpTransport, HttpError> {
+        let url = Url::parse(url).map_err(|e| HttpError::Url(url.to_string(), e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(HttpError::Url(
+                url.to_string(),
+                "only http and https are supported".into(),
+            ));
+        }
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            let name =
+                HeaderName::from_bytes(k.as_bytes()).map_err(|_| HttpError::Header(k.clone()))?;
+            let value = HeaderValue::from_str(v).map_err(|_| HttpError::Header(k.clone()))?;
+            map.append(name, value);
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            // Redirects are followed by `redirect::send`, which decides what
+            // another origin may see; a Referer would tell it where we came from.
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .build()
+            .map_err(|e| HttpError::Client(e.to_string()))?;
+        let (shutdown, _) = watch::channel(false);
+        let (endpoint, _) = watch::channel(None);
+        let inner = Arc::new(Inner {
+            client,
+            url,
+            headers: map,
+            sink,
+            state: Mutex::new(State::new(flavor)),
+            next_post: AtomicU64::new(1),
+            shutdown,
+            endpoint,
+        });
+        let (queue, rx) = mpsc::unbounded_channel();
+        tokio::spawn(queue::dispatch(inner.clone(), rx));
+        if flavor == Flavor::Legacy {
+            inner.start_legacy_stream();
+        }
+        Ok(HttpTransport { inner, queue })
+    }
+
+    /// The channel the next frame will travel on (recorded with the frame).
+    /// A `subscriptions/listen` stream is named `listen:N`, any other POST `post:N`.
+    pub fn reserve_channel(&self, method: Option<&str>) -> String {
+        let kind = if method == Some("subscriptions/listen") {
+            "listen"
+        } else {
+            "post"
+        };
+        format!(
+            "{kind}:{}",
+            self.inner.next_post.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+
+    /// POST one frame on a reserved channel, with `headers` besides the usual ones.
+    pub fn send(
+        &self,
+        channel: String,
+        frame: Vec<u8>,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), super::TransportError> {
+        self.queue
+            .send((channel, frame, headers))
+            .map_err(|_| super::TransportError::Closed)
+    }
+
+    /// The negotiated revision, sent as `MCP-Protocol-Version` from now on.
+    pub fn set_protocol_version(&self, v: &str) {
+        self.inner.lock().protocol_version = Some(v.to_string());
+    }
+
+    pub fn clear_protocol_version(&self) {
+        self.inner.lock().protocol_version = None;
+    }
+
+    /// Close a running request's response stream (the 2026-07-28 way to cancel).
+    pub fn abort(&self, id: &IdKey) {
+        if let Some(h) = self.inner.lock().running.remove(id) {
+            h.abort();
+        }
+    }
+
+    pub fn flavor(&self) -> Flavor {
+        self.inner.lock().flavor
+    }
+
+    /// Forget the session (after a 404) so the next initialize starts a new one.
+    pub fn reset_session(&self) {
+        self.inner.lock().session_id = None;
+    }
+
+    /// End the session: stop streams, DELETE the session if there is one.
+    pub async fn shutdown(&self) {
+        self.inner.shutdown.send_replace(true);
+        let (session, tasks) = {
+            let mut st = self.inner.lock();
+            (
+                st.session_id.clone(),
+                [st.get_task.take(), st.sse_task.take()],
+            )
+        };
+        for t in tasks.into_iter().flatten() {
+            t.abort();
+        }
+        if let Some(sid) = session {
+            self.inner.delete_session(sid).await;
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -1,0 +1,180 @@
+//! One frame's POST and what its response means: the session id an
+//! `initialize` response issues, the fallback to HTTP+SSE when a server
+//! refuses the POST (the spec's back-compat rule), a forgotten session
+//! (404), and a JSON body or an SSE stream (handed to `stream`) as the answer.
+
+use super::queue::Outgoing;
+use super::report::{self, error_chain, failure, trim_body};
+use super::state::SESSION_HEADER;
+use super::{Flavor, Inner, body};
+use crate::event::Event;
+use crate::event::Loss;
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use std::sync::Arc;
+use std::time::Instant;
+
+impl Inner {
+    pub(super) async fn post(self: Arc<Self>, out: Outgoing) {
+        let Outgoing {
+            channel,
+            frame,
+            request_id,
+            method,
+            headers,
+            ..
+        } = out.clone();
+        let is_initialize = request_id.is_some() && method.as_deref() == Some("initialize");
+        let flavor = self.lock().flavor;
+        let target = match flavor {
+            Flavor::Legacy => match self.wait_endpoint().await {
+                Some(u) => u,
+                None => {
+                    self.sink.failed(
+                        &channel,
+                        request_id,
+                        "the legacy SSE stream announced no endpoint".into(),
+                    );
+                    return;
+                }
+            },
+            _ => self.url.clone(),
+        };
+        let started = Instant::now();
+        let mut req = self
+            .common_headers(self.client.post(target))
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json");
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        let req = req.body(frame.clone());
+        let sent = self.send(&channel, req).await;
+        if let Some(d) = &out.delivered {
+            d.notify_one();
+        }
+        let resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                let why = format!("POST failed: {}", error_chain(&e));
+                self.meta(
+                    &channel,
+                    Event::HttpError {
+                        method: "POST".into(),
+                        error: why.clone(),
+                    },
+                );
+                self.sink.failed(&channel, request_id, why.into());
+                return;
+            }
+        };
+        self.exchange_meta(&channel, "POST", &resp, started);
+        let status = resp.status();
+        if is_initialize
+            && let Some(sid) = resp
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+        {
+            self.lock().session_id = Some(sid.to_string());
+        }
+        if flavor == Flavor::Auto
+            && is_initialize
+            && matches!(
+                status,
+                StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+            )
+        {
+            // Back-compat: a server that refuses the POST may speak HTTP+SSE.
+            self.meta(
+                &channel,
+                Event::TransportDetect {
+                    flavor: "sse".into(),
+                    reason: format!("POST initialize answered {}", status.as_u16()),
+                },
+            );
+            self.lock().flavor = Flavor::Legacy;
+            self.start_legacy_stream();
+            Box::pin(self.clone().post(out)).await;
+            return;
+        }
+        if flavor == Flavor::Auto && is_initialize && status.is_success() {
+            self.lock().flavor = Flavor::Streamable;
+        }
+        if status == StatusCode::NOT_FOUND && self.lock().session_id.is_some() && !is_initialize {
+            self.meta(&channel, Event::SessionExpired { status: 404 });
+            self.sink.failed(&channel, request_id, Loss::SessionExpired);
+            return;
+        }
+        let content_type = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
+            // Legacy POSTs are acknowledged; answers come on the SSE stream.
+            let challenge = report::challenge(resp.headers());
+            let (body, _) = body::read_capped(resp).await.unwrap_or_default();
+            if !status.is_success() {
+                let why = failure(status.as_u16(), challenge.as_deref(), &body);
+                self.sink.failed(&channel, request_id, why.into());
+            }
+            return;
+        }
+        if content_type.starts_with("text/event-stream") && status.is_success() {
+            self.consume_post_stream(channel, resp, request_id).await;
+            return;
+        }
+        let challenge = report::challenge(resp.headers());
+        let (body, total) = match body::read_capped(resp).await {
+            Ok(b) => b,
+            Err(e) => {
+                self.sink.failed(
+                    &channel,
+                    request_id,
+                    format!("reading the response failed: {}", error_chain(&e)).into(),
+                );
+                return;
+            }
+        };
+        if status == StatusCode::ACCEPTED || (body.is_empty() && status.is_success()) {
+            if request_id.is_some() {
+                self.sink.failed(
+                    &channel,
+                    request_id,
+                    format!("HTTP {status} without a response body").into(),
+                );
+            }
+            return;
+        }
+        // Whatever the body is (JSON-RPC, an HTML error page), it is kept;
+        // one over the cap is kept cut, and said to be.
+        if total > body.len() as u64 {
+            self.sink.oversized(&channel, &body, total);
+            if !status.is_success() || request_id.is_some() {
+                let why = format!(
+                    "the response body ({total} bytes) is over the size cap of {} bytes",
+                    body.len()
+                );
+                self.sink.failed(&channel, request_id, why.into());
+            }
+            return;
+        }
+        let answered = self.sink.frames(&channel, &[trim_body(&body)]);
+        let answered = request_id.as_ref().is_some_and(|id| answered.contains(id));
+        if !status.is_success() && !answered {
+            self.sink.failed(
+                &channel,
+                request_id,
+                failure(status.as_u16(), challenge.as_deref(), &body).into(),
+            );
+        } else if status.is_success() && !answered && request_id.is_some() {
+            self.sink.failed(
+                &channel,
+                request_id,
+                "the HTTP response did not answer the request".into(),
+            );
+        }
+    }
+}
