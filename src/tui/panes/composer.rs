@@ -2,7 +2,6 @@
 //! the equivalent `mcpscope call` command line.
 
 use super::{block, inner};
-use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::format::{safe, safe_row};
 use crate::tui::keymap::Context;
@@ -21,7 +20,7 @@ fn secs(s: Option<u64>) -> String {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let c = &st.composer;
     let mode = if c.raw_mode {
