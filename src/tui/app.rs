@@ -5,77 +5,38 @@
 //! pull what the update left for it and re-fit the views. No terminal
 //! here: tests drive it with actions.
 
+mod msgs;
+mod options;
 mod sync;
 
-use super::action::{Action, Effect, Msg};
+pub use options::AppOptions;
+
+use super::action::{Action, Effect};
 use super::calls::{ByteMode, Calls};
 use super::compose::Composer;
-use super::keymap::{Context, Key, Keymap};
+use super::keymap::{Context, Key};
 use super::layout::{self, Layout};
 use super::panes::ctl::{self, After, Out, Pull};
 use super::panes::*;
 use super::replay::Playback;
 use super::state::*;
-use super::theme::Theme;
 use super::ui::hits::FrameMap;
 use crate::checks::Finding;
-use crate::client::{Limits, TokenPolicy};
-use crate::protocol::views::InitializeResult;
+use crate::client::Limits;
 use crate::trace::Trace;
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 use serde_json::Value;
 use std::time::Duration;
 
-/// What the App needs to know besides the trace.
-pub struct AppOptions {
-    pub theme: Theme,
-    pub keymap: Keymap,
-    pub fps: u32,
-    pub stale_after_us: u64,
-    pub idle_timeout_secs: Option<u64>,
-    pub max_timeout_secs: Option<u64>,
-    /// Server part of the equivalent `mcpscope call` command.
-    pub server_cli: super::compose::ServerCli,
-    pub spec_name: String,
-    pub transport: String,
-    pub recording: Option<String>,
-    /// `--run` calls, fired once the tools are known.
-    pub runs: Vec<(String, Value)>,
-    /// False for a recorded trace: nothing can be sent.
-    pub live: bool,
-    /// The playback feeding the trace, for `mcpscope replay FILE`.
-    pub playback: Option<Playback>,
-}
-
-impl Default for AppOptions {
-    fn default() -> Self {
-        AppOptions {
-            theme: Theme::dark(),
-            keymap: Keymap::default(),
-            fps: 30,
-            stale_after_us: 5_000_000,
-            idle_timeout_secs: Some(60),
-            max_timeout_secs: Some(600),
-            server_cli: "--demo".into(),
-            spec_name: "server".into(),
-            transport: "stdio".into(),
-            recording: None,
-            runs: Vec::new(),
-            live: true,
-            playback: None,
-        }
-    }
-}
-
 pub struct App {
     pub state: State,
-    pub(super) trace: Trace,
+    trace: Trace,
     runs: Vec<(String, Value)>,
     default_limits: Limits,
     playback: Option<Playback>,
     /// Retries composed for `input_required` results (their ids count up).
-    pub(super) answers: u32,
+    answers: u32,
     /// Where the last frame drawn put things: clicks are tested against it.
     frame: Option<FrameMap>,
     /// Something changed since the last draw.
@@ -214,116 +175,6 @@ impl App {
     /// The runtime drew a frame: later clicks are tested against its map.
     pub fn drawn(&mut self, map: FrameMap) {
         self.frame = Some(map);
-    }
-
-    // ------------------------------------------------------------ messages
-
-    pub fn on_msg(&mut self, msg: Msg) -> Vec<Effect> {
-        self.dirty = true;
-        let st = &mut self.state;
-        let mut out = Out::default();
-        match msg {
-            Msg::Handshake(Ok(init)) => {
-                st.conn = Conn::Ready;
-                self.set_server(&init);
-            }
-            Msg::Handshake(Err(e)) => {
-                let e = super::format::safe_row(&e);
-                st.tools.loading = false;
-                st.notice = Some(format!("connection failed: {e}"));
-                st.conn = Conn::Failed(e);
-            }
-            Msg::Tools(Ok(tools)) => {
-                self.set_tools(&tools);
-                out.effects = self.fire_runs();
-            }
-            Msg::Tools(Err(e)) => {
-                st.tools.loading = false;
-                st.tools.error = Some(super::format::safe_row(&e));
-                out.effects = self.fire_runs();
-            }
-            Msg::CallPrepared { id, limits } => st.calls.expect(id, limits),
-            // What ended the call (a cancel, the server's exit) is already in
-            // the store: the sync step sees it first, so the final state names the cause.
-            Msg::CallFailed { id, why } => out.pulls.push(Pull::FailCall { id, why }),
-            Msg::Notice(n) => st.notice = Some(super::format::safe_row(&n)),
-            Msg::Findings(fresh) => self.add_findings(fresh),
-        }
-        self.finish(out, After::Pulls)
-    }
-
-    pub fn set_server(&mut self, init: &InitializeResult) {
-        use super::format::safe;
-        let s = &mut self.state.server;
-        s.name = safe(init.server_name(), 60);
-        s.version = safe(init.server_version(), 30);
-        s.revision = safe(&init.protocol_version, 30);
-        s.capabilities = init
-            .capabilities
-            .as_object()
-            .map(|o| o.keys().map(|k| safe(k, 30)).collect())
-            .unwrap_or_default();
-        s.instructions = init.instructions.as_deref().map(super::format::safe_row);
-    }
-
-    pub fn set_tools(&mut self, tools: &[Value]) {
-        use super::format::safe;
-        let st = &mut self.state;
-        let text = |v: &Value, k: &str, n: usize| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .map(|s| safe(s, n))
-                .unwrap_or_default()
-        };
-        st.tools.all = tools
-            .iter()
-            .map(|t| ToolInfo {
-                name: t
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                label: text(t, "name", 80),
-                title: text(t, "title", 80),
-                // Kept whole (sanitised per line when drawn): descriptions are multi-line.
-                description: t
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
-            })
-            .collect();
-        st.tools.loading = false;
-        st.tools.error = None;
-        st.tools.refilter();
-        if st.composer.tool.is_none()
-            && let Some(t) = st.tools.selected().cloned()
-        {
-            st.composer.load_tool(&t.name, &t.schema, &st.theme);
-        }
-    }
-
-    fn fire_runs(&mut self) -> Vec<Effect> {
-        let runs = std::mem::take(&mut self.runs);
-        let mut out = Vec::new();
-        for (tool, args) in runs {
-            if !self.state.tools.all.is_empty()
-                && !self.state.tools.all.iter().any(|t| t.name == tool)
-            {
-                self.state.notice = Some(format!(
-                    "--run: the server lists no tool {tool:?}; sending anyway"
-                ));
-            }
-            out.push(Effect::Call {
-                tool,
-                args,
-                token: TokenPolicy::AutoString,
-                level: None,
-                limits: self.default_limits,
-            });
-        }
-        out
     }
 
     // ---------------------------------------------------------------- input
