@@ -8,6 +8,8 @@
 mod msgs;
 mod options;
 mod sync;
+#[cfg(test)]
+mod tests;
 
 pub use options::AppOptions;
 

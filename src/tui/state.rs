@@ -103,7 +103,7 @@ pub enum Conn {
 }
 
 /// A selection in a list plus the first visible row (a hint: the visible
-/// window is derived from both, the same way for drawing and for clicks).
+/// window is derived from both when drawing; clicks use what was drawn).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cursor {
     pub selected: usize,

@@ -74,3 +74,33 @@ pub fn uniform(top: u16, start: usize, end: usize, per: u16) -> Vec<(u16, usize)
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_tabs_and_panes_are_found_where_they_were_put() {
+        let rows = uniform(5, 2, 4, 3);
+        assert_eq!(rows, vec![(5, 2), (6, 2), (7, 2), (8, 3), (9, 3), (10, 3)]);
+        let map = FrameMap {
+            size: (80, 24),
+            tabs: Some(TabBar {
+                y: 1,
+                tabs: vec![(Pane::Progress, 0, 13), (Pane::Timeline, 13, 26)],
+            }),
+            panes: vec![PaneMap {
+                pane: Pane::Logs,
+                area: Rect::new(0, 2, 80, 20),
+                rows,
+            }],
+        };
+        assert_eq!(map.tab_at(13, 1), Some(Some(Pane::Timeline)));
+        assert_eq!(map.tab_at(30, 1), Some(None), "on the bar, past the tabs");
+        assert_eq!(map.tab_at(3, 2), None, "not on the bar");
+        let pm = map.pane_at(79, 21).expect("inside");
+        assert_eq!(pm.item_at(9), Some(3));
+        assert_eq!(pm.item_at(11), None);
+        assert!(map.pane_at(80, 21).is_none());
+    }
+}
