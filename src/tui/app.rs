@@ -247,7 +247,7 @@ impl App {
 
     /// The update for a mouse event against `map`; says what the sync step
     /// does after it.
-    pub(super) fn mouse(&mut self, ev: MouseEvent, map: &FrameMap) -> After {
+    fn mouse(&mut self, ev: MouseEvent, map: &FrameMap) -> After {
         let st = &mut self.state;
         let mut out = Out::default();
         let left = matches!(ev.kind, MouseEventKind::Down(MouseButton::Left));

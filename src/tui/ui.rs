@@ -59,7 +59,7 @@ pub fn prepare(area: Rect, st: &State, store: &Store) -> Prepared {
                 Pane::Tools | Pane::Composer | Pane::Findings | Pane::Network => None,
             }
         };
-        let rows = match (body.as_mut(), pane) {
+        let mut rows = match (body.as_mut(), pane) {
             _ if tiny(r) => Vec::new(),
             (Some(b), _) => std::mem::take(&mut b.rows),
             (None, Pane::Tools) => panes::tools::rows(r, st),
@@ -67,6 +67,9 @@ pub fn prepare(area: Rect, st: &State, store: &Store) -> Prepared {
             (None, Pane::Network) => panes::network::rows(r, st),
             (None, _) => Vec::new(),
         };
+        // Lines past the border are cut when painted: nothing to click there.
+        let inner = panes::inner(r);
+        rows.retain(|(y, _)| *y >= inner.y && *y < inner.y + inner.height);
         map.panes.push(PaneMap {
             pane,
             area: r,
