@@ -97,16 +97,18 @@ impl Sink for Ingest {
     }
 
     fn event(&self, channel: &str, event: Event) {
-        tracing::debug!(channel, ?event, "transport event");
         // The spawn event names the command line: `--api-key VALUE` and the
         // like. An `http` exchange records only what the server answered —
         // status, content type, the session id it issued — which is what a
-        // trace of that session is for.
+        // trace of that session is for. mcpscope's own log gets what the
+        // trace gets.
         if self.redact && !matches!(event, Event::Http { .. }) {
             let mut v = event.to_json();
             crate::protocol::secrets::redact_json(&mut v);
+            tracing::debug!(channel, event = %v, "transport event");
             self.trace.append(|s, now| s.append_meta(channel, now, &v));
         } else {
+            tracing::debug!(channel, event = %event.to_json(), "transport event");
             self.trace
                 .append(|s, now| s.append_event(channel, now, &event));
         }

@@ -272,7 +272,7 @@ impl Session {
     }
 
     fn meta(&self, event: Event) -> u64 {
-        tracing::debug!(?event, "session event");
+        tracing::debug!(event = %event.to_json(), "session event");
         let ch = self.transport.meta_channel();
         self.trace.append(|s, now| s.append_event(ch, now, &event))
     }

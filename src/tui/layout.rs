@@ -1,5 +1,6 @@
 //! Where each pane goes, as a pure function of the terminal size and the
-//! state: drawing and mouse hit-testing use the same answer. Wide terminals
+//! state. The renderer records what it drew with it (`ui/hits.rs`), and
+//! mouse hit-testing uses that record. Wide terminals
 //! show every pane; narrow ones (below 120×30) show one pane under a tab bar.
 //! Findings take a slot below Logs once there is one (or when focused), so a
 //! clean session keeps the room for the timeline. Network, a strip under

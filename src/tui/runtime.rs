@@ -1,9 +1,11 @@
 //! The event loop: one `tokio::select!` over terminal input, the store's
 //! change signal, effect results and a frame tick. The tick also moves a
 //! replay forward and (at most once a second) the checks' clock; findings
-//! reach the App as messages from a small forwarding task. Drawing happens only when
-//! something changed, at most `fps` times a second; the store's read lock is
-//! held for one sync plus one frame, and released before the terminal write.
+//! reach the App as messages from a small forwarding task, and so do the
+//! results of effects. Drawing happens only when something changed, at most
+//! `fps` times a second; the store's read lock is held while the views sync
+//! and the frame's rows are read, and released before widgets are painted
+//! and the terminal is written.
 
 use super::action::{Effect, Msg};
 use super::app::App;
@@ -16,6 +18,7 @@ use crate::protocol::views::LogLevel;
 use base64::Engine as _;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
+use ratatui::layout::Rect;
 use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -108,10 +111,12 @@ impl Executor {
         });
     }
 
-    /// Perform one effect. Returns false for `Quit`.
-    pub fn run(&self, effect: Effect, app: &mut App, term: &mut Term) -> bool {
+    /// Perform one effect. Returns what it has to tell the App at once (the
+    /// rest comes later on the channel), or None for `Quit`.
+    pub fn run(&self, effect: Effect, term: &mut Term) -> Option<Vec<Msg>> {
+        let mut now = Vec::new();
         match effect {
-            Effect::Quit => return false,
+            Effect::Quit => return None,
             Effect::Copy(text) => {
                 // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard.
                 let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
@@ -123,7 +128,7 @@ impl Executor {
                 if let Some(s) = &self.session
                     && let Err(e) = s.cancel(&id, "cancelled by the user in mcpscope")
                 {
-                    app.on_msg(Msg::Notice(format!("cancel failed: {e}")));
+                    now.push(Msg::Notice(format!("cancel failed: {e}")));
                 }
             }
             Effect::Raw {
@@ -133,12 +138,12 @@ impl Executor {
                 limits,
             } => {
                 let Some(s) = self.session.clone() else {
-                    return true;
+                    return Some(now);
                 };
                 match id {
                     None => {
                         if let Err(e) = s.notify(&method, params) {
-                            app.on_msg(Msg::Notice(format!("{method} not sent: {e}")));
+                            now.push(Msg::Notice(format!("{method} not sent: {e}")));
                         }
                     }
                     Some(id) => {
@@ -161,10 +166,11 @@ impl Executor {
                 limits,
             } => {
                 let Some(s) = self.session.clone() else {
-                    return true;
+                    return Some(now);
                 };
                 let (id, token) = s.prepare_call(&token);
-                app.on_msg(Msg::CallPrepared {
+                // Before the next key: the call's countdowns need its limits.
+                now.push(Msg::CallPrepared {
                     id: id.clone(),
                     limits,
                 });
@@ -205,26 +211,31 @@ impl Executor {
                 });
             }
         }
-        true
+        Some(now)
     }
 }
 
-/// Sync the views and draw one frame. The lock is released before the
-/// buffer goes to the terminal, so a slow terminal never stalls ingest.
+/// Sync the views and draw one frame. The lock covers the sync and the
+/// reading of the rows on screen; painting and the terminal write happen
+/// after it is released, so neither a slow terminal nor widget rendering
+/// stalls ingest.
 pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     term.autoresize()?;
     let size = term.size()?;
     if (size.width, size.height) != (app.state.width, app.state.height) {
         app.resize(size.width, size.height);
     }
+    let area = Rect::new(0, 0, size.width, size.height);
     let trace = app.trace().clone();
-    {
+    let prepared = {
         let store = trace.read();
         app.sync_with(&store);
-        let mut frame = term.get_frame();
-        ui::draw(&mut frame, &app.state, &store);
-    }
+        ui::prepare(area, &app.state, &store)
+    };
+    let mut frame = term.get_frame();
+    let map = ui::paint(&mut frame, &app.state, prepared);
     term.apply_buffer()?;
+    app.drawn(map);
     app.dirty = false;
     Ok(())
 }
@@ -279,9 +290,14 @@ pub async fn event_loop(
                 vec![Effect::Quit]
             }
         };
-        for e in effects {
-            if !exec.run(e, app, term) {
+        // Effects may answer with messages, whose effects run in turn.
+        let mut queue = std::collections::VecDeque::from(effects);
+        while let Some(e) = queue.pop_front() {
+            let Some(msgs) = exec.run(e, term) else {
                 return Ok(ended);
+            };
+            for m in msgs {
+                queue.extend(app.on_msg(m));
             }
         }
         if app.should_quit() {

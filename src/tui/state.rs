@@ -1,6 +1,6 @@
 //! Everything the screen shows that is not in the store: focus, cursors,
 //! filters, the composer, call tracking, server info. Rendering reads it;
-//! only `App` changes it.
+//! the App's update step (the pane controllers) and its sync step change it.
 
 use super::calls::{ByteMode, Calls};
 use super::compose::Composer;
@@ -12,6 +12,7 @@ use super::theme::Theme;
 use super::timing::CallTiming;
 use super::views::{LogsView, TimelineView};
 use crate::checks::{Finding, Severity, SeverityCounts};
+use crate::protocol::IdKey;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -102,7 +103,7 @@ pub enum Conn {
 }
 
 /// A selection in a list plus the first visible row (a hint: the visible
-/// window is derived from both, the same way for drawing and for clicks).
+/// window is derived from both when drawing; clicks use what was drawn).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cursor {
     pub selected: usize,
@@ -212,6 +213,22 @@ pub struct TimelineState {
     pub follow: bool,
     /// The view is being rebuilt after a filter change.
     pub rebuilding: bool,
+    /// Rows at the last sync: keys and clicks move the cursor over what was
+    /// synced (and drawn) without asking the store.
+    pub len: usize,
+    /// The call the selected row belongs to, read from its frame at the
+    /// last sync, so cancelling or answering from the Timeline needs no lock.
+    pub selected_call: Option<CallKey>,
+    /// The seq `selected_call` was read from (it is re-read only on change).
+    pub selected_seq: Option<u64>,
+}
+
+/// How a timeline row names its call: a request, response or cancellation
+/// by the request id, a progress notification by its token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallKey {
+    Id(IdKey),
+    Token(IdKey),
 }
 
 #[derive(Debug, Default)]

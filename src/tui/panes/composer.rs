@@ -3,7 +3,6 @@
 
 use super::{block, inner};
 use crate::format::timeout_secs;
-use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::format::{safe, safe_row};
 use crate::tui::keymap::Context;
@@ -14,7 +13,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let c = &st.composer;
     let mode = if c.raw_mode {

@@ -4,7 +4,6 @@
 
 use super::{block, fit, full_width, inner};
 use crate::checks::{Severity, SeverityCounts};
-use crate::trace::Store;
 use crate::tui::format::safe_row;
 use crate::tui::state::{Pane, State};
 use crate::tui::theme::Theme;
@@ -58,7 +57,23 @@ pub fn count_parts(c: SeverityCounts) -> Vec<(String, Severity)> {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+/// The findings listed (`start..end`) in a pane of `inner` rows.
+fn window(st: &State, inner_h: u16) -> (usize, usize, usize) {
+    let fs = &st.findings;
+    let len = fs.list.len();
+    let rows = crate::tui::layout::findings_list_height(inner_h) as usize;
+    let start = fs.cursor.window(len, rows);
+    (start, (start + rows).min(len), rows)
+}
+
+/// Which finding each drawn row shows (the footer names none).
+pub fn rows(area: Rect, st: &State) -> Vec<(u16, usize)> {
+    let inner = inner(area);
+    let (start, end, _) = window(st, inner.height);
+    crate::tui::ui::hits::uniform(inner.y, start, end, 1)
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let fs = &st.findings;
     let info = if fs.list.is_empty() {
@@ -77,10 +92,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
             t.muted(),
         ));
     }
-    let len = fs.list.len();
-    let rows = crate::tui::layout::findings_list_height(inner.height) as usize;
-    let start = fs.cursor.window(len, rows);
-    for i in start..(start + rows).min(len) {
+    let (start, end, rows) = window(st, inner.height);
+    for i in start..end {
         let Some(fd) = fs.list.get(i) else { break };
         let color = severity_color(t, fd.severity);
         let line = Line::from(vec![

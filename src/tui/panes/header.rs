@@ -2,14 +2,16 @@
 //! in flight, findings, event count, recording (or why it stopped).
 
 use crate::trace::Store;
-use crate::tui::state::{Conn, State};
+use crate::tui::state::{Conn, Pane, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+/// The header line. It reads the store (whether recording failed): the
+/// caller holds its lock; drawing it needs none.
+pub fn prepare(st: &State, store: &Store) -> Paragraph<'static> {
     let t = &st.theme;
     let base = Style::default().fg(t.header_fg).bg(t.header_bg);
     let sep = || Span::styled(" │ ", base.fg(t.muted));
@@ -119,7 +121,19 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             )),
         }
     }
-    f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+    Paragraph::new(Line::from(spans)).style(base)
+}
+
+/// Where `draw_tabs` puts each tab: its label, then one space.
+pub fn tab_spans(area: Rect, st: &State) -> Vec<(Pane, u16, u16)> {
+    let mut x = area.x;
+    st.tabs()
+        .map(|p| {
+            let w = super::tab_label(p).chars().count() as u16 + 1;
+            x += w;
+            (p, x - w, x)
+        })
+        .collect()
 }
 
 /// The tab bar of the narrow layout.

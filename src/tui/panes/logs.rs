@@ -2,7 +2,7 @@
 //! data folded to one line, the selected entry expandable; server stderr as
 //! a second source; per-level counters from the store's level index.
 
-use super::{block, fit, full_width, inner};
+use super::{Body, fit, full_width, inner};
 use crate::format::rel_ms;
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
@@ -10,11 +10,9 @@ use crate::tui::format::{safe, safe_row};
 use crate::tui::jsonfmt::Tok;
 use crate::tui::state::{Pane, State};
 use crate::tui::summary::data_one_line;
-use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 fn short(l: LogLevel) -> &'static str {
     match l {
@@ -29,7 +27,9 @@ fn short(l: LogLevel) -> &'static str {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+/// The rows on screen, read from the store (the caller holds its lock),
+/// and which entry each drawn line shows (an unfolded entry's lines show it too).
+pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     let t = &st.theme;
     let lg = &st.logs;
     let v = &lg.view;
@@ -49,8 +49,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     if !v.text.is_empty() {
         info.push_str(&format!(" · filter \"{}\"", v.text));
     }
-    f.render_widget(block(st, Pane::Logs, info), area);
     let inner = inner(area);
+    let mut hit_rows = Vec::with_capacity(inner.height as usize);
     let w = inner.width as usize;
     let rows = inner.height as usize;
     let len = v.len();
@@ -102,6 +102,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             }
         }
         let line = Line::from(spans);
+        hit_rows.push((inner.y + lines.len() as u16, i));
         lines.push(if i == lg.cursor.selected && st.focus == Pane::Logs {
             full_width(line, w, t.selected())
         } else {
@@ -116,6 +117,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
                     dl.iter()
                         .map(|(k, txt)| Span::styled(txt.clone(), json_style(st, *k))),
                 );
+                hit_rows.push((inner.y + lines.len() as u16, i));
                 lines.push(Line::from(spans));
             }
         }
@@ -126,7 +128,11 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             t.muted(),
         ));
     }
-    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+    Body {
+        info,
+        lines,
+        rows: hit_rows,
+    }
 }
 
 /// Colour for a piece of pretty-printed JSON.

@@ -1,23 +1,57 @@
-//! One file per pane. Every `draw` takes the state, the store and a
-//! rectangle, formats only the rows it shows, and does no I/O.
+//! Two files per pane: `NAME.rs` draws it, `NAME_ctl.rs` (its controller)
+//! handles its input. Drawing formats only the rows shown and does no I/O.
+//! Panes whose rows come from the store (header, progress, timeline, logs,
+//! raw) split drawing in two: `prepare` reads the store (under the lock)
+//! into a `Body` of owned lines, and painting it needs no lock. The others
+//! draw from the state alone. Each list pane says which item every drawn
+//! row shows, for mouse hit-testing (see `hits.rs`).
 
 pub mod composer;
+pub mod composer_ctl;
+pub mod ctl;
 pub mod findings;
+pub mod findings_ctl;
 pub mod header;
 pub mod help;
+pub mod help_ctl;
 pub mod logs;
+pub mod logs_ctl;
 pub mod network;
+pub mod network_ctl;
 pub mod progress;
+pub mod progress_ctl;
 pub mod raw;
+pub mod raw_ctl;
 pub mod status;
+pub mod status_ctl;
 pub mod timeline;
+pub mod timeline_ctl;
 pub mod tools;
+pub mod tools_ctl;
 
 use super::state::{Pane, State};
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+
+/// A bordered pane prepared from the store: title info, the lines inside
+/// the border, and (screen row, list item) for each row showing an item.
+pub struct Body {
+    pub info: String,
+    pub lines: Vec<Line<'static>>,
+    pub rows: Vec<(u16, usize)>,
+}
+
+/// Draw a prepared pane: no store needed.
+pub fn paint(f: &mut Frame, area: Rect, st: &State, pane: Pane, body: Body) {
+    f.render_widget(block(st, pane, body.info), area);
+    f.render_widget(
+        Paragraph::new(body.lines).style(st.theme.base()),
+        inner(area),
+    );
+}
 
 /// A pane's frame: number and title, extra info, focus colour.
 pub fn block<'a>(st: &State, pane: Pane, info: String) -> Block<'a> {

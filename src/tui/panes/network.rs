@@ -5,7 +5,6 @@
 //! the selected exchange is spelled out in full on the last rows.
 
 use super::{block, fit, full_width, inner};
-use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::keymap::Context;
 use crate::tui::layout::network_list_height;
@@ -137,7 +136,27 @@ fn detail(x: &Exchange, w: usize, st: &State) -> Vec<Line<'static>> {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+/// The exchanges listed (`start..end`) in a pane of `inner` rows.
+fn window(st: &State, inner_h: u16) -> (usize, usize, usize) {
+    let nw = &st.network;
+    let len = nw.view.len();
+    let rows = network_list_height(inner_h) as usize;
+    let start = nw.cursor.window(len, rows);
+    (start, (start + rows).min(len), rows)
+}
+
+/// Which exchange each drawn row shows: below the column header; the
+/// footer names none.
+pub fn rows(area: Rect, st: &State) -> Vec<(u16, usize)> {
+    let inner = inner(area);
+    if st.network.view.is_empty() {
+        return Vec::new();
+    }
+    let (start, end, _) = window(st, inner.height);
+    crate::tui::ui::hits::uniform(inner.y + 1, start, end, 1)
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let nw = &st.network;
     let len = nw.view.len();
@@ -195,9 +214,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
         ),
         t.muted().add_modifier(Modifier::BOLD),
     )];
-    let rows = network_list_height(inner.height) as usize;
-    let start = nw.cursor.window(len, rows);
-    for i in start..(start + rows).min(len) {
+    let (start, end, rows) = window(st, inner.height);
+    for i in start..end {
         let Some(x) = nw.view.rows.get(i) else { break };
         let line = row(x, st, &cols);
         lines.push(if i == nw.cursor.selected {

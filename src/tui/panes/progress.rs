@@ -7,7 +7,7 @@
 //! answers it. The details view (`d`) shows the selected call alone with
 //! its timing statistics.
 
-use super::{block, full_width, inner};
+use super::{Body, full_width, inner};
 use crate::format::{bytes, duration, duration_fine, num, rate};
 use crate::trace::Store;
 use crate::tui::action::Action;
@@ -15,29 +15,28 @@ use crate::tui::calls::{Call, CallStatus, Gauge};
 use crate::tui::keymap::Context;
 use crate::tui::state::{Pane, State};
 use crate::tui::theme::Theme;
-use ratatui::Frame;
+use crate::tui::ui::hits;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+/// The pane's rows, read from the store (the caller holds its lock), and
+/// which call each drawn row shows.
+pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     let n = st.calls.list.len();
-    if st.progress_details && n > 0 {
-        let info = format!(
+    let info = if st.progress_details && n > 0 {
+        format!(
             "· details · call {} of {n} (↑↓ another, d the list)",
             st.progress.selected + 1
-        );
-        f.render_widget(block(st, Pane::Progress, info), area);
+        )
     } else {
-        let info = format!(
+        format!(
             "· {} running · {} total · units {}",
             st.calls.running(),
             n,
             st.byte_mode.label()
-        );
-        f.render_widget(block(st, Pane::Progress, info), area);
-    }
+        )
+    };
     let inner = inner(area);
     let w = inner.width as usize;
     let mut lines: Vec<Line> = Vec::new();
@@ -53,11 +52,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         let g = Gauge::of(c, store, st.byte_mode);
         lines.extend(call_lines(c, &g, st, w));
         lines.extend(detail_lines(c, st, store));
-        f.render_widget(Paragraph::new(lines).style(st.theme.base()), inner);
-        return;
+        // Only the call's own three rows: the statistics name no other call.
+        let sel = st.progress.selected;
+        let rows = hits::uniform(inner.y, sel, sel + 1, 3);
+        return Body { info, lines, rows };
     }
     let per_page = (inner.height as usize / 3).max(1);
     let start = st.progress.window(n, per_page);
+    // Three rows per call, as `call_lines` makes them.
+    let rows = hits::uniform(inner.y, start, (start + per_page).min(n), 3);
     for (i, c) in st.calls.list.iter().enumerate().skip(start).take(per_page) {
         let g = Gauge::of(c, store, st.byte_mode);
         let selected = i == st.progress.selected && st.focus == Pane::Progress;
@@ -71,7 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             });
         }
     }
-    f.render_widget(Paragraph::new(lines).style(st.theme.base()), inner);
+    Body { info, lines, rows }
 }
 
 fn status_color(t: &Theme, s: CallStatus) -> Color {

@@ -3,18 +3,18 @@
 //! when the selection changed; drawing only slices them.
 
 use super::logs::json_style;
-use super::{block, inner};
+use super::{Body, inner};
 use crate::trace::Store;
 use crate::tui::jsonfmt::{Seg, line_text};
-use crate::tui::state::{Pane, State};
+use crate::tui::state::State;
 use crate::tui::summary::dir_glyph;
-use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+/// The title (it names the event, read from the store: the caller holds
+/// its lock) and the visible slice of the prepared lines.
+pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     let t = &st.theme;
     let raw = &st.raw;
     let ev = raw.seq.and_then(|s| store.get(s));
@@ -56,7 +56,6 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             }
         ));
     }
-    f.render_widget(block(st, Pane::Raw, info), area);
     let inner = inner(area);
     let rows = inner.height as usize;
     let q = raw.search.to_lowercase();
@@ -73,7 +72,11 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             t.muted(),
         ));
     }
-    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+    Body {
+        info,
+        lines,
+        rows: Vec::new(),
+    }
 }
 
 /// Colour the pieces, then overlay search matches (case-insensitive).

@@ -1,7 +1,6 @@
 //! The status line: the text field being typed, a notice, and the keys that
 //! matter in the focused pane (read from the key map, so rebinding shows).
 
-use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Context, HINTS, REPLAY_HINTS};
 use crate::tui::state::{Pane, State};
@@ -58,7 +57,7 @@ fn short(a: Action) -> &'static str {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let base = Style::default().fg(t.status_fg).bg(t.status_bg);
     let key = base.fg(t.key).add_modifier(Modifier::BOLD);

@@ -5,23 +5,23 @@
 //! visible; the Network pane narrows the view to one channel.
 
 use super::findings::{severity_color, severity_glyph};
-use super::{block, fit, full_width, inner};
+use super::{Body, fit, full_width, inner};
 use crate::format::rel_ms;
 use crate::trace::{Dir, Store};
 use crate::tui::format::safe;
-use crate::tui::state::{Pane, State};
+use crate::tui::state::State;
 use crate::tui::summary::{Class, dir_glyph, summarize};
 use crate::tui::views::KindFilter;
-use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 /// The channel column: `post:1234`, `listen:12`, `get` fit; longer names are cut.
 const CHANNEL_W: usize = 9;
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
+/// The rows on screen, read from the store (the caller holds its lock),
+/// and which timeline row each drawn line shows.
+pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     let t = &st.theme;
     let tl = &st.timeline;
     let len = tl.view.len(store);
@@ -47,7 +47,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
     } else {
         "paused (f follows)".into()
     });
-    f.render_widget(block(st, Pane::Timeline, info.join(" · ")), area);
+    let info = info.join(" · ");
     let inner = inner(area);
     let w = inner.width as usize;
     let rows = (inner.height as usize).saturating_sub(1);
@@ -74,11 +74,14 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
         t.muted().add_modifier(Modifier::BOLD),
     )];
     let start = tl.cursor.window(len, rows);
+    let mut hit_rows = Vec::with_capacity(rows);
     let late_after = tl.view.lane.as_ref().and_then(|l| l.response_seq(store));
     for i in start..(start + rows).min(len) {
         let Some(seq) = tl.view.seq_at(i, store) else {
             break;
         };
+        // Below the column header: line k of `lines` is screen row inner.y + k.
+        hit_rows.push((inner.y + lines.len() as u16, i));
         let Some(ev) = store.get(seq) else {
             lines.push(Line::styled(format!("#{seq} (evicted)"), t.muted()));
             continue;
@@ -162,7 +165,11 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, store: &Store) {
             line
         });
     }
-    f.render_widget(Paragraph::new(lines).style(t.base()), inner);
+    Body {
+        info,
+        lines,
+        rows: hit_rows,
+    }
 }
 
 /// The kind column already says "notification": drop the common prefix so

@@ -2,7 +2,6 @@
 //! tool's description and input schema.
 
 use super::{block, fit, full_width, inner};
-use crate::trace::Store;
 use crate::tui::format::safe_row;
 use crate::tui::layout::tools_list_height;
 use crate::tui::schema::describe_props;
@@ -13,7 +12,35 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
+/// The list's area, the line a status message takes above it (loading, an
+/// error, no tools), and the tools listed (`start..end`).
+fn window(area: Rect, st: &State) -> (Rect, u16, usize, usize) {
+    let tools = &st.tools;
+    let inner = inner(area);
+    let list_h = tools_list_height(inner.height);
+    let message = u16::from(tools.loading || tools.error.is_some() || tools.all.is_empty());
+    let start = tools.cursor.window(tools.visible.len(), list_h as usize);
+    let end = (start + list_h as usize).min(tools.visible.len());
+    (
+        Rect {
+            height: list_h,
+            ..inner
+        },
+        message,
+        start,
+        end,
+    )
+}
+
+/// Which tool each drawn row shows (rows cut off below the list show none).
+pub fn rows(area: Rect, st: &State) -> Vec<(u16, usize)> {
+    let (list, message, start, end) = window(area, st);
+    let mut rows = crate::tui::ui::hits::uniform(list.y + message, start, end, 1);
+    rows.retain(|(y, _)| *y < list.y + list.height);
+    rows
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let tools = &st.tools;
     let mut info = format!("· {}", tools.all.len());
@@ -48,14 +75,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State, _store: &Store) {
     } else if tools.all.is_empty() {
         lines.push(Line::styled(" no tools", t.muted()));
     }
-    let start = tools.cursor.window(tools.visible.len(), list_h as usize);
-    for (i, idx) in tools
-        .visible
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(list_h as usize)
-    {
+    let (_, _, start, end) = window(area, st);
+    for (i, idx) in tools.visible.iter().enumerate().take(end).skip(start) {
         let tool = &tools.all[*idx];
         let line = Line::from(vec![
             Span::styled(

@@ -1,0 +1,120 @@
+//! Messages into the App: the handshake, the tool list, effects' results,
+//! findings. Like keys, they change the state without the store; a failed
+//! call is the one that reads it (in the sync step, as a `Pull`).
+
+use super::App;
+use crate::client::TokenPolicy;
+use crate::protocol::views::InitializeResult;
+use crate::tui::action::{Effect, Msg};
+use crate::tui::format::{safe, safe_row};
+use crate::tui::panes::ctl::{After, Out, Pull};
+use crate::tui::state::{Conn, ToolInfo};
+use serde_json::Value;
+
+impl App {
+    pub fn on_msg(&mut self, msg: Msg) -> Vec<Effect> {
+        self.dirty = true;
+        let st = &mut self.state;
+        let mut out = Out::default();
+        match msg {
+            Msg::Handshake(Ok(init)) => {
+                st.conn = Conn::Ready;
+                self.set_server(&init);
+            }
+            Msg::Handshake(Err(e)) => {
+                let e = safe_row(&e);
+                st.tools.loading = false;
+                st.notice = Some(format!("connection failed: {e}"));
+                st.conn = Conn::Failed(e);
+            }
+            Msg::Tools(Ok(tools)) => {
+                self.set_tools(&tools);
+                out.effects = self.fire_runs();
+            }
+            Msg::Tools(Err(e)) => {
+                st.tools.loading = false;
+                st.tools.error = Some(safe_row(&e));
+                out.effects = self.fire_runs();
+            }
+            Msg::CallPrepared { id, limits } => st.calls.expect(id, limits),
+            // What ended the call (a cancel, the server's exit) is already in
+            // the store: the sync step sees it first, so the final state names the cause.
+            Msg::CallFailed { id, why } => out.pulls.push(Pull::FailCall { id, why }),
+            Msg::Notice(n) => st.notice = Some(safe_row(&n)),
+            Msg::Findings(fresh) => self.add_findings(fresh),
+        }
+        self.finish(out, After::Pulls)
+    }
+
+    pub fn set_server(&mut self, init: &InitializeResult) {
+        let s = &mut self.state.server;
+        s.name = safe(init.server_name(), 60);
+        s.version = safe(init.server_version(), 30);
+        s.revision = safe(&init.protocol_version, 30);
+        s.capabilities = init
+            .capabilities
+            .as_object()
+            .map(|o| o.keys().map(|k| safe(k, 30)).collect())
+            .unwrap_or_default();
+        s.instructions = init.instructions.as_deref().map(safe_row);
+    }
+
+    pub fn set_tools(&mut self, tools: &[Value]) {
+        let st = &mut self.state;
+        let text = |v: &Value, k: &str, n: usize| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .map(|s| safe(s, n))
+                .unwrap_or_default()
+        };
+        st.tools.all = tools
+            .iter()
+            .map(|t| ToolInfo {
+                name: t
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                label: text(t, "name", 80),
+                title: text(t, "title", 80),
+                // Kept whole (sanitised per line when drawn): descriptions are multi-line.
+                description: t
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
+            })
+            .collect();
+        st.tools.loading = false;
+        st.tools.error = None;
+        st.tools.refilter();
+        if st.composer.tool.is_none()
+            && let Some(t) = st.tools.selected().cloned()
+        {
+            st.composer.load_tool(&t.name, &t.schema, &st.theme);
+        }
+    }
+
+    fn fire_runs(&mut self) -> Vec<Effect> {
+        let runs = std::mem::take(&mut self.runs);
+        let mut out = Vec::new();
+        for (tool, args) in runs {
+            if !self.state.tools.all.is_empty()
+                && !self.state.tools.all.iter().any(|t| t.name == tool)
+            {
+                self.state.notice = Some(format!(
+                    "--run: the server lists no tool {tool:?}; sending anyway"
+                ));
+            }
+            out.push(Effect::Call {
+                tool,
+                args,
+                token: TokenPolicy::AutoString,
+                level: None,
+                limits: self.default_limits,
+            });
+        }
+        out
+    }
+}
