@@ -12,7 +12,6 @@ pub mod event;
 pub mod files;
 pub mod protocol;
 pub mod selflog;
-pub mod session;
 pub mod trace;
 pub mod transport;
 pub mod tui;
