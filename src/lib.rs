@@ -1,10 +1,10 @@
 //! mcpscope: an inspector and debugger for MCP servers.
 //!
 //! Layers, one-way: `protocol` ← `transport` ← `client` → `trace`; `calls`
-//! (the calls of a session, from the store) sits on `trace` under both
-//! `checks` and `tui`; `demo` is a
-//! stand-alone MCP server used for demos and tests; `cli` drives the headless
-//! commands; `tui` is the only module that touches the terminal.
+//! (the calls of a session, from the store) sits on `trace`, under both
+//! `checks` and `tui`; `demo` is a stand-alone MCP server used for demos and
+//! tests; `cli` drives the headless commands; `tui` is the only module that
+//! touches the terminal.
 
 pub mod calls;
 pub mod checks;
