@@ -1,11 +1,18 @@
 //! mcpscope: an inspector and debugger for MCP servers.
 //!
-//! Layers, one-way: `protocol` ← `transport` ← `client` → `trace`; `demo` is a
-//! stand-alone MCP server used for demos and tests; `cli` drives the headless
-//! commands; `tui` is the only module that touches the terminal; `format` is
-//! the text both of them print for numbers and progress, so neither imports
-//! the other for it.
+//! Layers, one-way, from the bottom:
+//! - `event` (what mcpscope observes besides frames) and `format` (how
+//!   numbers and progress read as text) depend on nothing else;
+//! - `protocol` (frames, methods, revisions) ← `transport` (stdio, HTTP) ←
+//!   `client` (the session engine) → `trace` (the event store, recordings);
+//! - `calls` (the calls of a session, from the store) and `checks` (the rule
+//!   engine) read the trace;
+//! - `session` opens a session: a resolved server, its trace and recording;
+//! - two faces over that core, which never import each other: `cli` (the
+//!   headless commands) and `tui` (the only module that touches the terminal);
+//! - `demo` is a stand-alone MCP server used for demos and tests.
 
+pub mod calls;
 pub mod checks;
 pub mod cli;
 pub mod client;

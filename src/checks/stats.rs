@@ -1,16 +1,17 @@
-//! Per-call timing statistics (time to first progress, inter-arrival spread,
-//! notification rate), computed from a store's request and token indexes.
-//! Used by `check` reports and available to the TUI's gauge details.
+//! What `check --format json` reports of each call: its outcome, timing
+//! statistics (time to first progress, inter-arrival spread, notification
+//! rate) and, for calls that did not complete, why. The JSON vocabulary
+//! lives here; the calls and how they ended come from `crate::calls`.
 
-use crate::event::{EOF_RUNNING, Event, ExitInfo};
-use crate::protocol::frame::FrameKind;
-use crate::protocol::{IdKey, methods};
-use crate::trace::{Dir, Origin, Store};
+use crate::calls::{Call, End, Ending, Timing, Tracker};
+use crate::event::EOF_RUNNING;
+use crate::protocol::IdKey;
+use crate::trace::Store;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-use std::collections::HashMap;
 
-/// How a call ended.
+/// How a call ended, as the JSON reports it (a coarser view of
+/// [`Ending`](crate::calls::Ending): see `outcome`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CallOutcome {
@@ -90,112 +91,74 @@ fn ms(us: u64) -> f64 {
 /// Statistics of every `tools/call` (and every other request that carried a
 /// progress token) in the store, in request order.
 pub fn call_stats(store: &Store) -> Vec<CallStats> {
-    let mut calls = Vec::new();
-    let mut timeouts: HashMap<IdKey, ()> = HashMap::new();
+    call_stats_of(&Tracker::of(store), store)
+}
+
+/// [`call_stats`] of calls already tracked over the whole store.
+pub fn call_stats_of(tracker: &Tracker, store: &Store) -> Vec<CallStats> {
     let end_us = store
         .get(store.next_seq().saturating_sub(1))
         .map_or(0, |e| e.t_us);
-    for ev in store.range(0, store.next_seq()) {
-        match (ev.dir, ev.kind) {
-            (Dir::Out, FrameKind::Request) => {
-                let f = ev.frame();
-                let token = f.progress_token().map(|t| IdKey::from_raw(t.get()));
-                let method = f.method.as_deref().unwrap_or("").to_string();
-                if method != methods::TOOLS_CALL && token.is_none() {
-                    continue;
-                }
-                let Some(id) = f.id.clone() else { continue };
-                let tool = f
-                    .params
-                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                    .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
-                calls.push((id, token, method, tool, ev.seq, ev.t_us));
-            }
-            (Dir::Meta, _) => {
-                if let Some(Event::Timeout { request, .. }) = ev.event() {
-                    timeouts.insert(IdKey::from_value(&request), ());
-                }
-            }
-            _ => {}
-        }
-    }
-    calls
-        .into_iter()
-        .map(|(id, token, method, tool, req_seq, req_us)| {
-            let entry = store.request(Origin::Client, &id);
-            let response_seq = entry.and_then(|r| r.response_seq);
-            let response = response_seq.and_then(|s| store.get(s));
-            let outcome = match &response {
-                Some(r) if r.kind == FrameKind::ErrorResponse => CallOutcome::Error,
-                Some(r) => {
-                    let is_err = serde_json::from_slice::<Value>(r.bytes)
-                        .ok()
-                        .and_then(|v| v.pointer("/result/isError").and_then(Value::as_bool))
-                        == Some(true);
-                    if is_err {
-                        CallOutcome::ToolError
-                    } else {
-                        CallOutcome::Ok
-                    }
-                }
-                None if timeouts.contains_key(&id) => CallOutcome::Timeout,
-                None if entry.is_some_and(|r| r.cancelled_seq.is_some()) => CallOutcome::Cancelled,
-                None => CallOutcome::NoResponse,
-            };
-            // This call's notifications: after its request, before the next
-            // request that reused the token.
-            let mut times = Vec::new();
-            if let Some(t) = &token {
-                for &s in store.token_seqs(t) {
-                    if s <= req_seq {
-                        continue;
-                    }
-                    let Some(e) = store.get(s) else { continue };
-                    if e.dir == Dir::Out {
-                        break;
-                    }
-                    if e.dir == Dir::In && response_seq.is_none_or(|r| s < r) {
-                        times.push(e.t_us);
-                    }
-                }
-            }
-            let end = response.as_ref().map_or_else(
-                || times.last().copied().unwrap_or(end_us).max(req_us),
-                |r| r.t_us,
-            );
-            let duration = end.saturating_sub(req_us);
-            let mut gaps: Vec<u64> = times
-                .windows(2)
-                .map(|w| w[1].saturating_sub(w[0]))
-                .collect();
-            gaps.sort_unstable();
-            let inter_arrival_ms = (!gaps.is_empty()).then(|| Spread {
-                min: ms(gaps[0]),
-                median: ms(if gaps.len() % 2 == 1 {
-                    gaps[gaps.len() / 2]
-                } else {
-                    (gaps[gaps.len() / 2 - 1] + gaps[gaps.len() / 2]) / 2
-                }),
-                max: ms(gaps[gaps.len() - 1]),
-            });
-            let n = times.len() as u64;
-            CallStats {
-                request_id: id,
-                token,
-                method,
-                tool,
-                request_seq: req_seq,
-                response_seq,
-                outcome,
-                duration_ms: ms(duration),
-                notifications: n,
-                first_progress_ms: times.first().map(|t| ms(t.saturating_sub(req_us))),
-                inter_arrival_ms,
-                per_second: (n > 1 && duration > 0)
-                    .then(|| (n as f64 / (duration as f64 / 1e6) * 10.0).round() / 10.0),
-            }
-        })
+    tracker
+        .calls
+        .iter()
+        .map(|c| stats_of(c, store, end_us))
         .collect()
+}
+
+/// The JSON outcome of a call: its response if one came (even late), else
+/// our timeout, else our `notifications/cancelled`, else none.
+fn outcome(c: &Call) -> CallOutcome {
+    match c.response().map(|e| &e.how) {
+        Some(Ending::RpcError { .. }) => CallOutcome::Error,
+        Some(Ending::ToolError | Ending::InputRequired { is_error: true }) => {
+            CallOutcome::ToolError
+        }
+        Some(_) => CallOutcome::Ok,
+        None if c.timeout().is_some() => CallOutcome::Timeout,
+        None if c
+            .ends
+            .iter()
+            .any(|e| matches!(e.how, Ending::Cancelled { how: None, .. })) =>
+        {
+            CallOutcome::Cancelled
+        }
+        None => CallOutcome::NoResponse,
+    }
+}
+
+fn stats_of(c: &Call, store: &Store, end_us: u64) -> CallStats {
+    let timing = Timing::of(c, store);
+    let response = c.response();
+    let end = response.map_or_else(
+        || timing.last_us.unwrap_or(end_us).max(c.sent_us),
+        |r| r.t_us,
+    );
+    let duration = end.saturating_sub(c.sent_us);
+    let inter_arrival_ms = match (timing.min_gap_us, timing.median_gap_us(), timing.max_gap_us) {
+        (Some(min), Some(median), Some(max)) => Some(Spread {
+            min: ms(min),
+            median: ms(median),
+            max: ms(max),
+        }),
+        _ => None,
+    };
+    let n = timing.count;
+    CallStats {
+        request_id: c.id.clone(),
+        token: c.token.clone(),
+        method: c.method.clone(),
+        tool: c.tool.clone(),
+        request_seq: c.request_seq,
+        response_seq: response.map(|r| r.seq),
+        outcome: outcome(c),
+        duration_ms: ms(duration),
+        notifications: n,
+        first_progress_ms: timing.first_after_us().map(ms),
+        inter_arrival_ms,
+        per_second: (n > 1 && duration > 0)
+            .then(|| (n as f64 / (duration as f64 / 1e6) * 10.0).round() / 10.0),
+    }
 }
 
 /// Why a call did not complete.
@@ -229,99 +192,66 @@ pub struct Incomplete {
     pub tool: Option<String>,
 }
 
-/// The calls of `calls` that did not complete, each with the reason the
-/// trace gives: the timeout, the server's exit status or signal, a closed
-/// stdout, a transport failure, or our cancellation.
-pub fn incomplete_calls(store: &Store, calls: &[CallStats]) -> Vec<Incomplete> {
-    if calls.iter().all(|c| c.response_seq.is_some()) {
-        return Vec::new();
-    }
-    // Events that end requests, in order: (seq, request they name or None for all, reason).
-    let mut ends: Vec<(u64, Option<IdKey>, String)> = Vec::new();
-    let mut timeouts: HashMap<IdKey, String> = HashMap::new();
-    let mut cancels: HashMap<IdKey, (u64, String)> = HashMap::new();
-    for ev in store.range(0, store.next_seq()) {
-        match ev.dir {
-            Dir::Meta => match ev.event() {
-                Some(Event::Exit { code, signal }) => {
-                    let exit = ExitInfo { code, signal };
-                    ends.push((ev.seq, None, format!("the server {exit}")));
-                }
-                Some(Event::Eof { .. }) => ends.push((ev.seq, None, EOF_RUNNING.to_string())),
-                Some(Event::Failed { request, error }) => ends.push((
-                    ev.seq,
-                    request
-                        .filter(|r| !r.is_null())
-                        .map(|r| IdKey::from_value(&r)),
-                    error,
-                )),
-                Some(Event::Timeout {
-                    request,
-                    limit,
-                    secs,
-                    ..
-                }) => {
-                    timeouts.insert(
-                        IdKey::from_value(&request),
-                        format!(
-                            "timed out ({limit} timeout of {}s)",
-                            crate::protocol::views::num(secs)
-                        ),
-                    );
-                }
-                Some(Event::Cancel {
-                    request, reason, ..
-                }) => {
-                    cancels
-                        .entry(IdKey::from_value(&request))
-                        .or_insert((ev.seq, reason));
-                }
-                _ => {}
-            },
-            Dir::Out if ev.method == Some(methods::CANCELLED) => {
-                if let Ok(v) = serde_json::from_slice::<Value>(ev.bytes)
-                    && let Some(r) = v.pointer("/params/requestId")
-                {
-                    let why = v
-                        .pointer("/params/reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or("cancelled");
-                    cancels
-                        .entry(IdKey::from_value(r))
-                        .or_insert((ev.seq, why.to_string()));
-                }
-            }
-            _ => {}
-        }
-    }
-    calls
+/// The calls that did not complete, each with the reason the trace gives:
+/// the timeout, our cancellation (before the connection ended), the
+/// server's exit status or signal, a closed stdout, a transport failure.
+pub fn incomplete_calls(tracker: &Tracker) -> Vec<Incomplete> {
+    tracker
+        .calls
         .iter()
-        .filter(|c| c.response_seq.is_none())
+        .filter(|c| c.response().is_none())
         .map(|c| {
-            let id = &c.request_id;
-            let end = ends
-                .iter()
-                .find(|(s, r, _)| *s > c.request_seq && r.as_ref().is_none_or(|r| r == id));
-            let cancel = cancels.get(id).filter(|(s, _)| *s > c.request_seq);
-            let (kind, reason) = if let Some(t) = timeouts.get(id) {
-                (FailureKind::Timeout, t.clone())
-            } else if let Some((_, why)) = cancel.filter(|(s, _)| end.is_none_or(|(e, _, _)| s < e))
-            {
-                (FailureKind::Cancelled, format!("cancelled: {why}"))
-            } else if let Some((_, _, why)) = end {
-                (FailureKind::Connection, why.clone())
-            } else {
+            let lost = c.lost();
+            let cancel = c.cancel().filter(|k| lost.is_none_or(|l| k.seq < l.seq));
+            let (kind, reason) = match (c.timeout(), cancel, lost) {
                 (
+                    Some(End {
+                        how: Ending::TimedOut { limit, secs },
+                        ..
+                    }),
+                    _,
+                    _,
+                ) => (
+                    FailureKind::Timeout,
+                    format!(
+                        "timed out ({limit} timeout of {}s)",
+                        crate::protocol::views::num(*secs)
+                    ),
+                ),
+                (
+                    _,
+                    Some(End {
+                        how: Ending::Cancelled { reason, .. },
+                        ..
+                    }),
+                    _,
+                ) => (
+                    FailureKind::Cancelled,
+                    format!("cancelled: {}", reason.as_deref().unwrap_or("cancelled")),
+                ),
+                (_, _, Some(l)) => (FailureKind::Connection, lost_reason(&l.how)),
+                _ => (
                     FailureKind::Connection,
                     "no response by the end of the session".to_string(),
-                )
+                ),
             };
             Incomplete {
                 kind,
                 reason,
-                request_id: Some(id.clone()),
+                request_id: Some(c.id.clone()),
                 tool: c.tool.clone(),
             }
         })
         .collect()
+}
+
+/// Why the connection ended, as `check` words it.
+fn lost_reason(how: &Ending) -> String {
+    match how {
+        Ending::Exited(exit) => format!("the server {exit}"),
+        Ending::Eof => EOF_RUNNING.to_string(),
+        Ending::Failed { error } => error.clone(),
+        // Not a lost connection: `Call::lost` never returns one.
+        _ => String::new(),
+    }
 }

@@ -20,7 +20,8 @@ use super::connect::{Failure, connect, handshake};
 use super::replay::read_into;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
-use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats, incomplete_calls};
+use crate::calls::Tracker;
+use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
 use crate::checks::{CheckConfig, Checker, Finding, Rule, Severity, SeverityCounts};
 use crate::client::ClientError;
 use crate::protocol::sanitize::one_line;
@@ -219,8 +220,10 @@ impl CheckRun {
         } = self;
         checker.finish(&mut findings);
         let counts = SeverityCounts::of(&findings);
-        let calls = call_stats(store);
-        let failures = incomplete_calls(store, &calls);
+        // One pass builds the calls; both the statistics and the failures read them.
+        let tracker = Tracker::of(store);
+        let calls = call_stats_of(&tracker, store);
+        let failures = incomplete_calls(&tracker);
         let passed = counts.error == 0
             && !(strict && counts.warning > 0)
             && failures.is_empty()

@@ -1,24 +1,28 @@
-//! The calls the Progress pane shows: discovered from our own `tools/call`
-//! requests in the store (so a replayed trace shows them too), finished by
-//! their response, cancellation, timeout or the server's exit. A gauge's
-//! numbers are read at draw time from the token index: the last and first
-//! progress notifications only, whatever the notification count.
+//! The calls the Progress pane shows: the `tools/call`s of the session's
+//! call model (`crate::calls`, built from the store, so a replayed trace
+//! shows them too), with what the pane draws of each — its status, the note
+//! beside it, the limits it was sent with. A gauge's numbers are read at
+//! draw time from the token index: the last and first progress
+//! notifications only, whatever the notification count.
 //!
 //! In the 2026-07-28 era a call can end with `resultType: input_required`
 //! (the server needs answers mcpscope could not give by itself): such a
 //! call keeps what was asked, so the composer can build the retry.
 
 use super::format::safe_row;
+use crate::calls::{Ending, Seen, Timed, Tracker};
 use crate::client::Limits;
-use crate::event::Event;
+use crate::event::ExitInfo;
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
-use crate::protocol::views::{CancelledView, ProgressView};
-use crate::trace::{Dir, EventRef, Store};
+use crate::protocol::views::ProgressView;
+use crate::trace::{EventRef, Store};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// What the pane draws for how a call ended (icon, colour, label): a view
+/// of [`Ending`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallStatus {
     Running,
@@ -54,6 +58,63 @@ impl CallStatus {
     pub fn is_running(self) -> bool {
         self == CallStatus::Running
     }
+
+    /// The status an end gives a call; `None` for a closed stdout, which
+    /// leaves it running here: the server's exit (or the transport's
+    /// failure) that follows ends it, with the reason worth showing.
+    pub fn of(how: &Ending) -> Option<CallStatus> {
+        Some(match how {
+            Ending::Running => CallStatus::Running,
+            Ending::Done => CallStatus::Done,
+            Ending::ToolError => CallStatus::ToolError,
+            Ending::RpcError { .. } => CallStatus::RpcError,
+            Ending::InputRequired { .. } => CallStatus::InputRequired,
+            Ending::Cancelled { .. } => CallStatus::Cancelled,
+            Ending::TimedOut { .. } => CallStatus::TimedOut,
+            Ending::Exited(_) => CallStatus::Crashed,
+            Ending::Failed { .. } => CallStatus::Failed,
+            Ending::Eof => return None,
+        })
+    }
+}
+
+/// The note shown beside a call that ended this way.
+fn note(how: &Ending) -> String {
+    match how {
+        Ending::RpcError { message } => message.as_deref().map(safe_row).unwrap_or_default(),
+        Ending::Cancelled { reason, how: None } => {
+            reason.as_deref().map(safe_row).unwrap_or_default()
+        }
+        Ending::Cancelled {
+            reason,
+            how: Some(how),
+        } => format!(
+            "{} ({})",
+            safe_row(reason.as_deref().unwrap_or_default()),
+            safe_row(how)
+        ),
+        Ending::TimedOut { limit, secs } => format!(
+            "{} timeout of {}s",
+            safe_row(limit),
+            super::format::num(*secs)
+        ),
+        Ending::Exited(exit) => exit_note(*exit),
+        Ending::Failed { error } => safe_row(error),
+        Ending::Running
+        | Ending::Done
+        | Ending::ToolError
+        | Ending::InputRequired { .. }
+        | Ending::Eof => String::new(),
+    }
+}
+
+/// The server's exit, for the call notes and the header.
+fn exit_note(exit: ExitInfo) -> String {
+    match (exit.code, exit.signal) {
+        (Some(c), _) => format!("the server exited with status {c}"),
+        (None, Some(s)) => format!("the server was killed by signal {s}"),
+        _ => "the server exited".to_string(),
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -69,6 +130,19 @@ pub struct Call {
     pub note: String,
     /// What an `input_required` result asked for.
     pub input: Option<InputNeeded>,
+    /// Its record in the call model.
+    core: usize,
+}
+
+impl<'a> From<&'a Call> for Timed<'a> {
+    fn from(c: &'a Call) -> Timed<'a> {
+        Timed {
+            id: &c.id,
+            token: c.token.as_ref(),
+            request_seq: c.request_seq,
+            sent_us: c.sent_us,
+        }
+    }
 }
 
 /// One entry of an `input_required` result's `inputRequests`.
@@ -168,6 +242,8 @@ pub struct Calls {
     scanned_to: u64,
     /// Set when the server's exit is seen; the App moves it to the header.
     pub exit_note: Option<String>,
+    /// The session's calls; the list shows its `tools/call`s.
+    model: Tracker,
 }
 
 impl Calls {
@@ -189,6 +265,8 @@ impl Calls {
         }
     }
 
+    /// The request could not be completed for a reason the trace does not
+    /// hold (the App says why).
     pub fn fail(&mut self, id: &IdKey, why: &str, now_us: u64) {
         if let Some(i) = self.by_id.get(id) {
             let c = &mut self.list[*i];
@@ -243,168 +321,92 @@ impl Calls {
         }
     }
 
-    fn finish(&mut self, id: &IdKey, status: CallStatus, t_us: u64, note: String) {
-        if let Some(i) = self.by_id.get(id) {
-            let c = &mut self.list[*i];
-            if c.status.is_running() {
-                c.status = status;
-                c.end_us = Some(t_us);
-                if c.note.is_empty() {
-                    c.note = note;
+    fn event(&mut self, ev: &EventRef<'_>) {
+        match self.model.observe(ev) {
+            Seen::Nothing => {}
+            Seen::Sent(i) => self.sent(i, ev),
+            Seen::Ended(i) => {
+                if let Some(&at) = self.by_id.get(&self.model.calls[i].id)
+                    && self.list[at].core == i
+                {
+                    self.settle(at, ev);
                 }
+            }
+            Seen::EndedAll => self.settle_all(ev),
+            Seen::Exit(exit) => {
+                self.settle_all(ev);
+                self.exit_note = Some(exit_note(exit));
             }
         }
     }
 
-    fn event(&mut self, ev: &EventRef<'_>) {
-        match (ev.dir, ev.kind) {
-            (Dir::Out, FrameKind::Request) if ev.method == Some(methods::TOOLS_CALL) => {
-                let f = ev.frame();
-                let Some(id) = f.id.clone() else { return };
-                let token = f.progress_token().map(|t| IdKey::from_raw(t.get()));
-                let params = f
-                    .params
-                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
-                let tool = params
-                    .as_ref()
-                    .and_then(|v| v.get("name").and_then(Value::as_str).map(safe_row))
-                    .unwrap_or_else(|| "?".into());
-                if let Some(p) = &params
-                    && p.get("inputResponses").is_some()
-                {
-                    self.mark_answered(&tool, p.get("requestState"), &id);
-                }
-                let limits = self.limits.remove(&id);
-                self.by_id.insert(id.clone(), self.list.len());
-                self.list.push(Call {
-                    id,
-                    token,
-                    tool,
-                    request_seq: ev.seq,
-                    sent_us: ev.t_us,
-                    limits,
-                    status: CallStatus::Running,
-                    end_us: None,
-                    note: String::new(),
-                    input: None,
-                });
-            }
-            (Dir::In, FrameKind::Response | FrameKind::ErrorResponse) => {
-                let f = ev.frame();
-                let Some(id) = f.id.as_ref() else { return };
-                if !self.by_id.contains_key(id) {
-                    return;
-                }
-                let (status, note) = if ev.kind == FrameKind::ErrorResponse {
-                    let msg = f
-                        .error
-                        .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
-                        .and_then(|e| e.get("message").and_then(Value::as_str).map(safe_row))
-                        .unwrap_or_default();
-                    (CallStatus::RpcError, msg)
-                } else {
-                    let result = f
-                        .result
-                        .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
-                        .unwrap_or(Value::Null);
-                    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-                    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-                        let id = id.clone();
-                        self.finish(&id, CallStatus::InputRequired, ev.t_us, String::new());
-                        if let Some(i) = self.by_id.get(&id)
-                            && self.list[*i].status == CallStatus::InputRequired
-                        {
-                            self.list[*i].input = Some(InputNeeded::parse(&result, ev.seq));
-                        }
-                        return;
-                    }
-                    if is_error {
-                        (CallStatus::ToolError, String::new())
-                    } else {
-                        (CallStatus::Done, String::new())
-                    }
-                };
-                let id = id.clone();
-                self.finish(&id, status, ev.t_us, note);
-            }
-            (Dir::Out, FrameKind::Notification) if ev.method == Some(methods::CANCELLED) => {
-                let f = ev.frame();
-                if let Some(c) = CancelledView::parse(f.params) {
-                    let why = c.reason.as_deref().map(safe_row).unwrap_or_default();
-                    self.finish(&c.request_id, CallStatus::Cancelled, ev.t_us, why);
-                }
-            }
-            (Dir::Meta, _) => match ev.event() {
-                Some(Event::Timeout {
-                    request,
-                    limit,
-                    secs,
-                    ..
-                }) => {
-                    let note = format!(
-                        "{} timeout of {}s",
-                        safe_row(&limit),
-                        super::format::num(secs)
-                    );
-                    self.finish(
-                        &IdKey::from_value(&request),
-                        CallStatus::TimedOut,
-                        ev.t_us,
-                        note,
-                    );
-                }
-                Some(Event::Cancel {
-                    request,
-                    how,
-                    reason,
-                }) => {
-                    // 2026-07-28 over HTTP: cancelling closes the response
-                    // stream, so no notifications/cancelled is sent.
-                    let note = format!("{} ({})", safe_row(&reason), safe_row(&how));
-                    self.finish(
-                        &IdKey::from_value(&request),
-                        CallStatus::Cancelled,
-                        ev.t_us,
-                        note,
-                    );
-                }
-                Some(Event::Failed { request, error }) => {
-                    // The transport gave up on a request (HTTP error, stream
-                    // closed); without a request id it gave up on all of them.
-                    let note = safe_row(&error);
-                    let ids: Vec<IdKey> = match request.filter(|r| !r.is_null()) {
-                        Some(r) => vec![IdKey::from_value(&r)],
-                        None => self
-                            .list
-                            .iter()
-                            .filter(|c| c.status.is_running())
-                            .map(|c| c.id.clone())
-                            .collect(),
-                    };
-                    for id in ids {
-                        self.finish(&id, CallStatus::Failed, ev.t_us, note.clone());
-                    }
-                }
-                Some(Event::Exit { code, signal }) => {
-                    let note = match (code, signal) {
-                        (Some(c), _) => format!("the server exited with status {c}"),
-                        (None, Some(s)) => format!("the server was killed by signal {s}"),
-                        _ => "the server exited".to_string(),
-                    };
-                    let running: Vec<IdKey> = self
-                        .list
-                        .iter()
-                        .filter(|c| c.status.is_running())
-                        .map(|c| c.id.clone())
-                        .collect();
-                    for id in running {
-                        self.finish(&id, CallStatus::Crashed, ev.t_us, note.clone());
-                    }
-                    self.exit_note = Some(note);
-                }
-                _ => {}
-            },
-            _ => {}
+    /// A call the model just took in: listed if it is a `tools/call`.
+    fn sent(&mut self, i: usize, ev: &EventRef<'_>) {
+        let rec = &self.model.calls[i];
+        if rec.method != methods::TOOLS_CALL {
+            return;
+        }
+        let (id, token) = (rec.id.clone(), rec.token.clone());
+        let tool = rec.tool.as_deref().map_or_else(|| "?".into(), safe_row);
+        // Only the composer cares whether this call answers an earlier one.
+        let params = ev
+            .frame()
+            .params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+        if let Some(p) = &params
+            && p.get("inputResponses").is_some()
+        {
+            self.mark_answered(&tool, p.get("requestState"), &id);
+        }
+        let limits = self.limits.remove(&id);
+        self.by_id.insert(id.clone(), self.list.len());
+        self.list.push(Call {
+            id,
+            token,
+            tool,
+            request_seq: ev.seq,
+            sent_us: ev.t_us,
+            limits,
+            status: CallStatus::Running,
+            end_us: None,
+            note: String::new(),
+            input: None,
+            core: i,
+        });
+    }
+
+    fn settle_all(&mut self, ev: &EventRef<'_>) {
+        for at in 0..self.list.len() {
+            self.settle(at, ev);
+        }
+    }
+
+    /// A running call takes the first end its record met that the pane
+    /// shows; `ev` is the event that ended it.
+    fn settle(&mut self, at: usize, ev: &EventRef<'_>) {
+        let c = &mut self.list[at];
+        if !c.status.is_running() {
+            return;
+        }
+        let Some((end, status)) = self.model.calls[c.core]
+            .ends
+            .iter()
+            .find_map(|e| CallStatus::of(&e.how).map(|s| (e, s)))
+        else {
+            return;
+        };
+        c.status = status;
+        c.end_us = Some(end.t_us);
+        if c.note.is_empty() {
+            c.note = note(&end.how);
+        }
+        if status == CallStatus::InputRequired && end.seq == ev.seq {
+            let result = ev
+                .frame()
+                .result
+                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                .unwrap_or(Value::Null);
+            c.input = Some(InputNeeded::parse(&result, ev.seq));
         }
     }
 }

@@ -1,0 +1,383 @@
+//! The calls of a session, derived from the store: one record per request we
+//! sent that is a `tools/call` or carries a progress token, and how it ended.
+//! Both faces read this model — the TUI's Progress pane (incrementally, as
+//! events arrive) and `check`'s per-call statistics and failures (in one
+//! pass) — so "how did this call end" has one definition.
+//!
+//! A call can meet several ends (a timeout, then our cancellation, then a
+//! late response; or the server's exit after its stdout closed). The record
+//! keeps the first end of each kind, in trace order, and the faces read the
+//! one they report: the pane the first that stopped it, `check` the response
+//! if any, else what explains its absence.
+//!
+//! `timing` holds the per-call timing statistics of progress notifications.
+
+pub mod timing;
+
+pub use timing::{Timed, Timing};
+
+use crate::event::{Event, ExitInfo};
+use crate::protocol::IdKey;
+use crate::protocol::frame::FrameKind;
+use crate::protocol::methods;
+use crate::protocol::views::CancelledView;
+use crate::trace::{Dir, EventRef, Store};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// How a call ended, or that it has not (yet).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// No end seen: still running, or — once the trace is over — no response.
+    Running,
+    /// A result.
+    Done,
+    /// A result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error response, with its message when it has one.
+    RpcError { message: Option<String> },
+    /// A result with `resultType: input_required` (the server needs answers
+    /// first). `is_error`: the result also said `isError: true`, which the
+    /// JSON outcome reports.
+    InputRequired { is_error: bool },
+    /// We cancelled it: `how` is `None` for a `notifications/cancelled`, or
+    /// how it was done without one (a `cancel` event: closing the stream).
+    Cancelled {
+        reason: Option<String>,
+        how: Option<String>,
+    },
+    /// mcpscope gave up waiting: the idle or maximum timeout.
+    TimedOut { limit: String, secs: f64 },
+    /// The server exited while the call was in flight.
+    Exited(ExitInfo),
+    /// The server closed its stdout while the call was in flight.
+    Eof,
+    /// The transport gave up on it: the connection failed (HTTP error,
+    /// stream closed), or the request could not be sent.
+    Failed { error: String },
+}
+
+impl Ending {
+    /// A response from the server (rather than an end it never saw).
+    pub fn is_response(&self) -> bool {
+        matches!(
+            self,
+            Ending::Done
+                | Ending::ToolError
+                | Ending::RpcError { .. }
+                | Ending::InputRequired { .. }
+        )
+    }
+
+    /// The server went away or the connection failed.
+    pub fn is_lost(&self) -> bool {
+        matches!(
+            self,
+            Ending::Exited(_) | Ending::Eof | Ending::Failed { .. }
+        )
+    }
+
+    /// Ends of one kind: a call keeps only the first of each. The two ways
+    /// of cancelling are two kinds: only the notification tells the server.
+    fn same_kind(&self, other: &Ending) -> bool {
+        match (self, other) {
+            (Ending::Cancelled { how: a, .. }, Ending::Cancelled { how: b, .. }) => {
+                a.is_some() == b.is_some()
+            }
+            _ => {
+                (self.is_response() && other.is_response())
+                    || std::mem::discriminant(self) == std::mem::discriminant(other)
+            }
+        }
+    }
+}
+
+/// One end a call met: what, at which event, when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct End {
+    pub how: Ending,
+    pub seq: u64,
+    pub t_us: u64,
+}
+
+/// One request we sent, and the ends it met.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub id: IdKey,
+    pub token: Option<IdKey>,
+    pub method: String,
+    /// The `name` param, as sent (not sanitised: each face does that).
+    pub tool: Option<String>,
+    pub request_seq: u64,
+    pub sent_us: u64,
+    /// The first end of each kind, in trace order (at most one response,
+    /// timeout, notification and other cancellation, exit, eof and
+    /// failure: bounded).
+    pub ends: Vec<End>,
+}
+
+impl Call {
+    /// How it ended first (`None`: still running).
+    pub fn ended(&self) -> Option<&End> {
+        self.ends.first()
+    }
+
+    /// How it ended first, as an [`Ending`].
+    pub fn ending(&self) -> Ending {
+        self.ended().map_or(Ending::Running, |e| e.how.clone())
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Its response, even one that came after it ended otherwise.
+    pub fn response(&self) -> Option<&End> {
+        self.ends.iter().find(|e| e.how.is_response())
+    }
+
+    pub fn response_seq(&self) -> Option<u64> {
+        self.response().map(|e| e.seq)
+    }
+
+    pub fn timeout(&self) -> Option<&End> {
+        self.ends
+            .iter()
+            .find(|e| matches!(e.how, Ending::TimedOut { .. }))
+    }
+
+    /// The first cancellation, whichever way it was done.
+    pub fn cancel(&self) -> Option<&End> {
+        self.ends
+            .iter()
+            .find(|e| matches!(e.how, Ending::Cancelled { .. }))
+    }
+
+    /// The first time the server went away or the connection failed.
+    pub fn lost(&self) -> Option<&End> {
+        self.ends.iter().find(|e| e.how.is_lost())
+    }
+
+    /// What timing statistics need of it.
+    pub fn timed(&self) -> Timed<'_> {
+        Timed {
+            id: &self.id,
+            token: self.token.as_ref(),
+            request_seq: self.request_seq,
+            sent_us: self.sent_us,
+        }
+    }
+
+    fn meet(&mut self, how: Ending, ev: &EventRef<'_>) -> bool {
+        if self.ends.iter().any(|e| e.how.same_kind(&how)) {
+            return false;
+        }
+        self.ends.push(End {
+            how,
+            seq: ev.seq,
+            t_us: ev.t_us,
+        });
+        true
+    }
+}
+
+/// What one observed event did to the calls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen {
+    Nothing,
+    /// A new call (its index in [`Tracker::calls`]).
+    Sent(usize),
+    /// This call met an end.
+    Ended(usize),
+    /// An end naming no request (eof, a failure of all): every call still
+    /// in flight met it.
+    EndedAll,
+    /// The server exited: every call still in flight met it.
+    Exit(ExitInfo),
+}
+
+/// Builds the calls from store events observed in order, once each.
+#[derive(Debug, Default)]
+pub struct Tracker {
+    pub calls: Vec<Call>,
+    /// The latest request with each id: like the store's request index, a
+    /// response answers the latest request that used its id.
+    by_id: HashMap<IdKey, usize>,
+    /// Calls an end naming no request can still reach: those without a
+    /// response or an exit (pruned when such an end comes, so each call is
+    /// visited a bounded number of times).
+    open: Vec<usize>,
+}
+
+impl Tracker {
+    /// Every call of a stored session, in request order (one pass).
+    pub fn of(store: &Store) -> Tracker {
+        let mut t = Tracker::default();
+        for ev in store.range(0, store.next_seq()) {
+            t.observe(&ev);
+        }
+        t
+    }
+
+    pub fn get(&self, id: &IdKey) -> Option<&Call> {
+        self.by_id.get(id).map(|i| &self.calls[*i])
+    }
+
+    /// Take in one event (in trace order).
+    pub fn observe(&mut self, ev: &EventRef<'_>) -> Seen {
+        match (ev.dir, ev.kind) {
+            (Dir::Out, FrameKind::Request) => self.request(ev),
+            (Dir::In, FrameKind::Response | FrameKind::ErrorResponse) => self.response(ev),
+            (Dir::Out, FrameKind::Notification) if ev.method == Some(methods::CANCELLED) => {
+                let Some(c) = CancelledView::parse(ev.frame().params) else {
+                    return Seen::Nothing;
+                };
+                let how = Ending::Cancelled {
+                    reason: c.reason,
+                    how: None,
+                };
+                self.end_one(&c.request_id, how, ev)
+            }
+            (Dir::Meta, _) => self.meta(ev),
+            _ => Seen::Nothing,
+        }
+    }
+
+    fn request(&mut self, ev: &EventRef<'_>) -> Seen {
+        let f = ev.frame();
+        let Some(id) = f.id.clone() else {
+            return Seen::Nothing;
+        };
+        let token = f.progress_token().map(|t| IdKey::from_raw(t.get()));
+        let method = f.method.as_deref().unwrap_or("");
+        if method != methods::TOOLS_CALL && token.is_none() {
+            // Not a call, but it takes the id over: a response with it is its.
+            self.by_id.remove(&id);
+            return Seen::Nothing;
+        }
+        let tool = f
+            .params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+            .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
+        let i = self.calls.len();
+        self.calls.push(Call {
+            id: id.clone(),
+            token,
+            method: method.to_string(),
+            tool,
+            request_seq: ev.seq,
+            sent_us: ev.t_us,
+            ends: Vec::new(),
+        });
+        self.by_id.insert(id, i);
+        self.open.push(i);
+        Seen::Sent(i)
+    }
+
+    fn response(&mut self, ev: &EventRef<'_>) -> Seen {
+        let f = ev.frame();
+        let Some(&i) = f.id.as_ref().and_then(|id| self.by_id.get(id)) else {
+            return Seen::Nothing;
+        };
+        // A second response to the same request is a duplicate, not an end.
+        if self.calls[i].response().is_some() {
+            return Seen::Nothing;
+        }
+        let how = if ev.kind == FrameKind::ErrorResponse {
+            let message = f
+                .error
+                .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
+                .and_then(|e| e.get("message").and_then(Value::as_str).map(str::to_owned));
+            Ending::RpcError { message }
+        } else {
+            let result = f
+                .result
+                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                .unwrap_or(Value::Null);
+            let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+            if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                Ending::InputRequired { is_error }
+            } else if is_error {
+                Ending::ToolError
+            } else {
+                Ending::Done
+            }
+        };
+        self.calls[i].meet(how, ev);
+        Seen::Ended(i)
+    }
+
+    fn meta(&mut self, ev: &EventRef<'_>) -> Seen {
+        match ev.event() {
+            Some(Event::Timeout {
+                request,
+                limit,
+                secs,
+                ..
+            }) => self.end_one(
+                &IdKey::from_value(&request),
+                Ending::TimedOut { limit, secs },
+                ev,
+            ),
+            // 2026-07-28 over HTTP: cancelling closes the response stream,
+            // so no notifications/cancelled is sent.
+            Some(Event::Cancel {
+                request,
+                how,
+                reason,
+            }) => self.end_one(
+                &IdKey::from_value(&request),
+                Ending::Cancelled {
+                    reason: Some(reason),
+                    how: Some(how),
+                },
+                ev,
+            ),
+            // The transport gave up on a request; without a request id it
+            // gave up on all of them.
+            Some(Event::Failed { request, error }) => match request.filter(|r| !r.is_null()) {
+                Some(r) => self.end_one(&IdKey::from_value(&r), Ending::Failed { error }, ev),
+                None => {
+                    self.end_all(Ending::Failed { error }, ev);
+                    Seen::EndedAll
+                }
+            },
+            Some(Event::Eof { .. }) => {
+                self.end_all(Ending::Eof, ev);
+                Seen::EndedAll
+            }
+            Some(Event::Exit { code, signal }) => {
+                let exit = ExitInfo { code, signal };
+                self.end_all(Ending::Exited(exit), ev);
+                Seen::Exit(exit)
+            }
+            _ => Seen::Nothing,
+        }
+    }
+
+    fn end_one(&mut self, id: &IdKey, how: Ending, ev: &EventRef<'_>) -> Seen {
+        match self.by_id.get(id) {
+            Some(&i) if self.calls[i].meet(how, ev) => Seen::Ended(i),
+            _ => Seen::Nothing,
+        }
+    }
+
+    fn end_all(&mut self, how: Ending, ev: &EventRef<'_>) {
+        let calls = &mut self.calls;
+        // Answered, or the server is gone: nothing more can happen to it.
+        let settled = |c: &Call| {
+            c.response().is_some() || c.ends.iter().any(|e| matches!(e.how, Ending::Exited(_)))
+        };
+        self.open.retain(|&i| {
+            let c = &mut calls[i];
+            if settled(c) {
+                return false;
+            }
+            c.meet(how.clone(), ev);
+            !settled(c)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;
