@@ -203,6 +203,9 @@ pub struct Tracker {
     /// The latest request with each id: like the store's request index, a
     /// response answers the latest request that used its id.
     by_id: HashMap<IdKey, usize>,
+    /// The latest call with each progress token: progress names its call
+    /// by token only.
+    by_token: HashMap<IdKey, usize>,
     /// Calls an end naming no request can still reach: those without a
     /// response or an exit (pruned when such an end comes, so each call is
     /// visited a bounded number of times).
@@ -221,6 +224,11 @@ impl Tracker {
 
     pub fn get(&self, id: &IdKey) -> Option<&Call> {
         self.by_id.get(id).map(|i| &self.calls[*i])
+    }
+
+    /// The latest call that carried `token`.
+    pub fn by_token(&self, token: &IdKey) -> Option<&Call> {
+        self.by_token.get(token).map(|i| &self.calls[*i])
     }
 
     /// Take in one event (in trace order).
@@ -260,6 +268,9 @@ impl Tracker {
             .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
             .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
         let i = self.calls.len();
+        if let Some(t) = &token {
+            self.by_token.insert(t.clone(), i);
+        }
         self.calls.push(Call {
             id: id.clone(),
             token,

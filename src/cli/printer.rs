@@ -2,21 +2,19 @@
 //! `[stderr]`, `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
-use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
-use std::collections::HashMap;
 use std::io::Write;
 
 pub struct Printer {
     next: u64,
     quiet: bool,
-    /// Tool name per progress token, learnt from our own `tools/call` frames.
-    tools: HashMap<IdKey, String>,
+    /// Our own calls, for the tool a progress token belongs to.
+    calls: crate::calls::Tracker,
     /// Findings already printed.
     findings_shown: usize,
     http: super::http_lines::HttpLines,
@@ -27,7 +25,7 @@ impl Printer {
         Printer {
             next: 0,
             quiet,
-            tools: HashMap::new(),
+            calls: crate::calls::Tracker::default(),
             findings_shown: 0,
             http: Default::default(),
         }
@@ -85,7 +83,10 @@ impl Printer {
 
     fn line(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
         match ev.dir {
-            Dir::Out => self.learn(ev),
+            // Requests only: the calls' ends are not printed from here.
+            Dir::Out => {
+                self.calls.observe(ev);
+            }
             Dir::Stderr if !self.quiet => {
                 let _ = writeln!(buf, "[stderr] {}", one_line(&ev.text()));
             }
@@ -97,20 +98,6 @@ impl Printer {
                 }
             }
             _ => {}
-        }
-    }
-
-    fn learn(&mut self, ev: &EventRef<'_>) {
-        if ev.method != Some(methods::TOOLS_CALL) || ev.kind != FrameKind::Request {
-            return;
-        }
-        let f = ev.frame();
-        if let (Some(tok), Some(params)) = (f.progress_token(), f.params)
-            && let Ok(v) = serde_json::from_str::<serde_json::Value>(params.get())
-            && let Some(name) = v.get("name").and_then(|n| n.as_str())
-        {
-            self.tools
-                .insert(IdKey::from_raw(tok.get()), name.to_string());
         }
     }
 
@@ -186,7 +173,12 @@ impl Printer {
                 match ProgressView::parse(f.params) {
                     Ok(p) if !self.quiet => {
                         let key = p.token_key();
-                        let tool = self.tools.get(&key).map_or("?", String::as_str);
+                        let tool = self
+                            .calls
+                            .by_token(&key)
+                            .filter(|c| c.method == methods::TOOLS_CALL)
+                            .and_then(|c| c.tool.as_deref())
+                            .unwrap_or("?");
                         let message = p.message.as_deref().map(one_line);
                         let line = crate::format::progress(p.progress, p.total, message.as_deref());
                         let _ = writeln!(buf, "[progress] {tool} {line}");
