@@ -1,6 +1,6 @@
 //! `demo-server --conformance` over stdio (the HTTP side is what
 //! `tests/conformance_server.rs` runs the suite against): the fixtures are
-//! listed after the demo tools and answer, and without the flag none of them
+//! listed before the demo tools and answer, and without the flag none of them
 //! is reachable.
 
 use std::io::{BufRead, BufReader, Write};
@@ -98,15 +98,22 @@ impl Drop for Server {
 }
 
 #[test]
-fn fixtures_follow_the_demo_tools_and_answer() {
+fn fixtures_precede_the_demo_tools_and_answer() {
     let plain = Server::start(&[]).tool_names();
     let mut server = Server::start(&["--conformance"]);
     let names = server.tool_names();
-    assert_eq!(names[..plain.len()], plain[..]);
+    let fixtures = names.len() - plain.len();
+    assert_eq!(names[fixtures..], plain[..]);
     assert!(
-        names[plain.len()..]
+        names[..fixtures]
             .iter()
-            .all(|n| n.contains("test") || n == "json_schema_2020_12_tool")
+            .all(|n| n.starts_with("test_") || n == "json_schema_2020_12_tool"),
+        "{names:?}"
+    );
+    // The handshake era has no input_required fixtures.
+    assert!(
+        !names.iter().any(|n| n.contains("input_required")),
+        "{names:?}"
     );
     assert!(names.contains(&"test_simple_text".to_owned()), "{names:?}");
 

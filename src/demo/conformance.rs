@@ -5,8 +5,13 @@
 //! eras. Names, arguments and contents follow the suite's reference server,
 //! because its scenarios call them by name and check their shapes.
 //!
+//! The 2026-07-28 `input_required` fixtures live in [`mrtr`]; they exist
+//! only for stateless requests.
+//!
 //! Without the flag none of this is reachable: the methods answer "not
 //! found" and the tool list is the demo's own.
+
+mod mrtr;
 
 use serde_json::{Map, Value, json};
 
@@ -43,7 +48,10 @@ pub enum Fixture {
     JsonSchema2020,
 }
 
+/// In `tools/list` order: the JSON Schema tool first, because its scenario
+/// looks for it on the first page.
 const FIXTURES: &[Fixture] = &[
+    Fixture::JsonSchema2020,
     Fixture::SimpleText,
     Fixture::Image,
     Fixture::Audio,
@@ -56,7 +64,6 @@ const FIXTURES: &[Fixture] = &[
     Fixture::Elicitation,
     Fixture::ElicitationDefaults,
     Fixture::ElicitationEnums,
-    Fixture::JsonSchema2020,
 ];
 
 fn all() -> impl Iterator<Item = Fixture> {
@@ -358,8 +365,14 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-/// The fixture tools as `tools/list` entries.
-pub fn tool_descriptors() -> Vec<Value> {
+/// The fixture tools as `tools/list` entries; the `input_required` ones
+/// only for a stateless request (the handshake era asks mid-call instead).
+pub fn tool_descriptors(modern: bool) -> Vec<Value> {
+    let input_required = if modern {
+        mrtr::tool_descriptors()
+    } else {
+        Vec::new()
+    };
     all()
         .map(|f| {
             json!({
@@ -369,7 +382,45 @@ pub fn tool_descriptors() -> Vec<Value> {
                 "inputSchema": f.input_schema(),
             })
         })
+        .chain(input_required)
         .collect()
+}
+
+/// `tools/call` of an `input_required` fixture, answered at once (each round
+/// is a request of its own); false when `name` is not one of them.
+pub fn call_input_required(
+    out: &Out,
+    id: &Value,
+    name: &str,
+    params: &Map<String, Value>,
+    era: &Option<Modern>,
+) -> bool {
+    if !mrtr::is_tool(name) {
+        return false;
+    }
+    let answer = match era {
+        Some(modern) => mrtr::call_tool(name, params, modern.capabilities.as_ref()),
+        None => Err(invalid(format!(
+            "{name} is a 2026-07-28 fixture: call it with the stateless _meta envelope"
+        ))),
+    };
+    respond(out, id, era, answer);
+    true
+}
+
+fn respond(out: &Out, id: &Value, era: &Option<Modern>, answer: Answer) {
+    match answer {
+        Ok(result) => out.respond(id, era::complete(era, result)),
+        Err((code, message, data)) => {
+            let mut error = json!({"code": code, "message": message});
+            if let Some(data) = data {
+                error["data"] = data;
+            }
+            out.send(super::out::line(
+                &json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            ));
+        }
+    }
 }
 
 /// What `initialize` and `server/discover` announce with the fixtures on.
@@ -420,27 +471,33 @@ pub fn request(
             }
             Err(e) => Err(e),
         },
-        "prompts/list" => Ok(era::cacheable(era, json!({"prompts": prompts()}))),
+        "prompts/list" => {
+            let mut prompts = prompts();
+            if era.is_some()
+                && let Value::Array(list) = &mut prompts
+            {
+                list.push(mrtr::prompt_descriptor());
+            }
+            Ok(era::cacheable(era, json!({"prompts": prompts})))
+        }
+        "prompts/get" if params.get("name").and_then(Value::as_str) == Some(mrtr::PROMPT) => {
+            match era {
+                Some(_) => mrtr::get_prompt(params),
+                None => Err(invalid(format!(
+                    "{} is a 2026-07-28 fixture: get it with the stateless _meta envelope",
+                    mrtr::PROMPT
+                ))),
+            }
+        }
         "prompts/get" => get_prompt(params),
         "completion/complete" => Ok(complete(params)),
         _ => return false,
     };
-    match result {
-        Ok(result) => out.respond(id, era::complete(era, result)),
-        Err((code, message, data)) => {
-            let mut error = json!({"code": code, "message": message});
-            if let Some(data) = data {
-                error["data"] = data;
-            }
-            out.send(super::out::line(
-                &json!({"jsonrpc": "2.0", "id": id, "error": error}),
-            ));
-        }
-    }
+    respond(out, id, era, result);
     true
 }
 
-type Answer = Result<Value, (i64, String, Option<Value>)>;
+type Answer = Result<Value, mrtr::Failure>;
 
 fn invalid(message: impl Into<String>) -> (i64, String, Option<Value>) {
     (INVALID_PARAMS, message.into(), None)

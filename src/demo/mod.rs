@@ -206,12 +206,12 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
                 Some(Value::String(c)) => Ok(Some(c.as_str())),
                 Some(_) => Err("cursor must be a string".to_owned()),
             };
-            let extra = if session.options.conformance {
-                conformance::tool_descriptors()
+            let fixtures = if session.options.conformance {
+                conformance::tool_descriptors(era.is_some())
             } else {
                 Vec::new()
             };
-            match cursor.and_then(|c| tools::list_page(c, &extra)) {
+            match cursor.and_then(|c| tools::list_page(c, &fixtures)) {
                 Ok(page) => out.respond(&id, era::complete(&era, era::cacheable(&era, page))),
                 Err(e) => out.error(&id, INVALID_PARAMS, &e),
             }
@@ -233,6 +233,11 @@ fn call_tool(
     let Some(Value::String(name)) = params.get("name") else {
         return out.error(&id, INVALID_PARAMS, "tools/call needs a string `name`");
     };
+    if session.options.conformance
+        && conformance::call_input_required(out, &id, name, &params, &era)
+    {
+        return;
+    }
     let fixture = || {
         session
             .options

@@ -203,12 +203,13 @@ impl Tool {
     }
 }
 
-/// One `tools/list` page of the demo tools followed by `extra` (the
-/// conformance fixtures, or nothing). The cursor is the index of the page's
-/// first tool, as text; anything else is rejected so clients notice a
-/// mangled cursor.
-pub fn list_page(cursor: Option<&str>, extra: &[Value]) -> Result<Value, String> {
-    let len = ALL.len() + extra.len();
+/// One `tools/list` page of `first` (the conformance fixtures, or nothing)
+/// followed by the demo tools. The fixtures come first because the suite's
+/// scenarios look for them on the first page only. The cursor is the index
+/// of the page's first tool, as text; anything else is rejected so clients
+/// notice a mangled cursor.
+pub fn list_page(cursor: Option<&str>, first: &[Value]) -> Result<Value, String> {
+    let len = first.len() + ALL.len();
     let start = match cursor {
         None => 0,
         Some(c) => match c.parse::<usize>() {
@@ -218,9 +219,9 @@ pub fn list_page(cursor: Option<&str>, extra: &[Value]) -> Result<Value, String>
     };
     let end = (start + PAGE_SIZE).min(len);
     let tools: Vec<Value> = (start..end)
-        .map(|i| match ALL.get(i) {
-            Some(t) => t.describe(),
-            None => extra[i - ALL.len()].clone(),
+        .map(|i| match first.get(i) {
+            Some(fixture) => fixture.clone(),
+            None => ALL[i - first.len()].describe(),
         })
         .collect();
     let mut page = json!({ "tools": tools });
