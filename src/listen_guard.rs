@@ -9,7 +9,8 @@
 //! so a loopback listener refuses any request whose `Host` is not a loopback
 //! name with the listener's port, or whose `Origin` (browsers send it on
 //! every cross-site POST) is not a loopback origin. `--allow-origin` widens
-//! both for a name the user vouches for. Binding beyond loopback needs an
+//! both for a name the user vouches for (its `host[:port]` is then accepted
+//! as `Host` whatever port the listener bound, as behind a reverse proxy). Binding beyond loopback needs an
 //! explicit `--allow-remote`, because there the `Host` check cannot know
 //! which names are legitimate.
 //!
@@ -178,7 +179,7 @@ impl ListenGuard {
         let lower = raw.trim().to_ascii_lowercase();
         let ok = match split_host_port(&lower) {
             Some((name, p)) => {
-                p.unwrap_or(80) == port && (self.is_loopback_name(name) || self.allows_host(&lower))
+                (p.unwrap_or(80) == port && self.is_loopback_name(name)) || self.allows_host(&lower)
             }
             None => false,
         };
@@ -234,12 +235,23 @@ impl ListenGuard {
     }
 
     /// `--allow-origin http://name:port` also vouches for `Host: name:port`
-    /// (a page and its server behind the same reverse-proxy name).
+    /// (a page and its server behind the same reverse-proxy name, which
+    /// forwards to whatever port this listener has).
     fn allows_host(&self, host: &str) -> bool {
         self.allowed_origins.iter().any(|o| {
-            o.split_once("://").is_some_and(|(_, authority)| {
-                authority == host || format!("{authority}:80") == host
-            })
+            let Some((scheme, authority)) = o.split_once("://") else {
+                return false;
+            };
+            // Origins are normalised without their default port; a Host
+            // header may carry it or not.
+            let default = match scheme {
+                "http" => ":80",
+                "https" => ":443",
+                _ => "",
+            };
+            host == authority
+                || (split_host_port(authority).is_some_and(|(_, p)| p.is_none())
+                    && host.strip_suffix(default) == Some(authority))
         })
     }
 
@@ -305,11 +317,16 @@ mod tests {
 
     #[test]
     fn an_allowed_origin_also_allows_its_host() {
-        let g = guard("127.0.0.1:8080", &["http://mcp.test:8080"]);
-        assert!(
-            g.check(Some("mcp.test:8080"), Some("http://mcp.test:8080"))
-                .is_ok()
+        let g = guard(
+            "127.0.0.1:8080",
+            &["http://mcp.test:9000", "https://proxy.test"],
         );
+        let origin = Some("http://mcp.test:9000");
+        assert!(g.check(Some("mcp.test:9000"), origin).is_ok());
+        assert!(g.check(Some("mcp.test:8080"), None).is_err());
+        assert!(g.check(Some("proxy.test"), None).is_ok());
+        assert!(g.check(Some("proxy.test:443"), None).is_ok());
+        assert!(g.check(Some("proxy.test:80"), None).is_err());
         assert!(g.check(Some("other.test:8080"), None).is_err());
     }
 

@@ -19,14 +19,15 @@ pub struct DemoServerArgs {
     #[arg(long, value_name = "N", requires = "http")]
     pub sse_close_after: Option<usize>,
     /// HTTP: also accept requests from this browser origin (scheme://host[:port]; repeatable).
-    /// Loopback origins are always accepted; an allowed origin's host:port is also accepted as Host.
+    /// Loopback origins are always accepted; an allowed origin's host[:port] is also accepted
+    /// as Host, whatever port the server bound (as behind a reverse proxy).
     #[arg(long, value_name = "ORIGIN", requires = "http", value_parser = listen_guard::parse_origin)]
     pub allow_origin: Vec<String>,
     /// HTTP: allow binding a non-loopback ADDR (other machines can then reach the server).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
     /// Add the fixtures of the official MCP conformance suite (tools, resources, prompts,
-    /// completions) next to the demo tools.
+    /// completions, 2026-07-28 input_required) before the demo tools.
     #[arg(long)]
     pub conformance: bool,
 }
