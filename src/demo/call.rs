@@ -138,6 +138,13 @@ impl Call {
     /// Send a server→client request and wait for its result; `Err` carries
     /// the client's error message, or says the call is gone.
     pub async fn ask(&self, method: &str, params: Value) -> Result<Value, String> {
+        if self.era.is_some() {
+            // A stateless request has no session to carry the client's
+            // answer back: asking would wait forever.
+            return Err(format!(
+                "{method} cannot be asked mid-call in the 2026-07-28 era (it uses input_required)"
+            ));
+        }
         let id = self.session.next_request_id();
         // Registered before sending: the answer may beat us back.
         let reply = self.session.expect_reply(&id);
