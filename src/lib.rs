@@ -10,7 +10,9 @@
 //! - `session` opens a session: a resolved server, its trace and recording;
 //! - two faces over that core, which never import each other: `cli` (the
 //!   headless commands) and `tui` (the only module that touches the terminal);
-//! - `demo` is a stand-alone MCP server used for demos and tests.
+//! - `demo` is a stand-alone MCP server used for demos and tests;
+//!   `listen_guard` is the DNS-rebinding protection its HTTP listener (and
+//!   any later local listener) applies.
 
 pub mod calls;
 pub mod checks;
@@ -20,6 +22,7 @@ pub mod demo;
 pub mod event;
 pub mod files;
 pub mod format;
+pub mod listen_guard;
 pub mod protocol;
 pub mod selflog;
 pub mod session;

@@ -113,7 +113,7 @@ fn sessions_are_created_echoed_and_deleted() {
         .unwrap();
     let body = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).unwrap();
+    write!(s, "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).unwrap();
     let mut resp = String::new();
     s.read_to_string(&mut resp).unwrap();
     assert!(resp.starts_with("HTTP/1.1 404"), "{resp}");

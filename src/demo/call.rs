@@ -132,21 +132,38 @@ impl Call {
     /// Send `elicitation/create` and wait for the client's result object;
     /// `None` when the client answered with an error or the call is gone.
     pub async fn elicit(&self, params: Value) -> Option<Value> {
+        self.ask("elicitation/create", params).await.ok()
+    }
+
+    /// Send a server→client request and wait for its result; `Err` carries
+    /// the client's error message, or says the call is gone.
+    pub async fn ask(&self, method: &str, params: Value) -> Result<Value, String> {
+        if self.era.is_some() {
+            // A stateless request has no session to carry the client's
+            // answer back: asking would wait forever.
+            return Err(format!(
+                "{method} cannot be asked mid-call in the 2026-07-28 era (it uses input_required)"
+            ));
+        }
         let id = self.session.next_request_id();
         // Registered before sending: the answer may beat us back.
         let reply = self.session.expect_reply(&id);
-        if !self
-            .link
-            .send(request_line(&id, "elicitation/create", params))
-        {
+        if !self.link.send(request_line(&id, method, params)) {
             self.session.forget_reply(&id);
-            return None;
+            return Err("the call was cancelled".into());
         }
         let _asked = Asked {
             session: &self.session,
             id: &id,
         };
-        reply.await.ok()?.ok()
+        match reply.await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_owned)),
+            Err(_) => Err("the session ended".into()),
+        }
     }
 }
 
@@ -172,6 +189,9 @@ impl Drop for Asked<'_> {
 
 impl Outcome {
     pub fn into_result(self) -> Value {
+        if let Some(raw) = self.raw {
+            return raw;
+        }
         let mut result = json!({
             "content": [{"type": "text", "text": self.text}],
             "isError": self.is_error,

@@ -40,11 +40,25 @@ pub fn complete(era: &Option<Modern>, mut result: Value) -> Value {
     if era.is_some()
         && let Value::Object(map) = &mut result
     {
-        map.insert("resultType".into(), json!("complete"));
+        // A result that already says what it is (`input_required`) keeps it.
+        map.entry("resultType").or_insert_with(|| json!("complete"));
         let meta = map.entry("_meta").or_insert_with(|| json!({}));
         if let Value::Object(meta) = meta {
             meta.insert(META_SERVER_INFO.into(), server_info());
         }
+    }
+    result
+}
+
+/// Caching hints (SEP-2549) that 2026-07-28 requires on list and read
+/// results: `ttlMs: 0` and `private`, i.e. "do not reuse", because the demo
+/// makes no promise that a later answer is the same.
+pub fn cacheable(era: &Option<Modern>, mut result: Value) -> Value {
+    if era.is_some()
+        && let Value::Object(map) = &mut result
+    {
+        map.entry("ttlMs").or_insert_with(|| json!(0));
+        map.entry("cacheScope").or_insert_with(|| json!("private"));
     }
     result
 }
@@ -54,10 +68,10 @@ pub fn server_info() -> Value {
 }
 
 /// `server/discover`: what `initialize` says in the handshake era.
-pub fn discover_result(instructions: &str) -> Value {
+pub fn discover_result(instructions: &str, capabilities: Value) -> Value {
     json!({
         "supportedVersions": [MODERN],
-        "capabilities": {"tools": {}, "logging": {}},
+        "capabilities": capabilities,
         "instructions": instructions,
         "resultType": "complete",
         "_meta": {META_SERVER_INFO: server_info()},

@@ -9,6 +9,9 @@
 //! on the GET stream, so clients can see what those mistakes look like.
 //! `--sse-close-after N` ends each request stream after N events once, so
 //! clients must resume it.
+//!
+//! Every request first passes the listener's [`ListenGuard`] (Host and
+//! Origin checks against DNS rebinding); a refused one gets `403`.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -28,6 +31,7 @@ use tokio::sync::watch;
 
 use super::out;
 use super::session::Session;
+use crate::listen_guard::{self, ListenGuard};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const MAX_BODY: usize = 16 << 20;
@@ -50,6 +54,9 @@ pub struct HttpOptions {
     pub progress: ProgressMode,
     /// End each request stream after this many events, once (forces resumption).
     pub close_after: Option<usize>,
+    /// `--allow-origin`s, already normalised by [`listen_guard::parse_origin`].
+    pub allowed_origins: Vec<String>,
+    pub demo: super::Options,
 }
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -103,18 +110,19 @@ struct HttpSession {
 
 struct Server {
     opts: HttpOptions,
+    guard: ListenGuard,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     next_session: AtomicU64,
 }
 
-/// Serve until the process is stopped.
-pub async fn serve(addr: &str, opts: HttpOptions) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(addr).await?;
-    eprintln!(
-        "mcpscope-demo: serving Streamable HTTP on http://{}/mcp",
-        listener.local_addr()?
-    );
+/// Serve until the process is stopped, on the first of `addrs` that binds
+/// (the caller has vetted them with [`listen_guard::check_bind`]).
+pub async fn serve(addrs: &[std::net::SocketAddr], opts: HttpOptions) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(addrs).await?;
+    let bound = listener.local_addr()?;
+    eprintln!("mcpscope-demo: serving Streamable HTTP on http://{bound}/mcp");
     let server = Arc::new(Server {
+        guard: ListenGuard::new(bound, opts.allowed_origins.clone()),
         opts,
         sessions: Mutex::new(HashMap::new()),
         next_session: AtomicU64::new(1),
@@ -154,6 +162,15 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 
 impl Server {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+        // Before anything else, even the 404: a rebound page must learn nothing.
+        if let Err(refusal) = self.guard.check(
+            header(&req, hyper::header::HOST.as_str()),
+            header(&req, hyper::header::ORIGIN.as_str()),
+        ) {
+            let status =
+                StatusCode::from_u16(listen_guard::REFUSED_STATUS).unwrap_or(StatusCode::FORBIDDEN);
+            return full(status, "application/json", refusal.body());
+        }
         if req.uri().path() != "/mcp" {
             return full(
                 StatusCode::NOT_FOUND,
@@ -324,7 +341,7 @@ impl Server {
         let (out, stream) = out::channel();
         let get = StreamBuf::new();
         let s = Arc::new(HttpSession {
-            demo: Session::new(out),
+            demo: Session::new(out, self.opts.demo),
             streams: Mutex::new(vec![get.clone()]),
             priming,
             get_seen: std::sync::atomic::AtomicBool::new(false),

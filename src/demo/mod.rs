@@ -7,6 +7,7 @@
 //! `tools/call` runs as a task; everything else is answered inline, in order.
 
 mod call;
+mod conformance;
 mod era;
 pub mod http;
 mod out;
@@ -39,10 +40,17 @@ builder, a build report with logs) plus echo, sleep and a progress flood for ben
 fault_* tools each break one protocol rule on purpose. Pass a \
 progressToken in _meta to see progress; every numeric argument can be lowered for quick runs.";
 
+/// How the demo server was started.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Serve the conformance suite's fixtures next to the demo tools.
+    pub conformance: bool,
+}
+
 /// Serve MCP over this process's stdin/stdout until stdin closes.
-pub async fn run_stdio() -> anyhow::Result<()> {
+pub async fn run_stdio(options: Options) -> anyhow::Result<()> {
     let (out, writer) = out::spawn()?;
-    let session = Session::new(out.clone());
+    let session = Session::new(out.clone(), options);
     eprintln!("mcpscope-demo: started");
 
     let mut stdin = BufReader::with_capacity(64 * 1024, tokio::io::stdin());
@@ -154,7 +162,10 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
     }
     match method {
         "server/discover" => match &era {
-            Some(_) => out.respond(&id, era::discover_result(INSTRUCTIONS)),
+            Some(_) => out.respond(
+                &id,
+                era::cacheable(&era, era::discover_result(INSTRUCTIONS, capabilities(session))),
+            ),
             None => out.error(
                 &id,
                 INVALID_PARAMS,
@@ -171,7 +182,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
                 &id,
                 json!({
                     "protocolVersion": version,
-                    "capabilities": {"tools": {}, "logging": {}},
+                    "capabilities": capabilities(session),
                     "serverInfo": {"name": "mcpscope-demo", "version": env!("CARGO_PKG_VERSION")},
                     "instructions": INSTRUCTIONS,
                 }),
@@ -195,12 +206,19 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
                 Some(Value::String(c)) => Ok(Some(c.as_str())),
                 Some(_) => Err("cursor must be a string".to_owned()),
             };
-            match cursor.and_then(tools::list_page) {
-                Ok(page) => out.respond(&id, era::complete(&era, page)),
+            let fixtures = if session.options.conformance {
+                conformance::tool_descriptors(era.is_some())
+            } else {
+                Vec::new()
+            };
+            match cursor.and_then(|c| tools::list_page(c, &fixtures)) {
+                Ok(page) => out.respond(&id, era::complete(&era, era::cacheable(&era, page))),
                 Err(e) => out.error(&id, INVALID_PARAMS, &e),
             }
         }
         "tools/call" => call_tool(session, out, id, params, era),
+        _ if session.options.conformance
+            && conformance::request(session, out, &id, method, &params, &era) => {}
         _ => out.error(&id, METHOD_NOT_FOUND, &format!("Method not found: {method}")),
     }
 }
@@ -215,7 +233,19 @@ fn call_tool(
     let Some(Value::String(name)) = params.get("name") else {
         return out.error(&id, INVALID_PARAMS, "tools/call needs a string `name`");
     };
-    let Some(tool) = Tool::by_name(name) else {
+    if session.options.conformance
+        && conformance::call_input_required(out, &id, name, &params, &era)
+    {
+        return;
+    }
+    let fixture = || {
+        session
+            .options
+            .conformance
+            .then(|| conformance::Fixture::by_name(name).map(Tool::Conformance))
+            .flatten()
+    };
+    let Some(tool) = Tool::by_name(name).or_else(fixture) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name()).collect();
         return out.error(
             &id,
@@ -237,6 +267,16 @@ fn call_tool(
         .cloned();
     if let Err(e) = call::spawn(session, out, id.clone(), tool, args, token, era) {
         out.error(&id, INVALID_REQUEST, e);
+    }
+}
+
+/// What the server announces: the demo's tools and logs, plus what the
+/// conformance fixtures add when they are on.
+fn capabilities(session: &Session) -> Value {
+    if session.options.conformance {
+        conformance::capabilities()
+    } else {
+        json!({"tools": {}, "logging": {}})
     }
 }
 

@@ -26,6 +26,8 @@ struct InFlight {
 
 pub struct Session {
     pub out: Out,
+    /// What the server was started with (`--conformance`).
+    pub options: super::Options,
     min_level: AtomicU8,
     elicitation: AtomicBool,
     next_request: AtomicU64,
@@ -44,9 +46,10 @@ pub fn id_key(id: &Value) -> String {
 }
 
 impl Session {
-    pub fn new(out: Out) -> Arc<Self> {
+    pub fn new(out: Out, options: super::Options) -> Arc<Self> {
         Arc::new(Session {
             out,
+            options,
             // Until the client picks a level it gets everything.
             min_level: AtomicU8::new(Level::Debug as u8),
             elicitation: AtomicBool::new(false),

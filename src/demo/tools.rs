@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::call::Call;
+use super::conformance::Fixture;
 use fault::Fault;
 
 /// Tools per `tools/list` page: small enough that the tools need several
@@ -40,6 +41,8 @@ pub enum Tool {
     Flood,
     /// A tool that breaks one protocol rule on purpose.
     Fault(Fault),
+    /// A fixture of the conformance suite (`--conformance` only; not in [`ALL`]).
+    Conformance(Fixture),
 }
 
 pub const ALL: &[Tool] = &[
@@ -90,6 +93,7 @@ impl Tool {
             Tool::Sleep => "sleep",
             Tool::Flood => "flood",
             Tool::Fault(f) => f.name(),
+            Tool::Conformance(f) => f.name(),
         }
     }
 
@@ -106,6 +110,7 @@ impl Tool {
             Tool::Sleep => "Sleep",
             Tool::Flood => "Progress flood",
             Tool::Fault(f) => f.title(),
+            Tool::Conformance(f) => f.title(),
         }
     }
 
@@ -148,6 +153,7 @@ impl Tool {
                  possible (only when a progressToken is given), then the result."
             }
             Tool::Fault(f) => f.description(),
+            Tool::Conformance(f) => f.description(),
         }
     }
 
@@ -164,6 +170,7 @@ impl Tool {
             Tool::Sleep => basic::sleep_schema(),
             Tool::Flood => flood::schema(),
             Tool::Fault(f) => f.schema(),
+            Tool::Conformance(f) => f.input_schema(),
         }
     }
 
@@ -190,25 +197,35 @@ impl Tool {
             Tool::Sleep => basic::sleep(call, &args).await,
             Tool::Flood => flood::run(call, &args).await,
             Tool::Fault(f) => f.run(call, &args).await,
+            Tool::Conformance(f) => Ok(f.run(call, args.0).await),
         };
         result.unwrap_or_else(|ArgError(message)| Outcome::error(message))
     }
 }
 
-/// One `tools/list` page. The cursor is the index of the page's first tool,
-/// as text; anything else is rejected so clients notice a mangled cursor.
-pub fn list_page(cursor: Option<&str>) -> Result<Value, String> {
+/// One `tools/list` page of `first` (the conformance fixtures, or nothing)
+/// followed by the demo tools. The fixtures come first because the suite's
+/// scenarios look for them on the first page only. The cursor is the index
+/// of the page's first tool, as text; anything else is rejected so clients
+/// notice a mangled cursor.
+pub fn list_page(cursor: Option<&str>, first: &[Value]) -> Result<Value, String> {
+    let len = first.len() + ALL.len();
     let start = match cursor {
         None => 0,
         Some(c) => match c.parse::<usize>() {
-            Ok(n) if n < ALL.len() && n % PAGE_SIZE == 0 => n,
+            Ok(n) if n < len && n % PAGE_SIZE == 0 => n,
             _ => return Err(format!("invalid cursor {c:?}")),
         },
     };
-    let end = (start + PAGE_SIZE).min(ALL.len());
-    let tools: Vec<Value> = ALL[start..end].iter().map(|t| t.describe()).collect();
+    let end = (start + PAGE_SIZE).min(len);
+    let tools: Vec<Value> = (start..end)
+        .map(|i| match first.get(i) {
+            Some(fixture) => fixture.clone(),
+            None => ALL[i - first.len()].describe(),
+        })
+        .collect();
     let mut page = json!({ "tools": tools });
-    if end < ALL.len() {
+    if end < len {
         page["nextCursor"] = end.to_string().into();
     }
     Ok(page)
@@ -219,6 +236,9 @@ pub struct Outcome {
     pub text: String,
     pub structured: Option<Value>,
     pub is_error: bool,
+    /// The whole result, for tools whose content is not one text (the
+    /// conformance fixtures); `text` and `structured` are then unused.
+    pub raw: Option<Value>,
 }
 
 impl Outcome {
@@ -227,6 +247,7 @@ impl Outcome {
             text: text.into(),
             structured: Some(structured),
             is_error: false,
+            raw: None,
         }
     }
 
@@ -235,6 +256,16 @@ impl Outcome {
             text: text.into(),
             structured: None,
             is_error: true,
+            raw: None,
+        }
+    }
+
+    pub fn raw(result: Value) -> Self {
+        Outcome {
+            text: String::new(),
+            structured: None,
+            is_error: false,
+            raw: Some(result),
         }
     }
 }

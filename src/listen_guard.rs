@@ -1,0 +1,365 @@
+//! DNS-rebinding protection for every HTTP listener mcpscope opens on this
+//! machine (the demo server today, an HTTP proxy later): which addresses a
+//! listener may bind without asking, and which `Host`/`Origin` headers a
+//! request may carry.
+//!
+//! A page on a foreign site can make a browser send requests to a server on
+//! 127.0.0.1 by pointing its own name at that address (DNS rebinding). The
+//! browser then still says `Host: evil.example` and `Origin: http://evil.example`,
+//! so a loopback listener refuses any request whose `Host` is not a loopback
+//! name with the listener's port, or whose `Origin` (browsers send it on
+//! every cross-site POST) is not a loopback origin. `--allow-origin` widens
+//! both for a name the user vouches for (its `host[:port]` is then accepted
+//! as `Host` whatever port the listener bound, as behind a reverse proxy). Binding beyond loopback needs an
+//! explicit `--allow-remote`, because there the `Host` check cannot know
+//! which names are legitimate.
+//!
+//! The module is transport-agnostic: callers pass header values in and get a
+//! [`Refusal`] out, which knows its HTTP status and JSON-RPC body.
+
+use std::net::{IpAddr, SocketAddr};
+
+/// Status of a refused request: the client is not allowed, whatever it sends.
+pub const REFUSED_STATUS: u16 = 403;
+
+/// Host names that always mean "this machine" (besides the bound address).
+const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// What a listener accepts. Built once per listener, from the address it
+/// actually bound (so port 0 is resolved) and the user's `--allow-origin`s.
+#[derive(Debug, Clone)]
+pub struct ListenGuard {
+    bound: SocketAddr,
+    /// Normalised with [`parse_origin`].
+    allowed_origins: Vec<String>,
+}
+
+/// A request the guard turned away; `message` says what and how to allow it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub message: String,
+}
+
+impl Refusal {
+    /// The JSON-RPC error body sent with [`REFUSED_STATUS`]; `id` is null
+    /// because the request body was never read.
+    pub fn body(&self) -> String {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": -32000, "message": self.message},
+        })
+        .to_string()
+    }
+}
+
+/// True for addresses only this machine can reach.
+pub fn is_loopback(addr: &SocketAddr) -> bool {
+    match addr.ip() {
+        IpAddr::V4(ip) => ip.is_loopback(),
+        // `::ffff:127.0.0.1` is loopback too, though `Ipv6Addr::is_loopback` says no.
+        IpAddr::V6(ip) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+/// Decide whether a listener may bind `addrs` (what its ADDR resolved to).
+/// `Ok(Some(warning))`: allowed, but the warning belongs on stderr;
+/// `Err(message)`: a usage error — a non-loopback address without
+/// `allow_remote`.
+pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<String>, String> {
+    let remote: Vec<String> = addrs
+        .iter()
+        .filter(|a| !is_loopback(a))
+        .map(ToString::to_string)
+        .collect();
+    if remote.is_empty() {
+        return Ok(None);
+    }
+    if !allow_remote {
+        return Err(format!(
+            "{} is not a loopback address: other machines could reach this server. \
+             Bind 127.0.0.1 (or localhost), or pass --allow-remote to serve the network anyway",
+            remote.join(", ")
+        ));
+    }
+    Ok(Some(format!(
+        "warning: serving on {} with --allow-remote: any machine that can reach it can use \
+         this server, and Host headers are not checked",
+        remote.join(", ")
+    )))
+}
+
+/// Normalise an origin (`scheme://host[:port]`, or the literal `null` that
+/// sandboxed pages send) for comparison: lower case, no trailing slash, no
+/// default port. Errs on anything else, so a typo in `--allow-origin` is a
+/// usage error instead of a rule that never matches.
+pub fn parse_origin(s: &str) -> Result<String, String> {
+    let s = s.trim().trim_end_matches('/').to_ascii_lowercase();
+    if s == "null" {
+        return Ok(s);
+    }
+    let (scheme, rest) = s
+        .split_once("://")
+        .ok_or_else(|| format!("{s:?} is not an origin: expected scheme://host[:port]"))?;
+    if scheme.is_empty() || rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
+        return Err(format!(
+            "{s:?} is not an origin: expected scheme://host[:port] (no path)"
+        ));
+    }
+    let (host, port) =
+        split_host_port(rest).ok_or_else(|| format!("{s:?} is not an origin: bad host or port"))?;
+    let default = match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    Ok(match port {
+        Some(p) if Some(p) != default => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    })
+}
+
+/// `host[:port]` with IPv6 literals in brackets; `None` when malformed.
+fn split_host_port(s: &str) -> Option<(&str, Option<u16>)> {
+    let (host, port) = if s.starts_with('[') {
+        let end = s.find(']')?;
+        let (host, rest) = s.split_at(end + 1);
+        match rest {
+            "" => (host, None),
+            _ => (host, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match s.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (s, None),
+        }
+    };
+    if host.is_empty() {
+        return None;
+    }
+    let port = match port {
+        Some(p) => Some(p.parse::<u16>().ok()?),
+        None => None,
+    };
+    Some((host, port))
+}
+
+impl ListenGuard {
+    /// `allowed_origins` must already be normalised ([`parse_origin`]).
+    pub fn new(bound: SocketAddr, allowed_origins: Vec<String>) -> Self {
+        ListenGuard {
+            bound,
+            allowed_origins,
+        }
+    }
+
+    /// Check one request's headers (`None`: the header is absent).
+    pub fn check(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
+        if is_loopback(&self.bound) {
+            self.check_host(host)?;
+        }
+        match origin {
+            // Non-browser clients send no Origin: nothing to check.
+            None => Ok(()),
+            Some(origin) => self.check_origin(origin),
+        }
+    }
+
+    fn check_host(&self, host: Option<&str>) -> Result<(), Refusal> {
+        let port = self.bound.port();
+        let Some(raw) = host else {
+            return Err(self.refuse(
+                "request without a Host header refused: this server only answers requests \
+                 addressed to a loopback name",
+                "",
+            ));
+        };
+        let lower = raw.trim().to_ascii_lowercase();
+        let ok = match split_host_port(&lower) {
+            Some((name, p)) => {
+                (p.unwrap_or(80) == port && self.is_loopback_name(name)) || self.allows_host(&lower)
+            }
+            None => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(self.refuse(
+            &format!(
+                "Host {raw:?} refused (DNS rebinding protection): this server answers only \
+                 localhost:{port}, 127.0.0.1:{port} or [::1]:{port}"
+            ),
+            &format!(" (e.g. --allow-origin http://{lower})"),
+        ))
+    }
+
+    fn check_origin(&self, raw: &str) -> Result<(), Refusal> {
+        let ok = match parse_origin(raw) {
+            Ok(origin) => {
+                self.allowed_origins.contains(&origin) || self.is_loopback_origin(&origin)
+            }
+            Err(_) => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(self.refuse(
+            &format!(
+                "Origin {raw:?} refused (DNS rebinding protection): only pages served from \
+                 localhost, 127.0.0.1 or [::1] may call this server"
+            ),
+            &format!(" (--allow-origin {})", raw.trim()),
+        ))
+    }
+
+    fn refuse(&self, what: &str, example: &str) -> Refusal {
+        Refusal {
+            message: format!(
+                "{what}; to allow another origin, restart the server with --allow-origin ORIGIN{example}"
+            ),
+        }
+    }
+
+    /// A loopback name, or the exact address the listener bound.
+    fn is_loopback_name(&self, name: &str) -> bool {
+        if LOOPBACK_NAMES.contains(&name) {
+            return true;
+        }
+        let bound = match self.bound.ip() {
+            IpAddr::V4(ip) => ip.to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+        };
+        name == bound
+    }
+
+    /// `--allow-origin http://name:port` also vouches for `Host: name:port`
+    /// (a page and its server behind the same reverse-proxy name, which
+    /// forwards to whatever port this listener has).
+    fn allows_host(&self, host: &str) -> bool {
+        self.allowed_origins.iter().any(|o| {
+            let Some((scheme, authority)) = o.split_once("://") else {
+                return false;
+            };
+            // Origins are normalised without their default port; a Host
+            // header may carry it or not.
+            let default = match scheme {
+                "http" => ":80",
+                "https" => ":443",
+                _ => "",
+            };
+            host == authority
+                || (split_host_port(authority).is_some_and(|(_, p)| p.is_none())
+                    && host.strip_suffix(default) == Some(authority))
+        })
+    }
+
+    fn is_loopback_origin(&self, origin: &str) -> bool {
+        let Some((scheme, authority)) = origin.split_once("://") else {
+            return false;
+        };
+        // Any port: a page from another local server is still this machine's,
+        // which is all DNS-rebinding protection is about.
+        matches!(scheme, "http" | "https")
+            && split_host_port(authority).is_some_and(|(name, _)| self.is_loopback_name(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(addr: &str, allowed: &[&str]) -> ListenGuard {
+        let allowed = allowed.iter().map(|o| parse_origin(o).unwrap()).collect();
+        ListenGuard::new(addr.parse().unwrap(), allowed)
+    }
+
+    #[test]
+    fn loopback_hosts_with_the_bound_port_pass() {
+        let g = guard("127.0.0.1:8080", &[]);
+        for host in [
+            "localhost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "LOCALHOST:8080",
+        ] {
+            assert_eq!(g.check(Some(host), None), Ok(()), "{host}");
+        }
+        assert!(g.check(Some("localhost:8081"), None).is_err());
+        assert!(g.check(Some("localhost"), None).is_err());
+        assert!(g.check(Some("evil.example.com:8080"), None).is_err());
+        assert!(g.check(None, None).is_err());
+        assert!(
+            guard("127.0.0.1:80", &[])
+                .check(Some("localhost"), None)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn origins_must_be_loopback_unless_allowed() {
+        let g = guard("127.0.0.1:8080", &["https://app.example/"]);
+        let host = Some("127.0.0.1:8080");
+        assert!(g.check(host, Some("http://localhost:3000")).is_ok());
+        assert!(g.check(host, Some("http://[::1]")).is_ok());
+        assert!(g.check(host, Some("https://app.example")).is_ok());
+        assert!(g.check(host, Some("https://app.example:443")).is_ok());
+        assert!(g.check(host, Some("http://app.example")).is_err());
+        assert!(g.check(host, Some("http://evil.example.com")).is_err());
+        assert!(g.check(host, Some("null")).is_err());
+        let refusal = g.check(host, Some("http://evil.example.com")).unwrap_err();
+        assert!(refusal.message.contains("--allow-origin"), "{refusal:?}");
+        let body: serde_json::Value = serde_json::from_str(&refusal.body()).unwrap();
+        assert_eq!(body["error"]["code"], -32000);
+        assert!(body["id"].is_null());
+    }
+
+    #[test]
+    fn an_allowed_origin_also_allows_its_host() {
+        let g = guard(
+            "127.0.0.1:8080",
+            &["http://mcp.test:9000", "https://proxy.test"],
+        );
+        let origin = Some("http://mcp.test:9000");
+        assert!(g.check(Some("mcp.test:9000"), origin).is_ok());
+        assert!(g.check(Some("mcp.test:8080"), None).is_err());
+        assert!(g.check(Some("proxy.test"), None).is_ok());
+        assert!(g.check(Some("proxy.test:443"), None).is_ok());
+        assert!(g.check(Some("proxy.test:80"), None).is_err());
+        assert!(g.check(Some("other.test:8080"), None).is_err());
+    }
+
+    #[test]
+    fn remote_listeners_check_only_origins() {
+        let g = guard("0.0.0.0:8080", &[]);
+        assert!(g.check(Some("server.lan:8080"), None).is_ok());
+        assert!(
+            g.check(Some("server.lan:8080"), Some("http://evil.example"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn binding_beyond_loopback_needs_the_flag() {
+        let local: Vec<SocketAddr> =
+            vec!["127.0.0.1:1".parse().unwrap(), "[::1]:1".parse().unwrap()];
+        assert_eq!(check_bind(&local, false), Ok(None));
+        let any: Vec<SocketAddr> = vec!["0.0.0.0:1".parse().unwrap()];
+        assert!(check_bind(&any, false).is_err());
+        assert!(check_bind(&any, true).unwrap().is_some());
+        assert!(is_loopback(&"[::ffff:127.0.0.1]:1".parse().unwrap()));
+    }
+
+    #[test]
+    fn origins_are_validated() {
+        assert_eq!(
+            parse_origin("HTTP://Example.com:80/").unwrap(),
+            "http://example.com"
+        );
+        assert_eq!(parse_origin("null").unwrap(), "null");
+        assert!(parse_origin("example.com").is_err());
+        assert!(parse_origin("http://example.com/path").is_err());
+        assert!(parse_origin("http://example.com:99999").is_err());
+    }
+}
