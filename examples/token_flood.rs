@@ -96,7 +96,6 @@ fn main() {
         BufReader::new(stderr)
             .lines()
             .map_while(Result::ok)
-            .filter(|l| l.starts_with("[store]") || l.starts_with("[error]"))
             .collect::<Vec<_>>()
     });
     let pid = child.id() as libc::pid_t;
@@ -107,7 +106,19 @@ fn main() {
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4");
     let secs = t0.elapsed().as_secs_f64();
-    let said = reader.join().unwrap_or_default();
+    let all = reader.join().unwrap_or_default();
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        // Say why instead of failing later on a recording that is not there.
+        eprintln!("mcpscope call failed (wait status {status}):");
+        for l in &all {
+            eprintln!("  {l}");
+        }
+        std::process::exit(1);
+    }
+    let said: Vec<_> = all
+        .into_iter()
+        .filter(|l| l.starts_with("[store]") || l.starts_with("[error]"))
+        .collect();
 
     // The recording must hold every frame the server sent.
     let recorded = BufReader::new(std::fs::File::open(&record).expect("recording"))
