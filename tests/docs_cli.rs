@@ -72,3 +72,70 @@ fn man_pages_of_subcommands() {
         assert!(o.stderr.contains("no subcommand"), "{}", o.stderr);
     }
 }
+
+/// The keys of a JSON object's top level, in the order written: a string
+/// at depth 1 right after `{` or `,` is a key. (Parsing would sort them.)
+fn top_level_keys(line: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let (mut depth, mut expect_key) = (0, false);
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        c => text.push(c),
+                    }
+                }
+                if depth == 1 && expect_key {
+                    keys.push(text);
+                }
+                expect_key = false;
+            }
+            '{' | '[' => {
+                depth += 1;
+                expect_key = depth == 1;
+            }
+            '}' | ']' => depth -= 1,
+            ',' => expect_key = depth == 1,
+            _ => {}
+        }
+    }
+    keys
+}
+
+#[test]
+fn readme_trace_header_lists_the_keys_in_the_recorded_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let o = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "echo",
+        "--args",
+        r#"{"text": "x"}"#,
+        "--record",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    let header = recorded.lines().next().unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let example = readme
+        .lines()
+        .find(|l| l.starts_with(r#"{"mcpscope_trace""#))
+        .expect("a trace header example in the README");
+    assert!(top_level_keys(header).len() >= 4, "{header}");
+    assert_eq!(
+        top_level_keys(example),
+        top_level_keys(header),
+        "{example}\n{header}"
+    );
+}
