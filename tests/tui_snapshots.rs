@@ -287,3 +287,23 @@ fn help_lists_playback_keys_only_in_a_replay_and_scrolls_to_its_end() {
         "playback keys are not under Everywhere:\n{screen}"
     );
 }
+
+#[test]
+fn header_cuts_long_texts_but_keeps_what_always_stays() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.add_findings(check_all(&sc));
+    app.state.conn = mcpscope::tui::state::Conn::Failed(
+        "the server closed its stdout before answering initialize (exit code 1)".into(),
+    );
+    app.state.recording = Some("/home/someone/a/rather/deep/directory/session.jsonl".into());
+    for w in [80u16, 100, 120] {
+        let screen = render(&mut app, w, 24);
+        let h = header(&screen).trim_end();
+        assert!(h.chars().count() <= w as usize, "{h}");
+        assert!(h.contains("✗ failed: the"), "{w}: {h}");
+        assert!(h.contains("● REC /home"), "{w}: {h}");
+        assert!(h.contains("2 errors · 1 warning"), "{w}: {h}");
+        assert!(h.contains('…'), "something had to be cut at {w}: {h}");
+    }
+}

@@ -236,21 +236,29 @@ fn fit(parts: &mut Vec<Part>, width: usize) {
         };
         parts.remove(i);
     }
-    // Still too wide: cut the longest part that may be cut, again and again.
+    // Still too wide: take a column at a time from the widest part that
+    // may be cut, so long texts end up cut alike (a failure's reason and a
+    // recording's path both keep their start) rather than one to nothing.
+    let full: Vec<String> = parts.iter().map(text).collect();
     while line_width(parts) > width {
-        let over = line_width(parts) - width;
-        let Some(p) = parts
+        let Some((i, p)) = parts
             .iter_mut()
-            .filter(|p| p.shrink && p.spans.len() == 1)
-            .filter(|p| p.width() > MIN_SHRUNK + 1)
-            .max_by_key(|p| p.width())
+            .enumerate()
+            .filter(|(_, p)| p.shrink && p.spans.len() == 1)
+            .filter(|(_, p)| p.width() > MIN_SHRUNK + 1)
+            .max_by_key(|(_, p)| p.width())
         else {
             break;
         };
-        let span = &mut p.spans[0];
-        let keep = span.width().saturating_sub(over + 1).max(MIN_SHRUNK);
-        span.content = cut(&span.content, keep).into();
+        // The ellipsis takes a column: keep two fewer than the part has.
+        let keep = p.width() - 2;
+        p.spans[0].content = cut(&full[i], keep).into();
     }
+}
+
+/// A part's text, as first made (before any cut).
+fn text(p: &Part) -> String {
+    p.spans.iter().map(|s| s.content.as_ref()).collect()
 }
 
 /// `s` cut to at most `cols` columns, plus an ellipsis.
