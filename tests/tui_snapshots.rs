@@ -5,6 +5,7 @@
 
 mod tui_support;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mcpscope::tui::action::Action;
 use serde_json::json;
 use tui_support::*;
@@ -151,4 +152,158 @@ fn http_session_with_network_pane() {
     insta::assert_snapshot!("network_channel_in_timeline", render(&mut app, 160, 48));
     app.apply(Action::FocusNetwork);
     insta::assert_snapshot!("network_narrow", render(&mut app, 100, 24));
+}
+
+// ------------------------------------------- what a newcomer sees first
+
+/// The first row of a rendered screen.
+fn header(screen: &str) -> &str {
+    screen.lines().next().unwrap_or("")
+}
+
+/// The last row of a rendered screen (the status line).
+fn footer(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+fn replay_app(sc: &tui_support::Scenario) -> mcpscope::tui::App {
+    use mcpscope::trace::{ManualClock, Store, Trace};
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let playback = mcpscope::tui::replay::Playback::new(recorded(sc), trace.clone(), clock);
+    let mut app = mcpscope::tui::App::new(
+        trace,
+        mcpscope::tui::AppOptions {
+            live: false,
+            playback: Some(playback),
+            ..mcpscope::tui::AppOptions::default()
+        },
+    );
+    app.sync();
+    app
+}
+
+#[test]
+fn header_fits_any_width_in_whole_parts_and_keeps_the_findings_count() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.add_findings(check_all(&sc));
+    let full = header(&render(&mut app, 240, 24)).to_string();
+    let parts: Vec<&str> = full.trim().split(" │ ").collect();
+    assert!(full.contains("2 errors · 1 warning"), "{full}");
+    // Below 50 columns even the parts that stay do not fit.
+    for w in 50..=200 {
+        let screen = render(&mut app, w, 24);
+        let h = header(&screen).trim();
+        assert!(h.contains("2 errors · 1 warning"), "{w} columns: {h}");
+        assert!(h.contains("● connected"), "{w} columns: {h}");
+        for p in h.split(" │ ") {
+            // Only the server's name may be cut, and then it says so.
+            assert!(
+                parts
+                    .iter()
+                    .any(|f| f == &p || f.starts_with(p.trim_end_matches('…'))),
+                "{w} columns: {p:?} is not a whole part of {full:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn replay_at_80x24() {
+    let sc = with_faults();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayEnd);
+    app.add_findings(check_all(&sc));
+    app.apply(Action::FocusProgress);
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn replay_offers_no_server_actions_in_the_footer() {
+    let sc = mid_progress();
+    let mut live = app(&sc);
+    live.apply(Action::FocusProgress);
+    assert!(footer(&render(&mut live, 240, 24)).contains("c cancel"));
+    let mut replay = replay_app(&sc);
+    replay.apply(Action::ReplayEnd);
+    for (focus, keep) in [
+        (Action::FocusProgress, "Enter lane"),
+        (Action::FocusComposer, "Enter edit"),
+    ] {
+        replay.apply(focus);
+        let screen = render(&mut replay, 240, 24);
+        let f = footer(&screen);
+        assert!(f.contains(keep), "{f}");
+        assert!(f.contains("Space pause"), "{f}");
+        for gone in ["cancel", "send", "answer input"] {
+            assert!(!f.contains(gone), "{gone:?} in a replay: {f}");
+        }
+    }
+}
+
+#[test]
+fn help_lists_playback_keys_only_in_a_replay_and_scrolls_to_its_end() {
+    let sc = mid_progress();
+    let mut live = app(&sc);
+    let press = |app: &mut mcpscope::tui::App, code: KeyCode| {
+        app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    };
+    live.apply(Action::Help);
+    render(&mut live, 80, 24);
+    press(&mut live, KeyCode::End);
+    let end = render(&mut live, 80, 24);
+    assert!(
+        end.contains("Mouse: click"),
+        "End shows the last line:\n{end}"
+    );
+    assert!(!end.contains("more below"), "{end}");
+    assert!(end.contains("end of help"), "{end}");
+    assert!(!end.contains("replay:"), "a live session:\n{end}");
+    // One step back up moves at once (End did not scroll past the end).
+    press(&mut live, KeyCode::Up);
+    let up = render(&mut live, 80, 24);
+    assert!(up.contains(" 1 more below"), "{up}");
+    press(&mut live, KeyCode::Char('G'));
+    assert!(render(&mut live, 80, 24).contains("Mouse: click"), "G too");
+    press(&mut live, KeyCode::Home);
+    let top = render(&mut live, 80, 24);
+    assert!(
+        top.contains("more below: ↓/PgDn scroll, End jumps to the end"),
+        "{top}"
+    );
+    let tall = render(&mut live, 120, 200);
+    assert!(!tall.contains("replay:"), "{tall}");
+    assert!(!tall.contains("more below"), "everything fits:\n{tall}");
+
+    let mut replay = replay_app(&sc);
+    replay.apply(Action::Help);
+    let screen = render(&mut replay, 120, 200);
+    let at = screen.find("Replay").expect("a Replay group");
+    assert!(screen[at..].contains("replay: pause / resume"), "{screen}");
+    assert!(
+        !screen[..at].contains("replay:"),
+        "playback keys are not under Everywhere:\n{screen}"
+    );
+}
+
+#[test]
+fn header_cuts_long_texts_but_keeps_what_always_stays() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    app.add_findings(check_all(&sc));
+    app.state.conn = mcpscope::tui::state::Conn::Failed(
+        "the server closed its stdout before answering initialize (exit code 1)".into(),
+    );
+    app.state.recording = Some("/home/someone/a/rather/deep/directory/session.jsonl".into());
+    for w in [80u16, 100, 120] {
+        let screen = render(&mut app, w, 24);
+        let h = header(&screen).trim_end();
+        assert!(h.chars().count() <= w as usize, "{h}");
+        assert!(h.contains("✗ failed: the"), "{w}: {h}");
+        assert!(h.contains("● REC /home"), "{w}: {h}");
+        assert!(h.contains("2 errors · 1 warning"), "{w}: {h}");
+        assert!(h.contains('…'), "something had to be cut at {w}: {h}");
+    }
 }

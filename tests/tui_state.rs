@@ -1344,3 +1344,58 @@ fn copied_command_runs_the_same_stdio_call_without_secrets() {
         ]
     );
 }
+
+#[test]
+fn the_composer_shows_what_a_run_sent_not_the_schema_defaults() {
+    let sc = Scenario::new();
+    let parse = |s: &str| mcpscope::tui::app::parse_run(s).unwrap();
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            runs: vec![
+                parse(r#"pipeline_wait {"polls": 2}"#),
+                parse(r#"echo {"text": "first"}"#),
+                parse(r#"echo {"text": "second"}"#),
+            ],
+            ..AppOptions::default()
+        },
+    );
+    app.on_msg(Msg::Handshake(Ok(init_result())));
+    assert_eq!(app.on_msg(Msg::Tools(Ok(tools()))).len(), 3);
+    let shown = |app: &App| -> serde_json::Value {
+        serde_json::from_str(&app.state.composer.text()).unwrap()
+    };
+    // It opens on the first run's tool, with exactly what was sent.
+    assert_eq!(app.state.composer.tool.as_deref(), Some("pipeline_wait"));
+    assert_eq!(shown(&app), json!({"polls": 2}));
+    // Another tool that was run shows its last call's arguments…
+    app.apply(Action::FocusTools);
+    app.apply(Action::Top);
+    while app.state.tools.selected().map(|t| t.name.as_str()) != Some("echo") {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::UseTool);
+    assert_eq!(app.state.composer.tool.as_deref(), Some("echo"));
+    assert_eq!(shown(&app), json!({"text": "second"}));
+    // …and sending repeats that call.
+    app.apply(Action::FocusComposer);
+    assert!(matches!(
+        &app.apply(Action::Send)[..],
+        [Effect::Call { tool, args, .. }] if tool == "echo" && args == &json!({"text": "second"})
+    ));
+    // A tool never run still starts from its schema; R still refills from it.
+    app.apply(Action::FocusTools);
+    app.apply(Action::Top);
+    app.apply(Action::UseTool);
+    assert_eq!(app.state.composer.tool.as_deref(), Some("upload_file"));
+    assert_eq!(shown(&app)["size_bytes"], 5242880);
+    app.apply(Action::FocusTools);
+    while app.state.tools.selected().map(|t| t.name.as_str()) != Some("pipeline_wait") {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::UseTool);
+    assert_eq!(shown(&app), json!({"polls": 2}));
+    app.apply(Action::FocusComposer);
+    app.apply(Action::ResetArgs);
+    assert_eq!(shown(&app), json!({"polls": 5, "outcome": "success"}));
+}

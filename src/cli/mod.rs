@@ -5,6 +5,7 @@ pub mod check;
 pub mod conformance;
 pub mod connect;
 pub mod demo_server;
+pub mod docs;
 pub mod http_lines;
 pub mod printer;
 pub mod replay;
@@ -69,6 +70,10 @@ pub enum Cmd {
     Replay(replay::ReplayArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(docs::CompletionsArgs),
+    /// Print the man page (roff) on stdout; `man COMMAND`: that subcommand's page.
+    Man(docs::ManArgs),
     /// The client the official MCP conformance suite drives (`conformance client --command`).
     #[command(hide = true)]
     ConformanceClient(conformance::ConformanceArgs),
@@ -84,6 +89,8 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Rules => rules::run(),
+        Cmd::Completions(a) => docs::run_completions(a),
+        Cmd::Man(a) => docs::run_man(a),
         Cmd::ConformanceClient(a) => conformance::run(a).await,
         Cmd::DemoServer(a) => demo_server::run(a).await,
     }

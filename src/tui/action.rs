@@ -79,6 +79,23 @@ pub enum Action {
 }
 
 impl Action {
+    /// A playback key: it only means something in `mcpscope replay`.
+    pub fn is_replay(self) -> bool {
+        use Action::*;
+        matches!(
+            self,
+            ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd
+        )
+    }
+
+    /// Talks to the server: nothing to offer while replaying a trace.
+    pub fn needs_server(self) -> bool {
+        matches!(
+            self,
+            Action::Send | Action::CancelCall | Action::AnswerInput
+        )
+    }
+
     /// One line for the help screen.
     pub fn describe(self) -> &'static str {
         use Action::*;

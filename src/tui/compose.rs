@@ -162,6 +162,20 @@ impl Composer {
         self.validate();
     }
 
+    /// The arguments a call of `tool` really sent (`--run TOOL JSON`):
+    /// from now on the composer shows them for that tool, not the schema's
+    /// defaults, so sending again repeats that call. The last call wins.
+    pub fn remember_sent(&mut self, tool: &str, args: &Value, theme: &Theme) {
+        let lines = json_lines(args);
+        if self.tool.as_deref() == Some(tool) {
+            self.args = editor(lines, theme);
+            self.set_editing(self.editing);
+            self.validate();
+        } else {
+            self.saved.insert(tool.to_string(), lines);
+        }
+    }
+
     pub fn reset_args(&mut self, theme: &Theme) {
         if self.raw_mode {
             self.raw = editor(RAW_TEMPLATE.lines().map(str::to_string).collect(), theme);
@@ -399,8 +413,12 @@ fn step(cur: Option<u64>, up: bool) -> Option<u64> {
 }
 
 fn template_lines(schema: &Value) -> Vec<String> {
-    let v = schema::template(schema);
-    serde_json::to_string_pretty(&v)
+    json_lines(&schema::template(schema))
+}
+
+/// A JSON value as the editor's lines, pretty-printed.
+fn json_lines(v: &Value) -> Vec<String> {
+    serde_json::to_string_pretty(v)
         .unwrap_or_else(|_| "{}".into())
         .lines()
         .map(str::to_string)

@@ -40,6 +40,17 @@ pub fn dir_glyph(d: Dir) -> &'static str {
     }
 }
 
+/// What an event is, in a word: a stderr line or something mcpscope
+/// observed is not a frame, whatever kind its bytes were stored with (meta
+/// events are stored as notification-shaped JSON).
+pub fn event_label(dir: Dir, kind: FrameKind) -> &'static str {
+    match dir {
+        Dir::Stderr => "stderr",
+        Dir::Meta => "meta",
+        Dir::In | Dir::Out => kind.label(),
+    }
+}
+
 /// Summarise one event. Cost is proportional to that event's bytes.
 pub fn summarize(ev: &EventRef<'_>) -> Summary {
     match ev.dir {

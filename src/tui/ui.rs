@@ -36,7 +36,7 @@ fn tiny(r: Rect) -> bool {
 /// this returns.
 pub fn prepare(area: Rect, st: &State, store: &Store) -> Prepared {
     let lay = layout::compute(area, st);
-    let header = panes::header::prepare(st, store);
+    let header = panes::header::prepare(st, store, area.width);
     let mut map = FrameMap {
         size: (area.width, area.height),
         tabs: lay.tabs.map(|r| TabBar {

@@ -98,8 +98,11 @@ impl App {
 
     fn fire_runs(&mut self) -> Vec<Effect> {
         let runs = std::mem::take(&mut self.runs);
+        let first = runs.first().map(|(tool, _)| tool.clone());
         let mut out = Vec::new();
         for (tool, args) in runs {
+            let st = &mut self.state;
+            st.composer.remember_sent(&tool, &args, &st.theme);
             if !self.state.tools.all.is_empty()
                 && !self.state.tools.all.iter().any(|t| t.name == tool)
             {
@@ -114,6 +117,16 @@ impl App {
                 level: None,
                 limits: self.default_limits,
             });
+        }
+        // The composer opens on the first call the user asked for, showing
+        // what it sent (the user has not touched it yet: the tools just came).
+        let st = &mut self.state;
+        if let Some(first) = first
+            && !st.composer.editing
+            && st.composer.tool.as_deref() != Some(first.as_str())
+            && let Some(t) = st.tools.all.iter().find(|t| t.name == first)
+        {
+            st.composer.load_tool(&t.name, &t.schema, &st.theme);
         }
         out
     }

@@ -9,33 +9,96 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// The header line. It reads the store (whether recording failed): the
-/// caller holds its lock; drawing it needs none.
-pub fn prepare(st: &State, store: &Store) -> Paragraph<'static> {
+/// One part of the header. When the line is wider than the terminal,
+/// parts go in `drop` order (lowest first; `None`: never) and then the
+/// `shrink` parts are cut, so what is left is whole words, not a line cut
+/// mid-word with the findings count past the edge.
+struct Part {
+    spans: Vec<Span<'static>>,
+    drop: Option<u8>,
+    /// Joined to the part before without a separator (the server version).
+    glued: bool,
+    /// May be cut with an ellipsis (long names, error texts, file paths).
+    shrink: bool,
+}
+
+impl Part {
+    fn new(spans: Vec<Span<'static>>) -> Part {
+        Part {
+            spans,
+            drop: None,
+            glued: false,
+            shrink: false,
+        }
+    }
+    fn drop_at(mut self, rank: u8) -> Part {
+        self.drop = Some(rank);
+        self
+    }
+    fn glued(mut self) -> Part {
+        self.glued = true;
+        self
+    }
+    fn shrinks(mut self) -> Part {
+        self.shrink = true;
+        self
+    }
+    fn width(&self) -> usize {
+        self.spans.iter().map(Span::width).sum()
+    }
+}
+
+/// Drop order, least useful first: the server's version, the program's own
+/// name (the user knows what they ran), the revision, the transport, the
+/// event count, the calls in flight. The server's name, the connection
+/// state, the findings count and the recording state always stay.
+const DROP_VERSION: u8 = 0;
+const DROP_BRAND: u8 = 1;
+const DROP_REVISION: u8 = 2;
+const DROP_TRANSPORT: u8 = 3;
+const DROP_EVENTS: u8 = 4;
+const DROP_IN_FLIGHT: u8 = 5;
+/// A cut part keeps at least this many characters (and the ellipsis).
+const MIN_SHRUNK: usize = 6;
+
+/// The header line, fitted to `width` columns. It reads the store
+/// (whether recording failed): the caller holds its lock; drawing it
+/// needs none.
+pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
     let t = &st.theme;
     let base = Style::default().fg(t.header_fg).bg(t.header_bg);
-    let sep = || Span::styled(" │ ", base.fg(t.muted));
     let s = &st.server;
     let name = if s.name.is_empty() {
         &s.spec_name
     } else {
         &s.name
     };
-    let mut spans = vec![
-        Span::styled(" mcpscope ", base.fg(t.accent).add_modifier(Modifier::BOLD)),
-        sep(),
-        Span::styled(name.clone(), base.add_modifier(Modifier::BOLD)),
+    let mut parts = vec![
+        Part::new(vec![Span::styled(
+            " mcpscope ",
+            base.fg(t.accent).add_modifier(Modifier::BOLD),
+        )])
+        .drop_at(DROP_BRAND),
+        Part::new(vec![Span::styled(
+            name.clone(),
+            base.add_modifier(Modifier::BOLD),
+        )])
+        .shrinks(),
     ];
     if !s.version.is_empty() {
-        spans.push(Span::styled(format!(" {}", s.version), base));
+        parts.push(
+            Part::new(vec![Span::styled(format!(" {}", s.version), base)])
+                .glued()
+                .drop_at(DROP_VERSION),
+        );
     }
-    spans.push(sep());
-    spans.push(Span::styled(s.transport.clone(), base));
+    parts.push(Part::new(vec![Span::styled(s.transport.clone(), base)]).drop_at(DROP_TRANSPORT));
     if !s.revision.is_empty() {
-        spans.push(sep());
-        spans.push(Span::styled(format!("rev {}", s.revision), base));
+        parts.push(
+            Part::new(vec![Span::styled(format!("rev {}", s.revision), base)])
+                .drop_at(DROP_REVISION),
+        );
     }
-    spans.push(sep());
     let (label, color) = match &st.conn {
         Conn::Starting => ("◌ connecting…".to_string(), t.warn),
         Conn::Ready => ("● connected".to_string(), t.ok),
@@ -64,64 +127,154 @@ pub fn prepare(st: &State, store: &Store) -> Paragraph<'static> {
             None => ("◆ recorded trace".to_string(), t.muted),
         },
     };
-    spans.push(Span::styled(
-        label,
-        base.fg(color).add_modifier(Modifier::BOLD),
-    ));
-    spans.push(sep());
+    parts.push(
+        Part::new(vec![Span::styled(
+            label,
+            base.fg(color).add_modifier(Modifier::BOLD),
+        )])
+        .shrinks(),
+    );
     let running = st.calls.running();
-    spans.push(Span::styled(
-        format!("{running} in flight"),
-        if running > 0 {
-            base.fg(t.state_running)
-        } else {
-            base
-        },
-    ));
-    spans.push(sep());
-    let parts = super::findings::count_parts(st.findings.counts);
-    if parts.is_empty() {
-        spans.push(Span::styled("0 findings", base));
+    parts.push(
+        Part::new(vec![Span::styled(
+            format!("{running} in flight"),
+            if running > 0 {
+                base.fg(t.state_running)
+            } else {
+                base
+            },
+        )])
+        .drop_at(DROP_IN_FLIGHT),
+    );
+    let mut findings = Vec::new();
+    let counts = super::findings::count_parts(st.findings.counts);
+    if counts.is_empty() {
+        findings.push(Span::styled("0 findings", base));
     }
-    for (i, (text, sev)) in parts.into_iter().enumerate() {
+    for (i, (text, sev)) in counts.into_iter().enumerate() {
         if i > 0 {
-            spans.push(Span::styled(" · ", base.fg(t.muted)));
+            findings.push(Span::styled(" · ", base.fg(t.muted)));
         }
-        spans.push(Span::styled(
+        findings.push(Span::styled(
             text,
             base.fg(super::findings::severity_color(t, sev))
                 .add_modifier(Modifier::BOLD),
         ));
     }
-    spans.push(sep());
+    parts.push(Part::new(findings));
+    let mut events = Vec::new();
     match &st.replay {
         Some(r) => {
-            spans.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
+            events.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
             if r.cut {
-                spans.push(Span::styled(" (trace cut)", base.fg(t.warn)));
+                events.push(Span::styled(" (trace cut)", base.fg(t.warn)));
             }
         }
-        None => spans.push(Span::styled(format!("{} events", st.events), base)),
+        None => events.push(Span::styled(format!("{} events", st.events), base)),
     }
     if st.evicted > 0 {
-        spans.push(Span::styled(
+        events.push(Span::styled(
             format!(" ({} evicted)", st.evicted),
             base.fg(t.warn),
         ));
     }
+    parts.push(Part::new(events).drop_at(DROP_EVENTS));
     if let Some(r) = &st.recording {
-        spans.push(sep());
         // A write failed (a full disk): the file ends there, and saying
         // "REC" on would be a lie.
-        match store.recorder_error() {
-            None => spans.push(Span::styled(format!("● REC {r}"), base.fg(t.error))),
-            Some(e) => spans.push(Span::styled(
+        let span = match store.recorder_error() {
+            None => Span::styled(format!("● REC {r}"), base.fg(t.error)),
+            Some(e) => Span::styled(
                 format!("✗ {}", crate::tui::format::safe(e, 80)),
                 base.fg(t.error).add_modifier(Modifier::BOLD),
-            )),
+            ),
+        };
+        parts.push(Part::new(vec![span]).shrinks());
+    }
+    fit(&mut parts, width as usize);
+    let sep = Span::styled(" │ ", base.fg(t.muted));
+    let mut spans = Vec::new();
+    for (i, p) in parts.into_iter().enumerate() {
+        if i == 0 && p.drop != Some(DROP_BRAND) {
+            // The brand carries the line's leading space; without it, keep one.
+            spans.push(Span::styled(" ", base));
         }
+        if i > 0 && !p.glued {
+            spans.push(sep.clone());
+        }
+        spans.extend(p.spans);
     }
     Paragraph::new(Line::from(spans)).style(base)
+}
+
+/// The line's width: the parts, a 3-column separator before each unglued
+/// part but the first, and one leading space when the brand is gone.
+fn line_width(parts: &[Part]) -> usize {
+    let lead = match parts.first() {
+        Some(p) if p.drop == Some(DROP_BRAND) => 0,
+        _ => 1,
+    };
+    lead + parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.width() + if i > 0 && !p.glued { 3 } else { 0 })
+        .sum::<usize>()
+}
+
+/// Drop, then cut, parts until the line fits `width` (if it can: a part
+/// that never goes keeps at least `MIN_SHRUNK` characters).
+fn fit(parts: &mut Vec<Part>, width: usize) {
+    while line_width(parts) > width {
+        let Some(i) = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.drop.map(|d| (d, i)))
+            .min()
+            .map(|(_, i)| i)
+        else {
+            break;
+        };
+        parts.remove(i);
+    }
+    // Still too wide: take a column at a time from the widest part that
+    // may be cut, so long texts end up cut alike (a failure's reason and a
+    // recording's path both keep their start) rather than one to nothing.
+    let full: Vec<String> = parts.iter().map(text).collect();
+    while line_width(parts) > width {
+        let Some((i, p)) = parts
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, p)| p.shrink && p.spans.len() == 1)
+            .filter(|(_, p)| p.width() > MIN_SHRUNK + 1)
+            .max_by_key(|(_, p)| p.width())
+        else {
+            break;
+        };
+        // The ellipsis takes a column: keep two fewer than the part has.
+        let keep = p.width() - 2;
+        p.spans[0].content = cut(&full[i], keep).into();
+    }
+}
+
+/// A part's text, as first made (before any cut).
+fn text(p: &Part) -> String {
+    p.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
+/// `s` cut to at most `cols` columns, plus an ellipsis.
+fn cut(s: &str, cols: usize) -> String {
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = Span::raw(c.to_string()).width();
+        if w + cw > cols {
+            break;
+        }
+        w += cw;
+        out.push(c);
+    }
+    out.push('…');
+    out
 }
 
 /// Where `draw_tabs` puts each tab: its label, then one space.

@@ -7,14 +7,17 @@ use crate::tui::state::State;
 
 pub fn key(st: &mut State, key: Key) {
     let a = st.keymap.lookup(Context::Global, key);
-    let h = st.help.unwrap_or(0);
+    // Kept within the list, so a key up after End moves at once.
+    let end = super::help::max_scroll(st);
+    let h = st.help.unwrap_or(0).min(end);
     st.help = match a {
         Some(Action::Help | Action::Back | Action::Quit) => None,
-        Some(Action::Down) => Some(h + 1),
+        Some(Action::Down) => Some((h + 1).min(end)),
         Some(Action::Up) => Some(h.saturating_sub(1)),
-        Some(Action::PageDown) => Some(h + 10),
+        Some(Action::PageDown) => Some((h + 10).min(end)),
         Some(Action::PageUp) => Some(h.saturating_sub(10)),
         Some(Action::Top) => Some(0),
+        Some(Action::Bottom) => Some(end),
         _ => Some(h),
     };
 }

@@ -7,7 +7,7 @@ use super::{Body, inner};
 use crate::trace::Store;
 use crate::tui::jsonfmt::{Seg, line_text};
 use crate::tui::state::State;
-use crate::tui::summary::dir_glyph;
+use crate::tui::summary::{dir_glyph, event_label};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -20,7 +20,12 @@ pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     let ev = raw.seq.and_then(|s| store.get(s));
     // Most telling first: the title is cut when the pane is narrow.
     let mut info = match &ev {
-        Some(e) => format!("· #{} {} {}", e.seq, dir_glyph(e.dir), e.kind.label()),
+        Some(e) => format!(
+            "· #{} {} {}",
+            e.seq,
+            dir_glyph(e.dir),
+            event_label(e.dir, e.kind)
+        ),
         None => "· nothing selected".into(),
     };
     if let Some(fl) = raw.seq.and_then(|s| st.findings.flag(s))

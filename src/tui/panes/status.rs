@@ -116,6 +116,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 if *a == Action::AnswerInput && !waiting {
                     continue;
                 }
+                // A recorded trace has no server to cancel or send to.
+                if !st.live && a.needs_server() {
+                    continue;
+                }
                 push(&mut spans, ctx, *a);
             }
         }
