@@ -8,11 +8,11 @@
 //! requirements that the fixtures serve also run: the SEP-2322
 //! `input_required` set, `sep-2164-resource-not-found` and `caching`, and the
 //! pending `json-schema-2020-12`, plus `server-stateless` (the stateless
-//! transport's `_meta`, header, status and `subscriptions/listen` rules) and
-//! `http-header-validation` (`Mcp-Method`/`Mcp-Name` against the body). Not
-//! run: the pending `server-sse-polling` and `tasks-*`, and
-//! `http-custom-header-server-validation` (it needs a tool whose schema
-//! mirrors an argument into an `Mcp-Param-*` header, which no fixture has).
+//! transport's `_meta`, header, status and `subscriptions/listen` rules),
+//! `http-header-validation` (`Mcp-Method`/`Mcp-Name` against the body) and
+//! `http-custom-header-server-validation` (`Mcp-Param-*` headers of an
+//! `x-mcp-header` argument). Not run: the pending `server-sse-polling` and
+//! `tasks-*`.
 //!
 //! | scenario | `--spec-version` |
 //! | --- | --- |
@@ -50,6 +50,7 @@
 //! | input-required-result-* (14 scenarios) | 2026-07-28 |
 //! | sep-2164-resource-not-found, caching | 2026-07-28 |
 //! | server-stateless, http-header-validation | 2026-07-28 |
+//! | http-custom-header-server-validation | 2026-07-28 |
 //! | json-schema-2020-12 (pending) | 2025-11-25, 2026-07-28 |
 
 mod common;
@@ -711,4 +712,10 @@ fn server_stateless_2026_07_28() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn http_header_validation_2026_07_28() {
     scenario("http-header-validation", "2026-07-28");
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn http_custom_header_server_validation_2026_07_28() {
+    scenario("http-custom-header-server-validation", "2026-07-28");
 }

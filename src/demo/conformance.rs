@@ -366,17 +366,18 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-/// The fixture tools as `tools/list` entries; the `input_required` ones
-/// only for a stateless request (the handshake era asks mid-call instead).
+/// The fixture tools as `tools/list` entries; the `input_required` ones and
+/// the other 2026-07-28 diagnostics only for a stateless request (the
+/// handshake era asks mid-call instead, and has no `Mcp-Param-*` headers).
 pub fn tool_descriptors(modern: bool) -> Vec<Value> {
     let input_required = if modern {
         let mut tools = mrtr::tool_descriptors();
-        tools.extend(sep2575::tool_descriptors());
+        tools.push(sep2575::logging_tool_descriptor());
         tools
     } else {
         Vec::new()
     };
-    all()
+    let mut tools: Vec<Value> = all()
         .map(|f| {
             json!({
                 "name": f.name(),
@@ -386,11 +387,17 @@ pub fn tool_descriptors(modern: bool) -> Vec<Value> {
             })
         })
         .chain(input_required)
-        .collect()
+        .collect();
+    if modern {
+        // Second, so it is on the first page, where the header scenario looks
+        // for it, without displacing the first tool another scenario calls.
+        tools.insert(1, sep2575::header_tool_descriptor());
+    }
+    tools
 }
 
 /// `tools/call` of a fixture that exists only for stateless requests (an
-/// `input_required` one or `test_logging_tool`), answered at once (each round
+/// `input_required` one, `test_logging_tool` or `test_header_param`), answered at once (each round
 /// is a request of its own); false when `name` is not one of them.
 pub fn call_stateless(
     out: &Out,
@@ -399,11 +406,12 @@ pub fn call_stateless(
     params: &Map<String, Value>,
     era: &Option<Modern>,
 ) -> bool {
-    if !mrtr::is_tool(name) && name != sep2575::LOGGING_TOOL {
+    if !mrtr::is_tool(name) && name != sep2575::LOGGING_TOOL && name != sep2575::HEADER_TOOL {
         return false;
     }
     let answer = match era {
         Some(modern) if name == sep2575::LOGGING_TOOL => Ok(sep2575::logging_tool(out, modern)),
+        Some(_) if name == sep2575::HEADER_TOOL => Ok(sep2575::header_tool(params)),
         Some(modern) => mrtr::call_tool(name, params, modern.capabilities.as_ref()),
         None => Err(invalid(format!(
             "{name} is a 2026-07-28 fixture: call it with the stateless _meta envelope"

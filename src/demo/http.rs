@@ -270,7 +270,9 @@ impl Server {
         let modern = stateless::is_stateless(&headers, sid.is_some(), params);
         if modern
             && let (Some(method), Some(id)) = (&method, &id)
-            && let Err(refusal) = stateless::check(&headers, method, params)
+            && let Err(refusal) = stateless::check(&headers, method, params, &|name| {
+                super::tool_descriptor(&self.opts.demo, name)
+            })
         {
             return json_response(refusal.status, &refusal.body(id));
         }

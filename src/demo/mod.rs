@@ -286,6 +286,18 @@ fn call_tool(
     }
 }
 
+/// The `tools/list` entry of the tool `name` in the stateless era. Only the
+/// fixtures are searched: no demo tool mirrors an argument into a header,
+/// so their descriptors could not change what a request is checked for.
+pub(crate) fn tool_descriptor(options: &Options, name: &str) -> Option<Value> {
+    if !options.conformance {
+        return None;
+    }
+    conformance::tool_descriptors(true)
+        .into_iter()
+        .find(|t| t["name"] == name)
+}
+
 /// What the server announces: the demo's tools and logs, plus what the
 /// conformance fixtures add when they are on.
 fn capabilities(session: &Session) -> Value {

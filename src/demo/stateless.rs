@@ -3,7 +3,8 @@
 //! the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must agree
 //! with the body, the `_meta` envelope must be complete and name a version
 //! the server speaks, and errors map to HTTP statuses (400 for a rejected
-//! request, 404 for an unknown method). The handshake-era requests of the
+//! request, 404 for an unknown method), and a tool's `x-mcp-header`
+//! arguments must arrive in their `Mcp-Param-*` headers. The handshake-era requests of the
 //! same endpoint are not touched by any of this.
 
 use hyper::StatusCode;
@@ -12,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::era::{self, META_VERSION, MODERN};
 use super::{INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSIONS};
+use crate::client::mcp_param;
 
 /// A header disagrees with the body, or a required header is missing.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -78,6 +80,10 @@ pub fn is_stateless(
     !has_session && header(headers, VERSION_HEADER).is_some_and(|v| !PROTOCOL_VERSIONS.contains(&v))
 }
 
+/// What `check` needs to know about the server: the `inputSchema`-carrying
+/// descriptor of a tool, for its `x-mcp-header` parameters.
+pub type ToolLookup<'a> = &'a dyn Fn(&str) -> Option<Value>;
+
 /// The checks of a stateless request, in the order the reference mock server
 /// of the conformance suite applies them: version header, envelope, version
 /// agreement, supported version, then the method and name headers.
@@ -85,6 +91,7 @@ pub fn check(
     headers: &HeaderMap,
     method: &str,
     params: Option<&Map<String, Value>>,
+    tool: ToolLookup,
 ) -> Result<(), Rejection> {
     let Some(version) = header(headers, VERSION_HEADER) else {
         return Err(Rejection::bad(
@@ -163,6 +170,58 @@ pub fn check(
                     "Header mismatch: Mcp-Name {} but the body's {field} is {}",
                     raw.unwrap_or("(missing)"),
                     body.unwrap_or("(missing)")
+                ),
+            ));
+        }
+    }
+    if method == "tools/call"
+        && let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
+        && let Some(descriptor) = tool(name)
+    {
+        check_params(
+            headers,
+            &descriptor,
+            params.and_then(|p| p.get("arguments")),
+        )?;
+    }
+    Ok(())
+}
+
+/// SEP-2243: every argument the tool's schema mirrors into an
+/// `Mcp-Param-{Name}` header must arrive in that header too, with the same
+/// value, and a header must not carry a value the body does not have.
+fn check_params(
+    headers: &HeaderMap,
+    descriptor: &Value,
+    args: Option<&Value>,
+) -> Result<(), Rejection> {
+    // A tool whose annotations are invalid has no headers a client could send.
+    let Ok(decls) = mcp_param::tool_headers(descriptor) else {
+        return Ok(());
+    };
+    let empty = json!({});
+    let args = args.unwrap_or(&empty);
+    for decl in &decls {
+        // What the body holds, as the header would spell it (decoded back,
+        // because a client may or may not Base64-wrap a plain value).
+        let body = mcp_param::headers_for(std::slice::from_ref(decl), args)
+            .pop()
+            .map(|(_, encoded)| decode_value(&encoded).unwrap_or(encoded));
+        let header_name = format!("{}{}", mcp_param::PREFIX, decl.name);
+        let raw = header(headers, &header_name.to_ascii_lowercase());
+        let sent = raw.map(decode_value).transpose().map_err(|()| {
+            Rejection::bad(
+                HEADER_MISMATCH,
+                format!("Header mismatch: {header_name} is not valid =?base64?...?= encoding"),
+            )
+        })?;
+        if sent != body {
+            return Err(Rejection::bad(
+                HEADER_MISMATCH,
+                format!(
+                    "Header mismatch: {header_name} {} but the argument is {}",
+                    raw.unwrap_or("(missing)"),
+                    body.as_deref().unwrap_or("(missing)")
                 ),
             ));
         }

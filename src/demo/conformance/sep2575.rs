@@ -1,7 +1,9 @@
 //! The diagnostics of the suite's `server-stateless` scenario (SEP-2575)
 //! that are not `input_required` fixtures: `test_logging_tool`, which logs
 //! only when the request asked for a log level, and `subscriptions/listen`,
-//! the 2026-07-28 change stream. Both exist only for stateless requests.
+//! the 2026-07-28 change stream; plus `test_header_param`, whose argument
+//! travels in an `Mcp-Param-*` header too (SEP-2243). They exist only for
+//! stateless requests.
 
 use serde_json::{Map, Value, json};
 
@@ -11,15 +13,49 @@ use super::super::out::{Link, Out, notification_line};
 use super::super::session::{Level, Session, id_key};
 
 pub const LOGGING_TOOL: &str = "test_logging_tool";
+/// A tool with an `x-mcp-header` argument, for the suite's
+/// `http-custom-header-server-validation`.
+pub const HEADER_TOOL: &str = "test_header_param";
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
-pub fn tool_descriptors() -> Vec<Value> {
-    vec![json!({
+pub fn logging_tool_descriptor() -> Value {
+    json!({
         "name": LOGGING_TOOL,
         "title": "Conformance: stateless logging",
         "description": "Logs three messages, which a request without _meta logLevel must not receive",
         "inputSchema": {"type": "object", "properties": {}},
-    })]
+    })
+}
+
+pub fn header_tool_descriptor() -> Value {
+    json!({
+            "name": HEADER_TOOL,
+            "title": "Conformance: Mcp-Param header",
+            "description": "Echoes its region, which the HTTP transport mirrors into the Mcp-Param-Region header (SEP-2243)",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"region": {
+                    "type": "string",
+                    "description": "Any text; sent again as the Mcp-Param-Region header",
+                    "x-mcp-header": "Region",
+                }},
+                "required": ["region"],
+            },
+    })
+}
+
+/// `test_header_param`: the headers were checked before the call (over
+/// HTTP); the call itself only says what it got.
+pub fn header_tool(params: &Map<String, Value>) -> Value {
+    let region = params
+        .get("arguments")
+        .and_then(|a| a.get("region"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    json!({
+        "content": [{"type": "text", "text": format!("Region: {region}")}],
+        "isError": false,
+    })
 }
 
 /// `test_logging_tool`: its logs go out before the result, and only at or
