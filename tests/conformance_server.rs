@@ -7,10 +7,12 @@
 //! warning checks. Beyond the active set, the scenarios of the 2026-07-28
 //! requirements that the fixtures serve also run: the SEP-2322
 //! `input_required` set, `sep-2164-resource-not-found` and `caching`, and the
-//! pending `json-schema-2020-12`. Not run: the pending `server-sse-polling`,
-//! `http-header-validation`, `http-custom-header-server-validation` and
-//! `tasks-*`, and `server-stateless` (HTTP status and error-code rules of
-//! the stateless transport the demo does not implement yet).
+//! pending `json-schema-2020-12`, plus `server-stateless` (the stateless
+//! transport's `_meta`, header, status and `subscriptions/listen` rules),
+//! `http-header-validation` (`Mcp-Method`/`Mcp-Name` against the body) and
+//! `http-custom-header-server-validation` (`Mcp-Param-*` headers of an
+//! `x-mcp-header` argument). Not run: the pending `server-sse-polling` and
+//! `tasks-*`.
 //!
 //! | scenario | `--spec-version` |
 //! | --- | --- |
@@ -47,6 +49,8 @@
 //! | dns-rebinding-protection | 2025-11-25, 2026-07-28 |
 //! | input-required-result-* (14 scenarios) | 2026-07-28 |
 //! | sep-2164-resource-not-found, caching | 2026-07-28 |
+//! | server-stateless, http-header-validation | 2026-07-28 |
+//! | http-custom-header-server-validation | 2026-07-28 |
 //! | json-schema-2020-12 (pending) | 2025-11-25, 2026-07-28 |
 
 mod common;
@@ -696,4 +700,22 @@ fn json_schema_2020_12_2025_11_25() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn json_schema_2020_12_2026_07_28() {
     scenario("json-schema-2020-12", "2026-07-28");
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn server_stateless_2026_07_28() {
+    scenario("server-stateless", "2026-07-28");
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn http_header_validation_2026_07_28() {
+    scenario("http-header-validation", "2026-07-28");
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn http_custom_header_server_validation_2026_07_28() {
+    scenario("http-custom-header-server-validation", "2026-07-28");
 }

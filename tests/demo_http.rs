@@ -209,3 +209,120 @@ fn buffered_and_wrong_stream_delivery_are_findings() {
     ]);
     assert_eq!(o.code, 0, "live delivery is clean: {}", o.stdout);
 }
+
+/// One raw POST to `/mcp`; the status and the body of the answer.
+fn post_raw(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
+    let port: u16 = url
+        .trim_end_matches("/mcp")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let body = body.to_string();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let extra: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
+    write!(s, "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let status = resp[9..12].parse().unwrap();
+    let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, body.to_string())
+}
+
+#[test]
+fn stateless_transport_rules_apply_without_the_fixtures() {
+    let (_srv, url) = demo_http(&[]);
+    let meta = |version: &str| {
+        serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    };
+    let request = |id: u64, method: &str, meta: Value| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta}});
+    let headers = |method: &'static str, version: &'static str| {
+        vec![("mcp-protocol-version", version), ("mcp-method", method)]
+    };
+    let error = |(status, body): (u16, String)| -> (u16, Value) {
+        let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        (status, v)
+    };
+
+    // Removed in 2026-07-28: not found, with the transport's 404 and the id.
+    let (status, v) = error(post_raw(
+        &url,
+        &headers("ping", "2026-07-28"),
+        &request(7, "ping", meta("2026-07-28")),
+    ));
+    assert_eq!(
+        (status, &v["error"]["code"], &v["id"]),
+        (404, &(-32601).into(), &7.into()),
+        "{v}"
+    );
+
+    let mut incomplete = meta("2026-07-28");
+    incomplete
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let (status, v) = error(post_raw(
+        &url,
+        &headers("tools/list", "2026-07-28"),
+        &request(8, "tools/list", incomplete),
+    ));
+    assert_eq!(
+        (status, &v["error"]["code"], &v["id"]),
+        (400, &(-32602).into(), &8.into()),
+        "{v}"
+    );
+
+    let (status, v) = error(post_raw(
+        &url,
+        &headers("tools/list", "2026-07-28"),
+        &request(9, "tools/list", meta("v999")),
+    ));
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (400, &(-32020).into()),
+        "{v}"
+    );
+
+    let (status, v) = error(post_raw(
+        &url,
+        &headers("prompts/list", "2026-07-28"),
+        &request(10, "tools/list", meta("2026-07-28")),
+    ));
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (400, &(-32020).into()),
+        "{v}"
+    );
+
+    let (status, v) = error(post_raw(
+        &url,
+        &headers("tools/list", "v999"),
+        &request(11, "tools/list", meta("v999")),
+    ));
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (400, &(-32022).into()),
+        "{v}"
+    );
+    assert_eq!(
+        v["error"]["data"]["supported"],
+        serde_json::json!(["2026-07-28"])
+    );
+    assert_eq!(v["error"]["data"]["requested"], "v999");
+
+    // A well-formed stateless request is served as before, on its stream.
+    let (status, body) = post_raw(
+        &url,
+        &headers("tools/list", "2026-07-28"),
+        &request(12, "tools/list", meta("2026-07-28")),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"resultType\":\"complete\""), "{body}");
+}

@@ -718,3 +718,24 @@ fn cancelling_the_wizard_withdraws_its_question() {
     server.send(&json!({"jsonrpc": "2.0", "id": question, "result": {"action": "decline"}}));
     server.ping();
 }
+
+#[test]
+fn stateless_requests_lose_the_removed_methods_and_need_the_whole_envelope() {
+    let mut server = Server::start();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    for method in ["initialize", "ping", "logging/setLevel"] {
+        let (_, response) = server.call(method, json!({"_meta": meta}));
+        assert_eq!(response["error"]["code"], -32601, "{method}: {response}");
+    }
+    let (_, response) = server.call(
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+    );
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    // The handshake era still has them.
+    let (_, response) = server.call("ping", json!({}));
+    assert_eq!(response["result"], json!({}), "{response}");
+}

@@ -9,7 +9,8 @@ mod era;
 mod http_headers;
 mod ingest;
 mod link;
-mod mcp_param;
+// Shared with the demo server, which checks the headers this module builds.
+pub(crate) mod mcp_param;
 pub mod options;
 mod pending;
 pub mod timeout;

@@ -12,6 +12,7 @@
 //! found" and the tool list is the demo's own.
 
 mod mrtr;
+mod sep2575;
 
 use serde_json::{Map, Value, json};
 
@@ -365,15 +366,18 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-/// The fixture tools as `tools/list` entries; the `input_required` ones
-/// only for a stateless request (the handshake era asks mid-call instead).
+/// The fixture tools as `tools/list` entries; the `input_required` ones and
+/// the other 2026-07-28 diagnostics only for a stateless request (the
+/// handshake era asks mid-call instead, and has no `Mcp-Param-*` headers).
 pub fn tool_descriptors(modern: bool) -> Vec<Value> {
     let input_required = if modern {
-        mrtr::tool_descriptors()
+        let mut tools = mrtr::tool_descriptors();
+        tools.push(sep2575::logging_tool_descriptor());
+        tools
     } else {
         Vec::new()
     };
-    all()
+    let mut tools: Vec<Value> = all()
         .map(|f| {
             json!({
                 "name": f.name(),
@@ -383,22 +387,31 @@ pub fn tool_descriptors(modern: bool) -> Vec<Value> {
             })
         })
         .chain(input_required)
-        .collect()
+        .collect();
+    if modern {
+        // Second, so it is on the first page, where the header scenario looks
+        // for it, without displacing the first tool another scenario calls.
+        tools.insert(1, sep2575::header_tool_descriptor());
+    }
+    tools
 }
 
-/// `tools/call` of an `input_required` fixture, answered at once (each round
+/// `tools/call` of a fixture that exists only for stateless requests (an
+/// `input_required` one, `test_logging_tool` or `test_header_param`), answered at once (each round
 /// is a request of its own); false when `name` is not one of them.
-pub fn call_input_required(
+pub fn call_stateless(
     out: &Out,
     id: &Value,
     name: &str,
     params: &Map<String, Value>,
     era: &Option<Modern>,
 ) -> bool {
-    if !mrtr::is_tool(name) {
+    if !mrtr::is_tool(name) && name != sep2575::LOGGING_TOOL && name != sep2575::HEADER_TOOL {
         return false;
     }
     let answer = match era {
+        Some(modern) if name == sep2575::LOGGING_TOOL => Ok(sep2575::logging_tool(out, modern)),
+        Some(_) if name == sep2575::HEADER_TOOL => Ok(sep2575::header_tool(params)),
         Some(modern) => mrtr::call_tool(name, params, modern.capabilities.as_ref()),
         None => Err(invalid(format!(
             "{name} is a 2026-07-28 fixture: call it with the stateless _meta envelope"
@@ -491,6 +504,10 @@ pub fn request(
         }
         "prompts/get" => get_prompt(params),
         "completion/complete" => Ok(complete(params)),
+        "subscriptions/listen" if era.is_some() => {
+            sep2575::listen(session, out, id, params);
+            return true;
+        }
         _ => return false,
     };
     respond(out, id, era, result);

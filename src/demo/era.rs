@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use super::session::Level;
 
 pub const MODERN: &str = "2026-07-28";
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -33,6 +33,30 @@ pub fn of_request(params: &Map<String, Value>) -> Option<Modern> {
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok()),
     })
+}
+
+/// Methods of the handshake era that 2026-07-28 removed: a stateless request
+/// for one of them is "method not found", however the older eras answer it.
+const REMOVED: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+pub fn removed(method: &str) -> bool {
+    REMOVED.contains(&method)
+}
+
+/// The `_meta` keys every stateless request must carry that `params` lacks
+/// (`clientInfo` is only a SHOULD, so it is never required).
+pub fn missing_meta_keys(params: Option<&Map<String, Value>>) -> Vec<&'static str> {
+    let meta = params.and_then(|p| p.get("_meta"));
+    [META_VERSION, META_CAPABILITIES]
+        .into_iter()
+        .filter(|k| meta.and_then(|m| m.get(*k)).is_none_or(Value::is_null))
+        .collect()
 }
 
 /// Mark a result of a stateless request as complete (and say who answered).

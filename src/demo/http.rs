@@ -31,6 +31,7 @@ use tokio::sync::watch;
 
 use super::out;
 use super::session::Session;
+use super::stateless;
 use crate::listen_guard::{self, ListenGuard};
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -156,6 +157,30 @@ fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
     full(status, "application/json", body.to_string())
 }
 
+fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
+    full(status, "application/json", body.to_string())
+}
+
+/// `Some` HTTP answer when `line` is the error response to `id` whose code
+/// the stateless transport maps to a status of its own.
+fn refused(line: &[u8], id: &Value) -> Option<Response<Body>> {
+    let v: Value = serde_json::from_slice(line.trim_ascii()).ok()?;
+    if v.get("id") != Some(id) {
+        return None;
+    }
+    let status = stateless::status_of(v.pointer("/error/code")?.as_i64()?)?;
+    Some(json_response(status, &v))
+}
+
+/// Cancels what still runs in a session when dropped.
+struct CancelOnDrop(Arc<Session>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel_all();
+    }
+}
+
 fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
@@ -205,6 +230,7 @@ impl Server {
 
     async fn post(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         let sid = header(&req, SESSION_HEADER).map(str::to_string);
+        let headers = req.headers().clone();
         let body = match http_body_util::Limited::new(req.into_body(), MAX_BODY)
             .collect()
             .await
@@ -241,7 +267,15 @@ impl Server {
             .map(str::to_string);
         let id = message.get("id").cloned().filter(|i| !i.is_null());
         let params = message.get("params").and_then(Value::as_object);
-        let modern = params.is_some_and(|p| super::era::of_request(p).is_some());
+        let modern = stateless::is_stateless(&headers, sid.is_some(), params);
+        if modern
+            && let (Some(method), Some(id)) = (&method, &id)
+            && let Err(refusal) = stateless::check(&headers, method, params, &|name| {
+                super::tool_descriptor(&self.opts.demo, name)
+            })
+        {
+            return json_response(refusal.status, &refusal.body(id));
+        }
         let mut new_session_id = None;
         let session = if modern {
             // Stateless: nothing outlives the request.
@@ -274,17 +308,25 @@ impl Server {
             super::handle_message(&session.demo, &out, message);
             return full(StatusCode::ACCEPTED, "text/plain", "");
         };
+        let (out, mut stream) = out::channel();
+        super::handle_message(&session.demo, &out, message);
+        drop(out);
+        // A stateless request refused by the dispatcher at once (unknown or
+        // removed method, missing client capability) gets the HTTP status
+        // the transport gives that error, as a plain JSON answer.
+        let first = stream.try_next();
+        if modern && let Some(refusal) = first.as_deref().and_then(|l| refused(l, &id)) {
+            return refusal;
+        }
         let (n, buf) = session.new_stream();
-        let (out, stream) = out::channel();
         tokio::spawn(pump(
+            first,
             stream,
             buf.clone(),
             session.clone(),
             id,
             self.opts.progress,
         ));
-        super::handle_message(&session.demo, &out, message);
-        drop(out);
         let close_after = self.opts.close_after;
         let mut resp = sse_response(
             buf,
@@ -293,6 +335,10 @@ impl Server {
             session.priming,
             self.opts.progress == ProgressMode::Buffered,
             close_after,
+            // Nobody can resume a stateless stream: once its reader is gone,
+            // what still runs for it (a listen stream, a call) is cancelled,
+            // which is how 2026-07-28 clients cancel over HTTP.
+            modern.then(|| CancelOnDrop(session.demo.clone())),
         );
         if let Some(sid) = new_session_id
             && let Ok(v) = sid.parse()
@@ -322,7 +368,7 @@ impl Server {
         };
         match header(&req, "last-event-id").and_then(parse_event_id) {
             Some((n, k)) => match session.stream(n) {
-                Some(buf) => sse_response(buf, n, k, false, false, None),
+                Some(buf) => sse_response(buf, n, k, false, false, None, None),
                 None => full(StatusCode::NOT_FOUND, "text/plain", "unknown stream"),
             },
             None => {
@@ -332,7 +378,7 @@ impl Server {
                 } else {
                     0
                 };
-                sse_response(buf, 0, from, false, false, None)
+                sse_response(buf, 0, from, false, false, None, None)
             }
         }
     }
@@ -377,6 +423,7 @@ fn parse_event_id(s: &str) -> Option<(usize, usize)> {
 /// complete once the response to `id` is in. Lines after that (a server bug
 /// the fault tools reproduce) go to the GET stream so they are still seen.
 async fn pump(
+    first: Option<Vec<u8>>,
     mut stream: out::OutStream,
     buf: Arc<StreamBuf>,
     session: Arc<HttpSession>,
@@ -385,7 +432,15 @@ async fn pump(
 ) {
     let get = session.stream(0);
     let mut done = false;
-    while let Some(chunk) = stream.next().await {
+    let mut first = first;
+    loop {
+        let chunk = match first.take() {
+            Some(chunk) => chunk,
+            None => match stream.next().await {
+                Some(chunk) => chunk,
+                None => break,
+            },
+        };
         for line in chunk.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
             let is_response =
@@ -422,8 +477,10 @@ fn sse_response(
     priming: bool,
     buffered: bool,
     close_after: Option<usize>,
+    cancel: Option<CancelOnDrop>,
 ) -> Response<Body> {
     struct St {
+        _cancel: Option<CancelOnDrop>,
         buf: Arc<StreamBuf>,
         rx: watch::Receiver<usize>,
         next: usize,
@@ -434,6 +491,7 @@ fn sse_response(
         finished: bool,
     }
     let st = St {
+        _cancel: cancel,
         rx: buf.changed.subscribe(),
         buf,
         next: from,

@@ -13,6 +13,7 @@ pub mod http;
 mod out;
 mod progress;
 mod session;
+mod stateless;
 mod tools;
 
 use std::sync::Arc;
@@ -158,6 +159,23 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
     };
     let era = era::of_request(&params);
     if let Some(modern) = &era {
+        // The envelope is not optional in 2026-07-28: without capabilities
+        // the server could only guess what the client can do.
+        let missing = era::missing_meta_keys(Some(&params));
+        if !missing.is_empty() {
+            return out.error(
+                &id,
+                INVALID_PARAMS,
+                &format!("Invalid params: _meta lacks {}", missing.join(", ")),
+            );
+        }
+        if era::removed(method) {
+            return out.error(
+                &id,
+                METHOD_NOT_FOUND,
+                &format!("Method not found: {method} was removed in {}", era::MODERN),
+            );
+        }
         session.set_client_capabilities(modern.capabilities.as_ref());
     }
     match method {
@@ -233,9 +251,7 @@ fn call_tool(
     let Some(Value::String(name)) = params.get("name") else {
         return out.error(&id, INVALID_PARAMS, "tools/call needs a string `name`");
     };
-    if session.options.conformance
-        && conformance::call_input_required(out, &id, name, &params, &era)
-    {
+    if session.options.conformance && conformance::call_stateless(out, &id, name, &params, &era) {
         return;
     }
     let fixture = || {
@@ -268,6 +284,18 @@ fn call_tool(
     if let Err(e) = call::spawn(session, out, id.clone(), tool, args, token, era) {
         out.error(&id, INVALID_REQUEST, e);
     }
+}
+
+/// The `tools/list` entry of the tool `name` in the stateless era. Only the
+/// fixtures are searched: no demo tool mirrors an argument into a header,
+/// so their descriptors could not change what a request is checked for.
+pub(crate) fn tool_descriptor(options: &Options, name: &str) -> Option<Value> {
+    if !options.conformance {
+        return None;
+    }
+    conformance::tool_descriptors(true)
+        .into_iter()
+        .find(|t| t["name"] == name)
 }
 
 /// What the server announces: the demo's tools and logs, plus what the

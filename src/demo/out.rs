@@ -161,6 +161,14 @@ pub fn channel() -> (Out, OutStream) {
 }
 
 impl OutStream {
+    /// The lines already queued, if any, without waiting.
+    pub fn try_next(&mut self) -> Option<Vec<u8>> {
+        match self.rx.try_recv().ok()? {
+            Msg::Data(bytes, _permit) => Some(bytes),
+            Msg::Shutdown => None,
+        }
+    }
+
     /// The next queued lines; `None` once shut down or every sender is gone.
     pub async fn next(&mut self) -> Option<Vec<u8>> {
         match self.rx.recv().await? {

@@ -21,7 +21,7 @@ type Answer = Result<Value, Failure>;
 
 pub const PROMPT: &str = "test_input_required_result_prompt";
 
-const TOOLS: [(&str, &str); 9] = [
+const TOOLS: [(&str, &str); 10] = [
     (
         "test_input_required_result_elicitation",
         "MRTR: returns InputRequiredResult with elicitation request",
@@ -55,6 +55,10 @@ const TOOLS: [(&str, &str); 9] = [
         "MRTR: respects client capabilities in inputRequests",
     ),
     ("test_missing_capability", "Test tool requiring sampling"),
+    (
+        "test_streaming_elicitation",
+        "Asks for input the stateless way: an input_required result on the response stream, never an elicitation request of its own",
+    ),
 ];
 
 pub fn is_tool(name: &str) -> bool {
@@ -192,6 +196,15 @@ pub fn call_tool(name: &str, params: &Map<String, Value>, capabilities: Option<&
                 ))
             }
         }
+        // The stateless era has no server→client requests: what a streaming
+        // handler would have asked mid-call is an `input_required` result.
+        "test_streaming_elicitation" => Ok(match retry.field("confirmation", "answer") {
+            Some(answer) => text(&format!("Elicitation answered: {answer}")),
+            None => input_required(
+                json!({"confirmation": elicit("Please answer to continue", "answer", "string")}),
+                None,
+            ),
+        }),
         "test_input_required_result_elicitation" => Ok(match retry.field("user_name", "name") {
             Some(name) => text(&format!("Hello, {name}!")),
             None => input_required(
