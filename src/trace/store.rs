@@ -517,17 +517,7 @@ impl Store {
     /// Something mcpscope observed.
     pub fn append_event(&mut self, channel: &str, t_us: u64, event: &crate::event::Event) -> u64 {
         let bytes = serde_json::to_vec(event).unwrap_or_default();
-        let m = self.methods.intern(event.kind());
-        self.push(
-            Dir::Meta,
-            channel,
-            t_us,
-            &bytes,
-            FrameKind::Notification,
-            m,
-            0,
-            None,
-        )
+        self.push_meta(channel, t_us, event.kind(), &bytes)
     }
 
     /// An event as JSON, `{"event": TYPE, ...}` (redacted, or read from a
@@ -537,13 +527,18 @@ impl Store {
             .get("event")
             .and_then(|e| e.as_str())
             .unwrap_or("meta");
-        let m = self.methods.intern(kind);
         let bytes = serde_json::to_vec(event).unwrap_or_default();
+        self.push_meta(channel, t_us, kind, &bytes)
+    }
+
+    /// A meta event, its kind interned as its method.
+    fn push_meta(&mut self, channel: &str, t_us: u64, kind: &str, bytes: &[u8]) -> u64 {
+        let m = self.methods.intern(kind);
         self.push(
             Dir::Meta,
             channel,
             t_us,
-            &bytes,
+            bytes,
             FrameKind::Notification,
             m,
             0,
