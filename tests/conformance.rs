@@ -18,72 +18,22 @@
 
 mod common;
 
-use common::{BIN, finish, peer};
-use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-/// Node 22 and the suite's entry point.
-fn suite() -> (PathBuf, PathBuf) {
-    let node = peer("node/node_modules/node/bin/node");
-    let entry = peer("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    (node, entry)
-}
+use common::{BIN, suite};
 
 /// Run one scenario at one spec version and assert the suite's verdict.
 fn scenario(name: &str, spec_version: &str) {
-    let (node, entry) = suite();
     // The suite splits --command on spaces.
     assert!(
         !BIN.contains(' '),
         "the binary path {BIN:?} has a space, which the suite's --command cannot carry"
     );
-    let out_dir = tempfile::tempdir().expect("temp dir");
-    let trace = out_dir.path().join("trace.jsonl");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let trace = tmp.path().join("trace.jsonl");
     let command = format!("{BIN} conformance-client --record {}", trace.display());
-    let child = Command::new(&node)
-        .arg(&entry)
-        .args(["client", "--command", &command, "--scenario", name])
-        .args(["--spec-version", spec_version, "--output-dir"])
-        .arg(out_dir.path())
-        .current_dir(out_dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the conformance suite");
-    let out = finish(child);
-    let report = format!(
-        "scenario {name} at {spec_version}: suite exit {}\n--- stdout\n{}\n--- stderr\n{}",
-        out.code, out.stdout, out.stderr
-    );
-    // An inapplicable scenario is skipped with exit 0: that is no pass.
-    assert!(!out.stdout.contains("SKIPPED: scenario"), "{report}");
-    assert_eq!(out.code, 0, "{report}");
-    assert!(out.stderr.contains("OVERALL: PASSED"), "{report}");
-
-    let checks = checks_json(out_dir.path()).unwrap_or_else(|| panic!("no checks.json\n{report}"));
-    let bad: Vec<String> = checks
-        .iter()
-        .filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
-        .map(|c| format!("{} {}: {}", c["status"], c["name"], c["errorMessage"]))
-        .collect();
-    assert!(bad.is_empty(), "{bad:#?}\n{report}");
-    let passed = checks.iter().filter(|c| c["status"] == "SUCCESS").count();
-    assert!(passed > 0, "no check succeeded\n{report}");
+    let run = suite::run(&["client", "--command", &command], name, spec_version);
+    assert!(run.stderr.contains("OVERALL: PASSED"), "{}", run.report);
     // The client really ran and recorded its session.
-    assert!(trace.exists(), "the client wrote no trace\n{report}");
-}
-
-/// The checks of the single scenario run under `dir` (`<scenario>-<time>/checks.json`).
-fn checks_json(dir: &std::path::Path) -> Option<Vec<Value>> {
-    let run = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.join("checks.json").exists())?;
-    let text = std::fs::read_to_string(run.join("checks.json")).ok()?;
-    serde_json::from_str::<Vec<Value>>(&text).ok()
+    assert!(trace.exists(), "the client wrote no trace\n{}", run.report);
 }
 
 #[test]

@@ -56,9 +56,8 @@
 mod common;
 
 use common::http::{Bg, start_reporting};
-use common::{BIN, finish, peer};
-use serde_json::Value;
-use std::process::{Command, Stdio};
+use common::{BIN, suite};
+use std::process::Command;
 
 /// A fresh fixture server per scenario, so no scenario sees another's state.
 fn server() -> (Bg, String) {
@@ -70,51 +69,13 @@ fn server() -> (Bg, String) {
 
 /// Run one scenario at one spec version and assert the suite's verdict.
 fn scenario(name: &str, spec_version: &str) {
-    let node = peer("node/node_modules/node/bin/node");
-    let entry = peer("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let (_srv, url) = server();
-    let out_dir = tempfile::tempdir().expect("temp dir");
-    let child = Command::new(&node)
-        .arg(&entry)
-        .args(["server", "--url", &url, "--scenario", name])
-        .args(["--spec-version", spec_version, "--output-dir"])
-        .arg(out_dir.path())
-        .current_dir(out_dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the conformance suite");
-    let out = finish(child);
-    let report = format!(
-        "scenario {name} at {spec_version}: suite exit {}\n--- stdout\n{}\n--- stderr\n{}",
-        out.code, out.stdout, out.stderr
+    let run = suite::run(&["server", "--url", &url], name, spec_version);
+    assert!(
+        run.stdout.contains(" 0 failed, 0 warnings"),
+        "{}",
+        run.report
     );
-    // An inapplicable scenario is skipped with exit 0: that is no pass.
-    assert!(!out.stdout.contains("SKIPPED: scenario"), "{report}");
-    assert_eq!(out.code, 0, "{report}");
-    assert!(out.stdout.contains(" 0 failed, 0 warnings"), "{report}");
-
-    let checks = checks_json(out_dir.path()).unwrap_or_else(|| panic!("no checks.json\n{report}"));
-    let bad: Vec<String> = checks
-        .iter()
-        .filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
-        .map(|c| format!("{} {}: {}", c["status"], c["id"], c["errorMessage"]))
-        .collect();
-    assert!(bad.is_empty(), "{bad:#?}\n{report}");
-    let passed = checks.iter().filter(|c| c["status"] == "SUCCESS").count();
-    assert!(passed > 0, "no check succeeded\n{report}");
-}
-
-/// The checks of the single scenario run under `dir` (`<scenario>-<time>/checks.json`).
-fn checks_json(dir: &std::path::Path) -> Option<Vec<Value>> {
-    let run = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.join("checks.json").exists())?;
-    let text = std::fs::read_to_string(run.join("checks.json")).ok()?;
-    serde_json::from_str::<Vec<Value>>(&text).ok()
 }
 
 #[test]
