@@ -285,19 +285,6 @@ impl Event {
             stream: None,
         }
     }
-
-    /// What ended requests, if this event ends any: `Some(None)` ends every
-    /// pending request, `Some(Some(id))` one. (`timeout` and `cancel` are
-    /// about one request but are judged by their callers.)
-    pub fn request(&self) -> Option<&Value> {
-        match self {
-            Event::Timeout { request, .. }
-            | Event::Cancel { request, .. }
-            | Event::ServerRequestDropped { request, .. } => Some(request),
-            Event::Failed { request, .. } => request.as_ref().filter(|r| !r.is_null()),
-            _ => None,
-        }
-    }
 }
 
 /// How a server process ended.
