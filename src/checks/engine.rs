@@ -12,7 +12,7 @@ use super::rules::Rule;
 use super::shape::{self, article, preview, secs};
 use crate::event::Event;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::views::num;
+use crate::format::num;
 use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::store::flags;

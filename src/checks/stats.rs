@@ -215,7 +215,7 @@ pub fn incomplete_calls(tracker: &Tracker) -> Vec<Incomplete> {
                     FailureKind::Timeout,
                     format!(
                         "timed out ({limit} timeout of {}s)",
-                        crate::protocol::views::num(*secs)
+                        crate::format::num(*secs)
                     ),
                 ),
                 (

@@ -12,7 +12,6 @@ use std::str::FromStr;
 
 // Kept under this name for the checks that print numbers from views; the
 // definition lives with the rest of the number formatting.
-pub use crate::format::num;
 
 /// Deserialises `T` from a JSON object only. serde's derived structs also
 /// accept an array of their fields in order (`["tok", 1, 2]` would read as a

@@ -96,7 +96,7 @@ fn note(how: &Ending) -> String {
         Ending::TimedOut { limit, secs } => format!(
             "{} timeout of {}s",
             safe_row(limit),
-            super::format::num(*secs)
+            crate::format::num(*secs)
         ),
         Ending::Exited(exit) => exit_note(*exit),
         Ending::Failed { error } => safe_row(error),

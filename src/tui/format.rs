@@ -5,7 +5,6 @@
 
 use crate::protocol::sanitize::one_line;
 // `tui::calls` names it here.
-pub use crate::format::num;
 
 /// Longest server string a single row ever needs; clipping before sanitising
 /// keeps a 10 MB log line from costing 10 MB of work per frame.
