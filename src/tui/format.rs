@@ -4,7 +4,6 @@
 //! `crate::format`'s, shared with the headless lines.
 
 use crate::protocol::sanitize::one_line;
-// `tui::calls` names it here.
 
 /// Longest server string a single row ever needs; clipping before sanitising
 /// keeps a 10 MB log line from costing 10 MB of work per frame.
