@@ -18,6 +18,9 @@ pub const FORMAT_VERSION: u64 = 1;
 /// Lines handed to the writer thread and not yet written, at most (in
 /// batches, one per ingest batch).
 const QUEUE_BATCHES: usize = 256;
+/// Lines handed to the writer at once at most, when no ingest batch ends
+/// sooner.
+const BATCH_BYTES: usize = 1 << 20;
 /// Bytes held while the queue is full, at most: beyond them the disk is not
 /// keeping up and the recording stops (said in the header and at exit)
 /// instead of slowing ingest or growing without end.
@@ -38,6 +41,11 @@ pub struct Recorder {
     line: Vec<u8>,
     /// Lines not yet handed to the writer, and the seq of the first.
     batch: Vec<u8>,
+    /// Buffers the writer has emptied, for the next batches: recording
+    /// allocates nothing per batch once it runs.
+    /// (In a mutex only so the store stays `Sync`; always reached through
+    /// `&mut self`, so never contended.)
+    spare: std::sync::Mutex<std::sync::mpsc::Receiver<Vec<u8>>>,
     batch_from: Option<u64>,
     tx: Option<std::sync::Arc<std::sync::mpsc::SyncSender<ToWriter>>>,
     writer: Option<std::thread::JoinHandle<()>>,
@@ -64,12 +72,14 @@ impl Recorder {
             .unwrap_or_else(|e| e.into_inner())
             .push(std::sync::Arc::downgrade(&tx));
         let err = error.clone();
+        let (give_back, spare) = std::sync::mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("recorder".into())
-            .spawn(move || write_lines(out, rx, &err))?;
+            .spawn(move || write_lines(out, rx, &give_back, &err))?;
         Ok(Recorder {
             line: Vec::with_capacity(512),
             batch: Vec::new(),
+            spare: std::sync::Mutex::new(spare),
             batch_from: None,
             tx: Some(tx),
             writer: Some(writer),
@@ -140,6 +150,11 @@ impl Recorder {
         l.extend_from_slice(b"}\n");
         self.batch_from.get_or_insert(ev.seq);
         self.batch.extend_from_slice(l);
+        // A caller appending without ending batches (a replay, a bulk load)
+        // still hands lines over in pieces, not as one copy of the trace.
+        if self.batch.len() >= BATCH_BYTES {
+            self.hand_off();
+        }
     }
 
     /// Hand the lines appended since the last call to the writer (called at
@@ -153,7 +168,11 @@ impl Recorder {
             return;
         }
         let Some(tx) = &self.tx else { return };
-        let bytes = std::mem::take(&mut self.batch);
+        let next = match self.spare.get_mut() {
+            Ok(spare) => spare.try_recv().unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
+        let bytes = std::mem::replace(&mut self.batch, next);
         match tx.try_send(ToWriter::Lines { from, bytes }) {
             Ok(()) => self.batch_from = None,
             Err(std::sync::mpsc::TrySendError::Full(ToWriter::Lines { bytes, .. })) => {
@@ -241,16 +260,22 @@ pub fn wait_all() {
 fn write_lines(
     mut out: BufWriter<Box<dyn Write + Send + Sync>>,
     rx: std::sync::mpsc::Receiver<ToWriter>,
+    give_back: &std::sync::mpsc::Sender<Vec<u8>>,
     error: &std::sync::OnceLock<String>,
 ) {
     for msg in rx {
         match msg {
-            ToWriter::Lines { from, bytes } => {
-                if error.get().is_some() {
-                    continue;
-                }
-                if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {
+            ToWriter::Lines { from, mut bytes } => {
+                if error.get().is_none()
+                    && let Err(e) = out.write_all(&bytes).and_then(|()| out.flush())
+                {
                     let _ = error.set(format!("recording stopped at event {from}: {e}"));
+                }
+                // Reused for a later batch; a buffer that grew while the
+                // queue was full is let go instead of kept.
+                if bytes.capacity() <= 2 * BATCH_BYTES {
+                    bytes.clear();
+                    let _ = give_back.send(bytes);
                 }
             }
             ToWriter::Sync(ack) => {
