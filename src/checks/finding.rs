@@ -3,7 +3,7 @@
 
 use super::rules::{Rule, Severity};
 use crate::protocol::IdKey;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -13,34 +13,12 @@ pub struct Finding {
     /// The events (trace seq numbers) that prove the finding, oldest first.
     #[serde(rename = "seq")]
     pub seqs: Vec<u64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_key",
-        deserialize_with = "de_key"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<IdKey>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_key",
-        deserialize_with = "de_key"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<IdKey>,
     /// One line, for the server's author.
     pub message: String,
-}
-
-fn ser_key<S: Serializer>(k: &Option<IdKey>, s: S) -> Result<S::Ok, S::Error> {
-    match k {
-        Some(k) => k.to_value().serialize(s),
-        None => s.serialize_none(),
-    }
-}
-
-fn de_key<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IdKey>, D::Error> {
-    let v = Option::<serde_json::Value>::deserialize(d)?;
-    Ok(v.map(|v| IdKey::from_value(&v)))
 }
 
 impl fmt::Display for Finding {

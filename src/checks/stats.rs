@@ -7,8 +7,7 @@ use crate::calls::{Call, End, Ending, Timing, Tracker};
 use crate::event::EOF_RUNNING;
 use crate::protocol::IdKey;
 use crate::trace::Store;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// How a call ended, as the JSON reports it (a coarser view of
 /// [`Ending`](crate::calls::Ending): see `outcome`).
@@ -39,14 +38,8 @@ pub struct Spread {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallStats {
-    #[serde(serialize_with = "ser_key", deserialize_with = "de_key")]
     pub request_id: IdKey,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_opt_key",
-        deserialize_with = "de_opt_key"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<IdKey>,
     pub method: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,22 +59,6 @@ pub struct CallStats {
     /// Notifications per second over the call's duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_second: Option<f64>,
-}
-
-fn ser_key<S: Serializer>(k: &IdKey, s: S) -> Result<S::Ok, S::Error> {
-    k.to_value().serialize(s)
-}
-fn de_key<'de, D: Deserializer<'de>>(d: D) -> Result<IdKey, D::Error> {
-    Ok(IdKey::from_value(&Value::deserialize(d)?))
-}
-fn ser_opt_key<S: Serializer>(k: &Option<IdKey>, s: S) -> Result<S::Ok, S::Error> {
-    match k {
-        Some(k) => k.to_value().serialize(s),
-        None => s.serialize_none(),
-    }
-}
-fn de_opt_key<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IdKey>, D::Error> {
-    Ok(Option::<Value>::deserialize(d)?.map(|v| IdKey::from_value(&v)))
 }
 
 fn ms(us: u64) -> f64 {
@@ -181,12 +158,7 @@ pub enum FailureKind {
 pub struct Incomplete {
     pub kind: FailureKind,
     pub reason: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_opt_key",
-        deserialize_with = "de_opt_key"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<IdKey>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,

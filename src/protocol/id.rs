@@ -67,6 +67,19 @@ impl IdKey {
     }
 }
 
+/// An id is written as the JSON value it stands for (as in the frame).
+impl serde::Serialize for IdKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for IdKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IdKey, D::Error> {
+        Ok(IdKey::from_value(&Value::deserialize(d)?))
+    }
+}
+
 impl fmt::Display for IdKey {
     /// Integers bare, strings quoted, so `7` and `"7"` never look alike.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
