@@ -151,15 +151,16 @@ impl Checker {
             Dir::In => self.incoming(ev, out),
             Dir::Out => self.outgoing(ev, out),
             Dir::Meta => {
+                let event = ev.event();
                 if let Some(Event::Oversized {
                     bytes,
                     kept,
                     frame,
                     stream,
-                }) = ev.event()
+                }) = &event
                 {
-                    self.oversized(ev, bytes, kept, frame, stream.as_deref(), out);
-                } else if let Some(why) = self.http.meta(ev)
+                    self.oversized(ev, *bytes, *kept, *frame, stream.as_deref(), out);
+                } else if let Some(why) = self.http.meta(ev, event.as_ref())
                     && let Some(ri) = self.req_channels.get(ev.channel)
                 {
                     let id = Some(self.reqs[*ri].id.clone());

@@ -23,8 +23,8 @@ impl HttpExchanges {
     /// Learn from a meta event. For a POST answered with success but a
     /// content type that is neither JSON nor SSE, why that is wrong (the
     /// caller knows whether the POST carried a request).
-    pub fn meta(&mut self, ev: &EventRef<'_>) -> Option<String> {
-        let event = ev.event();
+    /// `event` is `ev` read as an [`Event`] (the caller has read it already).
+    pub fn meta(&mut self, ev: &EventRef<'_>, event: Option<&Event>) -> Option<String> {
         if ev.channel == "sse" || matches!(event, Some(Event::TransportDetect { .. })) {
             self.legacy = true;
         }

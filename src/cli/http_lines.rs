@@ -25,8 +25,9 @@ impl HttpLines {
 
     /// The line a meta event deserves, if any (unsanitised).
     pub fn line(&mut self, ev: &EventRef<'_>) -> Option<String> {
-        self.exchanges.meta(ev);
-        let (method, status, challenge) = match ev.event()? {
+        let event = ev.event();
+        self.exchanges.meta(ev, event.as_ref());
+        let (method, status, challenge) = match event? {
             Event::Redirect {
                 status,
                 to,
