@@ -301,12 +301,20 @@ impl Tracker {
                 .and_then(|e| e.get("message").and_then(Value::as_str).map(str::to_owned));
             Ending::RpcError { message }
         } else {
+            // Two fields of what may be a large result: read only them.
+            #[derive(serde::Deserialize, Default)]
+            struct Outcome {
+                #[serde(rename = "isError", default)]
+                is_error: Option<Value>,
+                #[serde(rename = "resultType", default)]
+                result_type: Option<Value>,
+            }
             let result = f
                 .result
-                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
-                .unwrap_or(Value::Null);
-            let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-            if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                .and_then(|r| serde_json::from_str::<Outcome>(r.get()).ok())
+                .unwrap_or_default();
+            let is_error = result.is_error.and_then(|v| v.as_bool()) == Some(true);
+            if result.result_type.as_ref().and_then(Value::as_str) == Some("input_required") {
                 Ending::InputRequired { is_error }
             } else if is_error {
                 Ending::ToolError
