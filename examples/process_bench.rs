@@ -28,17 +28,17 @@ fn python() -> PathBuf {
 }
 
 /// Wall seconds from spawn to exit, and the child's peak RSS in KiB.
+// The child is reaped by `wait4`, which also gives its own rusage.
+#[allow(clippy::zombie_processes)]
 fn run(cmd: &mut Command) -> (f64, u64) {
     let t0 = Instant::now();
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn");
     let pid = child.id() as libc::pid_t;
-    // wait4 for the child's own rusage (its peak RSS); stderr is read after,
-    // and is small either way (`--quiet`, or the reader's one JSON line).
     let mut status = 0;
     let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
     // SAFETY: pid is our child; status and usage are valid out-pointers.
