@@ -148,18 +148,36 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
     );
     let mut findings = Vec::new();
     let counts = super::findings::count_parts(st.findings.counts);
-    if counts.is_empty() {
+    let by_party = st.findings.parties;
+    if by_party.client.total() > 0 {
+        // Findings about the host too: say which side each count judges,
+        // each in the colour of its worst finding.
+        let party = |label: &str, c: crate::checks::SeverityCounts| {
+            let style = match c.worst() {
+                Some(sev) => base
+                    .fg(super::findings::severity_color(t, sev))
+                    .add_modifier(Modifier::BOLD),
+                None => base,
+            };
+            Span::styled(format!("{label} {}", c.total()), style)
+        };
+        findings.push(Span::styled("findings: ", base));
+        findings.push(party("server", by_party.server));
+        findings.push(Span::styled(" · ", base.fg(t.muted)));
+        findings.push(party("host", by_party.client));
+    } else if counts.is_empty() {
         findings.push(Span::styled("0 findings", base));
-    }
-    for (i, (text, sev)) in counts.into_iter().enumerate() {
-        if i > 0 {
-            findings.push(Span::styled(" · ", base.fg(t.muted)));
+    } else {
+        for (i, (text, sev)) in counts.into_iter().enumerate() {
+            if i > 0 {
+                findings.push(Span::styled(" · ", base.fg(t.muted)));
+            }
+            findings.push(Span::styled(
+                text,
+                base.fg(super::findings::severity_color(t, sev))
+                    .add_modifier(Modifier::BOLD),
+            ));
         }
-        findings.push(Span::styled(
-            text,
-            base.fg(super::findings::severity_color(t, sev))
-                .add_modifier(Modifier::BOLD),
-        ));
     }
     parts.push(Part::new(findings));
     let mut events = Vec::new();
