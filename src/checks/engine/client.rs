@@ -39,7 +39,7 @@ pub(super) struct ClientSide {
     /// do not know proves nothing any more.
     forgot: bool,
     /// Answers not judged because of that.
-    pub(super) unjudged: u64,
+    unjudged: u64,
     /// The seq of the initialize (or discover) result that declared the
     /// server's capabilities.
     pub(super) caps_seq: Option<u64>,
@@ -58,6 +58,17 @@ fn hash(id: &IdKey) -> u64 {
 }
 
 impl Checker {
+    /// Client answers not judged because the server sent more requests
+    /// than are remembered.
+    pub fn client_unjudged(&self) -> u64 {
+        self.client.unjudged
+    }
+
+    /// Server requests awaiting the client's answer that are kept.
+    pub fn server_requests_kept(&self) -> usize {
+        self.client.pending.len()
+    }
+
     /// Whether request `ri` still waits for its response at `t_us`: not
     /// answered, not given up (timed out, failed, its session lost), and
     /// not cancelled longer ago than a response could still be racing.
