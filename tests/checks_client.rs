@@ -13,7 +13,13 @@ type Ev = (u64, &'static str, String);
 fn run(events: &[Ev], cfg: CheckConfig) -> Vec<Finding> {
     let mut s = Store::default();
     for (t, d, f) in events {
-        s.append_recorded(Dir::parse(d).unwrap(), "stdio", t * 1000, f.as_bytes(), false);
+        s.append_recorded(
+            Dir::parse(d).unwrap(),
+            "stdio",
+            t * 1000,
+            f.as_bytes(),
+            false,
+        );
     }
     let mut c = Checker::new(cfg);
     let mut out = Vec::new();
@@ -42,7 +48,11 @@ fn init() -> String {
 }
 
 fn init_ok(logging: bool) -> String {
-    let caps = if logging { r#"{"logging":{},"tools":{}}"# } else { r#"{"tools":{}}"# };
+    let caps = if logging {
+        r#"{"logging":{},"tools":{}}"#
+    } else {
+        r#"{"tools":{}}"#
+    };
     format!(
         r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"2025-11-25","capabilities":{caps},"serverInfo":{{"name":"s","version":"1"}}}}}}"#
     )
@@ -94,7 +104,8 @@ fn every_client_rule_is_of_the_client_party() {
     let json = serde_json::to_value(&f[0]).unwrap();
     assert_eq!(json["party"], "client");
     assert!(
-        f[0].to_string().starts_with("client-no-progress-token (info) #0: "),
+        f[0].to_string()
+            .starts_with("client-no-progress-token (info) #0: "),
         "{}",
         f[0]
     );
@@ -113,7 +124,10 @@ fn cancel_grace_window_at_and_past_its_bound() {
     };
     assert_eq!(at(0), vec![]);
     assert_eq!(at(250), vec![], "at the 250 ms bound");
-    assert_eq!(at(251), vec![(Rule::ClientCancelUnknownRequest, vec![3, 4])]);
+    assert_eq!(
+        at(251),
+        vec![(Rule::ClientCancelUnknownRequest, vec![3, 4])]
+    );
     // Configurable: a slow host may be given longer.
     let mut e = handshake(true);
     e.extend([
@@ -178,9 +192,8 @@ fn what_the_client_recorded_about_its_own_requests() {
     // mcpscope's own timeout: the meta event, then the cancel. Its idle
     // timeout resets on progress and its cap is the maximum, so the
     // cancel is deliberate even with progress just before it.
-    let timeout = meta(
-        r#"{"event":"timeout","request":1,"method":"tools/call","limit":"max","secs":1.0}"#,
-    );
+    let timeout =
+        meta(r#"{"event":"timeout","request":1,"method":"tools/call","limit":"max","secs":1.0}"#);
     let mut e = handshake(true);
     e.extend([
         (10, "out", call(1, Some("a"))),
@@ -262,7 +275,13 @@ fn tokenless_calls_by_choice_and_the_cap() {
     let mut c = Checker::new(CheckConfig::default());
     let mut s = Store::default();
     for (t, d, f) in &e {
-        s.append_recorded(Dir::parse(d).unwrap(), "stdio", t * 1000, f.as_bytes(), false);
+        s.append_recorded(
+            Dir::parse(d).unwrap(),
+            "stdio",
+            t * 1000,
+            f.as_bytes(),
+            false,
+        );
     }
     let mut out = Vec::new();
     for ev in s.range(0, s.next_seq()) {
@@ -273,9 +292,7 @@ fn tokenless_calls_by_choice_and_the_cap() {
 
 #[test]
 fn answers_to_server_requests() {
-    let ask = |id: &str| {
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#)
-    };
+    let ask = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#);
     let answer = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#);
     let mut e = handshake(true);
     e.extend([
@@ -285,8 +302,16 @@ fn answers_to_server_requests() {
         (12, "out", answer("7")),
         (13, "out", answer("8")),
         // An error answer to one never sent counts too; `id: null` does not.
-        (14, "out", r#"{"jsonrpc":"2.0","id":"q","error":{"code":-32601,"message":"no"}}"#.into()),
-        (15, "out", r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#.into()),
+        (
+            14,
+            "out",
+            r#"{"jsonrpc":"2.0","id":"q","error":{"code":-32601,"message":"no"}}"#.into(),
+        ),
+        (
+            15,
+            "out",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#.into(),
+        ),
     ]);
     assert_eq!(
         client(&e),
@@ -322,6 +347,54 @@ fn server_requests_kept_are_bounded() {
 
 #[test]
 fn cancelling_initialize() {
-    let e = vec![(0, "out", init()), (5, "out", cancel("0")), (6, "in", init_ok(true))];
+    let e = vec![
+        (0, "out", init()),
+        (5, "out", cancel("0")),
+        (6, "in", init_ok(true)),
+    ];
     assert_eq!(client(&e), vec![(Rule::ClientCancelInitialize, vec![0, 1])]);
+}
+
+#[test]
+fn mcpscopes_own_live_session() {
+    // Live, mcpscope knows it is the client: a tokenless call was the
+    // user's `--token none`, a cancel not recorded as a timeout the user's.
+    let mut e = handshake(true);
+    e.extend([
+        (10, "out", call(1, None)),
+        (20, "out", call(2, Some("a"))),
+        (100, "in", progress("a", 1)),
+        (200, "out", cancel("2")),
+    ]);
+    assert_eq!(
+        client(&e),
+        vec![
+            (Rule::ClientNoProgressToken, vec![2]),
+            (Rule::ClientCancelledDuringProgress, vec![4, 5]),
+        ]
+    );
+    let own = CheckConfig {
+        own_client: true,
+        ..CheckConfig::default()
+    };
+    assert_eq!(client_with(&e, own.clone()), vec![]);
+    // What it does not excuse: reusing an id or a token, cancelling
+    // initialize or a request never sent.
+    let mut e = handshake(true);
+    e.extend([
+        (10, "out", call(1, Some("a"))),
+        (11, "out", call(1, Some("a"))),
+        (12, "out", cancel("0")),
+        (13, "out", cancel("9")),
+    ]);
+    let rules: Vec<Rule> = client_with(&e, own).into_iter().map(|(r, _)| r).collect();
+    assert_eq!(
+        rules,
+        vec![
+            Rule::ClientRequestIdReused,
+            Rule::ClientDuplicateProgressToken,
+            Rule::ClientCancelInitialize,
+            Rule::ClientCancelUnknownRequest,
+        ]
+    );
 }

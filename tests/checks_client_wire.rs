@@ -54,7 +54,8 @@ impl Host {
         });
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("host.jsonl");
-        let header = json!({"mcpscope_trace": 1, "version": "test", "started": "now", "server": {}});
+        let header =
+            json!({"mcpscope_trace": 1, "version": "test", "started": "now", "server": {}});
         let mut store = Store::default();
         store.set_recorder(Recorder::create(&path, &header).unwrap());
         let clock = ManualClock::new();
@@ -84,8 +85,9 @@ impl Host {
         let bytes = frame.to_string();
         writeln!(self.stdin, "{bytes}").unwrap();
         self.stdin.flush().unwrap();
-        self.trace
-            .append(|s, now| s.append_frame(Dir::Out, "stdio", now, bytes.as_bytes(), &mut Vec::new()))
+        self.trace.append(|s, now| {
+            s.append_frame(Dir::Out, "stdio", now, bytes.as_bytes(), &mut Vec::new())
+        })
     }
 
     /// Read frames until one matches; returns it and its seq.
@@ -163,9 +165,8 @@ impl Host {
             .args(["--format", "json"])
             .output()
             .expect("run check");
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr))
-        })
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
     }
 }
 
@@ -189,7 +190,12 @@ fn a_clean_host_raises_no_client_finding() {
     h.call(3, "sleep", json!({"ms": 300}), Some("a"));
     h.response(json!(3));
     // A server request answered with its own id.
-    h.call(4, "interactive_wizard", json!({"questions": 2, "delay_ms": 0}), Some("w"));
+    h.call(
+        4,
+        "interactive_wizard",
+        json!({"questions": 2, "delay_ms": 0}),
+        Some("w"),
+    );
     h.answer_until_done(4);
     // A cancel that raced the response (within the 250 ms grace).
     h.call(5, "echo", json!({"text": "x"}), Some("b"));
@@ -304,9 +310,15 @@ fn a_call_without_a_progress_token() {
 fn an_answer_to_a_server_request_never_sent() {
     let mut h = Host::demo();
     h.handshake();
-    h.call(1, "interactive_wizard", json!({"questions": 1, "delay_ms": 0}), Some("w"));
+    h.call(
+        1,
+        "interactive_wizard",
+        json!({"questions": 1, "delay_ms": 0}),
+        Some("w"),
+    );
     let (ask, _) = h.until(|v| v["method"] == "elicitation/create");
-    let wrong = h.send(json!({"jsonrpc": "2.0", "id": "no-such-request", "result": {"action": "decline"}}));
+    let wrong =
+        h.send(json!({"jsonrpc": "2.0", "id": "no-such-request", "result": {"action": "decline"}}));
     // Answered properly too: a wrong id alone would leave the server waiting.
     h.send(json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}}));
     h.answer_until_done(1);

@@ -326,9 +326,10 @@ fn mcpscopes_own_timeouts_raise_no_client_finding() {
         args.extend(limit);
         let r = check("sleep", &args);
         assert_eq!(r.code, 4, "{limit:?}: {}", r.stderr);
-        let cancelled = r.store.range(0, r.store.next_seq()).any(|ev| {
-            ev.dir == Dir::Out && ev.method == Some("notifications/cancelled")
-        });
+        let cancelled = r
+            .store
+            .range(0, r.store.next_seq())
+            .any(|ev| ev.dir == Dir::Out && ev.method == Some("notifications/cancelled"));
         assert!(cancelled, "{limit:?}: the call was cancelled");
         let client: Vec<_> = r
             .report

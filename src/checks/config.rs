@@ -30,6 +30,12 @@ pub struct CheckConfig {
     /// because the user asked for that (`--token none`):
     /// `client-no-progress-token` has nothing to tell them.
     pub tokenless_by_choice: bool,
+    /// The client is mcpscope itself, checked live: it drops the token
+    /// only when the user chose so, and it cancels on its own only at a
+    /// timeout it records (`timeout` event; its idle limit resets on
+    /// progress); any other cancel is the user's (Ctrl-C, the cancel key).
+    /// A recording checked later lacks this, as a proxied host's does.
+    pub own_client: bool,
     /// Force an era; `None` infers it from the trace (initialize result, or
     /// requests carrying the stateless `_meta` protocol version).
     pub era: Option<Era>,
@@ -51,6 +57,7 @@ impl Default for CheckConfig {
             cancel_race_us: 250_000,
             cancel_progress_window_us: 2_000_000,
             tokenless_by_choice: false,
+            own_client: false,
             era: None,
             max_per_key: 10,
         }

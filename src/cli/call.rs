@@ -184,9 +184,10 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    // `--token none` is the user's choice, not the client's oversight.
+    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     let cfg = CheckConfig {
         tokenless_by_choice: a.opts.request.policy() == TokenPolicy::None,
+        own_client: true,
         ..CheckConfig::default()
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet, cfg);

@@ -328,8 +328,9 @@ pub async fn run(a: CheckArgs) -> i32 {
             "--repeat must be at least 1".into(),
         )));
     }
-    // `--token none` is the user's choice, not the client's oversight.
+    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     cfg.tokenless_by_choice = a.request.policy() == TokenPolicy::None;
+    cfg.own_client = true;
     let mut signals = Signals::install();
     let (session, trace, spec) = match connect(&a.server, a.record.as_deref(), limits).await {
         Ok(x) => x,

@@ -76,8 +76,7 @@ impl Checker {
         let r = &self.reqs[ri];
         r.response.is_none()
             && !r.gone
-            && r
-                .cancel
+            && r.cancel
                 .is_none_or(|(_, ct)| t_us.saturating_sub(ct) <= self.cfg.cancel_race_us)
     }
 
@@ -131,10 +130,15 @@ impl Checker {
                     "the client sent logging/setLevel to a server that did not declare the `logging` capability; check the server's capabilities first".into(),
                 );
             }
-            Some(methods::TOOLS_CALL) if token.is_none() && !self.cfg.tokenless_by_choice => {
+            Some(methods::TOOLS_CALL)
+                if token.is_none() && !self.cfg.tokenless_by_choice && !self.cfg.own_client =>
+            {
                 // One per call would bury everything else in a long session.
                 if self.client.no_token >= self.cfg.max_per_key {
-                    *self.suppressed.entry(Rule::ClientNoProgressToken).or_insert(0) += 1;
+                    *self
+                        .suppressed
+                        .entry(Rule::ClientNoProgressToken)
+                        .or_insert(0) += 1;
                     return;
                 }
                 self.client.no_token += 1;
@@ -202,7 +206,12 @@ impl Checker {
             }
             return;
         }
-        if self.reqs[ri].cancel.is_some() || self.client.timed_out.contains(&rid) {
+        // A second cancel, mcpscope's own recorded timeout, or (live, in
+        // mcpscope's own session) the user's cancel: no ignored progress.
+        if self.reqs[ri].cancel.is_some()
+            || self.client.timed_out.contains(&rid)
+            || self.cfg.own_client
+        {
             return;
         }
         let note = self.reqs[ri]
