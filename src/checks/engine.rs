@@ -13,7 +13,7 @@ use super::shape::{self, article, preview, secs};
 use crate::event::Event;
 use crate::format::num;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
+use crate::protocol::views::{LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
@@ -279,19 +279,6 @@ impl Checker {
             k if client::is_answer(k) => self.client_answer(ev, out),
             FrameKind::Notification if ev.method == Some(methods::CANCELLED) => {
                 self.client_cancel(ev, out);
-                let f = ev.frame();
-                let Some(c) = CancelledView::parse(f.params) else {
-                    return;
-                };
-                let Some(&ri) = self.req_ids.get(&c.request_id) else {
-                    return;
-                };
-                if self.reqs[ri].cancel.is_none() {
-                    self.reqs[ri].cancel = Some((ev.seq, ev.t_us));
-                }
-                if let Some(slot) = self.reqs[ri].token {
-                    self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
-                }
             }
             _ => {}
         }

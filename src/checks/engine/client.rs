@@ -157,14 +157,27 @@ impl Checker {
         }
     }
 
-    /// `notifications/cancelled` from the client.
+    /// `notifications/cancelled` from the client: judged, then recorded on
+    /// its request (the server rules read when it was cancelled).
     pub(super) fn client_cancel(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let f = ev.frame();
         let Some(c) = CancelledView::parse(f.params) else {
             return;
         };
-        let rid = c.request_id;
-        let Some(&ri) = self.req_ids.get(&rid) else {
+        self.judge_cancel(ev, &c.request_id, out);
+        let Some(&ri) = self.req_ids.get(&c.request_id) else {
+            return;
+        };
+        if self.reqs[ri].cancel.is_none() {
+            self.reqs[ri].cancel = Some((ev.seq, ev.t_us));
+        }
+        if let Some(slot) = self.reqs[ri].token {
+            self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
+        }
+    }
+
+    fn judge_cancel(&mut self, ev: &EventRef<'_>, rid: &IdKey, out: &mut Vec<Finding>) {
+        let Some(&ri) = self.req_ids.get(rid) else {
             return self.emit(
                 out,
                 Rule::ClientCancelUnknownRequest,
@@ -209,7 +222,7 @@ impl Checker {
         // A second cancel, mcpscope's own recorded timeout, or (live, in
         // mcpscope's own session) the user's cancel: no ignored progress.
         if self.reqs[ri].cancel.is_some()
-            || self.client.timed_out.contains(&rid)
+            || self.client.timed_out.contains(rid)
             || self.cfg.own_client
         {
             return;
