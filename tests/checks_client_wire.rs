@@ -152,21 +152,30 @@ impl Host {
     }
 
     /// Stop the server, close the recording, and check it with the binary.
-    fn check(mut self) -> Report {
+    fn check(self) -> Report {
+        self.check_each(&[&[]]).remove(0)
+    }
+
+    /// Like `check`, once per set of extra `check` flags.
+    fn check_each(mut self, variants: &[&[&str]]) -> Vec<Report> {
         let dog = watchdog(&self.child, Duration::from_secs(30));
         drop(self.stdin);
         let _ = self.child.kill();
         let _ = self.child.wait();
         dog.disarm();
         assert_eq!(self.trace.finish_recording(), None);
-        let out = Command::new(BIN)
-            .args(["check", "--trace"])
-            .arg(&self.path)
-            .args(["--format", "json"])
-            .output()
-            .expect("run check");
-        serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        let run = |extra: &[&str]| -> Report {
+            let out = Command::new(BIN)
+                .args(["check", "--trace"])
+                .arg(&self.path)
+                .args(["--format", "json"])
+                .args(extra)
+                .output()
+                .expect("run check");
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        };
+        variants.iter().map(|v| run(v)).collect()
     }
 }
 
@@ -255,7 +264,17 @@ fn cancels_of_initialize_unknown_and_finished_requests() {
     let done = h.response(json!(1));
     h.tick(1000);
     let late = h.cancel(json!(1));
-    let r = h.check();
+    let mut r = h.check_each(&[&[], &["--cancel-race-ms", "2000"]]);
+    let slow = r.pop().unwrap();
+    let r = r.pop().unwrap();
+    // A host given 2 s for the race: the late cancel is no longer reported.
+    assert_eq!(
+        client_findings(&slow),
+        vec![
+            (Rule::ClientCancelInitialize, vec![init, cancel_init]),
+            (Rule::ClientCancelUnknownRequest, vec![never]),
+        ]
+    );
     assert_eq!(
         client_findings(&r),
         vec![
@@ -281,7 +300,15 @@ fn a_cancel_while_progress_flows() {
     h.until(|v| v["params"]["progressToken"] == "s2");
     h.tick(3000);
     h.cancel(json!(2));
-    let r = h.check();
+    let mut r = h.check_each(&[&[], &["--cancel-progress-secs", "5"]]);
+    let wide = r.pop().unwrap();
+    let r = r.pop().unwrap();
+    assert_eq!(
+        client_findings(&wide).len(),
+        2,
+        "a 5 s window takes in both: {:#?}",
+        wide.findings
+    );
     assert_eq!(
         client_findings(&r),
         vec![(Rule::ClientCancelledDuringProgress, vec![note, cancel])],

@@ -113,6 +113,13 @@ pub struct Thresholds {
     /// Treat the session as this era (default: inferred from the trace).
     #[arg(long, value_enum, help_heading = "Rule thresholds")]
     pub era: Option<EraArg>,
+    /// client-cancel-unknown-request: a cancel within this many ms of the
+    /// request's response raced it and is not reported.
+    #[arg(long, default_value_t = 250, help_heading = "Rule thresholds")]
+    pub cancel_race_ms: u64,
+    /// client-cancelled-during-progress: progress this many seconds before a cancel.
+    #[arg(long, default_value_t = 2.0, help_heading = "Rule thresholds")]
+    pub cancel_progress_secs: f64,
     /// Findings reported per rule and token/request; further ones are counted.
     #[arg(long, default_value_t = 10, help_heading = "Rule thresholds")]
     pub max_per_key: u32,
@@ -137,6 +144,9 @@ impl Thresholds {
             buffered_min_call_us: (pos(self.buffered_min_secs, "--buffered-min-secs")? * 1e6)
                 as u64,
             stall_us: (pos(self.stall_secs, "--stall-secs")? * 1e6) as u64,
+            cancel_race_us: self.cancel_race_ms * 1000,
+            cancel_progress_window_us: (pos(self.cancel_progress_secs, "--cancel-progress-secs")?
+                * 1e6) as u64,
             era: self.era.map(|e| match e {
                 EraArg::Handshake => Era::Handshake,
                 EraArg::Stateless => Era::Stateless,

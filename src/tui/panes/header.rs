@@ -189,10 +189,10 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
             ));
         }
     }
-    let label = if by_party.client.total() > 0 { 1 } else { 0 };
     let mut part = Part::new(findings);
-    if label > 0 {
-        part = part.label_drops_at(DROP_FINDINGS_LABEL, label);
+    if by_party.client.total() > 0 {
+        // The `findings: ` span.
+        part = part.label_drops_at(DROP_FINDINGS_LABEL, 1);
     }
     parts.push(part);
     let mut events = Vec::new();
