@@ -124,11 +124,9 @@ struct Chunk {
 
 impl Chunk {
     fn new(first_seq: u64, need: usize, events: usize) -> Chunk {
-        let mut bytes = Vec::with_capacity(need.max(CHUNK_BYTES));
-        ask_huge_pages(&mut bytes);
         Chunk {
             first_seq,
-            bytes,
+            bytes: Vec::with_capacity(need.max(CHUNK_BYTES)),
             events: Vec::with_capacity(events.max(64)),
         }
     }
@@ -850,25 +848,3 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
-
-/// Ask for huge pages behind a new chunk (Linux, where transparent huge
-/// pages are on request): a flood fills a 4 MiB chunk with a few faults
-/// instead of a thousand, about twice as fast measured here. Only the 2 MiB
-/// aligned part inside the allocation can get them. Best effort.
-fn ask_huge_pages(bytes: &mut Vec<u8>) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let spare = bytes.spare_capacity_mut();
-        let start = spare.as_mut_ptr() as usize;
-        let end = start + spare.len();
-        let (lo, hi) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
-        if hi > lo {
-            // SAFETY: [lo, hi) lies inside this vector's own allocation; the
-            // advice changes how its pages are backed, never their contents.
-            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = bytes;
-}
