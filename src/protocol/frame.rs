@@ -210,7 +210,7 @@ const JSON_WS: &[char] = &[' ', '\t', '\n', '\r'];
 
 /// The params as a view, if their token is a valid one.
 fn valid_token(params: ProgressParams<'_>) -> Option<super::views::ProgressView<'_>> {
-    if !IdKey::from_raw(params.token.get()).is_valid() {
+    if !IdKey::raw_is_valid(params.token.get()) {
         return None;
     }
     Some(super::views::ProgressView {

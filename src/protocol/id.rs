@@ -34,6 +34,17 @@ impl IdKey {
         IdKey::Other(raw.into())
     }
 
+    /// `IdKey::from_raw(raw).is_valid()` without building the key (the
+    /// flood's hot path asks it of every token).
+    pub fn raw_is_valid(raw: &str) -> bool {
+        let raw = raw.trim();
+        match raw.as_bytes().first() {
+            Some(b'"') => serde_json::from_str::<&serde_json::value::RawValue>(raw).is_ok(),
+            Some(b) if b.is_ascii_digit() || *b == b'-' => raw.parse::<i64>().is_ok(),
+            _ => false,
+        }
+    }
+
     pub fn from_value(v: &Value) -> IdKey {
         match v {
             Value::String(s) => IdKey::Str(s.as_str().into()),
@@ -94,6 +105,35 @@ impl fmt::Display for IdKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_validity_is_the_built_keys_validity() {
+        for raw in [
+            "7",
+            "-3",
+            " 12 ",
+            "1.5",
+            "1e3",
+            "99999999999999999999",
+            "\"t\"",
+            "\"a\\\"b\"",
+            "\"\\u00e9\"",
+            "\"open",
+            "null",
+            "true",
+            "{}",
+            "[1]",
+            "",
+            "-",
+            "\"x\" 1",
+        ] {
+            assert_eq!(
+                IdKey::raw_is_valid(raw),
+                IdKey::from_raw(raw).is_valid(),
+                "{raw:?}"
+            );
+        }
+    }
 
     #[test]
     fn keys_by_json_type() {
