@@ -54,6 +54,8 @@ enum Piece {
         t_us: u64,
         /// Bytes of this side dropped since the previous piece that was kept.
         gap: u64,
+        /// The dropped bytes ended with a line break: this piece starts a line.
+        gap_ends_line: bool,
         bytes: Vec<u8>,
     },
     /// The side reached its end (after `gap` more dropped bytes).
@@ -82,6 +84,7 @@ pub struct Feed {
     queued: Arc<AtomicUsize>,
     lost: Arc<Lost>,
     gap: u64,
+    gap_ends_line: bool,
     trace: Trace,
 }
 
@@ -90,12 +93,13 @@ impl Feed {
     pub fn offer(&mut self, bytes: &[u8]) {
         let n = bytes.len();
         if self.queued.load(Ordering::Relaxed) + n > max_queued() {
-            return self.drop_piece(n);
+            return self.drop_piece(bytes);
         }
         let piece = Piece::Bytes {
             side: self.side,
             t_us: self.trace.now_us(),
             gap: self.gap,
+            gap_ends_line: self.gap_ends_line,
             bytes: bytes.to_vec(),
         };
         self.queued.fetch_add(n, Ordering::Relaxed);
@@ -103,12 +107,14 @@ impl Feed {
             Ok(()) => self.gap = 0,
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 self.queued.fetch_sub(n, Ordering::Relaxed);
-                self.drop_piece(n);
+                self.drop_piece(bytes);
             }
         }
     }
 
-    fn drop_piece(&mut self, n: usize) {
+    fn drop_piece(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        self.gap_ends_line = bytes.last() == Some(&b'\n');
         self.gap += n as u64;
         self.lost.0[self.side as usize].fetch_add(n as u64, Ordering::Relaxed);
     }
@@ -145,6 +151,7 @@ impl Observer {
             queued: queued.clone(),
             lost: lost.clone(),
             gap: 0,
+            gap_ends_line: false,
             trace: trace.clone(),
         };
         let feeds = [
@@ -183,21 +190,22 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
     ];
     let mut out = Vec::new();
     while let Ok(piece) = rx.recv() {
-        let (side, t_us, gap, bytes, end) = match piece {
+        let (side, t_us, gap, at_line, bytes, end) = match piece {
             Piece::Bytes {
                 side,
                 t_us,
                 gap,
+                gap_ends_line,
                 bytes,
             } => {
                 queued.fetch_sub(bytes.len(), Ordering::Relaxed);
-                (side, t_us, gap, bytes, false)
+                (side, t_us, gap, gap_ends_line, bytes, false)
             }
-            Piece::End { side, gap } => (side, trace.now_us(), gap, Vec::new(), true),
+            Piece::End { side, gap } => (side, trace.now_us(), gap, true, Vec::new(), true),
         };
         let f = &mut framers[side as usize];
         if gap > 0 {
-            f.lose();
+            f.lose(at_line);
         }
         out.clear();
         f.push(&bytes, &mut out);
@@ -284,11 +292,12 @@ impl Framer {
     }
 
     /// Bytes are missing before the next ones: the line in progress is
-    /// incomplete and dropped, up to its end.
-    pub fn lose(&mut self) {
+    /// incomplete and dropped; unless the missing bytes ended a line, so
+    /// is the line the next bytes continue, up to its end.
+    pub fn lose(&mut self, at_line_start: bool) {
         self.partial.clear();
         self.seen = 0;
-        self.lost = true;
+        self.lost = !at_line_start;
     }
 
     pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<Line>) {
@@ -394,11 +403,14 @@ mod tests {
         let mut f = Framer::new(1 << 20);
         let mut out = Vec::new();
         f.push(b"one\ntw", &mut out);
-        f.lose();
-        f.push(b"o-rest\nthree\n", &mut out);
+        f.lose(false);
+        f.push(b"o-rest\nthree\nfo", &mut out);
+        // The missing bytes ended a line: what follows starts one.
+        f.lose(true);
+        f.push(b"five\n", &mut out);
         f.finish(&mut out);
         let got: Vec<&[u8]> = out.iter().map(|l| &l.bytes[..]).collect();
-        assert_eq!(got, vec![&b"one"[..], b"three"]);
+        assert_eq!(got, vec![&b"one"[..], b"three", b"five"]);
     }
 
     #[test]
@@ -416,6 +428,7 @@ mod tests {
             queued: queued.clone(),
             lost: lost.clone(),
             gap: 0,
+            gap_ends_line: false,
             trace: trace.clone(),
         };
         // The queue holds one piece: the second and third are dropped.
@@ -435,6 +448,7 @@ mod tests {
             side: Side::ServerToHost,
             t_us: 0,
             gap: feed.gap,
+            gap_ends_line: feed.gap_ends_line,
             bytes: d,
         };
         feed.tx.send(piece).unwrap();

@@ -88,7 +88,7 @@ pub fn default_name(argv: &[String]) -> String {
         .skip(1)
         .map(|a| base(a))
         .find(|a| !a.starts_with('-') && !a.is_empty() && !LAUNCHERS.contains(&a.as_str()))
-        .map_or(prog, |a| a.rsplit('@').last().unwrap_or(&a).to_string())
+        .map_or(prog, |a| a.split('@').next().unwrap_or(&a).to_string())
 }
 
 /// Take the host's stdin and stdout away from fds 0 and 1 (which then read
