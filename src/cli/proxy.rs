@@ -30,12 +30,89 @@ pub struct ProxyArgs {
     /// Memory bound of the event store (e.g. 64MiB; default 2GiB).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size)]
     pub max_store: Option<usize>,
+    /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
+    /// proxy to --url; Host and Origin are checked against DNS rebinding).
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        requires = "url",
+        conflicts_with = "command"
+    )]
+    pub listen: Option<String>,
+    /// HTTP: the Streamable HTTP (or legacy HTTP+SSE) server's URL.
+    #[arg(long, requires = "listen")]
+    pub url: Option<String>,
     /// The server command the host would run, after `--`.
-    #[arg(last = true, value_name = "CMD", required = true)]
+    #[arg(last = true, value_name = "CMD", required_unless_present = "listen")]
     pub command: Vec<String>,
 }
 
+async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
+    use std::net::ToSocketAddrs;
+    let Some(addr) = listen.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
+        eprintln!(
+            "[mcpscope] error: --listen {}: not an ADDR:PORT",
+            one_line(listen)
+        );
+        return 2;
+    };
+    let raw = a.url.clone().unwrap_or_default();
+    let url = match reqwest::Url::parse(&raw) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => u,
+        _ => {
+            eprintln!(
+                "[mcpscope] error: --url {}: not an http(s) URL",
+                one_line(&raw)
+            );
+            return 2;
+        }
+    };
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| url.host_str().unwrap_or("http").to_string());
+    let (trace_path, owned) = match &a.record {
+        Some(p) => (p.clone(), false),
+        None => match registry::owned_trace_path(std::process::id()) {
+            Ok(p) => (p, true),
+            Err(e) => {
+                eprintln!("[mcpscope] error: cannot use the sessions directory: {e}");
+                return 3;
+            }
+        },
+    };
+    let spec = crate::session::ServerSpec::Http {
+        name: name.clone(),
+        url: raw,
+        headers: Vec::new(),
+        flavor: crate::transport::http::Flavor::Auto,
+    };
+    let trace = match crate::proxy::open_trace(&spec, &name, &trace_path, a.max_store) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("[mcpscope] error: {}", one_line(&e));
+            return 2;
+        }
+    };
+    crate::proxy::http::HttpProxy {
+        name,
+        listen: addr,
+        url,
+        trace,
+        check: !a.no_check,
+        checks: crate::checks::CheckConfig::default(),
+        verbose: a.verbose,
+        trace_path,
+        owned_trace: owned,
+    }
+    .run()
+    .await
+}
+
 pub async fn run_proxy(a: ProxyArgs) -> i32 {
+    if let Some(listen) = a.listen.clone() {
+        return run_http(a, &listen).await;
+    }
     let proxy = StdioProxy {
         name: a.name,
         cmd: CommandSpec {

@@ -16,10 +16,7 @@ use super::registry::{Entry, Registration};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::event::{Event, ExitInfo};
 use crate::session::ServerSpec;
-use crate::trace::record::{FORMAT_VERSION, Recorder};
-use crate::trace::{MonotonicClock, Store, StoreLimits, Trace};
 use crate::transport::stdio::CommandSpec;
-use serde_json::json;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::FromRawFd;
@@ -147,30 +144,6 @@ fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> std::io::Resul
 }
 
 impl StdioProxy {
-    fn trace(
-        &self,
-        spec: &ServerSpec,
-        name: &str,
-        path: &std::path::Path,
-    ) -> Result<Trace, String> {
-        let mut limits = StoreLimits::default();
-        if let Some(max) = self.max_store {
-            limits.max_bytes = max;
-        }
-        let mut store = Store::new(limits);
-        let header = json!({
-            "mcpscope_trace": FORMAT_VERSION,
-            "version": env!("CARGO_PKG_VERSION"),
-            "started": crate::session::rfc3339_now(),
-            "server": spec.to_json(true),
-            "proxy": {"name": name, "pid": std::process::id()},
-        });
-        let rec = Recorder::create(path, &header)
-            .map_err(|e| format!("cannot record to {}: {e}", path.display()))?;
-        store.set_recorder(rec);
-        Ok(Trace::new(store, MonotonicClock::new()))
-    }
-
     /// Run the proxy until the server has ended and what it wrote is
     /// forwarded. Must run inside a tokio runtime (signals, checks).
     pub async fn run(self) -> Outcome {
@@ -217,7 +190,7 @@ impl StdioProxy {
         if let Some(d) = &self.cmd.cwd {
             cmd.current_dir(d);
         }
-        let trace = match self.trace(&spec, &name, &trace_path) {
+        let trace = match super::open_trace(&spec, &name, &trace_path, self.max_store) {
             Ok(t) => t,
             Err(e) => return Outcome::Failed(e),
         };
@@ -401,27 +374,41 @@ impl StdioProxy {
     }
 }
 
-/// The signals passed on to the server.
-struct Forwarded(Vec<(i32, tokio::signal::unix::Signal)>);
+/// Signals caught: the ones passed on to the server, or the ones that end
+/// the HTTP proxy.
+pub(super) struct Forwarded(Vec<(i32, tokio::signal::unix::Signal)>);
 
 impl Forwarded {
     fn catch() -> std::io::Result<Forwarded> {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut v = Vec::new();
-        for s in [
+        Forwarded::of(&[
             libc::SIGINT,
             libc::SIGTERM,
             libc::SIGHUP,
             libc::SIGQUIT,
             libc::SIGUSR1,
             libc::SIGUSR2,
-        ] {
+        ])
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP (if none can be caught, waits forever).
+    pub(super) fn catch_exit() -> Forwarded {
+        Forwarded::of(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP])
+            .unwrap_or_else(|_| Forwarded(Vec::new()))
+    }
+
+    fn of(sigs: &[i32]) -> std::io::Result<Forwarded> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut v = Vec::new();
+        for &s in sigs {
             v.push((s, signal(SignalKind::from_raw(s))?));
         }
         Ok(Forwarded(v))
     }
 
-    async fn recv(&mut self) -> i32 {
+    pub(super) async fn recv(&mut self) -> i32 {
+        if self.0.is_empty() {
+            return std::future::pending().await;
+        }
         let futs = self.0.iter_mut().map(|(n, s)| {
             let n = *n;
             Box::pin(async move {

@@ -5,6 +5,8 @@
 // one JSON line, everything it observed (server info, tools, progress,
 // result), so a run through `mcpscope proxy` can be compared with a direct one.
 //   node sdk_host.mjs TOOL ARGS_JSON CMD [ARGS...]
+// SDK_HOST_SUMMARY=1 prints counts and the call's wall time instead of every
+// notification (for floods: examples/proxy_bench.rs).
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -20,13 +22,24 @@ const transport = new StdioClientTransport({ command, args, env: process.env, st
 const client = new Client({ name: 'proxy-test-ts-host', version: '1.0.0' });
 await client.connect(transport);
 const tools = (await client.listTools()).tools.map((t) => t.name);
+const summary = process.env.SDK_HOST_SUMMARY === '1';
 const progress = [];
+let received = 0;
+const t0 = performance.now();
 const result = await client.callTool({ name: tool, arguments: JSON.parse(argsJson) }, undefined, {
-  onprogress: (p) => progress.push(p),
-  timeout: 60_000,
+  onprogress: (p) => {
+    received++;
+    if (!summary) progress.push(p);
+  },
+  timeout: 600_000,
   resetTimeoutOnProgress: true,
 });
+const callS = (performance.now() - t0) / 1000;
 await client.close();
+if (summary) {
+  console.log(JSON.stringify({ received, call_s: callS, is_error: !!result.isError }));
+  process.exit(0);
+}
 console.log(JSON.stringify({
   server: client.getServerVersion(),
   capabilities: client.getServerCapabilities(),
