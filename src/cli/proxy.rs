@@ -277,6 +277,17 @@ pub struct WrapArgs {
     /// otherwise the rewritten entry is printed.
     #[arg(long)]
     pub write: bool,
+    /// For a URL entry: where the HTTP proxy is to listen (default: a free
+    /// loopback port).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+}
+
+/// A loopback port free right now (for a proxy started later).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_or(8765, |a| a.port())
 }
 
 pub fn run_wrap(a: WrapArgs) -> i32 {
@@ -290,7 +301,11 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "mcpscope".into());
-    let w = match crate::proxy::wrap::wrap_text(&text, &a.config, &a.server, &exe) {
+    let listen = a
+        .listen
+        .clone()
+        .unwrap_or_else(|| format!("127.0.0.1:{}", free_port()));
+    let w = match crate::proxy::wrap::wrap_text(&text, &a.config, &a.server, &exe, &listen) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("[error] {}", one_line(&e.0));
@@ -299,6 +314,17 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
     };
     let entry =
         serde_json::to_string_pretty(&serde_json::json!({ &w.name: w.entry })).unwrap_or_default();
+    let start = w.run.as_ref().map(|argv| {
+        argv.iter()
+            .map(|w| crate::session::spec::shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    if let Some(cmd) = &start {
+        eprintln!(
+            "[wrap] the host will connect to the proxy: keep it running with\n[wrap]   {cmd}"
+        );
+    }
     if !a.write {
         println!("{entry}");
         return 0;

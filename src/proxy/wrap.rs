@@ -16,6 +16,9 @@ pub struct Wrapped {
     pub entry: Value,
     /// The whole file's new text.
     pub text: String,
+    /// For a URL entry: the proxy to start (argv), which the entry now
+    /// points at.
+    pub run: Option<Vec<String>>,
 }
 
 fn err(msg: String) -> UsageError {
@@ -23,17 +26,20 @@ fn err(msg: String) -> UsageError {
 }
 
 /// Rewrite server `name` of the config `text` (from `path`) to run
-/// `exe proxy --name NAME -- COMMAND ARGS...`.
-pub fn wrap_text(text: &str, path: &Path, name: &str, exe: &str) -> Result<Wrapped, UsageError> {
+/// `exe proxy --name NAME -- COMMAND ARGS...`; a URL entry is pointed at
+/// `http://LISTEN/PATH` instead, where `exe proxy --listen LISTEN --url URL`
+/// is to run.
+pub fn wrap_text(
+    text: &str,
+    path: &Path,
+    name: &str,
+    exe: &str,
+    listen: &str,
+) -> Result<Wrapped, UsageError> {
     let spec = config_from_text(text, path, Some(name))?;
     let argv = match &spec {
         ServerSpec::Stdio { cmd, .. } => cmd.argv.clone(),
-        ServerSpec::Http { .. } => {
-            return Err(err(format!(
-                "server {name:?} in {} is a URL entry: the host connects to it itself; run `mcpscope proxy --listen ADDR:PORT --url URL` and point the entry's url at ADDR:PORT",
-                path.display()
-            )));
-        }
+        ServerSpec::Http { url, .. } => return wrap_url(text, path, name, exe, listen, url),
     };
     if argv.get(1).is_some_and(|a| a == "proxy")
         && Path::new(&argv[0])
@@ -99,6 +105,85 @@ pub fn wrap_text(text: &str, path: &Path, name: &str, exe: &str) -> Result<Wrapp
         name: name.to_string(),
         entry: new_entry,
         text: out,
+        run: None,
+    })
+}
+
+fn wrap_url(
+    text: &str,
+    path: &Path,
+    name: &str,
+    exe: &str,
+    listen: &str,
+    url: &str,
+) -> Result<Wrapped, UsageError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        err(format!(
+            "server {name:?} in {}: url {url:?}: {e}",
+            path.display()
+        ))
+    })?;
+    if parsed.host_str().is_some_and(|h| {
+        let origin = format!("{h}:{}", parsed.port_or_known_default().unwrap_or(0));
+        origin == listen
+    }) {
+        return Err(err(format!(
+            "server {name:?} in {} already points at {listen}",
+            path.display()
+        )));
+    }
+    let mut local = format!("http://{listen}{}", parsed.path());
+    if let Some(q) = parsed.query() {
+        local.push('?');
+        local.push_str(q);
+    }
+    let plain = strip_jsonc(text);
+    let entry = locate_entry(&plain, name)
+        .ok_or_else(|| err(format!("cannot find server {name:?} in {}", path.display())))?;
+    let members = members(plain.as_bytes(), entry.0).ok_or_else(|| {
+        err(format!(
+            "server {name:?} in {} is not an object",
+            path.display()
+        ))
+    })?;
+    let (s, e) = members
+        .iter()
+        .find(|m| m.0 == "url" || m.0 == "serverUrl")
+        .map(|m| (m.1, m.2))
+        .ok_or_else(|| {
+            err(format!(
+                "server {name:?} in {} has no \"url\"",
+                path.display()
+            ))
+        })?;
+    let mut out = text.to_string();
+    out.replace_range(s..e, &serde_json::to_string(&local).unwrap_or_default());
+    let again = config_from_text(&out, path, Some(name))?;
+    if !matches!(&again, ServerSpec::Http { url, .. } if *url == local) {
+        return Err(err(format!(
+            "rewriting server {name:?} in {} did not give the expected entry; the file is left alone",
+            path.display()
+        )));
+    }
+    let plain = strip_jsonc(&out);
+    let new_entry = locate_entry(&plain, name)
+        .and_then(|(s, e)| serde_json::from_str(&plain[s..e]).ok())
+        .ok_or_else(|| err(format!("cannot read server {name:?} back after rewriting")))?;
+    let run = vec![
+        exe.to_string(),
+        "proxy".into(),
+        "--name".into(),
+        name.to_string(),
+        "--listen".into(),
+        listen.to_string(),
+        "--url".into(),
+        url.to_string(),
+    ];
+    Ok(Wrapped {
+        name: name.to_string(),
+        entry: new_entry,
+        text: out,
+        run: Some(run),
     })
 }
 
@@ -234,7 +319,14 @@ mod tests {
 
     #[test]
     fn only_command_and_args_change_comments_and_the_rest_stay() {
-        let w = wrap_text(VSCODE, Path::new("mcp.json"), "weather", "/bin/mcpscope").unwrap();
+        let w = wrap_text(
+            VSCODE,
+            Path::new("mcp.json"),
+            "weather",
+            "/bin/mcpscope",
+            "127.0.0.1:1",
+        )
+        .unwrap();
         let want = VSCODE
             .replace(r#""command": "uvx""#, r#""command": "/bin/mcpscope""#)
             .replace(
@@ -245,14 +337,20 @@ mod tests {
         assert_eq!(w.entry["env"]["KEY"], "x");
         assert_eq!(w.entry["args"][4], "uvx");
         // Wrapping twice is refused.
-        let again = wrap_text(&w.text, Path::new("mcp.json"), "weather", "/bin/mcpscope");
+        let again = wrap_text(
+            &w.text,
+            Path::new("mcp.json"),
+            "weather",
+            "/bin/mcpscope",
+            "127.0.0.1:1",
+        );
         assert!(again.unwrap_err().0.contains("already runs through"));
     }
 
     #[test]
     fn an_entry_without_args_gets_them_after_its_command() {
         let text = r#"{"mcpServers": {"s": {"command": "/srv/s"}}}"#;
-        let w = wrap_text(text, Path::new("c.json"), "s", "mcpscope").unwrap();
+        let w = wrap_text(text, Path::new("c.json"), "s", "mcpscope", "127.0.0.1:1").unwrap();
         assert_eq!(
             w.text,
             r#"{"mcpServers": {"s": {"command": "mcpscope", "args": ["proxy","--name","s","--","/srv/s"]}}}"#
@@ -260,11 +358,40 @@ mod tests {
     }
 
     #[test]
-    fn url_entries_and_unknown_names_are_clear_errors() {
-        let text = r#"{"mcpServers": {"u": {"url": "http://x/mcp"}}}"#;
-        let e = wrap_text(text, Path::new("c.json"), "u", "mcpscope").unwrap_err();
-        assert!(e.0.contains("--listen"), "{}", e.0);
-        let e = wrap_text(text, Path::new("c.json"), "nope", "mcpscope").unwrap_err();
+    fn a_url_entry_points_at_the_proxy_to_start_and_unknown_names_are_errors() {
+        let text = "{\"mcpServers\": {\"u\": {\"url\": \"https://api.example/mcp?x=1\", // remote\n \"headers\": {\"Authorization\": \"Bearer t\"}}}}";
+        let w = wrap_text(text, Path::new("c.json"), "u", "mcpscope", "127.0.0.1:4123").unwrap();
+        assert_eq!(
+            w.text,
+            text.replace(
+                "https://api.example/mcp?x=1",
+                "http://127.0.0.1:4123/mcp?x=1"
+            )
+        );
+        assert_eq!(
+            w.run.unwrap(),
+            [
+                "mcpscope",
+                "proxy",
+                "--name",
+                "u",
+                "--listen",
+                "127.0.0.1:4123",
+                "--url",
+                "https://api.example/mcp?x=1"
+            ]
+        );
+        assert_eq!(w.entry["headers"]["Authorization"], "Bearer t");
+        let again = wrap_text(
+            &w.text,
+            Path::new("c.json"),
+            "u",
+            "mcpscope",
+            "127.0.0.1:4123",
+        );
+        assert!(again.unwrap_err().0.contains("already points at"));
+        let e =
+            wrap_text(text, Path::new("c.json"), "nope", "mcpscope", "127.0.0.1:1").unwrap_err();
         assert!(e.0.contains("no server \"nope\""), "{}", e.0);
     }
 }
