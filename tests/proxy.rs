@@ -177,6 +177,25 @@ fn a_server_dying_mid_call_ends_the_host_side_as_directly() {
 }
 
 #[test]
+fn the_proxy_ends_with_the_server_even_while_the_host_keeps_its_stdin_open() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    // Exits 5 mid-call (the tests' watchdog would kill with SIGKILL instead).
+    let exiting: Vec<String> = dying_server()
+        .into_iter()
+        .map(|a| a.replace("kill -KILL $$", "exit 5"))
+        .collect();
+    let mut h = Host::start(&proxied(&exiting, &trace, &[]), d.path());
+    h.initialize();
+    h.write(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{}}}\n");
+    let (out, st, _) = h.wait_stdin_open();
+    assert!(out.ends_with(b"\"progress\":1}}\n"));
+    assert_eq!(st.code(), Some(5));
+    let recs = recorded(&trace);
+    assert_eq!(dir_frames(&recs, "out").len(), 3);
+}
+
+#[test]
 fn a_host_gone_mid_call_ends_the_server_and_the_proxy() {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");

@@ -60,6 +60,8 @@ enum Piece {
     },
     /// The side reached its end (after `gap` more dropped bytes).
     End { side: Side, gap: u64 },
+    /// The session is over: keep what came before, stop.
+    Stop,
 }
 
 /// What the observer could not keep, per side (bytes).
@@ -134,6 +136,9 @@ impl Drop for Feed {
 /// The observer thread and the feeds into it.
 pub struct Observer {
     thread: Option<std::thread::JoinHandle<()>>,
+    /// For `Stop`: a side may never end (a host that keeps its stdin open
+    /// after the server is gone), and the observer must not wait for it.
+    tx: SyncSender<Piece>,
     pub lost: Arc<Lost>,
 }
 
@@ -159,7 +164,6 @@ impl Observer {
             feed(Side::ServerToHost),
             feed(Side::Stderr),
         ];
-        drop(tx);
         let thread = std::thread::Builder::new()
             .name("proxy-observer".into())
             .spawn(move || observe(&trace, &rx, &queued, max_frame))
@@ -167,15 +171,17 @@ impl Observer {
         (
             Observer {
                 thread: Some(thread),
+                tx,
                 lost,
             },
             feeds,
         )
     }
 
-    /// Wait until every piece offered so far is in the trace (the feeds
-    /// must be dropped first, or this waits for them).
+    /// Wait until every piece offered so far is in the trace, then stop
+    /// (what is offered later is not observed).
     pub fn finish(mut self) {
+        let _ = self.tx.send(Piece::Stop);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -191,6 +197,23 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
     let mut out = Vec::new();
     while let Ok(piece) = rx.recv() {
         let (side, t_us, gap, at_line, bytes, end) = match piece {
+            Piece::Stop => {
+                // Lines cut short by the end are frames too.
+                let t_us = trace.now_us();
+                for (i, f) in framers.iter_mut().enumerate() {
+                    let mut last = Vec::new();
+                    f.finish(&mut last);
+                    let side = [Side::HostToServer, Side::ServerToHost, Side::Stderr][i];
+                    if !last.is_empty() {
+                        trace.append(|s, _| {
+                            for l in &last {
+                                append_line(s, side, t_us, l);
+                            }
+                        });
+                    }
+                }
+                return;
+            }
             Piece::Bytes {
                 side,
                 t_us,

@@ -167,6 +167,12 @@ impl Host {
     /// Close stdin, read stdout to its end, wait for the process.
     pub fn finish(mut self) -> (Vec<u8>, ExitStatus, Vec<u8>) {
         self.close_stdin();
+        self.wait_stdin_open()
+    }
+
+    /// Read stdout to its end and wait for the process, stdin still open
+    /// (a host that keeps writing, or simply never closes it).
+    pub fn wait_stdin_open(mut self) -> (Vec<u8>, ExitStatus, Vec<u8>) {
         self.out_done
             .recv_timeout(LIMIT)
             .expect("stdout never ended");
