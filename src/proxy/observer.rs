@@ -16,19 +16,18 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 /// The trace channel of a stdio proxy's frames.
 pub const CHANNEL: &str = "stdio";
 
-/// Bytes waiting for the observer, at most; beyond them copies are dropped.
-/// `MCPSCOPE_PROXY_QUEUE` (bytes) lowers it, for tests.
-fn max_queued() -> usize {
-    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        std::env::var("MCPSCOPE_PROXY_QUEUE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64 << 20)
-    })
+/// Bytes waiting for the observer, at most, for a store bound of
+/// `max_store`: a quarter of it (the store holds the same bytes again once
+/// observed), so a burst the store can hold is not lost on the way to it.
+/// `MCPSCOPE_PROXY_QUEUE` (bytes) sets it, for tests.
+pub fn max_queued(max_store: usize) -> usize {
+    std::env::var("MCPSCOPE_PROXY_QUEUE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(max_store / 4)
 }
 /// Pieces waiting for the observer, at most (each is one read, ≤ 1 MiB).
-const QUEUE_PIECES: usize = 4096;
+const QUEUE_PIECES: usize = 16_384;
 
 /// Which stream a piece was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +83,7 @@ pub struct Feed {
     side: Side,
     tx: SyncSender<Piece>,
     queued: Arc<AtomicUsize>,
+    max_queued: usize,
     lost: Arc<Lost>,
     gap: u64,
     gap_ends_line: bool,
@@ -94,7 +94,7 @@ impl Feed {
     /// Offer a copy of `bytes`, just forwarded. Never blocks.
     pub fn offer(&mut self, bytes: &[u8]) {
         let n = bytes.len();
-        if self.queued.load(Ordering::Relaxed) + n > max_queued() {
+        if self.queued.load(Ordering::Relaxed) + n > self.max_queued {
             return self.drop_piece(bytes);
         }
         let piece = Piece::Bytes {
@@ -146,7 +146,7 @@ impl Observer {
     /// Start observing into `trace`; frames longer than `max_frame` are cut
     /// as the transports cut them. Returns the feeds for host→server,
     /// server→host and stderr.
-    pub fn start(trace: Trace, max_frame: usize) -> (Observer, [Feed; 3]) {
+    pub fn start(trace: Trace, max_frame: usize, max_queued: usize) -> (Observer, [Feed; 3]) {
         let (tx, rx) = sync_channel(QUEUE_PIECES);
         let queued = Arc::new(AtomicUsize::new(0));
         let lost = Arc::new(Lost::default());
@@ -154,6 +154,7 @@ impl Observer {
             side,
             tx: tx.clone(),
             queued: queued.clone(),
+            max_queued,
             lost: lost.clone(),
             gap: 0,
             gap_ends_line: false,
@@ -166,7 +167,16 @@ impl Observer {
         ];
         let thread = std::thread::Builder::new()
             .name("proxy-observer".into())
-            .spawn(move || observe(&trace, &rx, &queued, max_frame))
+            .spawn(move || {
+                // Forwarding comes first: on a busy machine the copying
+                // threads get the CPU, and the observer catches up after a
+                // burst (its queue holds it) instead of slowing it.
+                // SAFETY: setpriority(2) on this thread (Linux: a tid).
+                unsafe {
+                    libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+                }
+                observe(&trace, &rx, &queued, max_frame)
+            })
             .expect("spawn observer thread");
         (
             Observer {
@@ -449,6 +459,7 @@ mod tests {
             side: Side::ServerToHost,
             tx,
             queued: queued.clone(),
+            max_queued: 1 << 20,
             lost: lost.clone(),
             gap: 0,
             gap_ends_line: false,

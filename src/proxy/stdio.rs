@@ -153,6 +153,9 @@ impl StdioProxy {
             }
         };
         let argv = &self.cmd.argv;
+        let max_store = self
+            .max_store
+            .unwrap_or(crate::trace::StoreLimits::default().max_bytes);
         let name = self.name.clone().unwrap_or_else(|| default_name(argv));
         let spec = ServerSpec::Stdio {
             name: name.clone(),
@@ -250,8 +253,11 @@ impl StdioProxy {
             trace_path.display()
         ));
 
-        let (observer, [mut h2s, mut s2h, mut err]) =
-            Observer::start(trace.clone(), self.max_frame);
+        let (observer, [mut h2s, mut s2h, mut err]) = Observer::start(
+            trace.clone(),
+            self.max_frame,
+            super::observer::max_queued(max_store),
+        );
         let (Some(server_in), Some(server_out), Some(server_err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
