@@ -168,7 +168,7 @@ if want attach; then
 # 8. attach: a host (mcpscope's own headless client) runs the demo server
 #    through `mcpscope proxy`; the TUI attaches to the live session late.
 RT="$(mktemp -d)"
-MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" call --tool build_report --args '{"tasks": 40, "delay_ms": 250}' \
+MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" call --tool build_report --args '{"tasks": 40, "delay_ms": 400}' \
     --log-level debug -- "$BIN" proxy --name build -- "$BIN" demo-server >/dev/null 2>&1 &
 HOST_PID=$!
 deadline=$(( $(date +%s) + 30 ))
@@ -177,6 +177,6 @@ until MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" sessions | grep -q '^build '; do
     sleep 0.05
 done
 start_cmd 160 48 "attach build"
-wait_for 'build_report .* (1[2-9]|2[0-9])/40'
+wait_for ' (1[2-9]|2[0-9]) / 40 '
 shot attach 160 48
 fi

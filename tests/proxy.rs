@@ -510,3 +510,43 @@ fn an_observer_that_cannot_keep_up_costs_the_host_nothing_and_says_so() {
     assert_eq!(lost_in, through.len() as u64, "{behind:?}");
     assert!(dir_frames(&recs, "in").is_empty());
 }
+
+#[test]
+fn a_response_is_never_recorded_before_its_request() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    // Answers each request the moment it reads it.
+    let answering: Vec<String> = ["sed", "-u", "s/\"method\":\"ping\"/\"result\":{}/"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut h = Host::start(&proxied(&answering, &trace, &[]), d.path());
+    let n = 2000;
+    for id in 1..=n {
+        h.write(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        h.wait_line(|v| v["id"] == id && v.get("result").is_some());
+    }
+    let (_, st, _) = h.finish();
+    assert!(st.success());
+    let recs = recorded(&trace);
+    let mut asked = std::collections::HashSet::new();
+    for r in &recs {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r.bytes) else {
+            continue;
+        };
+        match r.dir.as_str() {
+            "out" => {
+                asked.insert(v["id"].as_u64().unwrap());
+            }
+            "in" => {
+                let id = v["id"].as_u64().unwrap();
+                assert!(
+                    asked.contains(&id),
+                    "response {id} recorded before its request"
+                );
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(asked.len(), n as usize);
+}

@@ -1,8 +1,8 @@
 //! The stdio proxy: the host runs mcpscope instead of the server; mcpscope
 //! runs the server and copies host stdin → server stdin, server stdout →
 //! host stdout and server stderr → its own stderr, byte for byte, each on a
-//! thread of its own that copies first and then offers the observer a copy
-//! (never waiting for it).
+//! thread of its own that offers the observer a copy of each piece (never
+//! waiting for it) and writes it on.
 //!
 //! Ends pass through as a direct connection would show them: the host's EOF
 //! closes the server's stdin; the server's EOF closes the host's stdout; a
@@ -117,9 +117,12 @@ fn take_host_fds() -> std::io::Result<(File, File)> {
     Ok((host_in, host_out))
 }
 
-/// Copy `from` → `to` until either side ends, offering each piece to the
-/// observer after it was written. Returns whether it was the reading side
-/// that ended (EOF or error), as opposed to the writing side failing.
+/// Copy `from` → `to` until either side ends. Each piece is offered to the
+/// observer (which never waits) just before it is written: whatever the
+/// other side does in answer is read after that, so the trace has both
+/// directions in wire order — a response never before its request.
+/// Returns whether it was the reading side that ended (EOF or error), as
+/// opposed to the writing side failing.
 fn copy(mut from: impl Read, mut to: impl Write, feed: &mut Feed) -> bool {
     let mut buf = vec![0u8; COPY_BUF];
     loop {
@@ -129,10 +132,10 @@ fn copy(mut from: impl Read, mut to: impl Write, feed: &mut Feed) -> bool {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return true,
         };
+        feed.offer(&buf[..n]);
         if to.write_all(&buf[..n]).is_err() {
             return false;
         }
-        feed.offer(&buf[..n]);
     }
 }
 
