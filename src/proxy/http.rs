@@ -37,8 +37,8 @@ type Body = BoxBody<Bytes, std::io::Error>;
 
 /// Request bodies are read whole before forwarding (to record them); at most this.
 const MAX_REQUEST: usize = 64 << 20;
-/// Response chunks waiting for the observer, per exchange, at most.
-const OBSERVER_QUEUE: usize = 1024;
+/// Pieces (request bodies, response chunks, events) waiting for the observer, at most.
+const OBSERVER_QUEUE: usize = 16_384;
 /// A JSON response body is recorded up to this size (the host gets all of it).
 const MAX_JSON_BODY: usize = 64 << 20;
 
@@ -75,6 +75,19 @@ struct Shared {
     trace: Trace,
     posts: AtomicU64,
     lost: AtomicU64,
+    /// Everything observed goes through this one queue, in the order it was
+    /// forwarded: a request body before it goes upstream, a response chunk
+    /// before it goes to the host — so the trace never has an answer before
+    /// what it answers, across exchanges either.
+    obs: tokio::sync::mpsc::Sender<Obs>,
+}
+
+/// What the observer task records, in order.
+enum Obs {
+    Request { ch: String, body: Bytes },
+    Meta { ch: String, ev: Event },
+    Chunk { ch: String, sse: bool, bytes: Bytes },
+    End { ch: String },
 }
 
 fn text(status: StatusCode, body: String) -> Response<Body> {
@@ -134,6 +147,11 @@ impl HttpProxy {
             trace: self.trace.clone(),
             posts: AtomicU64::new(0),
             lost: AtomicU64::new(0),
+            obs: {
+                let (tx, rx) = tokio::sync::mpsc::channel(OBSERVER_QUEUE);
+                tokio::spawn(observe(self.trace.clone(), rx));
+                tx
+            },
         });
         let started_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -224,8 +242,33 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 }
 
 impl Shared {
-    fn meta(&self, ch: &str, ev: &Event) {
-        self.trace.append(|s, now| s.append_event(ch, now, ev));
+    /// Queue `o` for the observer without waiting; what does not fit is
+    /// counted and said in the trace.
+    fn observe(&self, o: Obs) {
+        if let Err(
+            tokio::sync::mpsc::error::TrySendError::Full(o)
+            | tokio::sync::mpsc::error::TrySendError::Closed(o),
+        ) = self.obs.try_send(o)
+        {
+            let (ch, bytes) = match &o {
+                Obs::Request { ch, body } => (ch.clone(), body.len()),
+                Obs::Chunk { ch, bytes, .. } => (ch.clone(), bytes.len()),
+                Obs::Meta { ch, .. } | Obs::End { ch } => (ch.clone(), 0),
+            };
+            self.lost.fetch_add(bytes as u64, Ordering::Relaxed);
+            let ev = Event::ObserverBehind {
+                stream: ch.clone(),
+                bytes: bytes as u64,
+            };
+            self.trace.append(|s, now| s.append_event(&ch, now, &ev));
+        }
+    }
+
+    fn meta(&self, ch: &str, ev: Event) {
+        self.observe(Obs::Meta {
+            ch: ch.to_string(),
+            ev,
+        });
     }
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
@@ -261,9 +304,9 @@ impl Shared {
             }
         };
         if !body.is_empty() {
-            let frame = body.trim_ascii();
-            self.trace.append(|s, now| {
-                s.append_frame(Dir::Out, &ch, now, frame, &mut Vec::new());
+            self.observe(Obs::Request {
+                ch: ch.clone(),
+                body: body.clone(),
             });
         }
         let t0 = Instant::now();
@@ -280,7 +323,7 @@ impl Shared {
                 let error = crate::protocol::sanitize::one_line(&e.to_string()).into_owned();
                 self.meta(
                     &ch,
-                    &Event::HttpError {
+                    Event::HttpError {
                         method: method.to_string(),
                         error: error.clone(),
                     },
@@ -304,7 +347,7 @@ impl Shared {
             .map(str::to_string);
         self.meta(
             &ch,
-            &Event::Http {
+            Event::Http {
                 method: method.to_string(),
                 status: Status::Code(status.as_u16()),
                 content_type: ctype.clone(),
@@ -322,31 +365,33 @@ impl Shared {
         let sse = ctype
             .as_deref()
             .is_some_and(|c| c.starts_with("text/event-stream"));
-        let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(OBSERVER_QUEUE);
-        tokio::spawn(observe(self.trace.clone(), ch.clone(), sse, rx));
         let me = self.clone();
-        let chunks = resp.bytes_stream().map(move |chunk| match chunk {
-            Ok(b) => {
-                if tx.try_send(b.clone()).is_err() {
-                    me.lost.fetch_add(b.len() as u64, Ordering::Relaxed);
+        // Tells the observer the body is over when the stream is dropped:
+        // at its end, or when the host went away in the middle.
+        let guard = EndOnDrop {
+            shared: self.clone(),
+            ch: ch.clone(),
+        };
+        let chunks = resp.bytes_stream().map(move |chunk| {
+            let _ = &guard;
+            match chunk {
+                Ok(b) => {
+                    me.observe(Obs::Chunk {
+                        ch: ch.clone(),
+                        sse,
+                        bytes: b.clone(),
+                    });
+                    Ok(Frame::data(b))
+                }
+                Err(e) => {
                     me.meta(
                         &ch,
-                        &Event::ObserverBehind {
-                            stream: "server→host".into(),
-                            bytes: b.len() as u64,
+                        Event::StreamError {
+                            error: crate::protocol::sanitize::one_line(&e.to_string()).into_owned(),
                         },
                     );
+                    Err(std::io::Error::other(e))
                 }
-                Ok(Frame::data(b))
-            }
-            Err(e) => {
-                me.meta(
-                    &ch,
-                    &Event::StreamError {
-                        error: crate::protocol::sanitize::one_line(&e.to_string()).into_owned(),
-                    },
-                );
-                Err(std::io::Error::other(e))
             }
         });
         out.body(BodyExt::boxed(StreamBody::new(chunks)))
@@ -354,42 +399,96 @@ impl Shared {
     }
 }
 
-/// Record one response body: SSE events' data as frames as they complete,
-/// or a JSON body whole at its end.
-async fn observe(trace: Trace, ch: String, sse: bool, mut rx: tokio::sync::mpsc::Receiver<Bytes>) {
-    let mut parser = crate::transport::sse::SseParser::new();
-    let mut body = Vec::new();
-    let mut total = 0u64;
-    while let Some(chunk) = rx.recv().await {
-        if sse {
-            let events = parser.feed(&chunk);
-            // Priming events (an id, no data) carry no message.
-            let frames: Vec<String> = events
-                .into_iter()
-                .filter_map(|e| e.data)
-                .filter(|d| !d.is_empty())
-                .collect();
-            if !frames.is_empty() {
-                trace.append(|s, now| {
-                    for f in &frames {
-                        s.append_frame(Dir::In, &ch, now, f.as_bytes(), &mut Vec::new());
+struct EndOnDrop {
+    shared: Arc<Shared>,
+    ch: String,
+}
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.shared.observe(Obs::End {
+            ch: std::mem::take(&mut self.ch),
+        });
+    }
+}
+
+/// Response bodies being observed: an SSE parser, or a JSON body so far.
+enum Pending {
+    Sse(crate::transport::sse::SseParser),
+    Json { body: Vec<u8>, total: u64 },
+}
+
+/// The observer task: records what `rx` brings, in its order. SSE events'
+/// data become frames as they complete; a JSON body is one frame at its end.
+async fn observe(trace: Trace, mut rx: tokio::sync::mpsc::Receiver<Obs>) {
+    let mut bodies: std::collections::HashMap<String, Pending> = std::collections::HashMap::new();
+    while let Some(o) = rx.recv().await {
+        match o {
+            Obs::Request { ch, body } => trace.append(|s, now| {
+                s.append_frame(Dir::Out, &ch, now, body.trim_ascii(), &mut Vec::new());
+            }),
+            Obs::Meta { ch, ev } => trace.append(|s, now| {
+                s.append_event(&ch, now, &ev);
+            }),
+            Obs::Chunk { ch, sse, bytes } => {
+                let b = bodies.entry(ch.clone()).or_insert_with(|| {
+                    if sse {
+                        Pending::Sse(crate::transport::sse::SseParser::new())
+                    } else {
+                        Pending::Json {
+                            body: Vec::new(),
+                            total: 0,
+                        }
                     }
                 });
+                match b {
+                    Pending::Sse(parser) => {
+                        // Priming events (an id, no data) carry no message.
+                        let frames: Vec<String> = parser
+                            .feed(&bytes)
+                            .into_iter()
+                            .filter_map(|e| e.data)
+                            .filter(|d| !d.is_empty())
+                            .collect();
+                        if !frames.is_empty() {
+                            trace.append(|s, now| {
+                                for f in &frames {
+                                    s.append_frame(
+                                        Dir::In,
+                                        &ch,
+                                        now,
+                                        f.as_bytes(),
+                                        &mut Vec::new(),
+                                    );
+                                }
+                            });
+                        }
+                    }
+                    Pending::Json { body, total } => {
+                        *total += bytes.len() as u64;
+                        let room = MAX_JSON_BODY.saturating_sub(body.len());
+                        body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                    }
+                }
             }
-        } else {
-            total += chunk.len() as u64;
-            let room = MAX_JSON_BODY.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            Obs::End { ch } => {
+                if let Some(Pending::Json { body, total }) = bodies.remove(&ch)
+                    && !body.is_empty()
+                {
+                    trace.append(|s, now| {
+                        if total > body.len() as u64 {
+                            let seq = s.append_cut(Dir::In, &ch, now, &body);
+                            s.append_event(
+                                &ch,
+                                now,
+                                &Event::oversized(body.len(), total, Some(seq)),
+                            );
+                        } else {
+                            s.append_frame(Dir::In, &ch, now, body.trim_ascii(), &mut Vec::new());
+                        }
+                    });
+                }
+            }
         }
-    }
-    if !sse && !body.is_empty() {
-        trace.append(|s, now| {
-            if total > body.len() as u64 {
-                let seq = s.append_cut(Dir::In, &ch, now, &body);
-                s.append_event(&ch, now, &Event::oversized(body.len(), total, Some(seq)));
-            } else {
-                s.append_frame(Dir::In, &ch, now, body.trim_ascii(), &mut Vec::new());
-            }
-        });
     }
 }
