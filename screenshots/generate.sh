@@ -1,11 +1,12 @@
 #!/bin/sh
 # Regenerate the README screenshots: real renders of the real app (main
 # screen, raw, logs, a finished run, 80x24 tabs, the Findings pane, the
-# Network pane of an HTTP session).
+# Network pane of an HTTP session, `attach` on a live proxy session).
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
-#                                        # finished), narrow, findings, network
+#                                        # finished), narrow, findings, network,
+#                                        # attach
 #
 # Builds the release binary, runs `mcpscope demo` in a detached tmux
 # session (160x48, and 80x24 for the narrow layout), drives it with keys,
@@ -21,13 +22,17 @@ BIN="$PWD/target/release/mcpscope"
 CONF="$(mktemp -d)"   # an empty config dir: default theme and keys
 SOCK=""
 SERVER_PID=""
+HOST_PID=""
+RT=""
 cleanup() {
     [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null
     [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
+    [ -n "$HOST_PID" ] && kill "$HOST_PID" 2>/dev/null
     rm -rf "$CONF"
+    [ -n "$RT" ] && rm -rf "$RT"
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network} "
+STEPS=" ${*:-demo narrow findings network attach} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -42,7 +47,7 @@ start_cmd() {
     [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null || true
     SOCK="mcpscope-shots-$$-$cols"
     tmux -L "$SOCK" -f /dev/null new-session -d -x "$cols" -y "$rows" \
-        "MCPSCOPE_CONFIG_DIR='$CONF' TERM=xterm-256color COLORTERM=truecolor '$BIN' $*; sleep 600"
+        "MCPSCOPE_CONFIG_DIR='$CONF' MCPSCOPE_RUNTIME_DIR='${RT:-}' TERM=xterm-256color COLORTERM=truecolor '$BIN' $*; sleep 600"
 }
 
 # wait_for REGEX [SECONDS] : poll the screen until it matches
@@ -157,4 +162,21 @@ wait_for 'timeline: channel post:'
 keys 8
 wait_for '┏ 8 Network'
 shot network 160 48
+fi
+
+if want attach; then
+# 8. attach: a host (mcpscope's own headless client) runs the demo server
+#    through `mcpscope proxy`; the TUI attaches to the live session late.
+RT="$(mktemp -d)"
+MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" call --tool build_report --args '{"tasks": 40, "delay_ms": 400}' \
+    --log-level debug -- "$BIN" proxy --name build -- "$BIN" demo-server >/dev/null 2>&1 &
+HOST_PID=$!
+deadline=$(( $(date +%s) + 30 ))
+until MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" sessions | grep -q '^build '; do
+    [ "$(date +%s)" -ge "$deadline" ] && { echo "no proxy session appeared" >&2; exit 1; }
+    sleep 0.05
+done
+start_cmd 160 48 "attach build"
+wait_for ' (1[2-9]|2[0-9]) / 40 '
+shot attach 160 48
 fi

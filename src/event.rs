@@ -193,6 +193,14 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A proxy forwarded bytes its observer could not keep (it fell behind
+    /// its bound): they reached the other side but are missing here.
+    ObserverBehind {
+        /// `host→server`, `server→host` or `stderr`.
+        stream: String,
+        /// Bytes forwarded but not observed.
+        bytes: u64,
+    },
     /// The server asked for another version; discovery is retried once.
     VersionRetry {
         #[serde(rename = "protocolVersion")]
@@ -261,6 +269,7 @@ impl Event {
             Event::Era { .. } => "era",
             Event::ListenEnd { .. } => "listen-end",
             Event::VersionRetry { .. } => "version-retry",
+            Event::ObserverBehind { .. } => "observer-behind",
         }
     }
 

@@ -8,6 +8,9 @@
 //! - `calls` (the calls of a session, from the store) and `checks` (the rule
 //!   engine) read the trace;
 //! - `session` opens a session: a resolved server, its trace and recording;
+//! - `proxy` sits between a host and a server, forwarding byte for byte
+//!   and observing beside the path into a trace; live sessions are found
+//!   through a per-user registry;
 //! - two faces over that core, which never import each other: `cli` (the
 //!   headless commands) and `tui` (the only module that touches the terminal);
 //! - `demo` is a stand-alone MCP server used for demos and tests;
@@ -24,6 +27,7 @@ pub mod files;
 pub mod format;
 pub mod listen_guard;
 pub mod protocol;
+pub mod proxy;
 pub mod selflog;
 pub mod session;
 pub mod trace;

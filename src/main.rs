@@ -20,6 +20,7 @@ fn main() {
         }
         // Without --print, replay is interactive.
         Some(Cmd::Replay(a)) if !a.print => block_on(mcpscope::tui::replay(&a.file)),
+        Some(Cmd::Attach(a)) if !a.print => block_on(mcpscope::tui::attach(a.name.as_deref())),
         Some(cmd) => block_on(mcpscope::cli::run(cmd)),
     };
     // Recordings are written by threads of their own: let them finish.

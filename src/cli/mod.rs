@@ -8,6 +8,7 @@ pub mod demo_server;
 pub mod docs;
 pub mod http_lines;
 pub mod printer;
+pub mod proxy;
 pub mod replay;
 pub mod rules;
 pub mod signals;
@@ -70,6 +71,16 @@ pub enum Cmd {
     Replay(replay::ReplayArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
+    /// Sit between a host and a stdio server: bytes pass unchanged, the
+    /// session is observed, recorded and checked beside the path.
+    Proxy(proxy::ProxyArgs),
+    /// List the live proxy sessions on this machine.
+    Sessions(proxy::SessionsArgs),
+    /// Follow a live proxy session read-only: the TUI, or text with --print.
+    Attach(proxy::AttachArgs),
+    /// Print (or with --write, edit in place) a host config entry rewritten
+    /// to run through `mcpscope proxy`.
+    Wrap(proxy::WrapArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff) on stdout; `man COMMAND`: that subcommand's page.
@@ -89,6 +100,10 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Rules => rules::run(),
+        Cmd::Proxy(a) => proxy::run_proxy(a).await,
+        Cmd::Sessions(a) => proxy::run_sessions(a),
+        Cmd::Attach(a) => proxy::run_attach_print(a),
+        Cmd::Wrap(a) => proxy::run_wrap(a),
         Cmd::Completions(a) => docs::run_completions(a),
         Cmd::Man(a) => docs::run_man(a),
         Cmd::ConformanceClient(a) => conformance::run(a).await,

@@ -115,7 +115,7 @@ pub fn config_from_text(
 /// VS Code writes JSON with comments and trailing commas. Both become
 /// spaces, byte for byte (line breaks kept), so a parse error still points at
 /// the line and column of the file as written.
-fn strip_jsonc(s: &str) -> String {
+pub(crate) fn strip_jsonc(s: &str) -> String {
     let mut b = s.as_bytes().to_vec();
     let mut i = 0;
     // The last comma since the last value: dropped if a `}` or `]` comes

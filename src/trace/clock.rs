@@ -20,6 +20,15 @@ impl MonotonicClock {
             start: Instant::now(),
         })
     }
+
+    /// A clock that reads `elapsed` now: time counted from a start that
+    /// was earlier (another process's session, followed from later on).
+    pub fn since(elapsed: std::time::Duration) -> Arc<MonotonicClock> {
+        let now = Instant::now();
+        Arc::new(MonotonicClock {
+            start: now.checked_sub(elapsed).unwrap_or(now),
+        })
+    }
 }
 
 impl Clock for MonotonicClock {

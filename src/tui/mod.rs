@@ -11,6 +11,7 @@
 
 pub mod action;
 pub mod app;
+pub mod attach;
 pub mod calls;
 pub mod compose;
 pub mod exit;
@@ -33,6 +34,7 @@ pub mod ui;
 pub mod views;
 
 pub use app::{App, AppOptions};
+pub use attach::attach;
 
 use crate::checks::LiveChecks;
 use crate::session::Launch;

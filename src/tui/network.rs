@@ -388,7 +388,8 @@ impl NetworkView {
             | Event::ServerRequestDropped { .. }
             | Event::Era { .. }
             | Event::ListenEnd { .. }
-            | Event::VersionRetry { .. } => {}
+            | Event::VersionRetry { .. }
+            | Event::ObserverBehind { .. } => {}
         }
     }
 

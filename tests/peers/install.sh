@@ -16,10 +16,11 @@ node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist
 # suite never depends on the machine's node.
 node22="$dest/node/node_modules/node/bin/node"
 conformance="$dest/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+ts_sdk="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js"
 venv_py="$dest/venv/bin/python"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
-      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -x "$venv_py" ]]; then
+      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -x "$venv_py" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
 fi
@@ -37,6 +38,7 @@ echo "peers: npm ci -> $dest/node"
 npm ci --prefix "$dest/node" --no-audit --no-fund --loglevel=error
 test -f "$node_entry"
 test -f "$conformance"
+test -f "$ts_sdk"
 "$node22" --version >/dev/null
 
 # --- Python venv with the official MCP SDK (mcp==2.3.0 and pinned deps)

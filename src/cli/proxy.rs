@@ -1,0 +1,347 @@
+//! `mcpscope proxy`, `sessions`, `attach --print` and `wrap`: arguments to
+//! core values, and their text.
+
+use crate::protocol::sanitize::one_line;
+use crate::proxy::registry::{self, Entry};
+use crate::proxy::{Outcome, StdioProxy};
+use crate::trace::Store;
+use crate::trace::reader::TraceReader;
+use crate::transport::stdio::CommandSpec;
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct ProxyArgs {
+    /// The session's name in `mcpscope sessions` and for `attach` (default:
+    /// from the command).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Also keep the session's trace in FILE (JSON Lines, as --record writes).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Do not run the protocol checks in the proxy (`attach` still checks).
+    #[arg(long)]
+    pub no_check: bool,
+    /// Say on stderr what the proxy does, its findings included
+    /// (`[mcpscope] ...` lines; off by default: the host logs stderr).
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Memory bound of the event store (e.g. 64MiB; default 2GiB).
+    #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size)]
+    pub max_store: Option<usize>,
+    /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
+    /// proxy to --url; Host and Origin are checked against DNS rebinding).
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        requires = "url",
+        conflicts_with = "command"
+    )]
+    pub listen: Option<String>,
+    /// HTTP: the Streamable HTTP (or legacy HTTP+SSE) server's URL.
+    #[arg(long, requires = "listen")]
+    pub url: Option<String>,
+    /// The server command the host would run, after `--`.
+    #[arg(last = true, value_name = "CMD", required_unless_present = "listen")]
+    pub command: Vec<String>,
+}
+
+async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
+    use std::net::ToSocketAddrs;
+    let Some(addr) = listen.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
+        eprintln!(
+            "[mcpscope] error: --listen {}: not an ADDR:PORT",
+            one_line(listen)
+        );
+        return 2;
+    };
+    let raw = a.url.clone().unwrap_or_default();
+    let url = match reqwest::Url::parse(&raw) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => u,
+        _ => {
+            eprintln!(
+                "[mcpscope] error: --url {}: not an http(s) URL",
+                one_line(&raw)
+            );
+            return 2;
+        }
+    };
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| url.host_str().unwrap_or("http").to_string());
+    let (trace_path, owned) = match &a.record {
+        Some(p) => (p.clone(), false),
+        None => match registry::owned_trace_path(std::process::id()) {
+            Ok(p) => (p, true),
+            Err(e) => {
+                eprintln!("[mcpscope] error: cannot use the sessions directory: {e}");
+                return 3;
+            }
+        },
+    };
+    let spec = crate::session::ServerSpec::Http {
+        name: name.clone(),
+        url: raw,
+        headers: Vec::new(),
+        flavor: crate::transport::http::Flavor::Auto,
+    };
+    let trace = match crate::proxy::open_trace(&spec, &name, &trace_path, a.max_store) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("[mcpscope] error: {}", one_line(&e));
+            return 2;
+        }
+    };
+    crate::proxy::http::HttpProxy {
+        name,
+        listen: addr,
+        url,
+        trace,
+        check: !a.no_check,
+        checks: crate::checks::CheckConfig::default(),
+        verbose: a.verbose,
+        trace_path,
+        owned_trace: owned,
+    }
+    .run()
+    .await
+}
+
+pub async fn run_proxy(a: ProxyArgs) -> i32 {
+    if let Some(listen) = a.listen.clone() {
+        return run_http(a, &listen).await;
+    }
+    let proxy = StdioProxy {
+        name: a.name,
+        cmd: CommandSpec {
+            argv: a.command,
+            env: Vec::new(),
+            cwd: None,
+        },
+        record: a.record,
+        check: !a.no_check,
+        checks: crate::checks::CheckConfig::default(),
+        verbose: a.verbose,
+        max_store: a.max_store,
+        max_frame: crate::transport::lines::max_frame(),
+    };
+    match proxy.run().await {
+        Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),
+        Outcome::Failed(why) => {
+            eprintln!("[mcpscope] error: {}", one_line(&why));
+            3
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SessionsArgs {
+    /// One JSON array of the sessions (name, pid, transport, server, trace,
+    /// started, events, findings).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_sessions(a: SessionsArgs) -> i32 {
+    let list = match registry::list() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("[error] cannot read the sessions directory: {e}");
+            return 2;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+        );
+        return 0;
+    }
+    if list.is_empty() {
+        let _ = writeln!(out, "no live proxy sessions");
+        return 0;
+    }
+    let _ = writeln!(
+        out,
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  SERVER",
+        "NAME", "PID", "STARTED", "EVENTS", "FINDINGS"
+    );
+    for e in &list {
+        let _ = writeln!(out, "{}", row(e));
+    }
+    0
+}
+
+fn row(e: &Entry) -> String {
+    let findings = e
+        .findings
+        .map_or_else(|| "-".into(), |[er, w, i]| format!("{er}/{w}/{i}"));
+    let server = e
+        .server
+        .iter()
+        .map(|w| crate::session::spec::shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  {}",
+        one_line(&e.name),
+        e.pid,
+        e.started,
+        e.events,
+        findings,
+        one_line(&server)
+    )
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AttachArgs {
+    /// The session's name (or pid), as `mcpscope sessions` lists it; may be
+    /// left out when only one session runs.
+    pub name: Option<String>,
+    /// Print the timeline as text (as `replay --print`), following the
+    /// session until it ends, instead of opening the TUI.
+    #[arg(long)]
+    pub print: bool,
+}
+
+pub fn run_attach_print(a: AttachArgs) -> i32 {
+    let entry = match registry::find(a.name.as_deref()) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e));
+            return 2;
+        }
+    };
+    let follow = match crate::proxy::follow::Follow::open(&entry) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("[error] cannot read {}: {e}", entry.trace.display());
+            return 2;
+        }
+    };
+    let path = entry.trace.display().to_string();
+    let mut reader = match TraceReader::from_reader(
+        path,
+        Box::new(follow),
+        crate::trace::reader::MAX_TRACE_LINE,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e.to_string()));
+            return 2;
+        }
+    };
+    let mut store = Store::default();
+    let mut out = std::io::stdout().lock();
+    loop {
+        match reader.next_event() {
+            Ok(Some(e)) => {
+                let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+                if let Some(ev) = store.get(seq) {
+                    // Line by line: whoever reads this follows a live session.
+                    if writeln!(out, "{}", super::replay::format_event(&ev))
+                        .and_then(|()| out.flush())
+                        .is_err()
+                    {
+                        return 0;
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("[error] {}", one_line(&e.to_string()));
+                return 2;
+            }
+        }
+    }
+    if let Some(d) = reader.damage() {
+        eprintln!("[warning] the session's trace ends mid-line: {d}");
+    }
+    0
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WrapArgs {
+    /// The host's config file (Claude Desktop, Cursor, Claude Code
+    /// `.mcp.json`, VS Code `servers`, the Inspector).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// The entry to route through `mcpscope proxy`.
+    #[arg(long)]
+    pub server: String,
+    /// Edit the file in place (after a backup beside it, FILE.bak);
+    /// otherwise the rewritten entry is printed.
+    #[arg(long)]
+    pub write: bool,
+    /// For a URL entry: where the HTTP proxy is to listen (default: a free
+    /// loopback port).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+}
+
+/// A loopback port free right now (for a proxy started later).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_or(8765, |a| a.port())
+}
+
+pub fn run_wrap(a: WrapArgs) -> i32 {
+    let text = match crate::files::read_small(&a.config, crate::files::MAX_CONFIG_BYTES) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("[error] cannot read config {}: {e}", a.config.display());
+            return 2;
+        }
+    };
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "mcpscope".into());
+    let listen = a
+        .listen
+        .clone()
+        .unwrap_or_else(|| format!("127.0.0.1:{}", free_port()));
+    let w = match crate::proxy::wrap::wrap_text(&text, &a.config, &a.server, &exe, &listen) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e.0));
+            return 2;
+        }
+    };
+    let entry =
+        serde_json::to_string_pretty(&serde_json::json!({ &w.name: w.entry })).unwrap_or_default();
+    let start = w.run.as_ref().map(|argv| {
+        argv.iter()
+            .map(|w| crate::session::spec::shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    if let Some(cmd) = &start {
+        eprintln!(
+            "[wrap] the host will connect to the proxy: keep it running with\n[wrap]   {cmd}"
+        );
+    }
+    if !a.write {
+        println!("{entry}");
+        return 0;
+    }
+    match crate::proxy::wrap::write(&a.config, &w) {
+        Ok(backup) => {
+            eprintln!(
+                "[wrap] {} rewritten; the original is in {}",
+                a.config.display(),
+                backup.display()
+            );
+            println!("{entry}");
+            0
+        }
+        Err(e) => {
+            eprintln!("[error] cannot write {}: {e}", a.config.display());
+            2
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Proxy mode: mcpscope between a real host (Claude Desktop, Cursor, an SDK
+//! client…) and a server, changing nothing on the wire and observing both
+//! directions beside the forwarding path into a trace, which is recorded,
+//! checked and followed by `attach`.
+//!
+//! - `stdio`: the forwarding itself (threads copying, ends and signals);
+//! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
+//! - `observer`: framing the copies into the trace, bounded, never waited for;
+//! - `registry`: live sessions on this machine (`sessions`, `attach`);
+//! - `follow`: reading a live session's trace as it grows;
+//! - `wrap`: a host config entry rewritten to run through the proxy.
+
+pub mod follow;
+pub mod http;
+pub mod observer;
+pub mod registry;
+pub mod stdio;
+pub mod wrap;
+
+pub use registry::Entry;
+pub use stdio::{Outcome, StdioProxy};
+
+use crate::session::ServerSpec;
+use crate::trace::record::{FORMAT_VERSION, Recorder};
+use crate::trace::{MonotonicClock, Store, StoreLimits, Trace};
+
+/// A proxy session's trace, recorded to `path` from its first event: the
+/// header names the server (secrets redacted) and the proxy.
+pub fn open_trace(
+    spec: &ServerSpec,
+    name: &str,
+    path: &std::path::Path,
+    max_store: Option<usize>,
+) -> Result<Trace, String> {
+    let mut limits = StoreLimits::default();
+    if let Some(max) = max_store {
+        limits.max_bytes = max;
+    }
+    let mut store = Store::new(limits);
+    let header = serde_json::json!({
+        "mcpscope_trace": FORMAT_VERSION,
+        "version": env!("CARGO_PKG_VERSION"),
+        "started": crate::session::rfc3339_now(),
+        "server": spec.to_json(true),
+        "proxy": {"name": name, "pid": std::process::id()},
+    });
+    let rec = Recorder::create(path, &header)
+        .map_err(|e| format!("cannot record to {}: {e}", path.display()))?;
+    store.set_recorder(rec);
+    Ok(Trace::new(store, MonotonicClock::new()))
+}

@@ -1,0 +1,249 @@
+//! Live proxy sessions on this machine: each running proxy keeps one entry
+//! file (`PID.json`, mode 0600) in a per-user runtime directory, rewritten
+//! as its counts change and removed when it ends. Entries of processes that
+//! are gone (killed before they could clean up) are pruned by whoever lists
+//! them, with the trace file the proxy kept there.
+//!
+//! The directory: `MCPSCOPE_RUNTIME_DIR` if set, else the platform's runtime
+//! directory (`$XDG_RUNTIME_DIR/mcpscope`), else a `mcpscope-UID` directory
+//! in the temporary directory; created mode 0700.
+
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Entry files read at most (a directory full of junk must not hang `sessions`).
+const MAX_ENTRIES: usize = 1024;
+/// An entry file's size at most.
+const MAX_ENTRY_BYTES: u64 = 64 << 10;
+
+/// One live proxy session, as `sessions --json` prints it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub pid: u32,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The server command line (secrets redacted), or the URL.
+    pub server: Vec<String>,
+    /// The trace the proxy writes as it goes (`attach` follows it).
+    pub trace: PathBuf,
+    /// The trace is the proxy's own (no `--record`): removed when it ends.
+    pub owned_trace: bool,
+    /// RFC 3339 UTC.
+    pub started: String,
+    /// Milliseconds since the Unix epoch, for the trace's clock.
+    pub started_ms: u64,
+    /// Events in the trace so far.
+    pub events: u64,
+    /// Findings so far (error, warning, info); absent with `--no-check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub findings: Option<[u64; 3]>,
+    /// Bytes forwarded that the observer could not keep.
+    #[serde(default)]
+    pub unobserved_bytes: u64,
+}
+
+/// The sessions directory, created (0700) if needed.
+pub fn dir() -> std::io::Result<PathBuf> {
+    let base = if let Some(d) = std::env::var_os("MCPSCOPE_RUNTIME_DIR") {
+        PathBuf::from(d)
+    } else if let Some(d) = directories::ProjectDirs::from("", "", "mcpscope")
+        .and_then(|p| p.runtime_dir().map(Path::to_path_buf))
+    {
+        d
+    } else {
+        // SAFETY: getuid(2) cannot fail.
+        let uid = unsafe { libc::getuid() };
+        std::env::temp_dir().join(format!("mcpscope-{uid}"))
+    };
+    let d = base.join("sessions");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&d)?;
+    // A directory someone else made, or made open to others, is refused.
+    let meta = std::fs::metadata(&d)?;
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() };
+    if std::os::unix::fs::MetadataExt::uid(&meta) != uid || meta.permissions().mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(format!(
+            "{} is not a private directory of this user (owner or mode)",
+            d.display()
+        )));
+    }
+    Ok(d)
+}
+
+/// Is process `pid` running? (A zombie counts as gone.)
+pub fn alive(pid: u32) -> bool {
+    let Ok(p) = i32::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 only checks.
+    let r = unsafe { libc::kill(p, 0) };
+    if r != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // State is the field after the parenthesised command name.
+        Ok(s) => !s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => r == 0,
+    }
+}
+
+/// This process's entry: written on `register`, rewritten by `update`,
+/// removed (with an owned trace) when dropped.
+pub struct Registration {
+    path: PathBuf,
+    entry: Entry,
+}
+
+impl Registration {
+    pub fn register(entry: Entry) -> std::io::Result<Registration> {
+        let path = dir()?.join(format!("{}.json", entry.pid));
+        let r = Registration { path, entry };
+        r.write()?;
+        Ok(r)
+    }
+
+    pub fn entry(&self) -> &Entry {
+        &self.entry
+    }
+
+    /// Change the entry and rewrite it (replaced whole: a reader never
+    /// sees half of it).
+    pub fn update(&mut self, f: impl FnOnce(&mut Entry)) {
+        let before = self.entry.clone();
+        f(&mut self.entry);
+        if self.entry != before {
+            let _ = self.write();
+        }
+    }
+
+    fn write(&self) -> std::io::Result<()> {
+        let tmp = self.path.with_extension("json.tmp");
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        serde_json::to_writer(&mut f, &self.entry)?;
+        f.write_all(b"\n")?;
+        drop(f);
+        std::fs::rename(&tmp, &self.path)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        if self.entry.owned_trace {
+            let _ = std::fs::remove_file(&self.entry.trace);
+        }
+    }
+}
+
+/// A fresh trace path in the sessions directory for a proxy without
+/// `--record`.
+pub fn owned_trace_path(pid: u32) -> std::io::Result<PathBuf> {
+    Ok(dir()?.join(format!("{pid}.jsonl")))
+}
+
+/// The live sessions, oldest first; entries of dead processes are removed
+/// on the way.
+pub fn list() -> std::io::Result<Vec<Entry>> {
+    let d = dir()?;
+    let mut out = Vec::new();
+    for (n, de) in std::fs::read_dir(&d)?.enumerate() {
+        if n >= MAX_ENTRIES {
+            break;
+        }
+        let Ok(de) = de else { continue };
+        let path = de.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let Some(entry) = read_entry(&path) else {
+            continue;
+        };
+        if alive(entry.pid) {
+            out.push(entry);
+        } else {
+            let _ = std::fs::remove_file(&path);
+            if entry.owned_trace {
+                let _ = std::fs::remove_file(&entry.trace);
+            }
+        }
+    }
+    out.sort_by_key(|e| (e.started_ms, e.pid));
+    Ok(out)
+}
+
+fn read_entry(path: &Path) -> Option<Entry> {
+    let f = crate::files::open_regular(path, false).ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(f, MAX_ENTRY_BYTES), &mut text).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// The live session named `name` (or with that pid); without a name, the
+/// only one. The error says what there is to choose from.
+pub fn find(name: Option<&str>) -> Result<Entry, String> {
+    let all = list().map_err(|e| format!("cannot read the sessions directory: {e}"))?;
+    let names = |v: &[&Entry]| {
+        v.iter()
+            .map(|e| format!("{} (pid {})", e.name, e.pid))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let matching: Vec<&Entry> = match name {
+        None => all.iter().collect(),
+        Some(n) => all
+            .iter()
+            .filter(|e| e.name == n || e.pid.to_string() == n)
+            .collect(),
+    };
+    match (matching.as_slice(), name) {
+        ([one], _) => Ok((*one).clone()),
+        ([], None) => Err(
+            "no live proxy session on this machine (start one with `mcpscope proxy -- CMD`)".into(),
+        ),
+        ([], Some(n)) if all.is_empty() => Err(format!(
+            "no live proxy session named {n:?}: there is none on this machine"
+        )),
+        ([], Some(n)) => Err(format!(
+            "no live proxy session named {n:?}; live: {}",
+            names(&all.iter().collect::<Vec<_>>())
+        )),
+        (several, _) => Err(format!(
+            "several live proxy sessions match; name one (or its pid): {}",
+            names(several)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zombies_and_missing_processes_are_not_alive() {
+        assert!(alive(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        // Exited but not reaped (WNOWAIT): a zombie.
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waits for our own child without reaping it.
+        let r = unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        assert_eq!(r, 0);
+        assert!(!alive(pid));
+        child.wait().unwrap();
+        assert!(!alive(pid));
+    }
+}

@@ -1,0 +1,473 @@
+//! The stdio proxy: the host runs mcpscope instead of the server; mcpscope
+//! runs the server and copies host stdin → server stdin, server stdout →
+//! host stdout and server stderr → its own stderr, byte for byte, each on a
+//! thread of its own that offers the observer a copy of each piece (never
+//! waiting for it) and writes it on.
+//!
+//! Ends pass through as a direct connection would show them: the host's EOF
+//! closes the server's stdin; the server's EOF closes the host's stdout; a
+//! side that stops reading makes the other side's writes fail; SIGINT,
+//! SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are forwarded to the server
+//! (in a process group of its own, so a terminal's Ctrl-C reaches it once);
+//! the server's exit status becomes the proxy's.
+
+use super::observer::{Feed, Observer};
+use super::registry::{Entry, Registration};
+use crate::checks::{CheckConfig, LiveChecks};
+use crate::event::{Event, ExitInfo};
+use crate::session::ServerSpec;
+use crate::transport::stdio::CommandSpec;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::FromRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Read size of the copying threads: a pipe hands over at most its
+/// capacity per read (64 KiB by default), so a larger buffer only helps
+/// when a pipe was enlarged.
+const COPY_BUF: usize = 256 << 10;
+/// How long after the server is reaped its stdout may stay open (a helper
+/// process it left behind holds it) before the proxy stops waiting.
+const STDOUT_GRACE: Duration = Duration::from_secs(2);
+/// How often the registry entry's counts are refreshed.
+const REFRESH: Duration = Duration::from_millis(500);
+
+/// What to run and how to observe it.
+#[derive(Debug, Clone)]
+pub struct StdioProxy {
+    /// The session's name in `sessions` (default: from the command).
+    pub name: Option<String>,
+    pub cmd: CommandSpec,
+    /// Keep the trace here (otherwise a trace in the sessions directory,
+    /// removed at the end, serves `attach`).
+    pub record: Option<PathBuf>,
+    /// Run the protocol checks on the session.
+    pub check: bool,
+    pub checks: CheckConfig,
+    /// Say what the proxy does on stderr (`[mcpscope] ...`).
+    pub verbose: bool,
+    pub max_store: Option<usize>,
+    /// Frames over this are cut in the trace (never on the wire).
+    pub max_frame: usize,
+}
+
+/// How the proxied server ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Its exit status.
+    Exited(ExitInfo),
+    /// It could not be started (or the proxy could not set up).
+    Failed(String),
+}
+
+/// The name a session gets from its command: the program, or for a
+/// launcher (`npx`, `node`, `python`, `uvx`, …) the first argument that is
+/// not an option.
+pub fn default_name(argv: &[String]) -> String {
+    const LAUNCHERS: &[&str] = &[
+        "npx", "node", "python", "python3", "uv", "uvx", "bun", "bunx", "deno", "pnpm", "npm",
+        "pipx", "docker", "run",
+    ];
+    let base = |s: &str| {
+        let b = s.rsplit('/').next().unwrap_or(s);
+        b.split_once('.').map_or(b, |(stem, _)| stem).to_string()
+    };
+    let prog = argv.first().map(|p| base(p)).unwrap_or_default();
+    if !LAUNCHERS.contains(&prog.as_str()) {
+        return prog;
+    }
+    argv.iter()
+        .skip(1)
+        .map(|a| base(a))
+        .find(|a| !a.starts_with('-') && !a.is_empty() && !LAUNCHERS.contains(&a.as_str()))
+        .map_or(prog, |a| a.split('@').next().unwrap_or(&a).to_string())
+}
+
+/// Take the host's stdin and stdout away from fds 0 and 1 (which then read
+/// and write /dev/null): only the copies hold the host's pipes, so dropping
+/// one closes that pipe for the host, and the server never inherits them.
+fn take_host_fds() -> std::io::Result<(File, File)> {
+    let dup = |fd: i32| -> std::io::Result<File> {
+        // SAFETY: fcntl(2) on a descriptor this process has; the new one is
+        // owned by the returned File alone.
+        let n = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `n` is a fresh descriptor nothing else owns.
+        Ok(unsafe { File::from_raw_fd(n) })
+    };
+    let host_in = dup(0)?;
+    let host_out = dup(1)?;
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")?;
+    for fd in [0, 1] {
+        // SAFETY: dup2(2) onto the standard descriptors, which stay open.
+        if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), fd) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((host_in, host_out))
+}
+
+/// Copy `from` → `to` until either side ends. Each piece is offered to the
+/// observer (which never waits) just before it is written: whatever the
+/// other side does in answer is read after that, so the trace has both
+/// directions in wire order — a response never before its request.
+/// Returns whether it was the reading side that ended (EOF or error), as
+/// opposed to the writing side failing.
+fn copy(mut from: impl Read, mut to: impl Write, feed: &mut Feed) -> bool {
+    let mut buf = vec![0u8; COPY_BUF];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return true,
+        };
+        feed.offer(&buf[..n]);
+        if to.write_all(&buf[..n]).is_err() {
+            return false;
+        }
+    }
+}
+
+fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(f)
+        .map(|_| ())
+}
+
+impl StdioProxy {
+    /// Run the proxy until the server has ended and what it wrote is
+    /// forwarded. Must run inside a tokio runtime (signals, checks).
+    pub async fn run(self) -> Outcome {
+        let say = |msg: &str| {
+            if self.verbose {
+                eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(msg));
+            }
+        };
+        let argv = &self.cmd.argv;
+        let max_store = self
+            .max_store
+            .unwrap_or(crate::trace::StoreLimits::default().max_bytes);
+        let name = self.name.clone().unwrap_or_else(|| default_name(argv));
+        let spec = ServerSpec::Stdio {
+            name: name.clone(),
+            cmd: self.cmd.clone(),
+        };
+        let pid = std::process::id();
+        let (trace_path, owned) = match &self.record {
+            Some(p) => (p.clone(), false),
+            None => match super::registry::owned_trace_path(pid) {
+                Ok(p) => (p, true),
+                Err(e) => {
+                    return Outcome::Failed(format!("cannot use the sessions directory: {e}"));
+                }
+            },
+        };
+        // Signals are caught before the server starts: from then on they
+        // are the server's to act on.
+        let mut signals = match Forwarded::catch() {
+            Ok(s) => s,
+            Err(e) => return Outcome::Failed(format!("cannot catch signals: {e}")),
+        };
+        let (host_in, host_out) = match take_host_fds() {
+            Ok(f) => f,
+            Err(e) => return Outcome::Failed(format!("cannot take over stdin/stdout: {e}")),
+        };
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        for (k, v) in &self.cmd.env {
+            cmd.env(k, v);
+        }
+        if let Some(d) = &self.cmd.cwd {
+            cmd.current_dir(d);
+        }
+        let trace = match super::open_trace(&spec, &name, &trace_path, self.max_store) {
+            Ok(t) => t,
+            Err(e) => return Outcome::Failed(e),
+        };
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                let why = format!("cannot start {:?}: {e}", argv[0]);
+                let ev = Event::Failed {
+                    request: None,
+                    error: why.clone(),
+                };
+                trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &ev));
+                trace.finish_recording();
+                if owned {
+                    let _ = std::fs::remove_file(&trace_path);
+                }
+                return Outcome::Failed(why);
+            }
+        };
+        let child_pid = child.id();
+        let mut spawn = Event::Spawn {
+            argv: argv.clone(),
+            pid: Some(child_pid),
+            cwd: self.cmd.cwd.as_ref().map(|p| p.display().to_string()),
+        }
+        .to_json();
+        crate::protocol::secrets::redact_json(&mut spawn);
+        trace.append(|s, now| s.append_meta(super::observer::CHANNEL, now, &spawn));
+        let server = spec.to_json(true)["argv"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut registration = Registration::register(Entry {
+            name: name.clone(),
+            pid,
+            transport: "stdio".into(),
+            server,
+            trace: trace_path.clone(),
+            owned_trace: owned,
+            started: crate::session::rfc3339_now(),
+            started_ms,
+            events: 0,
+            findings: self.check.then_some([0; 3]),
+            unobserved_bytes: 0,
+        })
+        .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
+        .ok();
+        say(&format!(
+            "proxying {name} (server pid {child_pid}); trace {}",
+            trace_path.display()
+        ));
+
+        let (observer, [mut h2s, mut s2h, mut err]) = Observer::start(
+            trace.clone(),
+            self.max_frame,
+            super::observer::max_queued(max_store),
+        );
+        let (Some(server_in), Some(server_out), Some(server_err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            unreachable!("all three pipes were requested")
+        };
+        let reaped = Arc::new(AtomicBool::new(false));
+        let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
+        let threads = spawn_thread("proxy-host-in", move || {
+            // The host's EOF (or a failed read) closes the server's stdin; a
+            // server that stopped reading closes the host's side in turn.
+            copy(host_in, server_in, &mut h2s);
+            drop(h2s);
+        })
+        .and_then(|()| {
+            spawn_thread("proxy-host-out", move || {
+                copy(server_out, host_out, &mut s2h);
+                drop(s2h);
+                let _ = out_done_tx.send(());
+            })
+        })
+        .and_then(|()| {
+            spawn_thread("proxy-stderr", move || {
+                copy(server_err, std::io::stderr(), &mut err);
+                drop(err);
+            })
+        });
+        let (exit_tx, mut exit_rx) = tokio::sync::oneshot::channel();
+        let reaped_w = reaped.clone();
+        let threads = threads.and_then(|()| {
+            spawn_thread("proxy-wait", move || {
+                let status = child.wait();
+                reaped_w.store(true, Ordering::SeqCst);
+                let info = match status {
+                    Ok(st) => ExitInfo {
+                        code: st.code(),
+                        signal: st.signal(),
+                    },
+                    Err(_) => ExitInfo::default(),
+                };
+                let _ = exit_tx.send(info);
+            })
+        });
+        if let Err(e) = threads {
+            // SAFETY: kill(2); the child is not reaped (its waiter never ran).
+            unsafe { libc::kill(child_pid as i32, libc::SIGKILL) };
+            return Outcome::Failed(format!("cannot start the proxy's threads: {e}"));
+        }
+
+        let checks = self
+            .check
+            .then(|| LiveChecks::spawn(trace.clone(), self.checks.clone()));
+        let mut refresh = tokio::time::interval(REFRESH);
+        let lost = observer.lost.clone();
+        let mut reported = 0;
+        let update = |reg: &mut Option<Registration>| {
+            let events = trace.read().next_seq();
+            let findings = checks.as_ref().map(|c| {
+                let n = c.counts_by_severity();
+                [n.error as u64, n.warning as u64, n.info as u64]
+            });
+            if let Some(r) = reg {
+                r.update(|e| {
+                    e.events = events;
+                    e.findings = findings;
+                    e.unobserved_bytes = lost.total();
+                });
+            }
+        };
+        let exit = loop {
+            tokio::select! {
+                r = &mut exit_rx => break r.unwrap_or_default(),
+                sig = signals.recv() => {
+                    say(&format!("forwarding signal {sig} to the server"));
+                    if !reaped.load(Ordering::SeqCst) {
+                        // SAFETY: kill(2); the pid is our unreaped child's.
+                        unsafe { libc::kill(child_pid as i32, sig) };
+                    }
+                }
+                _ = refresh.tick() => {
+                    update(&mut registration);
+                    if self.verbose && let Some(c) = &checks {
+                        for f in c.findings_since(reported) {
+                            say(&format!("[finding] {f}"));
+                            reported += 1;
+                        }
+                    }
+                }
+            }
+        };
+        // Everything the server wrote before it ended reaches the host
+        // (unless a process it left behind keeps its stdout open).
+        let _ = tokio::task::spawn_blocking(move || out_done.recv_timeout(STDOUT_GRACE)).await;
+        observer.finish();
+        trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &Event::exit(exit)));
+        if let Some(c) = &checks {
+            c.sync();
+        }
+        update(&mut registration);
+        if let Some(c) = &checks {
+            if self.verbose {
+                for f in c.findings_since(reported) {
+                    say(&format!("[finding] {f}"));
+                }
+            }
+            c.stop();
+        }
+        if lost.total() > 0 {
+            // Said whether asked or not: the trace is incomplete.
+            eprintln!(
+                "[mcpscope] the observer fell behind: {} bytes were forwarded but are missing from the trace",
+                lost.total()
+            );
+        }
+        if let Some(e) = trace.finish_recording() {
+            eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
+        }
+        say(&format!("server ended: {exit}"));
+        drop(registration);
+        Outcome::Exited(exit)
+    }
+}
+
+/// Signals caught: the ones passed on to the server, or the ones that end
+/// the HTTP proxy.
+pub(super) struct Forwarded(Vec<(i32, tokio::signal::unix::Signal)>);
+
+impl Forwarded {
+    fn catch() -> std::io::Result<Forwarded> {
+        Forwarded::of(&[
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+            libc::SIGUSR1,
+            libc::SIGUSR2,
+        ])
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP (if none can be caught, waits forever).
+    pub(super) fn catch_exit() -> Forwarded {
+        Forwarded::of(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP])
+            .unwrap_or_else(|_| Forwarded(Vec::new()))
+    }
+
+    fn of(sigs: &[i32]) -> std::io::Result<Forwarded> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut v = Vec::new();
+        for &s in sigs {
+            v.push((s, signal(SignalKind::from_raw(s))?));
+        }
+        Ok(Forwarded(v))
+    }
+
+    pub(super) async fn recv(&mut self) -> i32 {
+        if self.0.is_empty() {
+            return std::future::pending().await;
+        }
+        let futs = self.0.iter_mut().map(|(n, s)| {
+            let n = *n;
+            Box::pin(async move {
+                s.recv().await;
+                n
+            })
+        });
+        futures_util::future::select_all(futs).await.0
+    }
+}
+
+/// End this process the way the server ended: its exit code, or the same
+/// signal (with the default action), so the host sees what it would have
+/// seen running the server directly.
+pub fn exit_like(exit: ExitInfo) -> ! {
+    crate::trace::record::wait_all();
+    if let Some(sig) = exit.signal {
+        // SAFETY: restoring the default action and raising a signal at
+        // ourselves; nothing is left to clean up (recordings are written).
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(sig);
+        }
+        std::process::exit(128 + sig);
+    }
+    std::process::exit(exit.code.unwrap_or(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_program_or_what_a_launcher_runs() {
+        let n = |a: &[&str]| default_name(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(n(&["/usr/bin/my-server", "--x"]), "my-server");
+        assert_eq!(
+            n(&[
+                "npx",
+                "-y",
+                "@modelcontextprotocol/server-everything@2025.1.1"
+            ]),
+            "server-everything"
+        );
+        assert_eq!(n(&["python3", "-u", "/srv/weather.py"]), "weather");
+        assert_eq!(n(&["uvx", "mcp-server-git"]), "mcp-server-git");
+        assert_eq!(n(&["node"]), "node");
+    }
+}

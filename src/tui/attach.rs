@@ -1,0 +1,135 @@
+//! `mcpscope attach [NAME]`: the TUI on a live proxy session, read-only. A
+//! thread follows the session's trace as the proxy writes it (first the
+//! session so far, then each event as it comes) into a store of our own;
+//! the panes and checks work on it as on a live session, but there is no
+//! session to send on: the composer and cancel are off, nothing is injected
+//! into someone else's session.
+
+use super::settings::{Settings, clamp_fps};
+use super::theme::Theme;
+use super::{AppOptions, action, exit, format, run_ui, runtime, settings};
+use crate::checks::LiveChecks;
+use crate::proxy::follow::Follow;
+use crate::proxy::registry;
+use crate::trace::reader::{MAX_TRACE_LINE, TraceReader};
+use crate::trace::{MonotonicClock, Store, Trace};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Returns the process exit code.
+pub async fn attach(name: Option<&str>) -> i32 {
+    let started = Instant::now();
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        eprintln!(
+            "[error] attach needs a terminal: stdin and stdout must both be a TTY.\n\
+             [error] to follow the session as text instead, use\n\
+             [error]   mcpscope attach {} --print",
+            name.map_or_else(String::new, format::shell_quote)
+        );
+        return 2;
+    }
+    let entry = match registry::find(name) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+            return 2;
+        }
+    };
+    let dir = settings::config_dir();
+    let prepared = Settings::load(dir.as_deref()).and_then(|s| {
+        let mut theme = Theme::resolve(&s.theme, dir.as_deref()).map_err(|e| e.to_string())?;
+        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            theme = theme.without_colors();
+        }
+        Ok((s, theme))
+    });
+    let (settings, theme) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let reader = Follow::open(&entry)
+        .map_err(|e| format!("cannot read {}: {e}", entry.trace.display()))
+        .and_then(|f| {
+            TraceReader::from_reader(
+                entry.trace.display().to_string(),
+                Box::new(f),
+                MAX_TRACE_LINE,
+            )
+            .map_err(|e| e.to_string())
+        });
+    let mut reader = match reader {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+            return 2;
+        }
+    };
+    // The trace's times count from the proxy's start; so does our clock,
+    // so ages and rates read as they do in the proxy.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let since = Duration::from_millis(now_ms.saturating_sub(entry.started_ms));
+    let mut limits = crate::trace::StoreLimits::default();
+    if let Some(max) = settings.max_store {
+        limits.max_bytes = max;
+    }
+    let trace = Trace::new(Store::new(limits), MonotonicClock::since(since));
+    let fps = clamp_fps(settings.fps);
+    let mut signals = exit::ExitSignals::catch();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let t = trace.clone();
+    let notices = tx.clone();
+    let who = format!("{} (pid {})", entry.name, entry.pid);
+    std::thread::Builder::new()
+        .name("attach-follow".into())
+        .spawn(move || {
+            let end = loop {
+                match reader.next_event() {
+                    Ok(Some(e)) => {
+                        t.append(|s, _| {
+                            s.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch)
+                        });
+                    }
+                    Ok(None) => {
+                        break match reader.damage() {
+                            Some(d) => format!("session {who} ended: {d}"),
+                            None => format!("session {who} ended; its events stay here"),
+                        };
+                    }
+                    Err(e) => break format!("following {who} stopped: {e}"),
+                }
+            };
+            let _ = notices.send(action::Msg::Notice(end));
+        })
+        .ok();
+    let opts = AppOptions {
+        theme,
+        keymap: settings.keymap.clone(),
+        fps,
+        stale_after_us: settings.stale_after_us,
+        idle_timeout_secs: settings.idle_timeout_secs,
+        max_timeout_secs: settings.max_timeout_secs,
+        server_cli: format!("# attached to {}", entry.name).into(),
+        spec_name: format::safe(&entry.name, 60),
+        transport: format!("{} · attached (pid {})", entry.transport, entry.pid),
+        recording: (!entry.owned_trace).then(|| entry.trace.display().to_string()),
+        runs: Vec::new(),
+        live: false,
+        playback: None,
+    };
+    let mut app = super::App::new(trace.clone(), opts);
+    app.on_msg(action::Msg::Notice(format!(
+        "attached to {} (pid {}): read-only, host→server is `out`, server→host `in`",
+        entry.name, entry.pid
+    )));
+    let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
+    let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
+    let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
+    let result = exit::stop_after(ui, None).await;
+    checks.stop();
+    exit::code_of(result)
+}

@@ -1,0 +1,196 @@
+//! `mcpscope proxy --listen --url`: the demo server over Streamable HTTP
+//! behind the HTTP proxy, on loopback ports the processes bind themselves.
+//! A host (mcpscope's own client) gets the same through the proxy as
+//! directly; SSE reaches it as the server writes it, not when the stream
+//! ends; exchanges are recorded on the client's channels without header
+//! values; Host and Origin are checked.
+
+mod common;
+
+use common::http::{Bg, start_reporting};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
+
+fn demo_http() -> (Bg, u16) {
+    let mut c = Command::new(BIN);
+    c.args(["demo-server", "--http", "127.0.0.1:0"]);
+    start_reporting(c)
+}
+
+fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
+    let mut c = Command::new(BIN);
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+        .arg("--record")
+        .arg(trace)
+        .env("MCPSCOPE_RUNTIME_DIR", rt);
+    start_reporting(c)
+}
+
+fn call(port: u16, extra: &[&str]) -> common::Output {
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut args = vec![
+        "call",
+        "--url",
+        &url,
+        "--tool",
+        "upload_file",
+        "--args",
+        r#"{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 10}"#,
+    ];
+    args.extend_from_slice(extra);
+    common::run(&args)
+}
+
+/// One raw HTTP/1.1 request; what came back within the read timeout.
+fn raw(port: u16, head: &str, body: &str, until: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "{head}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(until) {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn a_host_gets_the_same_through_the_http_proxy_and_exchanges_are_recorded() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (_proxy, pport) = proxy(sport, &trace, d.path());
+    let direct = call(sport, &[]);
+    let through = call(pport, &["-H", "Authorization: Bearer s3cret-token"]);
+    assert_eq!(direct.code, 0, "{}", direct.stderr);
+    assert_eq!(through.code, 0, "{}", through.stderr);
+    // The upload's path is random; everything else is the same.
+    let strip = |s: &str| -> String {
+        s.lines()
+            .filter(|l| !l.contains("/uploads/"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&direct.stdout), strip(&through.stdout));
+    assert!(
+        !through.lines("[progress]").is_empty(),
+        "{}",
+        through.stderr
+    );
+
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(!text.contains("s3cret"), "a header value reached the trace");
+    let lines = common::trace_lines(&trace);
+    let ev = |l: &serde_json::Value| l["json"]["event"].as_str().map(str::to_string);
+    let posts: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["dir"] == "meta" && ev(l).as_deref() == Some("http"))
+        .collect();
+    assert!(
+        posts
+            .iter()
+            .any(|l| l["ch"] == "post:1" && l["json"]["status"] == 200)
+    );
+    assert!(posts.iter().any(|l| l["json"]["session"].is_string()));
+    let seq = |dir: &str, pred: &dyn Fn(&serde_json::Value) -> bool| {
+        lines
+            .iter()
+            .filter(|l| l["dir"] == dir && pred(&l["json"]))
+            .map(|l| l["seq"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let call_seq = seq("out", &|j| j["method"] == "tools/call");
+    let progress = seq("in", &|j| j["method"] == "notifications/progress");
+    let response = seq("in", &|j| j["result"]["content"].is_array());
+    // The demo server coalesces progress at this pace; the host saw every
+    // notification the proxy recorded, and the proxy recorded every one the
+    // host saw.
+    assert_eq!(progress.len(), through.lines("[progress]").len());
+    assert_eq!((call_seq.len(), response.len()), (1, 1));
+    assert!(!progress.is_empty());
+    assert!(call_seq[0] < progress[0] && progress[progress.len() - 1] < response[0]);
+    let ch = |s: u64| lines.iter().find(|l| l["seq"] == s).unwrap()["ch"].clone();
+    assert_eq!(ch(call_seq[0]), ch(response[0]));
+}
+
+#[test]
+fn sse_reaches_the_host_as_it_is_written_and_rebinding_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (_proxy, pport) = proxy(sport, &trace, d.path());
+    let host = format!("Host: 127.0.0.1:{pport}\r\n");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\n{host}Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+    );
+    let got = raw(pport, &head, init, "serverInfo");
+    let session = got
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("the session id header comes through")
+        .trim()
+        .to_string();
+    // fault_hang sends one progress notification and never answers: the
+    // stream stays open, so a buffering proxy would deliver nothing.
+    let hang = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fault_hang","arguments":{},"_meta":{"progressToken":"h"}}}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\n{host}Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"
+    );
+    let got = raw(pport, &head, hang, "notifications/progress");
+    assert!(got.contains("notifications/progress"), "{got}");
+    assert!(
+        got.to_ascii_lowercase()
+            .contains("content-type: text/event-stream"),
+        "{got}"
+    );
+
+    let evil = raw(
+        pport,
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n",
+        init,
+        "}}",
+    );
+    assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
+    let origin = raw(
+        pport,
+        &format!(
+            "POST /mcp HTTP/1.1\r\n{host}Origin: http://evil.example\r\nContent-Type: application/json\r\n"
+        ),
+        init,
+        "}}",
+    );
+    assert!(origin.starts_with("HTTP/1.1 403"), "{origin}");
+}
+
+#[test]
+fn listening_beyond_loopback_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "proxy",
+            "--listen",
+            "0.0.0.0:0",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+        ])
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
+}
