@@ -183,9 +183,8 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
     // What most servers write, byte for byte: the envelope's keys and values
     // are known, so only the params are parsed, and the frame must end right
     // after them (no further key). Anything else takes the general parse.
-    const COMPACT: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
     let text = std::str::from_utf8(bytes).ok()?;
-    if let Some(rest) = text.strip_prefix(COMPACT) {
+    if let Some(rest) = text.strip_prefix(COMPACT_PROGRESS) {
         let inner = rest.trim_end_matches(JSON_WS).strip_suffix('}')?;
         let mut de = serde_json::Deserializer::from_str(inner);
         let ObjectOnly(params) = ObjectOnly::<ProgressParams<'_>>::deserialize(&mut de).ok()?;
@@ -204,6 +203,11 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
     }
     valid_token(params)
 }
+
+/// How a progress notification starts when written compactly in the usual
+/// key order, as most servers write it.
+pub const COMPACT_PROGRESS: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
 
 /// JSON's insignificant whitespace (RFC 8259 `ws`).
 const JSON_WS: &[char] = &[' ', '\t', '\n', '\r'];

@@ -10,7 +10,7 @@ use super::index::{Indexes, push_seq};
 pub use super::index::{RequestEntry, TokenEntry};
 use super::intern::{self, Interner};
 use super::record::Recorder;
-use crate::protocol::frame::{Frame, FrameKind, classify};
+use crate::protocol::frame::{COMPACT_PROGRESS, Frame, FrameKind, classify};
 use crate::protocol::id::IdKey;
 use crate::protocol::methods;
 use crate::protocol::views::{LogLevel, LogView, ProgressView};
@@ -428,11 +428,12 @@ impl Store {
         routes: &mut Vec<Route>,
     ) -> u64 {
         // Only frames that mention the method are worth the fast attempt;
-        // anything else would be parsed twice.
+        // anything else would be parsed twice. The usual envelope says so in
+        // its first bytes, before any search.
         static PROGRESS: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
             std::sync::OnceLock::new();
         let finder = PROGRESS.get_or_init(|| memchr::memmem::Finder::new(methods::PROGRESS));
-        if finder.find(bytes).is_some()
+        if (bytes.starts_with(COMPACT_PROGRESS.as_bytes()) || finder.find(bytes).is_some())
             && let Some(p) = crate::protocol::frame::well_formed_progress(bytes)
         {
             let seq = self.next_seq;
