@@ -11,6 +11,7 @@ pub mod reader;
 pub mod record;
 pub mod seqs;
 pub mod size;
+mod spare;
 pub mod store;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};

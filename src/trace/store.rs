@@ -10,6 +10,7 @@ use super::index::{Indexes, push_seq};
 pub use super::index::{RequestEntry, TokenEntry};
 use super::intern::{self, Interner};
 use super::record::Recorder;
+use super::spare::Spare;
 use crate::protocol::frame::{COMPACT_PROGRESS, Frame, FrameKind, classify};
 use crate::protocol::id::IdKey;
 use crate::protocol::methods;
@@ -123,10 +124,10 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn new(first_seq: u64, need: usize, events: usize) -> Chunk {
+    fn new(first_seq: u64, bytes: Vec<u8>, events: usize) -> Chunk {
         Chunk {
             first_seq,
-            bytes: Vec::with_capacity(need.max(CHUNK_BYTES)),
+            bytes,
             events: Vec::with_capacity(events.max(64)),
         }
     }
@@ -205,6 +206,7 @@ pub struct Store {
     channels: Interner,
     idx: Indexes,
     recorder: Option<Recorder>,
+    spare: Spare,
 }
 
 impl Default for Store {
@@ -225,6 +227,7 @@ impl Store {
             channels: Interner::default(),
             idx: Indexes::default(),
             recorder: None,
+            spare: Spare::default(),
         }
     }
 
@@ -789,7 +792,12 @@ impl Store {
                 }
                 None => CHUNK_BYTES / 128,
             };
-            let c = Chunk::new(seq, bytes.len(), expect);
+            // Past the first chunk, the next is prepared while this one
+            // fills, if the bound has room for both.
+            let ahead = !self.chunks.is_empty()
+                && self.mem + self.idx.mem() + 2 * CHUNK_BYTES <= self.limits.max_bytes;
+            let buf = self.spare.take(bytes.len().max(CHUNK_BYTES), ahead);
+            let c = Chunk::new(seq, buf, expect);
             self.mem += c.mem();
             self.chunks.push_back(c);
             self.evict();
