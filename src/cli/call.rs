@@ -128,15 +128,15 @@ pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageEr
 
 /// Prints trace events as they arrive; `sync` prints everything appended so far.
 #[derive(Clone)]
-struct PrinterTask {
+pub(super) struct PrinterTask {
     printer: Arc<std::sync::Mutex<Printer>>,
     trace: Trace,
     /// Protocol checks, printed as `[finding]` lines after the events.
-    checks: LiveChecks,
+    pub(super) checks: LiveChecks,
 }
 
 impl PrinterTask {
-    fn spawn(trace: Trace, quiet: bool) -> (PrinterTask, tokio::task::JoinHandle<()>) {
+    pub(super) fn spawn(trace: Trace, quiet: bool) -> (PrinterTask, tokio::task::JoinHandle<()>) {
         let me = PrinterTask {
             printer: Arc::new(std::sync::Mutex::new(Printer::new(quiet))),
             trace: trace.clone(),
@@ -158,7 +158,7 @@ impl PrinterTask {
         (me, handle)
     }
 
-    fn sync(&self) {
+    pub(super) fn sync(&self) {
         let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
         p.drain(&self.trace, &mut std::io::stderr());
         self.checks.sync();
@@ -206,7 +206,7 @@ pub async fn run(a: CallArgs) -> i32 {
 
 /// Eviction is said, with what it cost: frames no longer in memory, and
 /// frames the protocol checks never saw.
-fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bool) {
+pub(super) fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bool) {
     let evicted = trace.read().evicted();
     if evicted == 0 {
         return;

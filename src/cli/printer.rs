@@ -173,12 +173,14 @@ impl Printer {
                 match ProgressView::parse(f.params) {
                     Ok(p) if !self.quiet => {
                         let key = p.token_key();
-                        let tool = self
-                            .calls
-                            .by_token(&key)
-                            .filter(|c| c.method == methods::TOOLS_CALL)
-                            .and_then(|c| c.tool.as_deref())
-                            .unwrap_or("?");
+                        // A tool call is named by its tool, any other request by its method.
+                        let tool = match self.calls.by_token(&key) {
+                            Some(c) if c.method == methods::TOOLS_CALL => {
+                                c.tool.as_deref().unwrap_or("?")
+                            }
+                            Some(c) => c.method.as_str(),
+                            None => "?",
+                        };
                         let message = p.message.as_deref().map(one_line);
                         let line = crate::format::progress(p.progress, p.total, message.as_deref());
                         let _ = writeln!(buf, "[progress] {tool} {line}");

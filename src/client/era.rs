@@ -269,8 +269,9 @@ impl Session {
     /// request with `inputResponses` and the echoed `requestState`. Each
     /// retry is a new request with a new id. Input mcpscope cannot give ends
     /// the loop with the `input_required` result itself.
-    pub(super) async fn drive_input_required(
+    pub async fn drive_input_required(
         &self,
+        method: &str,
         params: Value,
         mut reply: Reply,
         limits: Limits,
@@ -297,9 +298,7 @@ impl Session {
                     m.insert("requestState".into(), state.clone());
                 }
             }
-            reply = self
-                .request(methods::TOOLS_CALL, Some(retry), limits)
-                .await?;
+            reply = self.request(method, Some(retry), limits).await?;
         }
         Err(ClientError::Protocol(format!(
             "the server asked for input more than {MAX_INPUT_ROUNDS} times"

@@ -9,6 +9,7 @@ mod era;
 mod http_headers;
 mod ingest;
 mod link;
+pub mod pages;
 // Shared with the demo server, which checks the headers this module builds.
 pub(crate) mod mcp_param;
 pub mod options;
@@ -668,7 +669,9 @@ impl Session {
                 limits,
             )
             .await?;
-        let reply = self.drive_input_required(params, reply, limits).await?;
+        let reply = self
+            .drive_input_required(methods::TOOLS_CALL, params, reply, limits)
+            .await?;
         Ok(CallOutcome { id, token, reply })
     }
 

@@ -14,6 +14,13 @@ pub const ELICIT: &str = "elicitation/create";
 pub const SERVER_DISCOVER: &str = "server/discover";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+pub const RESOURCES_LIST: &str = "resources/list";
+pub const RESOURCE_TEMPLATES_LIST: &str = "resources/templates/list";
+pub const PROMPTS_LIST: &str = "prompts/list";
+pub const SAMPLING: &str = "sampling/createMessage";
+pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_RESULT: &str = "tasks/result";
+pub const TASKS_STATUS: &str = "notifications/tasks/status";
 
 /// JSON-RPC error codes mcpscope sends or interprets.
 pub mod codes {
