@@ -188,11 +188,22 @@ pub async fn run(a: CallArgs) -> i32 {
             stop.code
         }
     };
+    let refused = session.refused_answers();
     session.shutdown().await;
     printer_task.abort();
     printer.sync();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, a.opts.record.is_some());
+    if refused > 0 && code == 0 {
+        // An answer the user gave could not be sent: the run did not go as asked.
+        eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
+        return finish(&trace, 2);
+    }
+    finish(&trace, code)
+}
+
+/// Close the recording; a recording cut short turns a success into 2.
+pub(super) fn finish(trace: &crate::trace::Trace, code: i32) -> i32 {
     if let Some(e) = trace.finish_recording() {
         eprintln!("[error] {}", one_line(&e));
         // The recording asked for is incomplete: not a success, even if the

@@ -93,7 +93,26 @@ impl Printer {
             Dir::In => self.incoming(ev, buf),
             // Shown even when quiet, like `[protocol]`: the session may fail because of it.
             Dir::Meta => {
-                if let Some(l) = self.http.line(ev) {
+                if let Some(crate::event::Event::AnswerRefused {
+                    seq,
+                    method,
+                    reason,
+                    answered,
+                    ..
+                }) = ev.event()
+                {
+                    let at = if seq > 0 {
+                        format!(" #{seq}")
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(
+                        buf,
+                        "[error] {}{at}: {}; answered {answered}",
+                        one_line(&method),
+                        one_line(&reason)
+                    );
+                } else if let Some(l) = self.http.line(ev) {
                     let _ = writeln!(buf, "{}", one_line(&l));
                 }
             }

@@ -4,7 +4,9 @@
 //! `resources/templates/list`, `prompts/list`) follow every page unless
 //! `--params` names a cursor.
 
-use super::call::{CallOpts, PrinterTask, fail, out_of_range_lines, report_evictions, result_text};
+use super::call::{
+    CallOpts, PrinterTask, fail, finish, out_of_range_lines, report_evictions, result_text,
+};
 use super::connect::{Failure, connect, handshake};
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
@@ -12,7 +14,6 @@ use crate::client::pages::list_key;
 use crate::client::{Limits, Reply, Session};
 use crate::protocol::IdKey;
 use crate::protocol::methods;
-use crate::protocol::sanitize::one_line;
 use clap::Args;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -112,18 +113,18 @@ pub async fn run(a: RequestArgs) -> i32 {
             stop.code
         }
     };
+    let refused = session.refused_answers();
     session.shutdown().await;
     printer_task.abort();
     printer.sync();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, a.opts.record.is_some());
-    if let Some(e) = trace.finish_recording() {
-        eprintln!("[error] {}", one_line(&e));
-        if code == 0 {
-            return 2;
-        }
+    if refused > 0 && code == 0 {
+        // An answer the user gave could not be sent: the run did not go as asked.
+        eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
+        return finish(&trace, 2);
     }
-    code
+    finish(&trace, code)
 }
 
 async fn request(

@@ -4,7 +4,7 @@
 //! `--protocol` (the probe and any fallback are visible in the trace).
 
 use super::link::Link;
-use super::options::{ElicitMode, EraChoice, Limits};
+use super::options::{EraChoice, Limits};
 use super::{ClientError, Reply, Session};
 use crate::event::Event;
 use crate::protocol::Revision;
@@ -36,6 +36,9 @@ impl Session {
         }
         if self.opts.elicit.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        }
+        if self.opts.sample.is_some() {
+            caps.insert("sampling".into(), json!({}));
         }
         Value::Object(caps)
     }
@@ -308,17 +311,6 @@ impl Session {
     fn answer_input(&self, req: &Value) -> Option<Value> {
         let method = req.get("method").and_then(Value::as_str)?;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
-        match method {
-            methods::ELICIT => match self.opts.elicit? {
-                ElicitMode::Decline => Some(json!({"action": "decline"})),
-                ElicitMode::Defaults => Some(
-                    json!({"action": "accept", "content": super::answer::schema_defaults(&params)}),
-                ),
-            },
-            methods::ROOTS_LIST if !self.opts.roots.is_empty() => {
-                Some(super::answer::roots(&self.opts.roots))
-            }
-            _ => None,
-        }
+        super::answer::answer(self, method, &params, None).ok()
     }
 }

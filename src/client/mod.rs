@@ -16,7 +16,7 @@ pub mod options;
 mod pending;
 pub mod timeout;
 
-pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
+pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
@@ -127,6 +127,9 @@ pub struct Session {
     sink: Arc<Ingest>,
     /// SEP-2243: the per-tool headers learnt from listings (HTTP only).
     tool_headers: Arc<ToolHeaders>,
+    /// Server requests answered otherwise than the options said (content
+    /// that did not fit): a headless run that needed them did not succeed.
+    refused: std::sync::atomic::AtomicUsize,
 }
 
 impl Session {
@@ -189,6 +192,7 @@ impl Session {
                 send_lock: Mutex::new(()),
                 sink: ingest,
                 tool_headers,
+                refused: std::sync::atomic::AtomicUsize::new(0),
             }
         }))
     }
@@ -218,6 +222,11 @@ impl Session {
         self.server()
             .and_then(|s| s.protocol_version.parse().ok())
             .unwrap_or(self.opts.revision)
+    }
+
+    /// How many server requests could not be answered as the options said.
+    pub fn refused_answers(&self) -> usize {
+        self.refused.load(Ordering::Relaxed)
     }
 
     pub fn in_flight(&self) -> usize {
