@@ -6,6 +6,7 @@ use super::printer::Printer;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
+use crate::client::tasks::TaskSupport;
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
@@ -30,6 +31,10 @@ pub struct CallArgs {
     /// One argument KEY=VALUE (VALUE parsed as JSON when it parses, else a string).
     #[arg(short = 'a', long = "arg")]
     pub arg: Vec<String>,
+    /// Run the call as a task (tasks/get, tasks/result) where the tool allows it;
+    /// a tool that requires it runs as a task without this.
+    #[arg(long)]
+    pub task: bool,
     #[command(flatten)]
     pub opts: CallOpts,
 }
@@ -250,7 +255,17 @@ async fn call(
     }
     a.opts.request.apply_log_level(session).await;
     let policy = a.opts.request.policy();
-    let outcome = session.call_tool(&a.tool, args, &policy, limits).await;
+    let as_task = match task_mode(session, a).await {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let outcome = if as_task {
+        session
+            .call_tool_as_task(&a.tool, args, &policy, limits)
+            .await
+    } else {
+        session.call_tool(&a.tool, args, &policy, limits).await
+    };
     // Every event before the response is on stderr before the result is on stdout.
     printer.sync();
     match outcome {
@@ -270,6 +285,42 @@ async fn call(
             if out.is_error() { 1 } else { 0 }
         }
         Err(e) => fail(&Failure::Client(e)),
+    }
+}
+
+/// Whether the call runs as a task: the tool's `execution.taskSupport`
+/// decides (`required` always, `optional` with `--task`), looked up only
+/// when the server declared tasks for `tools/call`. `--task` where no task
+/// can run is a usage error (2), said before anything is called.
+async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
+    if !session.tasks_for_tools() {
+        if a.task {
+            eprintln!(
+                "[error] --task: the server did not declare tasks for tools/call (capabilities.tasks.requests.tools.call)"
+            );
+            return Err(2);
+        }
+        return Ok(false);
+    }
+    let tools = session
+        .list_tools()
+        .await
+        .map_err(|e| fail(&Failure::Client(e)))?;
+    let support = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(a.tool.as_str()))
+        .map(TaskSupport::of_tool);
+    match support {
+        Some(TaskSupport::Required) => Ok(true),
+        Some(TaskSupport::Forbidden) if a.task => {
+            eprintln!(
+                "[error] --task: {} does not run as a task (its execution.taskSupport is forbidden or absent)",
+                one_line(&a.tool)
+            );
+            Err(2)
+        }
+        // An unlisted tool is called as asked; the server will say.
+        _ => Ok(a.task),
     }
 }
 

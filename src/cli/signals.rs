@@ -64,7 +64,11 @@ pub fn cancel_in_flight(session: &Session, stop: Stop) {
             .last()
             .and_then(|e| e.frame().id)
     };
-    let cancelled = last.is_some_and(|id| session.cancel(&id, stop.reason).is_ok());
+    // A call running as a task was answered already: the task is what runs.
+    let cancelled = match session.current_task() {
+        Some(task) => session.cancel_task_nowait(&task).is_ok(),
+        None => last.is_some_and(|id| session.cancel(&id, stop.reason).is_ok()),
+    };
     if cancelled {
         eprintln!("[error] {}: the call was cancelled", describe(stop));
     } else {

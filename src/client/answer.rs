@@ -2,7 +2,7 @@
 //! `elicitation/create`, `sampling/createMessage`; anything else gets -32601. Every answer goes through
 //! the trace like any other frame.
 
-use super::{ElicitMode, SampleMode, Session};
+use super::{ElicitMode, SampleMode, Session, client_tasks};
 use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::protocol::elicit;
@@ -27,7 +27,21 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
                 v.get("params").cloned().unwrap_or(Value::Null),
             )
         };
-        let answer = answer(&s, &method, &params, Some((&id, seq)));
+        let answer = match s.client_tasks.answer(&method, &params) {
+            Some(a) => a,
+            None => {
+                let a = answer(&s, &method, &params, Some((&id, seq)));
+                match params.get("task") {
+                    // Run as a task: created finished, fetched later.
+                    Some(task)
+                        if client_tasks::runs_as_task(&method) && s.client_tasks_declared() =>
+                    {
+                        Ok(s.client_tasks.create(task.get("ttl"), a))
+                    }
+                    _ => a,
+                }
+            }
+        };
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value()});
         match answer {
             Ok(result) => msg["result"] = result,

@@ -40,7 +40,28 @@ impl Session {
         if self.opts.sample.is_some() {
             caps.insert("sampling".into(), json!({}));
         }
+        if self.client_tasks_declared() {
+            let mut requests = Map::new();
+            if self.opts.sample.is_some() {
+                requests.insert("sampling".into(), json!({"createMessage": {}}));
+            }
+            if self.opts.elicit.is_some() {
+                requests.insert("elicitation".into(), json!({"create": {}}));
+            }
+            caps.insert(
+                "tasks".into(),
+                json!({"list": {}, "cancel": {}, "requests": requests}),
+            );
+        }
         Value::Object(caps)
+    }
+
+    /// Client-side tasks (2025-11-25 handshakes only): offered for the
+    /// server requests mcpscope was told how to answer.
+    pub(super) fn client_tasks_declared(&self) -> bool {
+        self.opts.era == EraChoice::Handshake
+            && self.opts.revision == Revision::V2025_11_25
+            && (self.opts.sample.is_some() || self.opts.elicit.is_some())
     }
 
     /// Stateless era: merge the required `_meta` keys into a request's params.

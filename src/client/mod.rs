@@ -5,6 +5,7 @@
 //! the trace order is the wire order.
 
 mod answer;
+pub mod client_tasks;
 mod era;
 mod http_headers;
 mod ingest;
@@ -14,6 +15,7 @@ pub mod pages;
 pub(crate) mod mcp_param;
 pub mod options;
 mod pending;
+pub mod tasks;
 pub mod timeout;
 
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
@@ -130,6 +132,10 @@ pub struct Session {
     /// Server requests answered otherwise than the options said (content
     /// that did not fit): a headless run that needed them did not succeed.
     refused: std::sync::atomic::AtomicUsize,
+    /// The task a call is waiting on (what an interrupt cancels).
+    task: Mutex<Option<String>>,
+    /// Server requests run here as tasks, kept for the server to fetch.
+    client_tasks: client_tasks::ClientTasks,
 }
 
 impl Session {
@@ -193,6 +199,8 @@ impl Session {
                 sink: ingest,
                 tool_headers,
                 refused: std::sync::atomic::AtomicUsize::new(0),
+                task: Mutex::new(None),
+                client_tasks: Default::default(),
             }
         }))
     }

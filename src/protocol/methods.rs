@@ -20,6 +20,8 @@ pub const PROMPTS_LIST: &str = "prompts/list";
 pub const SAMPLING: &str = "sampling/createMessage";
 pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_RESULT: &str = "tasks/result";
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+pub const TASKS_LIST: &str = "tasks/list";
 pub const TASKS_STATUS: &str = "notifications/tasks/status";
 
 /// JSON-RPC error codes mcpscope sends or interprets.
