@@ -30,7 +30,7 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
     let rec = dir.path().join("w.jsonl");
     let o = wizard(
         "questions=3",
-        r#"accept:{"project_name":"gizmo","visibility":"public","initialize_readme":false,"default_branch":"trunk","protected_branches":3}"#,
+        r#"accept:{"project_name":"gizmo","visibility":"public","with_readme":false,"default_branch":"trunk","protected_branches":3}"#,
         &rec,
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -39,9 +39,9 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
         v["structuredContent"]["answers"],
         serde_json::json!({
             "project_name": "gizmo",
-            "description": "A project created by the mcpscope demo wizard",
+            "summary": "A project created by the mcpscope demo wizard",
             "visibility": "public",
-            "initialize_readme": false,
+            "with_readme": false,
             "default_branch": "trunk",
             "protected_branches": 3,
         })
@@ -58,7 +58,7 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
         answers,
         [
             &serde_json::json!({"project_name": "gizmo"}),
-            &serde_json::json!({"visibility": "public", "initialize_readme": false}),
+            &serde_json::json!({"visibility": "public", "with_readme": false}),
             &serde_json::json!({"default_branch": "trunk", "protected_branches": 3}),
         ]
     );
@@ -70,14 +70,14 @@ fn content_the_schema_rejects_is_not_sent_and_fails_the_run() {
     let rec = dir.path().join("w.jsonl");
     let o = wizard(
         "questions=1",
-        r#"accept:{"project_name":"","description":7}"#,
+        r#"accept:{"project_name":"","summary":7}"#,
         &rec,
     );
     assert_eq!(o.code, 2, "{}", o.stderr);
     let errors = o.lines("[error] elicitation/create #");
     assert_eq!(errors.len(), 1, "{}", o.stderr);
     assert!(
-        errors[0].contains("/description: expected a string, got a number")
+        errors[0].contains("/summary: expected a string, got a number")
             && errors[0].contains("/project_name: at least 1 characters (got 0)")
             && errors[0].ends_with("answered cancel"),
         "{}",

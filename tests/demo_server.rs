@@ -503,14 +503,14 @@ fn interactive_wizard_asks_through_elicitation() {
                 assert_eq!(schema["properties"]["project_name"]["type"], "string");
                 assert_eq!(schema["properties"]["project_name"]["maxLength"], 64);
                 assert_eq!(schema["required"], json!(["project_name"]));
-                json!({"action": "accept", "content": {"project_name": "my-project", "description": ""}})
+                json!({"action": "accept", "content": {"project_name": "my-project", "summary": ""}})
             } else {
                 // The second: a titled single choice and a boolean, both with defaults.
                 assert_eq!(
                     schema["properties"]["visibility"]["oneOf"][2]["const"],
                     "public"
                 );
-                assert_eq!(schema["properties"]["initialize_readme"]["default"], true);
+                assert_eq!(schema["properties"]["with_readme"]["default"], true);
                 json!({"action": "decline"})
             };
             server.send(&json!({"jsonrpc": "2.0", "id": request_id, "result": result}));
@@ -522,11 +522,11 @@ fn interactive_wizard_asks_through_elicitation() {
     assert!(text.contains("my-project"), "{text}");
     // A blank answer and a declined form fall back to the defaults.
     assert!(
-        text.contains("description: A project created by the mcpscope demo wizard"),
+        text.contains("summary: A project created by the mcpscope demo wizard"),
         "{text}"
     );
     assert!(text.contains("visibility: private"), "{text}");
-    assert!(text.contains("initialize_readme: true"), "{text}");
+    assert!(text.contains("with_readme: true"), "{text}");
 }
 
 #[test]

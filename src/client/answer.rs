@@ -27,6 +27,32 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
                 v.get("params").cloned().unwrap_or(Value::Null),
             )
         };
+        if s.for_the_user(&method) {
+            let raw = s
+                .trace
+                .read()
+                .get(seq)
+                .map(|e| String::from_utf8_lossy(e.bytes).into_owned())
+                .unwrap_or_default();
+            let ask = ServerAsk {
+                id: id.clone(),
+                seq,
+                method: method.clone(),
+                params: params.clone(),
+                raw,
+            };
+            match s.asks_tx.as_ref().map(|tx| tx.try_send(ask)) {
+                Some(Ok(())) => continue,
+                _ => {
+                    let msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+                        "code": codes::INTERNAL_ERROR,
+                        "message": format!("too many requests are waiting for the user (at most {MAX_ASKS})"),
+                    }});
+                    let _ = s.send_frame(&msg);
+                    continue;
+                }
+            }
+        }
         let answer = match s.client_tasks.answer(&method, &params) {
             Some(a) => a,
             None => {
@@ -48,6 +74,56 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
             Err((code, message)) => msg["error"] = json!({"code": code, "message": message}),
         }
         let _ = s.send_frame(&msg);
+    }
+}
+
+/// Server requests waiting for the user at once; more are refused.
+pub const MAX_ASKS: usize = 32;
+
+/// A server request for the user to answer (elicitation, sampling).
+#[derive(Debug, Clone)]
+pub struct ServerAsk {
+    pub id: IdKey,
+    /// The request frame in the trace.
+    pub seq: u64,
+    pub method: String,
+    pub params: Value,
+    /// The frame as the server wrote it (the order of a form's fields).
+    pub raw: String,
+}
+
+impl Session {
+    /// Does `method` go to the user rather than to the options?
+    fn for_the_user(&self, method: &str) -> bool {
+        self.opts.ask_user
+            && match method {
+                methods::ELICIT => self.opts.elicit.is_none(),
+                methods::SAMPLING => self.opts.sample.is_none(),
+                _ => false,
+            }
+    }
+
+    /// The requests for the user, once (the UI takes the receiver).
+    pub fn take_asks(&self) -> Option<mpsc::Receiver<ServerAsk>> {
+        self.asks_rx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// Send the user's answer to server request `id`: a result, or a
+    /// JSON-RPC error `(code, message)`.
+    pub fn answer_server(
+        &self,
+        id: &IdKey,
+        answer: Result<Value, (i64, String)>,
+    ) -> Result<u64, super::ClientError> {
+        let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value()});
+        match answer {
+            Ok(result) => msg["result"] = result,
+            Err((code, message)) => msg["error"] = json!({"code": code, "message": message}),
+        }
+        self.send_frame(&msg)
     }
 }
 

@@ -36,8 +36,11 @@ impl Session {
         }
         if self.opts.elicit.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        } else if self.opts.ask_user {
+            // A person can follow a URL; headless answers cannot.
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
         }
-        if self.opts.sample.is_some() {
+        if self.opts.sample.is_some() || self.opts.ask_user {
             caps.insert("sampling".into(), json!({}));
         }
         if self.client_tasks_declared() {

@@ -18,6 +18,7 @@ mod pending;
 pub mod tasks;
 pub mod timeout;
 
+pub use answer::ServerAsk;
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
@@ -136,6 +137,10 @@ pub struct Session {
     task: Mutex<Option<String>>,
     /// Server requests run here as tasks, kept for the server to fetch.
     client_tasks: client_tasks::ClientTasks,
+    /// Server requests for the user (`ask_user`), and their receiving end
+    /// until the UI takes it.
+    asks_tx: Option<mpsc::Sender<answer::ServerAsk>>,
+    asks_rx: Mutex<Option<mpsc::Receiver<answer::ServerAsk>>>,
 }
 
 impl Session {
@@ -181,6 +186,12 @@ impl Session {
             tool_headers: tool_headers.clone(),
         });
         let transport = make(ingest.clone())?;
+        let (asks_tx, asks_rx) = if opts.ask_user {
+            let (tx, rx) = mpsc::channel(answer::MAX_ASKS);
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
             let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
             Session {
@@ -201,6 +212,8 @@ impl Session {
                 refused: std::sync::atomic::AtomicUsize::new(0),
                 task: Mutex::new(None),
                 client_tasks: Default::default(),
+                asks_tx,
+                asks_rx: Mutex::new(asks_rx),
             }
         }))
     }

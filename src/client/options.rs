@@ -111,6 +111,10 @@ pub struct ClientOptions {
     pub roots: Vec<String>,
     pub elicit: Option<ElicitMode>,
     pub sample: Option<SampleMode>,
+    /// Elicitation and sampling requests the options above do not answer go
+    /// to the user ([`crate::client::Session::take_asks`]); `elicitation`
+    /// (form and URL) and `sampling` are then declared.
+    pub ask_user: bool,
     pub client_name: String,
     /// Limits for the handshake and the short requests around calls: the
     /// user's own `--timeout`/`--max-timeout` (there is no progress to reset
@@ -130,6 +134,7 @@ impl Default for ClientOptions {
             roots: Vec::new(),
             elicit: None,
             sample: None,
+            ask_user: false,
             client_name: "mcpscope".into(),
             handshake: Limits {
                 idle: Some(Duration::from_secs(60)),

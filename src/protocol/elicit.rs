@@ -422,6 +422,43 @@ pub fn validate(schema: &Value, content: &Map<String, Value>) -> Result<(), Vec<
     }
 }
 
+/// The names of `params.requestedSchema.properties` in the order the server
+/// wrote them, read from the request frame's text (a parsed `Value` sorts
+/// them); empty when the text does not have them.
+pub fn property_order(frame: &str) -> Vec<String> {
+    use serde_json::value::RawValue;
+    use std::collections::HashMap;
+    type Members<'a> = HashMap<String, &'a RawValue>;
+    let step = |raw: &str, key: &str| -> Option<String> {
+        let m: Members = serde_json::from_str(raw).ok()?;
+        m.get(key).map(|v| v.get().to_string())
+    };
+    let props = step(frame, "params")
+        .and_then(|p| step(&p, "requestedSchema"))
+        .and_then(|s| step(&s, "properties"));
+    props.map_or_else(Vec::new, |p| keys_in_order(&p))
+}
+
+fn keys_in_order(obj: &str) -> Vec<String> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some((k, IgnoredAny)) = m.next_entry::<String, IgnoredAny>()? {
+                keys.push(k);
+            }
+            Ok(keys)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(obj);
+    (&mut de).deserialize_map(Keys).unwrap_or_default()
+}
+
 /// `content` cut to the fields `schema` names, then validated: one answer
 /// can serve several forms (a wizard asking step by step), each taking the
 /// members it asks for. What remains must pass every check.
@@ -548,6 +585,14 @@ mod tests {
             fit(&schema(), short.as_object().unwrap()).unwrap_err(),
             ["/ok: required, missing"]
         );
+    }
+
+    #[test]
+    fn the_servers_order_is_read_from_the_frame() {
+        let frame = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"boolean"},"mid":{"type":"number"}}}}}"#;
+        assert_eq!(property_order(frame), ["zeta", "alpha", "mid"]);
+        assert!(property_order("{").is_empty());
+        assert!(property_order(r#"{"params":{}}"#).is_empty());
     }
 
     #[test]

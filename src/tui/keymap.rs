@@ -212,6 +212,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &[">"], ReplayFaster),
         (Global, &["<"], ReplaySlower),
         (Global, &["E"], ReplayEnd),
+        (Global, &["A"], AnswerServer),
         (Tools, &["/"], Filter),
         (Tools, &["backspace"], ClearFilter),
         (Tools, &["enter"], UseTool),

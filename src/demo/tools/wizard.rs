@@ -43,7 +43,7 @@ const QUESTIONS: [Question; 6] = [
                            "description": "Letters, digits, dashes and underscores", "default": "mcpscope-demo"}),
                 ),
                 (
-                    "description",
+                    "summary",
                     json!({"type": "string", "title": "Description", "maxLength": 200,
                            "default": "A project created by the mcpscope demo wizard"}),
                 ),
@@ -60,7 +60,7 @@ const QUESTIONS: [Question; 6] = [
                     json!({"type": "string", "title": "Visibility", "oneOf": choices(&VISIBILITY), "default": "private"}),
                 ),
                 (
-                    "initialize_readme",
+                    "with_readme",
                     json!({"type": "boolean", "title": "Create a README", "default": true}),
                 ),
             ]
