@@ -263,3 +263,29 @@ fn snapshot_sampling_at_100x30() {
     typed(&mut app, "Three fixes.");
     insta::assert_snapshot!(render(&mut app, 100, 30));
 }
+
+#[test]
+fn roots_are_edited_and_offered() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    app.on_msg(Msg::Roots(vec!["file:///work".into()]));
+    app.apply(Action::EditRoots);
+    assert!(app.state.asks.roots_editor.is_some());
+    insta::assert_snapshot!(render(&mut app, 80, 24));
+    key(&mut app, KeyCode::Enter);
+    typed(&mut app, "/tmp/project");
+    key(&mut app, KeyCode::Enter); // a blank line is dropped
+    assert_eq!(
+        ctrl(&mut app, 's'),
+        [Effect::SetRoots(vec![
+            "file:///work".into(),
+            "/tmp/project".into()
+        ])]
+    );
+    assert!(app.state.asks.roots_editor.is_none());
+    // Esc drops an edit.
+    app.apply(Action::EditRoots);
+    typed(&mut app, "x");
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+    assert_eq!(app.state.asks.roots, ["file:///work", "/tmp/project"]);
+}

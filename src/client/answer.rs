@@ -138,7 +138,7 @@ pub(super) fn answer(
     let opts = s.options();
     match method {
         methods::PING => Ok(json!({})),
-        methods::ROOTS_LIST if !opts.roots.is_empty() => Ok(roots(&opts.roots)),
+        methods::ROOTS_LIST if opts.ask_user || !opts.roots.is_empty() => Ok(roots(&s.roots())),
         methods::ELICIT => match &opts.elicit {
             Some(ElicitMode::Decline) => Ok(json!({"action": "decline"})),
             Some(ElicitMode::Defaults) => {

@@ -31,7 +31,10 @@ impl Session {
     /// The capabilities mcpscope declares (the same in both eras).
     pub(super) fn client_capabilities(&self) -> Value {
         let mut caps = Map::new();
-        if !self.opts.roots.is_empty() {
+        if self.opts.ask_user {
+            // The user edits the list; the server hears of each change.
+            caps.insert("roots".into(), json!({"listChanged": true}));
+        } else if !self.opts.roots.is_empty() {
             caps.insert("roots".into(), json!({"listChanged": false}));
         }
         if self.opts.elicit.is_some() {

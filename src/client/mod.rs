@@ -141,6 +141,8 @@ pub struct Session {
     /// until the UI takes it.
     asks_tx: Option<mpsc::Sender<answer::ServerAsk>>,
     asks_rx: Mutex<Option<mpsc::Receiver<answer::ServerAsk>>>,
+    /// The roots `roots/list` answers with (`--root`, then the user's edits).
+    roots: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -186,6 +188,7 @@ impl Session {
             tool_headers: tool_headers.clone(),
         });
         let transport = make(ingest.clone())?;
+        let roots = opts.roots.clone();
         let (asks_tx, asks_rx) = if opts.ask_user {
             let (tx, rx) = mpsc::channel(answer::MAX_ASKS);
             (Some(tx), Some(rx))
@@ -214,6 +217,7 @@ impl Session {
                 client_tasks: Default::default(),
                 asks_tx,
                 asks_rx: Mutex::new(asks_rx),
+                roots: Mutex::new(roots),
             }
         }))
     }
@@ -243,6 +247,21 @@ impl Session {
         self.server()
             .and_then(|s| s.protocol_version.parse().ok())
             .unwrap_or(self.opts.revision)
+    }
+
+    /// The roots `roots/list` is answered with.
+    pub fn roots(&self) -> Vec<String> {
+        self.roots.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Replace the roots; a session that declared `roots.listChanged` (one
+    /// whose user edits them) sends `notifications/roots/list_changed`.
+    pub fn set_roots(&self, roots: Vec<String>) -> Result<(), ClientError> {
+        *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+        if self.opts.ask_user {
+            self.notify(methods::ROOTS_LIST_CHANGED, None)?;
+        }
+        Ok(())
     }
 
     /// How many server requests could not be answered as the options said.

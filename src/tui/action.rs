@@ -71,6 +71,7 @@ pub enum Action {
     Details,
     AnswerInput,
     AnswerServer,
+    EditRoots,
     ShowChannel,
     ReplayPause,
     ReplayStep,
@@ -93,7 +94,11 @@ impl Action {
     pub fn needs_server(self) -> bool {
         matches!(
             self,
-            Action::Send | Action::CancelCall | Action::AnswerInput | Action::AnswerServer
+            Action::Send
+                | Action::CancelCall
+                | Action::AnswerInput
+                | Action::AnswerServer
+                | Action::EditRoots
         )
     }
 
@@ -160,6 +165,7 @@ impl Action {
                 "answer a call's input_required result: a retry in the composer (raw mode)"
             }
             AnswerServer => "answer the server's waiting request (a form, a URL, a sampling reply)",
+            EditRoots => "edit the roots offered to the server (roots/list; it is told of changes)",
             ShowChannel => "show the exchange's channel (its stream) in the timeline",
             ReplayPause => "replay: pause / resume",
             ReplayStep => "replay: feed one event (and pause)",
@@ -195,6 +201,8 @@ pub enum Effect {
         id: IdKey,
         answer: Result<Value, (i64, String)>,
     },
+    /// Replace the session's roots (and tell the server they changed).
+    SetRoots(Vec<String>),
     /// Open a URL in the user's browser (`xdg-open`, `open` on macOS).
     OpenUrl(String),
     /// Put text on the clipboard with OSC 52.
@@ -221,6 +229,8 @@ pub enum Msg {
     Notice(String),
     /// Findings the live checks published since the last batch.
     Findings(Vec<Finding>),
+    /// The session's roots at start.
+    Roots(Vec<String>),
     /// A server request for the user to answer.
     ServerAsk(crate::client::ServerAsk),
 }

@@ -319,9 +319,37 @@ pub enum Choice {
 pub struct Asks {
     pub waiting: Vec<Ask>,
     pub open: bool,
+    /// The roots `roots/list` is answered with, as the session has them.
+    pub roots: Vec<String>,
+    /// The roots being edited (one per line), while the editor is open.
+    pub roots_editor: Option<Box<TextArea<'static>>>,
 }
 
 impl Asks {
+    /// Open the roots editor on the current list.
+    pub fn edit_roots(&mut self) {
+        let mut t = TextArea::new(if self.roots.is_empty() {
+            vec![String::new()]
+        } else {
+            self.roots.clone()
+        });
+        t.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        t.move_cursor(ratatui_textarea::CursorMove::End);
+        self.roots_editor = Some(Box::new(t));
+    }
+
+    /// Close the editor keeping its lines (blank ones dropped): the new list.
+    pub fn save_roots(&mut self) -> Option<Vec<String>> {
+        let t = self.roots_editor.take()?;
+        self.roots = t
+            .lines()
+            .iter()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        Some(self.roots.clone())
+    }
+
     pub fn push(&mut self, ask: Ask) {
         self.waiting.push(ask);
     }

@@ -213,6 +213,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["<"], ReplaySlower),
         (Global, &["E"], ReplayEnd),
         (Global, &["A"], AnswerServer),
+        (Global, &["ctrl-r"], EditRoots),
         (Tools, &["/"], Filter),
         (Tools, &["backspace"], ClearFilter),
         (Tools, &["enter"], UseTool),

@@ -96,6 +96,7 @@ impl Executor {
         let Some(s) = self.session.clone() else {
             return;
         };
+        let _ = self.tx.send(Msg::Roots(s.roots()));
         if let Some(mut asks) = s.take_asks() {
             let tx = self.tx.clone();
             tokio::spawn(async move {
@@ -152,6 +153,15 @@ impl Executor {
                         std::thread::spawn(move || child.wait());
                     }
                     Err(e) => now.push(Msg::Notice(format!("{opener} failed: {e}"))),
+                }
+            }
+            Effect::SetRoots(roots) => {
+                if let Some(s) = &self.session
+                    && let Err(e) = s.set_roots(roots)
+                {
+                    now.push(Msg::Notice(format!(
+                        "roots changed, but the server was not told: {e}"
+                    )));
                 }
             }
             Effect::AnswerServer { id, answer } => {

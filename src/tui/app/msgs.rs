@@ -43,6 +43,7 @@ impl App {
             Msg::CallFailed { id, why } => out.pulls.push(Pull::FailCall { id, why }),
             Msg::Notice(n) => st.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
+            Msg::Roots(r) => st.asks.roots = r,
             Msg::ServerAsk(a) => {
                 let ask = crate::tui::asks::Ask::new(&a, now_us);
                 st.notice = Some(format!(

@@ -136,6 +136,50 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     }
 }
 
+/// The roots editor: one path or URI per line.
+pub fn draw_roots(f: &mut Frame, area: Rect, st: &State) {
+    let Some(editor) = &st.asks.roots_editor else {
+        return;
+    };
+    let t = &st.theme;
+    let r = frame(area);
+    if r.width < 10 || r.height < 5 {
+        return;
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Thick)
+        .border_style(t.fg(t.border_focus))
+        .style(t.base())
+        .title(Span::styled(
+            " Roots (roots/list): one path or file:// URI per line ",
+            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
+        ));
+    f.render_widget(Clear, r);
+    f.render_widget(block, r);
+    let inner = super::inner(r);
+    let body = Rect {
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    f.render_widget(&**editor, body);
+    let k = |s: &str| Span::styled(s.to_string(), t.fg(t.key).add_modifier(Modifier::BOLD));
+    let d = |s: &str| Span::styled(s.to_string(), t.muted());
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            k("Ctrl-S"),
+            d(" offer these (the server is told)  "),
+            k("Esc"),
+            d(" discard"),
+        ])),
+        Rect {
+            y: inner.y + inner.height.saturating_sub(1),
+            height: 1.min(inner.height),
+            ..inner
+        },
+    );
+}
+
 fn keys_line(st: &State, ask: &Ask) -> Line<'static> {
     let t = &st.theme;
     let k = |s: &str| Span::styled(s.to_string(), t.fg(t.key).add_modifier(Modifier::BOLD));

@@ -56,6 +56,31 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Keys of the roots editor: Ctrl-S keeps the list, Esc drops the edit,
+/// everything else edits (one root per line).
+pub fn roots_key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
+    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    match ev.code {
+        KeyCode::Esc => {
+            st.asks.roots_editor = None;
+            Vec::new()
+        }
+        KeyCode::Char('s') if ctrl => match st.asks.save_roots() {
+            Some(roots) => {
+                st.notice = Some(format!("{} roots offered", roots.len()));
+                vec![Effect::SetRoots(roots)]
+            }
+            None => Vec::new(),
+        },
+        _ => {
+            if let Some(t) = st.asks.roots_editor.as_mut() {
+                t.input(ev);
+            }
+            Vec::new()
+        }
+    }
+}
+
 fn form_key(f: &mut crate::tui::asks::Form, ev: KeyEvent) {
     let n = f.fields.len();
     if n == 0 {
