@@ -289,3 +289,27 @@ fn roots_are_edited_and_offered() {
     assert!(key(&mut app, KeyCode::Esc).is_empty());
     assert_eq!(app.state.asks.roots, ["file:///work", "/tmp/project"]);
 }
+
+#[test]
+fn a_withdrawn_request_leaves_the_queue() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    ask_text(&mut app, &sc, "srv-7", "elicitation/create", form_params());
+    ask_text(&mut app, &sc, "srv-8", "elicitation/create", form_params());
+    app.apply(Action::AnswerServer);
+    sc.inn(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": "srv-7", "reason": "the call was cancelled"}}),
+    );
+    app.sync();
+    assert_eq!(app.state.asks.waiting.len(), 1);
+    assert_eq!(app.state.asks.waiting[0].id, IdKey::Str("srv-8".into()));
+    assert!(app.state.asks.open, "the next one is shown");
+    sc.inn(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": "srv-8"}}),
+    );
+    app.sync();
+    assert!(app.state.asks.waiting.is_empty());
+    assert!(!app.state.asks.open);
+}

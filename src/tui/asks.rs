@@ -323,6 +323,8 @@ pub struct Asks {
     pub roots: Vec<String>,
     /// The roots being edited (one per line), while the editor is open.
     pub roots_editor: Option<Box<TextArea<'static>>>,
+    /// Store events looked at for withdrawn requests.
+    scanned: u64,
 }
 
 impl Asks {
@@ -382,6 +384,33 @@ impl Asks {
             self.open = false;
         }
         Some((ask.id, answer))
+    }
+
+    /// Drop the requests the server withdrew since the last look: an
+    /// incoming `notifications/cancelled` naming one of them. Returns how
+    /// many went.
+    pub fn sync(&mut self, store: &crate::trace::Store) -> usize {
+        let end = store.next_seq();
+        let from = self.scanned.max(store.first_seq());
+        self.scanned = end;
+        if self.waiting.is_empty() {
+            return 0;
+        }
+        let before = self.waiting.len();
+        for ev in store.range(from, end) {
+            if ev.dir != crate::trace::Dir::In || ev.method != Some(methods::CANCELLED) {
+                continue;
+            }
+            let id = ev
+                .frame()
+                .params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .and_then(|p| p.get("requestId").map(IdKey::from_value));
+            if let Some(id) = id {
+                self.forget(&id);
+            }
+        }
+        before - self.waiting.len()
     }
 
     /// A request the server withdrew (`notifications/cancelled`) or that
