@@ -211,3 +211,50 @@ fn a_task_over_streamable_http() {
         o.stderr
     );
 }
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn ctrl_c_cancels_the_task_then_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let mut child = Command::new(BIN)
+        .args([
+            "call",
+            "--tool",
+            "simulate-research-query",
+            "-a",
+            "topic=rust",
+        ])
+        .args(["--record", rec.to_str().unwrap(), "--"])
+        .args(everything_argv())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = watchdog(&child, std::time::Duration::from_secs(60));
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    // Wait until the task runs: its first status line.
+    while err.read_line(&mut line).unwrap() > 0 && !line.starts_with("[task]") {
+        line.clear();
+    }
+    assert!(line.starts_with("[task]"), "no task status before EOF");
+    let task_id = line.split(' ').nth(1).unwrap().to_string();
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    dog.disarm();
+    assert_eq!(status.code(), Some(130));
+    let lines = trace_lines(&rec);
+    let cancel = frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel before exit");
+    assert_eq!(cancel["params"]["taskId"], task_id.as_str());
+    assert_eq!(
+        frames(&lines, "out", "notifications/cancelled").count(),
+        0,
+        "the answered tools/call is not cancelled"
+    );
+}

@@ -71,6 +71,33 @@ pub fn is_terminal(status: &str) -> bool {
     matches!(status, "completed" | "failed" | "cancelled")
 }
 
+/// The task a `CreateTaskResult` answering request `id` created, if one did
+/// and it is not known to have ended: read from the trace.
+pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) -> Option<String> {
+    let mut task: Option<TaskState> = None;
+    for ev in store.range(store.first_seq(), store.next_seq()) {
+        if ev.dir != crate::trace::Dir::In {
+            continue;
+        }
+        let f = ev.frame();
+        let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
+            continue;
+        };
+        match (&task, TaskState::of_result(&v)) {
+            (None, Some(t)) if v.get("task").is_some() && f.id.as_ref() == Some(id) => {
+                task = Some(t)
+            }
+            // A later tasks/get answer for it may say it ended.
+            (Some(cur), Some(t)) if t.task_id == cur.task_id => task = Some(t),
+            _ => {}
+        }
+    }
+    task.filter(|t| !t.is_terminal()).map(|t| t.task_id)
+}
+
 /// Polls no faster than this, whatever the server suggests.
 const MIN_POLL: Duration = Duration::from_millis(100);
 /// Nor slower: the status line should move.
