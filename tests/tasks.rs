@@ -236,11 +236,23 @@ fn ctrl_c_cancels_the_task_then_exits_130() {
     let dog = watchdog(&child, std::time::Duration::from_secs(60));
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    // Wait until the task runs: its first status line.
-    while err.read_line(&mut line).unwrap() > 0 && !line.starts_with("[task]") {
+    // Wait until the task runs and its CreateTaskResult is in: the server
+    // announces the task's first status before it answers the call, and
+    // moves to the second stage a second later.
+    let mut statuses = 0;
+    while err.read_line(&mut line).unwrap() > 0 {
+        if line.starts_with("[task]") {
+            statuses += 1;
+            if statuses == 2 {
+                break;
+            }
+        }
         line.clear();
     }
-    assert!(line.starts_with("[task]"), "no task status before EOF");
+    assert!(
+        line.starts_with("[task]"),
+        "no second task status before EOF"
+    );
     let task_id = line.split(' ').nth(1).unwrap().to_string();
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
