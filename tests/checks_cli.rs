@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 24);
+    assert_eq!(rows.len(), 32);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -264,6 +264,14 @@ fn rules_lists_the_catalog() {
         ("response-null-id", "warning"),
         ("http-content-type", "error"),
         ("frame-oversized", "warning"),
+        ("client-duplicate-progress-token", "error"),
+        ("client-request-id-reused", "error"),
+        ("client-cancel-initialize", "error"),
+        ("client-cancel-unknown-request", "warning"),
+        ("client-setlevel-without-capability", "warning"),
+        ("client-cancelled-during-progress", "warning"),
+        ("client-no-progress-token", "info"),
+        ("client-response-unknown-id", "error"),
     ];
     for (row, (id, sev)) in rows.iter().zip(expected) {
         assert_eq!(row, &[id, sev]);

@@ -7,6 +7,8 @@ use libfuzzer_sys::fuzz_target;
 use mcpscope::checks::CheckConfig;
 use mcpscope::cli::check::check_store;
 use mcpscope::cli::replay::format_store;
+use mcpscope::protocol::frame::{FrameKind, classify, well_formed_progress};
+use mcpscope::protocol::views::ProgressView;
 use mcpscope::trace::store::{Dir, Store, StoreLimits};
 use mcpscope::tui::jsonfmt::{exact_bytes, pretty};
 
@@ -28,6 +30,16 @@ fuzz_target!(|data: &[u8]| {
             _ => store.append_frame(Dir::In, "get", t_us, frame, &mut routes),
         };
         routes.clear();
+        // The flood fast path recognises only what the general parse reads
+        // as the same progress notification.
+        if let Some(p) = well_formed_progress(frame) {
+            let f = classify(frame);
+            assert_eq!(f.kind, FrameKind::Notification);
+            assert_eq!(f.method.as_deref(), Some("notifications/progress"));
+            let q = ProgressView::parse(f.params).expect("general parse of the params");
+            assert_eq!(p.token.get(), q.token.get());
+            assert_eq!((p.progress, p.total, &p.message), (q.progress, q.total, &q.message));
+        }
         let _ = pretty(&String::from_utf8_lossy(frame), 200);
         let _ = exact_bytes(frame, 80, 200);
     }

@@ -10,8 +10,9 @@ use super::call::{
 use super::connect::{Failure, connect, handshake};
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
+use crate::checks::CheckConfig;
 use crate::client::pages::list_key;
-use crate::client::{Limits, Reply, Session};
+use crate::client::{Limits, Reply, Session, TokenPolicy};
 use crate::protocol::IdKey;
 use crate::protocol::methods;
 use clap::Args;
@@ -105,7 +106,13 @@ pub async fn run(a: RequestArgs) -> i32 {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet);
+    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
+    let cfg = CheckConfig {
+        tokenless_by_choice: a.opts.request.policy() == TokenPolicy::None,
+        own_client: true,
+        ..CheckConfig::default()
+    };
+    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet, cfg);
     let code = tokio::select! {
         code = request(&session, &a, &ask, limits, &printer) => code,
         stop = signals.recv() => {

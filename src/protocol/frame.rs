@@ -172,7 +172,7 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         #[serde(borrow)]
         method: &'a str,
         #[serde(borrow)]
-        params: ObjectOnly<Params<'a>>,
+        params: ObjectOnly<ProgressParams<'a>>,
         #[serde(borrow, default, deserialize_with = "present")]
         id: Option<&'a RawValue>,
         #[serde(borrow, default, deserialize_with = "present")]
@@ -180,17 +180,18 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         #[serde(borrow, default, deserialize_with = "present")]
         error: Option<&'a RawValue>,
     }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow, rename = "progressToken")]
-        token: &'a RawValue,
-        progress: f64,
-        #[serde(default)]
-        total: Option<f64>,
-        #[serde(borrow, default)]
-        message: Option<Cow<'a, str>>,
-    }
+    // What most servers write, byte for byte: the envelope's keys and values
+    // are known, so only the params are parsed, and the frame must end right
+    // after them (no further key). Anything else takes the general parse.
+    const COMPACT: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
     let text = std::str::from_utf8(bytes).ok()?;
+    if let Some(rest) = text.strip_prefix(COMPACT) {
+        let inner = rest.trim_end_matches(JSON_WS).strip_suffix('}')?;
+        let mut de = serde_json::Deserializer::from_str(inner);
+        let ObjectOnly(params) = ObjectOnly::<ProgressParams<'_>>::deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        return valid_token(params);
+    }
     let ObjectOnly(w): ObjectOnly<Wire<'_>> = serde_json::from_str(text).ok()?;
     let ObjectOnly(params) = w.params;
     if w.jsonrpc != "2.0"
@@ -198,8 +199,18 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         || w.id.is_some()
         || w.result.is_some()
         || w.error.is_some()
-        || !IdKey::from_raw(params.token.get()).is_valid()
     {
+        return None;
+    }
+    valid_token(params)
+}
+
+/// JSON's insignificant whitespace (RFC 8259 `ws`).
+const JSON_WS: &[char] = &[' ', '\t', '\n', '\r'];
+
+/// The params as a view, if their token is a valid one.
+fn valid_token(params: ProgressParams<'_>) -> Option<super::views::ProgressView<'_>> {
+    if !IdKey::from_raw(params.token.get()).is_valid() {
         return None;
     }
     Some(super::views::ProgressView {
@@ -208,6 +219,17 @@ pub fn well_formed_progress(bytes: &[u8]) -> Option<super::views::ProgressView<'
         total: params.total,
         message: params.message,
     })
+}
+
+#[derive(Deserialize)]
+struct ProgressParams<'a> {
+    #[serde(borrow, rename = "progressToken")]
+    token: &'a RawValue,
+    progress: f64,
+    #[serde(default)]
+    total: Option<f64>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
 }
 
 /// Classify one frame (a line without its terminator).
@@ -627,6 +649,17 @@ mod tests {
             (br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#, false),
             (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":["t",1,2]}"#, false),
             (b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1,\"message\":\"\xff\"}}", false),
+            // The compact envelope, and what may or may not follow its params.
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"a}b"} }  "#, true),
+            (b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}\r", true),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}} x"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1},"id":null}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1},}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"progress":2}}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":["t",1]}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}"#, false),
+            (br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":null,"progress":1}}"#, false),
         ];
         for (bytes, fast) in cases {
             let got = well_formed_progress(bytes);
