@@ -6,7 +6,7 @@
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), narrow, findings, network,
-#                                        # attach
+#                                        # attach, form
 #
 # Builds the release binary, runs `mcpscope demo` in a detached tmux
 # session (160x48, and 80x24 for the narrow layout), drives it with keys,
@@ -32,7 +32,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT"
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network attach} "
+STEPS=" ${*:-demo narrow findings network attach form} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -80,7 +80,8 @@ RUNS="--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"
 
 if want demo; then
 # 1. Main screen mid-progress.
-start 160 48 "$RUNS"
+# The wizard would wait for answers by hand: the defaults answer it here.
+start 160 48 "--elicit defaults $RUNS"
 wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
 shot main-progress 160 48
 
@@ -179,4 +180,17 @@ done
 start_cmd 160 48 "attach build"
 wait_for ' (1[2-9]|2[0-9]) / 40 '
 shot attach 160 48
+fi
+
+if want form; then
+# 9. The server asks: the wizard's first elicitation form, opened with A,
+#    a new name typed over the default.
+start 100 30 "--run 'interactive_wizard {\"questions\": 3, \"delay_ms\": 300}'"
+wait_for '⚑ 1 waiting'
+keys A
+wait_for 'Project name'
+keys -N 13 BSpace
+keys -l release-bot
+wait_for 'release-bot'
+shot form 100 30
 fi

@@ -178,6 +178,16 @@ pub enum Event {
         seq: u64,
         reason: String,
     },
+    /// A server request mcpscope was told how to answer, but that answer
+    /// does not fit the request (`--elicit accept:` content the requested
+    /// schema rejects); `answered` says what was sent instead.
+    AnswerRefused {
+        request: Value,
+        seq: u64,
+        method: String,
+        reason: String,
+        answered: String,
+    },
     /// A request (or, without one, the whole connection) failed.
     Failed {
         request: Option<Value>,
@@ -265,6 +275,7 @@ impl Event {
             Event::Negotiated { .. } => "negotiated",
             Event::ToolRejected { .. } => "tool-rejected",
             Event::ServerRequestDropped { .. } => "server-request-dropped",
+            Event::AnswerRefused { .. } => "answer-refused",
             Event::Failed { .. } => "failed",
             Event::Era { .. } => "era",
             Event::ListenEnd { .. } => "listen-end",

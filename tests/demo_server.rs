@@ -497,11 +497,20 @@ fn interactive_wizard_asks_through_elicitation() {
             let request_id = message["id"].clone();
             assert!(request_id.as_str().is_some_and(|s| s.starts_with("srv-")));
             let schema = &message["params"]["requestedSchema"];
-            assert_eq!(schema["properties"]["answer"]["type"], "string");
             asked += 1;
             let result = if asked == 1 {
-                json!({"action": "accept", "content": {"answer": "my-project"}})
+                // The first form: a required, length-limited name and a description.
+                assert_eq!(schema["properties"]["project_name"]["type"], "string");
+                assert_eq!(schema["properties"]["project_name"]["maxLength"], 64);
+                assert_eq!(schema["required"], json!(["project_name"]));
+                json!({"action": "accept", "content": {"project_name": "my-project", "summary": ""}})
             } else {
+                // The second: a titled single choice and a boolean, both with defaults.
+                assert_eq!(
+                    schema["properties"]["visibility"]["oneOf"][2]["const"],
+                    "public"
+                );
+                assert_eq!(schema["properties"]["with_readme"]["default"], true);
                 json!({"action": "decline"})
             };
             server.send(&json!({"jsonrpc": "2.0", "id": request_id, "result": result}));
@@ -511,8 +520,13 @@ fn interactive_wizard_asks_through_elicitation() {
     assert_tool_ok(&response);
     let text = result_text(&response);
     assert!(text.contains("my-project"), "{text}");
-    // The declined question falls back to its default.
-    assert!(text.contains("private"), "{text}");
+    // A blank answer and a declined form fall back to the defaults.
+    assert!(
+        text.contains("summary: A project created by the mcpscope demo wizard"),
+        "{text}"
+    );
+    assert!(text.contains("visibility: private"), "{text}");
+    assert!(text.contains("with_readme: true"), "{text}");
 }
 
 #[test]

@@ -702,3 +702,55 @@ fn http_session_shows_network_rows_and_the_post_streams_progress() {
     t.keys(&["q"]);
     assert_restored(&t);
 }
+
+#[test]
+#[ignore = "needs tmux"]
+fn the_wizard_form_answered_by_hand() {
+    require_tmux();
+    let rec = tempfile::tempdir().unwrap();
+    let trace = rec.path().join("w.jsonl");
+    let t = Tmux::start_sized(
+        "wizard",
+        &format!(
+            r#"demo --record '{}' --run 'interactive_wizard {{"questions": 2, "delay_ms": 0}}'"#,
+            trace.display()
+        ),
+        100,
+        30,
+    );
+    // The question waits without taking the keyboard; A opens it.
+    t.wait_for("the waiting request", 30, |s| {
+        s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the first form", 10, |s| {
+        s.contains("Project name") && s.contains("mcpscope-demo")
+    });
+    t.keys(&["-N", "13", "BSpace"]);
+    t.literal("gizmo");
+    t.keys(&["Enter"]);
+    // The second form: a titled choice and a boolean.
+    t.wait_for("the second question", 20, |s| s.contains("Who can see it?"));
+    t.keys(&["A"]);
+    t.wait_for("the second form", 10, |s| {
+        s.contains("◉ Private: only members")
+    });
+    t.keys(&["Right", "Right", "Down", "Space", "Enter"]);
+    t.wait_for("the wizard done", 30, |s| s.contains("done in"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+    let lines = common::trace_lines(&trace);
+    let result = lines
+        .iter()
+        .find(|l| l["dir"] == "in" && l["json"]["result"]["structuredContent"].is_object())
+        .expect("the wizard's result");
+    assert_eq!(
+        result["json"]["result"]["structuredContent"]["answers"],
+        serde_json::json!({
+            "project_name": "gizmo",
+            "summary": "A project created by the mcpscope demo wizard",
+            "visibility": "public",
+            "with_readme": false,
+        })
+    );
+}

@@ -6,6 +6,7 @@ use super::printer::Printer;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
+use crate::client::tasks::TaskSupport;
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
@@ -30,6 +31,10 @@ pub struct CallArgs {
     /// One argument KEY=VALUE (VALUE parsed as JSON when it parses, else a string).
     #[arg(short = 'a', long = "arg")]
     pub arg: Vec<String>,
+    /// Run the call as a task (tasks/get, tasks/result) where the tool allows it;
+    /// a tool that requires it runs as a task without this.
+    #[arg(long)]
+    pub task: bool,
     #[command(flatten)]
     pub opts: CallOpts,
 }
@@ -128,15 +133,15 @@ pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageEr
 
 /// Prints trace events as they arrive; `sync` prints everything appended so far.
 #[derive(Clone)]
-struct PrinterTask {
+pub(super) struct PrinterTask {
     printer: Arc<std::sync::Mutex<Printer>>,
     trace: Trace,
     /// Protocol checks, printed as `[finding]` lines after the events.
-    checks: LiveChecks,
+    pub(super) checks: LiveChecks,
 }
 
 impl PrinterTask {
-    fn spawn(
+    pub(super) fn spawn(
         trace: Trace,
         quiet: bool,
         cfg: CheckConfig,
@@ -162,7 +167,7 @@ impl PrinterTask {
         (me, handle)
     }
 
-    fn sync(&self) {
+    pub(super) fn sync(&self) {
         let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
         p.drain(&self.trace, &mut std::io::stderr());
         self.checks.sync();
@@ -198,11 +203,22 @@ pub async fn run(a: CallArgs) -> i32 {
             stop.code
         }
     };
+    let refused = session.refused_answers();
     session.shutdown().await;
     printer_task.abort();
     printer.sync();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, a.opts.record.is_some());
+    if refused > 0 && code == 0 {
+        // An answer the user gave could not be sent: the run did not go as asked.
+        eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
+        return finish(&trace, 2);
+    }
+    finish(&trace, code)
+}
+
+/// Close the recording; a recording cut short turns a success into 2.
+pub(super) fn finish(trace: &crate::trace::Trace, code: i32) -> i32 {
     if let Some(e) = trace.finish_recording() {
         eprintln!("[error] {}", one_line(&e));
         // The recording asked for is incomplete: not a success, even if the
@@ -216,7 +232,7 @@ pub async fn run(a: CallArgs) -> i32 {
 
 /// Eviction is said, with what it cost: frames no longer in memory, and
 /// frames the protocol checks never saw.
-fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bool) {
+pub(super) fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bool) {
     let evicted = trace.read().evicted();
     if evicted == 0 {
         return;
@@ -249,7 +265,17 @@ async fn call(
     }
     a.opts.request.apply_log_level(session).await;
     let policy = a.opts.request.policy();
-    let outcome = session.call_tool(&a.tool, args, &policy, limits).await;
+    let as_task = match task_mode(session, a).await {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let outcome = if as_task {
+        session
+            .call_tool_as_task(&a.tool, args, &policy, limits)
+            .await
+    } else {
+        session.call_tool(&a.tool, args, &policy, limits).await
+    };
     // Every event before the response is on stderr before the result is on stdout.
     printer.sync();
     match outcome {
@@ -269,6 +295,42 @@ async fn call(
             if out.is_error() { 1 } else { 0 }
         }
         Err(e) => fail(&Failure::Client(e)),
+    }
+}
+
+/// Whether the call runs as a task: the tool's `execution.taskSupport`
+/// decides (`required` always, `optional` with `--task`), looked up only
+/// when the server declared tasks for `tools/call`. `--task` where no task
+/// can run is a usage error (2), said before anything is called.
+async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
+    if !session.tasks_for_tools() {
+        if a.task {
+            eprintln!(
+                "[error] --task: the server did not declare tasks for tools/call (capabilities.tasks.requests.tools.call)"
+            );
+            return Err(2);
+        }
+        return Ok(false);
+    }
+    let tools = session
+        .list_tools()
+        .await
+        .map_err(|e| fail(&Failure::Client(e)))?;
+    let support = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(a.tool.as_str()))
+        .map(TaskSupport::of_tool);
+    match support {
+        Some(TaskSupport::Required) => Ok(true),
+        Some(TaskSupport::Forbidden) if a.task => {
+            eprintln!(
+                "[error] --task: {} does not run as a task (its execution.taskSupport is forbidden or absent)",
+                one_line(&a.tool)
+            );
+            Err(2)
+        }
+        // An unlisted tool is called as asked; the server will say.
+        _ => Ok(a.task),
     }
 }
 

@@ -10,7 +10,7 @@
 //! the initialize handshake, 2026-07-28 the stateless era).
 
 use super::connect::{Failure, connect, handshake};
-use super::spec::{ElicitArg, ServerArgs, UsageError};
+use super::spec::{ServerArgs, UsageError};
 use crate::client::{ClientError, ClientOptions, Limits, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::schema::{Blanks, Fields, Sampler};
@@ -106,7 +106,7 @@ pub async fn run(a: ConformanceArgs) -> i32 {
         protocol: a.protocol_version.clone(),
         // A non-interactive client: elicitations are accepted with the
         // schema's defaults (SEP-1034), which is what the suite checks.
-        elicit: Some(ElicitArg::Defaults),
+        elicit: Some(crate::client::ElicitMode::Defaults),
         ..ServerArgs::default()
     };
     eprintln!(

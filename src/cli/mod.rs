@@ -10,6 +10,7 @@ pub mod http_lines;
 pub mod printer;
 pub mod proxy;
 pub mod replay;
+pub mod request;
 pub mod rules;
 pub mod signals;
 pub mod spec;
@@ -63,6 +64,9 @@ pub enum Cmd {
     Call(call::CallArgs),
     /// List a server's tools (all pages).
     Tools(tools::ToolsArgs),
+    /// Send any request headless: the result on stdout, progress and logs on stderr;
+    /// listings follow every page.
+    Request(request::RequestArgs),
     /// Run the built-in demo MCP server (stdio, or Streamable HTTP with --http).
     DemoServer(demo_server::DemoServerArgs),
     /// Run calls (or read a recorded trace) and check them against the protocol rules.
@@ -97,6 +101,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Demo(_) => 2,
         Cmd::Call(a) => call::run(a).await,
         Cmd::Tools(a) => tools::run(a).await,
+        Cmd::Request(a) => request::run(a).await,
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Rules => rules::run(),

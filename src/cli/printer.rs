@@ -2,6 +2,7 @@
 //! `[stderr]`, `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
+use crate::client::tasks::TaskState;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
@@ -18,7 +19,13 @@ pub struct Printer {
     /// Findings already printed.
     findings_shown: usize,
     http: super::http_lines::HttpLines,
+    /// The last status said per task, so each change is one `[task]` line.
+    tasks: Vec<(String, String, Option<String>)>,
 }
+
+/// Tasks whose last status is remembered; an older one is forgotten (it
+/// may then be said twice, never lost).
+const MAX_TASKS: usize = 256;
 
 impl Printer {
     pub fn new(quiet: bool) -> Printer {
@@ -28,6 +35,7 @@ impl Printer {
             calls: crate::calls::Tracker::default(),
             findings_shown: 0,
             http: Default::default(),
+            tasks: Vec::new(),
         }
     }
 
@@ -93,7 +101,26 @@ impl Printer {
             Dir::In => self.incoming(ev, buf),
             // Shown even when quiet, like `[protocol]`: the session may fail because of it.
             Dir::Meta => {
-                if let Some(l) = self.http.line(ev) {
+                if let Some(crate::event::Event::AnswerRefused {
+                    seq,
+                    method,
+                    reason,
+                    answered,
+                    ..
+                }) = ev.event()
+                {
+                    let at = if seq > 0 {
+                        format!(" #{seq}")
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(
+                        buf,
+                        "[error] {}{at}: {}; answered {answered}",
+                        one_line(&method),
+                        one_line(&reason)
+                    );
+                } else if let Some(l) = self.http.line(ev) {
                     let _ = writeln!(buf, "{}", one_line(&l));
                 }
             }
@@ -150,8 +177,16 @@ impl Printer {
         }
         match ev.kind {
             FrameKind::Response => {
-                if let Some(why) = crate::checks::shape::result_not_object(ev.frame().result) {
+                let result = ev.frame().result;
+                if let Some(why) = crate::checks::shape::result_not_object(result) {
                     let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
+                }
+                // CreateTaskResult and tasks/get answers; cheap to rule out.
+                if let Some(r) = result.filter(|r| r.get().contains("\"taskId\""))
+                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(r.get())
+                    && let Some(t) = TaskState::of_result(&v)
+                {
+                    self.task_line(t, buf);
                 }
                 return;
             }
@@ -173,12 +208,14 @@ impl Printer {
                 match ProgressView::parse(f.params) {
                     Ok(p) if !self.quiet => {
                         let key = p.token_key();
-                        let tool = self
-                            .calls
-                            .by_token(&key)
-                            .filter(|c| c.method == methods::TOOLS_CALL)
-                            .and_then(|c| c.tool.as_deref())
-                            .unwrap_or("?");
+                        // A tool call is named by its tool, any other request by its method.
+                        let tool = match self.calls.by_token(&key) {
+                            Some(c) if c.method == methods::TOOLS_CALL => {
+                                c.tool.as_deref().unwrap_or("?")
+                            }
+                            Some(c) => c.method.as_str(),
+                            None => "?",
+                        };
                         let message = p.message.as_deref().map(one_line);
                         let line = crate::format::progress(p.progress, p.total, message.as_deref());
                         let _ = writeln!(buf, "[progress] {tool} {line}");
@@ -190,6 +227,22 @@ impl Printer {
                             "[protocol] #{} invalid progress: {}",
                             ev.seq,
                             one_line(&why)
+                        );
+                    }
+                }
+            }
+            Some(methods::TASKS_STATUS) if !self.quiet => {
+                let params = ev
+                    .frame()
+                    .params
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok());
+                match params.as_ref().and_then(TaskState::parse) {
+                    Some(t) => self.task_line(t, buf),
+                    None => {
+                        let _ = writeln!(
+                            buf,
+                            "[protocol] #{} invalid task status: taskId and status must be strings",
+                            ev.seq
                         );
                     }
                 }
@@ -249,6 +302,38 @@ impl Printer {
             }
             _ => {}
         }
+    }
+}
+
+impl Printer {
+    /// `[task] ID STATUS MESSAGE`, once per change of a task's status or message.
+    fn task_line(&mut self, t: TaskState, buf: &mut Vec<u8>) {
+        if self.quiet {
+            return;
+        }
+        match self.tasks.iter_mut().find(|(id, ..)| *id == t.task_id) {
+            Some((_, status, message)) if *status == t.status && *message == t.message => return,
+            Some((_, status, message)) => {
+                *status = t.status.clone();
+                *message = t.message.clone();
+            }
+            None => {
+                if self.tasks.len() >= MAX_TASKS {
+                    self.tasks.remove(0);
+                }
+                self.tasks
+                    .push((t.task_id.clone(), t.status.clone(), t.message.clone()));
+            }
+        }
+        let _ = writeln!(
+            buf,
+            "[task] {} {}{}",
+            one_line(&t.task_id),
+            one_line(&t.status),
+            t.message
+                .map(|m| format!(" {}", one_line(&m)))
+                .unwrap_or_default()
+        );
     }
 }
 

@@ -64,7 +64,16 @@ pub fn cancel_in_flight(session: &Session, stop: Stop) {
             .last()
             .and_then(|e| e.frame().id)
     };
-    let cancelled = last.is_some_and(|id| session.cancel(&id, stop.reason).is_ok());
+    // A call running as a task was answered already: the task is what runs.
+    // The trace says so even before the call's own code has read the answer.
+    let task = session.current_task().or_else(|| {
+        last.as_ref()
+            .and_then(|id| crate::client::tasks::created_task(&session.trace().read(), id))
+    });
+    let cancelled = match task {
+        Some(task) => session.cancel_task_nowait(&task).is_ok(),
+        None => last.is_some_and(|id| session.cancel(&id, stop.reason).is_ok()),
+    };
     if cancelled {
         eprintln!("[error] {}: the call was cancelled", describe(stop));
     } else {

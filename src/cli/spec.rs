@@ -2,10 +2,10 @@
 //! of an `mcpServers`-style config file (Claude Desktop, Cursor, Claude Code
 //! `.mcp.json`, VS Code `servers`, the official Inspector).
 
-use crate::client::{ClientOptions, ElicitMode, EraChoice};
+use crate::client::{ClientOptions, ElicitMode, EraChoice, SampleMode};
 use crate::protocol::Revision;
 use crate::transport::stdio::CommandSpec;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug, Clone, Default)]
@@ -40,9 +40,14 @@ pub struct ServerArgs {
     /// Answer roots/list with this path or URI (repeatable; declares `roots`).
     #[arg(long = "root", help_heading = "Server")]
     pub roots: Vec<String>,
-    /// Answer elicitation/create (declares `elicitation`).
-    #[arg(long, value_enum, help_heading = "Server")]
-    pub elicit: Option<ElicitArg>,
+    /// Answer elicitation/create: decline, defaults, or accept:JSON (content checked
+    /// against the requested schema) (declares `elicitation`).
+    #[arg(long, value_name = "decline|defaults|accept:JSON", value_parser = ElicitMode::parse, help_heading = "Server")]
+    pub elicit: Option<ElicitMode>,
+    /// Answer sampling/createMessage with this text as the assistant's reply, or
+    /// `decline` (declares `sampling`).
+    #[arg(long, value_name = "TEXT|decline", value_parser = parse_sample, help_heading = "Server")]
+    pub sample: Option<SampleMode>,
     /// 2026-07-28: open a subscriptions/listen stream for list changes.
     #[arg(long, help_heading = "Server")]
     pub listen: bool,
@@ -58,10 +63,8 @@ pub struct ServerArgs {
     pub command: Vec<String>,
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElicitArg {
-    Decline,
-    Defaults,
+fn parse_sample(s: &str) -> Result<SampleMode, String> {
+    Ok(SampleMode::parse(s))
 }
 
 use crate::session::Launch;
@@ -183,10 +186,8 @@ impl ServerArgs {
             era,
             revision,
             roots: self.roots.clone(),
-            elicit: self.elicit.map(|e| match e {
-                ElicitArg::Decline => ElicitMode::Decline,
-                ElicitArg::Defaults => ElicitMode::Defaults,
-            }),
+            elicit: self.elicit.clone(),
+            sample: self.sample.clone(),
             ..ClientOptions::default()
         })
     }

@@ -1,9 +1,11 @@
 //! Answers to server→client requests: `ping`, `roots/list`,
-//! `elicitation/create`; anything else gets -32601. Every answer goes through
+//! `elicitation/create`, `sampling/createMessage`; anything else gets -32601. Every answer goes through
 //! the trace like any other frame.
 
-use super::{ElicitMode, Session};
+use super::{ElicitMode, SampleMode, Session, client_tasks};
+use crate::event::Event;
 use crate::protocol::IdKey;
+use crate::protocol::elicit;
 use crate::protocol::methods::{self, codes};
 use crate::protocol::schema::{Blanks, Fields, Sampler};
 use serde_json::{Value, json};
@@ -25,7 +27,47 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
                 v.get("params").cloned().unwrap_or(Value::Null),
             )
         };
-        let answer = answer(&s, &method, &params);
+        if s.for_the_user(&method) {
+            let raw = s
+                .trace
+                .read()
+                .get(seq)
+                .map(|e| String::from_utf8_lossy(e.bytes).into_owned())
+                .unwrap_or_default();
+            let ask = ServerAsk {
+                id: id.clone(),
+                seq,
+                method: method.clone(),
+                params: params.clone(),
+                raw,
+            };
+            match s.asks_tx.as_ref().map(|tx| tx.try_send(ask)) {
+                Some(Ok(())) => continue,
+                _ => {
+                    let msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+                        "code": codes::INTERNAL_ERROR,
+                        "message": format!("too many requests are waiting for the user (at most {MAX_ASKS})"),
+                    }});
+                    let _ = s.send_frame(&msg);
+                    continue;
+                }
+            }
+        }
+        let answer = match s.client_tasks.answer(&method, &params) {
+            Some(a) => a,
+            None => {
+                let a = answer(&s, &method, &params, Some((&id, seq)));
+                match params.get("task") {
+                    // Run as a task: created finished, fetched later.
+                    Some(task)
+                        if client_tasks::runs_as_task(&method) && s.client_tasks_declared() =>
+                    {
+                        Ok(s.client_tasks.create(task.get("ttl"), a))
+                    }
+                    _ => a,
+                }
+            }
+        };
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value()});
         match answer {
             Ok(result) => msg["result"] = result,
@@ -35,19 +77,115 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
     }
 }
 
-fn answer(s: &Session, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+/// Server requests waiting for the user at once; more are refused.
+pub const MAX_ASKS: usize = 32;
+
+/// A server request for the user to answer (elicitation, sampling).
+#[derive(Debug, Clone)]
+pub struct ServerAsk {
+    pub id: IdKey,
+    /// The request frame in the trace.
+    pub seq: u64,
+    pub method: String,
+    pub params: Value,
+    /// The frame as the server wrote it (the order of a form's fields).
+    pub raw: String,
+}
+
+impl Session {
+    /// Does `method` go to the user rather than to the options?
+    fn for_the_user(&self, method: &str) -> bool {
+        self.opts.ask_user
+            && match method {
+                methods::ELICIT => self.opts.elicit.is_none(),
+                methods::SAMPLING => self.opts.sample.is_none(),
+                _ => false,
+            }
+    }
+
+    /// The requests for the user, once (the UI takes the receiver).
+    pub fn take_asks(&self) -> Option<mpsc::Receiver<ServerAsk>> {
+        self.asks_rx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// Send the user's answer to server request `id`: a result, or a
+    /// JSON-RPC error `(code, message)`.
+    pub fn answer_server(
+        &self,
+        id: &IdKey,
+        answer: Result<Value, (i64, String)>,
+    ) -> Result<u64, super::ClientError> {
+        let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value()});
+        match answer {
+            Ok(result) => msg["result"] = result,
+            Err((code, message)) => msg["error"] = json!({"code": code, "message": message}),
+        }
+        self.send_frame(&msg)
+    }
+}
+
+/// The answer to a server request `method` with `params`, as the options
+/// say; `from` names the request frame (none for an `inputRequests` entry).
+pub(super) fn answer(
+    s: &Session,
+    method: &str,
+    params: &Value,
+    from: Option<(&IdKey, u64)>,
+) -> Result<Value, (i64, String)> {
     let opts = s.options();
     match method {
         methods::PING => Ok(json!({})),
-        methods::ROOTS_LIST if !opts.roots.is_empty() => Ok(roots(&opts.roots)),
-        methods::ELICIT => match opts.elicit {
+        methods::ROOTS_LIST if opts.ask_user || !opts.roots.is_empty() => Ok(roots(&s.roots())),
+        methods::ELICIT => match &opts.elicit {
             Some(ElicitMode::Decline) => Ok(json!({"action": "decline"})),
             Some(ElicitMode::Defaults) => {
                 Ok(json!({"action": "accept", "content": schema_defaults(params)}))
             }
+            Some(ElicitMode::Accept(content)) => {
+                if params.get("mode").and_then(Value::as_str) == Some("url") {
+                    // A URL elicitation has no content: accepting means the
+                    // user goes there; headless, nobody will.
+                    return Ok(refuse(
+                        s,
+                        method,
+                        from,
+                        "a URL-mode elicitation cannot be accepted headless".into(),
+                    ));
+                }
+                let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+                match elicit::fit(schema, content) {
+                    Ok(kept) => Ok(json!({"action": "accept", "content": kept})),
+                    Err(problems) => Ok(refuse(
+                        s,
+                        method,
+                        from,
+                        format!(
+                            "the --elicit accept content does not fit the requested schema: {}",
+                            problems.join("; ")
+                        ),
+                    )),
+                }
+            }
             None => Err((
                 codes::METHOD_NOT_FOUND,
                 "elicitation is not enabled (use --elicit)".into(),
+            )),
+        },
+        methods::SAMPLING => match &opts.sample {
+            Some(SampleMode::Text(text)) => Ok(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": text},
+                "model": "mcpscope",
+                "stopReason": "endTurn",
+            })),
+            // The spec's example of a user rejecting a sampling request.
+            Some(SampleMode::Decline) => Err((-1, "User rejected sampling request".into())),
+            None => Err((
+                codes::METHOD_NOT_FOUND,
+                "sampling is not enabled (use --sample)".into(),
             )),
         },
         other => Err((
@@ -55,6 +193,20 @@ fn answer(s: &Session, method: &str, params: &Value) -> Result<Value, (i64, Stri
             format!("mcpscope does not handle {other:?}"),
         )),
     }
+}
+
+/// Content that does not fit is never sent: the request is answered
+/// `cancel` (the user gave no usable answer), and the trace says why.
+fn refuse(s: &Session, method: &str, from: Option<(&IdKey, u64)>, reason: String) -> Value {
+    s.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    s.meta(Event::AnswerRefused {
+        request: from.map_or(Value::Null, |(id, _)| id.to_value()),
+        seq: from.map_or(0, |(_, seq)| seq),
+        method: method.to_string(),
+        reason,
+        answered: "cancel".into(),
+    });
+    json!({"action": "cancel"})
 }
 
 /// A `roots/list` result from `--root` values.

@@ -4,7 +4,7 @@
 //! `--protocol` (the probe and any fallback are visible in the trace).
 
 use super::link::Link;
-use super::options::{ElicitMode, EraChoice, Limits};
+use super::options::{EraChoice, Limits};
 use super::{ClientError, Reply, Session};
 use crate::event::Event;
 use crate::protocol::Revision;
@@ -31,13 +31,43 @@ impl Session {
     /// The capabilities mcpscope declares (the same in both eras).
     pub(super) fn client_capabilities(&self) -> Value {
         let mut caps = Map::new();
-        if !self.opts.roots.is_empty() {
+        if self.opts.ask_user {
+            // The user edits the list; the server hears of each change.
+            caps.insert("roots".into(), json!({"listChanged": true}));
+        } else if !self.opts.roots.is_empty() {
             caps.insert("roots".into(), json!({"listChanged": false}));
         }
         if self.opts.elicit.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        } else if self.opts.ask_user {
+            // A person can follow a URL; headless answers cannot.
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        }
+        if self.opts.sample.is_some() || self.opts.ask_user {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if self.client_tasks_declared() {
+            let mut requests = Map::new();
+            if self.opts.sample.is_some() {
+                requests.insert("sampling".into(), json!({"createMessage": {}}));
+            }
+            if self.opts.elicit.is_some() {
+                requests.insert("elicitation".into(), json!({"create": {}}));
+            }
+            caps.insert(
+                "tasks".into(),
+                json!({"list": {}, "cancel": {}, "requests": requests}),
+            );
         }
         Value::Object(caps)
+    }
+
+    /// Client-side tasks (2025-11-25 handshakes only): offered for the
+    /// server requests mcpscope was told how to answer.
+    pub(super) fn client_tasks_declared(&self) -> bool {
+        self.opts.era == EraChoice::Handshake
+            && self.opts.revision == Revision::V2025_11_25
+            && (self.opts.sample.is_some() || self.opts.elicit.is_some())
     }
 
     /// Stateless era: merge the required `_meta` keys into a request's params.
@@ -269,8 +299,9 @@ impl Session {
     /// request with `inputResponses` and the echoed `requestState`. Each
     /// retry is a new request with a new id. Input mcpscope cannot give ends
     /// the loop with the `input_required` result itself.
-    pub(super) async fn drive_input_required(
+    pub async fn drive_input_required(
         &self,
+        method: &str,
         params: Value,
         mut reply: Reply,
         limits: Limits,
@@ -297,9 +328,7 @@ impl Session {
                     m.insert("requestState".into(), state.clone());
                 }
             }
-            reply = self
-                .request(methods::TOOLS_CALL, Some(retry), limits)
-                .await?;
+            reply = self.request(method, Some(retry), limits).await?;
         }
         Err(ClientError::Protocol(format!(
             "the server asked for input more than {MAX_INPUT_ROUNDS} times"
@@ -309,17 +338,6 @@ impl Session {
     fn answer_input(&self, req: &Value) -> Option<Value> {
         let method = req.get("method").and_then(Value::as_str)?;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
-        match method {
-            methods::ELICIT => match self.opts.elicit? {
-                ElicitMode::Decline => Some(json!({"action": "decline"})),
-                ElicitMode::Defaults => Some(
-                    json!({"action": "accept", "content": super::answer::schema_defaults(&params)}),
-                ),
-            },
-            methods::ROOTS_LIST if !self.opts.roots.is_empty() => {
-                Some(super::answer::roots(&self.opts.roots))
-            }
-            _ => None,
-        }
+        super::answer::answer(self, method, &params, None).ok()
     }
 }

@@ -5,17 +5,21 @@
 //! the trace order is the wire order.
 
 mod answer;
+pub mod client_tasks;
 mod era;
 mod http_headers;
 mod ingest;
 mod link;
+pub mod pages;
 // Shared with the demo server, which checks the headers this module builds.
 pub(crate) mod mcp_param;
 pub mod options;
 mod pending;
+pub mod tasks;
 pub mod timeout;
 
-pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, TokenPolicy};
+pub use answer::ServerAsk;
+pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
 
@@ -126,6 +130,19 @@ pub struct Session {
     sink: Arc<Ingest>,
     /// SEP-2243: the per-tool headers learnt from listings (HTTP only).
     tool_headers: Arc<ToolHeaders>,
+    /// Server requests answered otherwise than the options said (content
+    /// that did not fit): a headless run that needed them did not succeed.
+    refused: std::sync::atomic::AtomicUsize,
+    /// The task a call is waiting on (what an interrupt cancels).
+    task: Mutex<Option<String>>,
+    /// Server requests run here as tasks, kept for the server to fetch.
+    client_tasks: client_tasks::ClientTasks,
+    /// Server requests for the user (`ask_user`), and their receiving end
+    /// until the UI takes it.
+    asks_tx: Option<mpsc::Sender<answer::ServerAsk>>,
+    asks_rx: Mutex<Option<mpsc::Receiver<answer::ServerAsk>>>,
+    /// The roots `roots/list` answers with (`--root`, then the user's edits).
+    roots: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -171,6 +188,13 @@ impl Session {
             tool_headers: tool_headers.clone(),
         });
         let transport = make(ingest.clone())?;
+        let roots = opts.roots.clone();
+        let (asks_tx, asks_rx) = if opts.ask_user {
+            let (tx, rx) = mpsc::channel(answer::MAX_ASKS);
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
         Ok(Arc::new_cyclic(|weak: &std::sync::Weak<Session>| {
             let responder = tokio::spawn(answer::serve(weak.clone(), srv_rx));
             Session {
@@ -188,6 +212,12 @@ impl Session {
                 send_lock: Mutex::new(()),
                 sink: ingest,
                 tool_headers,
+                refused: std::sync::atomic::AtomicUsize::new(0),
+                task: Mutex::new(None),
+                client_tasks: Default::default(),
+                asks_tx,
+                asks_rx: Mutex::new(asks_rx),
+                roots: Mutex::new(roots),
             }
         }))
     }
@@ -217,6 +247,26 @@ impl Session {
         self.server()
             .and_then(|s| s.protocol_version.parse().ok())
             .unwrap_or(self.opts.revision)
+    }
+
+    /// The roots `roots/list` is answered with.
+    pub fn roots(&self) -> Vec<String> {
+        self.roots.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Replace the roots; a session that declared `roots.listChanged` (one
+    /// whose user edits them) sends `notifications/roots/list_changed`.
+    pub fn set_roots(&self, roots: Vec<String>) -> Result<(), ClientError> {
+        *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+        if self.opts.ask_user {
+            self.notify(methods::ROOTS_LIST_CHANGED, None)?;
+        }
+        Ok(())
+    }
+
+    /// How many server requests could not be answered as the options said.
+    pub fn refused_answers(&self) -> usize {
+        self.refused.load(Ordering::Relaxed)
     }
 
     pub fn in_flight(&self) -> usize {
@@ -668,7 +718,9 @@ impl Session {
                 limits,
             )
             .await?;
-        let reply = self.drive_input_required(params, reply, limits).await?;
+        let reply = self
+            .drive_input_required(methods::TOOLS_CALL, params, reply, limits)
+            .await?;
         Ok(CallOutcome { id, token, reply })
     }
 

@@ -33,11 +33,53 @@ impl TokenPolicy {
 }
 
 /// How to answer `elicitation/create`; the capability is declared only when set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ElicitMode {
     Decline,
     /// Accept with the schema's defaults.
     Defaults,
+    /// Accept with this content, once it passes the requested schema;
+    /// content that does not is answered `cancel` and reported.
+    Accept(serde_json::Map<String, serde_json::Value>),
+}
+
+impl ElicitMode {
+    /// `decline`, `defaults` or `accept:JSON` (a JSON object).
+    pub fn parse(s: &str) -> Result<ElicitMode, String> {
+        match s {
+            "decline" => Ok(ElicitMode::Decline),
+            "defaults" => Ok(ElicitMode::Defaults),
+            _ => match s.strip_prefix("accept:") {
+                Some(json) => match serde_json::from_str(json) {
+                    Ok(serde_json::Value::Object(m)) => Ok(ElicitMode::Accept(m)),
+                    Ok(_) => Err("accept:JSON needs a JSON object".into()),
+                    Err(e) => Err(format!("accept:JSON is not valid JSON: {e}")),
+                },
+                None => Err(format!(
+                    "expected decline, defaults or accept:JSON, got {s:?}"
+                )),
+            },
+        }
+    }
+}
+
+/// How to answer `sampling/createMessage`; `sampling` is declared only when set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SampleMode {
+    /// The user rejects the request (JSON-RPC error -1).
+    Decline,
+    /// An assistant message with this text.
+    Text(String),
+}
+
+impl SampleMode {
+    /// `decline`, or the reply text.
+    pub fn parse(s: &str) -> SampleMode {
+        match s {
+            "decline" => SampleMode::Decline,
+            _ => SampleMode::Text(s.to_string()),
+        }
+    }
 }
 
 /// How a session is established (`--protocol`).
@@ -68,6 +110,11 @@ pub struct ClientOptions {
     /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
     pub roots: Vec<String>,
     pub elicit: Option<ElicitMode>,
+    pub sample: Option<SampleMode>,
+    /// Elicitation and sampling requests the options above do not answer go
+    /// to the user ([`crate::client::Session::take_asks`]); `elicitation`
+    /// (form and URL) and `sampling` are then declared.
+    pub ask_user: bool,
     pub client_name: String,
     /// Limits for the handshake and the short requests around calls: the
     /// user's own `--timeout`/`--max-timeout` (there is no progress to reset
@@ -86,6 +133,8 @@ impl Default for ClientOptions {
             redact: true,
             roots: Vec::new(),
             elicit: None,
+            sample: None,
+            ask_user: false,
             client_name: "mcpscope".into(),
             handshake: Limits {
                 idle: Some(Duration::from_secs(60)),
@@ -108,6 +157,33 @@ pub struct Limits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answer_modes() {
+        assert_eq!(ElicitMode::parse("decline"), Ok(ElicitMode::Decline));
+        assert_eq!(ElicitMode::parse("defaults"), Ok(ElicitMode::Defaults));
+        let ElicitMode::Accept(m) = ElicitMode::parse(r#"accept:{"a":1}"#).unwrap() else {
+            panic!("accept")
+        };
+        assert_eq!(m["a"], 1);
+        assert!(
+            ElicitMode::parse("accept:[1]")
+                .unwrap_err()
+                .contains("object")
+        );
+        assert!(
+            ElicitMode::parse("accept:{")
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+        assert!(
+            ElicitMode::parse("yes")
+                .unwrap_err()
+                .contains("accept:JSON")
+        );
+        assert_eq!(SampleMode::parse("decline"), SampleMode::Decline);
+        assert_eq!(SampleMode::parse("hi"), SampleMode::Text("hi".into()));
+    }
 
     #[test]
     fn token_policies() {

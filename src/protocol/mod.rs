@@ -2,6 +2,7 @@
 //! exact bytes, method names, protocol revisions and eras, and typed views of the
 //! params and results the inspector cares about. Depends on serde_json only.
 
+pub mod elicit;
 pub mod frame;
 pub mod id;
 pub mod json_text;

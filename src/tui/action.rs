@@ -70,6 +70,8 @@ pub enum Action {
     ShowFrame,
     Details,
     AnswerInput,
+    AnswerServer,
+    EditRoots,
     ShowChannel,
     ReplayPause,
     ReplayStep,
@@ -92,7 +94,11 @@ impl Action {
     pub fn needs_server(self) -> bool {
         matches!(
             self,
-            Action::Send | Action::CancelCall | Action::AnswerInput
+            Action::Send
+                | Action::CancelCall
+                | Action::AnswerInput
+                | Action::AnswerServer
+                | Action::EditRoots
         )
     }
 
@@ -158,6 +164,8 @@ impl Action {
             AnswerInput => {
                 "answer a call's input_required result: a retry in the composer (raw mode)"
             }
+            AnswerServer => "answer the server's waiting request (a form, a URL, a sampling reply)",
+            EditRoots => "edit the roots offered to the server (roots/list; it is told of changes)",
             ShowChannel => "show the exchange's channel (its stream) in the timeline",
             ReplayPause => "replay: pause / resume",
             ReplayStep => "replay: feed one event (and pause)",
@@ -188,6 +196,15 @@ pub enum Effect {
     Cancel {
         id: IdKey,
     },
+    /// The user's answer to a server request: a result or a JSON-RPC error.
+    AnswerServer {
+        id: IdKey,
+        answer: Result<Value, (i64, String)>,
+    },
+    /// Replace the session's roots (and tell the server they changed).
+    SetRoots(Vec<String>),
+    /// Open a URL in the user's browser (`xdg-open`, `open` on macOS).
+    OpenUrl(String),
     /// Put text on the clipboard with OSC 52.
     Copy(String),
     Quit,
@@ -212,4 +229,8 @@ pub enum Msg {
     Notice(String),
     /// Findings the live checks published since the last batch.
     Findings(Vec<Finding>),
+    /// The session's roots at start.
+    Roots(Vec<String>),
+    /// A server request for the user to answer.
+    ServerAsk(crate::client::ServerAsk),
 }

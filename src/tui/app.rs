@@ -105,6 +105,7 @@ impl App {
             server_cli: opts.server_cli,
             live: opts.live,
             fps: opts.fps,
+            asks: Default::default(),
         };
         App {
             state,
@@ -192,6 +193,12 @@ impl App {
             help_ctl::key(st, key);
             return Vec::new();
         }
+        if st.asks.roots_editor.is_some() {
+            return crate::tui::panes::ask_ctl::roots_key(st, ev);
+        }
+        if st.asks.open {
+            return crate::tui::panes::ask_ctl::key(st, ev);
+        }
         if st.input.is_some() {
             // A changed filter shows its rows at once.
             if status_ctl::key(st, ev) {
@@ -231,7 +238,11 @@ impl App {
     /// any frame of this size was drawn (tests, right after a resize), the
     /// sync step prepares one from the store to test it against.
     pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Effect> {
-        if self.state.help.is_some() || self.state.input.is_some() {
+        if self.state.help.is_some()
+            || self.state.input.is_some()
+            || self.state.asks.open
+            || self.state.asks.roots_editor.is_some()
+        {
             return Vec::new();
         }
         let size = (self.state.width, self.state.height);
@@ -294,6 +305,14 @@ impl App {
                 return vec![Effect::Quit];
             }
             Help => st.help = Some(0),
+            EditRoots => st.asks.edit_roots(),
+            AnswerServer => {
+                if st.asks.waiting.is_empty() {
+                    st.notice = Some("no server request is waiting".into());
+                } else {
+                    st.asks.open = true;
+                }
+            }
             Back => {
                 if st.composer.editing {
                     st.composer.set_editing(false);

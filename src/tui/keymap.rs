@@ -212,6 +212,8 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &[">"], ReplayFaster),
         (Global, &["<"], ReplaySlower),
         (Global, &["E"], ReplayEnd),
+        (Global, &["A"], AnswerServer),
+        (Global, &["ctrl-r"], EditRoots),
         (Tools, &["/"], Filter),
         (Tools, &["backspace"], ClearFilter),
         (Tools, &["enter"], UseTool),

@@ -11,6 +11,7 @@
 
 pub mod action;
 pub mod app;
+pub mod asks;
 pub mod attach;
 pub mod calls;
 pub mod compose;
@@ -268,6 +269,8 @@ impl Setup {
             .map(|r| app::parse_run(r))
             .collect::<Result<Vec<_>, _>>()?;
         let mut launch = config.launch;
+        // Elicitation and sampling the command line does not answer go to the user.
+        launch.options.ask_user = true;
         // The settings file's bound applies unless the command line sets one.
         launch.max_store = launch.max_store.or(settings.max_store);
         // The handshake obeys the same limits as the user's calls.

@@ -386,6 +386,7 @@ impl NetworkView {
             | Event::Negotiated { .. }
             | Event::ToolRejected { .. }
             | Event::ServerRequestDropped { .. }
+            | Event::AnswerRefused { .. }
             | Event::Era { .. }
             | Event::ListenEnd { .. }
             | Event::VersionRetry { .. }

@@ -96,6 +96,17 @@ impl Executor {
         let Some(s) = self.session.clone() else {
             return;
         };
+        let _ = self.tx.send(Msg::Roots(s.roots()));
+        if let Some(mut asks) = s.take_asks() {
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                while let Some(a) = asks.recv().await {
+                    if tx.send(Msg::ServerAsk(a)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
         let tx = self.tx.clone();
         tokio::spawn(async move {
             match s.start().await {
@@ -123,6 +134,42 @@ impl Executor {
                 let out = term.backend_mut();
                 let _ = write!(out, "\x1b]52;c;{b64}\x07");
                 let _ = out.flush();
+            }
+            Effect::OpenUrl(url) => {
+                let opener = if cfg!(target_os = "macos") {
+                    "open"
+                } else {
+                    "xdg-open"
+                };
+                // Never through a shell; waited for on a thread so no zombie stays.
+                match std::process::Command::new(opener)
+                    .arg(&url)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                {
+                    Ok(mut child) => {
+                        std::thread::spawn(move || child.wait());
+                    }
+                    Err(e) => now.push(Msg::Notice(format!("{opener} failed: {e}"))),
+                }
+            }
+            Effect::SetRoots(roots) => {
+                if let Some(s) = &self.session
+                    && let Err(e) = s.set_roots(roots)
+                {
+                    now.push(Msg::Notice(format!(
+                        "roots changed, but the server was not told: {e}"
+                    )));
+                }
+            }
+            Effect::AnswerServer { id, answer } => {
+                if let Some(s) = &self.session
+                    && let Err(e) = s.answer_server(&id, answer)
+                {
+                    now.push(Msg::Notice(format!("answer not sent: {e}")));
+                }
             }
             Effect::Cancel { id } => {
                 if let Some(s) = &self.session

@@ -389,6 +389,8 @@ pub struct State {
     pub server_cli: super::compose::ServerCli,
     pub live: bool,
     pub fps: u32,
+    /// Server requests waiting for the user (elicitation, sampling).
+    pub asks: super::asks::Asks,
 }
 
 impl State {

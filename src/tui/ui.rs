@@ -108,6 +108,12 @@ pub fn paint(f: &mut Frame, st: &State, p: Prepared) -> FrameMap {
         }
     }
     panes::status::draw(f, p.lay.status, st);
+    if st.asks.open {
+        panes::ask::draw(f, area, st);
+    }
+    if st.asks.roots_editor.is_some() {
+        panes::ask::draw_roots(f, area, st);
+    }
     if st.help.is_some() {
         panes::help::draw(f, area, st);
     }

@@ -1,52 +1,148 @@
 //! `interactive_wizard`: a GitLab-style project wizard. Steps count from 0
 //! (question 1 of 3 is progress 0 of 3) because that is what such servers
-//! send, and clients must not assume progress starts at 1. Answers come from
-//! `elicitation/create` when the client declared elicitation, defaults
-//! otherwise.
+//! send, and clients must not assume progress starts at 1. Each step asks a
+//! form (text with length limits and formats, an integer, a number, a
+//! boolean, single-choice enums, required fields, defaults) through
+//! `elicitation/create` when the client declared elicitation, and takes the
+//! defaults otherwise.
 
 use serde_json::{Map, Value, json};
 
 use super::{Args, MAX_MS, Outcome, ToolResult, object_schema, pause, uint_prop};
 use crate::demo::call::Call;
 
+/// One step of the wizard: a form of typed fields, each with a default.
 struct Question {
-    key: &'static str,
     prompt: &'static str,
-    default: &'static str,
+    /// `(field, JSON Schema property)`; the property carries its default.
+    fields: fn() -> Vec<(&'static str, Value)>,
+    required: &'static [&'static str],
+}
+
+const VISIBILITY: [(&str, &str); 3] = [
+    ("private", "Private: only members"),
+    ("internal", "Internal: any signed-in user"),
+    ("public", "Public: everyone"),
+];
+
+fn choices(options: &[(&str, &str)]) -> Value {
+    options
+        .iter()
+        .map(|(v, t)| json!({"const": v, "title": t}))
+        .collect()
 }
 
 const QUESTIONS: [Question; 6] = [
     Question {
-        key: "project_name",
         prompt: "What should the project be called?",
-        default: "mcpscope-demo",
+        fields: || {
+            vec![
+                (
+                    "project_name",
+                    json!({"type": "string", "title": "Project name", "minLength": 1, "maxLength": 64,
+                           "description": "Letters, digits, dashes and underscores", "default": "mcpscope-demo"}),
+                ),
+                (
+                    "summary",
+                    json!({"type": "string", "title": "Description", "maxLength": 200,
+                           "default": "A project created by the mcpscope demo wizard"}),
+                ),
+            ]
+        },
+        required: &["project_name"],
     },
     Question {
-        key: "visibility",
-        prompt: "Who can see it (private, internal or public)?",
-        default: "private",
+        prompt: "Who can see it?",
+        fields: || {
+            vec![
+                (
+                    "visibility",
+                    json!({"type": "string", "title": "Visibility", "oneOf": choices(&VISIBILITY), "default": "private"}),
+                ),
+                (
+                    "with_readme",
+                    json!({"type": "boolean", "title": "Create a README", "default": true}),
+                ),
+            ]
+        },
+        required: &["visibility"],
     },
     Question {
-        key: "default_branch",
-        prompt: "What is the default branch called?",
-        default: "main",
+        prompt: "How are its branches set up?",
+        fields: || {
+            vec![
+                (
+                    "default_branch",
+                    json!({"type": "string", "title": "Default branch", "minLength": 1, "default": "main"}),
+                ),
+                (
+                    "protected_branches",
+                    json!({"type": "integer", "title": "Protected branches", "minimum": 0, "maximum": 20, "default": 1}),
+                ),
+            ]
+        },
+        required: &["default_branch"],
     },
     Question {
-        key: "description",
-        prompt: "Describe the project in one line.",
-        default: "A project created by the mcpscope demo wizard",
-    },
-    Question {
-        key: "license",
         prompt: "Which license should it use?",
-        default: "MIT",
+        fields: || {
+            vec![(
+                "license",
+                json!({"type": "string", "title": "License", "enum": ["MIT", "Apache-2.0", "GPL-3.0-only", "none"], "default": "MIT"}),
+            )]
+        },
+        required: &["license"],
     },
     Question {
-        key: "ci_template",
-        prompt: "Which CI template should it start from?",
-        default: "rust",
+        prompt: "How should CI start?",
+        fields: || {
+            vec![
+                (
+                    "ci_template",
+                    json!({"type": "string", "title": "CI template", "enum": ["rust", "node", "python", "none"], "default": "rust"}),
+                ),
+                (
+                    "coverage_target",
+                    json!({"type": "number", "title": "Coverage target (%)", "minimum": 0, "maximum": 100, "default": 80}),
+                ),
+            ]
+        },
+        required: &[],
+    },
+    Question {
+        prompt: "Who looks after it?",
+        fields: || {
+            vec![
+                (
+                    "maintainer_email",
+                    json!({"type": "string", "title": "Maintainer e-mail", "format": "email", "default": "dev@example.com"}),
+                ),
+                (
+                    "homepage",
+                    json!({"type": "string", "title": "Homepage", "format": "uri", "default": "https://example.com"}),
+                ),
+            ]
+        },
+        required: &["maintainer_email"],
     },
 ];
+
+impl Question {
+    fn schema(&self) -> Value {
+        let properties: Map<String, Value> = (self.fields)()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        json!({"type": "object", "properties": properties, "required": self.required})
+    }
+
+    fn defaults(&self) -> Vec<(&'static str, Value)> {
+        (self.fields)()
+            .into_iter()
+            .map(|(k, p)| (k, p.get("default").cloned().unwrap_or(Value::Null)))
+            .collect()
+    }
+}
 
 const QUESTIONS_DEFAULT: u64 = 3;
 const DELAY_DEFAULT: u64 = 800;
@@ -88,27 +184,29 @@ pub async fn run(call: &Call, args: &Args<'_>) -> ToolResult {
         let answer = if elicit {
             ask(call, question).await
         } else {
-            question.default.to_owned()
+            question.defaults()
         };
-        answers.insert(question.key.into(), answer.into());
+        for (k, v) in answer {
+            answers.insert(k.into(), v);
+        }
         pause(delay).await;
     }
     call.progress(total, Some(total), "Creating the project");
     pause(delay).await;
 
-    let field = |key: &str, default: &str| {
-        answers
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_owned()
-    };
-    let name = field("project_name", QUESTIONS[0].default);
+    let name = answers
+        .get("project_name")
+        .and_then(Value::as_str)
+        .unwrap_or("mcpscope-demo")
+        .to_owned();
     let mut text = format!("Created project {name}");
     let details: Vec<String> = answers
         .iter()
         .filter(|(k, _)| *k != "project_name")
-        .map(|(k, v)| format!("{k}: {}", v.as_str().unwrap_or_default()))
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}: {s}"),
+            other => format!("{k}: {other}"),
+        })
         .collect();
     if !details.is_empty() {
         text.push_str(&format!(" ({})", details.join(", ")));
@@ -119,32 +217,32 @@ pub async fn run(call: &Call, args: &Args<'_>) -> ToolResult {
     ))
 }
 
-/// Accept → the answer given; decline, cancel, an error or an unusable
-/// answer → the default, so the wizard always completes.
-async fn ask(call: &Call, question: &Question) -> String {
-    let params = json!({
-        "message": question.prompt,
-        "requestedSchema": {
-            "type": "object",
-            "properties": {
-                "answer": {
-                    "type": "string",
-                    "title": question.key,
-                    "description": question.prompt,
-                    "default": question.default,
-                },
-            },
-            "required": ["answer"],
-        },
-    });
+/// One form per step. Accept → each field the answer gives that passes
+/// the field's schema, the default for the others; decline, cancel, an
+/// error → every default, so the wizard always completes.
+async fn ask(call: &Call, question: &Question) -> Vec<(&'static str, Value)> {
+    let schema = question.schema();
+    let params = json!({"message": question.prompt, "requestedSchema": schema});
+    let defaults = question.defaults();
     let Some(result) = call.elicit(params).await else {
-        return question.default.to_owned();
+        return defaults;
     };
     if result.get("action").and_then(Value::as_str) != Some("accept") {
-        return question.default.to_owned();
+        return defaults;
     }
-    match result.pointer("/content/answer").and_then(Value::as_str) {
-        Some(answer) if !answer.trim().is_empty() => answer.to_owned(),
-        _ => question.default.to_owned(),
-    }
+    let content = result.get("content").and_then(Value::as_object);
+    let fields = crate::protocol::elicit::form(&schema).unwrap_or_default();
+    defaults
+        .into_iter()
+        .map(|(k, default)| {
+            let given = content.and_then(|c| c.get(k)).filter(|v| {
+                fields
+                    .iter()
+                    .find(|f| f.key == k)
+                    .is_some_and(|f| f.check(v).is_ok())
+                    && v.as_str().is_none_or(|s| !s.trim().is_empty())
+            });
+            (k, given.cloned().unwrap_or(default))
+        })
+        .collect()
 }

@@ -14,6 +14,7 @@ use serde_json::Value;
 impl App {
     pub fn on_msg(&mut self, msg: Msg) -> Vec<Effect> {
         self.dirty = true;
+        let now_us = self.trace().now_us();
         let st = &mut self.state;
         let mut out = Out::default();
         match msg {
@@ -42,6 +43,15 @@ impl App {
             Msg::CallFailed { id, why } => out.pulls.push(Pull::FailCall { id, why }),
             Msg::Notice(n) => st.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
+            Msg::Roots(r) => st.asks.roots = r,
+            Msg::ServerAsk(a) => {
+                let ask = crate::tui::asks::Ask::new(&a, now_us);
+                st.notice = Some(format!(
+                    "the server asks: {} — A to answer",
+                    safe(&a.method, 40)
+                ));
+                st.asks.push(ask);
+            }
         }
         self.finish(out, After::Pulls)
     }

@@ -31,6 +31,11 @@ impl App {
         st.now_us = self.trace.now_us();
         let before = (st.events, st.calls.list.len());
         st.events = store.len();
+        let withdrawn = st.asks.sync(store);
+        if withdrawn > 0 {
+            st.notice = Some(format!("the server withdrew {withdrawn} request(s)"));
+            self.dirty = true;
+        }
         st.evicted = store.evicted();
         let mut done = st.calls.sync(store, SYNC_BUDGET);
         if let Some(why) = st.calls.exit_note.take()

@@ -6,6 +6,8 @@
 //! draw from the state alone. Each list pane says which item every drawn
 //! row shows, for mouse hit-testing (see `hits.rs`).
 
+pub mod ask;
+pub mod ask_ctl;
 pub mod composer;
 pub mod composer_ctl;
 pub mod ctl;

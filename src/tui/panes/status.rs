@@ -57,6 +57,20 @@ fn short(a: Action) -> &'static str {
     }
 }
 
+fn push_key(
+    spans: &mut Vec<Span<'static>>,
+    st: &State,
+    a: Action,
+    label: &str,
+    key: Style,
+    base: Style,
+) {
+    if let Some(k) = st.keymap.keys_for(Context::Global, a).first() {
+        spans.push(Span::styled(format!(" {k}"), key));
+        spans.push(Span::styled(format!(" {label}"), base));
+    }
+}
+
 pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let base = Style::default().fg(t.status_fg).bg(t.status_bg);
@@ -72,6 +86,19 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
         return;
     }
     let mut spans = Vec::new();
+    if let Some(first) = st.asks.waiting.first() {
+        let age = st.now_us.saturating_sub(first.arrived_us) / 1_000_000;
+        spans.push(Span::styled(
+            format!(
+                " ⚑ {} waiting ({} {age}s)",
+                st.asks.waiting.len(),
+                first.method
+            ),
+            base.fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        push_key(&mut spans, st, Action::AnswerServer, "answer", key, base);
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+    }
     if let Some(n) = &st.notice {
         spans.push(Span::styled(
             format!(" {n} "),

@@ -1,0 +1,235 @@
+//! Task-augmented `tools/call` (2025-11-25 tasks): the call answers with a
+//! `CreateTaskResult`; the task is then followed to its end — `tasks/get`
+//! at the server's `pollInterval` for its status, `tasks/result` for the
+//! tool's result (it blocks until the task is terminal, and carries the
+//! server's requests tied to the task, such as an elicitation while the task
+//! is `input_required`). The call's progress token stays valid for the whole
+//! task, so the one gauge follows it across the `CreateTaskResult`.
+
+use super::{CallOutcome, ClientError, Limits, Reply, Session, TokenPolicy};
+use crate::protocol::methods;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// What a tool says about running as a task (`execution.taskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl TaskSupport {
+    /// From a `tools/list` entry; absent means forbidden.
+    pub fn of_tool(tool: &Value) -> TaskSupport {
+        match tool
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+        {
+            Some("required") => TaskSupport::Required,
+            Some("optional") => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        }
+    }
+}
+
+/// A task's state as `CreateTaskResult`, `tasks/get` and
+/// `notifications/tasks/status` report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskState {
+    pub task_id: String,
+    pub status: String,
+    pub message: Option<String>,
+    pub poll_ms: Option<u64>,
+}
+
+impl TaskState {
+    /// From a `Task` object (`{taskId, status, statusMessage?, pollInterval?}`).
+    pub fn parse(v: &Value) -> Option<TaskState> {
+        Some(TaskState {
+            task_id: v.get("taskId")?.as_str()?.to_string(),
+            status: v.get("status")?.as_str()?.to_string(),
+            message: v
+                .get("statusMessage")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            poll_ms: v.get("pollInterval").and_then(Value::as_u64),
+        })
+    }
+
+    /// From a result: `CreateTaskResult` (`{task: {...}}`) or a `tasks/get` result.
+    pub fn of_result(result: &Value) -> Option<TaskState> {
+        TaskState::parse(result.get("task").unwrap_or(result))
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        is_terminal(&self.status)
+    }
+}
+
+pub fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// The task a `CreateTaskResult` answering request `id` created, if one did
+/// and it is not known to have ended: read from the trace.
+pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) -> Option<String> {
+    let mut task: Option<TaskState> = None;
+    for ev in store.range(store.first_seq(), store.next_seq()) {
+        if ev.dir != crate::trace::Dir::In {
+            continue;
+        }
+        let f = ev.frame();
+        let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
+            continue;
+        };
+        match (&task, TaskState::of_result(&v)) {
+            (None, Some(t)) if v.get("task").is_some() && f.id.as_ref() == Some(id) => {
+                task = Some(t)
+            }
+            // A later tasks/get answer for it may say it ended.
+            (Some(cur), Some(t)) if t.task_id == cur.task_id => task = Some(t),
+            _ => {}
+        }
+    }
+    task.filter(|t| !t.is_terminal()).map(|t| t.task_id)
+}
+
+/// Polls no faster than this, whatever the server suggests.
+const MIN_POLL: Duration = Duration::from_millis(100);
+/// Nor slower: the status line should move.
+const MAX_POLL: Duration = Duration::from_secs(30);
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+
+impl Session {
+    /// Does the server accept task-augmented `tools/call`
+    /// (`capabilities.tasks.requests.tools.call`)?
+    pub fn tasks_for_tools(&self) -> bool {
+        self.server().is_some_and(|s| {
+            s.capabilities
+                .get("tasks")
+                .and_then(|t| t.pointer("/requests/tools/call"))
+                .is_some_and(|v| !v.is_null())
+        })
+    }
+
+    /// `tools/call` as a task: the request carries `task`; a
+    /// `CreateTaskResult` is followed to the tool's result. A server that
+    /// answers with the result at once is taken at its word.
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        args: &Value,
+        policy: &TokenPolicy,
+        limits: Limits,
+    ) -> Result<CallOutcome, ClientError> {
+        let (id, token) = self.prepare_call(policy);
+        let mut params = self.call_params(name, args, token.as_ref());
+        params["task"] = json!({});
+        let reply = self
+            .request_with_id(id.clone(), methods::TOOLS_CALL, Some(params), limits)
+            .await?;
+        let reply = match TaskState::of_result(&reply.result) {
+            Some(task) if reply.result.get("task").is_some() => {
+                self.follow_task(&task, limits).await?
+            }
+            _ => reply,
+        };
+        Ok(CallOutcome { id, token, reply })
+    }
+
+    /// Wait for a task's result: `tasks/result` (blocking on the server)
+    /// while `tasks/get` polls its status, until the result comes.
+    pub async fn follow_task(
+        &self,
+        task: &TaskState,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
+        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.task_id.clone());
+        // The result may take as long as the task: only the hard cap applies
+        // to it. The polls show the task is alive.
+        let wait = Limits {
+            idle: None,
+            max: limits.max,
+        };
+        let params = json!({"taskId": task.task_id});
+        let result = self.request(methods::TASKS_RESULT, Some(params.clone()), wait);
+        tokio::pin!(result);
+        let mut poll = task
+            .poll_ms
+            .map_or(DEFAULT_POLL, Duration::from_millis)
+            .clamp(MIN_POLL, MAX_POLL);
+        let mut terminal = task.is_terminal();
+        let out = loop {
+            tokio::select! {
+                r = &mut result => break r,
+                _ = tokio::time::sleep(poll), if !terminal => {
+                    match self.request(methods::TASKS_GET, Some(params.clone()), self.setup_limits()).await {
+                        Ok(r) => {
+                            if let Some(s) = TaskState::of_result(&r.result) {
+                                terminal = s.is_terminal();
+                                if let Some(ms) = s.poll_ms {
+                                    poll = Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL);
+                                }
+                            }
+                        }
+                        // A server without tasks/get still answers tasks/result.
+                        Err(ClientError::Rpc { .. }) => terminal = true,
+                        Err(e) => break Err(e),
+                    }
+                }
+            }
+        };
+        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        out
+    }
+
+    /// The task being followed, if any (what an interrupt cancels).
+    pub fn current_task(&self) -> Option<String> {
+        self.task.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// `tasks/cancel`, sent without waiting for its answer (on the way out).
+    pub fn cancel_task_nowait(&self, task_id: &str) -> Result<u64, ClientError> {
+        let id = self.fresh_id();
+        let _rx = self.pending.register(id.clone());
+        let msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": methods::TASKS_CANCEL,
+            "params": self.with_envelope(Some(json!({"taskId": task_id})))});
+        self.send_frame(&msg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_shapes() {
+        let created = json!({"task": {"taskId": "t1", "status": "working", "pollInterval": 250,
+            "createdAt": "2025-11-25T10:30:00Z"}});
+        let s = TaskState::of_result(&created).unwrap();
+        assert_eq!(
+            s,
+            TaskState {
+                task_id: "t1".into(),
+                status: "working".into(),
+                message: None,
+                poll_ms: Some(250)
+            }
+        );
+        assert!(!s.is_terminal());
+        let got = json!({"taskId": "t1", "status": "failed", "statusMessage": "boom"});
+        let s = TaskState::of_result(&got).unwrap();
+        assert!(s.is_terminal());
+        assert_eq!(s.message.as_deref(), Some("boom"));
+        assert!(TaskState::of_result(&json!({"content": []})).is_none());
+        assert_eq!(
+            TaskSupport::of_tool(&json!({"execution": {"taskSupport": "required"}})),
+            TaskSupport::Required
+        );
+        assert_eq!(TaskSupport::of_tool(&json!({})), TaskSupport::Forbidden);
+    }
+}

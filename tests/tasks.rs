@@ -1,0 +1,272 @@
+//! Tasks (2025-11-25) headless: a task-required tool runs as a task without
+//! asking, `--task` where a tool forbids it is a usage error, status lines
+//! follow the task to its result, an elicitation while the task is
+//! `input_required` is answered; and client-side tasks (the server asking
+//! mcpscope to run sampling or elicitation as a task). Against
+//! server-everything over stdio and Streamable HTTP, and the demo server.
+
+mod common;
+
+use common::http::*;
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+fn everything_argv() -> Vec<String> {
+    vec![everything().display().to_string(), "stdio".into()]
+}
+
+fn text(stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap();
+    v["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_task_required_tool_runs_as_a_task_to_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let o = call_stdio(
+        &everything_argv(),
+        &[
+            "--tool",
+            "simulate-research-query",
+            "-a",
+            "topic=rust",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        text(&o.stdout).contains("# Research Report: rust"),
+        "{}",
+        o.stdout
+    );
+    let tasks = o.lines("[task]");
+    assert!(
+        tasks
+            .first()
+            .is_some_and(|l| l.ends_with("working Gathering sources...")),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        tasks.last().is_some_and(|l| l.contains(" completed")),
+        "{}",
+        o.stderr
+    );
+    // One line per change: no two neighbours alike.
+    assert!(tasks.windows(2).all(|w| w[0] != w[1]), "{tasks:?}");
+    let lines = trace_lines(&rec);
+    let call = frames(&lines, "out", "tools/call").next().unwrap();
+    assert!(call["params"]["task"].is_object(), "{call}");
+    let id = tasks[0].split(' ').nth(1).unwrap();
+    let result = frames(&lines, "out", "tasks/result").next().unwrap();
+    assert_eq!(result["params"]["taskId"], id);
+    assert!(frames(&lines, "out", "tasks/get").count() >= 1);
+    assert!(o.lines("[finding]").is_empty(), "{}", o.stderr);
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn input_required_is_answered_from_elicit() {
+    let o = call_stdio(
+        &everything_argv(),
+        &[
+            "--tool",
+            "simulate-research-query",
+            "-a",
+            "topic=rust",
+            "-a",
+            "ambiguous=true",
+            "--elicit",
+            r#"accept:{"interpretation":"technical"}"#,
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let statuses: Vec<&str> = o
+        .lines("[task]")
+        .iter()
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    assert!(statuses.contains(&"input_required"), "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&"completed"));
+    assert!(
+        text(&o.stdout).contains("**Clarification**: technical"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn task_where_the_tool_forbids_it_is_a_usage_error() {
+    let o = call_stdio(
+        &everything_argv(),
+        &["--tool", "echo", "-a", "message=x", "--task"],
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("echo does not run as a task"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn task_against_a_server_without_tasks_is_a_usage_error() {
+    let o = run(&["call", "--demo", "--tool", "echo", "--task"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("did not declare tasks for tools/call"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn client_side_tasks_for_sampling_and_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("c.jsonl");
+    let o = call_stdio(
+        &everything_argv(),
+        &[
+            "--tool",
+            "trigger-sampling-request-async",
+            "-a",
+            "prompt=hi",
+            "--sample",
+            "async hello",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let t = text(&o.stdout);
+    assert!(t.contains("[COMPLETED] Async sampling completed!"), "{t}");
+    assert!(t.contains("async hello"), "{t}");
+    let lines = trace_lines(&rec);
+    let init = frames(&lines, "out", "initialize").next().unwrap();
+    assert!(
+        init["params"]["capabilities"]["tasks"]["requests"]["sampling"]["createMessage"]
+            .is_object(),
+        "{init}"
+    );
+    // The server fetched the result from mcpscope's task.
+    assert!(frames(&lines, "in", "tasks/result").count() == 1);
+
+    let o = call_stdio(
+        &everything_argv(),
+        &[
+            "--tool",
+            "trigger-elicitation-request-async",
+            "--elicit",
+            r#"accept:{"name":"Ada"}"#,
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let t = text(&o.stdout);
+    assert!(t.contains("- Name: Ada"), "{t}");
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_task_over_streamable_http() {
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
+    let mut cmd = Command::new(everything());
+    cmd.arg("streamableHttp")
+        .env("PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    let (_srv, port) = start_reporting(cmd);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = run(&[
+        "call",
+        "--url",
+        &url,
+        "--tool",
+        "simulate-research-query",
+        "-a",
+        "topic=http",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        text(&o.stdout).contains("# Research Report: http"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.lines("[task]")
+            .last()
+            .is_some_and(|l| l.contains(" completed")),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn ctrl_c_cancels_the_task_then_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let mut child = Command::new(BIN)
+        .args([
+            "call",
+            "--tool",
+            "simulate-research-query",
+            "-a",
+            "topic=rust",
+        ])
+        .args(["--record", rec.to_str().unwrap(), "--"])
+        .args(everything_argv())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = watchdog(&child, std::time::Duration::from_secs(60));
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    // Wait until the task runs and its CreateTaskResult is in: the server
+    // announces the task's first status before it answers the call, and
+    // moves to the second stage a second later.
+    let mut statuses = 0;
+    while err.read_line(&mut line).unwrap() > 0 {
+        if line.starts_with("[task]") {
+            statuses += 1;
+            if statuses == 2 {
+                break;
+            }
+        }
+        line.clear();
+    }
+    assert!(
+        line.starts_with("[task]"),
+        "no second task status before EOF"
+    );
+    let task_id = line.split(' ').nth(1).unwrap().to_string();
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    dog.disarm();
+    assert_eq!(status.code(), Some(130));
+    let lines = trace_lines(&rec);
+    let cancel = frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel before exit");
+    assert_eq!(cancel["params"]["taskId"], task_id.as_str());
+    assert_eq!(
+        frames(&lines, "out", "notifications/cancelled").count(),
+        0,
+        "the answered tools/call is not cancelled"
+    );
+}
