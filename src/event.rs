@@ -63,6 +63,23 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         challenge: Option<String>,
     },
+    /// One HTTP exchange of the authorization flow (`step`: resource-metadata,
+    /// server-metadata, register, authorize, token, refresh); the URL without
+    /// its query.
+    AuthHttp {
+        step: String,
+        method: String,
+        url: String,
+        status: Status,
+        ms: u64,
+    },
+    /// The authorization state changed: authorizing, authorized, expired,
+    /// refreshed, refresh-failed, failed, cache-error.
+    Auth {
+        state: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
     /// An HTTP request that got no response at all.
     HttpError {
         method: String,
@@ -236,6 +253,8 @@ impl Event {
             Event::Oversized { .. } => "oversized",
             Event::Redirect { .. } => "redirect",
             Event::Http { .. } => "http",
+            Event::AuthHttp { .. } => "auth-http",
+            Event::Auth { .. } => "auth",
             Event::HttpError { .. } => "http-error",
             Event::SlowDelivery { .. } => "slow-delivery",
             Event::McpParamHeaders { .. } => "mcp-param-headers",

@@ -53,6 +53,8 @@ pub struct ServerArgs {
     /// Keep secrets in recordings (they are redacted by default).
     #[arg(long, help_heading = "Server")]
     pub no_redact: bool,
+    #[command(flatten)]
+    pub auth: super::auth::AuthArgs,
     /// The stdio server command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -79,6 +81,7 @@ impl ServerArgs {
             options: self.client_options()?,
             record: record.map(Path::to_path_buf),
             max_store: self.max_store,
+            auth: self.auth.config(super::auth::Face::Headless),
         })
     }
 

@@ -147,9 +147,10 @@ impl Session {
         flavor: Flavor,
         opts: ClientOptions,
         trace: Trace,
+        auth: Option<Arc<dyn crate::transport::http::Authorize>>,
     ) -> Result<Arc<Session>, ClientError> {
         Session::with_link(opts, trace, |sink| {
-            HttpTransport::new(url, headers, flavor, sink)
+            HttpTransport::new(url, headers, flavor, sink, auth)
                 .map(Link::Http)
                 .map_err(|e| ClientError::Protocol(e.to_string()))
         })

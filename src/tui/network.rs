@@ -161,6 +161,8 @@ pub struct NetworkView {
     /// Our request ids and the channel they went out on (for `cancel`).
     ids: HashMap<IdKey, String>,
     session: Option<String>,
+    /// The authorization's latest state (`authorized: client …`), for the header.
+    pub auth: Option<String>,
     scanned_to: u64,
 }
 
@@ -307,6 +309,36 @@ impl NetworkView {
                 None,
                 Some(safe_row(&error)),
             ),
+            Event::AuthHttp {
+                step,
+                method,
+                url,
+                status,
+                ms,
+            } => {
+                self.exchange(
+                    ev,
+                    safe(&method, 8),
+                    match status {
+                        Status::Code(c) => HttpStatus::Code(c),
+                        Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
+                    },
+                    None,
+                    None,
+                    Some(ms),
+                    None,
+                );
+                // An authorization step: what it was for, where it went (no query).
+                if let Some(x) = self.rows.last_mut() {
+                    x.rpc = safe_row(&format!("auth {step} {url}"));
+                }
+            }
+            Event::Auth { state, detail } => {
+                self.auth = Some(match detail {
+                    Some(d) => safe_row(&format!("{state}: {d}")),
+                    None => safe_row(&state),
+                });
+            }
             Event::SsePriming { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.priming += 1;
