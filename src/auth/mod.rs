@@ -413,8 +413,8 @@ impl crate::transport::http::Authorize for Authorizer {
                 .await
                 .map_err(|e| match e {
                     AuthError::NeedsLogin => format!(
-                        "the server needs authorization and there is no terminal to ask on; \
-                         run `mcpscope auth login --url {}` first",
+                        "there is no terminal to authorize on: run `mcpscope auth login --url {}` first \
+                         (or pass -H 'Authorization: Bearer …')",
                         self.server
                     ),
                     AuthError::Failed(s) => format!("authorization failed: {s}"),

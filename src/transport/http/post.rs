@@ -91,13 +91,27 @@ impl Inner {
                 break resp;
             }
             authorizations += 1;
-            // The refused answer is read (and dropped) so the connection is reused.
-            let _ = body::read_capped(resp).await;
+            // The refused answer is kept like any other body.
+            if let Ok((b, _)) = body::read_capped(resp).await {
+                let b = trim_body(&b);
+                if !b.is_empty() {
+                    self.sink.frames(&channel, &[b]);
+                }
+            }
             if let Err(why) = auth
                 .refused(status, &challenges, sent_auth.as_deref())
                 .await
             {
-                self.sink.failed(&channel, request_id, why.into());
+                let head = match StatusCode::from_u16(status) {
+                    Ok(s) => format!("HTTP {s}"),
+                    Err(_) => format!("HTTP {status}"),
+                };
+                let challenge = report::challenge_of(&challenges);
+                self.sink.failed(
+                    &channel,
+                    request_id,
+                    format!("{head} (WWW-Authenticate: {challenge}): {why}").into(),
+                );
                 return;
             }
         };
