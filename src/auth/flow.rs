@@ -11,7 +11,7 @@ use super::fetch::{FetchError, Fetcher, no_query};
 use super::store::{Registration, Tokens, now};
 use super::{Agent, AuthConfig, AuthError};
 use crate::transport::http::report::first_line;
-use oauth2::basic::{BasicClient, BasicTokenResponse};
+use oauth2::basic::{BasicClient, BasicErrorResponseType, BasicTokenResponse};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointNotSet,
     EndpointSet, PkceCodeChallenge, RedirectUrl, RefreshToken, RequestTokenError, Scope,
@@ -278,7 +278,16 @@ pub async fn authorize(
         .add_extra_param("resource", d.resource.clone())
         .request_async(&http)
         .await
-        .map_err(|e| AuthError::Failed(token_error("token", e)))?;
+        .map_err(|e| {
+            let rejected = matches!(&e, RequestTokenError::ServerResponse(r)
+                if matches!(r.error(), BasicErrorResponseType::InvalidClient | BasicErrorResponseType::UnauthorizedClient));
+            let why = token_error("token", e);
+            if rejected {
+                AuthError::ClientRejected(why)
+            } else {
+                AuthError::Failed(why)
+            }
+        })?;
     Ok(tokens(&resp, scope, None))
 }
 
@@ -389,6 +398,12 @@ async fn run_agent(
         Agent::Fetch => {
             let waiting = tokio::spawn(async move { cb.wait().await });
             let follow = follow_redirects(f, url.clone()).await;
+            if let Err((Some(status), why)) = &follow
+                && (400..500).contains(status)
+            {
+                return Err(AuthError::ClientRejected(why.clone()));
+            }
+            let follow = follow.map_err(|(_, why)| why);
             let got = match follow {
                 Ok(()) => tokio::time::timeout(f.timeout, waiting)
                     .await
@@ -479,8 +494,9 @@ fn read_pasted_line() -> tokio::sync::mpsc::Receiver<String> {
 }
 
 /// The fetch agent: GET the authorization URL and follow its redirects
-/// (each traced) until one lands on the callback listener.
-async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), String> {
+/// (each traced) until one lands on the callback listener. A failure
+/// carries the status that ended it, if any.
+async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), (Option<u16>, String)> {
     let mut url = url;
     for _ in 0..MAX_AGENT_HOPS {
         let a = f
@@ -493,7 +509,7 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), String> {
                 false,
             )
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| (None, e.to_string()))?;
         let next = a
             .headers
             .get(LOCATION)
@@ -503,16 +519,20 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), String> {
             Some(n) if a.status.is_redirection() => url = n,
             _ if a.url.host_str() == Some("127.0.0.1") && a.status.is_success() => return Ok(()),
             _ => {
-                return Err(format!(
-                    "the authorization endpoint answered HTTP {} without redirecting back ({}); it needs a person: run in a terminal",
-                    a.status.as_u16(),
-                    first_line(&a.body)
+                return Err((
+                    Some(a.status.as_u16()),
+                    format!(
+                        "the authorization endpoint answered HTTP {} without redirecting back ({})",
+                        a.status.as_u16(),
+                        first_line(&a.body)
+                    ),
                 ));
             }
         }
     }
-    Err(format!(
-        "more than {MAX_AGENT_HOPS} redirects from the authorization endpoint"
+    Err((
+        None,
+        format!("more than {MAX_AGENT_HOPS} redirects from the authorization endpoint"),
     ))
 }
 

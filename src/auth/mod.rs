@@ -100,6 +100,10 @@ pub enum AuthError {
     NeedsLogin,
     #[error("{0}")]
     Failed(String),
+    /// The authorization server does not know the client (it forgot a
+    /// dynamic registration): registering again may help.
+    #[error("{0}")]
+    ClientRejected(String),
 }
 
 /// Authorization for one MCP server URL.
@@ -326,8 +330,48 @@ impl Authorizer {
             .filter(|p| discovery::same_issuer(&p.issuer, &d.issuer));
         let cached_reg = same_as.map(|p| p.client.clone());
         let prior_scope = same_as.and_then(|p| p.tokens.scope.clone());
-        let wanted_port = cached_reg
-            .as_ref()
+        let scope = flow::select_scope(
+            ch.scope.as_deref(),
+            d.prm.as_ref(),
+            &d.meta,
+            prior_scope.as_deref(),
+        );
+        let (reg, tokens) = match self
+            .authorize_as(&f, &d, cached_reg.as_ref(), scope.as_deref())
+            .await
+        {
+            // A dynamic registration the server no longer knows (it was
+            // restarted, it expires them): register once more.
+            Err(AuthError::ClientRejected(why))
+                if cached_reg.as_ref().is_some_and(|r| r.how == "dynamic") =>
+            {
+                self.state("client-rejected", Some(why));
+                self.authorize_as(&f, &d, None, scope.as_deref()).await?
+            }
+            r => r?,
+        };
+        let e = Entry {
+            server: self.server.to_string(),
+            issuer: d.issuer.clone(),
+            resource: d.resource.clone(),
+            meta: d.meta.clone(),
+            client: reg,
+            tokens,
+            saved: now(),
+        };
+        self.keep(e.clone());
+        Ok(e)
+    }
+
+    /// Get a client identity (`cached` if usable) and run the authorization.
+    async fn authorize_as(
+        &self,
+        f: &Fetcher,
+        d: &Discovered,
+        cached: Option<&store::Registration>,
+        scope: Option<&str>,
+    ) -> Result<(store::Registration, store::Tokens), AuthError> {
+        let wanted_port = cached
             .and_then(|r| r.redirect_uri.as_deref())
             .and_then(|u| Url::parse(u).ok())
             .and_then(|u| u.port())
@@ -343,27 +387,11 @@ impl Authorizer {
                 )));
             }
         };
-        let reg = flow::identity(&f, &self.cfg, &d, &cb.redirect_uri, cached_reg.as_ref())
+        let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached)
             .await
             .map_err(AuthError::Failed)?;
-        let scope = flow::select_scope(
-            ch.scope.as_deref(),
-            d.prm.as_ref(),
-            &d.meta,
-            prior_scope.as_deref(),
-        );
-        let tokens = flow::authorize(&f, &self.cfg, &d, &reg, scope.as_deref(), cb).await?;
-        let e = Entry {
-            server: self.server.to_string(),
-            issuer: d.issuer.clone(),
-            resource: d.resource.clone(),
-            meta: d.meta.clone(),
-            client: reg,
-            tokens,
-            saved: now(),
-        };
-        self.keep(e.clone());
-        Ok(e)
+        let tokens = flow::authorize(f, &self.cfg, d, &reg, scope, cb).await?;
+        Ok((reg, tokens))
     }
 
     /// `mcpscope auth login`: authorize now, without waiting for a `401`.
@@ -417,7 +445,9 @@ impl crate::transport::http::Authorize for Authorizer {
                          (or pass -H 'Authorization: Bearer …')",
                         self.server
                     ),
-                    AuthError::Failed(s) => format!("authorization failed: {s}"),
+                    AuthError::Failed(s) | AuthError::ClientRejected(s) => {
+                        format!("authorization failed: {s}")
+                    }
                 })
         })
     }
