@@ -215,6 +215,13 @@ async fn login(s: &ServerArgs) -> i32 {
 
 /// `[auth] …` lines for the flow's events (no secrets are in them).
 pub fn print_event(ev: Event) {
+    if let Some(line) = auth_line(&ev) {
+        eprintln!("{line}");
+    }
+}
+
+/// The `[auth]` line of an authorization event (unsanitised).
+pub fn auth_line(ev: &Event) -> Option<String> {
     match ev {
         Event::AuthHttp {
             step,
@@ -225,15 +232,15 @@ pub fn print_event(ev: Event) {
         } => {
             let st = match status {
                 Status::Code(c) => c.to_string(),
-                Status::Failed(w) => w,
+                Status::Failed(w) => w.clone(),
             };
-            eprintln!("[auth] {step}: {method} {url} -> {st} ({ms} ms)");
+            Some(format!("[auth] {step}: {method} {url} -> {st} ({ms} ms)"))
         }
-        Event::Auth { state, detail } => match detail {
-            Some(d) => eprintln!("[auth] {state}: {d}"),
-            None => eprintln!("[auth] {state}"),
-        },
-        _ => {}
+        Event::Auth { state, detail } => Some(match detail {
+            Some(d) => format!("[auth] {state}: {d}"),
+            None => format!("[auth] {state}"),
+        }),
+        _ => None,
     }
 }
 
