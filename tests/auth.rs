@@ -26,6 +26,8 @@ enum Fault {
     RegistrationRefused,
     WrongState,
     NoS256,
+    /// The token endpoint answers after a while (a person taking their time).
+    SlowToken,
 }
 
 /// What the fixture saw and what it accepts.
@@ -176,6 +178,9 @@ fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
         ("POST", "/token") => {
             if fault == Fault::TokenHangs {
                 return Reply::Hang;
+            }
+            if fault == Fault::SlowToken {
+                std::thread::sleep(std::time::Duration::from_millis(800));
             }
             let grant = r.body.contains("grant_type=refresh_token");
             if grant {
@@ -431,4 +436,30 @@ fn a_state_mismatch_stops_the_flow() {
 #[test]
 fn a_server_without_pkce_s256_is_refused() {
     refused(Fault::NoS256, "does not advertise PKCE S256");
+}
+
+#[test]
+fn time_spent_authorizing_does_not_count_against_the_request() {
+    // The flow takes 0.8 s, longer than the handshake's 0.3 s idle limit:
+    // the wait is for the authorization, not for the server.
+    let (port, seen) = server(Fault::SlowToken);
+    let data = tempfile::tempdir().unwrap();
+    let u = url(port);
+    let out = mcpscope(
+        data.path(),
+        &[
+            "call",
+            "--url",
+            &u,
+            "--tool",
+            "hello",
+            "--auth-agent",
+            "fetch",
+            "--timeout",
+            "0.3",
+        ],
+    );
+    assert_eq!(seen.issued.load(Ordering::SeqCst), 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("timed out"), "{}", out.stderr);
+    assert!(out.stderr.contains("[auth] authorized"), "{}", out.stderr);
 }

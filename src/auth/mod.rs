@@ -119,6 +119,8 @@ pub struct Authorizer {
     /// it is not refreshed again but authorized anew (the server may have
     /// moved to another authorization server).
     refreshed_on_refusal: Mutex<Option<String>>,
+    /// Time spent in finished flows, and when the running one started.
+    paused: Mutex<(Duration, Option<std::time::Instant>)>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -147,6 +149,7 @@ impl Authorizer {
             entry: Mutex::new(entry),
             flow: tokio::sync::Mutex::new(()),
             refreshed_on_refusal: Mutex::new(None),
+            paused: Mutex::new((Duration::ZERO, None)),
         }))
     }
 
@@ -300,7 +303,14 @@ impl Authorizer {
                 format!("authorization needed for {}", fetch::no_query(&self.server))
             }),
         );
+        self.paused.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(std::time::Instant::now());
         let r = self.login_inner(ch).await;
+        {
+            let mut p = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(since) = p.1.take() {
+                p.0 += since.elapsed();
+            }
+        }
         match &r {
             Ok(e) => self.state("authorized", Some(describe(&e.client, &e.tokens))),
             Err(AuthError::NeedsLogin) => self.state(
@@ -394,6 +404,12 @@ impl Authorizer {
         Ok((reg, tokens))
     }
 
+    /// Time spent in authorization flows so far, a running one included.
+    pub fn paused(&self) -> Duration {
+        let p = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        p.0 + p.1.map_or(Duration::ZERO, |s| s.elapsed())
+    }
+
     /// `mcpscope auth login`: authorize now, without waiting for a `401`.
     pub async fn login_now(&self) -> Result<Entry, AuthError> {
         let _g = self.flow.lock().await;
@@ -424,6 +440,10 @@ impl crate::transport::http::Authorize for Authorizer {
 
     fn attach(&self, emit: Emit) {
         Authorizer::attach(self, emit);
+    }
+
+    fn paused(&self) -> Duration {
+        Authorizer::paused(self)
     }
 
     fn ready(&self) -> futures_util::future::BoxFuture<'_, ()> {

@@ -357,8 +357,15 @@ impl Session {
             msg["params"] = p;
         }
         let rx = self.pending.register(id.clone());
+        let paused_at_send = self.transport.auth_paused();
         let sent_seq = self.send_frame(&msg)?;
         let sent_us = self.trace.read().get(sent_seq).map_or(0, |e| e.t_us);
+        // Time spent authorizing after the request left (a person at the
+        // browser) does not count against its limits.
+        let paused = || {
+            let d = self.transport.auth_paused().saturating_sub(paused_at_send);
+            u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+        };
         // Sending the request indexed its token; look its slot up.
         let slot = token.and_then(|t| self.trace.read().token_slot_of(&t));
         let mut rx = rx;
@@ -366,7 +373,8 @@ impl Session {
             let last_progress = slot
                 .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
                 .unwrap_or(0);
-            let deadline = timeout::next_deadline(limits, sent_us, last_progress);
+            let deadline =
+                timeout::next_deadline(limits, sent_us.saturating_add(paused()), last_progress);
             let outcome = match deadline {
                 None => Some((&mut rx).await),
                 Some((at_us, _)) => {
@@ -395,7 +403,8 @@ impl Session {
                         .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
                         .unwrap_or(0);
                     let now = self.trace.now_us();
-                    if let Some((at, expiry)) = timeout::next_deadline(limits, sent_us, last)
+                    if let Some((at, expiry)) =
+                        timeout::next_deadline(limits, sent_us.saturating_add(paused()), last)
                         && now >= at
                     {
                         let secs = match expiry {

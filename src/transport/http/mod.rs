@@ -82,6 +82,11 @@ pub trait Authorize: Send + Sync + 'static {
         challenges: &'a [String],
         sent: Option<&'a str>,
     ) -> futures_util::future::BoxFuture<'a, Result<(), String>>;
+    /// How long authorizations have taken so far (a running one included):
+    /// time a person spends in the browser is not a server being slow.
+    fn paused(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 pub struct HttpTransport {
@@ -200,6 +205,14 @@ impl HttpTransport {
         if let Some(h) = self.inner.lock().running.remove(id) {
             h.abort();
         }
+    }
+
+    /// Time spent authorizing so far (see [`Authorize::paused`]).
+    pub fn auth_paused(&self) -> Duration {
+        self.inner
+            .auth
+            .as_ref()
+            .map_or(Duration::ZERO, |a| a.paused())
     }
 
     pub fn flavor(&self) -> Flavor {
