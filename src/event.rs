@@ -80,6 +80,12 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
+    /// The authorization flow met a server breaking the authorization spec:
+    /// `rule` is the catalog id of the finding it makes.
+    AuthProblem {
+        rule: String,
+        detail: String,
+    },
     /// An HTTP request that got no response at all.
     HttpError {
         method: String,
@@ -255,6 +261,7 @@ impl Event {
             Event::Http { .. } => "http",
             Event::AuthHttp { .. } => "auth-http",
             Event::Auth { .. } => "auth",
+            Event::AuthProblem { .. } => "auth-problem",
             Event::HttpError { .. } => "http-error",
             Event::SlowDelivery { .. } => "slow-delivery",
             Event::McpParamHeaders { .. } => "mcp-param-headers",

@@ -363,17 +363,24 @@ fn no_auth_cache_keeps_nothing() {
 }
 
 /// Run `tools` against a faulty server: exit 3, `want` in the error, no
-/// token issued, nothing cached.
+/// token issued, nothing cached; and when the server broke the
+/// authorization spec, the finding that says so.
 fn refused(fault: Fault, want: &str) {
+    refused_with(fault, want, None);
+}
+
+fn refused_with(fault: Fault, want: &str, finding: Option<&str>) {
     let (port, seen) = server(fault);
     let data = tempfile::tempdir().unwrap();
     let u = url(port);
     let out = mcpscope(
         data.path(),
         &[
-            "tools",
+            "call",
             "--url",
             &u,
+            "--tool",
+            "hello",
             "--auth-agent",
             "fetch",
             "--auth-timeout",
@@ -384,9 +391,20 @@ fn refused(fault: Fault, want: &str) {
     let line = out
         .stderr
         .lines()
-        .find(|l| l.contains(want))
+        .find(|l| l.starts_with("[error]") && l.contains(want))
         .unwrap_or_else(|| panic!("{fault:?}: no line with {want:?} in\n{}", out.stderr));
     assert!(line.contains("authorization failed"), "{line}");
+    let findings = out.lines("[finding]");
+    match finding {
+        Some(rule) => assert!(
+            findings
+                .iter()
+                .any(|l| l.starts_with(&format!("[finding] {rule} (error)"))),
+            "{fault:?}: no {rule} finding in\n{}",
+            out.stderr
+        ),
+        None => assert!(findings.is_empty(), "{fault:?}: {findings:?}"),
+    }
     assert_eq!(seen.issued.load(Ordering::SeqCst), 0, "{fault:?}");
     assert!(
         !data.path().join("auth.json").exists(),
@@ -404,9 +422,10 @@ fn metadata_that_is_html_is_refused() {
 
 #[test]
 fn a_wrong_issuer_is_refused() {
-    refused(
+    refused_with(
         Fault::WrongIssuer,
         r#"names issuer "https://impostor.example""#,
+        Some("auth-issuer-mismatch"),
     );
 }
 
@@ -435,7 +454,11 @@ fn a_state_mismatch_stops_the_flow() {
 
 #[test]
 fn a_server_without_pkce_s256_is_refused() {
-    refused(Fault::NoS256, "does not advertise PKCE S256");
+    refused_with(
+        Fault::NoS256,
+        "does not advertise PKCE S256",
+        Some("auth-pkce-unsupported"),
+    );
 }
 
 #[test]

@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 24);
+    assert_eq!(rows.len(), 28);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),

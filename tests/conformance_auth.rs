@@ -52,15 +52,30 @@ fn scenario(name: &str, spec_version: &str) {
         run.report
     );
     assert!(
+        !trace.contains("auth-problem"),
+        "a conformant server made a finding\n{}",
+        run.report
+    );
+    assert!(
         trace.contains(r#""method":"tools/call""#),
         "the client never got as far as calling the tool\n{}",
         run.report
     );
 }
 
-/// A scenario whose server must be refused: the client stops, saying why.
-fn refused(name: &str, spec_version: &str, why: &str) {
-    let (run, _) = run(name, spec_version);
+/// A scenario whose server must be refused: the client stops, saying why;
+/// where the server broke the authorization spec, the trace has the
+/// problem that makes the finding `rule`.
+fn refused(name: &str, spec_version: &str, why: &str, rule: Option<&str>) {
+    let (run, trace) = run(name, spec_version);
+    match rule {
+        Some(rule) => assert!(
+            trace.contains(&format!(r#""event":"auth-problem","rule":"{rule}""#)),
+            "no {rule} problem in the trace\n{}",
+            run.report
+        ),
+        None => assert!(!trace.contains("auth-problem"), "{}", run.report),
+    }
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(
         all.contains(why),
@@ -185,13 +200,23 @@ fn scope_step_up_2026_07_28() {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn scope_retry_limit_2025_11_25() {
-    refused("auth/scope-retry-limit", "2025-11-25", "HTTP 403 Forbidden");
+    refused(
+        "auth/scope-retry-limit",
+        "2025-11-25",
+        "HTTP 403 Forbidden",
+        None,
+    );
 }
 
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn scope_retry_limit_2026_07_28() {
-    refused("auth/scope-retry-limit", "2026-07-28", "HTTP 403 Forbidden");
+    refused(
+        "auth/scope-retry-limit",
+        "2026-07-28",
+        "HTTP 403 Forbidden",
+        None,
+    );
 }
 
 #[test]
@@ -279,6 +304,7 @@ fn resource_mismatch_2026_07_28() {
         "auth/resource-mismatch",
         "2026-07-28",
         "the protected resource metadata is for \"https://evil.example.com/mcp\"",
+        Some("auth-resource-mismatch"),
     );
 }
 
@@ -319,6 +345,7 @@ fn iss_supported_missing_2026_07_28() {
         "auth/iss-supported-missing",
         "2026-07-28",
         "promises an iss parameter but its response has none",
+        Some("auth-issuer-mismatch"),
     );
 }
 
@@ -329,6 +356,7 @@ fn iss_wrong_issuer_2026_07_28() {
         "auth/iss-wrong-issuer",
         "2026-07-28",
         "comes from issuer \"https://evil.example.com\"",
+        Some("auth-issuer-mismatch"),
     );
 }
 
@@ -339,6 +367,7 @@ fn iss_unexpected_2026_07_28() {
         "auth/iss-unexpected",
         "2026-07-28",
         "comes from issuer \"https://evil.example.com\"",
+        Some("auth-issuer-mismatch"),
     );
 }
 
@@ -349,6 +378,7 @@ fn iss_normalized_2026_07_28() {
         "auth/iss-normalized",
         "2026-07-28",
         "the authorization response comes from issuer",
+        Some("auth-issuer-mismatch"),
     );
 }
 
@@ -359,5 +389,6 @@ fn metadata_issuer_mismatch_2026_07_28() {
         "auth/metadata-issuer-mismatch",
         "2026-07-28",
         "names issuer \"https://attacker.example.com\"",
+        Some("auth-issuer-mismatch"),
     );
 }

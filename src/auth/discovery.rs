@@ -81,7 +81,8 @@ pub async fn discover(
         Some(p) => {
             let resource = match &p.resource {
                 Some(r) => {
-                    check_resource(server, r)?;
+                    check_resource(server, r)
+                        .inspect_err(|e| f.problem("auth-resource-mismatch", e))?;
                     r.clone()
                 }
                 None => canonical,
@@ -105,14 +106,16 @@ pub async fn discover(
         Some(m) => m,
         None if prm.is_none() => fallback(&issuer_url),
         None => {
-            return Err(format!(
+            let why = format!(
                 "authorization server {issuer} publishes no metadata (tried {})",
                 metadata_urls(&issuer_url)
                     .iter()
                     .map(no_query)
                     .collect::<Vec<_>>()
                     .join(", ")
-            ));
+            );
+            f.problem("auth-metadata-missing", &why);
+            return Err(why);
         }
     };
     Ok(Discovered {
@@ -229,11 +232,13 @@ async fn fetch_server_metadata(
         // RFC 8414 §3.3: the issuer must be the identifier the URL was built
         // from, or the document may come from someone else.
         if !same_issuer(&m.issuer, issuer) {
-            return Err(format!(
+            let why = format!(
                 "authorization server metadata at {} names issuer {:?}, not {issuer:?}; refusing to use it",
                 no_query(&a.url),
                 m.issuer
-            ));
+            );
+            f.problem("auth-issuer-mismatch", &why);
+            return Err(why);
         }
         check_endpoints(&m)?;
         return Ok(Some(m));

@@ -102,6 +102,14 @@ impl Fetcher {
         (self.emit)(ev);
     }
 
+    /// The server broke the authorization spec: a finding's worth.
+    pub fn problem(&self, rule: &str, detail: &str) {
+        self.emit(Event::AuthProblem {
+            rule: rule.to_string(),
+            detail: detail.to_string(),
+        });
+    }
+
     pub fn client(&self) -> &Client {
         &self.client
     }

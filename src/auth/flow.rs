@@ -250,10 +250,12 @@ pub async fn authorize(
             .as_ref()
             .is_some_and(|l| l.iter().any(|x| x == "S256"))
     {
-        return Err(AuthError::Failed(format!(
+        let why = format!(
             "the authorization server {} does not advertise PKCE S256 (code_challenge_methods_supported); refusing to authorize without it",
             d.issuer
-        )));
+        );
+        f.problem("auth-pkce-unsupported", &why);
+        return Err(AuthError::Failed(why));
     }
     let c = client(m, reg, &cb.redirect_uri).map_err(AuthError::Failed)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
@@ -266,7 +268,11 @@ pub async fn authorize(
     }
     let (url, state) = req.url();
     let returned = run_agent(f, cfg, &url, cb).await?;
-    let code = check_response(&returned, state.secret(), m)?;
+    let code = check_response(&returned, state.secret(), m).inspect_err(|e| {
+        if iss_broken(&returned, state.secret(), m) {
+            f.problem("auth-issuer-mismatch", &e.to_string());
+        }
+    })?;
     let fc = f.clone();
     let http = move |r: oauth2::HttpRequest| {
         let f = fc.clone();
@@ -575,6 +581,18 @@ pub fn check_response(q: &Returned, state: &str, m: &ServerMetadata) -> Result<S
         .filter(|c| !c.is_empty())
         .map(str::to_string)
         .ok_or_else(|| AuthError::Failed("the authorization response has no code".into()))
+}
+
+/// The response was refused for its `iss` alone: the server's fault.
+fn iss_broken(q: &Returned, state: &str, m: &ServerMetadata) -> bool {
+    let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    if get("error").is_some() || get("state") != Some(state) {
+        return false;
+    }
+    match get("iss") {
+        Some(iss) => !m.fallback && iss != m.issuer,
+        None => m.authorization_response_iss_parameter_supported,
+    }
 }
 
 #[cfg(test)]

@@ -64,10 +64,14 @@ pub enum Rule {
     ResponseNullId,
     HttpContentType,
     FrameOversized,
+    AuthResourceMismatch,
+    AuthIssuerMismatch,
+    AuthPkceUnsupported,
+    AuthMetadataMissing,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 28] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -92,6 +96,10 @@ impl Rule {
         Rule::ResponseNullId,
         Rule::HttpContentType,
         Rule::FrameOversized,
+        Rule::AuthResourceMismatch,
+        Rule::AuthIssuerMismatch,
+        Rule::AuthPkceUnsupported,
+        Rule::AuthMetadataMissing,
     ];
 
     pub fn id(self) -> &'static str {
@@ -120,6 +128,10 @@ impl Rule {
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
             Rule::FrameOversized => "frame-oversized",
+            Rule::AuthResourceMismatch => "auth-resource-mismatch",
+            Rule::AuthIssuerMismatch => "auth-issuer-mismatch",
+            Rule::AuthPkceUnsupported => "auth-pkce-unsupported",
+            Rule::AuthMetadataMissing => "auth-metadata-missing",
         }
     }
 
@@ -138,7 +150,11 @@ impl Rule {
             | Rule::StdoutNotJsonrpc
             | Rule::InitializeUnsupportedVersion
             | Rule::ResultNotObject
-            | Rule::HttpContentType => Severity::Error,
+            | Rule::HttpContentType
+            | Rule::AuthResourceMismatch
+            | Rule::AuthIssuerMismatch
+            | Rule::AuthPkceUnsupported
+            | Rule::AuthMetadataMissing => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -208,6 +224,18 @@ impl Rule {
             }
             Rule::FrameOversized => {
                 "a frame (stdio line, SSE event data, HTTP body) exceeded mcpscope's size cap (256 MiB): only its first bytes are kept"
+            }
+            Rule::AuthResourceMismatch => {
+                "authorization: the protected resource metadata names a resource other than the server it was fetched for (RFC 9728 §3.3)"
+            }
+            Rule::AuthIssuerMismatch => {
+                "authorization: the authorization server's metadata names another issuer than the one it was fetched for (RFC 8414 §3.3), or its authorization response carries a wrong iss or none though it promised one (RFC 9207)"
+            }
+            Rule::AuthPkceUnsupported => {
+                "authorization: the authorization server's metadata does not list S256 in code_challenge_methods_supported (PKCE is required)"
+            }
+            Rule::AuthMetadataMissing => {
+                "authorization: the server has protected resource metadata but its authorization server publishes no metadata (RFC 8414 / OpenID Connect discovery)"
             }
         }
     }

@@ -364,6 +364,7 @@ impl NetworkView {
                     x.rpc = safe_row(&format!("auth {step} {url}"));
                 }
             }
+            Event::AuthProblem { .. } => {}
             Event::Auth { state, detail } => {
                 self.auth = Some(AuthState {
                     state: safe(&state, 24),
