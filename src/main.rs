@@ -35,7 +35,7 @@ fn interactive(args: TuiArgs) -> i32 {
     }
     let launch = match args.server.launch(args.record.as_deref()) {
         Ok(mut l) => {
-            l.auth = args.server.auth.config(mcpscope::cli::auth::Face::Tui);
+            l.auth = args.server.auth_config(mcpscope::cli::auth::Face::Tui);
             l
         }
         Err(e) => {

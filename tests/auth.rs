@@ -41,6 +41,8 @@ struct Seen {
     issued: AtomicU32,
     /// Every Authorization header the MCP endpoint got.
     bearers: Mutex<Vec<String>>,
+    /// The last authorization request's client_id and redirect_uri.
+    authorized: Mutex<(String, String)>,
 }
 
 fn base(r: &Req) -> String {
@@ -167,6 +169,7 @@ fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
                     .map(|(_, v)| v.clone())
                     .unwrap_or_default()
             };
+            *seen.authorized.lock().unwrap() = (get("client_id"), get("redirect_uri"));
             let state = if fault == Fault::WrongState {
                 "forged".to_string()
             } else {
@@ -485,4 +488,48 @@ fn time_spent_authorizing_does_not_count_against_the_request() {
     assert_eq!(seen.issued.load(Ordering::SeqCst), 1, "{}", out.stderr);
     assert!(!out.stderr.contains("timed out"), "{}", out.stderr);
     assert!(out.stderr.contains("[auth] authorized"), "{}", out.stderr);
+}
+
+#[test]
+fn a_config_entry_names_a_pre_registered_client_and_its_callback_port() {
+    let (port, seen) = server(Fault::None);
+    let data = tempfile::tempdir().unwrap();
+    let u = url(port);
+    // A port that was free a moment ago, as a registered redirect URI's would be.
+    let callback = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = data.path().join("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"fixture": {"url": u,
+            "oauth": {"clientId": "registered-by-hand", "callbackPort": callback}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = mcpscope(
+        data.path(),
+        &[
+            "tools",
+            "--config",
+            config.to_str().unwrap(),
+            "--auth-agent",
+            "fetch",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        seen.registrations.load(Ordering::SeqCst),
+        0,
+        "no registration"
+    );
+    let (client, redirect) = seen.authorized.lock().unwrap().clone();
+    assert_eq!(client, "registered-by-hand");
+    assert_eq!(redirect, format!("http://127.0.0.1:{callback}/callback"));
+    let status = mcpscope(data.path(), &["auth", "status", "--json"]);
+    let line: Value = serde_json::from_str(status.stdout.trim()).unwrap();
+    assert_eq!(line["registration"], "pre-registered");
+    assert_eq!(line["client_id"], "registered-by-hand");
 }

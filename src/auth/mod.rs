@@ -73,6 +73,9 @@ pub struct AuthConfig {
     /// How long to wait for the person at the browser.
     pub wait: Duration,
     pub client_name: String,
+    /// The loopback port of the redirect URI (a pre-registered client's
+    /// registered one); otherwise any free port.
+    pub callback_port: Option<u16>,
 }
 
 impl Default for AuthConfig {
@@ -86,6 +89,7 @@ impl Default for AuthConfig {
             timeout: Duration::from_secs(30),
             wait: Duration::from_secs(300),
             client_name: "mcpscope".into(),
+            callback_port: None,
         }
     }
 }
@@ -386,6 +390,19 @@ impl Authorizer {
             .and_then(|u| Url::parse(u).ok())
             .and_then(|u| u.port())
             .unwrap_or(0);
+        if let Some(port) = self.cfg.callback_port {
+            // Registered with this port: no other will do.
+            let cb = Callback::bind(port).await.map_err(|e| {
+                AuthError::Failed(format!(
+                    "cannot listen on 127.0.0.1:{port} for the redirect: {e}"
+                ))
+            })?;
+            let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached)
+                .await
+                .map_err(AuthError::Failed)?;
+            let tokens = flow::authorize(f, &self.cfg, d, &reg, scope, cb).await?;
+            return Ok((reg, tokens));
+        }
         let cb = match Callback::bind(wanted_port).await {
             Ok(cb) => cb,
             Err(_) if wanted_port != 0 => Callback::bind(0).await.map_err(|e| {

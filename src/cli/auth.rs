@@ -30,6 +30,10 @@ pub struct AuthArgs {
     /// authorization server accepts them.
     #[arg(long, value_name = "URL", help_heading = "Authorization")]
     pub client_metadata_url: Option<String>,
+    /// The loopback port of the redirect URI (what a pre-registered client
+    /// registered: http://127.0.0.1:PORT/callback); default: any free port.
+    #[arg(long, value_name = "PORT", help_heading = "Authorization")]
+    pub callback_port: Option<u16>,
     /// Neither read nor write the token cache (tokens live for this run only).
     #[arg(long, help_heading = "Authorization")]
     pub no_auth_cache: bool,
@@ -55,6 +59,7 @@ impl Default for AuthArgs {
             client_id: None,
             client_secret: None,
             client_metadata_url: None,
+            callback_port: None,
             no_auth_cache: false,
             no_auth: false,
             no_browser: false,
@@ -100,6 +105,7 @@ impl AuthArgs {
             client_secret: self.client_secret.clone(),
             client_metadata_url: self.client_metadata_url.clone(),
             cache: !self.no_auth_cache,
+            callback_port: self.callback_port,
             agent,
             timeout: Duration::from_secs_f64(self.auth_timeout.clamp(0.01, 3600.0)),
             ..AuthConfig::default()
@@ -180,7 +186,7 @@ async fn login(s: &ServerArgs) -> i32 {
             return 2;
         }
     };
-    let Some(mut cfg) = s.auth.config(Face::Headless) else {
+    let Some(mut cfg) = s.auth_config(Face::Headless) else {
         eprintln!("[error] --no-auth and auth login contradict each other");
         return 2;
     };
