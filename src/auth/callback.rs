@@ -3,6 +3,8 @@
 //! sends the browser to, answers it with a page saying the window may be
 //! closed, and hands the query on. Anything else it is sent (a favicon, a
 //! scanner) gets a 404 and the wait goes on; requests are read up to a cap.
+//! A request whose `Host` is not this listener's loopback address is
+//! refused (`listen_guard`: a rebound name from a web page cannot reach it).
 
 use reqwest::Url;
 use std::time::Duration;
@@ -16,6 +18,7 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct Callback {
     listener: TcpListener,
+    guard: crate::listen_guard::ListenGuard,
     pub redirect_uri: String,
 }
 
@@ -26,9 +29,11 @@ impl Callback {
     /// Listen on `127.0.0.1:port` (0 for any free port).
     pub async fn bind(port: u16) -> std::io::Result<Callback> {
         let listener = TcpListener::bind(("127.0.0.1", port)).await?;
-        let port = listener.local_addr()?.port();
+        let bound = listener.local_addr()?;
+        let port = bound.port();
         Ok(Callback {
             listener,
+            guard: crate::listen_guard::ListenGuard::new(bound, Vec::new()),
             redirect_uri: format!("http://127.0.0.1:{port}{PATH}"),
         })
     }
@@ -52,6 +57,20 @@ impl Callback {
                     }
                 })
                 .unwrap_or_default();
+            let host = head.lines().skip(1).find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.trim()
+                    .eq_ignore_ascii_case("host")
+                    .then(|| v.trim().to_string())
+            });
+            if self.guard.check(host.as_deref(), None).is_err() {
+                let _ = sock
+                    .write_all(
+                        b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                    )
+                    .await;
+                continue;
+            }
             let Some(query) = callback_query(&target) else {
                 let _ = sock
                     .write_all(
@@ -121,6 +140,13 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(miss.status(), 404);
+        let rebound = client
+            .get(format!("{uri}?code=stolen&state=s"))
+            .header("host", "evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(rebound.status(), 403, "a rebound name is refused");
         let hit = client
             .get(format!("{uri}?code=c%20d&state=s"))
             .send()

@@ -192,4 +192,22 @@ mod tests {
             Some("z")
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_header_parses_without_panicking(v in "\\PC{0,200}") {
+            let _ = Challenge::parse([v.as_str()]);
+        }
+
+        #[test]
+        fn a_quoted_scope_survives_any_neighbours(
+            scope in "[a-z:]{1,20}( [a-z:]{1,20}){0,3}",
+            before in "(Basic realm=\"x\", )?",
+        ) {
+            let header = format!(r#"{before}Bearer error="insufficient_scope", scope="{scope}""#);
+            let c = Challenge::parse([header.as_str()]);
+            proptest::prop_assert_eq!(c.scope.as_deref(), Some(scope.as_str()));
+            proptest::prop_assert!(c.insufficient_scope());
+        }
+    }
 }
