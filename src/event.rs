@@ -73,8 +73,9 @@ pub enum Event {
         status: Status,
         ms: u64,
     },
-    /// The authorization state changed: authorizing, authorized, expired,
-    /// refreshed, refresh-failed, failed, cache-error.
+    /// The authorization state changed: authorizing, browser (the detail is
+    /// the URL to open), authorized, expired, refreshed, refresh-failed,
+    /// client-rejected, failed, cache-error.
     Auth {
         state: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

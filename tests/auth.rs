@@ -533,3 +533,82 @@ fn a_config_entry_names_a_pre_registered_client_and_its_callback_port() {
     assert_eq!(line["registration"], "pre-registered");
     assert_eq!(line["client_id"], "registered-by-hand");
 }
+
+/// One GET over a plain TCP connection: status and Location.
+fn get(url: &str) -> (u16, Option<String>) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (hostport, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+    let mut sock = std::net::TcpStream::connect(hostport).unwrap();
+    write!(
+        sock,
+        "GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // The head only: the fixture keeps connections open.
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") && sock.read(&mut byte).unwrap_or(0) == 1 {
+        buf.push(byte[0]);
+    }
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let location = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
+        .map(|l| l.trim().to_string());
+    (status, location)
+}
+
+#[test]
+fn auth_login_prints_the_url_and_takes_the_browser_redirect() {
+    use std::io::BufRead;
+    let (port, seen) = server(Fault::None);
+    let data = tempfile::tempdir().unwrap();
+    let u = url(port);
+    let mut child = Command::new(BIN)
+        .args(["auth", "login", "--url", &u, "--no-browser"])
+        .env("MCPSCOPE_DATA_DIR", data.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = common::watchdog(&child, std::time::Duration::from_secs(30));
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    // The person: reads the URL mcpscope prints, and "signs in".
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("http://")
+                .map(|r| format!("http://{r}"))
+        })
+        .expect("no authorization URL printed");
+    assert!(url.contains("/authorize?") && url.contains("code_challenge_method=S256"));
+    let (status, to) = get(&url);
+    assert_eq!(status, 302);
+    let (status, _) = get(&to.expect("a redirect to the callback"));
+    assert_eq!(status, 200, "the callback listener took the redirect");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let code = child.wait().unwrap().code();
+    assert!(!dog.disarm(), "auth login hung");
+    assert_eq!(code, Some(0), "{rest:?}");
+    assert!(
+        stdout.starts_with("authorized http://127.0.0.1:"),
+        "{stdout}"
+    );
+    assert_eq!(seen.issued.load(Ordering::SeqCst), 1);
+    assert!(data.path().join("auth.json").exists());
+}

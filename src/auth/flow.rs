@@ -428,6 +428,12 @@ async fn run_agent(
         }
         Agent::Browser { open, paste, show } => {
             let text = url.to_string();
+            // In the trace and on screen too (the TUI shows no stderr): the
+            // URL carries no secret, only the request's state and challenge.
+            f.emit(crate::event::Event::Auth {
+                state: "browser".into(),
+                detail: Some(text.clone()),
+            });
             show(&format!(
                 "Authorize mcpscope in your browser; if it does not open, visit:\n  {text}"
             ));

@@ -72,6 +72,8 @@ impl AuthState {
         };
         match self.state.as_str() {
             "authorizing" | "client-rejected" => "authorizing…".into(),
+            // The URL is in the timeline (and the browser, if it opened).
+            "browser" => "authorizing in the browser…".into(),
             "authorized" | "refreshed" => format!("authorized as {}", client()),
             "expired" => "token expired".into(),
             "refresh-failed" => "token refresh failed".into(),
