@@ -120,6 +120,7 @@ fn findings(n: u64) -> Vec<Finding> {
         .step_by(997)
         .map(|s| Finding {
             rule: Rule::ProgressNotIncreasing,
+            party: Rule::ProgressNotIncreasing.party(),
             severity: Severity::Error,
             seqs: vec![s.saturating_sub(3), s],
             token: None,

@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 28);
+    assert_eq!(rows.len(), 36);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -264,7 +264,20 @@ fn rules_lists_the_catalog() {
         ("response-null-id", "warning"),
         ("http-content-type", "error"),
         ("frame-oversized", "warning"),
+        ("client-duplicate-progress-token", "error"),
+        ("client-request-id-reused", "error"),
+        ("client-cancel-initialize", "error"),
+        ("client-cancel-unknown-request", "warning"),
+        ("client-setlevel-without-capability", "warning"),
+        ("client-cancelled-during-progress", "warning"),
+        ("client-no-progress-token", "info"),
+        ("client-response-unknown-id", "error"),
+        ("auth-resource-mismatch", "error"),
+        ("auth-issuer-mismatch", "error"),
+        ("auth-pkce-unsupported", "error"),
+        ("auth-metadata-missing", "error"),
     ];
+    assert_eq!(expected.len(), rows.len());
     for (row, (id, sev)) in rows.iter().zip(expected) {
         assert_eq!(row, &[id, sev]);
     }

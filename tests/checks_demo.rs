@@ -313,3 +313,41 @@ fn well_behaved_tools_produce_no_findings() {
         );
     }
 }
+
+/// mcpscope's own client must pass the client-side rules. Its timeouts
+/// cancel while progress flows (the hard cap; an idle limit shorter than
+/// the progress interval), and the trace records why (`timeout`), so the
+/// cancel is not taken for a timeout that ignored progress — live or when
+/// the recording is checked again.
+#[test]
+fn mcpscopes_own_timeouts_raise_no_client_finding() {
+    for limit in [["--max-timeout", "1"], ["--timeout", "0.2"]] {
+        let mut args = vec!["-a", "ms=5000"];
+        args.extend(limit);
+        let r = check("sleep", &args);
+        assert_eq!(r.code, 4, "{limit:?}: {}", r.stderr);
+        let cancelled = r
+            .store
+            .range(0, r.store.next_seq())
+            .any(|ev| ev.dir == Dir::Out && ev.method == Some("notifications/cancelled"));
+        assert!(cancelled, "{limit:?}: the call was cancelled");
+        let client: Vec<_> = r
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.rule.id().starts_with("client-"))
+            .collect();
+        assert!(client.is_empty(), "{limit:?}: {client:#?}");
+        assert_eq!(r.report.summary.client.total(), 0);
+    }
+}
+
+/// `--token none` is the user's choice: no `client-no-progress-token`; any
+/// other call carries a token.
+#[test]
+fn a_tokenless_call_by_choice_is_no_finding() {
+    let r = check("echo", &["-a", "text=hi", "--token", "none"]);
+    assert!(r.report.findings.is_empty(), "{:#?}", r.report.findings);
+    let r = check("echo", &["-a", "text=hi"]);
+    assert!(r.report.findings.is_empty(), "{:#?}", r.report.findings);
+}

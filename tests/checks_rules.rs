@@ -33,8 +33,17 @@ fn check_with(events: &[Ev<'_>], cfg: CheckConfig) -> Vec<Finding> {
     out
 }
 
+/// The calls here that carry no progress token do so on purpose (the
+/// scenario is about the server), as with `--token none`; the client-side
+/// rule about that is tested in `checks_client.rs`.
 fn check(events: &[Ev<'_>]) -> Vec<Finding> {
-    check_with(events, CheckConfig::default())
+    check_with(
+        events,
+        CheckConfig {
+            tokenless_by_choice: true,
+            ..CheckConfig::default()
+        },
+    )
 }
 
 fn only(findings: &[Finding], rule: Rule) -> Vec<&Finding> {
@@ -460,6 +469,7 @@ fn stateless_log_rules_switch_on_with_the_era() {
     // The same frames in a handshake session: the stateless rules are off.
     let cfg = CheckConfig {
         era: Some(Era::Handshake),
+        tokenless_by_choice: true,
         ..CheckConfig::default()
     };
     let f = check_with(

@@ -209,6 +209,40 @@ fn header_fits_any_width_in_whole_parts_and_keeps_the_findings_count() {
     }
 }
 
+/// With findings about the host (the client) too, the header counts each
+/// side apart, and still fits any width as whole parts.
+#[test]
+fn header_counts_server_and_host_findings_apart() {
+    let sc = with_faults();
+    // The client cancels a request it never sent.
+    sc.at_ms(1500).out(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}),
+    );
+    let mut app = app(&sc);
+    let found = check_all(&sc);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.rule.id() == "client-cancel-unknown-request"),
+        "{found:#?}"
+    );
+    app.add_findings(found);
+    let full = header(&render(&mut app, 240, 24)).to_string();
+    assert!(full.contains("findings: server 3 · host 1"), "{full}");
+    assert!(!full.contains("errors"), "{full}");
+    for w in 50..=200 {
+        let screen = render(&mut app, w, 24);
+        let h = header(&screen).trim();
+        assert!(h.contains("server 3 · host 1"), "{w} columns: {h}");
+        assert!(h.contains("● connected"), "{w} columns: {h}");
+    }
+    let at80 = render(&mut app, 80, 24);
+    assert!(
+        header(&at80).contains("findings: server 3 · host 1"),
+        "{at80}"
+    );
+}
+
 #[test]
 fn replay_at_80x24() {
     let sc = with_faults();

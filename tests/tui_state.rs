@@ -373,7 +373,10 @@ fn cancel_targets_the_selected_running_call() {
     app.apply(Action::FocusTimeline);
     let pos = {
         let store = sc.trace.read();
-        let seq = store.token_seqs(&IdKey::Str("mcpscope-2".into()))[1];
+        let seq = store
+            .token_seqs(&IdKey::Str("mcpscope-2".into()))
+            .nth(1)
+            .expect("a second seq");
         app.state.timeline.view.position_of(seq, &store)
     };
     app.apply(Action::Top);

@@ -24,8 +24,8 @@ pub struct Timing {
     /// The call these numbers belong to (`None`: nothing followed yet).
     pub id: Option<IdKey>,
     request_seq: u64,
-    /// Position in the token's seq list up to which notifications were taken in.
-    next: usize,
+    /// The token's seqs below this one were taken in.
+    next_seq: u64,
     /// A later request reused the token: its notifications are not this call's.
     closed: bool,
     pub sent_us: u64,
@@ -74,24 +74,26 @@ impl Timing {
         let response = store
             .request(Origin::Client, call.id)
             .and_then(|r| r.response_seq);
-        let seqs = store.token_seqs(token);
-        let end = seqs.len().min(self.next.saturating_add(budget));
-        for (i, &s) in seqs.iter().enumerate().take(end).skip(self.next) {
+        let mut seqs = store.token_seqs_from(token, self.next_seq);
+        for _ in 0..budget {
+            let Some(s) = seqs.next() else {
+                self.next_seq = store.next_seq();
+                return true;
+            };
+            self.next_seq = s + 1;
             if s <= self.request_seq {
                 continue;
             }
             let Some(ev) = store.get(s) else { continue };
             if ev.dir == Dir::Out {
                 self.closed = true;
-                self.next = i;
                 return true;
             }
             if ev.dir == Dir::In && response.is_none_or(|r| s < r) {
                 self.arrival(ev.t_us);
             }
         }
-        self.next = end;
-        end >= seqs.len()
+        seqs.next().is_none()
     }
 
     /// One notification arrived at `t_us`.

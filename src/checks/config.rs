@@ -19,6 +19,23 @@ pub struct CheckConfig {
     /// after the response: the server had time to see the cancellation, so
     /// it is no longer a message already in flight.
     pub cancel_grace_us: u64,
+    /// `client-cancel-unknown-request`: a cancel this soon after the
+    /// request's response raced it (the client decided to cancel before it
+    /// read the response), so it is not reported.
+    pub cancel_race_us: u64,
+    /// `client-cancelled-during-progress`: progress this recent before a
+    /// cancel shows the request was alive when the client gave up on it.
+    pub cancel_progress_window_us: u64,
+    /// The session's own client sends `tools/call` without a progressToken
+    /// because the user asked for that (`--token none`):
+    /// `client-no-progress-token` has nothing to tell them.
+    pub tokenless_by_choice: bool,
+    /// The client is mcpscope itself, checked live: it drops the token
+    /// only when the user chose so, and it cancels on its own only at a
+    /// timeout it records (`timeout` event; its idle limit resets on
+    /// progress); any other cancel is the user's (Ctrl-C, the cancel key).
+    /// A recording checked later lacks this, as a proxied host's does.
+    pub own_client: bool,
     /// Force an era; `None` infers it from the trace (initialize result, or
     /// requests carrying the stateless `_meta` protocol version).
     pub era: Option<Era>,
@@ -37,6 +54,10 @@ impl Default for CheckConfig {
             buffered_min_call_us: 1_000_000,
             stall_us: 30_000_000,
             cancel_grace_us: 1_000_000,
+            cancel_race_us: 250_000,
+            cancel_progress_window_us: 2_000_000,
+            tokenless_by_choice: false,
+            own_client: false,
             era: None,
             max_per_key: 10,
         }

@@ -13,7 +13,7 @@ use super::shape::{self, article, preview, secs};
 use crate::event::Event;
 use crate::format::num;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::views::{CancelledView, LogLevel, LogView, ProgressView};
+use crate::protocol::views::{LogLevel, LogView, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::collections::VecDeque;
 use tokens::{SlotCache, Tok};
 
+mod client;
 mod tokens;
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -47,6 +48,9 @@ struct Req {
     log_level: Option<Option<LogLevel>>,
     response: Option<(u64, u64)>,
     cancel: Option<(u64, u64)>,
+    /// The client gave up on it without a response (its own timeout, a
+    /// transport failure, a lost session): no longer awaited.
+    gone: bool,
 }
 
 impl Req {
@@ -86,6 +90,7 @@ pub struct Checker {
     /// The protocolVersion the last initialize request offered.
     offered_version: Option<String>,
     http: super::http::HttpExchanges,
+    client: client::ClientSide,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -113,6 +118,7 @@ impl Checker {
             store_slots: Vec::new(),
             offered_version: None,
             http: Default::default(),
+            client: Default::default(),
             tok_epoch: 0,
         }
     }
@@ -152,6 +158,9 @@ impl Checker {
             Dir::Out => self.outgoing(ev, out),
             Dir::Meta => {
                 let event = ev.event();
+                if let Some(e) = &event {
+                    self.client_meta(e);
+                }
                 if let Some(Event::Oversized {
                     bytes,
                     kept,
@@ -254,6 +263,7 @@ impl Checker {
         *self.per_rule.entry(rule).or_insert(0) += 1;
         out.push(Finding {
             rule,
+            party: rule.party(),
             severity: rule.severity(),
             seqs,
             token,
@@ -266,21 +276,13 @@ impl Checker {
 
     fn outgoing(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         match ev.kind {
-            FrameKind::Request => self.request(ev),
+            FrameKind::Request => {
+                self.client_request(ev, out);
+                self.request(ev);
+            }
+            k if client::is_answer(k) => self.client_answer(ev, out),
             FrameKind::Notification if ev.method == Some(methods::CANCELLED) => {
-                let f = ev.frame();
-                let Some(c) = CancelledView::parse(f.params) else {
-                    return;
-                };
-                let Some(&ri) = self.req_ids.get(&c.request_id) else {
-                    return;
-                };
-                if self.reqs[ri].cancel.is_none() {
-                    self.reqs[ri].cancel = Some((ev.seq, ev.t_us));
-                }
-                if let Some(slot) = self.reqs[ri].token {
-                    self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
-                }
+                self.client_cancel(ev, out);
             }
             _ => {}
         }
@@ -340,6 +342,7 @@ impl Checker {
             log_level,
             response: None,
             cancel: None,
+            gone: false,
         });
         self.req_ids.insert(id, ri);
     }
@@ -360,6 +363,7 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
+            FrameKind::Request => self.server_request(ev),
             // A cut frame is judged by the `oversized` event after it.
             _ if ev.flags & flags::CUT != 0 => {}
             // The body of an HTTP error status is an HTTP error, reported as such.
@@ -404,7 +408,7 @@ impl Checker {
                 }
             }
             // Blank lines carry nothing; batches are checked element by element.
-            FrameKind::Empty | FrameKind::Batch | FrameKind::Request => {}
+            FrameKind::Empty | FrameKind::Batch => {}
         }
     }
 
@@ -699,6 +703,7 @@ impl Checker {
                         );
                     }
                     let caps = r.get("capabilities");
+                    self.client.caps_seq = Some(ev.seq);
                     self.logging_declared = Some(
                         caps.and_then(|c| c.get("logging"))
                             .is_some_and(|l| !l.is_null()),

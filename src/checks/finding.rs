@@ -1,7 +1,7 @@
 //! A finding: which rule, which frames prove it, and what a server author
 //! should read. Serialised as the `check --format json` finding object.
 
-use super::rules::{Rule, Severity};
+use super::rules::{Party, Rule, Severity};
 use crate::protocol::IdKey;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -17,8 +17,11 @@ pub struct Finding {
     pub token: Option<IdKey>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<IdKey>,
-    /// One line, for the server's author.
+    /// One line, for the author of the party judged.
     pub message: String,
+    /// Which side the rule judges: `server`, or `client` (the host).
+    #[serde(default)]
+    pub party: Party,
 }
 
 impl fmt::Display for Finding {
@@ -59,5 +62,30 @@ impl SeverityCounts {
 
     pub fn total(&self) -> usize {
         self.error + self.warning + self.info
+    }
+
+    /// The worst severity counted, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| match s {
+            Severity::Error => self.error > 0,
+            Severity::Warning => self.warning > 0,
+            Severity::Info => self.info > 0,
+        })
+    }
+}
+
+/// Findings counted by severity, for each party.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartyCounts {
+    pub server: SeverityCounts,
+    pub client: SeverityCounts,
+}
+
+impl PartyCounts {
+    pub fn add(&mut self, f: &Finding) {
+        match f.party {
+            Party::Server => self.server.add(f.severity),
+            Party::Client => self.client.add(f.severity),
+        }
     }
 }

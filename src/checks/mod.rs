@@ -17,6 +17,6 @@ pub mod stats;
 
 pub use config::CheckConfig;
 pub use engine::Checker;
-pub use finding::{Finding, SeverityCounts};
+pub use finding::{Finding, PartyCounts, SeverityCounts};
 pub use live::LiveChecks;
-pub use rules::{Rule, Severity};
+pub use rules::{Party, Rule, Severity};

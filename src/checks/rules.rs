@@ -36,6 +36,26 @@ impl fmt::Display for Severity {
     }
 }
 
+/// The side of a session a rule judges.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Party {
+    #[default]
+    Server,
+    Client,
+}
+
+impl Party {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Party::Server => "server",
+            Party::Client => "client",
+        }
+    }
+}
+
 /// One rule of the catalog. Serialised as its id (`progress-not-increasing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,6 +84,14 @@ pub enum Rule {
     ResponseNullId,
     HttpContentType,
     FrameOversized,
+    ClientDuplicateProgressToken,
+    ClientRequestIdReused,
+    ClientCancelInitialize,
+    ClientCancelUnknownRequest,
+    ClientSetlevelWithoutCapability,
+    ClientCancelledDuringProgress,
+    ClientNoProgressToken,
+    ClientResponseUnknownId,
     AuthResourceMismatch,
     AuthIssuerMismatch,
     AuthPkceUnsupported,
@@ -71,7 +99,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 28] = [
+    pub const ALL: [Rule; 36] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -96,6 +124,14 @@ impl Rule {
         Rule::ResponseNullId,
         Rule::HttpContentType,
         Rule::FrameOversized,
+        Rule::ClientDuplicateProgressToken,
+        Rule::ClientRequestIdReused,
+        Rule::ClientCancelInitialize,
+        Rule::ClientCancelUnknownRequest,
+        Rule::ClientSetlevelWithoutCapability,
+        Rule::ClientCancelledDuringProgress,
+        Rule::ClientNoProgressToken,
+        Rule::ClientResponseUnknownId,
         Rule::AuthResourceMismatch,
         Rule::AuthIssuerMismatch,
         Rule::AuthPkceUnsupported,
@@ -128,6 +164,14 @@ impl Rule {
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
             Rule::FrameOversized => "frame-oversized",
+            Rule::ClientDuplicateProgressToken => "client-duplicate-progress-token",
+            Rule::ClientRequestIdReused => "client-request-id-reused",
+            Rule::ClientCancelInitialize => "client-cancel-initialize",
+            Rule::ClientCancelUnknownRequest => "client-cancel-unknown-request",
+            Rule::ClientSetlevelWithoutCapability => "client-setlevel-without-capability",
+            Rule::ClientCancelledDuringProgress => "client-cancelled-during-progress",
+            Rule::ClientNoProgressToken => "client-no-progress-token",
+            Rule::ClientResponseUnknownId => "client-response-unknown-id",
             Rule::AuthResourceMismatch => "auth-resource-mismatch",
             Rule::AuthIssuerMismatch => "auth-issuer-mismatch",
             Rule::AuthPkceUnsupported => "auth-pkce-unsupported",
@@ -151,6 +195,10 @@ impl Rule {
             | Rule::InitializeUnsupportedVersion
             | Rule::ResultNotObject
             | Rule::HttpContentType
+            | Rule::ClientDuplicateProgressToken
+            | Rule::ClientRequestIdReused
+            | Rule::ClientCancelInitialize
+            | Rule::ClientResponseUnknownId
             | Rule::AuthResourceMismatch
             | Rule::AuthIssuerMismatch
             | Rule::AuthPkceUnsupported
@@ -163,8 +211,11 @@ impl Rule {
             | Rule::LogWithoutCapability
             | Rule::NotificationWrongStream
             | Rule::ResponseNullId
-            | Rule::FrameOversized => Severity::Warning,
-            Rule::ProgressStalled => Severity::Info,
+            | Rule::FrameOversized
+            | Rule::ClientCancelUnknownRequest
+            | Rule::ClientSetlevelWithoutCapability
+            | Rule::ClientCancelledDuringProgress => Severity::Warning,
+            Rule::ProgressStalled | Rule::ClientNoProgressToken => Severity::Info,
         }
     }
 
@@ -225,6 +276,28 @@ impl Rule {
             Rule::FrameOversized => {
                 "a frame (stdio line, SSE event data, HTTP body) exceeded mcpscope's size cap (256 MiB): only its first bytes are kept"
             }
+            Rule::ClientDuplicateProgressToken => {
+                "a request carries a progressToken already used by another request still in flight"
+            }
+            Rule::ClientRequestIdReused => {
+                "a request reuses the id of a request still awaiting its response"
+            }
+            Rule::ClientCancelInitialize => "the client cancels initialize",
+            Rule::ClientCancelUnknownRequest => {
+                "notifications/cancelled names a request the client never sent or that finished (beyond a short grace, default 250 ms)"
+            }
+            Rule::ClientSetlevelWithoutCapability => {
+                "logging/setLevel sent to a server that did not declare logging"
+            }
+            Rule::ClientCancelledDuringProgress => {
+                "the client cancelled a request whose progress arrived within the last 2 s (a timeout that ignored progress: reset on progress, cap with a maximum)"
+            }
+            Rule::ClientNoProgressToken => {
+                "a tools/call without a progressToken (the server may not report progress)"
+            }
+            Rule::ClientResponseUnknownId => {
+                "the client answered a server->client request id that was never sent"
+            }
             Rule::AuthResourceMismatch => {
                 "authorization: the protected resource metadata names a resource other than the server it was fetched for (RFC 9728 §3.3)"
             }
@@ -237,6 +310,16 @@ impl Rule {
             Rule::AuthMetadataMissing => {
                 "authorization: the server has protected resource metadata but its authorization server publishes no metadata (RFC 8414 / OpenID Connect discovery)"
             }
+        }
+    }
+
+    /// Which side of the session the rule judges: the `client-` rules judge
+    /// what the client (the host, in a proxied session) sent.
+    pub fn party(self) -> Party {
+        if self.id().starts_with("client-") {
+            Party::Client
+        } else {
+            Party::Server
         }
     }
 
@@ -273,6 +356,10 @@ mod tests {
             let json = serde_json::to_string(&r).unwrap();
             assert_eq!(json, format!("\"{}\"", r.id()));
             assert_eq!(serde_json::from_str::<Rule>(&json).unwrap(), r);
+        }
+        for r in Rule::ALL {
+            let client = r.id().starts_with("client-");
+            assert_eq!(r.party() == Party::Client, client, "{r}");
         }
         assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
     }

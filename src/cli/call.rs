@@ -136,11 +136,15 @@ struct PrinterTask {
 }
 
 impl PrinterTask {
-    fn spawn(trace: Trace, quiet: bool) -> (PrinterTask, tokio::task::JoinHandle<()>) {
+    fn spawn(
+        trace: Trace,
+        quiet: bool,
+        cfg: CheckConfig,
+    ) -> (PrinterTask, tokio::task::JoinHandle<()>) {
         let me = PrinterTask {
             printer: Arc::new(std::sync::Mutex::new(Printer::new(quiet))),
             trace: trace.clone(),
-            checks: LiveChecks::spawn(trace.clone(), CheckConfig::default()),
+            checks: LiveChecks::spawn(trace.clone(), cfg),
         };
         let mut rx = trace.subscribe();
         // Findings can also appear without new events (a silence).
@@ -180,7 +184,13 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet);
+    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
+    let cfg = CheckConfig {
+        tokenless_by_choice: a.opts.request.policy() == TokenPolicy::None,
+        own_client: true,
+        ..CheckConfig::default()
+    };
+    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet, cfg);
     let code = tokio::select! {
         code = call(&session, &a, &args, limits, &printer) => code,
         stop = signals.recv() => {

@@ -4,12 +4,17 @@
 //!
 //! JSON shape (`--format json`), one object:
 //! `{"mcpscope_check": 1, "source": {...}, "era": "handshake"|"stateless",
-//!   "findings": [{rule, severity, seq: [..], token?, request_id?, message}],
+//!   "findings": [{rule, severity, party, seq: [..], token?, request_id?, message}],
 //!   "calls": [{request_id, token?, method, tool?, request_seq, response_seq?,
 //!              outcome, duration_ms, notifications, first_progress_ms?,
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
 //!   "failures": [{kind: timeout|connection|handshake|cancelled, reason, request_id?, tool?}],
-//!   "summary": {error, warning, info, suppressed: {rule: n}, events, strict, passed}}`
+//!   "summary": {error, warning, info, client: {error, warning, info},
+//!               suppressed: {rule: n}, events, strict, passed}}`
+//!
+//! `party` is `server` or `client`: which side the rule judges (the
+//! `client-` rules judge what the client, or a proxied host, sent).
+//! `summary.client` counts the client findings (already in the totals).
 //!
 //! A call that did not complete (the server crashed, the call timed out, the
 //! handshake failed) is a failure whatever the rules found: it is listed in
@@ -22,8 +27,8 @@ use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
-use crate::checks::{CheckConfig, Checker, Finding, Rule, Severity, SeverityCounts};
-use crate::client::ClientError;
+use crate::checks::{CheckConfig, Checker, Finding, Party, Rule, Severity, SeverityCounts};
+use crate::client::{ClientError, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::{Era, IdKey};
 use crate::trace::Store;
@@ -108,6 +113,13 @@ pub struct Thresholds {
     /// Treat the session as this era (default: inferred from the trace).
     #[arg(long, value_enum, help_heading = "Rule thresholds")]
     pub era: Option<EraArg>,
+    /// client-cancel-unknown-request: a cancel within this many ms of the
+    /// request's response raced it and is not reported.
+    #[arg(long, default_value_t = 250, help_heading = "Rule thresholds")]
+    pub cancel_race_ms: u64,
+    /// client-cancelled-during-progress: progress this many seconds before a cancel.
+    #[arg(long, default_value_t = 2.0, help_heading = "Rule thresholds")]
+    pub cancel_progress_secs: f64,
     /// Findings reported per rule and token/request; further ones are counted.
     #[arg(long, default_value_t = 10, help_heading = "Rule thresholds")]
     pub max_per_key: u32,
@@ -132,6 +144,9 @@ impl Thresholds {
             buffered_min_call_us: (pos(self.buffered_min_secs, "--buffered-min-secs")? * 1e6)
                 as u64,
             stall_us: (pos(self.stall_secs, "--stall-secs")? * 1e6) as u64,
+            cancel_race_us: self.cancel_race_ms * 1000,
+            cancel_progress_window_us: (pos(self.cancel_progress_secs, "--cancel-progress-secs")?
+                * 1e6) as u64,
             era: self.era.map(|e| match e {
                 EraArg::Handshake => Era::Handshake,
                 EraArg::Stateless => Era::Stateless,
@@ -161,6 +176,9 @@ pub struct Summary {
     pub error: usize,
     pub warning: usize,
     pub info: usize,
+    /// The findings about the client, by severity (included above).
+    #[serde(default)]
+    pub client: SeverityCounts,
     /// Findings over the per-rule-and-key limit, counted but not listed.
     pub suppressed: BTreeMap<String, u64>,
     pub events: u64,
@@ -220,6 +238,7 @@ impl CheckRun {
         } = self;
         checker.finish(&mut findings);
         let counts = SeverityCounts::of(&findings);
+        let client = SeverityCounts::of(findings.iter().filter(|f| f.party == Party::Client));
         // One pass builds the calls; both the statistics and the failures read them.
         let tracker = Tracker::of(store);
         let calls = call_stats_of(&tracker, store);
@@ -241,6 +260,7 @@ impl CheckRun {
                 error: counts.error,
                 warning: counts.warning,
                 info: counts.info,
+                client,
                 suppressed: checker
                     .suppressed()
                     .iter()
@@ -258,7 +278,7 @@ impl CheckRun {
 }
 
 pub async fn run(a: CheckArgs) -> i32 {
-    let cfg = match a.thresholds.config() {
+    let mut cfg = match a.thresholds.config() {
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
     };
@@ -318,6 +338,9 @@ pub async fn run(a: CheckArgs) -> i32 {
             "--repeat must be at least 1".into(),
         )));
     }
+    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
+    cfg.tokenless_by_choice = a.request.policy() == TokenPolicy::None;
+    cfg.own_client = true;
     let mut signals = Signals::install();
     let (session, trace, spec) = match connect(&a.server, a.record.as_deref(), limits).await {
         Ok(x) => x,
@@ -455,11 +478,12 @@ pub fn text(r: &Report) -> String {
     let sup: u64 = r.summary.suppressed.values().sum();
     let _ = writeln!(
         s,
-        "{}: {} error(s), {} warning(s), {} info; {} events checked{}{}",
+        "{}: {} error(s), {} warning(s), {} info{}; {} events checked{}{}",
         if r.summary.passed { "PASS" } else { "FAIL" },
         r.summary.error,
         r.summary.warning,
         r.summary.info,
+        client_part(&r.summary.client),
         r.summary.events,
         if r.summary.evicted > 0 {
             format!(", {} evicted", r.summary.evicted)
@@ -473,6 +497,18 @@ pub fn text(r: &Report) -> String {
         }
     );
     s
+}
+
+/// ` (client: 1 error(s), 0 warning(s), 0 info)` when findings judge the
+/// client, so a reader sees which side to fix.
+fn client_part(c: &SeverityCounts) -> String {
+    if c.total() == 0 {
+        return String::new();
+    }
+    format!(
+        " (client: {} error(s), {} warning(s), {} info)",
+        c.error, c.warning, c.info
+    )
 }
 
 /// `incomplete: call id=1 t: the server was killed by signal 9 (SIGKILL)`.

@@ -11,6 +11,7 @@ use crate::protocol::frame::{FrameKind, classify};
 use crate::protocol::methods;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Shared by the sending side (headers of a call) and the sink (listings
@@ -19,6 +20,9 @@ use std::sync::{Mutex, MutexGuard};
 #[derive(Default)]
 pub struct ToolHeaders {
     state: Mutex<Learnt>,
+    /// Whether any listing awaits its result: every incoming frame asks,
+    /// and a flood's million frames should not each take the lock to hear no.
+    awaiting: AtomicBool,
 }
 
 #[derive(Default)]
@@ -55,19 +59,24 @@ impl ToolHeaders {
             .params
             .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
         let first_page = params.as_ref().and_then(|p| p.get("cursor")).is_none();
-        self.lock().listings.insert(id, first_page);
+        let mut st = self.lock();
+        st.listings.insert(id, first_page);
+        self.awaiting.store(true, Ordering::SeqCst);
     }
 
     /// The request will get no answer (failed, or its stream closed).
     pub fn forget(&self, id: &IdKey) {
-        self.lock().listings.remove(id);
+        let mut st = self.lock();
+        st.listings.remove(id);
+        self.awaiting
+            .store(!st.listings.is_empty(), Ordering::SeqCst);
     }
 
     /// Learn the `x-mcp-header` annotations from a `tools/list` result,
     /// before the frame reaches the session (so a call made right after the
     /// listing already carries its headers).
     pub fn observe(&self, body: &[u8]) {
-        if self.lock().listings.is_empty() {
+        if !self.awaiting.load(Ordering::SeqCst) {
             return;
         }
         let f = classify(body);
@@ -83,6 +92,8 @@ impl ToolHeaders {
                 let Some(first_page) = st.listings.remove(id) else {
                     return;
                 };
+                self.awaiting
+                    .store(!st.listings.is_empty(), Ordering::SeqCst);
                 let Ok(v) = serde_json::from_slice::<Value>(body) else {
                     return;
                 };

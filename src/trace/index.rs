@@ -43,8 +43,9 @@ pub struct TokenEntry {
     pub serial: u64,
     /// The client request that carried this token, if any did.
     pub request: Option<IdKey>,
-    /// The request (if any) and its progress notifications still stored, in order.
-    pub seqs: Vec<u64>,
+    /// The request (if any) and its progress notifications, in order (some
+    /// may be evicted already: `Store::token_seqs` gives the stored ones).
+    pub seqs: super::seqs::SeqRuns,
     pub last_us: u64,
     pub notifications: u64,
 }
@@ -68,7 +69,7 @@ fn heap(k: &IdKey) -> usize {
 /// Heap bytes of a token beyond its slot and map entry: its key (twice,
 /// once as the map key), raw text, request id and seq list.
 fn token_heap(t: &TokenEntry) -> usize {
-    2 * heap(&t.key) + t.raw.len() + t.request.as_ref().map_or(0, heap) + t.seqs.capacity() * 8
+    2 * heap(&t.key) + t.raw.len() + t.request.as_ref().map_or(0, heap) + t.seqs.heap()
 }
 
 fn request_heap(id: &IdKey, r: &RequestEntry) -> usize {
@@ -163,8 +164,7 @@ impl Indexes {
             raw: key.to_value().to_string().into(),
             serial,
             request: None,
-            // Most tokens of a distinct-token flood get exactly one event.
-            seqs: Vec::with_capacity(1),
+            seqs: Default::default(),
             last_us: 0,
             notifications: 0,
         };
@@ -249,7 +249,7 @@ impl Indexes {
         if t.serial != serial {
             return false;
         }
-        self.heap -= drain_below(&mut t.seqs, first);
+        self.heap -= t.seqs.drain_below(first);
         let pinned = t.request.as_ref().is_some_and(|id| {
             self.requests
                 .get(&(Origin::Client, id.clone()))
@@ -358,7 +358,7 @@ mod tests {
                 .is_none()
         );
         let last = IdKey::Str(format!("t{}", n - 1).into());
-        assert_eq!(s.token_seqs(&last).len(), 1);
+        assert_eq!(s.token_seqs(&last).count(), 1);
         assert!(s.logs().len() as u64 <= s.len());
         assert_eq!(s.logs().first().map(|l| *l >= s.first_seq()), Some(true));
         // Reused slots never confuse a stored event's token.
@@ -369,7 +369,7 @@ mod tests {
                     .token_by_slot(p.slot)
                     .expect("a stored event's token is indexed");
                 assert_eq!(t.serial, p.serial);
-                assert_eq!(t.seqs.last(), Some(&ev.seq));
+                assert_eq!(t.seqs.last(), Some(ev.seq));
             }
         }
     }

@@ -9,6 +9,7 @@ mod index;
 mod intern;
 pub mod reader;
 pub mod record;
+pub mod seqs;
 pub mod size;
 pub mod store;
 

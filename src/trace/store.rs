@@ -77,26 +77,33 @@ pub mod flags {
 #[derive(Debug, Clone, Copy)]
 struct EventMeta {
     t_us: u64,
-    /// Valid progress notifications only (`token == NO_TOKEN` otherwise): the
-    /// parsed values, so no consumer has to parse the frame again.
+    /// Valid progress notifications only (NaN otherwise, which JSON cannot
+    /// carry): the parsed values, so no consumer has to parse the frame again.
     progress: f64,
     /// NaN when the notification has no total.
     total: f64,
-    token: u32,
-    offset: u32,
-    len: u32,
+    /// Where the frame's bytes end in its chunk; they start where the
+    /// previous event's end (a chunk's first event at 0).
+    end: u32,
     channel: u32,
-    method: u32,
+    /// The token's slot for a progress notification (whose method is
+    /// implied), the interned method otherwise.
+    aux: u32,
     dir: Dir,
     kind: FrameKind,
     flags: u8,
 }
 
-// The memory budget (≤ 2× the raw bytes) rests on this size.
-const _: () = assert!(std::mem::size_of::<EventMeta>() == 48);
+impl EventMeta {
+    fn is_progress(&self) -> bool {
+        !self.progress.is_nan()
+    }
+}
+
+// The memory budget (≤ 1.3× the raw bytes of a flood) rests on this size.
+const _: () = assert!(std::mem::size_of::<EventMeta>() == 40);
 
 const CHUNK_BYTES: usize = 4 << 20;
-const NO_TOKEN: u32 = u32::MAX;
 
 /// A progress notification's values, as parsed once at ingest.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,11 +123,13 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn new(first_seq: u64, need: usize) -> Chunk {
+    fn new(first_seq: u64, need: usize, events: usize) -> Chunk {
+        let mut bytes = Vec::with_capacity(need.max(CHUNK_BYTES));
+        ask_huge_pages(&mut bytes);
         Chunk {
             first_seq,
-            bytes: Vec::with_capacity(need.max(CHUNK_BYTES)),
-            events: Vec::with_capacity(CHUNK_BYTES / 128),
+            bytes,
+            events: Vec::with_capacity(events.max(64)),
         }
     }
     fn mem(&self) -> usize {
@@ -312,25 +321,28 @@ impl Store {
 
     fn event_ref<'a>(&'a self, chunk: &'a Chunk, i: usize) -> EventRef<'a> {
         let m = chunk.events[i];
+        let start = if i == 0 { 0 } else { chunk.events[i - 1].end };
+        let (method, progress) = if m.is_progress() {
+            let info = self.idx.token(m.aux).map(|t| ProgressInfo {
+                slot: m.aux,
+                serial: t.serial,
+                progress: m.progress,
+                total: (!m.total.is_nan()).then_some(m.total),
+            });
+            (Some(methods::PROGRESS), info)
+        } else {
+            (self.methods.get(m.aux), None)
+        };
         EventRef {
             seq: chunk.first_seq + i as u64,
             t_us: m.t_us,
             dir: m.dir,
             kind: m.kind,
             channel: self.channels.get(m.channel).unwrap_or("?"),
-            method: self.methods.get(m.method),
+            method,
             flags: m.flags,
-            bytes: &chunk.bytes[m.offset as usize..(m.offset + m.len) as usize],
-            progress: if m.token == NO_TOKEN {
-                None
-            } else {
-                self.idx.token(m.token).map(|t| ProgressInfo {
-                    slot: m.token,
-                    serial: t.serial,
-                    progress: m.progress,
-                    total: (!m.total.is_nan()).then_some(m.total),
-                })
-            },
+            bytes: &chunk.bytes[start as usize..m.end as usize],
+            progress,
         }
     }
 
@@ -380,8 +392,16 @@ impl Store {
     pub fn token_count(&self) -> usize {
         self.idx.live_tokens()
     }
-    pub fn token_seqs(&self, key: &IdKey) -> &[u64] {
-        self.token(key).map_or(&[], |t| self.live(&t.seqs))
+    /// The token's request (if any) and progress notifications still stored.
+    pub fn token_seqs(&self, key: &IdKey) -> impl Iterator<Item = u64> + '_ {
+        self.token_seqs_from(key, 0)
+    }
+    /// Like `token_seqs`, from `from` on.
+    pub fn token_seqs_from(&self, key: &IdKey, from: u64) -> impl Iterator<Item = u64> + '_ {
+        let from = from.max(self.first_seq());
+        self.token(key)
+            .into_iter()
+            .flat_map(move |t| t.seqs.from(from))
     }
     /// `notifications/message` events at exactly `level`.
     pub fn by_level(&self, level: LogLevel) -> &[u64] {
@@ -698,7 +718,7 @@ impl Store {
         let Some(Some(t)) = idx.tokens.get_mut(slot as usize) else {
             unreachable!("token_slot_raw returns a live slot")
         };
-        push_seq(&mut t.seqs, seq, &mut idx.heap);
+        idx.heap += t.seqs.push(seq);
         t.last_us = t_us;
         t.notifications += 1;
         ProgressInfo {
@@ -712,7 +732,7 @@ impl Store {
     fn push_token_seq(&mut self, slot: u32, seq: u64) {
         let idx = &mut self.idx;
         if let Some(Some(t)) = idx.tokens.get_mut(slot as usize) {
-            push_seq(&mut t.seqs, seq, &mut idx.heap);
+            idx.heap += t.seqs.push(seq);
         }
     }
 
@@ -758,7 +778,19 @@ impl Store {
             }
         };
         if need_new {
-            let c = Chunk::new(seq, bytes.len());
+            // A sealed chunk gives back its spare event slots, and the next
+            // one expects as many events as it held: a flood's frames are
+            // alike, and a doubling vector would leave a third unused.
+            let expect = match self.chunks.back_mut() {
+                Some(c) => {
+                    let before = c.mem();
+                    c.events.shrink_to_fit();
+                    self.mem -= before - c.mem();
+                    c.events.len() + c.events.len() / 16
+                }
+                None => CHUNK_BYTES / 128,
+            };
+            let c = Chunk::new(seq, bytes.len(), expect);
             self.mem += c.mem();
             self.chunks.push_back(c);
             self.evict();
@@ -771,17 +803,15 @@ impl Store {
             unreachable!("a chunk was just ensured")
         };
         let before = chunk.mem();
-        let offset = chunk.bytes.len() as u32;
         chunk.bytes.extend_from_slice(bytes);
+        debug_assert!(progress.is_none_or(|p| !p.progress.is_nan()));
         chunk.events.push(EventMeta {
             t_us,
-            progress: progress.map_or(0.0, |p| p.progress),
+            progress: progress.map_or(f64::NAN, |p| p.progress),
             total: progress.and_then(|p| p.total).unwrap_or(f64::NAN),
-            token: progress.map_or(NO_TOKEN, |p| p.slot),
-            offset,
-            len: bytes.len() as u32,
+            end: chunk.bytes.len() as u32,
             channel,
-            method,
+            aux: progress.map_or(method, |p| p.slot),
             dir,
             kind,
             flags: fl,
@@ -820,3 +850,25 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+
+/// Ask for huge pages behind a new chunk (Linux, where transparent huge
+/// pages are on request): a flood fills a 4 MiB chunk with a few faults
+/// instead of a thousand, about twice as fast measured here. Only the 2 MiB
+/// aligned part inside the allocation can get them. Best effort.
+fn ask_huge_pages(bytes: &mut Vec<u8>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let spare = bytes.spare_capacity_mut();
+        let start = spare.as_mut_ptr() as usize;
+        let end = start + spare.len();
+        let (lo, hi) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside this vector's own allocation; the
+            // advice changes how its pages are backed, never their contents.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = bytes;
+}

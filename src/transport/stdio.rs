@@ -125,6 +125,8 @@ impl StdioTransport {
             unreachable!("all three pipes were requested")
         };
 
+        widen_pipe(&stdout);
+
         let (tx, rx) = std_mpsc::channel::<Vec<u8>>();
         let queued = Arc::new(AtomicUsize::new(0));
         let written = queued.clone();
@@ -306,4 +308,20 @@ impl StdioTransport {
             }
         }
     }
+}
+
+/// Ask for a 1 MiB pipe from the server's stdout (Linux; the default is
+/// 64 KiB, and raising it up to `/proc/sys/fs/pipe-max-size` needs no
+/// privilege). A flooding server then blocks, and wakes the reader, a
+/// sixteenth as often. Best effort: the pipe works either way.
+fn widen_pipe(stdout: &std::process::ChildStdout) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is the open read end of our child's stdout pipe;
+        // F_SETPIPE_SZ only changes the pipe's capacity.
+        let _ = unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = stdout;
 }

@@ -465,14 +465,13 @@ impl Gauge {
         };
         let seqs = &entry.seqs;
         // The request itself is in the token's index; notifications follow it.
-        let start = seqs.partition_point(|s| *s <= call.request_seq);
-        let notes = &seqs[start..];
-        g.notifications = notes.len() as u64;
-        let (Some(first), Some(last)) = (notes.first(), notes.last()) else {
+        let after = call.request_seq + 1;
+        g.notifications = seqs.count_from(after) as u64;
+        let (Some(first), Some(last)) = (seqs.from(after).next(), seqs.last()) else {
             return g;
         };
-        let first = progress_at(store, *first);
-        let last = progress_at(store, *last);
+        let first = progress_at(store, first);
+        let last = progress_at(store, last);
         if let Some(Ok((p, total, msg, t))) = &last {
             g.progress = Some(*p);
             g.total = *total;

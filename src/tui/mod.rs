@@ -316,7 +316,13 @@ impl Setup {
             live: true,
             playback: None,
         };
-        let checks = LiveChecks::spawn(trace.clone(), self.settings.checks.clone());
+        // mcpscope is the client here: a tokenless call or a cancel the
+        // user asked for in the composer or with the cancel key is no finding.
+        let own = crate::checks::CheckConfig {
+            own_client: true,
+            ..self.settings.checks.clone()
+        };
+        let checks = LiveChecks::spawn(trace.clone(), own);
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(Some(session.clone()), tx).with_checks(checks.clone());
         let fps = self.fps;

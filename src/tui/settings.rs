@@ -22,6 +22,8 @@ struct SettingsFile {
     buffered_window_ms: Option<u64>,
     buffered_min_secs: Option<f64>,
     stall_secs: Option<f64>,
+    cancel_race_ms: Option<u64>,
+    cancel_progress_secs: Option<f64>,
     max_per_key: Option<u32>,
     /// Memory bound of the event store, as `--max-store` takes it.
     max_store: Option<String>,
@@ -142,6 +144,12 @@ impl Settings {
         if let Some(s) = f.stall_secs {
             c.stall_us = secs(s, "stall_secs")?;
         }
+        if let Some(ms) = f.cancel_race_ms {
+            c.cancel_race_us = ms * 1000;
+        }
+        if let Some(s) = f.cancel_progress_secs {
+            c.cancel_progress_window_us = secs(s, "cancel_progress_secs")?;
+        }
         if let Some(n) = f.max_per_key {
             c.max_per_key = n.max(1);
         }
@@ -167,11 +175,13 @@ mod tests {
         assert_eq!(s.fps, 60);
         assert_eq!(s.stale_after_us, 2_500_000);
         assert_eq!(s.theme, "light");
-        s.apply("flood_rate = 20\nbuffered_window_ms = 80\nstall_secs = 5\n")
+        s.apply("flood_rate = 20\nbuffered_window_ms = 80\nstall_secs = 5\ncancel_race_ms = 500\ncancel_progress_secs = 3\n")
             .unwrap();
         assert_eq!(s.checks.flood_rate, 20.0);
         assert_eq!(s.checks.buffered_window_us, 80_000);
         assert_eq!(s.checks.stall_us, 5_000_000);
+        assert_eq!(s.checks.cancel_race_us, 500_000);
+        assert_eq!(s.checks.cancel_progress_window_us, 3_000_000);
         assert!(s.apply("flood_rate = -1").is_err());
         s.apply("max_store = \"64MiB\"").unwrap();
         assert_eq!(s.max_store, Some(64 << 20));

@@ -11,7 +11,7 @@ use super::replay::PlaybackView;
 use super::theme::Theme;
 use super::timing::CallTiming;
 use super::views::{LogsView, TimelineView};
-use crate::checks::{Finding, Severity, SeverityCounts};
+use crate::checks::{Finding, PartyCounts, Severity, SeverityCounts};
 use crate::protocol::IdKey;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -271,6 +271,8 @@ pub struct Flag {
 pub struct FindingsState {
     pub list: Vec<Finding>,
     pub counts: SeverityCounts,
+    /// The same, split by the party judged (server, client/host).
+    pub parties: PartyCounts,
     pub flagged: HashMap<u64, Flag>,
     pub cursor: Cursor,
     /// Which of the selected finding's frames Enter shows next.
@@ -282,6 +284,7 @@ impl FindingsState {
         for f in fresh {
             let idx = self.list.len();
             self.counts.add(f.severity);
+            self.parties.add(&f);
             for seq in &f.seqs {
                 let flag = self.flagged.entry(*seq).or_insert(Flag {
                     severity: f.severity,

@@ -135,7 +135,7 @@ impl Lane {
             .token
             .as_ref()
             .and_then(|t| store.token(t))
-            .map(|t| tail(&t.seqs))
+            .map(|t| t.seqs.from(from).collect::<Vec<u64>>())
             .unwrap_or_default();
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {

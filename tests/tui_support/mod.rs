@@ -379,7 +379,14 @@ pub fn http_session() -> Scenario {
 /// Run the rule engine over everything in the scenario's store, as the live
 /// checks would, and return the findings.
 pub fn check_all(sc: &Scenario) -> Vec<mcpscope::checks::Finding> {
-    let mut checker = mcpscope::checks::Checker::new(mcpscope::checks::CheckConfig::default());
+    // The scenarios are mcpscope's own live sessions (a tokenless echo
+    // chosen in the composer, a poll cancelled with the cancel key), checked
+    // as the TUI checks them.
+    let cfg = mcpscope::checks::CheckConfig {
+        own_client: true,
+        ..mcpscope::checks::CheckConfig::default()
+    };
+    let mut checker = mcpscope::checks::Checker::new(cfg);
     let store = sc.trace.read();
     let mut out = Vec::new();
     for ev in store.range(0, store.next_seq()) {

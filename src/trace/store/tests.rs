@@ -45,7 +45,10 @@ fn indexes_requests_tokens_levels() {
             seq: resp
         }]
     );
-    assert_eq!(s.token_seqs(&IdKey::Str("t".into())), &[req, p1, p2]);
+    assert_eq!(
+        s.token_seqs(&IdKey::Str("t".into())).collect::<Vec<_>>(),
+        [req, p1, p2]
+    );
     assert_eq!(
         s.token(&IdKey::Str("t".into())).unwrap().request,
         Some(IdKey::Int(1))

@@ -20,6 +20,9 @@ struct Part {
     glued: bool,
     /// May be cut with an ellipsis (long names, error texts, file paths).
     shrink: bool,
+    /// A leading label that goes at this rank (in the drop order) while
+    /// the rest of the part stays: (rank, spans it takes).
+    label: Option<(u8, usize)>,
 }
 
 impl Part {
@@ -29,7 +32,12 @@ impl Part {
             drop: None,
             glued: false,
             shrink: false,
+            label: None,
         }
+    }
+    fn label_drops_at(mut self, rank: u8, spans: usize) -> Part {
+        self.label = Some((rank, spans));
+        self
     }
     fn drop_at(mut self, rank: u8) -> Part {
         self.drop = Some(rank);
@@ -50,14 +58,16 @@ impl Part {
 
 /// Drop order, least useful first: the server's version, the program's own
 /// name (the user knows what they ran), the revision, the transport, the
-/// event count, the calls in flight. The server's name, the connection
-/// state, the findings count and the recording state always stay.
+/// event count, the `findings:` label of a count split by party, the calls
+/// in flight. The server's name, the connection state, the findings count
+/// and the recording state always stay.
 const DROP_VERSION: u8 = 0;
 const DROP_BRAND: u8 = 1;
 const DROP_REVISION: u8 = 2;
 const DROP_TRANSPORT: u8 = 3;
 const DROP_EVENTS: u8 = 4;
-const DROP_IN_FLIGHT: u8 = 5;
+const DROP_FINDINGS_LABEL: u8 = 5;
+const DROP_IN_FLIGHT: u8 = 6;
 /// A cut part keeps at least this many characters (and the ellipsis).
 const MIN_SHRUNK: usize = 6;
 
@@ -162,20 +172,43 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
     );
     let mut findings = Vec::new();
     let counts = super::findings::count_parts(st.findings.counts);
-    if counts.is_empty() {
+    let by_party = st.findings.parties;
+    if by_party.client.total() > 0 {
+        // Findings about the host too: say which side each count judges,
+        // each in the colour of its worst finding.
+        let party = |label: &str, c: crate::checks::SeverityCounts| {
+            let style = match c.worst() {
+                Some(sev) => base
+                    .fg(super::findings::severity_color(t, sev))
+                    .add_modifier(Modifier::BOLD),
+                None => base,
+            };
+            Span::styled(format!("{label} {}", c.total()), style)
+        };
+        findings.push(Span::styled("findings: ", base));
+        findings.push(party("server", by_party.server));
+        findings.push(Span::styled(" · ", base.fg(t.muted)));
+        findings.push(party("host", by_party.client));
+    } else if counts.is_empty() {
         findings.push(Span::styled("0 findings", base));
-    }
-    for (i, (text, sev)) in counts.into_iter().enumerate() {
-        if i > 0 {
-            findings.push(Span::styled(" · ", base.fg(t.muted)));
+    } else {
+        for (i, (text, sev)) in counts.into_iter().enumerate() {
+            if i > 0 {
+                findings.push(Span::styled(" · ", base.fg(t.muted)));
+            }
+            findings.push(Span::styled(
+                text,
+                base.fg(super::findings::severity_color(t, sev))
+                    .add_modifier(Modifier::BOLD),
+            ));
         }
-        findings.push(Span::styled(
-            text,
-            base.fg(super::findings::severity_color(t, sev))
-                .add_modifier(Modifier::BOLD),
-        ));
     }
-    parts.push(Part::new(findings));
+    let mut part = Part::new(findings);
+    if by_party.client.total() > 0 {
+        // The `findings: ` span.
+        part = part.label_drops_at(DROP_FINDINGS_LABEL, 1);
+    }
+    parts.push(part);
     let mut events = Vec::new();
     match &st.replay {
         Some(r) => {
@@ -239,16 +272,25 @@ fn line_width(parts: &[Part]) -> usize {
 /// that never goes keeps at least `MIN_SHRUNK` characters).
 fn fit(parts: &mut Vec<Part>, width: usize) {
     while line_width(parts) > width {
-        let Some(i) = parts
+        // (rank, index, whether only the part's label goes)
+        let Some((_, i, label)) = parts
             .iter()
             .enumerate()
-            .filter_map(|(i, p)| p.drop.map(|d| (d, i)))
+            .flat_map(|(i, p)| {
+                let whole = p.drop.map(|d| (d, i, false));
+                let label = p.label.map(|(d, _)| (d, i, true));
+                whole.into_iter().chain(label)
+            })
             .min()
-            .map(|(_, i)| i)
         else {
             break;
         };
-        parts.remove(i);
+        if label {
+            let (_, n) = parts[i].label.take().unwrap_or_default();
+            parts[i].spans.drain(..n);
+        } else {
+            parts.remove(i);
+        }
     }
     // Still too wide: take a column at a time from the widest part that
     // may be cut, so long texts end up cut alike (a failure's reason and a

@@ -99,7 +99,7 @@ pub fn target(st: &State, store: &Store) -> Option<u64> {
                 .token
                 .as_ref()
                 .and_then(|t| store.token(t))
-                .and_then(|t| t.seqs.last().copied())
+                .and_then(|t| t.seqs.last())
                 .filter(|s| *s > c.request_seq);
             Some(last_progress.unwrap_or(c.request_seq))
         }
