@@ -63,6 +63,30 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         challenge: Option<String>,
     },
+    /// One HTTP exchange of the authorization flow (`step`: resource-metadata,
+    /// server-metadata, register, authorize, token, refresh); the URL without
+    /// its query.
+    AuthHttp {
+        step: String,
+        method: String,
+        url: String,
+        status: Status,
+        ms: u64,
+    },
+    /// The authorization state changed: authorizing, browser (the detail is
+    /// the URL to open), authorized, expired, refreshed, refresh-failed,
+    /// client-rejected, failed, cache-error.
+    Auth {
+        state: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// The authorization flow met a server breaking the authorization spec:
+    /// `rule` is the catalog id of the finding it makes.
+    AuthProblem {
+        rule: String,
+        detail: String,
+    },
     /// An HTTP request that got no response at all.
     HttpError {
         method: String,
@@ -254,6 +278,9 @@ impl Event {
             Event::Oversized { .. } => "oversized",
             Event::Redirect { .. } => "redirect",
             Event::Http { .. } => "http",
+            Event::AuthHttp { .. } => "auth-http",
+            Event::Auth { .. } => "auth",
+            Event::AuthProblem { .. } => "auth-problem",
             Event::HttpError { .. } => "http-error",
             Event::SlowDelivery { .. } => "slow-delivery",
             Event::McpParamHeaders { .. } => "mcp-param-headers",

@@ -17,6 +17,7 @@
 //!   `listen_guard` is the DNS-rebinding protection its HTTP listener (and
 //!   any later local listener) applies.
 
+pub mod auth;
 pub mod calls;
 pub mod checks;
 pub mod cli;

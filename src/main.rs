@@ -35,7 +35,10 @@ fn interactive(args: TuiArgs) -> i32 {
         return code;
     }
     let launch = match args.server.launch(args.record.as_deref()) {
-        Ok(l) => l,
+        Ok(mut l) => {
+            l.auth = args.server.auth_config(mcpscope::cli::auth::Face::Tui);
+            l
+        }
         Err(e) => {
             eprintln!("[error] {e}");
             return 2;

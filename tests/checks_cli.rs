@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 32);
+    assert_eq!(rows.len(), 36);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -272,7 +272,12 @@ fn rules_lists_the_catalog() {
         ("client-cancelled-during-progress", "warning"),
         ("client-no-progress-token", "info"),
         ("client-response-unknown-id", "error"),
+        ("auth-resource-mismatch", "error"),
+        ("auth-issuer-mismatch", "error"),
+        ("auth-pkce-unsupported", "error"),
+        ("auth-metadata-missing", "error"),
     ];
+    assert_eq!(expected.len(), rows.len());
     for (row, (id, sev)) in rows.iter().zip(expected) {
         assert_eq!(row, &[id, sev]);
     }

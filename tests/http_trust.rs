@@ -171,13 +171,24 @@ fn a_401_names_the_challenge_and_how_to_send_credentials() {
     assert_eq!(o.code, 3, "authorization failed: {}", o.stderr);
     let http = o.lines("[http]");
     assert_eq!(http.len(), 1, "{}", o.stderr);
-    for line in [http[0], o.lines("[error]")[0]] {
-        assert!(
-            line.contains(
-                r#"HTTP 401 Unauthorized: the server wants credentials (WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource")"#
-            ) && line.contains("-H 'Authorization: Bearer …'"),
-            "{line}"
-        );
+    assert!(
+        http[0].contains(
+            r#"HTTP 401 Unauthorized: the server wants credentials (WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource")"#
+        ),
+        "{}",
+        http[0]
+    );
+    // Without a terminal the authorization flow is not started: the error
+    // names the challenge and both ways to send credentials.
+    let error = o.lines("[error]")[0];
+    assert!(
+        error.contains(
+            r#"HTTP 401 Unauthorized (WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource")"#
+        ) && error.contains(&format!("run `mcpscope auth login --url http://127.0.0.1:{port}/mcp` first")),
+        "{error}"
+    );
+    for line in [http[0], error] {
+        assert!(line.contains("-H 'Authorization: Bearer …'"), "{line}");
     }
     assert!(!o.stderr.contains("jsonrpc-invalid"), "{}", o.stderr);
     let lines = trace_lines(&rec);

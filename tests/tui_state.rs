@@ -1402,3 +1402,90 @@ fn the_composer_shows_what_a_run_sent_not_the_schema_defaults() {
     app.apply(Action::ResetArgs);
     assert_eq!(shown(&app), json!({"polls": 5, "outcome": "success"}));
 }
+
+#[test]
+fn the_authorization_flow_is_rows_in_the_network_pane_and_a_state_in_the_header() {
+    let sc = Scenario::new();
+    sc.at_ms(1).out_on("post:1", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcpscope", "version": "0"}}}));
+    sc.at_ms(2).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 401, "content_type": "application/json", "session": null, "ms": 1, "challenge": "Bearer resource_metadata=\"http://127.0.0.1:8181/.well-known/oauth-protected-resource/mcp\""}));
+    sc.at_ms(3).meta_on(
+        "auth",
+        json!({"event": "auth", "state": "authorizing", "detail": "authorization needed for http://127.0.0.1:8181/mcp"}),
+    );
+    let step = |ms: u64, step: &str, method: &str, url: &str, status: u16| {
+        sc.at_ms(ms).meta_on(
+            "auth",
+            json!({"event": "auth-http", "step": step, "method": method, "url": url, "status": status, "ms": 2}),
+        );
+    };
+    step(
+        4,
+        "resource-metadata",
+        "GET",
+        "http://127.0.0.1:8181/.well-known/oauth-protected-resource/mcp",
+        200,
+    );
+    step(
+        6,
+        "server-metadata",
+        "GET",
+        "http://127.0.0.1:8181/.well-known/oauth-authorization-server",
+        200,
+    );
+    step(8, "register", "POST", "http://127.0.0.1:8181/register", 201);
+    let mut app = http_app(&sc);
+    render(&mut app, 160, 30);
+    let header = render(&mut app, 160, 30)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(header.contains("⚿ authorizing…"), "{header}");
+    step(
+        9,
+        "authorize",
+        "GET",
+        "http://127.0.0.1:8181/authorize",
+        302,
+    );
+    step(10, "token", "POST", "http://127.0.0.1:8181/token", 200);
+    sc.at_ms(11).meta_on(
+        "auth",
+        json!({"event": "auth", "state": "authorized", "detail": "client fixture-client (dynamic), scope \"mcp:tools\", expires in 3600s, refreshable"}),
+    );
+    sc.at_ms(12).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 200, "content_type": "application/json", "session": null, "ms": 1}));
+    let screen = render(&mut app, 160, 30);
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains("⚿ authorized as fixture-client"),
+        "{header}"
+    );
+    let rows = &app.state.network.view.rows;
+    let auth: Vec<(String, String, String)> = rows
+        .iter()
+        .filter(|r| r.channel == "auth")
+        .map(|r| (r.method.clone(), r.status.label(), r.rpc.clone()))
+        .collect();
+    assert_eq!(
+        auth,
+        [
+            ("GET", "200", "auth resource-metadata http://127.0.0.1:8181/.well-known/oauth-protected-resource/mcp"),
+            ("GET", "200", "auth server-metadata http://127.0.0.1:8181/.well-known/oauth-authorization-server"),
+            ("POST", "201", "auth register http://127.0.0.1:8181/register"),
+            ("GET", "302", "auth authorize http://127.0.0.1:8181/authorize"),
+            ("POST", "200", "auth token http://127.0.0.1:8181/token"),
+        ]
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    );
+    assert!(rows.iter().all(|r| r.ms.is_some()));
+    sc.at_ms(20).meta_on(
+        "auth",
+        json!({"event": "auth", "state": "expired", "detail": "the server refused the access token"}),
+    );
+    let header = render(&mut app, 160, 30)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(header.contains("⚿ token expired"), "{header}");
+}

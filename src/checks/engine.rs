@@ -169,6 +169,10 @@ impl Checker {
                 }) = &event
                 {
                     self.oversized(ev, *bytes, *kept, *frame, stream.as_deref(), out);
+                } else if let Some(Event::AuthProblem { rule, detail }) = &event
+                    && let Ok(rule) = rule.parse::<Rule>()
+                {
+                    self.emit(out, rule, vec![ev.seq], None, None, detail.clone());
                 } else if let Some(why) = self.http.meta(ev, event.as_ref())
                     && let Some(ri) = self.req_channels.get(ev.channel)
                 {

@@ -92,10 +92,14 @@ pub enum Rule {
     ClientCancelledDuringProgress,
     ClientNoProgressToken,
     ClientResponseUnknownId,
+    AuthResourceMismatch,
+    AuthIssuerMismatch,
+    AuthPkceUnsupported,
+    AuthMetadataMissing,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 32] = [
+    pub const ALL: [Rule; 36] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -128,6 +132,10 @@ impl Rule {
         Rule::ClientCancelledDuringProgress,
         Rule::ClientNoProgressToken,
         Rule::ClientResponseUnknownId,
+        Rule::AuthResourceMismatch,
+        Rule::AuthIssuerMismatch,
+        Rule::AuthPkceUnsupported,
+        Rule::AuthMetadataMissing,
     ];
 
     pub fn id(self) -> &'static str {
@@ -164,6 +172,10 @@ impl Rule {
             Rule::ClientCancelledDuringProgress => "client-cancelled-during-progress",
             Rule::ClientNoProgressToken => "client-no-progress-token",
             Rule::ClientResponseUnknownId => "client-response-unknown-id",
+            Rule::AuthResourceMismatch => "auth-resource-mismatch",
+            Rule::AuthIssuerMismatch => "auth-issuer-mismatch",
+            Rule::AuthPkceUnsupported => "auth-pkce-unsupported",
+            Rule::AuthMetadataMissing => "auth-metadata-missing",
         }
     }
 
@@ -186,7 +198,11 @@ impl Rule {
             | Rule::ClientDuplicateProgressToken
             | Rule::ClientRequestIdReused
             | Rule::ClientCancelInitialize
-            | Rule::ClientResponseUnknownId => Severity::Error,
+            | Rule::ClientResponseUnknownId
+            | Rule::AuthResourceMismatch
+            | Rule::AuthIssuerMismatch
+            | Rule::AuthPkceUnsupported
+            | Rule::AuthMetadataMissing => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -281,6 +297,18 @@ impl Rule {
             }
             Rule::ClientResponseUnknownId => {
                 "the client answered a server->client request id that was never sent"
+            }
+            Rule::AuthResourceMismatch => {
+                "authorization: the protected resource metadata names a resource other than the server it was fetched for (RFC 9728 §3.3)"
+            }
+            Rule::AuthIssuerMismatch => {
+                "authorization: the authorization server's metadata names another issuer than the one it was fetched for (RFC 8414 §3.3), or its authorization response carries a wrong iss or none though it promised one (RFC 9207)"
+            }
+            Rule::AuthPkceUnsupported => {
+                "authorization: the authorization server's metadata does not list S256 in code_challenge_methods_supported (PKCE is required)"
+            }
+            Rule::AuthMetadataMissing => {
+                "authorization: the server has protected resource metadata but its authorization server publishes no metadata (RFC 8414 / OpenID Connect discovery)"
             }
         }
     }

@@ -9,6 +9,7 @@
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` (a dated revision up to 2025-11-25 means
 //! the initialize handshake, 2026-07-28 the stateless era).
 
+use super::auth::{AgentArg, AuthArgs};
 use super::connect::{Failure, connect, handshake};
 use super::spec::{ServerArgs, UsageError};
 use crate::client::{ClientError, ClientOptions, Limits, Session, TokenPolicy};
@@ -87,6 +88,13 @@ fn plan(scenario: &str, capabilities: &Value) -> Plan {
     }
 }
 
+/// The Client ID Metadata Document URL the suite's servers expect.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+fn context_text(context: &Value, key: &str) -> Option<String> {
+    context.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
 const LIMITS: Limits = Limits {
     idle: Some(Duration::from_secs(30)),
     max: Some(Duration::from_secs(60)),
@@ -107,6 +115,18 @@ pub async fn run(a: ConformanceArgs) -> i32 {
         // A non-interactive client: elicitations are accepted with the
         // schema's defaults (SEP-1034), which is what the suite checks.
         elicit: Some(crate::client::ElicitMode::Defaults),
+        // The suite's authorization servers approve at once: the redirects
+        // are followed over HTTP to the loopback listener. Pre-registered
+        // credentials come in the context; the suite's metadata-document
+        // client id is used where a server takes one.
+        auth: AuthArgs {
+            client_id: context_text(&context, "client_id"),
+            client_secret: context_text(&context, "client_secret"),
+            client_metadata_url: Some(CIMD_URL.into()),
+            no_auth_cache: true,
+            auth_agent: Some(AgentArg::Fetch),
+            ..AuthArgs::default()
+        },
         ..ServerArgs::default()
     };
     eprintln!(

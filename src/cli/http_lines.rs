@@ -1,6 +1,7 @@
 //! `[http]` lines: error statuses (with what to do about a 401) and
 //! redirects that left credentials behind, from the transport's `http` and
-//! `redirect` trace events.
+//! `redirect` trace events; `[auth]` lines for the authorization flow's
+//! steps and states.
 
 use crate::checks::http::HttpExchanges;
 use crate::event::Event;
@@ -52,6 +53,9 @@ impl HttpLines {
                 challenge,
                 ..
             } => (method, status.code()?, challenge),
+            e @ (Event::AuthHttp { .. } | Event::Auth { .. }) => {
+                return super::auth::auth_line(&e);
+            }
             _ => return None,
         };
         // No GET stream (or no DELETE) on offer is a normal answer.

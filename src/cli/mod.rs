@@ -1,5 +1,6 @@
 //! The command line (DESIGN §3): clap definitions and the headless commands.
 
+pub mod auth;
 pub mod call;
 pub mod check;
 pub mod conformance;
@@ -89,6 +90,8 @@ pub enum Cmd {
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff) on stdout; `man COMMAND`: that subcommand's page.
     Man(docs::ManArgs),
+    /// OAuth authorization of HTTP servers: login, status, logout (the token cache).
+    Auth(auth::AuthCmdArgs),
     /// The client the official MCP conformance suite drives (`conformance client --command`).
     #[command(hide = true)]
     ConformanceClient(conformance::ConformanceArgs),
@@ -111,6 +114,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Wrap(a) => proxy::run_wrap(a),
         Cmd::Completions(a) => docs::run_completions(a),
         Cmd::Man(a) => docs::run_man(a),
+        Cmd::Auth(a) => auth::run(a).await,
         Cmd::ConformanceClient(a) => conformance::run(a).await,
         Cmd::DemoServer(a) => demo_server::run(a).await,
     }

@@ -58,6 +58,8 @@ pub struct ServerArgs {
     /// Keep secrets in recordings (they are redacted by default).
     #[arg(long, help_heading = "Server")]
     pub no_redact: bool,
+    #[command(flatten)]
+    pub auth: super::auth::AuthArgs,
     /// The stdio server command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -82,7 +84,25 @@ impl ServerArgs {
             options: self.client_options()?,
             record: record.map(Path::to_path_buf),
             max_store: self.max_store,
+            auth: self.auth_config(super::auth::Face::Headless),
         })
+    }
+
+    /// The authorization setup: the command line's, with a config entry's
+    /// `oauth` settings where the command line gives none.
+    pub fn auth_config(&self, face: super::auth::Face) -> Option<crate::auth::AuthConfig> {
+        let mut cfg = self.auth.config(face)?;
+        if let Some(path) = &self.config
+            && let Ok(text) = crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES)
+        {
+            let o = crate::session::config::oauth_from_text(&text, self.server.as_deref());
+            if cfg.client_id.is_none() {
+                cfg.client_id = o.client_id;
+                cfg.client_secret = cfg.client_secret.or(o.client_secret);
+            }
+            cfg.callback_port = cfg.callback_port.or(o.callback_port);
+        }
+        Some(cfg)
     }
 
     /// Which server the arguments name. Exactly one way must be used.

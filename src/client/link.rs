@@ -11,6 +11,14 @@ pub enum Link {
 }
 
 impl Link {
+    /// Time spent authorizing so far: request deadlines move by it.
+    pub fn auth_paused(&self) -> std::time::Duration {
+        match self {
+            Link::Stdio(_) => std::time::Duration::ZERO,
+            Link::Http(h) => h.auth_paused(),
+        }
+    }
+
     /// The channel the next outgoing frame is recorded and sent on.
     pub fn reserve_channel(&self, method: Option<&str>) -> String {
         match self {

@@ -164,9 +164,10 @@ impl Session {
         flavor: Flavor,
         opts: ClientOptions,
         trace: Trace,
+        auth: Option<Arc<dyn crate::transport::http::Authorize>>,
     ) -> Result<Arc<Session>, ClientError> {
         Session::with_link(opts, trace, |sink| {
-            HttpTransport::new(url, headers, flavor, sink)
+            HttpTransport::new(url, headers, flavor, sink, auth)
                 .map(Link::Http)
                 .map_err(|e| ClientError::Protocol(e.to_string()))
         })
@@ -406,8 +407,15 @@ impl Session {
             msg["params"] = p;
         }
         let rx = self.pending.register(id.clone());
+        let paused_at_send = self.transport.auth_paused();
         let sent_seq = self.send_frame(&msg)?;
         let sent_us = self.trace.read().get(sent_seq).map_or(0, |e| e.t_us);
+        // Time spent authorizing after the request left (a person at the
+        // browser) does not count against its limits.
+        let paused = || {
+            let d = self.transport.auth_paused().saturating_sub(paused_at_send);
+            u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+        };
         // Sending the request indexed its token; look its slot up.
         let slot = token.and_then(|t| self.trace.read().token_slot_of(&t));
         let mut rx = rx;
@@ -415,7 +423,8 @@ impl Session {
             let last_progress = slot
                 .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
                 .unwrap_or(0);
-            let deadline = timeout::next_deadline(limits, sent_us, last_progress);
+            let deadline =
+                timeout::next_deadline(limits, sent_us.saturating_add(paused()), last_progress);
             let outcome = match deadline {
                 None => Some((&mut rx).await),
                 Some((at_us, _)) => {
@@ -444,7 +453,8 @@ impl Session {
                         .and_then(|sl| self.trace.read().token_by_slot(sl).map(|t| t.last_us))
                         .unwrap_or(0);
                     let now = self.trace.now_us();
-                    if let Some((at, expiry)) = timeout::next_deadline(limits, sent_us, last)
+                    if let Some((at, expiry)) =
+                        timeout::next_deadline(limits, sent_us.saturating_add(paused()), last)
                         && now >= at
                     {
                         let secs = match expiry {

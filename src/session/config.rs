@@ -174,6 +174,49 @@ pub(crate) fn strip_jsonc(s: &str) -> String {
     String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// Pre-registered OAuth client settings of a config entry (Claude Code's
+/// `"oauth": {"clientId": …, "callbackPort": …}`, plus `clientSecret`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthEntry {
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub callback_port: Option<u16>,
+}
+
+/// The `oauth` object of one server of a config file's text (the server
+/// chosen as [`config_from_text`] chooses it); empty when there is none.
+pub fn oauth_from_text(text: &str, server: Option<&str>) -> OAuthEntry {
+    let Ok(root) = serde_json::from_str::<Value>(text)
+        .or_else(|_| serde_json::from_str::<Value>(&strip_jsonc(text)))
+    else {
+        return OAuthEntry::default();
+    };
+    let servers = ["mcpServers", "servers"]
+        .iter()
+        .find_map(|k| {
+            root.get(k)
+                .or_else(|| root.get("mcp").and_then(|m| m.get(k)))
+        })
+        .and_then(Value::as_object);
+    let entry = match (servers, server) {
+        (Some(s), Some(n)) => s.get(n),
+        (Some(s), None) if s.len() == 1 => s.values().next(),
+        _ => None,
+    };
+    let Some(o) = entry.and_then(|e| e.get("oauth")) else {
+        return OAuthEntry::default();
+    };
+    let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    OAuthEntry {
+        client_id: text("clientId"),
+        client_secret: text("clientSecret"),
+        callback_port: o
+            .get("callbackPort")
+            .and_then(Value::as_u64)
+            .and_then(|p| u16::try_from(p).ok()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,5 +297,23 @@ mod tests {
         let v: Value = serde_json::from_str(&s).unwrap();
         assert_eq!(v["a"], "http://x,/*y*/");
         assert_eq!(v["b"], json!([1, 2]));
+    }
+
+    #[test]
+    fn oauth_settings_of_an_entry() {
+        let text = r#"{"mcpServers": {"a": {"url": "https://a/mcp",
+            "oauth": {"clientId": "cid", "clientSecret": "sec", "callbackPort": 8123}},
+            "b": {"url": "https://b/mcp"}}}"#;
+        assert_eq!(
+            oauth_from_text(text, Some("a")),
+            OAuthEntry {
+                client_id: Some("cid".into()),
+                client_secret: Some("sec".into()),
+                callback_port: Some(8123),
+            }
+        );
+        assert_eq!(oauth_from_text(text, Some("b")), OAuthEntry::default());
+        assert_eq!(oauth_from_text(text, None), OAuthEntry::default());
+        assert_eq!(oauth_from_text("not json", None), OAuthEntry::default());
     }
 }

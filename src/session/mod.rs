@@ -28,6 +28,8 @@ pub struct Launch {
     pub record: Option<PathBuf>,
     /// Memory bound of the event store (default [`StoreLimits::default`]).
     pub max_store: Option<usize>,
+    /// Authorize HTTP servers that answer `401` (OAuth); `None`: never.
+    pub auth: Option<crate::auth::AuthConfig>,
 }
 
 impl Launch {
@@ -64,7 +66,17 @@ impl Launch {
                 headers,
                 flavor,
                 ..
-            } => Session::connect_http(url, headers, *flavor, opts, trace),
+            } => {
+                let auth = match &self.auth {
+                    Some(cfg) => Some(
+                        crate::auth::Authorizer::new(url, cfg.clone())
+                            .map_err(ClientError::Protocol)?
+                            as Arc<dyn crate::transport::http::Authorize>,
+                    ),
+                    None => None,
+                };
+                Session::connect_http(url, headers, *flavor, opts, trace, auth)
+            }
         }
     }
 }

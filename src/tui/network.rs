@@ -50,6 +50,39 @@ pub enum StreamEnd {
     Cancelled,
 }
 
+/// Where the server's authorization stands (the latest `auth` event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthState {
+    /// authorizing, authorized, expired, refreshed, refresh-failed, failed, …
+    pub state: String,
+    pub detail: Option<String>,
+}
+
+impl AuthState {
+    /// The header's words: `authorizing…`, `authorized as CLIENT`,
+    /// `token expired`, `authorization failed`.
+    pub fn label(&self) -> String {
+        let client = || {
+            self.detail
+                .as_deref()
+                .and_then(|d| d.strip_prefix("client "))
+                .and_then(|d| d.split([' ', ',']).next())
+                .unwrap_or("")
+                .to_string()
+        };
+        match self.state.as_str() {
+            "authorizing" | "client-rejected" => "authorizing…".into(),
+            // The URL is in the timeline (and the browser, if it opened).
+            "browser" => "authorizing in the browser…".into(),
+            "authorized" | "refreshed" => format!("authorized as {}", client()),
+            "expired" => "token expired".into(),
+            "refresh-failed" => "token refresh failed".into(),
+            "failed" => "authorization failed".into(),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// One HTTP exchange and what happened on its response stream.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exchange {
@@ -161,6 +194,8 @@ pub struct NetworkView {
     /// Our request ids and the channel they went out on (for `cancel`).
     ids: HashMap<IdKey, String>,
     session: Option<String>,
+    /// The authorization's latest state, for the header.
+    pub auth: Option<AuthState>,
     scanned_to: u64,
 }
 
@@ -307,6 +342,37 @@ impl NetworkView {
                 None,
                 Some(safe_row(&error)),
             ),
+            Event::AuthHttp {
+                step,
+                method,
+                url,
+                status,
+                ms,
+            } => {
+                self.exchange(
+                    ev,
+                    safe(&method, 8),
+                    match status {
+                        Status::Code(c) => HttpStatus::Code(c),
+                        Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
+                    },
+                    None,
+                    None,
+                    Some(ms),
+                    None,
+                );
+                // An authorization step: what it was for, where it went (no query).
+                if let Some(x) = self.rows.last_mut() {
+                    x.rpc = safe_row(&format!("auth {step} {url}"));
+                }
+            }
+            Event::AuthProblem { .. } => {}
+            Event::Auth { state, detail } => {
+                self.auth = Some(AuthState {
+                    state: safe(&state, 24),
+                    detail: detail.map(|d| safe_row(&d)),
+                });
+            }
             Event::SsePriming { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.priming += 1;

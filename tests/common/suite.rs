@@ -65,13 +65,27 @@ pub fn run(mode_args: &[&str], name: &str, spec_version: &str) -> Run {
     }
 }
 
-/// The checks of the single scenario run under `dir` (`<scenario>-<time>/checks.json`).
+/// The checks of the single scenario run under `dir`
+/// (`<scenario>-<time>/checks.json`; an `auth/…` scenario's run is one
+/// directory deeper, under `auth/`).
 fn checks_json(dir: &std::path::Path) -> Option<Vec<Value>> {
-    let run = std::fs::read_dir(dir)
+    let run = find_checks(dir, 2)?;
+    let text = std::fs::read_to_string(run.join("checks.json")).ok()?;
+    serde_json::from_str::<Vec<Value>>(&text).ok()
+}
+
+fn find_checks(dir: &std::path::Path, depth: u32) -> Option<std::path::PathBuf> {
+    let subdirs: Vec<_> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .find(|p| p.join("checks.json").exists())?;
-    let text = std::fs::read_to_string(run.join("checks.json")).ok()?;
-    serde_json::from_str::<Vec<Value>>(&text).ok()
+        .filter(|p| p.is_dir())
+        .collect();
+    if let Some(p) = subdirs.iter().find(|p| p.join("checks.json").exists()) {
+        return Some(p.clone());
+    }
+    if depth == 0 {
+        return None;
+    }
+    subdirs.iter().find_map(|p| find_checks(p, depth - 1))
 }

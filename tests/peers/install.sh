@@ -17,10 +17,13 @@ node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist
 node22="$dest/node/node_modules/node/bin/node"
 conformance="$dest/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 ts_sdk="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js"
+# The TypeScript SDK's example server with its demo OAuth provider (`--oauth`).
+sdk_oauth="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"
 venv_py="$dest/venv/bin/python"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
-      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -x "$venv_py" ]]; then
+      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -f "$sdk_oauth" \
+      && -x "$venv_py" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
 fi
@@ -39,6 +42,7 @@ npm ci --prefix "$dest/node" --no-audit --no-fund --loglevel=error
 test -f "$node_entry"
 test -f "$conformance"
 test -f "$ts_sdk"
+test -f "$sdk_oauth"
 "$node22" --version >/dev/null
 
 # --- Python venv with the official MCP SDK (mcp==2.3.0 and pinned deps)
@@ -57,5 +61,7 @@ se_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/se
 mcp_version="$("$venv_py" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 conf_version="$("$node22" "$conformance" --version)"
 echo "peers: installed @modelcontextprotocol/server-everything@$se_version (node $node_entry)"
+sdk_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/sdk/package.json').version")"
+echo "peers: installed @modelcontextprotocol/sdk@$sdk_version (example OAuth server $sdk_oauth)"
 echo "peers: installed @modelcontextprotocol/conformance@$conf_version (run with node $("$node22" --version): $node22 $conformance)"
 echo "peers: installed mcp==$mcp_version (python $venv_py)"

@@ -29,6 +29,10 @@ impl Inner {
             .get(self.url.clone())
             .headers(self.headers.clone())
             .header(ACCEPT, "text/event-stream");
+        let req = match self.auth.as_ref().and_then(|a| a.header()) {
+            Some(h) => req.header(reqwest::header::AUTHORIZATION, h),
+            None => req,
+        };
         match self.send(channel, req).await {
             Ok(r) => {
                 self.exchange_meta(channel, "GET", &r, started);

@@ -63,6 +63,32 @@ pub enum HttpError {
     Connect(String),
 }
 
+/// Credentials for the requests, renewed when the server refuses them. The
+/// authorization flow itself lives in `crate::auth`; the transport only
+/// asks for a header, and says when the server refused it.
+pub trait Authorize: Send + Sync + 'static {
+    /// The `Authorization` header value to send now, if any.
+    fn header(&self) -> Option<String>;
+    /// Where the authorization's own events go (the session's trace).
+    fn attach(&self, emit: std::sync::Arc<dyn Fn(crate::event::Event) + Send + Sync>);
+    /// Renew credentials about to expire; called before each POST.
+    fn ready(&self) -> futures_util::future::BoxFuture<'_, ()>;
+    /// The server answered `status` (401, or 403 asking for more scope)
+    /// with these `WWW-Authenticate` values to a request sent with `sent`:
+    /// get credentials worth retrying with, or say why there are none.
+    fn refused<'a>(
+        &'a self,
+        status: u16,
+        challenges: &'a [String],
+        sent: Option<&'a str>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>>;
+    /// How long authorizations have taken so far (a running one included):
+    /// time a person spends in the browser is not a server being slow.
+    fn paused(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
 pub struct HttpTransport {
     inner: Arc<Inner>,
     queue: mpsc::UnboundedSender<Queued>,
@@ -79,6 +105,8 @@ struct Inner {
     shutdown: watch::Sender<bool>,
     /// The legacy `endpoint` URL once the SSE stream announced it.
     endpoint: watch::Sender<Option<Url>>,
+    /// OAuth, unless the user sends an `Authorization` header of their own.
+    auth: Option<Arc<dyn Authorize>>,
 }
 
 impl HttpTransport {
@@ -87,6 +115,7 @@ impl HttpTransport {
         headers: &[(String, String)],
         flavor: Flavor,
         sink: Arc<dyn Sink>,
+        auth: Option<Arc<dyn Authorize>>,
     ) -> Result<HttpTransport, HttpError> {
         let url = Url::parse(url).map_err(|e| HttpError::Url(url.to_string(), e.to_string()))?;
         if !matches!(url.scheme(), "http" | "https") {
@@ -112,6 +141,11 @@ impl HttpTransport {
             .map_err(|e| HttpError::Client(e.to_string()))?;
         let (shutdown, _) = watch::channel(false);
         let (endpoint, _) = watch::channel(None);
+        let auth = auth.filter(|_| !map.contains_key(reqwest::header::AUTHORIZATION));
+        if let Some(a) = &auth {
+            let sink = sink.clone();
+            a.attach(Arc::new(move |ev| sink.event("auth", ev)));
+        }
         let inner = Arc::new(Inner {
             client,
             url,
@@ -121,6 +155,7 @@ impl HttpTransport {
             next_post: AtomicU64::new(1),
             shutdown,
             endpoint,
+            auth,
         });
         let (queue, rx) = mpsc::unbounded_channel();
         tokio::spawn(queue::dispatch(inner.clone(), rx));
@@ -170,6 +205,14 @@ impl HttpTransport {
         if let Some(h) = self.inner.lock().running.remove(id) {
             h.abort();
         }
+    }
+
+    /// Time spent authorizing so far (see [`Authorize::paused`]).
+    pub fn auth_paused(&self) -> Duration {
+        self.inner
+            .auth
+            .as_ref()
+            .map_or(Duration::ZERO, |a| a.paused())
     }
 
     pub fn flavor(&self) -> Flavor {

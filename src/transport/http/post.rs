@@ -40,35 +40,81 @@ impl Inner {
             },
             _ => self.url.clone(),
         };
-        let started = Instant::now();
-        let mut req = self
-            .common_headers(self.client.post(target))
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json");
-        for (k, v) in headers {
-            req = req.header(k, v);
-        }
-        let req = req.body(frame.clone());
-        let sent = self.send(&channel, req).await;
-        if let Some(d) = &out.delivered {
-            d.notify_one();
-        }
-        let resp = match sent {
-            Ok(r) => r,
-            Err(e) => {
-                let why = format!("POST failed: {}", error_chain(&e));
-                self.meta(
+        let mut authorizations = 0;
+        let mut delivered = out.delivered.clone();
+        let resp = loop {
+            if let Some(a) = &self.auth {
+                a.ready().await;
+            }
+            let sent_auth = self.auth.as_ref().and_then(|a| a.header());
+            let started = Instant::now();
+            let mut req = self
+                .common_headers(self.client.post(target.clone()))
+                .header(ACCEPT, "application/json, text/event-stream")
+                .header(CONTENT_TYPE, "application/json");
+            for (k, v) in &headers {
+                req = req.header(k, v);
+            }
+            let req = req.body(frame.clone());
+            let sent = self.send(&channel, req).await;
+            if let Some(d) = delivered.take() {
+                d.notify_one();
+            }
+            let resp = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    let why = format!("POST failed: {}", error_chain(&e));
+                    self.meta(
+                        &channel,
+                        Event::HttpError {
+                            method: "POST".into(),
+                            error: why.clone(),
+                        },
+                    );
+                    self.sink.failed(&channel, request_id, why.into());
+                    return;
+                }
+            };
+            self.exchange_meta(&channel, "POST", &resp, started);
+            let Some(auth) = &self.auth else {
+                break resp;
+            };
+            let challenges = auth_challenges(&resp);
+            let status = resp.status().as_u16();
+            let wants = status == 401
+                || (status == 403
+                    && crate::auth::challenge::Challenge::parse(
+                        challenges.iter().map(String::as_str),
+                    )
+                    .insufficient_scope());
+            if !wants || authorizations >= crate::auth::MAX_AUTHORIZATIONS {
+                break resp;
+            }
+            authorizations += 1;
+            // The refused answer is kept like any other body.
+            if let Ok((b, _)) = body::read_capped(resp).await {
+                let b = trim_body(&b);
+                if !b.is_empty() {
+                    self.sink.frames(&channel, &[b]);
+                }
+            }
+            if let Err(why) = auth
+                .refused(status, &challenges, sent_auth.as_deref())
+                .await
+            {
+                let head = match StatusCode::from_u16(status) {
+                    Ok(s) => format!("HTTP {s}"),
+                    Err(_) => format!("HTTP {status}"),
+                };
+                let challenge = report::challenge_of(&challenges);
+                self.sink.failed(
                     &channel,
-                    Event::HttpError {
-                        method: "POST".into(),
-                        error: why.clone(),
-                    },
+                    request_id,
+                    format!("{head} (WWW-Authenticate: {challenge}): {why}").into(),
                 );
-                self.sink.failed(&channel, request_id, why.into());
                 return;
             }
         };
-        self.exchange_meta(&channel, "POST", &resp, started);
         let status = resp.status();
         if is_initialize
             && let Some(sid) = resp
@@ -177,4 +223,13 @@ impl Inner {
             );
         }
     }
+}
+
+/// Every `WWW-Authenticate` value of a response, as text.
+fn auth_challenges(resp: &reqwest::Response) -> Vec<String> {
+    resp.headers()
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .collect()
 }

@@ -15,21 +15,28 @@ pub fn challenge(headers: &HeaderMap) -> Option<String> {
     let all: Vec<String> = headers
         .get_all(WWW_AUTHENTICATE)
         .iter()
-        .map(|v| one_line(&String::from_utf8_lossy(v.as_bytes())).into_owned())
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         .collect();
+    (!all.is_empty()).then(|| challenge_of(&all))
+}
+
+/// Challenges (header values) joined and sanitised, at most
+/// [`MAX_CHALLENGE_CHARS`] of them.
+pub fn challenge_of(values: &[String]) -> String {
+    let all: Vec<String> = values.iter().map(|v| one_line(v).into_owned()).collect();
     if all.is_empty() {
-        return None;
+        return "none".into();
     }
     let joined = all.join(", ");
     let mut out: String = joined.chars().take(MAX_CHALLENGE_CHARS).collect();
     if out.len() < joined.len() {
         out.push('…');
     }
-    Some(out)
+    out
 }
 
 /// `HTTP 401 Unauthorized: …` — the status, and for 401/403 the challenge
-/// and the way to send credentials (mcpscope runs no OAuth flow itself).
+/// and the ways to send credentials.
 pub fn describe(status: u16, challenge: Option<&str>) -> String {
     let head = match StatusCode::from_u16(status) {
         Ok(s) => format!("HTTP {s}"),
@@ -41,7 +48,7 @@ pub fn describe(status: u16, challenge: Option<&str>) -> String {
     };
     match status {
         401 => format!(
-            "{head}: the server wants credentials ({}); pass them with -H 'Authorization: Bearer …'",
+            "{head}: the server wants credentials ({}); authorize with `mcpscope auth login --url URL`, or pass them with -H 'Authorization: Bearer …'",
             named(challenge)
         ),
         403 => format!(
@@ -124,6 +131,7 @@ mod tests {
             "{d}"
         );
         assert!(d.ends_with("-H 'Authorization: Bearer …'"), "{d}");
+        assert!(d.contains("`mcpscope auth login --url URL`"), "{d}");
         assert!(describe(401, None).contains("no WWW-Authenticate header"));
         assert_eq!(describe(500, None), "HTTP 500 Internal Server Error");
         let long = HeaderValue::from_str(&"a".repeat(5000)).unwrap();

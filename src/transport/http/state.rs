@@ -43,6 +43,9 @@ impl Inner {
         mut req: reqwest::RequestBuilder,
     ) -> reqwest::RequestBuilder {
         req = req.headers(self.headers.clone());
+        if let Some(h) = self.auth.as_ref().and_then(|a| a.header()) {
+            req = req.header(reqwest::header::AUTHORIZATION, h);
+        }
         let st = self.lock();
         if let Some(sid) = &st.session_id {
             req = req.header(SESSION_HEADER, sid);
@@ -63,6 +66,10 @@ impl Inner {
             .delete(self.url.clone())
             .headers(self.headers.clone())
             .header(SESSION_HEADER, &sid);
+        let req = match self.auth.as_ref().and_then(|a| a.header()) {
+            Some(h) => req.header(reqwest::header::AUTHORIZATION, h),
+            None => req,
+        };
         let r = tokio::time::timeout(Duration::from_secs(5), self.send("http", req)).await;
         let status = match r {
             Ok(Ok(resp)) => Status::Code(resp.status().as_u16()),

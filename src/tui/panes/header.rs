@@ -144,6 +144,20 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
         )])
         .shrinks(),
     );
+    if let Some(a) = &st.network.view.auth {
+        let color = match a.state.as_str() {
+            "authorized" | "refreshed" => t.ok,
+            "failed" | "refresh-failed" => t.error,
+            _ => t.warn,
+        };
+        parts.push(
+            Part::new(vec![Span::styled(
+                format!("⚿ {}", a.label()),
+                base.fg(color),
+            )])
+            .shrinks(),
+        );
+    }
     let running = st.calls.running();
     parts.push(
         Part::new(vec![Span::styled(

@@ -1,0 +1,403 @@
+//! Finding the authorization server of an MCP server: its Protected
+//! Resource Metadata (RFC 9728; the challenge's `resource_metadata`, else
+//! the path-aware then the root well-known URL), the `resource` it names
+//! (which must be this server), then the authorization server's metadata
+//! (RFC 8414 and OpenID Connect discovery, the path-insertion variants in
+//! the spec's order) whose `issuer` must be the one asked for. A server
+//! without PRM and without metadata gets the 2025-03-26 default endpoints
+//! (`/authorize`, `/token`, `/register` at its origin).
+
+use super::fetch::{Answer, Fetcher, no_query};
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+
+/// RFC 9728 §2, the fields the flow uses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceMetadata {
+    #[serde(default)]
+    pub resource: Option<String>,
+    #[serde(default)]
+    pub authorization_servers: Vec<String>,
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+}
+
+/// RFC 8414 §2, the fields the flow uses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerMetadata {
+    #[serde(default)]
+    pub issuer: String,
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    #[serde(default)]
+    pub registration_endpoint: Option<String>,
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub code_challenge_methods_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub client_id_metadata_document_supported: bool,
+    #[serde(default)]
+    pub authorization_response_iss_parameter_supported: bool,
+    /// Not published: the 2025-03-26 default endpoints.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback: bool,
+}
+
+impl ServerMetadata {
+    pub fn supports_auth_method(&self, m: &str) -> bool {
+        match &self.token_endpoint_auth_methods_supported {
+            Some(list) => list.iter().any(|x| x == m),
+            // RFC 8414 §2: the default is client_secret_basic.
+            None => m == "client_secret_basic",
+        }
+    }
+}
+
+/// What discovery found.
+#[derive(Debug, Clone)]
+pub struct Discovered {
+    pub prm: Option<ResourceMetadata>,
+    /// The authorization server's issuer identifier, as the PRM names it
+    /// (or the server's origin without PRM).
+    pub issuer: String,
+    pub meta: ServerMetadata,
+    /// The `resource` parameter (RFC 8707) for authorization and token requests.
+    pub resource: String,
+}
+
+/// Run discovery for the MCP endpoint `server`, starting from the
+/// challenge's `resource_metadata` when there is one.
+pub async fn discover(
+    f: &Fetcher,
+    server: &Url,
+    resource_metadata: Option<&str>,
+) -> Result<Discovered, String> {
+    let prm = fetch_prm(f, server, resource_metadata).await?;
+    let canonical = canonical_resource(server);
+    let (issuer, resource) = match &prm {
+        Some(p) => {
+            let resource = match &p.resource {
+                Some(r) => {
+                    check_resource(server, r)
+                        .inspect_err(|e| f.problem("auth-resource-mismatch", e))?;
+                    r.clone()
+                }
+                None => canonical,
+            };
+            let issuer = p.authorization_servers.first().cloned().ok_or_else(|| {
+                "the protected resource metadata lists no authorization_servers".to_string()
+            })?;
+            (issuer, resource)
+        }
+        // 2025-03-26: the MCP server's origin is the authorization server.
+        None => (server.origin().ascii_serialization(), canonical),
+    };
+    let issuer_url =
+        Url::parse(&issuer).map_err(|e| format!("authorization server {issuer:?}: {e}"))?;
+    if !matches!(issuer_url.scheme(), "http" | "https") {
+        return Err(format!(
+            "authorization server {issuer:?} is not an http(s) URL"
+        ));
+    }
+    let meta = match fetch_server_metadata(f, &issuer, &issuer_url).await? {
+        Some(m) => m,
+        None if prm.is_none() => fallback(&issuer_url),
+        None => {
+            let why = format!(
+                "authorization server {issuer} publishes no metadata (tried {})",
+                metadata_urls(&issuer_url)
+                    .iter()
+                    .map(no_query)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            f.problem("auth-metadata-missing", &why);
+            return Err(why);
+        }
+    };
+    Ok(Discovered {
+        prm,
+        issuer,
+        meta,
+        resource,
+    })
+}
+
+/// The PRM, or `None` when the server publishes none (a 2025-03-26 server).
+async fn fetch_prm(
+    f: &Fetcher,
+    server: &Url,
+    from_challenge: Option<&str>,
+) -> Result<Option<ResourceMetadata>, String> {
+    let mut urls = Vec::new();
+    if let Some(u) = from_challenge {
+        match server.join(u) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => urls.push(u),
+            _ => {}
+        }
+    }
+    for u in prm_urls(server) {
+        if !urls.contains(&u) {
+            urls.push(u);
+        }
+    }
+    let mut problems = Vec::new();
+    for u in urls {
+        let a = f
+            .get("resource-metadata", u)
+            .await
+            .map_err(|e| e.to_string())?;
+        if a.status.is_success() {
+            match a.json::<ResourceMetadata>("protected resource metadata") {
+                Ok(m) => return Ok(Some(m)),
+                Err(e) => problems.push(e),
+            }
+        } else if !a.status.is_client_error() {
+            problems.push(status_problem("protected resource metadata", &a));
+        }
+    }
+    match problems.into_iter().next() {
+        // A server error or a document that is not PRM is not "no PRM".
+        Some(p) => Err(p),
+        None => Ok(None),
+    }
+}
+
+/// RFC 9728 §3.1: the well-known URI inserted before the resource's path,
+/// then at the root.
+pub fn prm_urls(server: &Url) -> Vec<Url> {
+    let origin = server.origin().ascii_serialization();
+    let path = server.path().trim_end_matches('/');
+    let mut out = Vec::new();
+    if !path.is_empty()
+        && let Ok(u) = Url::parse(&format!(
+            "{origin}/.well-known/oauth-protected-resource{path}"
+        ))
+    {
+        out.push(u);
+    }
+    if let Ok(u) = Url::parse(&format!("{origin}/.well-known/oauth-protected-resource")) {
+        out.push(u);
+    }
+    out
+}
+
+/// The MCP spec's order: RFC 8414 path insertion, OIDC path insertion, OIDC
+/// path appending; without a path, RFC 8414 then OIDC at the root.
+pub fn metadata_urls(issuer: &Url) -> Vec<Url> {
+    let origin = issuer.origin().ascii_serialization();
+    let path = issuer.path().trim_end_matches('/');
+    let texts = if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    };
+    texts.iter().filter_map(|t| Url::parse(t).ok()).collect()
+}
+
+async fn fetch_server_metadata(
+    f: &Fetcher,
+    issuer: &str,
+    issuer_url: &Url,
+) -> Result<Option<ServerMetadata>, String> {
+    let mut problems = Vec::new();
+    for u in metadata_urls(issuer_url) {
+        let a = f
+            .get("server-metadata", u)
+            .await
+            .map_err(|e| e.to_string())?;
+        if !a.status.is_success() {
+            if !a.status.is_client_error() {
+                problems.push(status_problem("authorization server metadata", &a));
+            }
+            continue;
+        }
+        let m = match a.json::<ServerMetadata>("authorization server metadata") {
+            Ok(m) => m,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        // RFC 8414 §3.3: the issuer must be the identifier the URL was built
+        // from, or the document may come from someone else.
+        if !same_issuer(&m.issuer, issuer) {
+            let why = format!(
+                "authorization server metadata at {} names issuer {:?}, not {issuer:?}; refusing to use it",
+                no_query(&a.url),
+                m.issuer
+            );
+            f.problem("auth-issuer-mismatch", &why);
+            return Err(why);
+        }
+        check_endpoints(&m)?;
+        return Ok(Some(m));
+    }
+    match problems.into_iter().next() {
+        Some(p) => Err(p),
+        None => Ok(None),
+    }
+}
+
+/// Issuers compare as strings; a lone trailing slash on an empty path is
+/// the same URL written two ways.
+pub fn same_issuer(a: &str, b: &str) -> bool {
+    let trim = |s: &str| {
+        let rest = s.split_once("://").map_or(s, |(_, r)| r);
+        if rest.find('/') == Some(rest.len() - 1) {
+            s[..s.len() - 1].to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    a == b || (!a.is_empty() && trim(a) == trim(b))
+}
+
+fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
+    let mut urls = vec![
+        ("authorization_endpoint", &m.authorization_endpoint),
+        ("token_endpoint", &m.token_endpoint),
+    ];
+    if let Some(r) = &m.registration_endpoint {
+        urls.push(("registration_endpoint", r));
+    }
+    for (name, u) in urls {
+        match Url::parse(u) {
+            Ok(p) if matches!(p.scheme(), "http" | "https") => {}
+            _ => {
+                return Err(format!(
+                    "authorization server metadata: {name} {u:?} is not an http(s) URL"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn fallback(origin: &Url) -> ServerMetadata {
+    let o = origin.origin().ascii_serialization();
+    ServerMetadata {
+        issuer: o.clone(),
+        authorization_endpoint: format!("{o}/authorize"),
+        token_endpoint: format!("{o}/token"),
+        registration_endpoint: Some(format!("{o}/register")),
+        fallback: true,
+        ..ServerMetadata::default()
+    }
+}
+
+fn status_problem(what: &str, a: &Answer) -> String {
+    format!(
+        "{what} at {} answered HTTP {}",
+        no_query(&a.url),
+        a.status.as_u16()
+    )
+}
+
+/// The server URL as a resource indicator: no fragment (RFC 8707 §2).
+pub fn canonical_resource(server: &Url) -> String {
+    let mut u = server.clone();
+    u.set_fragment(None);
+    u.to_string()
+}
+
+/// The PRM's `resource` must be this server: same origin, and the server's
+/// path at or below the resource's path (RFC 9728 §3.3).
+pub fn check_resource(server: &Url, resource: &str) -> Result<(), String> {
+    let bad = || {
+        format!(
+            "the protected resource metadata is for {resource:?}, not for {}; refusing to authorize",
+            no_query(server)
+        )
+    };
+    let r = Url::parse(resource).map_err(|_| bad())?;
+    if r.origin() != server.origin() {
+        return Err(bad());
+    }
+    let rp = r.path().trim_end_matches('/');
+    let sp = server.path().trim_end_matches('/');
+    if sp == rp || sp.starts_with(&format!("{rp}/")) {
+        Ok(())
+    } else {
+        Err(bad())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn well_known_orders() {
+        let prm: Vec<String> = prm_urls(&u("http://h:1/a/mcp"))
+            .iter()
+            .map(Url::to_string)
+            .collect();
+        assert_eq!(
+            prm,
+            [
+                "http://h:1/.well-known/oauth-protected-resource/a/mcp",
+                "http://h:1/.well-known/oauth-protected-resource"
+            ]
+        );
+        assert_eq!(prm_urls(&u("http://h/")).len(), 1);
+        let md: Vec<String> = metadata_urls(&u("https://as/tenant1"))
+            .iter()
+            .map(Url::to_string)
+            .collect();
+        assert_eq!(
+            md,
+            [
+                "https://as/.well-known/oauth-authorization-server/tenant1",
+                "https://as/.well-known/openid-configuration/tenant1",
+                "https://as/tenant1/.well-known/openid-configuration"
+            ]
+        );
+        let root: Vec<String> = metadata_urls(&u("https://as"))
+            .iter()
+            .map(Url::to_string)
+            .collect();
+        assert_eq!(
+            root,
+            [
+                "https://as/.well-known/oauth-authorization-server",
+                "https://as/.well-known/openid-configuration"
+            ]
+        );
+    }
+
+    #[test]
+    fn resource_must_be_this_server() {
+        let s = u("http://localhost:9/mcp");
+        assert!(check_resource(&s, "http://localhost:9/mcp").is_ok());
+        assert!(check_resource(&s, "http://localhost:9/").is_ok());
+        assert!(check_resource(&s, "http://localhost:9").is_ok());
+        assert!(check_resource(&s, "https://evil.example.com/mcp").is_err());
+        assert!(check_resource(&s, "http://localhost:9/mc").is_err());
+        assert!(check_resource(&s, "http://localhost:10/mcp").is_err());
+        assert!(check_resource(&s, "not a url").is_err());
+    }
+
+    #[test]
+    fn issuers_compare_exactly_but_for_a_root_slash() {
+        assert!(same_issuer("http://a:1", "http://a:1/"));
+        assert!(same_issuer("http://a:1/t", "http://a:1/t"));
+        assert!(!same_issuer("http://a:1/t", "http://a:1/t/"));
+        assert!(!same_issuer("https://attacker.example.com", "http://a:1"));
+        assert!(!same_issuer("", "http://a:1"));
+    }
+}

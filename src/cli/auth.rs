@@ -1,0 +1,354 @@
+//! Authorization on the command line: the options every server-taking
+//! command has (`--client-id`, `--client-secret`, `--no-auth-cache`, …) and
+//! `mcpscope auth login|status|logout`, which manage the token cache.
+//! Tokens and secrets are never printed.
+
+use super::spec::{ServerArgs, ServerSpec};
+use crate::auth::{Agent, AuthConfig, Authorizer, describe, store};
+use crate::event::{Event, Status};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct AuthArgs {
+    /// OAuth client id registered with the server's authorization server
+    /// (otherwise mcpscope registers itself where the server allows it).
+    #[arg(long, help_heading = "Authorization")]
+    pub client_id: Option<String>,
+    /// Its client secret (confidential clients).
+    #[arg(
+        long,
+        env = "MCPSCOPE_CLIENT_SECRET",
+        hide_env_values = true,
+        help_heading = "Authorization"
+    )]
+    pub client_secret: Option<String>,
+    /// A Client ID Metadata Document URL to use as the client id where the
+    /// authorization server accepts them.
+    #[arg(long, value_name = "URL", help_heading = "Authorization")]
+    pub client_metadata_url: Option<String>,
+    /// The loopback port of the redirect URI (what a pre-registered client
+    /// registered: http://127.0.0.1:PORT/callback); default: any free port.
+    #[arg(long, value_name = "PORT", help_heading = "Authorization")]
+    pub callback_port: Option<u16>,
+    /// Neither read nor write the token cache (tokens live for this run only).
+    #[arg(long, help_heading = "Authorization")]
+    pub no_auth_cache: bool,
+    /// Do not run the authorization flow on a 401 at all.
+    #[arg(long, help_heading = "Authorization")]
+    pub no_auth: bool,
+    /// Print the authorization URL without opening a browser.
+    #[arg(long, help_heading = "Authorization")]
+    pub no_browser: bool,
+    /// Who carries out the authorization request: a browser (default on a
+    /// terminal), `fetch` (follow the redirects over HTTP: servers that
+    /// approve without a person), `none` (fail; default without a terminal).
+    #[arg(long, value_enum, hide = true)]
+    pub auth_agent: Option<AgentArg>,
+    /// Deadline of each HTTP exchange of the authorization flow, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, hide = true)]
+    pub auth_timeout: f64,
+}
+
+impl Default for AuthArgs {
+    fn default() -> Self {
+        AuthArgs {
+            client_id: None,
+            client_secret: None,
+            client_metadata_url: None,
+            callback_port: None,
+            no_auth_cache: false,
+            no_auth: false,
+            no_browser: false,
+            auth_agent: None,
+            auth_timeout: 30.0,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentArg {
+    Browser,
+    Fetch,
+    None,
+}
+
+/// Where the flow may ask a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Face {
+    /// A headless command: the URL on stderr, a pasted redirect on stdin.
+    Headless,
+    /// The TUI owns the terminal: the browser only (the URL is in the
+    /// Network pane).
+    Tui,
+}
+
+impl AuthArgs {
+    /// The authorization setup, or `None` with `--no-auth`.
+    pub fn config(&self, face: Face) -> Option<AuthConfig> {
+        if self.no_auth {
+            return None;
+        }
+        let terminal = std::io::stderr().is_terminal() && std::io::stdin().is_terminal();
+        let agent = match self.auth_agent {
+            Some(AgentArg::Fetch) => Agent::Fetch,
+            Some(AgentArg::None) => Agent::Refuse,
+            Some(AgentArg::Browser) => browser(face, !self.no_browser),
+            None if terminal || face == Face::Tui => browser(face, !self.no_browser),
+            None => Agent::Refuse,
+        };
+        Some(AuthConfig {
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            client_metadata_url: self.client_metadata_url.clone(),
+            cache: !self.no_auth_cache,
+            callback_port: self.callback_port,
+            agent,
+            timeout: Duration::from_secs_f64(self.auth_timeout.clamp(0.01, 3600.0)),
+            ..AuthConfig::default()
+        })
+    }
+}
+
+fn browser(face: Face, open: bool) -> Agent {
+    match face {
+        Face::Headless => Agent::Browser {
+            open,
+            paste: std::io::stdin().is_terminal(),
+            show: Arc::new(|s: &str| eprintln!("[auth] {s}")),
+        },
+        Face::Tui => Agent::Browser {
+            open,
+            paste: false,
+            show: Arc::new(|_: &str| {}),
+        },
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct AuthCmdArgs {
+    #[command(subcommand)]
+    pub cmd: AuthCmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AuthCmd {
+    /// Authorize now and cache the tokens.
+    Login(ServerArgs),
+    /// The cached authorizations (all, or SERVER's): no tokens shown.
+    Status {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// One JSON object per server.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget SERVER's tokens and client registration (or every server's with --all).
+    Logout {
+        #[command(flatten)]
+        server: ServerArgs,
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+pub async fn run(a: AuthCmdArgs) -> i32 {
+    match a.cmd {
+        AuthCmd::Login(s) => login(&s).await,
+        AuthCmd::Status { server, json } => status(&server, json),
+        AuthCmd::Logout { server, all } => logout(&server, all),
+    }
+}
+
+/// The URL of the HTTP server the arguments name.
+fn server_url(s: &ServerArgs) -> Result<String, String> {
+    match s.resolve().map_err(|e| e.to_string())? {
+        ServerSpec::Http { url, .. } => Ok(url),
+        ServerSpec::Stdio { .. } => Err(
+            "authorization is for HTTP servers: give --url URL (or a config entry with a url)"
+                .into(),
+        ),
+    }
+}
+
+fn has_server(s: &ServerArgs) -> bool {
+    s.url.is_some() || s.config.is_some()
+}
+
+async fn login(s: &ServerArgs) -> i32 {
+    let url = match server_url(s) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let Some(mut cfg) = s.auth_config(Face::Headless) else {
+        eprintln!("[error] --no-auth and auth login contradict each other");
+        return 2;
+    };
+    if matches!(cfg.agent, Agent::Refuse) && s.auth.auth_agent.is_none() {
+        // Asked explicitly: print the URL and wait even without a terminal.
+        cfg.agent = browser(Face::Headless, !s.auth.no_browser);
+    }
+    let auth = match Authorizer::new(&url, cfg) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    auth.attach(Arc::new(print_event));
+    match auth.login_now().await {
+        Ok(e) => {
+            println!(
+                "authorized {} by {}: {}",
+                crate::session::spec::redact_url(&e.server),
+                e.issuer,
+                describe(&e.client, &e.tokens)
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("[error] authorization failed: {e}");
+            3
+        }
+    }
+}
+
+/// `[auth] …` lines for the flow's events (no secrets are in them).
+pub fn print_event(ev: Event) {
+    if let Some(line) = auth_line(&ev) {
+        eprintln!("{line}");
+    }
+}
+
+/// The `[auth]` line of an authorization event (unsanitised).
+pub fn auth_line(ev: &Event) -> Option<String> {
+    match ev {
+        Event::AuthHttp {
+            step,
+            method,
+            url,
+            status,
+            ms,
+        } => {
+            let st = match status {
+                Status::Code(c) => c.to_string(),
+                Status::Failed(w) => w.clone(),
+            };
+            Some(format!("[auth] {step}: {method} {url} -> {st} ({ms} ms)"))
+        }
+        Event::Auth { state, detail } => Some(match detail {
+            Some(d) => format!("[auth] {state}: {d}"),
+            None => format!("[auth] {state}"),
+        }),
+        _ => None,
+    }
+}
+
+fn status(s: &ServerArgs, json_out: bool) -> i32 {
+    let wanted = if has_server(s) {
+        match server_url(s) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
+    let entries = match store::all() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
+    let norm = |u: &str| reqwest::Url::parse(u).map_or(u.to_string(), |u| u.to_string());
+    let shown: Vec<_> = entries
+        .iter()
+        .filter(|e| wanted.as_deref().is_none_or(|w| norm(w) == e.server))
+        .collect();
+    for e in &shown {
+        let now = store::now();
+        let expired = e.tokens.expires_at.is_some_and(|t| t <= now);
+        if json_out {
+            println!(
+                "{}",
+                json!({
+                    "server": crate::session::spec::redact_url(&e.server),
+                    "issuer": e.issuer,
+                    "client_id": e.client.client_id,
+                    "registration": e.client.how,
+                    "scope": e.tokens.scope,
+                    "expires_at": e.tokens.expires_at,
+                    "expired": expired,
+                    "refreshable": e.tokens.refresh_token.is_some(),
+                })
+            );
+        } else {
+            println!(
+                "{}  {}  by {}: {}",
+                crate::session::spec::redact_url(&e.server),
+                if expired { "expired" } else { "authorized" },
+                e.issuer,
+                describe(&e.client, &e.tokens)
+            );
+        }
+    }
+    if shown.is_empty() {
+        match &wanted {
+            Some(w) => eprintln!("not authorized: {}", crate::session::spec::redact_url(w)),
+            None => eprintln!("no cached authorizations"),
+        }
+        if wanted.is_some() {
+            return 1;
+        }
+    }
+    if let Some(p) = store::path() {
+        eprintln!("token cache: {}", p.display());
+    }
+    0
+}
+
+fn logout(s: &ServerArgs, all: bool) -> i32 {
+    let target = match (all, has_server(s)) {
+        (true, true) => {
+            eprintln!("[error] give a server or --all, not both");
+            return 2;
+        }
+        (true, false) => None,
+        (false, false) => {
+            eprintln!("[error] which server? give --url URL (or --all)");
+            return 2;
+        }
+        (false, true) => match server_url(s) {
+            Ok(u) => Some(reqwest::Url::parse(&u).map_or(u.clone(), |x| x.to_string())),
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 2;
+            }
+        },
+    };
+    match store::remove(target.as_deref()) {
+        Ok(n) => {
+            match &target {
+                Some(t) if n == 0 => {
+                    println!("not authorized: {}", crate::session::spec::redact_url(t))
+                }
+                Some(t) => println!("logged out: {}", crate::session::spec::redact_url(t)),
+                None => println!("logged out of {n} server(s)"),
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("[error] {e}");
+            2
+        }
+    }
+}
