@@ -242,14 +242,20 @@ fn sigterm_to_the_proxy_reaches_the_server_and_its_end_is_the_proxys() {
         h.initialize();
         // SAFETY: kill(2) on our own child.
         unsafe { libc::kill(h.child.id() as i32, libc::SIGTERM) };
-        let (_, st, _) = h.finish();
+        // stdin stays open: closing it now would race the forwarded signal
+        // (a server that ends on EOF could end before the TERM reaches it
+        // through the proxy), which is not what this test is about.
+        let (_, st, _) = h.wait_stdin_open();
         st
     };
-    // A server that exits 143 on SIGTERM, and one left to die of it.
+    // A server that exits 143 on SIGTERM, and one left to die of it. Its
+    // sleeper is killed with KILL: a TERM reaching the forked child before
+    // it execs `sleep` would be caught by the trap it inherited, and the
+    // sleeper would outlive the shell holding stdout open.
     let trapping: Vec<String> = [
         "sh",
         "-c",
-        "trap 'kill $!; exit 143' TERM; read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}'; sleep 1000 & wait; exit 3",
+        "trap 'kill -KILL $!; exit 143' TERM; read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}'; sleep 1000 & wait; exit 3",
     ]
     .iter()
     .map(|s| s.to_string())
