@@ -45,7 +45,9 @@ start() {
 start_cmd() {
     cols=$1 rows=$2; shift 2
     [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null || true
-    SOCK="mcpscope-shots-$$-$cols"
+    # A fresh socket per step: a server just killed may still hold its name.
+    STEP=$(( ${STEP:-0} + 1 ))
+    SOCK="mcpscope-shots-$$-$STEP"
     tmux -L "$SOCK" -f /dev/null new-session -d -x "$cols" -y "$rows" \
         "MCPSCOPE_CONFIG_DIR='$CONF' MCPSCOPE_RUNTIME_DIR='${RT:-}' TERM=xterm-256color COLORTERM=truecolor '$BIN' $*; sleep 600"
 }
