@@ -184,20 +184,40 @@ pub async fn run(a: CallArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return fail(&Failure::Usage(e)),
     };
+    let (a, args) = (&a, &args);
+    headless(&a.server, &a.opts, limits, |session, printer| async move {
+        call(&session, a, args, limits, &printer).await
+    })
+    .await
+}
+
+/// One headless session around `work`: connect, print and check what
+/// arrives, stop on a signal (cancelling what is in flight), shut the server
+/// down, and settle the exit code with the answers and the recording.
+pub(super) async fn headless<F, Fut>(
+    server: &ServerArgs,
+    opts: &CallOpts,
+    limits: Limits,
+    work: F,
+) -> i32
+where
+    F: FnOnce(Arc<Session>, PrinterTask) -> Fut,
+    Fut: std::future::Future<Output = i32>,
+{
     let mut signals = Signals::install();
-    let (session, trace, _spec) = match connect(&a.server, a.opts.record.as_deref(), limits).await {
+    let (session, trace, _spec) = match connect(server, opts.record.as_deref(), limits).await {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
     // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     let cfg = CheckConfig {
-        tokenless_by_choice: a.opts.request.policy() == TokenPolicy::None,
+        tokenless_by_choice: opts.request.policy() == TokenPolicy::None,
         own_client: true,
         ..CheckConfig::default()
     };
-    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet, cfg);
+    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
     let code = tokio::select! {
-        code = call(&session, &a, &args, limits, &printer) => code,
+        code = work(session.clone(), printer.clone()) => code,
         stop = signals.recv() => {
             cancel_in_flight(&session, stop);
             stop.code
@@ -208,7 +228,7 @@ pub async fn run(a: CallArgs) -> i32 {
     printer_task.abort();
     printer.sync();
     printer.checks.stop();
-    report_evictions(&trace, &printer.checks, a.opts.record.is_some());
+    report_evictions(&trace, &printer.checks, opts.record.is_some());
     if refused > 0 && code == 0 {
         // An answer the user gave could not be sent: the run did not go as asked.
         eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");

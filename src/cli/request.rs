@@ -4,15 +4,11 @@
 //! `resources/templates/list`, `prompts/list`) follow every page unless
 //! `--params` names a cursor.
 
-use super::call::{
-    CallOpts, PrinterTask, fail, finish, out_of_range_lines, report_evictions, result_text,
-};
-use super::connect::{Failure, connect, handshake};
-use super::signals::{Signals, cancel_in_flight};
+use super::call::{CallOpts, PrinterTask, fail, headless, out_of_range_lines, result_text};
+use super::connect::{Failure, handshake};
 use super::spec::{ServerArgs, UsageError};
-use crate::checks::CheckConfig;
 use crate::client::pages::list_key;
-use crate::client::{Limits, Reply, Session, TokenPolicy};
+use crate::client::{Limits, Reply, Session};
 use crate::protocol::IdKey;
 use crate::protocol::methods;
 use clap::Args;
@@ -101,37 +97,11 @@ pub async fn run(a: RequestArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    let mut signals = Signals::install();
-    let (session, trace, _spec) = match connect(&a.server, a.opts.record.as_deref(), limits).await {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
-    // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
-    let cfg = CheckConfig {
-        tokenless_by_choice: a.opts.request.policy() == TokenPolicy::None,
-        own_client: true,
-        ..CheckConfig::default()
-    };
-    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), a.opts.quiet, cfg);
-    let code = tokio::select! {
-        code = request(&session, &a, &ask, limits, &printer) => code,
-        stop = signals.recv() => {
-            cancel_in_flight(&session, stop);
-            stop.code
-        }
-    };
-    let refused = session.refused_answers();
-    session.shutdown().await;
-    printer_task.abort();
-    printer.sync();
-    printer.checks.stop();
-    report_evictions(&trace, &printer.checks, a.opts.record.is_some());
-    if refused > 0 && code == 0 {
-        // An answer the user gave could not be sent: the run did not go as asked.
-        eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
-        return finish(&trace, 2);
-    }
-    finish(&trace, code)
+    let (a, ask) = (&a, &ask);
+    headless(&a.server, &a.opts, limits, |session, printer| async move {
+        request(&session, a, ask, limits, &printer).await
+    })
+    .await
 }
 
 async fn request(
