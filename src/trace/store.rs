@@ -794,8 +794,8 @@ impl Store {
             };
             // Past the first chunk, the next is prepared while this one
             // fills, if the bound has room for both.
-            let ahead = !self.chunks.is_empty()
-                && self.mem + self.idx.mem() + 2 * CHUNK_BYTES <= self.limits.max_bytes;
+            let room = self.mem + self.idx.mem() + 2 * CHUNK_BYTES <= self.limits.max_bytes;
+            let ahead = (!self.chunks.is_empty() && room).then_some(CHUNK_BYTES);
             let buf = self.spare.take(bytes.len().max(CHUNK_BYTES), ahead);
             let c = Chunk::new(seq, buf, expect);
             self.mem += c.mem();
