@@ -5,9 +5,8 @@
 //! session to send on: the composer and cancel are off, nothing is injected
 //! into someone else's session.
 
-use super::settings::{Settings, clamp_fps};
-use super::theme::Theme;
-use super::{AppOptions, action, exit, format, run_ui, runtime, settings};
+use super::settings::clamp_fps;
+use super::{AppOptions, action, exit, format, run_ui, runtime};
 use crate::checks::LiveChecks;
 use crate::proxy::follow::Follow;
 use crate::proxy::registry;
@@ -35,15 +34,7 @@ pub async fn attach(name: Option<&str>) -> i32 {
             return 2;
         }
     };
-    let dir = settings::config_dir();
-    let prepared = Settings::load(dir.as_deref()).and_then(|s| {
-        let mut theme = Theme::resolve(&s.theme, dir.as_deref()).map_err(|e| e.to_string())?;
-        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-            theme = theme.without_colors();
-        }
-        Ok((s, theme))
-    });
-    let (settings, theme) = match prepared {
+    let (settings, theme) = match super::settings_and_theme(None) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("[error] {e}");

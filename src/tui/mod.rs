@@ -108,15 +108,7 @@ pub async fn replay(path: &Path) -> i32 {
         );
         return 2;
     }
-    let dir = settings::config_dir();
-    let prepared = Settings::load(dir.as_deref()).and_then(|s| {
-        let mut theme = Theme::resolve(&s.theme, dir.as_deref()).map_err(|e| e.to_string())?;
-        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-            theme = theme.without_colors();
-        }
-        Ok((s, theme))
-    });
-    let (settings, theme) = match prepared {
+    let (settings, theme) = match settings_and_theme(None) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("[error] {e}");
@@ -253,15 +245,22 @@ struct Setup {
     server_cli: ServerCli,
 }
 
+/// The user's settings, and the theme they (or `theme`, from the command
+/// line) name, without colours under `NO_COLOR`.
+pub(crate) fn settings_and_theme(theme: Option<String>) -> Result<(Settings, Theme), String> {
+    let dir = settings::config_dir();
+    let settings = Settings::load(dir.as_deref())?;
+    let name = theme.unwrap_or_else(|| settings.theme.clone());
+    let mut theme = Theme::resolve(&name, dir.as_deref()).map_err(|e| e.to_string())?;
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        theme = theme.without_colors();
+    }
+    Ok((settings, theme))
+}
+
 impl Setup {
     fn prepare(config: Config) -> Result<Setup, String> {
-        let dir = settings::config_dir();
-        let settings = Settings::load(dir.as_deref())?;
-        let theme_name = config.theme.unwrap_or_else(|| settings.theme.clone());
-        let mut theme = Theme::resolve(&theme_name, dir.as_deref()).map_err(|e| e.to_string())?;
-        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-            theme = theme.without_colors();
-        }
+        let (settings, theme) = settings_and_theme(config.theme)?;
         let fps = clamp_fps(config.fps.unwrap_or(settings.fps));
         let runs = config
             .runs
