@@ -351,3 +351,36 @@ fn a_tokenless_call_by_choice_is_no_finding() {
     let r = check("echo", &["-a", "text=hi"]);
     assert!(r.report.findings.is_empty(), "{:#?}", r.report.findings);
 }
+
+/// A recording of mcpscope's own session checked again later: a tokenless
+/// call by the user's choice is still no finding (a proxy's recording of a
+/// host is judged as a host: see `tests/checks_client_wire.rs`).
+#[test]
+fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rec = dir.path().join("t.jsonl");
+    let live = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+        .args([
+            "call", "--demo", "--tool", "echo", "-a", "text=hi", "--token", "none", "--quiet",
+            "--record",
+        ])
+        .arg(&rec)
+        .output()
+        .expect("run mcpscope call");
+    assert_eq!(
+        live.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    let again = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+        .args(["check", "--format", "json", "--trace"])
+        .arg(&rec)
+        .output()
+        .expect("run mcpscope check --trace");
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    let report: Report =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("bad JSON report ({e}): {stdout}"));
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert_eq!(again.status.code(), Some(0));
+}

@@ -30,11 +30,12 @@ pub struct CheckConfig {
     /// because the user asked for that (`--token none`):
     /// `client-no-progress-token` has nothing to tell them.
     pub tokenless_by_choice: bool,
-    /// The client is mcpscope itself, checked live: it drops the token
-    /// only when the user chose so, and it cancels on its own only at a
-    /// timeout it records (`timeout` event; its idle limit resets on
-    /// progress); any other cancel is the user's (Ctrl-C, the cancel key).
-    /// A recording checked later lacks this, as a proxied host's does.
+    /// The client is mcpscope itself: it drops the token only when the user
+    /// chose so, and it cancels on its own only at a timeout it records
+    /// (`timeout` event; its idle limit resets on progress); any other
+    /// cancel is the user's (Ctrl-C, the cancel key). Live, and for a
+    /// recording of such a session (`for_recording`); a proxy's recording
+    /// of a host is not one.
     pub own_client: bool,
     /// Force an era; `None` infers it from the trace (initialize result, or
     /// requests carrying the stateless `_meta` protocol version).
@@ -73,5 +74,16 @@ impl CheckConfig {
         } else {
             1
         }
+    }
+}
+
+impl CheckConfig {
+    /// The configuration for checking a recording with this header: one
+    /// of mcpscope's own sessions says `"recorded_as": "client"`; a proxy's
+    /// recording of a host, an older recording or another tool's does not,
+    /// and its client is judged like any host.
+    pub fn for_recording(mut self, header: &serde_json::Value) -> CheckConfig {
+        self.own_client = header.get("recorded_as").and_then(|v| v.as_str()) == Some("client");
+        self
     }
 }

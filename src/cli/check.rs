@@ -288,6 +288,11 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
+        // Who the client was is in the header (read again below, where a
+        // trace that cannot be read is reported).
+        if let Ok(r) = crate::trace::reader::TraceReader::open(path) {
+            cfg = cfg.for_recording(r.header());
+        }
         // The store has a live session's bound; every event is checked as it
         // is read, before that bound could evict it.
         let mut run = CheckRun::new(cfg);

@@ -44,6 +44,8 @@ impl Launch {
         if let Some(path) = &self.record {
             let header = json!({
                 "mcpscope_trace": FORMAT_VERSION,
+                // mcpscope was the session's client (see `CheckConfig::for_recording`).
+                "recorded_as": "client",
                 "version": env!("CARGO_PKG_VERSION"),
                 "started": rfc3339_now(),
                 "server": self.spec.to_json(self.options.redact),

@@ -167,7 +167,10 @@ pub async fn replay(path: &Path) -> i32 {
                 format!("replaying {file}: composer and cancel are off (no server); Space pauses")
             }
         }));
-        let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
+        let checks = LiveChecks::spawn(
+            trace.clone(),
+            settings.checks.clone().for_recording(&header),
+        );
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
         let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
