@@ -58,15 +58,7 @@ pub fn wrap_text(
         "--".into(),
     ];
     args.extend(argv);
-    let plain = strip_jsonc(text);
-    let entry = locate_entry(&plain, name)
-        .ok_or_else(|| err(format!("cannot find server {name:?} in {}", path.display())))?;
-    let members = members(plain.as_bytes(), entry.0).ok_or_else(|| {
-        err(format!(
-            "server {name:?} in {} is not an object",
-            path.display()
-        ))
-    })?;
+    let members = entry_members(text, path, name)?;
     let span = |k: &str| members.iter().find(|m| m.0 == k).map(|m| (m.1, m.2));
     let command = span("command").ok_or_else(|| {
         err(format!(
@@ -97,10 +89,7 @@ pub fn wrap_text(
             path.display()
         )));
     }
-    let plain = strip_jsonc(&out);
-    let new_entry = locate_entry(&plain, name)
-        .and_then(|(s, e)| serde_json::from_str(&plain[s..e]).ok())
-        .ok_or_else(|| err(format!("cannot read server {name:?} back after rewriting")))?;
+    let new_entry = read_back(&out, name)?;
     Ok(Wrapped {
         name: name.to_string(),
         entry: new_entry,
@@ -137,15 +126,7 @@ fn wrap_url(
         local.push('?');
         local.push_str(q);
     }
-    let plain = strip_jsonc(text);
-    let entry = locate_entry(&plain, name)
-        .ok_or_else(|| err(format!("cannot find server {name:?} in {}", path.display())))?;
-    let members = members(plain.as_bytes(), entry.0).ok_or_else(|| {
-        err(format!(
-            "server {name:?} in {} is not an object",
-            path.display()
-        ))
-    })?;
+    let members = entry_members(text, path, name)?;
     let (s, e) = members
         .iter()
         .find(|m| m.0 == "url" || m.0 == "serverUrl")
@@ -165,10 +146,7 @@ fn wrap_url(
             path.display()
         )));
     }
-    let plain = strip_jsonc(&out);
-    let new_entry = locate_entry(&plain, name)
-        .and_then(|(s, e)| serde_json::from_str(&plain[s..e]).ok())
-        .ok_or_else(|| err(format!("cannot read server {name:?} back after rewriting")))?;
+    let new_entry = read_back(&out, name)?;
     let run = vec![
         exe.to_string(),
         "proxy".into(),
@@ -202,6 +180,32 @@ pub fn write(path: &Path, w: &Wrapped) -> std::io::Result<PathBuf> {
     std::fs::set_permissions(&tmp, std::fs::metadata(path)?.permissions())?;
     std::fs::rename(&tmp, path)?;
     Ok(backup)
+}
+
+/// The members of server `name`'s entry: (key, value start, value end),
+/// as byte offsets into `text` (comments blanked, offsets kept).
+fn entry_members(
+    text: &str,
+    path: &Path,
+    name: &str,
+) -> Result<Vec<(String, usize, usize)>, UsageError> {
+    let plain = strip_jsonc(text);
+    let entry = locate_entry(&plain, name)
+        .ok_or_else(|| err(format!("cannot find server {name:?} in {}", path.display())))?;
+    members(plain.as_bytes(), entry.0).ok_or_else(|| {
+        err(format!(
+            "server {name:?} in {} is not an object",
+            path.display()
+        ))
+    })
+}
+
+/// Server `name`'s entry as JSON, read back from rewritten text.
+fn read_back(out: &str, name: &str) -> Result<Value, UsageError> {
+    let plain = strip_jsonc(out);
+    locate_entry(&plain, name)
+        .and_then(|(s, e)| serde_json::from_str(&plain[s..e]).ok())
+        .ok_or_else(|| err(format!("cannot read server {name:?} back after rewriting")))
 }
 
 /// The byte span of server `name`'s value in `plain` (comment-free JSON).
