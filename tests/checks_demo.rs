@@ -383,4 +383,22 @@ fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("bad JSON report ({e}): {stdout}"));
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     assert_eq!(again.status.code(), Some(0));
+    // Through a pipe, read once: the header decides before the first event.
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+        .args(["check", "--format", "json", "--trace", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run mcpscope check --trace /dev/stdin");
+    let bytes = std::fs::read(&rec).expect("recording");
+    let mut stdin = piped.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+    let out = piped.wait_with_output().expect("check output");
+    writer.join().expect("writer").expect("write the trace");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("bad JSON report from a pipe ({e}): {stdout}"));
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert!(report.summary.events > 0);
+    assert_eq!(out.status.code(), Some(0));
 }

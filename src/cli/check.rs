@@ -288,21 +288,23 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
-        // Who the client was is in the header (read again below, where a
-        // trace that cannot be read is reported).
-        if let Ok(r) = crate::trace::reader::TraceReader::open(path) {
-            cfg = cfg.for_recording(r.header());
-        }
         // The store has a live session's bound; every event is checked as it
-        // is read, before that bound could evict it.
-        let mut run = CheckRun::new(cfg);
+        // is read, before that bound could evict it. Who the client was is in
+        // the header, read before the first event.
+        let mut run: Option<CheckRun> = None;
         let mut events = 0u64;
-        let read = read_into(path, crate::trace::StoreLimits::default(), |store, seq| {
-            if let Some(ev) = store.get(seq) {
-                run.observe(&ev);
-                events += 1;
-            }
-        });
+        let read = read_into(
+            path,
+            crate::trace::StoreLimits::default(),
+            |header, store, seq| {
+                let run =
+                    run.get_or_insert_with(|| CheckRun::new(cfg.clone().for_recording(header)));
+                if let Some(ev) = store.get(seq) {
+                    run.observe(&ev);
+                    events += 1;
+                }
+            },
+        );
         let loaded = match read {
             Ok(l) => l,
             Err(e) => {
@@ -314,6 +316,7 @@ pub async fn run(a: CheckArgs) -> i32 {
             }
         };
         let source = json!({"trace": path.display().to_string()});
+        let run = run.unwrap_or_else(|| CheckRun::new(cfg.for_recording(&loaded.header)));
         let mut report = run.report(&loaded.store, source, a.strict, events, 0);
         if let Some(d) = &loaded.damage {
             // What came after the cut is unknown, so the trace cannot pass.

@@ -45,7 +45,7 @@ pub fn run(a: ReplayArgs) -> i32 {
     // store's default bound however long the trace, and a damaged trace still
     // prints everything before the damage.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let read = read_into(&a.file, StoreLimits::default(), |store, seq| {
+    let read = read_into(&a.file, StoreLimits::default(), |_, store, seq| {
         if let Some(ev) = store.get(seq) {
             let _ = writeln!(out, "{}", format_event(&ev));
         }
@@ -73,18 +73,18 @@ pub struct Loaded {
 }
 
 /// Read a recorded trace into a fresh store, line by line, calling `each`
-/// with the store and the seq of every event appended. A trace cut mid-line
+/// with the header, the store and the seq of every event appended. A trace cut mid-line
 /// gives every event before the cut, and `damage` says where.
 pub fn read_into(
     path: &Path,
     limits: StoreLimits,
-    mut each: impl FnMut(&Store, u64),
+    mut each: impl FnMut(&Value, &Store, u64),
 ) -> Result<Loaded, TraceReadError> {
     let mut reader = TraceReader::open(path)?;
     let mut store = Store::new(limits);
     while let Some(e) = reader.next_event()? {
         let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
-        each(&store, seq);
+        each(reader.header(), &store, seq);
     }
     Ok(Loaded {
         header: reader.header().clone(),
@@ -103,7 +103,7 @@ pub fn load(path: &Path) -> Result<(Value, Store), TraceReadError> {
         StoreLimits {
             max_bytes: usize::MAX,
         },
-        |_, _| {},
+        |_, _, _| {},
     )?;
     if let Some(d) = loaded.damage {
         return Err(TraceReadError::Bad {
