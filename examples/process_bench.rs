@@ -9,23 +9,15 @@
 //!
 //! Run: `cargo build --release && cargo run --release --example process_bench [N] [ROUNDS]`
 
+#[path = "support/python.rs"]
+mod python;
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
 use mcpscope::trace::{Dir, Store};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-fn python() -> PathBuf {
-    // The interpreter itself, not a shim: a pyenv `python3` is a bash script
-    // whose start-up would be charged to whichever side spawns it.
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3 on PATH");
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-}
 
 /// Wall seconds from spawn to exit, and the child's peak RSS in KiB.
 // The child is reaped by `wait4`, which also gives its own rusage.
@@ -88,7 +80,7 @@ fn main() {
         .unwrap_or(1_000_000);
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7).max(5);
     let bin = release_bin::release_bin();
-    let py = python();
+    let py = python::python();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/support/flood");
     let server = dir.join("flood_server.py");
     let server_cmd = format!("{} {}", py.display(), server.display());

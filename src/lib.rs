@@ -27,6 +27,7 @@ pub mod event;
 pub mod files;
 pub mod format;
 pub mod listen_guard;
+pub mod priority;
 pub mod protocol;
 pub mod proxy;
 pub mod selflog;

@@ -21,6 +21,13 @@ fn main() {
         // Without --print, replay is interactive.
         Some(Cmd::Replay(a)) if !a.print => block_on(mcpscope::tui::replay(&a.file)),
         Some(Cmd::Attach(a)) if !a.print => block_on(mcpscope::tui::attach(a.name.as_deref())),
+        Some(cmd @ Cmd::Proxy(_)) if matches!(&cmd, Cmd::Proxy(a) if a.listen.is_none()) => {
+            // The stdio proxy's runtime only checks and keeps the registry:
+            // background work beside the forwarding threads (which this
+            // thread starts). The HTTP proxy forwards on its runtime.
+            mcpscope::priority::mark_process_background();
+            block_on(mcpscope::cli::run(cmd))
+        }
         Some(cmd) => block_on(mcpscope::cli::run(cmd)),
     };
     // Recordings are written by threads of their own: let them finish.
@@ -58,6 +65,7 @@ fn interactive(args: TuiArgs) -> i32 {
 fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_start(mcpscope::priority::lower_if_background)
         .build()
     {
         Ok(rt) => {

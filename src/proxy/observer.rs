@@ -170,11 +170,9 @@ impl Observer {
             .spawn(move || {
                 // Forwarding comes first: on a busy machine the copying
                 // threads get the CPU, and the observer catches up after a
-                // burst (its queue holds it) instead of slowing it.
-                // SAFETY: setpriority(2) on this thread (Linux: a tid).
-                unsafe {
-                    libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-                }
+                // burst (its queue holds it) instead of slowing it. The
+                // store's helper threads it starts inherit this.
+                crate::priority::lower_this_thread();
                 observe(&trace, &rx, &queued, max_frame)
             })
             .expect("spawn observer thread");

@@ -266,6 +266,9 @@ impl StdioProxy {
         else {
             unreachable!("all three pipes were requested")
         };
+        // A flooding server blocks (and wakes the copy thread) a sixteenth
+        // as often; the host's own pipe is the host's and is left alone.
+        crate::transport::stdio::widen_pipe(&server_out);
         let reaped = Arc::new(AtomicBool::new(false));
         let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
         let threads = spawn_thread("proxy-host-in", move || {

@@ -75,7 +75,10 @@ impl Recorder {
         let (give_back, spare) = std::sync::mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("recorder".into())
-            .spawn(move || write_lines(out, rx, &give_back, &err))?;
+            .spawn(move || {
+                crate::priority::lower_if_background();
+                write_lines(out, rx, &give_back, &err)
+            })?;
         Ok(Recorder {
             line: Vec::with_capacity(512),
             batch: Vec::new(),

@@ -314,7 +314,7 @@ impl StdioTransport {
 /// 64 KiB, and raising it up to `/proc/sys/fs/pipe-max-size` needs no
 /// privilege). A flooding server then blocks, and wakes the reader, a
 /// sixteenth as often. Best effort: the pipe works either way.
-fn widen_pipe(stdout: &std::process::ChildStdout) {
+pub fn widen_pipe(stdout: &std::process::ChildStdout) {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
