@@ -20,6 +20,10 @@
 //!    latency per message is half the difference of the round trips
 //!    (budget: median ≤ 100 µs).
 //!
+//! 4. Memory: the proxy's peak RSS with `--max-store 64MiB`, for a session
+//!    of COUNT and of 4 × COUNT notifications: bounded by the store, not by
+//!    the session's length.
+//!
 //! Run: `cargo build --release && cargo run --release --example proxy_bench [COUNT] [REPS]`
 //! `PROXY_BENCH_ONLY=raw` measures the raw reader host alone (for profiling).
 //! `FLOOD_SERVER="python3 flood_server.py"` floods from another server with
@@ -77,8 +81,8 @@ fn main() {
         let (mut direct, mut through) = (Vec::new(), Vec::new());
         let mut lost = 0;
         for _ in 0..reps {
-            direct.push(raw_flood(server, count, &tmp));
-            through.push(raw_flood(&proxied(server), count, &tmp));
+            direct.push(raw_flood(server, count, &tmp).0);
+            through.push(raw_flood(&proxied(server), count, &tmp).0);
             lost = lost.max(lost_bytes(&trace));
         }
         let (d, t) = (median(&mut direct), median(&mut through));
@@ -99,6 +103,25 @@ fn main() {
             recorded >> 20
         );
     }
+    // Memory: the proxy's own peak RSS under a 64 MiB store bound, for a
+    // session of COUNT and of 4 × COUNT notifications (the reference flood
+    // server; the proxy is the host's child, the server the proxy's).
+    let bounded = |n: u64| {
+        let mut argv = proxied(&reference);
+        argv.splice(2..2, ["--max-store".to_string(), "64MiB".to_string()]);
+        let (_, rss) = raw_flood(&argv, n, &tmp);
+        (rss, lost_bytes(&trace))
+    };
+    let (short, long) = (bounded(count), bounded(4 * count));
+    println!(
+        "memory, --max-store 64MiB: proxy peak RSS {} MiB for {count} notifications, {} MiB for {} (not recorded by the observer: {} / {} bytes)",
+        short.0 >> 10,
+        long.0 >> 10,
+        4 * count,
+        short.1,
+        long.1
+    );
+
     if std::env::var("PROXY_BENCH_ONLY").is_ok_and(|v| v == "raw") {
         let _ = std::fs::remove_dir_all(&tmp);
         return;
@@ -183,8 +206,9 @@ fn spawn(argv: &[String], rt: &Path, stdout: Stdio) -> Child {
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 
-/// Seconds from sending the flood call to reading its last line.
-fn raw_flood(argv: &[String], count: u64, rt: &Path) -> f64 {
+/// Seconds from sending the flood call to reading its last line, and the
+/// peak RSS (KiB) of the process the host ran.
+fn raw_flood(argv: &[String], count: u64, rt: &Path) -> (f64, u64) {
     let mut child = spawn(argv, rt, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     let mut out = child.stdout.take().unwrap();
@@ -215,8 +239,22 @@ fn raw_flood(argv: &[String], count: u64, rt: &Path) -> f64 {
     let dt = t0.elapsed().as_secs_f64();
     drop(stdin);
     while out.read(&mut buf).is_ok_and(|n| n > 0) {}
-    child.wait().unwrap();
-    dt
+    (dt, reap(child))
+}
+
+/// Wait for `child` and return its peak RSS in KiB (its own, not its
+/// children's: for the proxy, without the server it runs).
+// The child is reaped by `wait4`, which also gives its rusage.
+#[allow(clippy::zombie_processes)]
+fn reap(child: Child) -> u64 {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; all zeroes is a valid value.
+    let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
+    // SAFETY: pid is our child, not yet reaped; both are valid out-pointers.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    usage.ru_maxrss as u64
 }
 
 /// (seconds of the call, notifications received) for the TypeScript SDK host.

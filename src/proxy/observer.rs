@@ -28,6 +28,11 @@ pub fn max_queued(max_store: usize) -> usize {
 }
 /// Pieces waiting for the observer, at most (each is one read, ≤ 1 MiB).
 const QUEUE_PIECES: usize = 16_384;
+/// Recorded batches (≤ 1 MiB of lines each) waiting for the disk, at most,
+/// before the observer waits for it: its memory is then its own queue's,
+/// which is bounded by the store's size and counts what it cannot keep,
+/// rather than lines held for the disk.
+const DISK_BACKLOG: usize = 8;
 
 /// Which stream a piece was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,7 +208,11 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
         Framer::new(max_frame),
     ];
     let mut out = Vec::new();
+    let backlog = trace.read().recorder_backlog();
     while let Ok(piece) = rx.recv() {
+        if let Some(b) = &backlog {
+            b.wait_below(DISK_BACKLOG);
+        }
         let (side, t_us, gap, at_line, bytes, end) = match piece {
             Piece::Stop => {
                 // Lines cut short by the end are frames too.

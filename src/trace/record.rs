@@ -26,6 +26,43 @@ const BATCH_BYTES: usize = 1 << 20;
 /// instead of slowing ingest or growing without end.
 const MAX_HELD: usize = 64 << 20;
 
+/// Batches handed to the writer and not yet written, shared with whoever
+/// wants to wait for the disk rather than have lines held (the proxy's
+/// observer, which runs beside the forwarding and whose own bounded queue
+/// then fills and counts what it cannot keep).
+#[derive(Clone, Default)]
+pub struct Backlog(std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>);
+
+impl Backlog {
+    fn add(&self) {
+        *self.0.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+
+    fn done(&self) {
+        let mut n = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        self.0.1.notify_all();
+    }
+
+    /// Batches waiting to be written.
+    pub fn len(&self) -> usize {
+        *self.0.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Wait until fewer than `limit` batches wait to be written (or the
+    /// writer is gone: it empties the backlog as it ends).
+    pub fn wait_below(&self, limit: usize) {
+        let mut n = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= limit.max(1) {
+            n = self.0.1.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
 enum ToWriter {
     /// Lines of events from seq `from` on.
     Lines { from: u64, bytes: Vec<u8> },
@@ -51,6 +88,7 @@ pub struct Recorder {
     writer: Option<std::thread::JoinHandle<()>>,
     /// Why the recording stopped, set once by whichever side saw it.
     error: std::sync::Arc<std::sync::OnceLock<String>>,
+    backlog: Backlog,
 }
 
 impl Recorder {
@@ -73,11 +111,17 @@ impl Recorder {
             .push(std::sync::Arc::downgrade(&tx));
         let err = error.clone();
         let (give_back, spare) = std::sync::mpsc::channel();
+        let backlog = Backlog::default();
+        let written = backlog.clone();
         let writer = std::thread::Builder::new()
             .name("recorder".into())
             .spawn(move || {
                 crate::priority::lower_if_background();
-                write_lines(out, rx, &give_back, &err)
+                write_lines(out, rx, &give_back, &err, &written);
+                // Nobody waits for a writer that is gone.
+                let mut n = written.0.0.lock().unwrap_or_else(|e| e.into_inner());
+                *n = 0;
+                written.0.1.notify_all();
             })?;
         Ok(Recorder {
             line: Vec::with_capacity(512),
@@ -87,11 +131,17 @@ impl Recorder {
             tx: Some(tx),
             writer: Some(writer),
             error,
+            backlog,
         })
     }
 
     pub fn error(&self) -> Option<&str> {
         self.error.get().map(String::as_str)
+    }
+
+    /// The batches waiting to be written, to wait on.
+    pub fn backlog(&self) -> Backlog {
+        self.backlog.clone()
     }
 
     pub fn write_event(&mut self, ev: &EventRef<'_>) {
@@ -176,7 +226,13 @@ impl Recorder {
             Err(_) => Vec::new(),
         };
         let bytes = std::mem::replace(&mut self.batch, next);
-        match tx.try_send(ToWriter::Lines { from, bytes }) {
+        // Counted before it is sent: the writer may be done with it first.
+        self.backlog.add();
+        let sent = tx.try_send(ToWriter::Lines { from, bytes });
+        if sent.is_err() {
+            self.backlog.done();
+        }
+        match sent {
             Ok(()) => self.batch_from = None,
             Err(std::sync::mpsc::TrySendError::Full(ToWriter::Lines { bytes, .. })) => {
                 if bytes.len() > MAX_HELD {
@@ -265,6 +321,7 @@ fn write_lines(
     rx: std::sync::mpsc::Receiver<ToWriter>,
     give_back: &std::sync::mpsc::Sender<Vec<u8>>,
     error: &std::sync::OnceLock<String>,
+    backlog: &Backlog,
 ) {
     for msg in rx {
         match msg {
@@ -280,6 +337,7 @@ fn write_lines(
                     bytes.clear();
                     let _ = give_back.send(bytes);
                 }
+                backlog.done();
             }
             ToWriter::Sync(ack) => {
                 let _ = ack.send(());
@@ -410,6 +468,43 @@ mod tests {
         let all = drain.join().unwrap().unwrap();
         let lines = all.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
         assert_eq!(lines, 1 + 1000, "the header and every event");
+    }
+
+    #[test]
+    fn the_backlog_counts_batches_until_they_are_written() {
+        // A file that takes one write each time it is told to.
+        struct Gated(std::sync::Mutex<std::sync::mpsc::Receiver<()>>);
+        impl Write for Gated {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                let _ = self.0.get_mut().unwrap().recv();
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let (go, gate) = std::sync::mpsc::channel();
+        go.send(()).unwrap(); // the header
+        let mut store = Store::default();
+        store.set_recorder(Recorder::new(Box::new(Gated(gate.into())), &json!({})).unwrap());
+        let backlog = store.recorder_backlog().unwrap();
+        for i in 0..3 {
+            store.append_frame(Dir::In, "stdio", i, b"{}", &mut Vec::new());
+            store.end_batch();
+        }
+        // The writer holds the first batch (its write waits): all three wait.
+        assert_eq!(backlog.len(), 3);
+        go.send(()).unwrap();
+        go.send(()).unwrap();
+        backlog.wait_below(2);
+        assert!(backlog.len() <= 1);
+        go.send(()).unwrap();
+        backlog.wait_below(1);
+        assert!(backlog.is_empty());
+        // A writer that is gone leaves nobody waiting.
+        drop(go);
+        assert_eq!(store.finish_recording(), None);
+        backlog.wait_below(1);
     }
 
     #[test]

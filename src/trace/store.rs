@@ -236,6 +236,11 @@ impl Store {
         self.recorder = Some(rec);
     }
 
+    /// The recorder's batches waiting for the disk, if it records.
+    pub fn recorder_backlog(&self) -> Option<super::record::Backlog> {
+        self.recorder.as_ref().map(Recorder::backlog)
+    }
+
     pub fn recorder_error(&self) -> Option<&str> {
         self.recorder.as_ref().and_then(Recorder::error)
     }
