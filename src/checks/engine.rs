@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use tokens::{SlotCache, Tok};
 
 mod client;
+mod tasks;
 mod tokens;
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -51,6 +52,10 @@ struct Req {
     /// The client gave up on it without a response (its own timeout, a
     /// transport failure, a lost session): no longer awaited.
     gone: bool,
+    /// The task its answer created (an index into the task table).
+    task: Option<usize>,
+    /// `tasks/get` or `tasks/cancel`: answered with a task's status.
+    task_query: bool,
 }
 
 impl Req {
@@ -91,6 +96,7 @@ pub struct Checker {
     offered_version: Option<String>,
     http: super::http::HttpExchanges,
     client: client::ClientSide,
+    tasks: tasks::Tasks,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -119,6 +125,7 @@ impl Checker {
             offered_version: None,
             http: Default::default(),
             client: Default::default(),
+            tasks: Default::default(),
             tok_epoch: 0,
         }
     }
@@ -343,6 +350,8 @@ impl Checker {
             response: None,
             cancel: None,
             gone: false,
+            task: None,
+            task_query: tasks::answers_with_task(f.method.as_deref()),
         });
         self.req_ids.insert(id, ri);
     }
@@ -360,6 +369,7 @@ impl Checker {
             FrameKind::Notification => match ev.method {
                 Some(methods::PROGRESS) => self.progress(ev, out),
                 Some(methods::MESSAGE) => self.log(ev, out),
+                m if tasks::is_status_notification(m) => self.task_notification(ev, out),
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
@@ -462,7 +472,24 @@ impl Checker {
             );
         };
         let req = &self.reqs[ri];
-        if let Some((rseq, _)) = req.response {
+        // A task's token outlives the CreateTaskResult that answered its
+        // request: it is valid until the task is terminal.
+        let task = match req.response {
+            Some(_) => self.task_progress(req, ev),
+            None => None,
+        };
+        if let Some(Some(end)) = task {
+            let tasks::Ended {
+                task,
+                status,
+                seq: tseq,
+            } = end;
+            return self.emit_for(out, Rule::TaskProgressAfterTerminal, vec![tseq, seq], slot, ri, |key, rid| format!(
+                    "progress for token {key} arrived after task {task} (request {rid}) was {status} (#{tseq}); a task's progress must stop when the task ends"
+                ));
+        }
+        let req = &self.reqs[ri];
+        if let (Some((rseq, _)), None) = (req.response, &task) {
             return self.emit_for(out, Rule::ProgressAfterResponse, vec![rseq, seq], slot, ri, |key, rid| format!(
                     "progress for token {key} arrived after the response to request {rid} (#{rseq}); progress must stop when the request completes"
                 ));
@@ -475,8 +502,14 @@ impl Checker {
                     secs(t - ct)
                 ));
         }
-        // Legacy HTTP+SSE answers everything on its one `sse` stream by design.
-        if req.channel.starts_with("post") && *req.channel != *ev.channel && ev.channel != "sse" {
+        // Legacy HTTP+SSE answers everything on its one `sse` stream by design;
+        // a running task's messages may come on any stream (its request's
+        // stream ended with the CreateTaskResult).
+        if req.channel.starts_with("post")
+            && *req.channel != *ev.channel
+            && ev.channel != "sse"
+            && task.is_none()
+        {
             let (req_ch, req_seq) = (req.channel.clone(), req.seq);
             self.emit_for(out, Rule::NotificationWrongStream, vec![req_seq, seq], slot, ri, |_, rid| {
                 format!(
@@ -721,6 +754,11 @@ impl Checker {
                 self.session_level = Some((level, self.reqs[ri].seq));
             }
             _ => {}
+        }
+        if ok && self.reqs[ri].task_query {
+            self.task_query_answer(ri, ev, out);
+        } else if ok {
+            self.task_answer(ri, ev);
         }
         if let Some(slot) = self.reqs[ri].token {
             let slot = slot as usize;

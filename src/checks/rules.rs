@@ -80,6 +80,8 @@ pub enum Rule {
     StdoutNotJsonrpc,
     NotificationWrongStream,
     InitializeUnsupportedVersion,
+    TaskProgressAfterTerminal,
+    TaskStatusRegressed,
     ResultNotObject,
     ResponseNullId,
     HttpContentType,
@@ -99,7 +101,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 36] = [
+    pub const ALL: [Rule; 38] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -120,6 +122,8 @@ impl Rule {
         Rule::StdoutNotJsonrpc,
         Rule::NotificationWrongStream,
         Rule::InitializeUnsupportedVersion,
+        Rule::TaskProgressAfterTerminal,
+        Rule::TaskStatusRegressed,
         Rule::ResultNotObject,
         Rule::ResponseNullId,
         Rule::HttpContentType,
@@ -160,6 +164,8 @@ impl Rule {
             Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
             Rule::NotificationWrongStream => "notification-wrong-stream",
             Rule::InitializeUnsupportedVersion => "initialize-unsupported-version",
+            Rule::TaskProgressAfterTerminal => "task-progress-after-terminal",
+            Rule::TaskStatusRegressed => "task-status-regressed",
             Rule::ResultNotObject => "result-not-object",
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
@@ -193,6 +199,8 @@ impl Rule {
             | Rule::JsonrpcInvalid
             | Rule::StdoutNotJsonrpc
             | Rule::InitializeUnsupportedVersion
+            | Rule::TaskProgressAfterTerminal
+            | Rule::TaskStatusRegressed
             | Rule::ResultNotObject
             | Rule::HttpContentType
             | Rule::ClientDuplicateProgressToken
@@ -265,6 +273,12 @@ impl Rule {
             }
             Rule::InitializeUnsupportedVersion => {
                 "the initialize result names a protocolVersion the client did not offer and does not support"
+            }
+            Rule::TaskProgressAfterTerminal => {
+                "progress for a task's token after the task completed, failed or was cancelled (the token stays valid after CreateTaskResult only while the task runs: \"The progressToken provided in the initial request remains valid throughout the task lifetime.\")"
+            }
+            Rule::TaskStatusRegressed => {
+                "a task status after a terminal status (completed, failed, cancelled) that differs from it: \"Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status\""
             }
             Rule::ResultNotObject => "a response's result is not a JSON object",
             Rule::ResponseNullId => {
