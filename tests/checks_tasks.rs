@@ -292,3 +292,56 @@ fn the_tasks_extension_shape() {
     assert_eq!(f[0].seqs, vec![4, 5]);
     assert_eq!(f[1].seqs, vec![4, 6]);
 }
+
+#[test]
+fn a_successful_cancel_leaves_the_task_cancelled() {
+    let cancel = r#"{"jsonrpc":"2.0","id":2,"method":"tasks/cancel","params":{"taskId":"T1"}}"#;
+    let still = got(2, "working");
+    let f = check(&task_with(&[
+        (4, "out", "stdio", cancel),
+        (5, "in", "stdio", &still),
+    ]));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].rule, Rule::TaskCancelNotCancelled);
+    assert_eq!(f[0].severity, Severity::Error);
+    assert_eq!(f[0].seqs, vec![4, 5]);
+    assert_eq!(f[0].request_id, Some(IdKey::Int(2)));
+    assert!(
+        f[0].message
+            .contains("tasks/cancel for task T1 succeeded, but the task is \"working\""),
+        "{}",
+        f[0].message
+    );
+
+    // A task that had completed must be refused, not answered as completed.
+    let done = note("completed");
+    let completed = got(2, "completed");
+    let f = check(&task_with(&[
+        (4, "in", "stdio", &done),
+        (5, "out", "stdio", cancel),
+        (6, "in", "stdio", &completed),
+    ]));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].rule, Rule::TaskCancelNotCancelled);
+
+    // Cancelled, or refused: as the spec asks.
+    let cancelled = got(2, "cancelled");
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"task T1 is already completed"}}"#;
+    for answer in [cancelled.as_str(), refused] {
+        let f = check(&task_with(&[
+            (4, "out", "stdio", cancel),
+            (5, "in", "stdio", answer),
+        ]));
+        assert!(f.is_empty(), "{answer}: {f:?}");
+    }
+
+    // The 2026-07-28 extension acknowledges a cancel without a status, and
+    // its requests are not judged by the 2025-11-25 rule.
+    let sl_cancel = r#"{"jsonrpc":"2.0","id":2,"method":"tasks/cancel","params":{"taskId":"T1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let ack = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete"}}"#;
+    let odd = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"T1","status":"completed"}}"#;
+    for answer in [ack, odd] {
+        let f = check(&[(0, "out", "stdio", sl_cancel), (1, "in", "stdio", answer)]);
+        assert!(only(&f, Rule::TaskCancelNotCancelled).is_empty(), "{f:?}");
+    }
+}

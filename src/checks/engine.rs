@@ -55,7 +55,7 @@ struct Req {
     /// The task its answer created (an index into the task table).
     task: Option<usize>,
     /// `tasks/get` or `tasks/cancel`: answered with a task's status.
-    task_query: bool,
+    task_query: Option<tasks::Query>,
 }
 
 impl Req {
@@ -351,7 +351,7 @@ impl Checker {
             cancel: None,
             gone: false,
             task: None,
-            task_query: tasks::answers_with_task(f.method.as_deref()),
+            task_query: tasks::query(f.method.as_deref()),
         });
         self.req_ids.insert(id, ri);
     }
@@ -755,7 +755,7 @@ impl Checker {
             }
             _ => {}
         }
-        if ok && self.reqs[ri].task_query {
+        if ok && self.reqs[ri].task_query.is_some() {
             self.task_query_answer(ri, ev, out);
         } else if ok {
             self.task_answer(ri, ev);

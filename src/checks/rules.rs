@@ -82,6 +82,7 @@ pub enum Rule {
     InitializeUnsupportedVersion,
     TaskProgressAfterTerminal,
     TaskStatusRegressed,
+    TaskCancelNotCancelled,
     ResultNotObject,
     ResponseNullId,
     HttpContentType,
@@ -101,7 +102,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 38] = [
+    pub const ALL: [Rule; 39] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -124,6 +125,7 @@ impl Rule {
         Rule::InitializeUnsupportedVersion,
         Rule::TaskProgressAfterTerminal,
         Rule::TaskStatusRegressed,
+        Rule::TaskCancelNotCancelled,
         Rule::ResultNotObject,
         Rule::ResponseNullId,
         Rule::HttpContentType,
@@ -166,6 +168,7 @@ impl Rule {
             Rule::InitializeUnsupportedVersion => "initialize-unsupported-version",
             Rule::TaskProgressAfterTerminal => "task-progress-after-terminal",
             Rule::TaskStatusRegressed => "task-status-regressed",
+            Rule::TaskCancelNotCancelled => "task-cancel-not-cancelled",
             Rule::ResultNotObject => "result-not-object",
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
@@ -201,6 +204,7 @@ impl Rule {
             | Rule::InitializeUnsupportedVersion
             | Rule::TaskProgressAfterTerminal
             | Rule::TaskStatusRegressed
+            | Rule::TaskCancelNotCancelled
             | Rule::ResultNotObject
             | Rule::HttpContentType
             | Rule::ClientDuplicateProgressToken
@@ -279,6 +283,9 @@ impl Rule {
             }
             Rule::TaskStatusRegressed => {
                 "a task status after a terminal status (completed, failed, cancelled) that differs from it: \"Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status\""
+            }
+            Rule::TaskCancelNotCancelled => {
+                "2025-11-25 tasks: tasks/cancel succeeded but the task it returns is not cancelled: \"Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response.\" (a task already terminal must be refused with -32602 instead)"
             }
             Rule::ResultNotObject => "a response's result is not a JSON object",
             Rule::ResponseNullId => {

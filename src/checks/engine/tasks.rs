@@ -13,7 +13,7 @@
 use super::{Checker, Req};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
-use crate::protocol::methods;
+use crate::protocol::{Era, methods};
 use crate::trace::EventRef;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -63,8 +63,18 @@ fn created(result: &Value) -> Option<(&str, &str)> {
 }
 
 /// Requests whose answer is a `Task` object.
-pub(super) fn answers_with_task(method: Option<&str>) -> bool {
-    matches!(method, Some(methods::TASKS_GET | methods::TASKS_CANCEL))
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Query {
+    Get,
+    Cancel,
+}
+
+pub(super) fn query(method: Option<&str>) -> Option<Query> {
+    match method {
+        Some(methods::TASKS_GET) => Some(Query::Get),
+        Some(methods::TASKS_CANCEL) => Some(Query::Cancel),
+        _ => None,
+    }
 }
 
 /// A status notification of either tasks revision.
@@ -124,8 +134,26 @@ impl Checker {
         let Some((id, status)) = task_of(&v) else {
             return;
         };
+        let (sent, rid) = (self.reqs[ri].seq, self.reqs[ri].id.clone());
+        // The extension's cancel is an acknowledgement, whatever it carries.
+        if self.reqs[ri].task_query == Some(Query::Cancel)
+            && self.era != Era::Stateless
+            && status != "cancelled"
+        {
+            let id = crate::protocol::sanitize::one_line(id).into_owned();
+            let status = crate::protocol::sanitize::one_line(status).into_owned();
+            self.emit(
+                out,
+                Rule::TaskCancelNotCancelled,
+                vec![sent, ev.seq],
+                None,
+                Some(rid),
+                format!(
+                    "tasks/cancel for task {id} succeeded, but the task is {status:?}; a cancelled task must be cancelled before the answer, and a task already terminal refused with -32602"
+                ),
+            );
+        }
         if let Some(&ti) = self.tasks.by_id.get(id) {
-            let sent = self.reqs[ri].seq;
             self.task_status(ti, status, ev, Some(sent), out);
         }
     }
