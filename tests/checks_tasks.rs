@@ -237,6 +237,18 @@ fn over_http_streams_only_what_must_be_late_is_judged() {
     let f = check(&base(&[(4, "in", "get", one), (5, "in", "get", two)]));
     assert!(f.is_empty(), "{f:?}");
 
+    // A task's messages may come on any stream, even before the
+    // CreateTaskResult on the call's own stream is read.
+    let f = check(&[
+        (0, "out", "post:0", INIT),
+        (1, "in", "post:0", INIT_OK),
+        (2, "out", "post:1", TASK_CALL),
+        (3, "in", "get", one),
+        (4, "in", "post:1", CREATED),
+        (5, "in", "get", two),
+    ]);
+    assert!(f.is_empty(), "{f:?}");
+
     // A poll sent before the end was seen may answer with older news; one
     // sent after it may not.
     let f = check(&base(&[

@@ -56,6 +56,9 @@ struct Req {
     task: Option<usize>,
     /// `tasks/get` or `tasks/cancel`: answered with a task's status.
     task_query: Option<tasks::Query>,
+    /// It asked to run as a task (2025-11-25 `params.task`): its messages
+    /// may come on any stream.
+    augmented: bool,
 }
 
 impl Req {
@@ -298,11 +301,13 @@ impl Checker {
     fn request(&mut self, ev: &EventRef<'_>) {
         let f = ev.frame();
         let Some(id) = f.id.clone() else { return };
-        let meta: Option<Value> = f.params.and_then(|p| {
-            serde_json::from_str::<Value>(p.get())
-                .ok()
-                .and_then(|v| v.get("_meta").cloned())
-        });
+        let params: Option<Value> = f
+            .params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+        let meta = params.as_ref().and_then(|v| v.get("_meta")).cloned();
+        let augmented = params
+            .as_ref()
+            .is_some_and(|v| v.get("task").is_some_and(Value::is_object));
         if let Some(v) = meta
             .as_ref()
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
@@ -352,6 +357,7 @@ impl Checker {
             gone: false,
             task: None,
             task_query: tasks::query(f.method.as_deref()),
+            augmented,
         });
         self.req_ids.insert(id, ri);
     }
@@ -503,12 +509,13 @@ impl Checker {
                 ));
         }
         // Legacy HTTP+SSE answers everything on its one `sse` stream by design;
-        // a running task's messages may come on any stream (its request's
-        // stream ended with the CreateTaskResult).
+        // a task's messages may come on any stream (its request's stream
+        // ends with the CreateTaskResult, which they may even overtake).
         if req.channel.starts_with("post")
             && *req.channel != *ev.channel
             && ev.channel != "sse"
             && task.is_none()
+            && !req.augmented
         {
             let (req_ch, req_seq) = (req.channel.clone(), req.seq);
             self.emit_for(out, Rule::NotificationWrongStream, vec![req_seq, seq], slot, ri, |_, rid| {
