@@ -357,3 +357,59 @@ fn a_successful_cancel_leaves_the_task_cancelled() {
         assert!(only(&f, Rule::TaskCancelNotCancelled).is_empty(), "{f:?}");
     }
 }
+
+/// Over Streamable HTTP a task's statuses on the GET stream may overtake the
+/// CreateTaskResult on the call's stream; they count once it names the task.
+#[test]
+fn statuses_that_overtake_the_create_task_result() {
+    let (done, working, late) = (note("completed"), note("working"), p(2));
+    let f = check(&[
+        (0, "out", "post:0", INIT),
+        (1, "in", "post:0", INIT_OK),
+        (2, "out", "post:1", TASK_CALL),
+        (3, "in", "get", &done),
+        (4, "in", "get", &working),
+        (5, "in", "post:1", CREATED),
+        (6, "in", "get", &late),
+    ]);
+    let got: Vec<(Rule, Vec<u64>)> = f.iter().map(|f| (f.rule, f.seqs.clone())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (Rule::TaskStatusRegressed, vec![3, 4]),
+            (Rule::TaskProgressAfterTerminal, vec![3, 6]),
+        ],
+        "{f:?}"
+    );
+
+    // The CreateTaskResult's own "working" was written before the end.
+    let f = check(&[
+        (0, "out", "post:0", INIT),
+        (1, "in", "post:0", INIT_OK),
+        (2, "out", "post:1", TASK_CALL),
+        (3, "in", "get", &done),
+        (4, "in", "post:1", CREATED),
+    ]);
+    assert!(f.is_empty(), "{f:?}");
+}
+
+#[test]
+fn statuses_of_unknown_tasks_are_kept_bounded() {
+    let mut s = Store::default();
+    for i in 0..10_000u64 {
+        let f = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{{"taskId":"X{i}","status":"working"}}}}"#
+        );
+        s.append_recorded(Dir::In, "stdio", i, f.as_bytes(), false);
+    }
+    let mut c = Checker::new(CheckConfig::default());
+    let mut out = Vec::new();
+    for ev in s.range(0, s.next_seq()) {
+        c.observe(&ev, &mut out);
+    }
+    assert!(out.is_empty(), "{out:?}");
+    let (tasks, early, dropped) = c.tracked_tasks();
+    assert_eq!(tasks, 0);
+    assert_eq!(early, 64);
+    assert_eq!(dropped, 10_000 - 64);
+}

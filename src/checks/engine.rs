@@ -765,7 +765,7 @@ impl Checker {
         if ok && self.reqs[ri].task_query.is_some() {
             self.task_query_answer(ri, ev, out);
         } else if ok {
-            self.task_answer(ri, ev);
+            self.task_answer(ri, ev, out);
         }
         if let Some(slot) = self.reqs[ri].token {
             let slot = slot as usize;

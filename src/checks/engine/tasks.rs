@@ -16,7 +16,7 @@ use crate::checks::rules::Rule;
 use crate::protocol::{Era, methods};
 use crate::trace::EventRef;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// The extension's status notification (it travels on `subscriptions/listen`).
 pub(super) const STATUS_EXT: &str = "notifications/tasks";
@@ -36,10 +36,43 @@ struct Task {
     terminal: Option<Terminal>,
 }
 
+/// A status for a task not created yet: over Streamable HTTP a task's
+/// notifications may overtake the CreateTaskResult on the call's stream.
+struct Early {
+    id: Box<str>,
+    status: Box<str>,
+    seq: u64,
+    t_us: u64,
+    channel: Box<str>,
+}
+
+/// Statuses kept for tasks not created yet; older ones are dropped (counted).
+pub const EARLY_KEPT: usize = 64;
+
 #[derive(Default)]
 pub(super) struct Tasks {
     list: Vec<Task>,
     by_id: HashMap<Box<str>, usize>,
+    early: VecDeque<Early>,
+    early_dropped: u64,
+}
+
+/// Where and when a status was seen.
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    seq: u64,
+    t_us: u64,
+    channel: &'a str,
+}
+
+impl<'a> Seen<'a> {
+    fn of(ev: &EventRef<'a>) -> Seen<'a> {
+        Seen {
+            seq: ev.seq,
+            t_us: ev.t_us,
+            channel: ev.channel,
+        }
+    }
 }
 
 fn is_terminal(status: &str) -> bool {
@@ -83,9 +116,16 @@ pub(super) fn is_status_notification(method: Option<&str>) -> bool {
 }
 
 impl Checker {
+    /// Tasks with state, and statuses kept for tasks not created yet (with
+    /// how many of those were dropped).
+    pub fn tracked_tasks(&self) -> (usize, usize, u64) {
+        let t = &self.tasks;
+        (t.list.len(), t.early.len(), t.early_dropped)
+    }
+
     /// A successful answer to request `ri`: a `CreateTaskResult` starts a
-    /// task; a `tasks/get` or `tasks/cancel` answer reports a status.
-    pub(super) fn task_answer(&mut self, ri: usize, ev: &EventRef<'_>) {
+    /// task.
+    pub(super) fn task_answer(&mut self, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let f = ev.frame();
         // Cheap filter first: every shape that matters names a taskId.
         let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
@@ -105,15 +145,24 @@ impl Checker {
             // request (and its token) but is no longer reachable by id.
             self.tasks.by_id.insert(id.into(), ti);
             self.reqs[ri].task = Some(ti);
-            // It may be created finished already.
-            if is_terminal(status) {
-                self.tasks.list[ti].terminal = Some(Terminal {
-                    status: status.into(),
-                    seq: ev.seq,
-                    t_us: ev.t_us,
-                    channel: ev.channel.into(),
-                });
-            }
+            // What overtook this answer happened after it was sent, oldest
+            // first; then the status it names (which may be terminal already).
+            let mut early = std::mem::take(&mut self.tasks.early);
+            early.retain(|e| {
+                if *e.id != *id {
+                    return true;
+                }
+                let at = Seen {
+                    seq: e.seq,
+                    t_us: e.t_us,
+                    channel: &e.channel,
+                };
+                self.task_status(ti, &e.status, at, None, out);
+                false
+            });
+            self.tasks.early = early;
+            let sent = self.reqs[ri].seq;
+            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
         }
     }
 
@@ -154,7 +203,7 @@ impl Checker {
             );
         }
         if let Some(&ti) = self.tasks.by_id.get(id) {
-            self.task_status(ti, status, ev, Some(sent), out);
+            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
         }
     }
 
@@ -171,8 +220,20 @@ impl Checker {
             return;
         };
         if let Some(&ti) = self.tasks.by_id.get(id) {
-            self.task_status(ti, status, ev, None, out);
+            return self.task_status(ti, status, Seen::of(ev), None, out);
         }
+        let t = &mut self.tasks;
+        if t.early.len() == EARLY_KEPT {
+            t.early.pop_front();
+            t.early_dropped += 1;
+        }
+        t.early.push_back(Early {
+            id: id.into(),
+            status: status.into(),
+            seq: ev.seq,
+            t_us: ev.t_us,
+            channel: ev.channel.into(),
+        });
     }
 
     /// Task `ti` reported `status` at `ev`; `asked` is the seq of the poll it
@@ -181,7 +242,7 @@ impl Checker {
         &mut self,
         ti: usize,
         status: &str,
-        ev: &EventRef<'_>,
+        ev: Seen<'_>,
         asked: Option<u64>,
         out: &mut Vec<Finding>,
     ) {
