@@ -238,7 +238,7 @@ fn rules_lists_the_catalog() {
         .lines()
         .map(|l| l.split_whitespace().take(2).collect())
         .collect();
-    assert_eq!(rows.len(), 36);
+    assert_eq!(rows.len(), 39);
     let expected = [
         ("progress-not-increasing", "error"),
         ("progress-after-response", "error"),
@@ -260,6 +260,9 @@ fn rules_lists_the_catalog() {
         ("stdout-not-jsonrpc", "error"),
         ("notification-wrong-stream", "warning"),
         ("initialize-unsupported-version", "error"),
+        ("task-progress-after-terminal", "error"),
+        ("task-status-regressed", "error"),
+        ("task-cancel-not-cancelled", "error"),
         ("result-not-object", "error"),
         ("response-null-id", "warning"),
         ("http-content-type", "error"),

@@ -270,3 +270,216 @@ fn ctrl_c_cancels_the_task_then_exits_130() {
         "the answered tools/call is not cancelled"
     );
 }
+
+/// The demo server with the conformance fixtures, whose task fixtures run
+/// as 2025-11-25 tasks.
+fn demo_tasks_argv() -> Vec<String> {
+    vec![BIN.into(), "demo-server".into(), "--conformance".into()]
+}
+
+/// `check --trace FILE --format json`: its exit code and report.
+fn check_trace(rec: &std::path::Path) -> (i32, Value) {
+    let o = run(&[
+        "check",
+        "--trace",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    (o.code, report)
+}
+
+/// Seq of the first recorded event matching `pred`.
+fn seq_of(lines: &[Value], pred: impl Fn(&Value) -> bool) -> u64 {
+    lines
+        .iter()
+        .skip(1)
+        .find(|l| pred(l))
+        .and_then(|l| l["seq"].as_u64())
+        .expect("a matching event")
+}
+
+#[test]
+fn a_task_keeps_its_progress_token_after_the_create_task_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let o = call_stdio(
+        &demo_tasks_argv(),
+        &[
+            "--tool",
+            "test_task_with_progress",
+            "--task",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        text(&o.stdout).contains("test_task_with_progress finished"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.lines("[finding]").is_empty(), "{}", o.stderr);
+    assert_eq!(o.lines("[progress]").len(), 2, "{}", o.stderr);
+    let statuses: Vec<&str> = o
+        .lines("[task]")
+        .iter()
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    assert_eq!(statuses.last(), Some(&"completed"), "{}", o.stderr);
+
+    // The progress came after the CreateTaskResult, on the call's token.
+    let lines = trace_lines(&rec);
+    let call = frames(&lines, "out", "tools/call").next().unwrap();
+    assert!(call["params"]["task"].is_object(), "{call}");
+    let token = &call["params"]["_meta"]["progressToken"];
+    let created = seq_of(&lines, |l| {
+        l["dir"] == "in" && l["json"]["id"] == call["id"] && l["json"]["result"]["task"].is_object()
+    });
+    let progress: Vec<u64> = lines
+        .iter()
+        .filter(|l| {
+            l["json"]["method"] == "notifications/progress"
+                && l["json"]["params"]["progressToken"] == *token
+        })
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(progress.len(), 2, "{lines:?}");
+    assert!(
+        progress.iter().all(|s| *s > created),
+        "{progress:?} vs {created}"
+    );
+
+    let (code, report) = check_trace(&rec);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+}
+
+#[test]
+fn a_task_that_breaks_the_task_rules_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    // Its taskSupport is required: it runs as a task without --task.
+    let o = call_stdio(
+        &demo_tasks_argv(),
+        &[
+            "--tool",
+            "test_task_fault_after_terminal",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    // The tool's result is no error: `call` exits 0 and reports live.
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let findings = o.lines("[finding]");
+    assert_eq!(findings.len(), 2, "{}", o.stderr);
+    assert!(
+        findings[0].starts_with("[finding] task-progress-after-terminal (error)"),
+        "{findings:?}"
+    );
+    assert!(
+        findings[1].starts_with("[finding] task-status-regressed (error)"),
+        "{findings:?}"
+    );
+
+    // The recording checked later says the same, and fails.
+    let lines = trace_lines(&rec);
+    let status = |s: &'static str| {
+        move |l: &Value| {
+            l["json"]["method"] == "notifications/tasks/status"
+                && l["json"]["params"]["status"] == s
+        }
+    };
+    let completed = seq_of(&lines, status("completed"));
+    let late = seq_of(&lines, |l| {
+        l["json"]["method"] == "notifications/progress" && l["seq"].as_u64() > Some(completed)
+    });
+    let reopened = lines
+        .iter()
+        .skip(1)
+        .filter(|l| status("working")(l))
+        .filter_map(|l| l["seq"].as_u64())
+        .find(|s| *s > completed)
+        .expect("the status after completed");
+    let (code, report) = check_trace(&rec);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["summary"]["passed"], false, "{report}");
+    let got: Vec<(&str, &str, Vec<u64>)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+                f["seq"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_u64().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "task-progress-after-terminal",
+                "error",
+                vec![completed, late]
+            ),
+            ("task-status-regressed", "error", vec![completed, reopened]),
+        ],
+        "{report}"
+    );
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_clean_task_raises_no_task_rule() {
+    // simulate-research-query reports its stages as task statuses and sends
+    // no progress; progress going on after a CreateTaskResult is covered
+    // against the demo's task fixture above.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let o = call_stdio(
+        &everything_argv(),
+        &[
+            "--tool",
+            "simulate-research-query",
+            "-a",
+            "topic=rules",
+            "--task",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.lines("[finding]").is_empty(), "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    // Its status was followed to the end: polls answered until completed.
+    let polled: Vec<&str> = lines
+        .iter()
+        .skip(1)
+        .filter(|l| l["dir"] == "in" && l["json"]["result"]["taskId"].is_string())
+        .filter_map(|l| l["json"]["result"]["status"].as_str())
+        .collect();
+    assert!(polled.contains(&"working"), "{polled:?}");
+    let (code, report) = check_trace(&rec);
+    assert_eq!(code, 0, "{report}");
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(
+        !rules
+            .iter()
+            .any(|r| r.starts_with("task-") || *r == "progress-after-response"),
+        "{report}"
+    );
+    assert!(rules.is_empty(), "{report}");
+}

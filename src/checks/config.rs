@@ -17,7 +17,9 @@ pub struct CheckConfig {
     pub stall_us: u64,
     /// Progress arriving this long after we cancelled a request counts as
     /// after the response: the server had time to see the cancellation, so
-    /// it is no longer a message already in flight.
+    /// it is no longer a message already in flight. The task rules give a
+    /// message on another stream than a task's terminal status the same
+    /// grace (Streamable HTTP streams may deliver out of order).
     pub cancel_grace_us: u64,
     /// `client-cancel-unknown-request`: a cancel this soon after the
     /// request's response raced it (the client decided to cancel before it

@@ -9,11 +9,11 @@
 use super::config::CheckConfig;
 use super::finding::Finding;
 use super::rules::Rule;
-use super::shape::{self, article, preview, secs};
+use super::shape::{self, preview, secs};
 use crate::event::Event;
 use crate::format::num;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::views::{LogLevel, LogView, ProgressView};
+use crate::protocol::views::{LogLevel, ProgressView};
 use crate::protocol::{Era, IdKey, Revision, methods};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
@@ -23,6 +23,8 @@ use std::collections::VecDeque;
 use tokens::{SlotCache, Tok};
 
 mod client;
+mod logs;
+mod tasks;
 mod tokens;
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -51,6 +53,13 @@ struct Req {
     /// The client gave up on it without a response (its own timeout, a
     /// transport failure, a lost session): no longer awaited.
     gone: bool,
+    /// The task its answer created (an index into the task table).
+    task: Option<usize>,
+    /// `tasks/get` or `tasks/cancel`: answered with a task's status.
+    task_query: Option<tasks::Query>,
+    /// It asked to run as a task (2025-11-25 `params.task`): its messages
+    /// may come on any stream.
+    augmented: bool,
 }
 
 impl Req {
@@ -91,6 +100,7 @@ pub struct Checker {
     offered_version: Option<String>,
     http: super::http::HttpExchanges,
     client: client::ClientSide,
+    tasks: tasks::Tasks,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -119,6 +129,7 @@ impl Checker {
             offered_version: None,
             http: Default::default(),
             client: Default::default(),
+            tasks: Default::default(),
             tok_epoch: 0,
         }
     }
@@ -291,11 +302,13 @@ impl Checker {
     fn request(&mut self, ev: &EventRef<'_>) {
         let f = ev.frame();
         let Some(id) = f.id.clone() else { return };
-        let meta: Option<Value> = f.params.and_then(|p| {
-            serde_json::from_str::<Value>(p.get())
-                .ok()
-                .and_then(|v| v.get("_meta").cloned())
-        });
+        let params: Option<Value> = f
+            .params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+        let meta = params.as_ref().and_then(|v| v.get("_meta")).cloned();
+        let augmented = params
+            .as_ref()
+            .is_some_and(|v| v.get("task").is_some_and(Value::is_object));
         if let Some(v) = meta
             .as_ref()
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
@@ -343,6 +356,9 @@ impl Checker {
             response: None,
             cancel: None,
             gone: false,
+            task: None,
+            task_query: tasks::query(f.method.as_deref()),
+            augmented,
         });
         self.req_ids.insert(id, ri);
     }
@@ -360,6 +376,7 @@ impl Checker {
             FrameKind::Notification => match ev.method {
                 Some(methods::PROGRESS) => self.progress(ev, out),
                 Some(methods::MESSAGE) => self.log(ev, out),
+                m if tasks::is_status_notification(m) => self.task_notification(ev, out),
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
@@ -462,7 +479,24 @@ impl Checker {
             );
         };
         let req = &self.reqs[ri];
-        if let Some((rseq, _)) = req.response {
+        // A task's token outlives the CreateTaskResult that answered its
+        // request: it is valid until the task is terminal.
+        let task = match req.response {
+            Some(_) => self.task_progress(req, ev),
+            None => None,
+        };
+        if let Some(Some(end)) = task {
+            let tasks::Ended {
+                task,
+                status,
+                seq: tseq,
+            } = end;
+            return self.emit_for(out, Rule::TaskProgressAfterTerminal, vec![tseq, seq], slot, ri, |key, rid| format!(
+                    "progress for token {key} arrived after task {task} (request {rid}) was {status} (#{tseq}); a task's progress must stop when the task ends"
+                ));
+        }
+        let req = &self.reqs[ri];
+        if let (Some((rseq, _)), None) = (req.response, &task) {
             return self.emit_for(out, Rule::ProgressAfterResponse, vec![rseq, seq], slot, ri, |key, rid| format!(
                     "progress for token {key} arrived after the response to request {rid} (#{rseq}); progress must stop when the request completes"
                 ));
@@ -475,8 +509,15 @@ impl Checker {
                     secs(t - ct)
                 ));
         }
-        // Legacy HTTP+SSE answers everything on its one `sse` stream by design.
-        if req.channel.starts_with("post") && *req.channel != *ev.channel && ev.channel != "sse" {
+        // Legacy HTTP+SSE answers everything on its one `sse` stream by design;
+        // a task's messages may come on any stream (its request's stream
+        // ends with the CreateTaskResult, which they may even overtake).
+        if req.channel.starts_with("post")
+            && *req.channel != *ev.channel
+            && ev.channel != "sse"
+            && task.is_none()
+            && !req.augmented
+        {
             let (req_ch, req_seq) = (req.channel.clone(), req.seq);
             self.emit_for(out, Rule::NotificationWrongStream, vec![req_seq, seq], slot, ri, |_, rid| {
                 format!(
@@ -722,6 +763,11 @@ impl Checker {
             }
             _ => {}
         }
+        if ok && self.reqs[ri].task_query.is_some() {
+            self.task_query_answer(ri, ev, out);
+        } else if ok {
+            self.task_answer(ri, ev, out);
+        }
         if let Some(slot) = self.reqs[ri].token {
             let slot = slot as usize;
             self.gap_ends(slot, ri, ev.t_us, ev.seq, out);
@@ -759,144 +805,5 @@ impl Checker {
                 secs(ev.t_us.saturating_sub(t_first))
             ),
         );
-    }
-
-    fn log(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
-        let f = ev.frame();
-        let view = LogView::parse(f.params);
-        let level = match &view {
-            Ok(LogView { level: Ok(l), .. }) => Some(*l),
-            Ok(LogView {
-                level: Err(bad), ..
-            }) => {
-                let bad = crate::protocol::sanitize::one_line(bad).into_owned();
-                self.emit(
-                    out,
-                    Rule::LogInvalidLevel,
-                    vec![ev.seq],
-                    None,
-                    None,
-                    format!(
-                        "log level {bad:?} is not one of debug, info, notice, warning, error, critical, alert, emergency"
-                    ),
-                );
-                None
-            }
-            Err(why) => {
-                self.emit(
-                    out,
-                    Rule::LogInvalidLevel,
-                    vec![ev.seq],
-                    None,
-                    None,
-                    format!("malformed log message: {why}"),
-                );
-                None
-            }
-        };
-        if self.logging_declared == Some(false) {
-            self.emit(
-                out,
-                Rule::LogWithoutCapability,
-                vec![ev.seq],
-                None,
-                None,
-                "the server sent notifications/message but did not declare the `logging` capability in its initialize result".into(),
-            );
-        }
-        if self.era == Era::Stateless {
-            return self.stateless_log(ev, level, out);
-        }
-        if let (Some(l), Some((set, set_seq))) = (level, self.session_level)
-            && l < set
-        {
-            self.emit(
-                out,
-                Rule::LogBelowLevel,
-                vec![set_seq, ev.seq],
-                None,
-                None,
-                format!(
-                    "{} {l} message although logging/setLevel asked for {set} and above (#{set_seq})",
-                    article(l)
-                ),
-            );
-        }
-    }
-
-    /// Which request a log belongs to: the request of its stream (HTTP), or
-    /// on stdio the only request in flight; with none in flight, the request
-    /// answered last (the log came after it).
-    fn bind_log(&self, ev: &EventRef<'_>) -> Option<usize> {
-        if ev.channel.starts_with("post") {
-            return self.req_channels.get(ev.channel).copied();
-        }
-        if ev.channel != "stdio" {
-            return None;
-        }
-        let mut active = self
-            .reqs
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, r)| r.active() && r.kind == ReqKind::Other);
-        match (active.next(), active.next()) {
-            (Some((i, _)), None) => Some(i),
-            (None, _) => self.last_answered,
-            _ => None,
-        }
-    }
-
-    fn stateless_log(
-        &mut self,
-        ev: &EventRef<'_>,
-        level: Option<LogLevel>,
-        out: &mut Vec<Finding>,
-    ) {
-        let Some(ri) = self.bind_log(ev) else { return };
-        let req = &self.reqs[ri];
-        let (rid, rseq) = (req.id.clone(), req.seq);
-        if let Some((resp, _)) = req.response {
-            return self.emit(
-                out,
-                Rule::LogAfterResponse,
-                vec![resp, ev.seq],
-                None,
-                Some(rid.clone()),
-                format!(
-                    "a log for request {rid} arrived after its response (#{resp}); request-bound logs must come before the response"
-                ),
-            );
-        }
-        match req.log_level {
-            None => self.emit(
-                out,
-                Rule::LogUnrequested,
-                vec![rseq, ev.seq],
-                None,
-                Some(rid.clone()),
-                format!(
-                    "a log for request {rid}, which carried no _meta {META_LOG_LEVEL}; send logs only when the request asks for them"
-                ),
-            ),
-            Some(Some(want)) => {
-                if let Some(l) = level
-                    && l < want
-                {
-                    self.emit(
-                        out,
-                        Rule::LogBelowLevel,
-                        vec![rseq, ev.seq],
-                        None,
-                        Some(rid.clone()),
-                        format!(
-                            "{} {l} message although request {rid} asked for {want} and above",
-                            article(l)
-                        ),
-                    );
-                }
-            }
-            Some(None) => {}
-        }
     }
 }

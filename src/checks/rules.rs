@@ -80,6 +80,9 @@ pub enum Rule {
     StdoutNotJsonrpc,
     NotificationWrongStream,
     InitializeUnsupportedVersion,
+    TaskProgressAfterTerminal,
+    TaskStatusRegressed,
+    TaskCancelNotCancelled,
     ResultNotObject,
     ResponseNullId,
     HttpContentType,
@@ -99,7 +102,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 36] = [
+    pub const ALL: [Rule; 39] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -120,6 +123,9 @@ impl Rule {
         Rule::StdoutNotJsonrpc,
         Rule::NotificationWrongStream,
         Rule::InitializeUnsupportedVersion,
+        Rule::TaskProgressAfterTerminal,
+        Rule::TaskStatusRegressed,
+        Rule::TaskCancelNotCancelled,
         Rule::ResultNotObject,
         Rule::ResponseNullId,
         Rule::HttpContentType,
@@ -160,6 +166,9 @@ impl Rule {
             Rule::StdoutNotJsonrpc => "stdout-not-jsonrpc",
             Rule::NotificationWrongStream => "notification-wrong-stream",
             Rule::InitializeUnsupportedVersion => "initialize-unsupported-version",
+            Rule::TaskProgressAfterTerminal => "task-progress-after-terminal",
+            Rule::TaskStatusRegressed => "task-status-regressed",
+            Rule::TaskCancelNotCancelled => "task-cancel-not-cancelled",
             Rule::ResultNotObject => "result-not-object",
             Rule::ResponseNullId => "response-null-id",
             Rule::HttpContentType => "http-content-type",
@@ -193,6 +202,9 @@ impl Rule {
             | Rule::JsonrpcInvalid
             | Rule::StdoutNotJsonrpc
             | Rule::InitializeUnsupportedVersion
+            | Rule::TaskProgressAfterTerminal
+            | Rule::TaskStatusRegressed
+            | Rule::TaskCancelNotCancelled
             | Rule::ResultNotObject
             | Rule::HttpContentType
             | Rule::ClientDuplicateProgressToken
@@ -265,6 +277,15 @@ impl Rule {
             }
             Rule::InitializeUnsupportedVersion => {
                 "the initialize result names a protocolVersion the client did not offer and does not support"
+            }
+            Rule::TaskProgressAfterTerminal => {
+                "progress for a task's token after the task completed, failed or was cancelled (the token stays valid after CreateTaskResult only while the task runs: \"The progressToken provided in the initial request remains valid throughout the task lifetime.\")"
+            }
+            Rule::TaskStatusRegressed => {
+                "a task status after a terminal status (completed, failed, cancelled) that differs from it: \"Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status\""
+            }
+            Rule::TaskCancelNotCancelled => {
+                "2025-11-25 tasks: tasks/cancel succeeded but the task it returns is not cancelled: \"Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response.\" (a task already terminal must be refused with -32602 instead)"
             }
             Rule::ResultNotObject => "a response's result is not a JSON object",
             Rule::ResponseNullId => {

@@ -6,13 +6,15 @@
 //! because its scenarios call them by name and check their shapes.
 //!
 //! The 2026-07-28 `input_required` fixtures live in [`mrtr`]; they exist
-//! only for stateless requests.
+//! only for stateless requests. The task fixtures ([`tasks`]) exist only in
+//! the handshake era, whose revision 2025-11-25 has tasks.
 //!
 //! Without the flag none of this is reachable: the methods answer "not
 //! found" and the tool list is the demo's own.
 
 mod mrtr;
 mod sep2575;
+pub mod tasks;
 
 use serde_json::{Map, Value, json};
 
@@ -370,12 +372,12 @@ fn json_schema_2020_12() -> Value {
 /// the other 2026-07-28 diagnostics only for a stateless request (the
 /// handshake era asks mid-call instead, and has no `Mcp-Param-*` headers).
 pub fn tool_descriptors(modern: bool) -> Vec<Value> {
-    let input_required = if modern {
+    let era_tools = if modern {
         let mut tools = mrtr::tool_descriptors();
         tools.push(sep2575::logging_tool_descriptor());
         tools
     } else {
-        Vec::new()
+        tasks::tool_descriptors()
     };
     let mut tools: Vec<Value> = all()
         .map(|f| {
@@ -386,7 +388,7 @@ pub fn tool_descriptors(modern: bool) -> Vec<Value> {
                 "inputSchema": f.input_schema(),
             })
         })
-        .chain(input_required)
+        .chain(era_tools)
         .collect();
     if modern {
         // Second, so it is on the first page, where the header scenario looks
@@ -436,15 +438,20 @@ fn respond(out: &Out, id: &Value, era: &Option<Modern>, answer: Answer) {
     }
 }
 
-/// What `initialize` and `server/discover` announce with the fixtures on.
-pub fn capabilities() -> Value {
-    json!({
+/// What `initialize` and `server/discover` announce with the fixtures on:
+/// task-augmented `tools/call` in the handshake era.
+pub fn capabilities(modern: bool) -> Value {
+    let mut caps = json!({
         "tools": {},
         "logging": {},
         "resources": {"subscribe": true},
         "prompts": {},
         "completions": {},
-    })
+    });
+    if !modern {
+        caps["tasks"] = json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
+    }
+    caps
 }
 
 /// Answer a request only the fixtures know; false when `method` is not one
@@ -457,6 +464,12 @@ pub fn request(
     params: &Map<String, Value>,
     era: &Option<Modern>,
 ) -> bool {
+    if era.is_none()
+        && let Some(answer) = tasks::request(session, method, params)
+    {
+        respond(out, id, era, answer.map_err(|(code, m)| (code, m, None)));
+        return true;
+    }
     let result = match method {
         "resources/list" => Ok(era::cacheable(era, json!({"resources": resources()}))),
         "resources/templates/list" => Ok(era::cacheable(

@@ -182,7 +182,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
         "server/discover" => match &era {
             Some(_) => out.respond(
                 &id,
-                era::cacheable(&era, era::discover_result(INSTRUCTIONS, capabilities(session))),
+                era::cacheable(&era, era::discover_result(INSTRUCTIONS, capabilities(session, true))),
             ),
             None => out.error(
                 &id,
@@ -200,7 +200,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
                 &id,
                 json!({
                     "protocolVersion": version,
-                    "capabilities": capabilities(session),
+                    "capabilities": capabilities(session, false),
                     "serverInfo": {"name": "mcpscope-demo", "version": env!("CARGO_PKG_VERSION")},
                     "instructions": INSTRUCTIONS,
                 }),
@@ -254,6 +254,12 @@ fn call_tool(
     if session.options.conformance && conformance::call_stateless(out, &id, name, &params, &era) {
         return;
     }
+    if session.options.conformance
+        && era.is_none()
+        && conformance::tasks::call(session, out, &id, name, &params)
+    {
+        return;
+    }
     let fixture = || {
         session
             .options
@@ -300,9 +306,9 @@ pub(crate) fn tool_descriptor(options: &Options, name: &str) -> Option<Value> {
 
 /// What the server announces: the demo's tools and logs, plus what the
 /// conformance fixtures add when they are on.
-fn capabilities(session: &Session) -> Value {
+fn capabilities(session: &Session, modern: bool) -> Value {
     if session.options.conformance {
-        conformance::capabilities()
+        conformance::capabilities(modern)
     } else {
         json!({"tools": {}, "logging": {}})
     }

@@ -33,6 +33,8 @@ pub struct Session {
     next_request: AtomicU64,
     waiting: Mutex<HashMap<String, oneshot::Sender<Reply>>>,
     calls: Mutex<HashMap<String, InFlight>>,
+    /// Tasks of the `--conformance` task fixtures.
+    pub tasks: super::conformance::tasks::TaskTable,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -56,6 +58,7 @@ impl Session {
             next_request: AtomicU64::new(1),
             waiting: Mutex::new(HashMap::new()),
             calls: Mutex::new(HashMap::new()),
+            tasks: Default::default(),
         })
     }
 

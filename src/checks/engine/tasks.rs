@@ -1,0 +1,319 @@
+//! The task rules: a task-augmented request answered with a
+//! `CreateTaskResult` lives on as a task, and its progress token with it,
+//! until the task reaches a terminal status (`completed`, `failed`,
+//! `cancelled`), which it never leaves.
+//!
+//! Statuses come from the `CreateTaskResult` (2025-11-25: `{task: {taskId,
+//! status}}`; the 2026-07-28 tasks extension: `{resultType: "task", taskId,
+//! status}`), from answers to `tasks/get` and `tasks/cancel`, and from status
+//! notifications (`notifications/tasks/status`, and the extension's
+//! `notifications/tasks`). Only tasks created in answer to this client's own
+//! requests get state, so a server cannot grow it beyond those requests.
+
+use super::{Checker, Req};
+use crate::checks::finding::Finding;
+use crate::checks::rules::Rule;
+use crate::protocol::{Era, methods};
+use crate::trace::EventRef;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+/// The extension's status notification (it travels on `subscriptions/listen`).
+pub(super) const STATUS_EXT: &str = "notifications/tasks";
+
+/// Where a task's terminal status was first seen.
+struct Terminal {
+    status: Box<str>,
+    seq: u64,
+    t_us: u64,
+    channel: Box<str>,
+}
+
+struct Task {
+    id: Box<str>,
+    /// The request whose answer created it.
+    req: usize,
+    terminal: Option<Terminal>,
+}
+
+/// A status for a task not created yet: over Streamable HTTP a task's
+/// notifications may overtake the CreateTaskResult on the call's stream.
+struct Early {
+    id: Box<str>,
+    status: Box<str>,
+    seq: u64,
+    t_us: u64,
+    channel: Box<str>,
+}
+
+/// Statuses kept for tasks not created yet; older ones are dropped (counted).
+pub const EARLY_KEPT: usize = 64;
+
+#[derive(Default)]
+pub(super) struct Tasks {
+    list: Vec<Task>,
+    by_id: HashMap<Box<str>, usize>,
+    early: VecDeque<Early>,
+    early_dropped: u64,
+}
+
+/// Where and when a status was seen.
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    seq: u64,
+    t_us: u64,
+    channel: &'a str,
+}
+
+impl<'a> Seen<'a> {
+    fn of(ev: &EventRef<'a>) -> Seen<'a> {
+        Seen {
+            seq: ev.seq,
+            t_us: ev.t_us,
+            channel: ev.channel,
+        }
+    }
+}
+
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// `(taskId, status)` of a `Task` object.
+fn task_of(v: &Value) -> Option<(&str, &str)> {
+    Some((v.get("taskId")?.as_str()?, v.get("status")?.as_str()?))
+}
+
+/// The task a result creates, in either shape.
+fn created(result: &Value) -> Option<(&str, &str)> {
+    if let Some(task) = result.get("task") {
+        return task_of(task);
+    }
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return task_of(result);
+    }
+    None
+}
+
+/// Requests whose answer is a `Task` object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Query {
+    Get,
+    Cancel,
+}
+
+pub(super) fn query(method: Option<&str>) -> Option<Query> {
+    match method {
+        Some(methods::TASKS_GET) => Some(Query::Get),
+        Some(methods::TASKS_CANCEL) => Some(Query::Cancel),
+        _ => None,
+    }
+}
+
+/// A status notification of either tasks revision.
+pub(super) fn is_status_notification(method: Option<&str>) -> bool {
+    matches!(method, Some(methods::TASKS_STATUS | STATUS_EXT))
+}
+
+impl Checker {
+    /// Tasks with state, and statuses kept for tasks not created yet (with
+    /// how many of those were dropped).
+    pub fn tracked_tasks(&self) -> (usize, usize, u64) {
+        let t = &self.tasks;
+        (t.list.len(), t.early.len(), t.early_dropped)
+    }
+
+    /// A successful answer to request `ri`: a `CreateTaskResult` starts a
+    /// task.
+    pub(super) fn task_answer(&mut self, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let f = ev.frame();
+        // Cheap filter first: every shape that matters names a taskId.
+        let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
+            return;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
+            return;
+        };
+        if let Some((id, status)) = created(&v) {
+            let ti = self.tasks.list.len();
+            self.tasks.list.push(Task {
+                id: id.into(),
+                req: ri,
+                terminal: None,
+            });
+            // A reused id now names the newer task; the older one keeps its
+            // request (and its token) but is no longer reachable by id.
+            self.tasks.by_id.insert(id.into(), ti);
+            self.reqs[ri].task = Some(ti);
+            // What overtook this answer happened after it was sent, oldest
+            // first; then the status it names (which may be terminal already).
+            let mut early = std::mem::take(&mut self.tasks.early);
+            early.retain(|e| {
+                if *e.id != *id {
+                    return true;
+                }
+                let at = Seen {
+                    seq: e.seq,
+                    t_us: e.t_us,
+                    channel: &e.channel,
+                };
+                self.task_status(ti, &e.status, at, None, out);
+                false
+            });
+            self.tasks.early = early;
+            let sent = self.reqs[ri].seq;
+            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
+        }
+    }
+
+    /// The answer to a `tasks/get` or `tasks/cancel` request `ri`.
+    pub(super) fn task_query_answer(
+        &mut self,
+        ri: usize,
+        ev: &EventRef<'_>,
+        out: &mut Vec<Finding>,
+    ) {
+        let f = ev.frame();
+        let Some(v) = f
+            .result
+            .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+        else {
+            return;
+        };
+        let Some((id, status)) = task_of(&v) else {
+            return;
+        };
+        let (sent, rid) = (self.reqs[ri].seq, self.reqs[ri].id.clone());
+        // The extension's cancel is an acknowledgement, whatever it carries.
+        if self.reqs[ri].task_query == Some(Query::Cancel)
+            && self.era != Era::Stateless
+            && status != "cancelled"
+        {
+            let id = crate::protocol::sanitize::one_line(id).into_owned();
+            let status = crate::protocol::sanitize::one_line(status).into_owned();
+            self.emit(
+                out,
+                Rule::TaskCancelNotCancelled,
+                vec![sent, ev.seq],
+                None,
+                Some(rid),
+                format!(
+                    "tasks/cancel for task {id} succeeded, but the task is {status:?}; a cancelled task must be cancelled before the answer, and a task already terminal refused with -32602"
+                ),
+            );
+        }
+        if let Some(&ti) = self.tasks.by_id.get(id) {
+            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
+        }
+    }
+
+    /// `notifications/tasks/status` (or the extension's `notifications/tasks`).
+    pub(super) fn task_notification(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let f = ev.frame();
+        let Some(v) = f
+            .params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+        else {
+            return;
+        };
+        let Some((id, status)) = task_of(&v) else {
+            return;
+        };
+        if let Some(&ti) = self.tasks.by_id.get(id) {
+            return self.task_status(ti, status, Seen::of(ev), None, out);
+        }
+        let t = &mut self.tasks;
+        if t.early.len() == EARLY_KEPT {
+            t.early.pop_front();
+            t.early_dropped += 1;
+        }
+        t.early.push_back(Early {
+            id: id.into(),
+            status: status.into(),
+            seq: ev.seq,
+            t_us: ev.t_us,
+            channel: ev.channel.into(),
+        });
+    }
+
+    /// Task `ti` reported `status` at `ev`; `asked` is the seq of the poll it
+    /// answers, if it answers one.
+    fn task_status(
+        &mut self,
+        ti: usize,
+        status: &str,
+        ev: Seen<'_>,
+        asked: Option<u64>,
+        out: &mut Vec<Finding>,
+    ) {
+        let task = &mut self.tasks.list[ti];
+        let Some(term) = &task.terminal else {
+            if is_terminal(status) {
+                task.terminal = Some(Terminal {
+                    status: status.into(),
+                    seq: ev.seq,
+                    t_us: ev.t_us,
+                    channel: ev.channel.into(),
+                });
+            }
+            return;
+        };
+        if *term.status == *status {
+            return;
+        }
+        // Over Streamable HTTP two streams may deliver out of order: an
+        // answer to a poll sent before the terminal status was seen, or a
+        // notification on another stream shortly after, may be older news.
+        let certain = *term.channel == *ev.channel
+            || match asked {
+                Some(sent) => sent > term.seq,
+                None => ev.t_us.saturating_sub(term.t_us) > self.cfg.cancel_grace_us,
+            };
+        if !certain {
+            return;
+        }
+        let (tseq, was) = (term.seq, term.status.clone());
+        let id = task.id.clone();
+        let rid = self.reqs[task.req].id.clone();
+        let status = crate::protocol::sanitize::one_line(status).into_owned();
+        self.emit(
+            out,
+            Rule::TaskStatusRegressed,
+            vec![tseq, ev.seq],
+            None,
+            Some(rid.clone()),
+            format!(
+                "task {id} (request {rid}) reported status {status:?} after it was {was} (#{tseq}); a task in a terminal status must not move to another status"
+            ),
+        );
+    }
+
+    /// Progress for the token of request `req`, answered already: `None`
+    /// when no task lives on behind that answer (the progress came after
+    /// the response); `Some(None)` while its task runs (progress is
+    /// expected); `Some(Some(..))` with the finding to report when the task
+    /// had ended.
+    pub(super) fn task_progress(&self, req: &Req, ev: &EventRef<'_>) -> Option<Option<Ended>> {
+        let task = &self.tasks.list[req.task?];
+        let Some(term) = &task.terminal else {
+            return Some(None);
+        };
+        let late = *term.channel == *ev.channel
+            || ev.t_us.saturating_sub(term.t_us) > self.cfg.cancel_grace_us;
+        if !late {
+            return Some(None);
+        }
+        Some(Some(Ended {
+            task: task.id.clone(),
+            status: term.status.clone(),
+            seq: term.seq,
+        }))
+    }
+}
+
+/// The end of a task that progress arrived after.
+pub(super) struct Ended {
+    pub(super) task: Box<str>,
+    pub(super) status: Box<str>,
+    pub(super) seq: u64,
+}
