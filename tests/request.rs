@@ -303,3 +303,67 @@ fn everything_tool_call_through_request_shows_progress() {
         ]
     );
 }
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn python_sdk_resources_templates_prompts_and_completions() {
+    let server = python_server();
+    let json = |o: &Output| -> Value {
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout))
+    };
+    let v = json(&request(&["resources/list"], &server));
+    assert_eq!(v["resources"][0]["uri"], "notes://readme", "{v}");
+    let v = json(&request(
+        &["resources/read", "--params", r#"{"uri":"notes://readme"}"#],
+        &server,
+    ));
+    assert_eq!(v["contents"][0]["text"], "mcpscope python peer: notes");
+    let v = json(&request(&["resources/templates/list"], &server));
+    assert_eq!(v["resourceTemplates"][0]["uriTemplate"], "notes://{topic}");
+    // The template expanded by hand, as the TUI's form does.
+    let v = json(&request(
+        &["resources/read", "--params", r#"{"uri":"notes://proxy"}"#],
+        &server,
+    ));
+    assert_eq!(v["contents"][0]["text"], "note on proxy");
+    let v = json(&request(&["prompts/list"], &server));
+    let args = &v["prompts"][0]["arguments"];
+    assert_eq!(v["prompts"][0]["name"], "summarize");
+    assert_eq!(args[0]["name"], "topic");
+    assert_eq!(args[0]["required"], true);
+    let v = json(&request(
+        &[
+            "prompts/get",
+            "--params",
+            r#"{"name":"summarize","arguments":{"topic":"logging","style":"long"}}"#,
+        ],
+        &server,
+    ));
+    assert_eq!(
+        v["messages"][0]["content"]["text"],
+        "Summarize logging in a long style."
+    );
+    for (r#ref, value, want) in [
+        (
+            r#"{"type":"ref/prompt","name":"summarize"}"#,
+            "pro",
+            vec!["progress", "protocol", "proxy"],
+        ),
+        (
+            r#"{"type":"ref/resource","uri":"notes://{topic}"}"#,
+            "l",
+            vec!["logging"],
+        ),
+    ] {
+        let params = format!(r#"{{"ref":{ref},"argument":{{"name":"topic","value":"{value}"}}}}"#);
+        let v = json(&request(
+            &["completion/complete", "--params", &params],
+            &server,
+        ));
+        assert_eq!(v["completion"]["values"], serde_json::json!(want), "{v}");
+    }
+    // A prompt that does not exist is the server's error, said as such.
+    let o = request(&["prompts/get", "--params", r#"{"name":"nope"}"#], &server);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+}

@@ -15,6 +15,11 @@ Tools:
     greet {}                                  elicits a name (default "world"): a mid-call
                                               elicitation/create, or input_required at 2026-07-28
 
+Resources, prompts and completions:
+    notes://readme                            a text resource
+    notes://{topic}                           a template; `topic` completes from TOPICS
+    summarize {topic, style?}                 a prompt; `topic` completes from TOPICS
+
 By default, like any MCPServer of this SDK, it declares no `logging` capability, answers
 `logging/setLevel` with -32601 and still sends `notifications/message` (all levels). With
 --logging it registers a `logging/setLevel` handler: `logging: {}` is then declared and
@@ -108,6 +113,34 @@ def ask_name() -> Elicit[Name]:
 def greet(who: Annotated[Name, Resolve(ask_name)]) -> str:
     """Ask the user's name (elicitation; input_required in the 2026-07-28 era) and greet them."""
     return f"Hello, {who.name}!"
+
+
+TOPICS = ("progress", "logging", "protocol", "proxy")
+
+
+@server.resource("notes://readme", mime_type="text/plain")
+def readme() -> str:
+    """The peer's notes: a plain text resource."""
+    return "mcpscope python peer: notes"
+
+
+@server.resource("notes://{topic}", mime_type="text/plain")
+def note(topic: str) -> str:
+    """A note on one topic."""
+    return f"note on {topic}"
+
+
+@server.prompt()
+def summarize(topic: str, style: str = "short") -> str:
+    """Summarize a topic."""
+    return f"Summarize {topic} in a {style} style."
+
+
+@server.completion()
+async def complete(ref, argument, context):
+    if argument.name == "topic":
+        return mcp_types.Completion(values=[t for t in TOPICS if t.startswith(argument.value)])
+    return None
 
 
 def serve_http(port: int) -> None:
