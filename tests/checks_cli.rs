@@ -320,7 +320,10 @@ fn replay_print_of_a_recording_equals_the_live_timeline() {
         session.shutdown().await;
     });
     let live = format_store(&trace.read());
-    drop(trace); // flushes the recording
+    // The session's threads may still hold the trace a moment after the
+    // server's exit is stored: finish the recording here, not on drop.
+    trace.finish_recording();
+    drop(trace);
     let (_, recorded) = load(&path).unwrap();
     let replayed = format_store(&recorded);
     assert_eq!(replayed, live);
