@@ -754,3 +754,62 @@ fn the_wizard_form_answered_by_hand() {
         })
     );
 }
+
+/// server-everything asks for sampling as a task (client-side tasks): the
+/// TUI answers with a working task at once, the user's reply completes it,
+/// and the server's polls and `tasks/result` get it.
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_sampling_task_answered_by_hand() {
+    require_tmux();
+    let rec = tempfile::tempdir().unwrap();
+    let trace = rec.path().join("s.jsonl");
+    let t = Tmux::start_sized(
+        "sampling-task",
+        &format!(
+            r#"--record '{}' --run 'trigger-sampling-request-async {{"prompt": "hi"}}' -- '{}' stdio"#,
+            trace.display(),
+            common::everything().display()
+        ),
+        120,
+        36,
+    );
+    t.wait_for("the waiting request", 30, |s| {
+        s.contains("⚑ 1 waiting (sampling/createMessage")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the sampling form", 10, |s| s.contains("hi"));
+    t.literal("answered by hand");
+    t.keys(&["C-s"]);
+    t.wait_for("the call done", 60, |s| s.contains("done in"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+    let lines = common::trace_lines(&trace);
+    let sent = |method: &str| {
+        lines
+            .iter()
+            .filter(|l| l["dir"] == "in" && l["json"]["method"] == method)
+            .count()
+    };
+    // The request was answered with a working task, then polled and fetched.
+    let created = lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"]["result"]["task"].is_object())
+        .expect("a CreateTaskResult");
+    assert_eq!(created["json"]["result"]["task"]["status"], "working");
+    assert!(sent("tasks/get") >= 1);
+    assert_eq!(sent("tasks/result"), 1);
+    let result = lines
+        .iter()
+        .find(|l| {
+            l["dir"] == "in"
+                && l["json"]["result"]["content"][0]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("[COMPLETED]"))
+        })
+        .expect("the tool's result");
+    let text = result["json"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("answered by hand"), "{text}");
+}

@@ -28,6 +28,15 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
             )
         };
         if s.for_the_user(&method) {
+            // Run as a task: created working at once, completed by the
+            // user's answer (the response was the `CreateTaskResult`).
+            if let Some(task) = params.get("task")
+                && client_tasks::runs_as_task(&method)
+                && s.client_tasks_declared()
+            {
+                let created = s.client_tasks.create_working(task.get("ttl"), id.clone());
+                let _ = s.send_response(&id, Ok(created));
+            }
             let raw = s
                 .trace
                 .read()
@@ -44,36 +53,26 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
             match s.asks_tx.as_ref().map(|tx| tx.try_send(ask)) {
                 Some(Ok(())) => continue,
                 _ => {
-                    let msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
-                        "code": codes::INTERNAL_ERROR,
-                        "message": format!("too many requests are waiting for the user (at most {MAX_ASKS})"),
-                    }});
-                    let _ = s.send_frame(&msg);
+                    let why =
+                        format!("too many requests are waiting for the user (at most {MAX_ASKS})");
+                    let _ = s.answer_server(&id, Err((codes::INTERNAL_ERROR, why)));
                     continue;
                 }
             }
         }
-        let answer = match s.client_tasks.answer(&method, &params) {
-            Some(a) => a,
-            None => {
-                let a = answer(&s, &method, &params, Some((&id, seq)));
-                match params.get("task") {
-                    // Run as a task: created finished, fetched later.
-                    Some(task)
-                        if client_tasks::runs_as_task(&method) && s.client_tasks_declared() =>
-                    {
-                        Ok(s.client_tasks.create(task.get("ttl"), a))
-                    }
-                    _ => a,
-                }
-            }
-        };
-        let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value()});
-        match answer {
-            Ok(result) => msg["result"] = result,
-            Err((code, message)) => msg["error"] = json!({"code": code, "message": message}),
+        if let Some(sends) = s.client_tasks.answer(&method, &params, &id) {
+            s.send_task_sends(sends);
+            continue;
         }
-        let _ = s.send_frame(&msg);
+        let a = answer(&s, &method, &params, Some((&id, seq)));
+        let a = match params.get("task") {
+            // Run as a task: created finished, fetched later.
+            Some(task) if client_tasks::runs_as_task(&method) && s.client_tasks_declared() => {
+                Ok(s.client_tasks.create(task.get("ttl"), a))
+            }
+            _ => a,
+        };
+        let _ = s.send_response(&id, a);
     }
 }
 
@@ -112,8 +111,41 @@ impl Session {
     }
 
     /// Send the user's answer to server request `id`: a result, or a
-    /// JSON-RPC error `(code, message)`.
+    /// JSON-RPC error `(code, message)`. A request that runs as a task was
+    /// answered with its `CreateTaskResult`: the answer completes the task
+    /// instead (its waiting `tasks/result` requests get it, and the server
+    /// is told the new status).
     pub fn answer_server(
+        &self,
+        id: &IdKey,
+        answer: Result<Value, (i64, String)>,
+    ) -> Result<u64, super::ClientError> {
+        if self.client_tasks.runs(id) {
+            return match self.client_tasks.complete(id, answer) {
+                Some(sends) if sends.status.is_some() => Ok(self.send_task_sends(sends)),
+                _ => Err(super::ClientError::Protocol(
+                    "the server ended that task already".into(),
+                )),
+            };
+        }
+        self.send_response(id, answer)
+    }
+
+    /// Send the responses and the status notification a task change
+    /// produced; the seq of the last frame sent (0 when none was).
+    fn send_task_sends(&self, sends: client_tasks::Sends) -> u64 {
+        let mut last = 0;
+        for (id, outcome) in sends.replies {
+            last = self.send_response(&id, outcome).unwrap_or(last);
+        }
+        if let Some(task) = sends.status {
+            let msg = json!({"jsonrpc": "2.0", "method": methods::TASKS_STATUS, "params": task});
+            last = self.send_frame(&msg).unwrap_or(last);
+        }
+        last
+    }
+
+    fn send_response(
         &self,
         id: &IdKey,
         answer: Result<Value, (i64, String)>,

@@ -48,10 +48,11 @@ impl Session {
         }
         if self.client_tasks_declared() {
             let mut requests = Map::new();
-            if self.opts.sample.is_some() {
+            // The user answers what the options do not (the TUI's forms).
+            if self.opts.sample.is_some() || self.opts.ask_user {
                 requests.insert("sampling".into(), json!({"createMessage": {}}));
             }
-            if self.opts.elicit.is_some() {
+            if self.opts.elicit.is_some() || self.opts.ask_user {
                 requests.insert("elicitation".into(), json!({"create": {}}));
             }
             caps.insert(
@@ -63,11 +64,11 @@ impl Session {
     }
 
     /// Client-side tasks (2025-11-25 handshakes only): offered for the
-    /// server requests mcpscope was told how to answer.
+    /// server requests mcpscope was told how to answer, or the user answers.
     pub(super) fn client_tasks_declared(&self) -> bool {
         self.opts.era == EraChoice::Handshake
             && self.opts.revision == Revision::V2025_11_25
-            && (self.opts.sample.is_some() || self.opts.elicit.is_some())
+            && (self.opts.sample.is_some() || self.opts.elicit.is_some() || self.opts.ask_user)
     }
 
     /// Stateless era: merge the required `_meta` keys into a request's params.
