@@ -813,3 +813,33 @@ fn a_sampling_task_answered_by_hand() {
         .unwrap();
     assert!(text.contains("answered by hand"), "{text}");
 }
+
+/// A call waiting on a form the user takes their time with does not time
+/// out: the time a server request waits for the user's answer does not
+/// count against the idle timeout (here 1 s).
+#[test]
+#[ignore = "needs tmux"]
+fn a_slow_answer_does_not_time_the_call_out() {
+    require_tmux();
+    let t = Tmux::start_with(
+        "slow-user",
+        "printf 'idle_timeout_secs = 1\\n' > \"$MCPSCOPE_CONFIG_DIR/settings.toml\"\n",
+        r#"demo --run 'interactive_wizard {"questions": 1, "delay_ms": 0}'"#,
+        120,
+        36,
+    );
+    t.wait_for("the waiting request", 30, |s| {
+        s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    // Well past the idle timeout, the call still runs.
+    let screen = t.wait_for("the call running for 3 s", 30, |s| {
+        s.contains("interactive_wizard") && s.contains("running 3.")
+    });
+    assert!(!screen.contains("timed out"), "{screen}");
+    t.keys(&["A"]);
+    t.wait_for("the form", 10, |s| s.contains("Project name"));
+    t.keys(&["Enter"]);
+    t.wait_for("the wizard done", 30, |s| s.contains("done in"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+}

@@ -50,8 +50,12 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
                 params: params.clone(),
                 raw,
             };
+            let now = s.trace.now_us();
             match s.asks_tx.as_ref().map(|tx| tx.try_send(ask)) {
-                Some(Ok(())) => continue,
+                Some(Ok(())) => {
+                    s.user_wait().asked(id, now);
+                    continue;
+                }
                 _ => {
                     let why =
                         format!("too many requests are waiting for the user (at most {MAX_ASKS})");
@@ -120,6 +124,7 @@ impl Session {
         id: &IdKey,
         answer: Result<Value, (i64, String)>,
     ) -> Result<u64, super::ClientError> {
+        self.user_wait().answered(id, self.trace.now_us());
         if self.client_tasks.runs(id) {
             return match self.client_tasks.complete(id, answer) {
                 Some(sends) if sends.status.is_some() => Ok(self.send_task_sends(sends)),
@@ -129,6 +134,17 @@ impl Session {
             };
         }
         self.send_response(id, answer)
+    }
+
+    fn user_wait(&self) -> std::sync::MutexGuard<'_, super::user_wait::UserWait> {
+        self.user_wait.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How long (µs) server requests have waited for the user so far.
+    pub(super) fn user_paused_us(&self) -> u64 {
+        let now = self.trace.now_us();
+        let store = self.trace.read();
+        self.user_wait().paused_us(&store, now)
     }
 
     /// Send the responses and the status notification a task change

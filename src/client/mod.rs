@@ -17,6 +17,7 @@ pub mod options;
 mod pending;
 pub mod tasks;
 pub mod timeout;
+pub mod user_wait;
 
 pub use answer::ServerAsk;
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
@@ -141,6 +142,9 @@ pub struct Session {
     /// until the UI takes it.
     asks_tx: Option<mpsc::Sender<answer::ServerAsk>>,
     asks_rx: Mutex<Option<mpsc::Receiver<answer::ServerAsk>>>,
+    /// How long requests have waited for the user's answers: not counted
+    /// against the calls' timeouts.
+    user_wait: Mutex<user_wait::UserWait>,
     /// The roots `roots/list` answers with (`--root`, then the user's edits).
     roots: Mutex<Vec<String>>,
 }
@@ -218,6 +222,7 @@ impl Session {
                 client_tasks: Default::default(),
                 asks_tx,
                 asks_rx: Mutex::new(asks_rx),
+                user_wait: Mutex::default(),
                 roots: Mutex::new(roots),
             }
         }))
@@ -408,13 +413,18 @@ impl Session {
         }
         let rx = self.pending.register(id.clone());
         let paused_at_send = self.transport.auth_paused();
+        let user_at_send = self.user_paused_us();
         let sent_seq = self.send_frame(&msg)?;
         let sent_us = self.trace.read().get(sent_seq).map_or(0, |e| e.t_us);
         // Time spent authorizing after the request left (a person at the
-        // browser) does not count against its limits.
+        // browser), or with a server request waiting for the user's answer
+        // (a person at a form), does not count against its limits.
         let paused = || {
             let d = self.transport.auth_paused().saturating_sub(paused_at_send);
-            u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+            let user = self.user_paused_us().saturating_sub(user_at_send);
+            u64::try_from(d.as_micros())
+                .unwrap_or(u64::MAX)
+                .saturating_add(user)
         };
         // Sending the request indexed its token; look its slot up.
         let slot = token.and_then(|t| self.trace.read().token_slot_of(&t));
