@@ -127,6 +127,20 @@ impl Session {
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
         let (id, token) = self.prepare_call(policy);
+        self.call_prepared_as_task(id, token, name, args, limits)
+            .await
+    }
+
+    /// `call_tool_as_task` with the id and token chosen beforehand (a UI
+    /// shows and cancels the call while it runs).
+    pub async fn call_prepared_as_task(
+        &self,
+        id: crate::protocol::IdKey,
+        token: Option<crate::protocol::IdKey>,
+        name: &str,
+        args: &Value,
+        limits: Limits,
+    ) -> Result<CallOutcome, ClientError> {
         let mut params = self.call_params(name, args, token.as_ref());
         params["task"] = json!({});
         let reply = self

@@ -81,6 +81,8 @@ pub struct Composer {
     pub level: Option<LogLevel>,
     pub idle_secs: Option<u64>,
     pub max_secs: Option<u64>,
+    /// Ask for task execution where the tool allows it (`optional`).
+    pub as_task: bool,
     pub check: Check,
     /// Arguments typed per tool, restored when the user comes back to it.
     saved: HashMap<String, Vec<String>>,
@@ -114,6 +116,7 @@ impl Composer {
             level: None,
             idle_secs,
             max_secs,
+            as_task: false,
             check: Check::default(),
             saved: HashMap::new(),
             cursor_style: Style::default().add_modifier(Modifier::REVERSED),
@@ -288,6 +291,8 @@ impl Composer {
             token: self.token_policy(),
             level: self.level,
             limits: self.limits(),
+            // The caller knows the tool's taskSupport (see `State::composer_task`).
+            task: self.as_task,
         })
     }
 

@@ -178,6 +178,22 @@ impl Executor {
                     now.push(Msg::Notice(format!("cancel failed: {e}")));
                 }
             }
+            Effect::CancelTask { task_id } => {
+                if let Some(s) = self.session.clone() {
+                    let tx = self.tx.clone();
+                    tokio::spawn(async move {
+                        let params = serde_json::json!({ "taskId": task_id });
+                        let limits = s.options().handshake;
+                        // Its answer (the task, cancelled) reaches the gauge through the trace.
+                        if let Err(e) = s
+                            .request(crate::protocol::methods::TASKS_CANCEL, Some(params), limits)
+                            .await
+                        {
+                            let _ = tx.send(Msg::Notice(format!("tasks/cancel failed: {e}")));
+                        }
+                    });
+                }
+            }
             Effect::Raw {
                 id,
                 method,
@@ -211,6 +227,7 @@ impl Executor {
                 token,
                 level,
                 limits,
+                task,
             } => {
                 let Some(s) = self.session.clone() else {
                     return Some(now);
@@ -241,10 +258,14 @@ impl Executor {
                             }
                         }
                     }
-                    match s
-                        .call_prepared(id.clone(), token, &tool, &args, limits)
-                        .await
-                    {
+                    let outcome = if task {
+                        s.call_prepared_as_task(id.clone(), token, &tool, &args, limits)
+                            .await
+                    } else {
+                        s.call_prepared(id.clone(), token, &tool, &args, limits)
+                            .await
+                    };
+                    match outcome {
                         // The response, timeout and exit are all in the trace already.
                         Ok(_) | Err(ClientError::Timeout { .. }) | Err(ClientError::Rpc { .. }) => {
                         }
