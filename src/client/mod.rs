@@ -19,6 +19,17 @@ pub mod tasks;
 pub mod timeout;
 
 pub use answer::ServerAsk;
+
+/// Server requests waiting for the user at once; more are refused.
+pub fn answer_limit() -> usize {
+    answer::MAX_ASKS
+}
+
+/// A `roots/list` result for these roots (paths or URIs), as the session
+/// answers it.
+pub fn roots_result(roots: &[String]) -> Value {
+    answer::roots(roots)
+}
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;

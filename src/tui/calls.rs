@@ -182,6 +182,8 @@ pub struct InputNeeded {
     /// A later call carrying `inputResponses` for this one (sent by the
     /// session's own driver, or composed here).
     pub answered_by: Option<IdKey>,
+    /// Its requests were offered as waiting asks (the forms).
+    pub offered: bool,
 }
 
 impl InputNeeded {
@@ -208,6 +210,7 @@ impl InputNeeded {
             request_state: result.get("requestState").cloned(),
             response_seq: seq,
             answered_by: None,
+            offered: false,
         }
     }
 }

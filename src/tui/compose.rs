@@ -382,23 +382,13 @@ pub fn answer_skeleton(ask: &InputAsk) -> Value {
 /// `_meta` is dropped but for the token: the session adds the era's
 /// envelope again when sending.
 pub fn answer_message(original: &Value, input: &InputNeeded, id: &str, token: &str) -> Value {
-    let mut params = match original {
-        Value::Object(m) => m.clone(),
-        _ => serde_json::Map::new(),
-    };
-    params.remove("_meta");
-    params.remove("inputResponses");
-    params.remove("requestState");
-    params.insert("_meta".into(), serde_json::json!({"progressToken": token}));
     let responses: serde_json::Map<String, Value> = input
         .asks
         .iter()
         .map(|a| (a.key.clone(), answer_skeleton(a)))
         .collect();
-    params.insert("inputResponses".into(), Value::Object(responses));
-    if let Some(s) = &input.request_state {
-        params.insert("requestState".into(), s.clone());
-    }
+    let params =
+        super::input_rounds::retry_params(original, responses, input.request_state.as_ref(), token);
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,

@@ -18,6 +18,7 @@ pub mod calls;
 pub mod compose;
 pub mod exit;
 pub mod format;
+pub mod input_rounds;
 pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
