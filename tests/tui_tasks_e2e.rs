@@ -259,3 +259,41 @@ fn a_stateless_input_required_result_is_answered_through_the_form() {
         serde_json::json!({"action": "accept", "content": {"name": "Ada"}})
     );
 }
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_task_over_streamable_http_answered_while_input_required() {
+    require_tmux();
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
+    let mut cmd = Command::new(common::everything());
+    cmd.arg("streamableHttp")
+        .env("PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    let (_srv, port) = common::http::start_reporting(cmd);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("h.jsonl");
+    let t = Tmux::start(
+        "http",
+        &format!(
+            "--url http://127.0.0.1:{port}/mcp --record '{}' --run 'simulate-research-query {{\"topic\": \"http\", \"ambiguous\": true}}'",
+            trace.display()
+        ),
+    );
+    t.wait_for("the task asking", 30, |s| {
+        s.contains("… input_required") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the clarification form", 10, |s| {
+        s.contains("Clarification")
+    });
+    t.keys(&["Right", "Enter"]);
+    t.wait_for("the task completed", 30, |s| {
+        s.contains("… completed  done in")
+    });
+    t.quit();
+    assert!(
+        result_text(&trace).contains("**Clarification**: technical"),
+        "{}",
+        result_text(&trace)
+    );
+}
