@@ -214,6 +214,42 @@ fn a_failed_or_cancelled_task_ends_its_call() {
 }
 
 #[test]
+fn a_task_created_failed_ends_its_call_at_once() {
+    let sc = Scenario::new();
+    sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "research", "arguments": {}, "task": {}, "_meta": {"progressToken": "mcpscope-1"}}}));
+    sc.at_ms(30).inn(
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"task": status("failed", Some("no quota"))}}),
+    );
+    let mut app = task_app(&sc);
+    app.sync();
+    let c = &app.state.calls.list[0];
+    assert_eq!(c.status, CallStatus::Failed);
+    assert_eq!(c.end_us, Some(30_000));
+    assert_eq!(
+        c.task.as_ref().unwrap().message.as_deref(),
+        Some("no quota")
+    );
+}
+
+#[test]
+fn a_running_task_counts_down_its_max_limit_from_its_creation_and_no_idle() {
+    let sc = running_task();
+    let mut app = task_app(&sc);
+    app.on_msg(Msg::CallPrepared {
+        id: IdKey::Int(2),
+        limits: mcpscope::client::Limits {
+            idle: Some(std::time::Duration::from_secs(60)),
+            max: Some(std::time::Duration::from_secs(600)),
+        },
+    });
+    let screen = render(&mut app, 200, 48);
+    // Created at 30 ms, now 2.5 s: 597.53 s left of the max.
+    assert!(screen.contains("· max 9m57s"), "{screen}");
+    assert!(!screen.contains("· idle "), "{screen}");
+}
+
+#[test]
 fn an_error_from_tasks_result_and_a_server_exit_end_the_call() {
     let sc = running_task();
     sc.at_ms(3000).inn(

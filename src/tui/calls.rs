@@ -517,6 +517,19 @@ impl Calls {
                     tasks::report(&mut task, s, *t, source);
                 }
                 self.early.retain(|e| e.0.task_id != task.id);
+                // Created failed or cancelled (or so reported before): ended.
+                let ended = match task.status.as_str() {
+                    "failed" => Some(CallStatus::Failed),
+                    "cancelled" => Some(CallStatus::Cancelled),
+                    _ => None,
+                };
+                if let Some(status) = ended {
+                    c.status = status;
+                    c.end_us = Some(ev.t_us);
+                    if task.message.is_none() {
+                        c.note = format!("task {}", task.status);
+                    }
+                }
                 c.task = Some(task);
                 return;
             }

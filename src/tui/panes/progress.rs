@@ -349,8 +349,16 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
                 t.muted()
             },
         ));
+        // Once a task runs, its result is awaited from the task's creation
+        // under the max limit only (a task may be long; the polls show it
+        // is alive).
+        let task_from = c
+            .task
+            .as_ref()
+            .and_then(|t| t.history.first())
+            .map(|s| s.t_us);
         if let Some(l) = c.limits {
-            if let Some(idle) = l.idle {
+            if let Some(idle) = l.idle.filter(|_| task_from.is_none()) {
                 let at = c
                     .sent_us
                     .max(g.last_us.unwrap_or(0))
@@ -361,8 +369,8 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
                 ));
             }
             if let Some(max) = l.max {
-                let at = c
-                    .sent_us
+                let at = task_from
+                    .unwrap_or(c.sent_us)
                     .saturating_add(u64::try_from(max.as_micros()).unwrap_or(u64::MAX));
                 stats.push(Span::styled(
                     format!(" · max {}", duration(at.saturating_sub(now))),
