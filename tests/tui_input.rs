@@ -300,3 +300,27 @@ fn snapshot_roots_input_at_80x24() {
     key(&mut app, KeyCode::Enter);
     insta::assert_snapshot!(render(&mut app, 80, 24));
 }
+
+#[test]
+fn the_requests_wait_in_the_order_the_server_wrote_them() {
+    let sc = Scenario::new();
+    sc.at_ms(10).out(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {}}}),
+    );
+    sc.at_ms(12).raw_in(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"zeta":{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}},"alpha":{"method":"roots/list","params":{}}}}}"#,
+    );
+    let app = live(&sc);
+    let keys: Vec<String> = app
+        .state
+        .asks
+        .waiting
+        .iter()
+        .map(|a| match &a.route {
+            Route::Input { key, .. } => key.clone(),
+            Route::Server => panic!("a server request"),
+        })
+        .collect();
+    assert_eq!(keys, ["zeta", "alpha"]);
+}

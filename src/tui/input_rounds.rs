@@ -59,14 +59,26 @@ pub enum Step {
     Abandoned(String),
 }
 
+/// The raw text of a response frame's `inputRequests`.
+fn raw_requests(frame: &[u8]) -> Option<String> {
+    type Members<'a> = HashMap<String, &'a RawValue>;
+    let m: Members = serde_json::from_slice(frame).ok()?;
+    let m: Members = serde_json::from_str(m.get("result")?.get()).ok()?;
+    Some(m.get("inputRequests")?.get().to_string())
+}
+
 /// The raw text of `inputRequests[key]` in a response frame, so a form
 /// keeps the field order the server wrote.
 fn raw_entry(frame: &[u8], key: &str) -> Option<String> {
     type Members<'a> = HashMap<String, &'a RawValue>;
-    let m: Members = serde_json::from_slice(frame).ok()?;
-    let m: Members = serde_json::from_str(m.get("result")?.get()).ok()?;
-    let m: Members = serde_json::from_str(m.get("inputRequests")?.get()).ok()?;
+    let requests = raw_requests(frame)?;
+    let m: Members = serde_json::from_str(&requests).ok()?;
     Some(m.get(key)?.get().to_string())
+}
+
+/// The keys of a response frame's `inputRequests`, in the server's order.
+fn request_order(frame: &[u8]) -> Vec<String> {
+    raw_requests(frame).map_or_else(Vec::new, |r| crate::protocol::elicit::keys_in_order(&r))
 }
 
 /// The retry's params: the original's name and arguments with the answers
@@ -113,9 +125,12 @@ impl Rounds {
             .and_then(|ev| serde_json::from_slice::<Value>(ev.bytes).ok())
             .and_then(|v| v.get("params").cloned())?;
         let response = store.get(input.response_seq).map(|ev| ev.bytes.to_vec());
-        let asks = input
-            .asks
-            .iter()
+        // Asked in the order the server wrote them.
+        let order = response.as_deref().map(request_order).unwrap_or_default();
+        let mut entries: Vec<&crate::tui::calls::InputAsk> = input.asks.iter().collect();
+        entries.sort_by_key(|a| order.iter().position(|k| *k == a.key).unwrap_or(usize::MAX));
+        let asks = entries
+            .into_iter()
             .map(|a| {
                 let raw = response
                     .as_deref()
@@ -285,7 +300,8 @@ mod tests {
 
     #[test]
     fn raw_entries_keep_the_servers_text() {
-        let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"requestedSchema":{"properties":{"z":{},"b":{}}}}}}}}"#;
+        let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"requestedSchema":{"properties":{"z":{},"b":{}}}}},"0":{"method":"roots/list"}}}}"#;
+        assert_eq!(request_order(frame), ["a".to_string(), "0".to_string()]);
         let raw = raw_entry(frame, "a").unwrap();
         assert_eq!(
             crate::protocol::elicit::property_order(&raw),
