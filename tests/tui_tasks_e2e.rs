@@ -297,3 +297,26 @@ fn a_task_over_streamable_http_answered_while_input_required() {
         result_text(&trace)
     );
 }
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn quitting_cancels_the_tasks_still_running() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = Tmux::start("quit", &research(&trace, r#"{"topic": "rust"}"#));
+    t.wait_for("the task working", 30, |s| s.contains("… working"));
+    t.quit();
+    let lines = common::trace_lines(&trace);
+    let created = lines
+        .iter()
+        .find(|l| l["dir"] == "in" && l["json"]["result"]["task"].is_object())
+        .unwrap();
+    let cancel = common::frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel on the way out");
+    assert_eq!(
+        cancel["params"]["taskId"],
+        created["json"]["result"]["task"]["taskId"]
+    );
+}

@@ -162,7 +162,10 @@ impl Session {
         task: &TaskState,
         limits: Limits,
     ) -> Result<Reply, ClientError> {
-        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.task_id.clone());
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(task.task_id.clone());
         // The result may take as long as the task: only the hard cap applies
         // to it. The polls show the task is alive.
         let wait = Limits {
@@ -197,12 +200,25 @@ impl Session {
                 }
             }
         };
-        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|t| *t != task.task_id);
         out
     }
 
-    /// The task being followed, if any (what an interrupt cancels).
+    /// The task being followed, if any (what an interrupt cancels); the
+    /// latest when several calls follow one.
     pub fn current_task(&self) -> Option<String> {
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last()
+            .cloned()
+    }
+
+    /// Every task a call is following now.
+    pub fn followed_tasks(&self) -> Vec<String> {
         self.task.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 

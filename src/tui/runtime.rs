@@ -127,7 +127,16 @@ impl Executor {
     pub fn run(&self, effect: Effect, term: &mut Term) -> Option<Vec<Msg>> {
         let mut now = Vec::new();
         match effect {
-            Effect::Quit => return None,
+            Effect::Quit => {
+                // A task outlives its connection on a remote server: the
+                // ones still followed are cancelled on the way out.
+                if let Some(s) = &self.session {
+                    for task in s.followed_tasks() {
+                        let _ = s.cancel_task_nowait(&task);
+                    }
+                }
+                return None;
+            }
             Effect::Copy(text) => {
                 // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard.
                 let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
