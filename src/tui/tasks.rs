@@ -185,6 +185,44 @@ pub fn report(task: &mut TaskView, s: &TaskState, t_us: u64, source: &'static st
     task.report(s, t_us, source)
 }
 
+/// A timeline summary of a task frame: `working · msg · task 7f3a9c2e…` for
+/// a Task object (a status notification, a `tasks/get` or `tasks/cancel`
+/// answer, a `CreateTaskResult`), `task 7f3a9c2e…` for a request naming
+/// one. `None` when the text is not such a thing.
+pub fn summary(text: &str) -> Option<String> {
+    if !text.contains("\"taskId\"") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(text).ok()?;
+    let short = |id: &str| {
+        if id.chars().count() > 10 {
+            format!("{}…", safe_row(&id.chars().take(8).collect::<String>()))
+        } else {
+            safe_row(id)
+        }
+    };
+    if let Some(s) = TaskState::of_result(&v) {
+        let msg = s
+            .message
+            .as_deref()
+            .map(|m| format!(" · {}", safe_row(m)))
+            .unwrap_or_default();
+        let created = if v.get("task").is_some() {
+            "created "
+        } else {
+            ""
+        };
+        // The status first: the timeline's column is narrow.
+        return Some(format!(
+            "{created}{}{msg} · task {}",
+            safe_row(&s.status),
+            short(&s.task_id)
+        ));
+    }
+    let id = v.get("taskId")?.as_str()?;
+    Some(format!("task {}", short(id)))
+}
+
 impl super::state::State {
     /// What the tools list says about running `tool` as a task (forbidden
     /// when the tool is not listed).
@@ -247,6 +285,21 @@ mod tests {
             t.history.last().unwrap().message.as_deref(),
             Some(&*(MAX_HISTORY as u64 + 9).to_string())
         );
+    }
+
+    #[test]
+    fn timeline_summaries() {
+        assert_eq!(
+            summary(r#"{"task":{"taskId":"0f8c2a6e-1111","status":"working"}}"#).as_deref(),
+            Some("created working · task 0f8c2a6e…")
+        );
+        assert_eq!(
+            summary(r#"{"taskId":"t1","status":"input_required","statusMessage":"Which?"}"#)
+                .as_deref(),
+            Some("input_required · Which? · task t1")
+        );
+        assert_eq!(summary(r#"{"taskId":"t1"}"#).as_deref(), Some("task t1"));
+        assert_eq!(summary(r#"{"content":[]}"#), None);
     }
 
     #[test]
