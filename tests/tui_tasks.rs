@@ -395,3 +395,40 @@ fn snapshot_task_gauge_at_80x24() {
     app.apply(Action::FocusProgress);
     insta::assert_snapshot!(render(&mut app, 80, 24));
 }
+
+#[test]
+fn a_task_in_input_required_points_to_its_waiting_request() {
+    let sc = running_task();
+    let mut app = task_app(&sc);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("Which interpretation? · waiting for its request"),
+        "{screen}"
+    );
+    // Another task's request is not its own.
+    let ask = |task: &str, id: i64| {
+        let params = json!({"message": "Which one?", "requestedSchema": {"type": "object",
+            "properties": {"x": {"type": "string"}}},
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": task}}});
+        let raw =
+            json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
+                .to_string();
+        let seq = sc.raw_in(raw.as_bytes());
+        mcpscope::client::ServerAsk {
+            id: IdKey::Int(id),
+            seq,
+            method: "elicitation/create".into(),
+            params,
+            raw,
+        }
+    };
+    app.on_msg(Msg::ServerAsk(ask("another-task", 0)));
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("waiting for its request"), "{screen}");
+    app.on_msg(Msg::ServerAsk(ask(TASK, 1)));
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("Which interpretation? · A answers it"),
+        "{screen}"
+    );
+}

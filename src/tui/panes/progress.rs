@@ -295,7 +295,16 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
                 .first()
                 .map(|k| k.to_string())
                 .unwrap_or_default();
-            let waiting = if st.asks.waiting.is_empty() {
+            // Its request names the task (related-task `_meta`); one that
+            // does not is taken as its own when it is the only one.
+            let id = crate::tui::format::safe_row(&task.id);
+            let mine = st
+                .asks
+                .waiting
+                .iter()
+                .any(|a| a.task.as_deref() == Some(&id))
+                || (st.asks.waiting.len() == 1 && st.asks.waiting[0].task.is_none());
+            let waiting = if !mine {
                 "waiting for its request".to_string()
             } else {
                 format!("{key} answers it")
