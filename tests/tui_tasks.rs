@@ -336,8 +336,13 @@ fn the_composer_asks_for_a_task_where_the_tool_allows_it() {
     let screen = render(&mut app, 160, 48);
     assert!(screen.contains("tools/call · task: off [x]"), "{screen}");
     assert!(!send(&mut app));
+    assert!(!app.state.composer_command().contains("--task"));
     app.apply(Action::ToggleTask);
     assert!(send(&mut app));
+    assert_eq!(
+        app.state.composer_command(),
+        "mcpscope call --demo --tool export --task"
+    );
     assert_eq!(
         app.state.notice.as_deref(),
         Some("sent tools/call export as a task")

@@ -308,6 +308,12 @@ impl Composer {
 
     /// The headless command doing the same call.
     pub fn command_line(&self, server: &ServerCli) -> String {
+        self.command_line_with(server, false)
+    }
+
+    /// The same, with `--task` when the call asks for task execution (a
+    /// tool that requires it runs as a task headless without the flag).
+    pub fn command_line_with(&self, server: &ServerCli, task_flag: bool) -> String {
         if self.raw_mode {
             return "(raw messages have no `mcpscope call` equivalent)".into();
         }
@@ -323,6 +329,9 @@ impl Composer {
         cmd.push_str(&format!(" --tool {}", shell_quote(tool)));
         if args != "{}" {
             cmd.push_str(&format!(" --args {}", shell_quote(&args)));
+        }
+        if task_flag {
+            cmd.push_str(" --task");
         }
         let token = match self.token {
             TokenMode::AutoString => None,

@@ -129,7 +129,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     foot.push(Line::from(l2));
     foot.push(Line::from(vec![
         Span::styled("$ ", Style::default().fg(t.accent)),
-        Span::styled(safe_row(&c.command_line(&st.server_cli)), t.muted()),
+        Span::styled(safe_row(&st.composer_command()), t.muted()),
     ]));
     let foot_area = Rect {
         y: ed_area.y + ed_area.height,

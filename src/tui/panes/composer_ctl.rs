@@ -71,7 +71,7 @@ pub fn apply(st: &mut State, a: Action, out: &mut Out) {
         Action::ResetArgs => c.reset_args(&st.theme),
         Action::ToggleTask => toggle_task(st),
         Action::CopyCommand => {
-            let cmd = c.command_line(&st.server_cli);
+            let cmd = st.composer_command();
             st.notice = Some("copied the command line (OSC 52)".into());
             out.effects.push(Effect::Copy(cmd));
         }
