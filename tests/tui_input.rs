@@ -324,3 +324,34 @@ fn the_requests_wait_in_the_order_the_server_wrote_them() {
         .collect();
     assert_eq!(keys, ["zeta", "alpha"]);
 }
+
+#[test]
+fn open_rounds_are_bounded_and_the_rest_is_left_to_the_composer() {
+    use mcpscope::tui::input_rounds::MAX_ROUNDS;
+    let sc = Scenario::new();
+    for i in 1..=MAX_ROUNDS as i64 + 1 {
+        sc.at_ms(10 * i as u64)
+            .out(json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {}}}));
+        sc.inn(json!({"jsonrpc": "2.0", "id": i, "result": {"resultType": "input_required",
+            "inputRequests": {"name": {"method": "elicitation/create", "params": {"message": "Name?",
+                "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}}}}}));
+    }
+    let app = live(&sc);
+    assert_eq!(app.state.asks.waiting.len(), MAX_ROUNDS);
+    assert_eq!(
+        app.state.notice.as_deref(),
+        Some(&*format!(
+            "the server needs input ({MAX_ROUNDS} request(s)) — A to answer; 1 call(s) more wait for a in Progress (too much is open)"
+        ))
+    );
+    let last = app
+        .state
+        .calls
+        .get(&IdKey::Int(MAX_ROUNDS as i64 + 1))
+        .unwrap();
+    assert!(
+        last.input.as_ref().unwrap().offered,
+        "offered once, to the composer"
+    );
+}

@@ -251,26 +251,39 @@ pub fn sync(st: &mut crate::tui::state::State, store: &Store) -> usize {
     }
     let fallback = st.composer.limits();
     let mut added = 0;
+    let mut skipped = 0;
     for c in unoffered(&mut st.calls.list) {
         let Some(mut input) = c.input.take() else {
             continue;
         };
         let room = crate::client::answer_limit().saturating_sub(st.asks.waiting.len());
-        if input.asks.len() <= room {
-            let limits = c.limits.unwrap_or(fallback);
-            if let Some(asks) = st.asks.rounds.offer(c, &input, store, limits, st.now_us) {
+        let limits = c.limits.unwrap_or(fallback);
+        let offered = (input.asks.len() <= room)
+            .then(|| st.asks.rounds.offer(c, &input, store, limits, st.now_us))
+            .flatten();
+        match offered {
+            Some(asks) => {
                 added += asks.len();
                 st.asks.waiting.extend(asks);
             }
+            None if !input.asks.is_empty() => skipped += 1,
+            None => {}
         }
         // Offered once: what could not be offered is the composer's.
         input.offered = true;
         c.input = Some(input);
     }
+    let left = if skipped > 0 {
+        format!("; {skipped} call(s) more wait for a in Progress (too much is open)")
+    } else {
+        String::new()
+    };
     if added > 0 {
         st.notice = Some(format!(
-            "the server needs input ({added} request(s)) — A to answer"
+            "the server needs input ({added} request(s)) — A to answer{left}"
         ));
+    } else if skipped > 0 {
+        st.notice = Some(left.trim_start_matches("; ").to_string());
     }
     added
 }
