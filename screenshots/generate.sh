@@ -1,19 +1,21 @@
 #!/bin/sh
 # Regenerate the README screenshots: real renders of the real app (main
 # screen, raw, logs, a finished run, 80x24 tabs, the Findings pane, the
-# Network pane of an HTTP session, `attach` on a live proxy session).
+# Network pane of an HTTP session, `attach` on a live proxy session, a form,
+# tasks).
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), narrow, findings, network,
-#                                        # attach, form
+#                                        # attach, form, task
 #
 # Builds the release binary, runs `mcpscope demo` in a detached tmux
 # session (160x48, and 80x24 for the narrow layout), drives it with keys,
 # captures the screen with colours (`capture-pane -e`) and renders each
 # capture to PNG with screenshots/ansi2png.py (Python 3 + Pillow, DejaVu
 # fonts). The .ans captures are kept next to the PNGs.
-# Needs: cargo, tmux, python3 with Pillow (pip install pillow), fonts-dejavu-core.
+# Needs: cargo, tmux, python3 with Pillow (pip install pillow), fonts-dejavu-core;
+# the task step needs server-everything (bash tests/peers/install.sh).
 set -eu
 cd "$(dirname "$0")/.."
 OUT=screenshots
@@ -30,9 +32,12 @@ cleanup() {
     [ -n "$HOST_PID" ] && kill "$HOST_PID" 2>/dev/null
     rm -rf "$CONF"
     [ -n "$RT" ] && rm -rf "$RT"
+    # The last test above fails when there is nothing to remove; a clean
+    # run must still exit 0 (an `exit N` keeps its N).
+    :
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network attach form} "
+STEPS=" ${*:-demo narrow findings network attach form task} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -195,4 +200,25 @@ keys -N 13 BSpace
 keys -l release-bot
 wait_for 'release-bot'
 shot form 100 30
+fi
+
+if want task; then
+# 10. Tasks: server-everything's research tool runs as a task (its
+#     taskSupport is required). Two of them: one runs to completed, the
+#     ambiguous one waits in input_required for its clarification; the
+#     details view of the second lists its status history.
+EVERYTHING="$PWD/tests/peers/.installed/node/node_modules/.bin/mcp-server-everything"
+[ -x "$EVERYTHING" ] || { echo "server-everything is missing: bash tests/peers/install.sh" >&2; exit 1; }
+# On PATH (a fresh tmux server inherits it): the composer's command line
+# then names the server as a user would.
+PATH="$(dirname "$EVERYTHING"):$PATH"
+export PATH
+start_cmd 160 48 "--run 'simulate-research-query {\"topic\": \"rust\"}' \
+      --run 'simulate-research-query {\"topic\": \"python\", \"ambiguous\": true}' \
+      -- mcp-server-everything stdio"
+wait_for '… completed  done in' 60
+wait_for '… input_required' 60
+keys 1 j d
+wait_for '── task '
+shot task 160 48
 fi

@@ -294,6 +294,7 @@ fn composer_prefills_validates_and_sends() {
                 idle: Some(std::time::Duration::from_secs(30)),
                 max: Some(std::time::Duration::from_secs(600)),
             },
+            task: false,
         }]
     );
     let cmd = app.state.composer.command_line(&app.state.server_cli);

@@ -20,6 +20,17 @@ pub mod timeout;
 pub mod user_wait;
 
 pub use answer::ServerAsk;
+
+/// Server requests waiting for the user at once; more are refused.
+pub fn answer_limit() -> usize {
+    answer::MAX_ASKS
+}
+
+/// A `roots/list` result for these roots (paths or URIs), as the session
+/// answers it.
+pub fn roots_result(roots: &[String]) -> Value {
+    answer::roots(roots)
+}
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
@@ -134,8 +145,9 @@ pub struct Session {
     /// Server requests answered otherwise than the options said (content
     /// that did not fit): a headless run that needed them did not succeed.
     refused: std::sync::atomic::AtomicUsize,
-    /// The task a call is waiting on (what an interrupt cancels).
-    task: Mutex<Option<String>>,
+    /// The tasks calls are waiting on, oldest first (what an interrupt or
+    /// quitting cancels).
+    task: Mutex<Vec<String>>,
     /// Server requests run here as tasks, kept for the server to fetch.
     client_tasks: client_tasks::ClientTasks,
     /// Server requests for the user (`ask_user`), and their receiving end
@@ -218,7 +230,7 @@ impl Session {
                 sink: ingest,
                 tool_headers,
                 refused: std::sync::atomic::AtomicUsize::new(0),
-                task: Mutex::new(None),
+                task: Mutex::new(Vec::new()),
                 client_tasks: Default::default(),
                 asks_tx,
                 asks_rx: Mutex::new(asks_rx),

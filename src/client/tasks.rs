@@ -127,6 +127,20 @@ impl Session {
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
         let (id, token) = self.prepare_call(policy);
+        self.call_prepared_as_task(id, token, name, args, limits)
+            .await
+    }
+
+    /// `call_tool_as_task` with the id and token chosen beforehand (a UI
+    /// shows and cancels the call while it runs).
+    pub async fn call_prepared_as_task(
+        &self,
+        id: crate::protocol::IdKey,
+        token: Option<crate::protocol::IdKey>,
+        name: &str,
+        args: &Value,
+        limits: Limits,
+    ) -> Result<CallOutcome, ClientError> {
         let mut params = self.call_params(name, args, token.as_ref());
         params["task"] = json!({});
         let reply = self
@@ -148,7 +162,10 @@ impl Session {
         task: &TaskState,
         limits: Limits,
     ) -> Result<Reply, ClientError> {
-        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.task_id.clone());
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(task.task_id.clone());
         // The result may take as long as the task: only the hard cap applies
         // to it. The polls show the task is alive.
         let wait = Limits {
@@ -183,12 +200,25 @@ impl Session {
                 }
             }
         };
-        *self.task.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|t| *t != task.task_id);
         out
     }
 
-    /// The task being followed, if any (what an interrupt cancels).
+    /// The task being followed, if any (what an interrupt cancels); the
+    /// latest when several calls follow one.
     pub fn current_task(&self) -> Option<String> {
+        self.task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last()
+            .cloned()
+    }
+
+    /// Every task a call is following now.
+    pub fn followed_tasks(&self) -> Vec<String> {
         self.task.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 

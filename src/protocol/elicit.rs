@@ -439,7 +439,8 @@ pub fn property_order(frame: &str) -> Vec<String> {
     props.map_or_else(Vec::new, |p| keys_in_order(&p))
 }
 
-fn keys_in_order(obj: &str) -> Vec<String> {
+/// The keys of a JSON object's text, in the order written.
+pub fn keys_in_order(obj: &str) -> Vec<String> {
     use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
     struct Keys;
     impl<'de> Visitor<'de> for Keys {

@@ -50,6 +50,7 @@ pub enum Action {
     ToggleRawMode,
     ResetArgs,
     CopyCommand,
+    ToggleTask,
     CancelCall,
     ShowLane,
     CycleByteMode,
@@ -142,7 +143,10 @@ impl Action {
             ToggleRawMode => "switch between tools/call and a raw JSON-RPC message",
             ResetArgs => "refill the arguments from the tool's input schema",
             CopyCommand => "copy the equivalent `mcpscope call` command (OSC 52)",
-            CancelCall => "cancel the selected call (notifications/cancelled)",
+            ToggleTask => "run the call as a task or not (tools whose taskSupport is optional)",
+            CancelCall => {
+                "cancel the selected call (notifications/cancelled; tasks/cancel once it runs as a task)"
+            }
             ShowLane => "show the selected call's lane in the timeline",
             CycleByteMode => "progress units: auto → bytes → plain",
             ClearFinished => "forget finished calls",
@@ -185,6 +189,8 @@ pub enum Effect {
         token: TokenPolicy,
         level: Option<LogLevel>,
         limits: Limits,
+        /// Ask for task execution (`params.task`), followed to the result.
+        task: bool,
     },
     /// A raw JSON-RPC request (with an id) or notification (without).
     Raw {
@@ -195,6 +201,10 @@ pub enum Effect {
     },
     Cancel {
         id: IdKey,
+    },
+    /// `tasks/cancel` for a call running as a task.
+    CancelTask {
+        task_id: String,
     },
     /// The user's answer to a server request: a result or a JSON-RPC error.
     AnswerServer {

@@ -354,7 +354,7 @@ impl App {
             Follow => pane.follow(st),
             UseTool => tools_ctl::use_tool(st, &mut out),
             Edit | StopEdit | Send | CycleToken | EditToken | CycleLogLevel | IdleDown | IdleUp
-            | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand => {
+            | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand | ToggleTask => {
                 composer_ctl::apply(st, action, &mut out)
             }
             CancelCall | CycleByteMode | ClearFinished | Details | AnswerInput => {

@@ -3,12 +3,16 @@
 //! default), a URL elicitation to confirm, a sampling request to reply to.
 //! They wait in a bounded list with their arrival time; none of them stops
 //! ingest or the other panes — the overlay opens only when the user asks.
+//! The entries of an `input_required` result wait here too (see
+//! `input_rounds`): their answers go into the call's retry, not back to a
+//! server request.
 
 use crate::client::ServerAsk;
 use crate::protocol::IdKey;
 use crate::protocol::elicit::{self, Field, Kind};
 use crate::protocol::methods;
 use crate::tui::format::safe_row;
+pub use crate::tui::input_rounds::{Rounds, Route};
 use ratatui_textarea::TextArea;
 use serde_json::{Map, Value, json};
 
@@ -260,6 +264,9 @@ pub enum AskKind {
         message: String,
     },
     Sampling(Box<Sampling>),
+    /// `roots/list` asked in an `input_required` result: the roots offered
+    /// are sent (Ctrl-R edits them first).
+    Roots,
     /// A form mcpscope cannot build (the schema breaks the spec's limits):
     /// it can only be declined or cancelled.
     Unusable {
@@ -275,6 +282,10 @@ pub struct Ask {
     /// Trace clock when it arrived (its age is shown).
     pub arrived_us: u64,
     pub kind: AskKind,
+    /// Where the answer goes.
+    pub route: Route,
+    /// The task the request is for (`_meta` `io.modelcontextprotocol/related-task`).
+    pub task: Option<String>,
 }
 
 impl Ask {
@@ -299,6 +310,12 @@ impl Ask {
             method: a.method.clone(),
             arrived_us: now_us,
             kind,
+            route: Route::Server,
+            task: a
+                .params
+                .pointer("/_meta/io.modelcontextprotocol~1related-task/taskId")
+                .and_then(Value::as_str)
+                .map(safe_row),
         }
     }
 }
@@ -325,6 +342,8 @@ pub struct Asks {
     pub roots_editor: Option<Box<TextArea<'static>>>,
     /// Store events looked at for withdrawn requests.
     scanned: u64,
+    /// `input_required` results being answered through the forms.
+    pub rounds: Rounds,
 }
 
 impl Asks {
@@ -362,9 +381,12 @@ impl Asks {
 
     /// The answer for `choice` to the first request: `None` (it stays
     /// open, its problems shown) when an accepted form does not validate.
-    pub fn answer(&mut self, choice: Choice) -> Option<(IdKey, Answer)> {
+    pub fn answer(&mut self, choice: Choice) -> Option<(IdKey, Route, Answer)> {
         let ask = self.waiting.first_mut()?;
         let answer = match (&mut ask.kind, choice) {
+            (AskKind::Roots, Choice::Accept) => Ok(crate::client::roots_result(&self.roots)),
+            (AskKind::Roots, Choice::Decline) => Ok(json!({"roots": []})),
+            (AskKind::Roots, Choice::Cancel) => Err((0, "cancelled by the user".to_string())),
             (AskKind::Sampling(s), Choice::Accept) => Ok(s.result()),
             (AskKind::Sampling(_), _) => Err((-1, "User rejected sampling request".to_string())),
             (AskKind::Form(f), Choice::Accept) => match f.content() {
@@ -383,7 +405,17 @@ impl Asks {
         if self.waiting.is_empty() {
             self.open = false;
         }
-        Some((ask.id, answer))
+        Some((ask.id, ask.route, answer))
+    }
+
+    /// Drop the waiting entries of `call`'s `input_required` round.
+    pub fn drop_round(&mut self, call: &IdKey) {
+        self.rounds.forget(call);
+        self.waiting
+            .retain(|a| !matches!(&a.route, Route::Input { call: c, .. } if c == call));
+        if self.waiting.is_empty() {
+            self.open = false;
+        }
     }
 
     /// Drop the requests the server withdrew since the last look: an

@@ -10,6 +10,7 @@
 //! call keeps what was asked, so the composer can build the retry.
 
 use super::format::safe_row;
+use super::tasks::{self, TaskLinks, TaskNews, TaskView};
 use crate::calls::{Ending, Seen, Timed, Tracker};
 use crate::client::Limits;
 use crate::event::ExitInfo;
@@ -130,6 +131,9 @@ pub struct Call {
     pub note: String,
     /// What an `input_required` result asked for.
     pub input: Option<InputNeeded>,
+    /// The task its `CreateTaskResult` created: the call runs until the
+    /// task's result comes (or the task fails or is cancelled).
+    pub task: Option<TaskView>,
     /// Its record in the call model.
     core: usize,
 }
@@ -178,6 +182,8 @@ pub struct InputNeeded {
     /// A later call carrying `inputResponses` for this one (sent by the
     /// session's own driver, or composed here).
     pub answered_by: Option<IdKey>,
+    /// Its requests were offered as waiting asks (the forms).
+    pub offered: bool,
 }
 
 impl InputNeeded {
@@ -204,6 +210,7 @@ impl InputNeeded {
             request_state: result.get("requestState").cloned(),
             response_seq: seq,
             answered_by: None,
+            offered: false,
         }
     }
 }
@@ -244,6 +251,12 @@ pub struct Calls {
     pub exit_note: Option<String>,
     /// The session's calls; the list shows its `tools/call`s.
     model: Tracker,
+    /// `tasks/*` requests and their answers, linked to their task.
+    links: TaskLinks,
+    /// Task id → the call it runs.
+    by_task: HashMap<String, IdKey>,
+    /// Statuses of tasks not yet linked to a call (bounded).
+    early: std::collections::VecDeque<(crate::client::tasks::TaskState, &'static str, u64)>,
 }
 
 impl Calls {
@@ -289,6 +302,89 @@ impl Calls {
             .enumerate()
             .map(|(i, c)| (c.id.clone(), i))
             .collect();
+        self.by_task = self
+            .list
+            .iter()
+            .filter_map(|c| Some((c.task.as_ref()?.id.clone(), c.id.clone())))
+            .collect();
+    }
+
+    /// The running call following task `task_id`.
+    fn task_call(&mut self, task_id: &str) -> Option<&mut Call> {
+        let id = self.by_task.get(task_id)?;
+        let i = *self.by_id.get(id)?;
+        Some(&mut self.list[i])
+    }
+
+    /// What a `tasks/*` frame says about a call's task.
+    fn task_event(&mut self, ev: &EventRef<'_>) {
+        let Some((task_id, news)) = self.links.observe(ev) else {
+            return;
+        };
+        if !self.by_task.contains_key(&task_id) {
+            // A status may come before the CreateTaskResult naming its task.
+            if let TaskNews::Status(s, source) = news {
+                if self.early.len() >= tasks::MAX_EARLY {
+                    self.early.pop_front();
+                }
+                self.early.push_back((s, source, ev.t_us));
+            }
+            return;
+        }
+        let Some(c) = self.task_call(&task_id) else {
+            return;
+        };
+        let Some(task) = c.task.as_mut() else {
+            return;
+        };
+        match news {
+            TaskNews::Status(s, source) => {
+                if !tasks::report(task, &s, ev.t_us, source) || !c.status.is_running() {
+                    return;
+                }
+                // Completed waits for tasks/result; failed and cancelled end it.
+                let status = match s.status.as_str() {
+                    "failed" => CallStatus::Failed,
+                    "cancelled" => CallStatus::Cancelled,
+                    _ => return,
+                };
+                c.status = status;
+                c.end_us = Some(ev.t_us);
+                if c.note.is_empty() && task.message.is_none() {
+                    c.note = format!("task {}", s.status);
+                }
+            }
+            TaskNews::Result(r) => {
+                if !c.status.is_running() {
+                    return;
+                }
+                c.end_us = Some(ev.t_us);
+                match r {
+                    Ok(v) => {
+                        if !task.is_terminal() {
+                            let done = crate::client::tasks::TaskState {
+                                task_id: task.id.clone(),
+                                status: "completed".into(),
+                                message: None,
+                                poll_ms: None,
+                            };
+                            tasks::report(task, &done, ev.t_us, "tasks/result");
+                        }
+                        c.status = if v.get("isError").and_then(Value::as_bool) == Some(true) {
+                            CallStatus::ToolError
+                        } else {
+                            CallStatus::Done
+                        };
+                    }
+                    Err(why) => {
+                        c.status = CallStatus::RpcError;
+                        if c.note.is_empty() {
+                            c.note = format!("tasks/result: {why}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Look at new events (at most `budget`). Returns true when caught up.
@@ -322,6 +418,7 @@ impl Calls {
     }
 
     fn event(&mut self, ev: &EventRef<'_>) {
+        self.task_event(ev);
         match self.model.observe(ev) {
             Seen::Nothing => {}
             Seen::Sent(i) => self.sent(i, ev),
@@ -335,7 +432,16 @@ impl Calls {
             Seen::EndedAll => self.settle_all(ev),
             Seen::Exit(exit) => {
                 self.settle_all(ev);
-                self.exit_note = Some(exit_note(exit));
+                let why = exit_note(exit);
+                // A task's call was answered already: the model ends it no more.
+                for c in self.list.iter_mut().filter(|c| c.task.is_some()) {
+                    if c.status.is_running() {
+                        c.status = CallStatus::Crashed;
+                        c.end_us = Some(ev.t_us);
+                        c.note = why.clone();
+                    }
+                }
+                self.exit_note = Some(why);
             }
         }
     }
@@ -371,6 +477,7 @@ impl Calls {
             end_us: None,
             note: String::new(),
             input: None,
+            task: None,
             core: i,
         });
     }
@@ -385,7 +492,8 @@ impl Calls {
     /// shows; `ev` is the event that ended it.
     fn settle(&mut self, at: usize, ev: &EventRef<'_>) {
         let c = &mut self.list[at];
-        if !c.status.is_running() {
+        // A task's call ends with the task, not with its own response.
+        if !c.status.is_running() || c.task.is_some() {
             return;
         }
         let Some((end, status)) = self.model.calls[c.core]
@@ -395,6 +503,37 @@ impl Calls {
         else {
             return;
         };
+        if status == CallStatus::Done && end.seq == ev.seq {
+            let created = ev
+                .frame()
+                .result
+                .filter(|r| r.get().contains("\"task\""))
+                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                .and_then(|r| tasks::created(&r, ev.t_us));
+            if let Some(mut task) = created {
+                self.by_task.insert(task.id.clone(), c.id.clone());
+                let tid = task.id.clone();
+                for (s, source, t) in self.early.iter().filter(|e| e.0.task_id == tid) {
+                    tasks::report(&mut task, s, *t, source);
+                }
+                self.early.retain(|e| e.0.task_id != task.id);
+                // Created failed or cancelled (or so reported before): ended.
+                let ended = match task.status.as_str() {
+                    "failed" => Some(CallStatus::Failed),
+                    "cancelled" => Some(CallStatus::Cancelled),
+                    _ => None,
+                };
+                if let Some(status) = ended {
+                    c.status = status;
+                    c.end_us = Some(ev.t_us);
+                    if task.message.is_none() {
+                        c.note = format!("task {}", task.status);
+                    }
+                }
+                c.task = Some(task);
+                return;
+            }
+        }
         c.status = status;
         c.end_us = Some(end.t_us);
         if c.note.is_empty() {

@@ -81,6 +81,8 @@ pub struct Composer {
     pub level: Option<LogLevel>,
     pub idle_secs: Option<u64>,
     pub max_secs: Option<u64>,
+    /// Ask for task execution where the tool allows it (`optional`).
+    pub as_task: bool,
     pub check: Check,
     /// Arguments typed per tool, restored when the user comes back to it.
     saved: HashMap<String, Vec<String>>,
@@ -114,6 +116,7 @@ impl Composer {
             level: None,
             idle_secs,
             max_secs,
+            as_task: false,
             check: Check::default(),
             saved: HashMap::new(),
             cursor_style: Style::default().add_modifier(Modifier::REVERSED),
@@ -288,6 +291,8 @@ impl Composer {
             token: self.token_policy(),
             level: self.level,
             limits: self.limits(),
+            // The caller knows the tool's taskSupport (see `State::composer_task`).
+            task: self.as_task,
         })
     }
 
@@ -303,6 +308,12 @@ impl Composer {
 
     /// The headless command doing the same call.
     pub fn command_line(&self, server: &ServerCli) -> String {
+        self.command_line_with(server, false)
+    }
+
+    /// The same, with `--task` when the call asks for task execution (a
+    /// tool that requires it runs as a task headless without the flag).
+    pub fn command_line_with(&self, server: &ServerCli, task_flag: bool) -> String {
         if self.raw_mode {
             return "(raw messages have no `mcpscope call` equivalent)".into();
         }
@@ -318,6 +329,9 @@ impl Composer {
         cmd.push_str(&format!(" --tool {}", shell_quote(tool)));
         if args != "{}" {
             cmd.push_str(&format!(" --args {}", shell_quote(&args)));
+        }
+        if task_flag {
+            cmd.push_str(" --task");
         }
         let token = match self.token {
             TokenMode::AutoString => None,
@@ -377,23 +391,13 @@ pub fn answer_skeleton(ask: &InputAsk) -> Value {
 /// `_meta` is dropped but for the token: the session adds the era's
 /// envelope again when sending.
 pub fn answer_message(original: &Value, input: &InputNeeded, id: &str, token: &str) -> Value {
-    let mut params = match original {
-        Value::Object(m) => m.clone(),
-        _ => serde_json::Map::new(),
-    };
-    params.remove("_meta");
-    params.remove("inputResponses");
-    params.remove("requestState");
-    params.insert("_meta".into(), serde_json::json!({"progressToken": token}));
     let responses: serde_json::Map<String, Value> = input
         .asks
         .iter()
         .map(|a| (a.key.clone(), answer_skeleton(a)))
         .collect();
-    params.insert("inputResponses".into(), Value::Object(responses));
-    if let Some(s) = &input.request_state {
-        params.insert("requestState".into(), s.clone());
-    }
+    let params =
+        super::input_rounds::retry_params(original, responses, input.request_state.as_ref(), token);
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,

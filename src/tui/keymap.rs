@@ -229,6 +229,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Composer, &["r"], ToggleRawMode),
         (Composer, &["R"], ResetArgs),
         (Composer, &["y"], CopyCommand),
+        (Composer, &["x"], ToggleTask),
         (Editor, &["esc"], StopEdit),
         (Editor, &["ctrl-s"], Send),
         (Progress, &["c", "delete"], CancelCall),

@@ -3,7 +3,8 @@
 //!
 //! Layout of the module: `app` (state + update), `state`, `action`
 //! (actions, effects, messages), `keymap`, `settings`, `theme`, `views`
-//! (incremental filtered lists), `calls` (gauges), `network` (HTTP
+//! (incremental filtered lists), `calls` (gauges), `tasks` (calls running
+//! as tasks), `network` (HTTP
 //! exchanges), `compose` (composer state), `timing` (per-call statistics), `replay` (playback of a recorded
 //! trace), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
 //! `panes/*` (rendering, one file per pane), `terminal` (guard), `runtime`
@@ -17,6 +18,7 @@ pub mod calls;
 pub mod compose;
 pub mod exit;
 pub mod format;
+pub mod input_rounds;
 pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
@@ -28,6 +30,7 @@ pub mod schema;
 pub mod settings;
 pub mod state;
 pub mod summary;
+pub mod tasks;
 pub mod terminal;
 pub mod theme;
 pub mod timing;

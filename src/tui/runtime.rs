@@ -127,7 +127,16 @@ impl Executor {
     pub fn run(&self, effect: Effect, term: &mut Term) -> Option<Vec<Msg>> {
         let mut now = Vec::new();
         match effect {
-            Effect::Quit => return None,
+            Effect::Quit => {
+                // A task outlives its connection on a remote server: the
+                // ones still followed are cancelled on the way out.
+                if let Some(s) = &self.session {
+                    for task in s.followed_tasks() {
+                        let _ = s.cancel_task_nowait(&task);
+                    }
+                }
+                return None;
+            }
             Effect::Copy(text) => {
                 // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard.
                 let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
@@ -178,6 +187,22 @@ impl Executor {
                     now.push(Msg::Notice(format!("cancel failed: {e}")));
                 }
             }
+            Effect::CancelTask { task_id } => {
+                if let Some(s) = self.session.clone() {
+                    let tx = self.tx.clone();
+                    tokio::spawn(async move {
+                        let params = serde_json::json!({ "taskId": task_id });
+                        let limits = s.options().handshake;
+                        // Its answer (the task, cancelled) reaches the gauge through the trace.
+                        if let Err(e) = s
+                            .request(crate::protocol::methods::TASKS_CANCEL, Some(params), limits)
+                            .await
+                        {
+                            let _ = tx.send(Msg::Notice(format!("tasks/cancel failed: {e}")));
+                        }
+                    });
+                }
+            }
             Effect::Raw {
                 id,
                 method,
@@ -211,6 +236,7 @@ impl Executor {
                 token,
                 level,
                 limits,
+                task,
             } => {
                 let Some(s) = self.session.clone() else {
                     return Some(now);
@@ -241,10 +267,14 @@ impl Executor {
                             }
                         }
                     }
-                    match s
-                        .call_prepared(id.clone(), token, &tool, &args, limits)
-                        .await
-                    {
+                    let outcome = if task {
+                        s.call_prepared_as_task(id.clone(), token, &tool, &args, limits)
+                            .await
+                    } else {
+                        s.call_prepared(id.clone(), token, &tool, &args, limits)
+                            .await
+                    };
+                    match outcome {
                         // The response, timeout and exit are all in the trace already.
                         Ok(_) | Err(ClientError::Timeout { .. }) | Err(ClientError::Rpc { .. }) => {
                         }

@@ -171,6 +171,8 @@ pub struct ToolInfo {
     pub title: String,
     pub description: String,
     pub schema: Value,
+    /// `execution.taskSupport`: whether a call runs as a task.
+    pub task: crate::client::tasks::TaskSupport,
 }
 
 #[derive(Debug, Default)]

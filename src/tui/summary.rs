@@ -122,7 +122,15 @@ fn message(ev: &EventRef<'_>) -> Summary {
             if let Some(t) = f.progress_token() {
                 s.ids.push_str(&format!(" tok={}", safe(t.get(), 40)));
             }
-            s.text = if f.method.as_deref() == Some(methods::TOOLS_CALL) {
+            let task = f
+                .method
+                .as_deref()
+                .is_some_and(|m| m.starts_with("tasks/"))
+                .then(|| crate::tui::tasks::summary(params))
+                .flatten();
+            s.text = if let Some(t) = task {
+                t
+            } else if f.method.as_deref() == Some(methods::TOOLS_CALL) {
                 match serde_json::from_str::<Value>(params) {
                     Ok(v) => format!(
                         "{} {}",
@@ -188,6 +196,12 @@ fn message(ev: &EventRef<'_>) -> Summary {
 }
 
 fn response_text(method: Option<&str>, result: &str) -> String {
+    let tasky = method.is_some_and(|m| m.starts_with("tasks/") && m != methods::TASKS_RESULT);
+    if (tasky || method == Some(methods::TOOLS_CALL))
+        && let Some(t) = crate::tui::tasks::summary(result)
+    {
+        return t;
+    }
     if method != Some(methods::TOOLS_CALL) {
         return safe_row(result);
     }
@@ -253,6 +267,10 @@ fn notification_text(
             }
             None => safe_row(params.map(|p| p.get()).unwrap_or("")),
         },
+        Some(methods::TASKS_STATUS) => {
+            let p = params.map(|p| p.get()).unwrap_or("");
+            crate::tui::tasks::summary(p).unwrap_or_else(|| safe_row(p))
+        }
         _ => safe_row(params.map(|p| p.get()).unwrap_or("")),
     }
 }

@@ -4,6 +4,7 @@
 
 use super::App;
 use crate::client::TokenPolicy;
+use crate::client::tasks::TaskSupport;
 use crate::protocol::views::InitializeResult;
 use crate::tui::action::{Effect, Msg};
 use crate::tui::format::{safe, safe_row};
@@ -94,6 +95,7 @@ impl App {
                     .unwrap_or("")
                     .to_string(),
                 schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                task: TaskSupport::of_tool(t),
             })
             .collect();
         st.tools.loading = false;
@@ -120,12 +122,15 @@ impl App {
                     "--run: the server lists no tool {tool:?}; sending anyway"
                 ));
             }
+            // A tool that requires it runs as a task; `--run` asks no more.
+            let task = self.state.task_support(&tool) == TaskSupport::Required;
             out.push(Effect::Call {
                 tool,
                 args,
                 token: TokenPolicy::AutoString,
                 level: None,
                 limits: self.default_limits,
+                task,
             });
         }
         // The composer opens on the first call the user asked for, showing

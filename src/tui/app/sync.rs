@@ -38,6 +38,9 @@ impl App {
         }
         st.evicted = store.evicted();
         let mut done = st.calls.sync(store, SYNC_BUDGET);
+        if crate::tui::input_rounds::sync(st, store) > 0 {
+            self.dirty = true;
+        }
         if let Some(why) = st.calls.exit_note.take()
             && st.live
         {

@@ -36,8 +36,18 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     }
     let age = st.now_us.saturating_sub(ask.arrived_us) / 1_000_000;
     let more = st.asks.waiting.len() - 1;
+    let whose = match (&ask.route, &ask.task) {
+        (crate::tui::asks::Route::Input { call, key }, _) => {
+            format!(" · input {key:?} for id {call}")
+        }
+        (_, Some(task)) if task.chars().count() > 10 => {
+            format!(" · task {}…", task.chars().take(8).collect::<String>())
+        }
+        (_, Some(task)) => format!(" · task {task}"),
+        _ => String::new(),
+    };
     let title = format!(
-        " {} #{} · {age}s{} ",
+        " {} #{}{whose} · {age}s{} ",
         ask.method,
         ask.seq,
         if more > 0 {
@@ -120,6 +130,30 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 ..body
             };
             f.render_widget(&s.reply, reply);
+        }
+        AskKind::Roots => {
+            let mut lines = vec![
+                Line::from(Span::styled(
+                    "The server asks for the roots (roots/list) to finish the call.",
+                    t.fg(t.fg).add_modifier(Modifier::BOLD),
+                )),
+                Line::default(),
+            ];
+            if st.asks.roots.is_empty() {
+                lines.push(Line::from(Span::styled("(no roots)", t.muted())));
+            }
+            for r in &st.asks.roots {
+                lines.push(Line::from(Span::styled(
+                    format!("  {}", crate::tui::format::safe_row(r)),
+                    t.fg(t.accent),
+                )));
+            }
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled(
+                "Accept sends these; decline sends none. To change them: Esc, Ctrl-R, then A.",
+                t.muted(),
+            )));
+            f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
         }
         AskKind::Unusable { message, why } => {
             let lines = vec![

@@ -6,7 +6,8 @@
 //! new line there; Ctrl-S sends it).
 
 use crate::tui::action::Effect;
-use crate::tui::asks::{AskKind, Choice, Input};
+use crate::tui::asks::{AskKind, Choice, Input, Route};
+use crate::tui::input_rounds::Step;
 use crate::tui::state::State;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -30,13 +31,33 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
     };
     if let Some(c) = choice {
         return match st.asks.answer(c) {
-            Some((id, answer)) => {
+            Some((id, Route::Server, answer)) => {
                 st.notice = Some(match c {
                     Choice::Accept => "answer sent".into(),
                     Choice::Decline => "declined".into(),
                     Choice::Cancel => "cancelled".into(),
                 });
                 vec![Effect::AnswerServer { id, answer }]
+            }
+            Some((_, Route::Input { call, key }, answer)) => {
+                match st.asks.rounds.answer(&call, &key, answer) {
+                    Step::Waiting(n) => {
+                        st.notice = Some(format!(
+                            "{key} answered; {n} more for id {call} before the retry"
+                        ));
+                        Vec::new()
+                    }
+                    Step::Retry(e) => {
+                        st.notice = Some(format!("answered: id {call} retried with its inputs"));
+                        vec![e]
+                    }
+                    Step::Abandoned(why) => {
+                        st.asks.drop_round(&call);
+                        st.notice =
+                            Some(format!("{why}; a in Progress composes the retry by hand"));
+                        Vec::new()
+                    }
+                }
             }
             None => Vec::new(),
         };
@@ -51,7 +72,7 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
             }
         }
         AskKind::Form(f) => form_key(f, ev),
-        AskKind::Unusable { .. } => {}
+        AskKind::Unusable { .. } | AskKind::Roots => {}
     }
     Vec::new()
 }

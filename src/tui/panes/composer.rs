@@ -16,10 +16,17 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let t = &st.theme;
     let c = &st.composer;
+    let key = |a: Action| {
+        st.keymap
+            .keys_for(Context::Composer, a)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    };
     let mode = if c.raw_mode {
-        "raw JSON-RPC message"
+        "raw JSON-RPC message".to_string()
     } else {
-        "tools/call"
+        format!("tools/call{}", task_mode(st, &key(Action::ToggleTask)))
     };
     let state = if c.editing {
         " · EDITING (Esc stops)"
@@ -31,13 +38,6 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     if inner.height < 4 {
         return;
     }
-    let key = |a: Action| {
-        st.keymap
-            .keys_for(Context::Composer, a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default()
-    };
     let head = if c.raw_mode {
         Line::from(vec![Span::styled(
             "a request (with \"id\") or a notification (without)",
@@ -129,7 +129,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     foot.push(Line::from(l2));
     foot.push(Line::from(vec![
         Span::styled("$ ", Style::default().fg(t.accent)),
-        Span::styled(safe_row(&c.command_line(&st.server_cli)), t.muted()),
+        Span::styled(safe_row(&st.composer_command()), t.muted()),
     ]));
     let foot_area = Rect {
         y: ed_area.y + ed_area.height,
@@ -142,4 +142,20 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
             .wrap(Wrap { trim: false }),
         foot_area,
     );
+}
+
+/// The task part of the title: nothing for a tool that never runs as a
+/// task; "required" where it always does; where optional, whether this
+/// call will, and the key that switches it.
+fn task_mode(st: &State, toggle: &str) -> String {
+    use crate::client::tasks::TaskSupport;
+    let Some(tool) = st.composer.tool.as_deref() else {
+        return String::new();
+    };
+    match st.task_support(tool) {
+        TaskSupport::Forbidden => String::new(),
+        TaskSupport::Required => " · task: required".into(),
+        TaskSupport::Optional if st.composer.as_task => format!(" · task: on [{toggle}]"),
+        TaskSupport::Optional => format!(" · task: off [{toggle}]"),
+    }
 }

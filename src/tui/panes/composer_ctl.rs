@@ -69,8 +69,9 @@ pub fn apply(st: &mut State, a: Action, out: &mut Out) {
             c.validate();
         }
         Action::ResetArgs => c.reset_args(&st.theme),
+        Action::ToggleTask => toggle_task(st),
         Action::CopyCommand => {
-            let cmd = c.command_line(&st.server_cli);
+            let cmd = st.composer_command();
             st.notice = Some("copied the command line (OSC 52)".into());
             out.effects.push(Effect::Copy(cmd));
         }
@@ -78,15 +79,43 @@ pub fn apply(st: &mut State, a: Action, out: &mut Out) {
     }
 }
 
+/// Ask for task execution, or stop asking: only where the tool offers it.
+fn toggle_task(st: &mut State) {
+    use crate::client::tasks::TaskSupport;
+    let Some(tool) = st.composer.tool.clone() else {
+        st.notice = Some("no tool selected: pick one in Tools".into());
+        return;
+    };
+    st.notice = Some(match st.task_support(&tool) {
+        TaskSupport::Required => format!("{tool} always runs as a task (taskSupport: required)"),
+        TaskSupport::Forbidden => format!("{tool} does not run as a task (no taskSupport)"),
+        TaskSupport::Optional => {
+            st.composer.as_task = !st.composer.as_task;
+            if st.composer.as_task {
+                format!("{tool} will run as a task")
+            } else {
+                format!("{tool} will run as a plain call")
+            }
+        }
+    });
+}
+
 fn send(st: &mut State, out: &mut Out) {
     if !st.live {
         st.notice = Some("this is a recorded trace: there is no server to send to".into());
         return;
     }
+    let as_task = st.composer_task();
     match st.composer.effect() {
-        Ok(e) => {
+        Ok(mut e) => {
+            if let Effect::Call { task, .. } = &mut e {
+                *task = as_task;
+            }
             st.composer.set_editing(false);
             st.notice = Some(match &e {
+                Effect::Call {
+                    tool, task: true, ..
+                } => format!("sent tools/call {tool} as a task"),
                 Effect::Call { tool, .. } => format!("sent tools/call {tool}"),
                 Effect::Raw { method, .. } => format!("sent {method}"),
                 _ => String::new(),

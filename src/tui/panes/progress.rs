@@ -4,8 +4,10 @@
 //! (stale ones highlighted), idle/max countdowns; finished calls keep their
 //! final state, count, duration and time to first progress. A call whose
 //! result is `input_required` says what the server asked for, and that `a`
-//! answers it. The details view (`d`) shows the selected call alone with
-//! its timing statistics.
+//! answers it. A call running as a task keeps its gauge: the head row
+//! names the task and its status (coloured), the third row its status
+//! message. The details view (`d`) shows the selected call alone with
+//! its task's status history and its timing statistics.
 
 use super::{Body, full_width, inner};
 use crate::format::{bytes, duration, duration_fine, num, rate};
@@ -51,6 +53,9 @@ pub fn prepare(area: Rect, st: &State, store: &Store) -> Body {
     {
         let g = Gauge::of(c, store, st.byte_mode);
         lines.extend(call_lines(c, &g, st, w));
+        if let Some(task) = &c.task {
+            lines.extend(task_lines(task, c.sent_us, st));
+        }
         lines.extend(detail_lines(c, st, store));
         // Only the call's own three rows: the statistics name no other call.
         let sel = st.progress.selected;
@@ -86,6 +91,19 @@ fn status_color(t: &Theme, s: CallStatus) -> Color {
         CallStatus::TimedOut => t.state_timeout,
         CallStatus::Crashed => t.state_crashed,
         CallStatus::InputRequired => t.warn,
+    }
+}
+
+/// A task status's colour: working runs, input_required waits for the
+/// user, the terminal ones as the call states they end in.
+fn task_color(t: &Theme, status: &str) -> Color {
+    match status {
+        "working" => t.state_running,
+        "input_required" => t.warn,
+        "completed" => t.state_done,
+        "failed" => t.state_error,
+        "cancelled" => t.state_cancelled,
+        _ => t.fg,
     }
 }
 
@@ -190,15 +208,28 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
         Span::styled(format!("  {ids}  "), t.muted()),
-        Span::styled(
-            if running {
-                format!("running {}", duration(elapsed))
-            } else {
-                format!("{} in {}", c.status.label(), duration(elapsed))
-            },
-            Style::default().fg(color).add_modifier(Modifier::BOLD),
-        ),
     ];
+    let mut head = head;
+    if let Some(task) = &c.task {
+        head.push(Span::styled(
+            format!("task {} ", task.short_id()),
+            t.muted(),
+        ));
+        head.push(Span::styled(
+            format!("{}  ", task.status),
+            Style::default()
+                .fg(task_color(t, &task.status))
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
+    head.extend([Span::styled(
+        if running {
+            format!("running {}", duration(elapsed))
+        } else {
+            format!("{} in {}", c.status.label(), duration(elapsed))
+        },
+        Style::default().fg(color).add_modifier(Modifier::BOLD),
+    )]);
 
     // Row 2: the bar and its numbers.
     let mut row2 = vec![Span::raw("   ")];
@@ -246,8 +277,44 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         row2.push(Span::styled(extra, t.muted()));
     }
 
-    // Row 3: message, then timing.
+    // Row 3: the task's status message, the progress message, then timing.
     let mut row3 = vec![Span::raw("   ")];
+    if let Some(task) = &c.task {
+        if let Some(m) = task.message.as_deref().filter(|m| !m.is_empty()) {
+            let room = (w / 2).max(20);
+            row3.push(Span::styled(
+                super::fit(m, room.min(m.chars().count())),
+                Style::default().fg(task_color(t, &task.status)),
+            ));
+            row3.push(Span::styled(" · ", t.muted()));
+        }
+        if task.status == "input_required" && running {
+            let key = st
+                .keymap
+                .keys_for(Context::Global, Action::AnswerServer)
+                .first()
+                .map(|k| k.to_string())
+                .unwrap_or_default();
+            // Its request names the task (related-task `_meta`); one that
+            // does not is taken as its own when it is the only one.
+            let id = crate::tui::format::safe_row(&task.id);
+            let mine = st
+                .asks
+                .waiting
+                .iter()
+                .any(|a| a.task.as_deref() == Some(&id))
+                || (st.asks.waiting.len() == 1 && st.asks.waiting[0].task.is_none());
+            let waiting = if !mine {
+                "waiting for its request".to_string()
+            } else {
+                format!("{key} answers it")
+            };
+            row3.push(Span::styled(
+                format!("{waiting} · "),
+                Style::default().fg(t.warn).add_modifier(Modifier::BOLD),
+            ));
+        }
+    }
     let msg = g.message.clone().unwrap_or_default();
     if !msg.is_empty() {
         let room = (w / 2).max(20);
@@ -291,8 +358,16 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
                 t.muted()
             },
         ));
+        // Once a task runs, its result is awaited from the task's creation
+        // under the max limit only (a task may be long; the polls show it
+        // is alive).
+        let task_from = c
+            .task
+            .as_ref()
+            .and_then(|t| t.history.first())
+            .map(|s| s.t_us);
         if let Some(l) = c.limits {
-            if let Some(idle) = l.idle {
+            if let Some(idle) = l.idle.filter(|_| task_from.is_none()) {
                 let at = c
                     .sent_us
                     .max(g.last_us.unwrap_or(0))
@@ -303,8 +378,8 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
                 ));
             }
             if let Some(max) = l.max {
-                let at = c
-                    .sent_us
+                let at = task_from
+                    .unwrap_or(c.sent_us)
                     .saturating_add(u64::try_from(max.as_micros()).unwrap_or(u64::MAX));
                 stats.push(Span::styled(
                     format!(" · max {}", duration(at.saturating_sub(now))),
@@ -427,4 +502,43 @@ fn updates(n: u64) -> String {
     } else {
         format!("{n} updates")
     }
+}
+
+/// The task's status history in the details view: each change, its time
+/// since the call was sent, and where it was read.
+fn task_lines(task: &crate::tui::tasks::TaskView, sent_us: u64, st: &State) -> Vec<Line<'static>> {
+    let t = &st.theme;
+    let mut out = vec![Line::styled(
+        format!("   ── task {} ──", crate::tui::format::safe_row(&task.id)),
+        t.fg(t.accent).add_modifier(Modifier::BOLD),
+    )];
+    if task.dropped > 0 {
+        out.push(Line::styled(
+            format!("   ({} earlier changes not kept)", task.dropped),
+            t.muted(),
+        ));
+    }
+    for step in &task.history {
+        let mut spans = vec![
+            Span::styled(
+                format!("   +{:<9} ", duration(step.t_us.saturating_sub(sent_us))),
+                t.muted(),
+            ),
+            Span::styled(
+                format!("{:<15}", step.status),
+                Style::default()
+                    .fg(task_color(t, &step.status))
+                    .add_modifier(Modifier::BOLD),
+            ),
+        ];
+        if let Some(m) = &step.message {
+            spans.push(Span::styled(format!("{m} "), Style::default().fg(t.fg)));
+        }
+        spans.push(Span::styled(format!("({})", step.source), t.muted()));
+        out.push(Line::from(spans));
+    }
+    if task.cancel_sent && !task.is_terminal() {
+        out.push(Line::styled("   tasks/cancel sent", t.muted()));
+    }
+    out
 }

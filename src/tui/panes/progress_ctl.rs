@@ -62,6 +62,24 @@ fn cancel(st: &mut State, out: &mut Out) {
         st.notice = Some("this is a recorded trace: nothing to cancel".into());
         return;
     }
+    // Once a task runs the call's request is answered: the task is cancelled.
+    if let Some(task) = call.task.as_ref().filter(|t| !t.is_terminal()) {
+        let task_id = task.id.clone();
+        let notice = format!("cancelling {} (task {})", call.tool, task.short_id());
+        let id = call.id.clone();
+        st.notice = Some(notice);
+        if let Some(t) = st
+            .calls
+            .list
+            .iter_mut()
+            .find(|c| c.id == id)
+            .and_then(|c| c.task.as_mut())
+        {
+            t.cancel_sent = true;
+        }
+        out.effects.push(Effect::CancelTask { task_id });
+        return;
+    }
     let id = call.id.clone();
     st.notice = Some(format!("cancelling {} (id {id})", call.tool));
     out.effects.push(Effect::Cancel { id });

@@ -1,0 +1,322 @@
+//! End to end in tmux: the real binary against server-everything and the
+//! demo server. `simulate-research-query` (taskSupport required) runs as a
+//! task and its gauge follows the task's status to completed; its
+//! ambiguous variant goes `input_required` and the clarification is answered
+//! through the form; a task is cancelled from the Progress pane; a
+//! 2026-07-28 `input_required` result is answered through the form and
+//! retried. Synchronisation is by polling the screen with a deadline.
+
+mod common;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
+
+fn require_tmux() {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "tmux is not installed: these tests need it (apt-get install tmux)"
+    );
+}
+
+/// One tmux server on its own socket, killed on drop.
+struct Tmux {
+    socket: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// mcpscope with `args` (shell words) in a 160×48 terminal; the shell
+    /// prints its exit code after it.
+    fn start(name: &str, args: &str) -> Tmux {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "mcpscope-tasks-{name}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        std::fs::create_dir_all(&config).unwrap();
+        let script = format!(
+            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{}'\n'{BIN}' {args}\necho \"EXIT=$?\"\nexec sleep 600\n",
+            config.display()
+        );
+        let path = dir.path().join("run.sh");
+        std::fs::write(&path, script).unwrap();
+        let t = Tmux { socket, _dir: dir };
+        let st = t
+            .cmd(&["new-session", "-d", "-x", "160", "-y", "48"])
+            .arg(format!("sh {}", path.display()))
+            .status()
+            .unwrap();
+        assert!(st.success(), "tmux new-session failed");
+        t
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("tmux");
+        c.arg("-L").arg(&self.socket).args(args);
+        c
+    }
+
+    fn capture(&self) -> String {
+        let out = self
+            .cmd(&["capture-pane", "-p", "-t", "0"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status().unwrap().success());
+    }
+
+    fn literal(&self, text: &str) {
+        assert!(
+            self.cmd(&["send-keys", "-t", "0", "-l", text])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let screen = self.capture();
+            if pred(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Quit and check mcpscope exited 0.
+    fn quit(&self) {
+        self.keys(&["q"]);
+        let screen = self.wait_for("the shell after mcpscope", 20, |s| s.contains("EXIT="));
+        assert!(screen.contains("EXIT=0"), "{screen}");
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).status();
+    }
+}
+
+fn research(trace: &std::path::Path, args: &str) -> String {
+    format!(
+        "--record '{}' --run 'simulate-research-query {args}' -- '{}' stdio",
+        trace.display(),
+        common::everything().display()
+    )
+}
+
+/// The text of the tool result in the trace.
+fn result_text(trace: &std::path::Path) -> String {
+    common::trace_lines(trace)
+        .iter()
+        .filter(|l| l["dir"] == "in")
+        .filter_map(|l| {
+            l["json"]["result"]["content"][0]["text"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_task_required_tool_runs_as_a_task_and_its_gauge_reaches_completed() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = Tmux::start("run", &research(&trace, r#"{"topic": "rust"}"#));
+    t.wait_for("the task working", 30, |s| {
+        s.contains("simulate-research-query") && s.contains("… working") && s.contains("...")
+    });
+    let screen = t.wait_for("the task completed", 30, |s| {
+        s.contains("… completed  done in")
+    });
+    assert_eq!(
+        screen.matches("simulate-research-query  id").count(),
+        1,
+        "one gauge: {screen}"
+    );
+    t.quit();
+    let lines = common::trace_lines(&trace);
+    let call = common::frames(&lines, "out", "tools/call").next().unwrap();
+    assert!(call["params"]["task"].is_object(), "{call}");
+    assert!(common::frames(&lines, "out", "tasks/get").count() >= 1);
+    assert_eq!(common::frames(&lines, "out", "tasks/result").count(), 1);
+    assert!(result_text(&trace).contains("# Research Report: rust"));
+}
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_task_in_input_required_is_answered_through_the_form() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = Tmux::start(
+        "ask",
+        &research(&trace, r#"{"topic": "rust", "ambiguous": true}"#),
+    );
+    t.wait_for("the task asking", 30, |s| {
+        s.contains("… input_required") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the clarification form", 10, |s| {
+        s.contains("elicitation/create #") && s.contains("· task ") && s.contains("Clarification")
+    });
+    // The second interpretation: historical.
+    t.keys(&["Right", "Right", "Enter"]);
+    t.wait_for("the task completed", 30, |s| {
+        s.contains("… completed  done in")
+    });
+    t.quit();
+    assert!(
+        result_text(&trace).contains("**Clarification**: historical"),
+        "{}",
+        result_text(&trace)
+    );
+}
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_task_is_cancelled_from_the_progress_pane() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = Tmux::start("cancel", &research(&trace, r#"{"topic": "rust"}"#));
+    t.wait_for("the task working", 30, |s| s.contains("… working"));
+    t.keys(&["1", "c"]);
+    t.wait_for("the task cancelled", 20, |s| {
+        s.contains("… cancelled  cancelled in") && s.contains("0 in flight")
+    });
+    t.quit();
+    let lines = common::trace_lines(&trace);
+    let cancel = common::frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel");
+    let call_answer = lines
+        .iter()
+        .find(|l| l["dir"] == "in" && l["json"]["result"]["task"].is_object())
+        .unwrap();
+    assert_eq!(
+        cancel["params"]["taskId"],
+        call_answer["json"]["result"]["task"]["taskId"]
+    );
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn a_stateless_input_required_result_is_answered_through_the_form() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("m.jsonl");
+    let t = Tmux::start(
+        "modern",
+        &format!(
+            "--protocol modern --record '{}' --run 'test_input_required_result_elicitation {{}}' -- '{BIN}' demo-server --conformance",
+            trace.display()
+        ),
+    );
+    t.wait_for("the input required", 30, |s| {
+        s.contains("input required in") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the form", 10, |s| s.contains("What is your name?"));
+    t.literal("Ada");
+    t.keys(&["Enter"]);
+    t.wait_for("the retry done", 20, |s| {
+        s.contains("id \"input-1\"") && s.contains("done in")
+    });
+    t.quit();
+    assert!(
+        result_text(&trace).contains("Hello, Ada!"),
+        "{}",
+        result_text(&trace)
+    );
+    let lines = common::trace_lines(&trace);
+    let retry = common::frames(&lines, "out", "tools/call").nth(1).unwrap();
+    assert_eq!(
+        retry["params"]["inputResponses"]["user_name"],
+        serde_json::json!({"action": "accept", "content": {"name": "Ada"}})
+    );
+}
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn a_task_over_streamable_http_answered_while_input_required() {
+    require_tmux();
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
+    let mut cmd = Command::new(common::everything());
+    cmd.arg("streamableHttp")
+        .env("PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    let (_srv, port) = common::http::start_reporting(cmd);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("h.jsonl");
+    let t = Tmux::start(
+        "http",
+        &format!(
+            "--url http://127.0.0.1:{port}/mcp --record '{}' --run 'simulate-research-query {{\"topic\": \"http\", \"ambiguous\": true}}'",
+            trace.display()
+        ),
+    );
+    t.wait_for("the task asking", 30, |s| {
+        s.contains("… input_required") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the clarification form", 10, |s| {
+        s.contains("Clarification")
+    });
+    t.keys(&["Right", "Enter"]);
+    t.wait_for("the task completed", 30, |s| {
+        s.contains("… completed  done in")
+    });
+    t.quit();
+    assert!(
+        result_text(&trace).contains("**Clarification**: technical"),
+        "{}",
+        result_text(&trace)
+    );
+}
+
+#[test]
+#[ignore = "needs tmux and test peers: bash tests/peers/install.sh"]
+fn quitting_cancels_the_tasks_still_running() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = Tmux::start("quit", &research(&trace, r#"{"topic": "rust"}"#));
+    t.wait_for("the task working", 30, |s| s.contains("… working"));
+    t.quit();
+    let lines = common::trace_lines(&trace);
+    let created = lines
+        .iter()
+        .find(|l| l["dir"] == "in" && l["json"]["result"]["task"].is_object())
+        .unwrap();
+    let cancel = common::frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel on the way out");
+    assert_eq!(
+        cancel["params"]["taskId"],
+        created["json"]["result"]["task"]["taskId"]
+    );
+}
