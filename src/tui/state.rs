@@ -391,6 +391,8 @@ pub struct State {
     pub fps: u32,
     /// Server requests waiting for the user (elicitation, sampling).
     pub asks: super::asks::Asks,
+    /// The Tools pane's Resources and Prompts tabs.
+    pub browse: super::browse::Browse,
 }
 
 impl State {
@@ -404,6 +406,17 @@ impl State {
     /// The panes of the tab bar, in order.
     pub fn tabs(&self) -> impl Iterator<Item = Pane> + '_ {
         Pane::ORDER.into_iter().filter(|p| self.offers(*p))
+    }
+
+    /// Where keys are looked up first: the focused pane's context, or the
+    /// tab the Tools pane shows.
+    pub fn key_context(&self) -> Context {
+        use super::browse::Tab;
+        match (self.focus, self.browse.tab) {
+            (Pane::Tools, Tab::Resources) => Context::Resources,
+            (Pane::Tools, Tab::Prompts) => Context::Prompts,
+            (p, _) => p.context(),
+        }
     }
 
     /// HTTP session: timeline rows show their channel.
