@@ -164,7 +164,7 @@ fn a_blob_shows_its_size_type_and_hex() {
     assert!(
         d.lines[0]
             .1
-            .ends_with("application/octet-stream · binary, 300 bytes")
+            .starts_with("binary, 300 bytes · application/octet-stream")
     );
     assert_eq!(d.lines.len(), 1 + 16 + 1, "16 hex rows, then the cut said");
     assert!(d.lines[17].1.contains("first 256 of 300 bytes"));

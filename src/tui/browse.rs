@@ -607,7 +607,7 @@ pub fn contents(title: String, v: &Value) -> Detail {
         if let Some(t) = c.get("text").and_then(Value::as_str) {
             d.push(
                 Tone::Head,
-                format!("{uri} · {} · text, {} bytes", or_unknown(&mime), t.len()),
+                format!("text, {} bytes · {} · {uri}", t.len(), or_unknown(&mime)),
             );
             d.text(t);
         } else if let Some(b) = c.get("blob").and_then(Value::as_str) {
@@ -638,9 +638,9 @@ fn blob(d: &mut Detail, uri: &str, mime: &str, b64: &str) {
     d.push(
         Tone::Head,
         format!(
-            "{uri} · {} · binary, {} bytes",
-            or_unknown(mime),
-            bytes.len()
+            "binary, {} bytes · {} · {uri}",
+            bytes.len(),
+            or_unknown(mime)
         ),
     );
     for (i, chunk) in bytes.chunks(16).take(HEX_PREVIEW / 16).enumerate() {
@@ -775,7 +775,7 @@ mod tests {
         );
         assert_eq!(
             d.lines[0].1,
-            "x://b · application/octet-stream · binary, 4 bytes"
+            "binary, 4 bytes · application/octet-stream · x://b"
         );
         assert!(
             d.lines[1].1.starts_with("0000  00 01 41 ff"),

@@ -425,15 +425,16 @@ fn draw_detail(f: &mut Frame, inner: Rect, st: &State, detail: Option<&Detail>) 
     };
     let h = inner.height.saturating_sub(1) as usize;
     let end = (d.scroll + h).min(d.lines.len());
+    // Where the view is comes first: a long title is cut at the right.
     let mut head = format!(
-        "{} · lines {}–{} of {}",
-        d.title,
+        "{}–{}/{} {}",
         (d.scroll + 1).min(end),
         end,
-        d.lines.len()
+        d.lines.len(),
+        d.title
     );
     if d.cut {
-        head.push_str(" · truncated");
+        head = format!("truncated · {head}");
     }
     let mut lines = vec![Line::styled(
         fit(&head, inner.width as usize),
