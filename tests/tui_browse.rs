@@ -473,3 +473,40 @@ fn a_click_on_a_tab_name_switches_to_it() {
     app.handle_mouse(click(14));
     assert_eq!(app.state.browse.tab, Tab::Resources);
 }
+
+#[test]
+fn a_click_on_a_row_selects_it_and_huge_lists_are_cut_and_counted() {
+    let sc = Scenario::new();
+    let mut app = browse_app(&sc, full_caps());
+    on_resources(&mut app);
+    render(&mut app, 160, 48);
+    // Rows start under the title: the third row is the template.
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 5,
+        row: 4,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.state.browse.resources.cursor.selected, 2);
+    let many: Vec<Value> = (0..5_200)
+        .map(|i| json!({"uri": format!("r://{i}"), "name": format!("r{i}")}))
+        .collect();
+    app.on_msg(Msg::Browse(
+        Req::ListResources,
+        Ok(json!({"resources": many})),
+    ));
+    let r = &app.state.browse.resources.resources;
+    assert_eq!((r.items.len(), r.listed), (5_000, 5_200));
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("showing 5000 of 5200"), "{screen}");
+    // A failed listing says so in the pane.
+    app.on_msg(Msg::Browse(
+        Req::ListTemplates,
+        Err("server error -32601: Method not found".into()),
+    ));
+    let screen = render(&mut app, 100, 30);
+    assert!(
+        screen.contains("resources/templates/list failed: server error -32601"),
+        "{screen}"
+    );
+}
