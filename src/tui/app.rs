@@ -355,6 +355,7 @@ impl App {
             }
             Back => {
                 if focus == Pane::Tools && browse_ctl::back(st) {
+                    // From a read resource or a prompt's messages back to the list.
                 } else if st.composer.editing {
                     st.composer.set_editing(false);
                 } else if st.zoom {
