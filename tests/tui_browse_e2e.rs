@@ -115,13 +115,30 @@ impl Drop for Tmux {
 
 #[test]
 #[ignore = "needs tmux and server-everything (tests/peers/install.sh)"]
-fn resources_subscriptions_templates_prompts_and_completions_against_everything() {
+fn browse_everything_over_stdio() {
     let bin = common::everything();
+    browse_everything(&format!("-- '{}' stdio", bin.display()));
+}
+
+/// Over Streamable HTTP the updates come on the session's GET stream.
+#[test]
+#[ignore = "needs tmux and server-everything (tests/peers/install.sh)"]
+fn browse_everything_over_streamable_http() {
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
+    let mut cmd = Command::new(common::everything());
+    cmd.arg("streamableHttp")
+        .env("PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    let (_srv, port) = common::http::start_reporting(cmd);
+    browse_everything(&format!("--url http://127.0.0.1:{port}/mcp"));
+}
+
+/// Browse resources, read, subscribe and see updates, a template with a
+/// completion, a prompt with dependent completions; `server` names the
+/// server on mcpscope's command line.
+fn browse_everything(server: &str) {
     let t = Tmux::start(
-        &format!(
-            "--run 'toggle-subscriber-updates {{}}' -- '{}' stdio",
-            bin.display()
-        ),
+        &format!("--run 'toggle-subscriber-updates {{}}' {server}"),
         160,
         48,
     );
