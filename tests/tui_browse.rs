@@ -510,3 +510,21 @@ fn a_click_on_a_row_selects_it_and_huge_lists_are_cut_and_counted() {
         "{screen}"
     );
 }
+
+#[test]
+fn long_lines_wrap_in_the_detail_view() {
+    let sc = Scenario::new();
+    let mut app = browse_app(&sc, full_caps());
+    on_resources(&mut app);
+    app.apply(Action::Open);
+    let uri = "demo://resource/static/document/architecture.md";
+    let long = format!("start {} end-of-the-line", "word ".repeat(40));
+    app.on_msg(Msg::Browse(
+        Req::Read { uri: uri.into() },
+        Ok(json!({"contents": [{"uri": uri, "text": long}]})),
+    ));
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("┃start word"), "{screen}");
+    assert!(screen.contains("end-of-the-line"), "{screen}");
+    assert!(screen.contains("1–2/2 resources/read"), "{screen}");
+}

@@ -66,10 +66,74 @@ impl Detail {
         d
     }
 
-    pub fn scroll_by(&mut self, delta: isize, height: usize) {
-        let max = self.lines.len().saturating_sub(height.max(1)) as isize;
-        self.scroll = (self.scroll as isize + delta).clamp(0, max.max(0)) as usize;
+    /// Lines from `from` shown in `h` rows of `w` columns (long lines wrap;
+    /// at least one is shown).
+    pub fn fit_from(&self, from: usize, w: usize, h: usize) -> usize {
+        let (mut rows, mut n) = (0, 0);
+        for (_, l) in self.lines.iter().skip(from) {
+            let r = rows_of(l, w);
+            if n > 0 && rows + r > h {
+                break;
+            }
+            rows += r;
+            n += 1;
+            if rows >= h {
+                break;
+            }
+        }
+        n
     }
+
+    /// The first line of the view that shows the last line at its bottom.
+    fn last_top(&self, w: usize, h: usize) -> usize {
+        let (mut rows, mut top) = (0, self.lines.len());
+        while top > 0 {
+            let r = rows_of(&self.lines[top - 1].1, w);
+            if rows + r > h && rows > 0 {
+                break;
+            }
+            rows += r;
+            top -= 1;
+        }
+        top
+    }
+
+    /// Scroll for a key: a line or three (the wheel) at a time, a page (as
+    /// many lines as the view shows), or to either end.
+    pub fn scroll_by(&mut self, delta: isize, w: usize, h: usize) {
+        let (w, h) = (w.max(1), h.max(1));
+        let max = self.last_top(w, h);
+        let s = self.scroll.min(max);
+        self.scroll = match delta {
+            d if d.unsigned_abs() <= 3 => s.saturating_add_signed(d).min(max),
+            d if d.unsigned_abs() >= 1 << 20 => {
+                if d > 0 {
+                    max
+                } else {
+                    0
+                }
+            }
+            d if d > 0 => (s + self.fit_from(s, w, h).max(1)).min(max),
+            _ => {
+                // Back by a page: the lines that fill the view above the top.
+                let (mut rows, mut top) = (0, s);
+                while top > 0 {
+                    let r = rows_of(&self.lines[top - 1].1, w);
+                    if rows + r > h && rows > 0 {
+                        break;
+                    }
+                    rows += r;
+                    top -= 1;
+                }
+                top
+            }
+        };
+    }
+}
+
+/// Screen rows a line of text takes at width `w` (hard wrapped by chars).
+pub fn rows_of(text: &str, w: usize) -> usize {
+    text.chars().count().max(1).div_ceil(w.max(1))
 }
 
 /// A `ReadResourceResult` as lines: each content's URI and type, text as
@@ -280,6 +344,30 @@ mod tests {
             &json!({"contents": [{"uri": "x", "blob": "!!"}]}),
         );
         assert_eq!(bad.lines[0].0, Tone::Error);
+    }
+
+    #[test]
+    fn long_lines_wrap_and_pages_follow_what_is_shown() {
+        let mut d = Detail::new("t".into());
+        for i in 0..10 {
+            // Lines 0, 2, 4… take two rows of 10 columns, the others one.
+            let n = if i % 2 == 0 { 15 } else { 5 };
+            d.push(Tone::Text, format!("{i}").repeat(n));
+        }
+        assert_eq!(d.fit_from(0, 10, 6), 4, "2 + 1 + 2 + 1 rows");
+        assert_eq!(d.fit_from(0, 10, 5), 3);
+        d.scroll_by(100, 10, 6);
+        assert_eq!(d.scroll, 4, "a page: the 4 lines that were shown");
+        d.scroll_by(isize::MAX / 2, 10, 6);
+        assert_eq!(d.scroll, 6, "the last 4 lines fill the view");
+        d.scroll_by(1, 10, 6);
+        assert_eq!(d.scroll, 6, "not past the end");
+        d.scroll_by(-100, 10, 6);
+        assert_eq!(d.scroll, 2);
+        d.scroll_by(-1, 10, 6);
+        assert_eq!(d.scroll, 1);
+        d.scroll_by(isize::MIN / 2, 10, 6);
+        assert_eq!(d.scroll, 0);
     }
 
     #[test]

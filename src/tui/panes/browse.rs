@@ -87,12 +87,17 @@ pub fn pane_block<'a>(st: &State, info: String) -> Block<'a> {
         .title(Line::from(spans))
 }
 
-/// Rows the detail view scrolls by a page.
-pub fn detail_height(st: &State) -> usize {
+/// The detail view's text area: columns and rows (below its heading).
+pub fn detail_size(st: &State) -> (usize, usize) {
     let area = Rect::new(0, 0, st.width, st.height);
     layout::compute(area, st)
         .rect(Pane::Tools)
-        .map_or(1, |r| r.height.saturating_sub(3) as usize)
+        .map_or((1, 1), |r| {
+            (
+                r.width.saturating_sub(2) as usize,
+                r.height.saturating_sub(3) as usize,
+            )
+        })
 }
 
 /// The list's area, the status line above it, and the items shown.
@@ -423,8 +428,11 @@ fn draw_detail(f: &mut Frame, inner: Rect, st: &State, detail: Option<&Detail>) 
         );
         return;
     };
-    let h = inner.height.saturating_sub(1) as usize;
-    let end = (d.scroll + h).min(d.lines.len());
+    let (w, h) = (
+        inner.width.max(1) as usize,
+        inner.height.saturating_sub(1) as usize,
+    );
+    let end = (d.scroll + d.fit_from(d.scroll, w, h)).min(d.lines.len());
     // Where the view is comes first: a long title is cut at the right.
     let mut head = format!(
         "{}–{}/{} {}",
@@ -437,17 +445,24 @@ fn draw_detail(f: &mut Frame, inner: Rect, st: &State, detail: Option<&Detail>) 
         head = format!("truncated · {head}");
     }
     let mut lines = vec![Line::styled(
-        fit(&head, inner.width as usize),
+        fit(&head, w),
         t.fg(t.fg).add_modifier(Modifier::BOLD),
     )];
-    for (tone, text) in d.lines.iter().skip(d.scroll).take(h) {
+    'rows: for (tone, text) in d.lines.iter().skip(d.scroll) {
         let style = match tone {
             Tone::Head => t.fg(t.accent).add_modifier(Modifier::BOLD),
             Tone::Text => t.fg(t.fg),
             Tone::Muted => t.muted(),
             Tone::Error => Style::default().fg(t.error),
         };
-        lines.push(Line::styled(text.clone(), style));
+        // Hard wrapped at the pane's width, as `fit_from` counts rows.
+        let chars: Vec<char> = text.chars().collect();
+        for chunk in chars.chunks(w).chain(chars.is_empty().then_some(&[][..])) {
+            if lines.len() > h {
+                break 'rows;
+            }
+            lines.push(Line::styled(chunk.iter().collect::<String>(), style));
+        }
     }
     f.render_widget(Paragraph::new(lines).style(t.base()), inner);
 }

@@ -7,7 +7,7 @@
 use crate::tui::action::Effect;
 use crate::tui::argform::ArgForm;
 use crate::tui::browse::{Req, Row, Tab};
-use crate::tui::panes::browse::{detail_height, tab_at};
+use crate::tui::panes::browse::{detail_size, tab_at};
 use crate::tui::panes::ctl::Out;
 use crate::tui::state::State;
 use ratatui::layout::Rect;
@@ -153,7 +153,7 @@ pub fn back(st: &mut State) -> bool {
 }
 
 pub fn scroll(st: &mut State, delta: isize) {
-    let h = detail_height(st);
+    let (w, h) = detail_size(st);
     let b = &mut st.browse;
     if b.detail_focus {
         let d = match b.tab {
@@ -162,7 +162,7 @@ pub fn scroll(st: &mut State, delta: isize) {
             Tab::Tools => None,
         };
         if let Some(d) = d {
-            d.scroll_by(delta, h);
+            d.scroll_by(delta, w, h);
         }
         return;
     }
