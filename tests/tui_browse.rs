@@ -528,3 +528,36 @@ fn long_lines_wrap_in_the_detail_view() {
     assert!(screen.contains("end-of-the-line"), "{screen}");
     assert!(screen.contains("1–2/2 resources/read"), "{screen}");
 }
+
+#[test]
+fn a_tab_filters_its_own_list() {
+    let sc = Scenario::new();
+    let mut app = browse_app(&sc, full_caps());
+    on_resources(&mut app);
+    key(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "DYNAMIC");
+    key(&mut app, KeyCode::Enter);
+    let r = &app.state.browse.resources;
+    assert_eq!((r.len(), r.filter.as_str()), (1, "DYNAMIC"));
+    assert!(matches!(
+        r.selected(),
+        Some(mcpscope::tui::browse::Row::Template(_))
+    ));
+    // The Tools tab's filter is another one.
+    assert_eq!(app.state.tools.filter, "");
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("filter \"DYNAMIC\" (1 shown)"), "{screen}");
+    // Backspace drops it.
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(app.state.browse.resources.len(), 3);
+    // On the Prompts tab, a filter matching nothing says so.
+    app.apply(Action::NextTab);
+    app.on_msg(Msg::Browse(Req::ListPrompts, Ok(prompts())));
+    key(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "zzz");
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("no prompt matches the filter"), "{screen}");
+    assert!(app.state.browse.prompts.selected().is_none());
+    assert!(reqs(app.apply(Action::Open)).is_empty());
+}

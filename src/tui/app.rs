@@ -385,6 +385,15 @@ impl App {
             Bottom => pane.scroll(st, isize::MAX / 2),
             Filter => {
                 if let Some(t) = pane.filter() {
+                    // The Tools pane's other tabs filter their own lists.
+                    let t = match t {
+                        InputTarget::ToolsFilter
+                            if st.browse.tab != crate::tui::browse::Tab::Tools =>
+                        {
+                            InputTarget::BrowseFilter
+                        }
+                        t => t,
+                    };
                     status_ctl::start_input(st, t);
                 }
             }

@@ -248,24 +248,38 @@ pub struct ResourcesTab {
     pub templates: Listing<Template>,
     pub cursor: Cursor,
     pub detail: Option<Detail>,
+    /// The text filter, and the rows (resources, then templates) it keeps.
+    pub filter: String,
+    visible: Vec<usize>,
+}
+
+/// Does any of `fields` hold `f` (already lower case)?
+fn matches(f: &str, fields: &[&str]) -> bool {
+    f.is_empty() || fields.iter().any(|x| x.to_lowercase().contains(f))
 }
 
 impl ResourcesTab {
+    /// Rows shown (those the filter keeps).
     pub fn len(&self) -> usize {
-        self.resources.items.len() + self.templates.items.len()
+        self.visible.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn row(&self, i: usize) -> Option<Row<'_>> {
+    fn raw_row(&self, i: usize) -> Option<Row<'_>> {
         let n = self.resources.items.len();
         if i < n {
             Some(Row::Resource(&self.resources.items[i]))
         } else {
             self.templates.items.get(i - n).map(Row::Template)
         }
+    }
+
+    /// The `i`th row shown.
+    pub fn row(&self, i: usize) -> Option<Row<'_>> {
+        self.visible.get(i).and_then(|r| self.raw_row(*r))
     }
 
     pub fn selected(&self) -> Option<Row<'_>> {
@@ -275,6 +289,25 @@ impl ResourcesTab {
     pub fn loading(&self) -> bool {
         self.resources.loading || self.templates.loading
     }
+
+    pub fn set_filter(&mut self, text: &str) {
+        self.filter = text.to_string();
+        self.refilter();
+    }
+
+    fn refilter(&mut self) {
+        let f = self.filter.to_lowercase();
+        let total = self.resources.items.len() + self.templates.items.len();
+        self.visible = (0..total)
+            .filter(|i| match self.raw_row(*i) {
+                Some(Row::Resource(r)) => matches(&f, &[&r.uri, &r.name, &r.description]),
+                Some(Row::Template(t)) => matches(&f, &[&t.template, &t.name, &t.description]),
+                None => false,
+            })
+            .collect();
+        let n = self.visible.len();
+        self.cursor.move_by(0, n);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -282,11 +315,44 @@ pub struct PromptsTab {
     pub list: Listing<Prompt>,
     pub cursor: Cursor,
     pub detail: Option<Detail>,
+    pub filter: String,
+    visible: Vec<usize>,
 }
 
 impl PromptsTab {
+    /// Prompts shown (those the filter keeps).
+    pub fn len(&self) -> usize {
+        self.visible.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`th prompt shown.
+    pub fn item(&self, i: usize) -> Option<&Prompt> {
+        self.visible.get(i).and_then(|r| self.list.items.get(*r))
+    }
+
     pub fn selected(&self) -> Option<&Prompt> {
-        self.list.items.get(self.cursor.selected)
+        self.item(self.cursor.selected)
+    }
+
+    pub fn set_filter(&mut self, text: &str) {
+        self.filter = text.to_string();
+        self.refilter();
+    }
+
+    fn refilter(&mut self) {
+        let f = self.filter.to_lowercase();
+        self.visible = (0..self.list.items.len())
+            .filter(|i| {
+                let p = &self.list.items[*i];
+                matches(&f, &[&p.name, &p.title, &p.description])
+            })
+            .collect();
+        let n = self.visible.len();
+        self.cursor.move_by(0, n);
     }
 }
 
@@ -372,8 +438,7 @@ impl Browse {
                         uri,
                     }
                 });
-                let n = self.resources.len();
-                self.resources.cursor.move_by(0, n);
+                self.resources.refilter();
                 None
             }
             Req::ListTemplates => {
@@ -389,14 +454,12 @@ impl Browse {
                             template,
                         }
                     });
-                let n = self.resources.len();
-                self.resources.cursor.move_by(0, n);
+                self.resources.refilter();
                 None
             }
             Req::ListPrompts => {
                 self.prompts.list.fill(result, "prompts", prompt_of);
-                let n = self.prompts.list.items.len();
-                self.prompts.cursor.move_by(0, n);
+                self.prompts.refilter();
                 None
             }
             Req::Read { uri } => {

@@ -319,6 +319,8 @@ pub struct NetworkState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
     ToolsFilter,
+    /// The Resources or Prompts tab's filter.
+    BrowseFilter,
     TimelineFilter,
     LogsFilter,
     RawSearch,
@@ -329,6 +331,7 @@ impl InputTarget {
     pub fn prompt(self) -> &'static str {
         match self {
             InputTarget::ToolsFilter => "filter tools",
+            InputTarget::BrowseFilter => "filter",
             InputTarget::TimelineFilter => "filter timeline",
             InputTarget::LogsFilter => "filter logs",
             InputTarget::RawSearch => "search frame",

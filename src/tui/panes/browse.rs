@@ -115,11 +115,9 @@ fn window(area: Rect, st: &State) -> (Rect, u16, usize, usize) {
                 || b.resources.is_empty(),
         ),
         _ => (
-            b.prompts.list.items.len(),
+            b.prompts.len(),
             b.prompts.cursor,
-            b.prompts.list.loading
-                || b.prompts.list.error.is_some()
-                || b.prompts.list.items.is_empty(),
+            b.prompts.list.loading || b.prompts.list.error.is_some() || b.prompts.is_empty(),
         ),
     };
     let message = u16::from(message);
@@ -163,17 +161,31 @@ fn status_line<T>(st: &State, l: &Listing<T>, method: &str) -> Option<Line<'stat
 
 pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let b = &st.browse;
-    let info = match b.tab {
+    let (mut info, filter, shown) = match b.tab {
         Tab::Resources => {
             let r = &b.resources;
-            format!(
-                "· {} · {} templates",
-                r.resources.count(),
-                r.templates.count()
+            (
+                format!(
+                    "· {} · {} templates",
+                    r.resources.count(),
+                    r.templates.count()
+                ),
+                &r.filter,
+                r.len(),
             )
         }
-        _ => format!("· {}", b.prompts.list.count()),
+        _ => (
+            format!("· {}", b.prompts.list.count()),
+            &b.prompts.filter,
+            b.prompts.len(),
+        ),
     };
+    if !filter.is_empty() {
+        info.push_str(&format!(
+            " · filter \"{}\" ({shown} shown)",
+            safe_row(filter)
+        ));
+    }
     f.render_widget(pane_block(st, info), area);
     let inner = inner(area);
     let detail = match b.tab {
@@ -199,6 +211,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 .or_else(|| status_line(st, &r.templates, "resources/templates/list"));
             if let Some(m) = msg {
                 lines.push(m);
+            } else if r.is_empty() && !r.filter.is_empty() {
+                lines.push(Line::styled(" no resource matches the filter", t.muted()));
             } else if r.is_empty() {
                 lines.push(Line::styled(
                     if declared || !st.live {
@@ -223,7 +237,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
             let p = &b.prompts;
             if let Some(m) = status_line(st, &p.list, "prompts/list") {
                 lines.push(m);
-            } else if p.list.items.is_empty() {
+            } else if p.is_empty() && !p.list.items.is_empty() {
+                lines.push(Line::styled(" no prompt matches the filter", t.muted()));
+            } else if p.is_empty() {
                 lines.push(Line::styled(
                     if declared || !st.live {
                         " no prompts"
@@ -233,7 +249,8 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                     t.muted(),
                 ));
             }
-            for (i, pr) in p.list.items.iter().enumerate().take(end).skip(start) {
+            for i in start..end {
+                let Some(pr) = p.item(i) else { break };
                 let mut spans = vec![
                     Span::styled(format!(" {}", fit(&pr.label, 24)), t.fg(t.accent)),
                     Span::styled(format!(" {}", pr.title), t.muted()),

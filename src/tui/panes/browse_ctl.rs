@@ -147,6 +147,24 @@ pub fn refresh(st: &mut State, out: &mut Out) {
     not_declared(st);
 }
 
+/// The tab's text filter (`/`); lists are in memory, so it applies at once.
+pub fn set_filter(st: &mut State, text: &str) {
+    match st.browse.tab {
+        Tab::Resources => st.browse.resources.set_filter(text),
+        Tab::Prompts => st.browse.prompts.set_filter(text),
+        Tab::Tools => {}
+    }
+}
+
+/// The filter text of the tab shown.
+pub fn filter_text(st: &State) -> String {
+    match st.browse.tab {
+        Tab::Resources => st.browse.resources.filter.clone(),
+        Tab::Prompts => st.browse.prompts.filter.clone(),
+        Tab::Tools => String::new(),
+    }
+}
+
 /// Esc: from the detail view back to the list. True if it was there.
 pub fn back(st: &mut State) -> bool {
     std::mem::take(&mut st.browse.detail_focus)
@@ -172,7 +190,7 @@ pub fn scroll(st: &mut State, delta: isize) {
             b.resources.cursor.move_by(delta, n);
         }
         Tab::Prompts => {
-            let n = b.prompts.list.items.len();
+            let n = b.prompts.len();
             b.prompts.cursor.move_by(delta, n);
         }
         Tab::Tools => {}
@@ -185,7 +203,7 @@ pub fn click(st: &mut State, item: Option<usize>) {
     b.detail_focus = false;
     match b.tab {
         Tab::Resources if i < b.resources.len() => b.resources.cursor.selected = i,
-        Tab::Prompts if i < b.prompts.list.items.len() => b.prompts.cursor.selected = i,
+        Tab::Prompts if i < b.prompts.len() => b.prompts.cursor.selected = i,
         _ => {}
     }
 }
@@ -196,6 +214,6 @@ pub fn settle(st: &mut State) {
     let b = &mut st.browse;
     let n = b.resources.len();
     b.resources.cursor.settle(n, h);
-    let n = b.prompts.list.items.len();
+    let n = b.prompts.len();
     b.prompts.cursor.settle(n, h);
 }

@@ -33,6 +33,9 @@ impl Controller for Ctl {
     }
 
     fn clear_filter(&self, st: &mut State) {
+        if st.browse.tab != Tab::Tools {
+            return browse_ctl::set_filter(st, "");
+        }
         set_text(st, "");
     }
 }
