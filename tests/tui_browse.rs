@@ -113,7 +113,7 @@ fn resources_are_listed_once_read_and_scrolled() {
         screen.contains("5 Tools │ Resources │ Prompts (t) · 2 · 1 tem"),
         "{screen}"
     );
-    assert!(screen.contains("⧉Dynamic Text Resource"), "{screen}");
+    assert!(screen.contains("◇Dynamic Text Resource"), "{screen}");
 
     key(&mut app, KeyCode::Down);
     let read = reqs(app.apply(Action::Open));

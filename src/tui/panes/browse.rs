@@ -324,7 +324,7 @@ fn resource_row(st: &State, row: Row) -> Line<'static> {
                 &tp.name
             };
             Line::from(vec![
-                Span::styled(" ⧉", t.muted()),
+                Span::styled(" ◇", t.muted()),
                 Span::styled(format!("{} ", fit(name, 22)), t.fg(t.json_key)),
                 Span::styled(tp.label.clone(), t.muted()),
             ])
