@@ -561,3 +561,17 @@ fn a_tab_filters_its_own_list() {
     assert!(app.state.browse.prompts.selected().is_none());
     assert!(reqs(app.apply(Action::Open)).is_empty());
 }
+
+#[test]
+fn the_stateless_revision_is_not_sent_the_removed_subscribe() {
+    let sc = Scenario::new();
+    let mut app = App::new(sc.trace.clone(), AppOptions::default());
+    let mut i = init(full_caps());
+    i.protocol_version = "2026-07-28".into();
+    app.set_server(&i);
+    app.on_msg(Msg::Handshake(Ok(i)));
+    on_resources(&mut app);
+    assert!(reqs(app.apply(Action::Subscribe)).is_empty());
+    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(notice.contains("removed resources/subscribe"), "{notice}");
+}

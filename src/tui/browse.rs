@@ -126,17 +126,23 @@ pub struct Caps {
     pub completions: bool,
     /// `context.arguments` in `completion/complete` (2025-06-18 on).
     pub context: bool,
+    /// The stateless 2026-07-28 revision, which removed `resources/subscribe`
+    /// (subscriptions there go through `subscriptions/listen`).
+    pub stateless: bool,
 }
 
 impl Caps {
     pub fn of(capabilities: &Value, revision: &str) -> Caps {
         let has = |k: &str| capabilities.get(k).is_some_and(|v| !v.is_null());
+        let stateless = revision >= "2026-07-28";
         Caps {
             resources: has("resources"),
-            subscribe: capabilities
-                .pointer("/resources/subscribe")
-                .and_then(Value::as_bool)
-                == Some(true),
+            subscribe: !stateless
+                && capabilities
+                    .pointer("/resources/subscribe")
+                    .and_then(Value::as_bool)
+                    == Some(true),
+            stateless,
             prompts: has("prompts"),
             completions: has("completions"),
             context: revision >= "2025-06-18",
@@ -602,5 +608,7 @@ mod tests {
         assert!(c.resources && c.subscribe && c.completions && c.context && !c.prompts);
         let old = Caps::of(&json!({"resources": {}}), "2025-03-26");
         assert!(!old.subscribe && !old.context);
+        let stateless = Caps::of(&json!({"resources": {"subscribe": true}}), "2026-07-28");
+        assert!(stateless.stateless && !stateless.subscribe && stateless.context);
     }
 }

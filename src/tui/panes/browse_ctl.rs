@@ -120,6 +120,13 @@ pub fn subscribe(st: &mut State, out: &mut Out) {
     if st.browse.tab != Tab::Resources {
         return;
     }
+    if st.browse.caps.stateless {
+        st.notice = Some(
+            "2026-07-28 removed resources/subscribe (subscriptions go through subscriptions/listen)"
+                .into(),
+        );
+        return;
+    }
     if !st.browse.caps.subscribe {
         st.notice = Some("the server did not declare resources.subscribe".into());
         return;
