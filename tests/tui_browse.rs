@@ -575,3 +575,40 @@ fn the_stateless_revision_is_not_sent_the_removed_subscribe() {
     let notice = app.state.notice.clone().unwrap_or_default();
     assert!(notice.contains("removed resources/subscribe"), "{notice}");
 }
+
+#[test]
+fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
+    let sc = Scenario::new();
+    let mut app = browse_app(&sc, full_caps());
+    on_resources(&mut app);
+    app.apply(Action::Bottom);
+    app.apply(Action::Open);
+    app.handle_paste("4\n2");
+    assert_eq!(app.state.browse.form.as_ref().unwrap().value(0), "4 2");
+    sc.at_ms(1000);
+    let asked = reqs(app.due());
+    let Req::Complete { params, .. } = &asked[0] else {
+        panic!("{asked:?}")
+    };
+    assert_eq!(params["argument"]["value"], "4 2");
+    assert_eq!(
+        reqs(key(&mut app, KeyCode::Enter)),
+        vec![Req::Read {
+            uri: "demo://resource/dynamic/text/4%202".into()
+        }]
+    );
+    // A template naming no variable is a URI: read without a form.
+    app.apply(Action::Back);
+    app.on_msg(Msg::Browse(
+        Req::ListTemplates,
+        Ok(json!({"resourceTemplates": [{"uriTemplate": "plain://fixed", "name": "fixed"}]})),
+    ));
+    app.apply(Action::Bottom);
+    assert_eq!(
+        reqs(app.apply(Action::Open)),
+        vec![Req::Read {
+            uri: "plain://fixed".into()
+        }]
+    );
+    assert!(app.state.browse.form.is_none());
+}

@@ -253,8 +253,11 @@ impl App {
 
     pub fn handle_paste(&mut self, text: &str) {
         self.dirty = true;
+        let now = self.trace.now_us();
         let st = &mut self.state;
-        if status_ctl::paste(st, text) {
+        if st.browse.form.is_some() {
+            argform_ctl::paste(st, text, now);
+        } else if status_ctl::paste(st, text) {
             self.finish(Out::default(), After::Sync);
         } else if st.focus == Pane::Composer {
             composer_ctl::paste(st, text);

@@ -57,3 +57,20 @@ pub fn due(st: &mut State, now_us: u64) -> Option<Effect> {
     let (round, params) = f.due(now_us)?;
     Some(Effect::Browse(Req::Complete { round, params }))
 }
+
+/// Pasted text goes into the focused field (one line: line breaks become
+/// spaces), and asks for its completions like typing does.
+pub fn paste(st: &mut State, text: &str, now_us: u64) {
+    let Some(f) = st.browse.form.as_mut() else {
+        return;
+    };
+    let line: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if let Some(crate::tui::asks::Input::Typed(t)) = f.form.inputs.get_mut(f.form.cursor) {
+        t.insert_str(line);
+        f.form.problems.clear();
+        f.touched(now_us);
+    }
+}

@@ -70,6 +70,15 @@ pub fn open(st: &mut State, now_us: u64, out: &mut Out) {
                 b.resources.detail = None;
                 send(out, vec![Req::Read { uri }]);
             }
+            Some(Row::Template(t))
+                if crate::tui::browse::template::variables(&t.template).is_empty() =>
+            {
+                // Nothing to fill in: the template is the URI.
+                let uri = t.template.clone();
+                b.detail_focus = true;
+                b.resources.detail = None;
+                send(out, vec![Req::Read { uri }]);
+            }
             Some(Row::Template(t)) => {
                 form = Some(ArgForm::template(
                     &t.template,
