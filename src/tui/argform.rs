@@ -133,10 +133,14 @@ impl ArgForm {
         completions: bool,
         context: bool,
     ) -> Result<ArgForm, String> {
+        let optional = template::optional(tpl);
         let fields: Vec<(String, String, bool)> = template::variables(tpl)
             .into_iter()
             .take(MAX_FIELDS)
-            .map(|v| (v, String::new(), true))
+            .map(|v| {
+                let required = !optional.contains(&v);
+                (v, String::new(), required)
+            })
             .collect();
         ArgForm::build(
             Target::Template {

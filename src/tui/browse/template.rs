@@ -41,6 +41,22 @@ pub fn variables(template: &str) -> Vec<String> {
     out
 }
 
+/// Variables that only appear in optional parts (query, fragment, path
+/// segment, label and parameter expansions, which drop an empty value); the
+/// others are part of the URI's shape.
+pub fn optional(template: &str) -> Vec<String> {
+    let exprs = expressions(template);
+    let shaped = |n: &str| {
+        exprs
+            .iter()
+            .any(|(op, names)| matches!(op, None | Some('+')) && names.iter().any(|x| x == n))
+    };
+    variables(template)
+        .into_iter()
+        .filter(|n| !shaped(n))
+        .collect()
+}
+
 fn encode(s: &str, reserved: bool) -> String {
     let mut out = String::new();
     for b in s.bytes() {
@@ -142,5 +158,9 @@ mod tests {
             vec!["x".to_string(), "y".into(), "z".into()]
         );
         assert!(variables("plain://uri").is_empty());
+        assert_eq!(
+            optional("a://{x}/{+y}{?x,z*}{#f}"),
+            vec!["z".to_string(), "f".into()]
+        );
     }
 }
