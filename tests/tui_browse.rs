@@ -612,3 +612,34 @@ fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
     );
     assert!(app.state.browse.form.is_none());
 }
+
+#[test]
+fn a_recorded_trace_asks_nothing() {
+    let sc = Scenario::new();
+    let opts = AppOptions {
+        live: false,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
+    app.set_server(&init(full_caps()));
+    app.apply(Action::FocusTools);
+    assert!(reqs(app.apply(Action::NextTab)).is_empty());
+    for a in [Action::Open, Action::Subscribe, Action::Refresh] {
+        assert!(reqs(app.apply(a)).is_empty());
+        assert!(
+            app.state
+                .notice
+                .as_deref()
+                .unwrap()
+                .contains("recorded trace")
+        );
+    }
+    let screen = render(&mut app, 80, 24);
+    assert!(
+        screen.contains("a recorded trace: nothing to list"),
+        "{screen}"
+    );
+    sc.inn(json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}));
+    app.sync();
+    assert!(app.due().is_empty());
+}

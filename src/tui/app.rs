@@ -425,6 +425,9 @@ impl App {
                 self.replay_action(action)
             }
             NextTab | PrevTab => browse_ctl::step(st, action == NextTab, &mut out),
+            Open | Subscribe | Refresh if !st.live => {
+                st.notice = Some("this is a recorded trace: there is no server to ask".into());
+            }
             Open => {
                 let now = self.trace.now_us();
                 browse_ctl::open(&mut self.state, now, &mut out)

@@ -215,7 +215,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 lines.push(Line::styled(" no resource matches the filter", t.muted()));
             } else if r.is_empty() {
                 lines.push(Line::styled(
-                    if declared || !st.live {
+                    if !st.live {
+                        " a recorded trace: nothing to list"
+                    } else if declared {
                         " no resources"
                     } else {
                         " the server declared no resources capability"
@@ -241,7 +243,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 lines.push(Line::styled(" no prompt matches the filter", t.muted()));
             } else if p.is_empty() {
                 lines.push(Line::styled(
-                    if declared || !st.live {
+                    if !st.live {
+                        " a recorded trace: nothing to list"
+                    } else if declared {
                         " no prompts"
                     } else {
                         " the server declared no prompts capability"

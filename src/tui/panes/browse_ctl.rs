@@ -18,9 +18,13 @@ fn send(out: &mut Out, reqs: Vec<Req>) {
 
 /// Show `tab`, fetching its lists the first time.
 pub fn show(st: &mut State, tab: Tab, out: &mut Out) {
-    let reqs = st.browse.show(tab);
     if st.live {
+        let reqs = st.browse.show(tab);
         send(out, reqs);
+    } else {
+        // A recorded trace: nothing to ask (and nothing loading).
+        st.browse.tab = tab;
+        st.browse.detail_focus = false;
     }
     not_declared(st);
 }
