@@ -643,3 +643,19 @@ fn a_recorded_trace_asks_nothing() {
     app.sync();
     assert!(app.due().is_empty());
 }
+
+#[test]
+fn updates_find_their_resource_after_the_list_reordered() {
+    let sc = Scenario::new();
+    let mut app = browse_app(&sc, full_caps());
+    on_resources(&mut app);
+    let mut reversed = resources();
+    reversed["resources"].as_array_mut().unwrap().reverse();
+    app.on_msg(Msg::Browse(Req::ListResources, Ok(reversed)));
+    let uri = "demo://resource/static/document/features.md";
+    sc.at_ms(3000).inn(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}));
+    app.sync();
+    let items = &app.state.browse.resources.resources.items;
+    assert_eq!(items[0].uri, uri);
+    assert_eq!((items[0].updates, items[1].updates), (1, 0));
+}

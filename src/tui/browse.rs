@@ -16,6 +16,7 @@ use crate::tui::argform::ArgForm;
 use crate::tui::format::{safe, safe_row};
 use crate::tui::state::Cursor;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 /// Items of one list kept (the rest are counted, not shown).
 pub const MAX_ITEMS: usize = 5_000;
@@ -257,6 +258,8 @@ pub struct ResourcesTab {
     /// The text filter, and the rows (resources, then templates) it keeps.
     pub filter: String,
     visible: Vec<usize>,
+    /// Where each listed URI is in `resources.items` (updates find it in O(1)).
+    by_uri: HashMap<String, usize>,
 }
 
 /// Does any of `fields` hold `f` (already lower case)?
@@ -429,9 +432,11 @@ impl Browse {
             Req::ListResources => {
                 // Subscriptions and update counts outlive a refresh.
                 let old: Vec<Resource> = std::mem::take(&mut self.resources.resources.items);
+                let old: HashMap<&str, &Resource> =
+                    old.iter().map(|r| (r.uri.as_str(), r)).collect();
                 self.resources.resources.fill(result, "resources", |v| {
                     let uri = raw_str(v, "uri");
-                    let prev = old.iter().find(|o| o.uri == uri);
+                    let prev = old.get(uri.as_str());
                     Resource {
                         label: safe(&uri, 200),
                         name: text(v, "name", 80),
@@ -444,6 +449,9 @@ impl Browse {
                         uri,
                     }
                 });
+                self.resources.by_uri = (self.resources.resources.items.iter().enumerate())
+                    .map(|(i, r)| (r.uri.clone(), i))
+                    .collect();
                 self.resources.refilter();
                 None
             }
@@ -530,18 +538,19 @@ impl Browse {
             }
             match ev.method {
                 Some(RESOURCES_UPDATED) => {
+                    #[derive(serde::Deserialize)]
+                    struct Updated {
+                        uri: String,
+                    }
                     let uri = ev
                         .frame()
                         .params
-                        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                        .and_then(|p| p.get("uri").and_then(Value::as_str).map(str::to_string));
-                    if let Some(r) = uri.and_then(|u| {
-                        self.resources
-                            .resources
-                            .items
-                            .iter_mut()
-                            .find(|r| r.uri == u)
-                    }) {
+                        .and_then(|p| serde_json::from_str::<Updated>(p.get()).ok());
+                    let r = &mut self.resources;
+                    if let Some(r) = uri
+                        .and_then(|u| r.by_uri.get(&u.uri).copied())
+                        .and_then(|i| r.resources.items.get_mut(i))
+                    {
                         r.updates += 1;
                         r.last_update_us = Some(ev.t_us);
                         changed = true;
