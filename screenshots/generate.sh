@@ -7,7 +7,9 @@
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), narrow, findings, network,
-#                                        # attach, form, task
+#                                        # attach, form, task, browse (task and
+#                                        # browse need the test peers:
+#                                        # tests/peers/install.sh)
 #
 # Builds the release binary, runs `mcpscope demo` in a detached tmux
 # session (160x48, and 80x24 for the narrow layout), drives it with keys,
@@ -37,7 +39,7 @@ cleanup() {
     :
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network attach form task} "
+STEPS=" ${*:-demo narrow findings network attach form task browse} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -221,4 +223,32 @@ wait_for '… input_required' 60
 keys 1 j d
 wait_for '── task '
 shot task 160 48
+fi
+
+if want browse; then
+# 11. Resources and prompts on server-everything: a subscribed resource
+#     counting the server's updates, then the completable prompt's form with
+#     the second argument completed from the first.
+EVERYTHING="$PWD/tests/peers/.installed/node/node_modules/.bin/mcp-server-everything"
+if [ ! -x "$EVERYTHING" ]; then
+    echo "skipping browse: server-everything is not installed (tests/peers/install.sh)" >&2
+else
+start_cmd 100 30 "--run 'toggle-subscriber-updates {}' -- '$EVERYTHING' stdio"
+wait_for 'connected'
+keys 5 t
+wait_for 'architecture.md'
+keys s
+wait_for '↻1'
+shot resources 100 30
+keys t
+wait_for 'completable-prompt'
+keys g j j Enter
+wait_for 'prompts/get completable-prompt'
+keys -l Eng
+wait_for 'Tab take value'
+keys Tab Down
+keys -l A
+wait_for 'Alice'
+shot prompt-form 100 30
+fi
 fi

@@ -79,6 +79,11 @@ pub enum Action {
     ReplayFaster,
     ReplaySlower,
     ReplayEnd,
+    NextTab,
+    PrevTab,
+    Open,
+    Subscribe,
+    Refresh,
 }
 
 impl Action {
@@ -100,6 +105,9 @@ impl Action {
                 | Action::AnswerInput
                 | Action::AnswerServer
                 | Action::EditRoots
+                | Action::Open
+                | Action::Subscribe
+                | Action::Refresh
         )
     }
 
@@ -176,6 +184,11 @@ impl Action {
             ReplayFaster => "replay: faster (up to ×16)",
             ReplaySlower => "replay: slower (down to ×0.5)",
             ReplayEnd => "replay: jump to the end of the trace",
+            NextTab => "next tab of the Tools pane: Tools → Resources → Prompts",
+            PrevTab => "previous tab of the Tools pane",
+            Open => "read the resource, or fill the template's or prompt's form",
+            Subscribe => "subscribe to the resource (again: unsubscribe); updates count on it",
+            Refresh => "list again (every page)",
         }
     }
 }
@@ -217,6 +230,8 @@ pub enum Effect {
     OpenUrl(String),
     /// Put text on the clipboard with OSC 52.
     Copy(String),
+    /// A request of the Resources or Prompts tab (or a completion).
+    Browse(super::browse::Req),
     Quit,
 }
 
@@ -243,4 +258,6 @@ pub enum Msg {
     Roots(Vec<String>),
     /// A server request for the user to answer.
     ServerAsk(crate::client::ServerAsk),
+    /// The result of a Resources/Prompts request (the error's text if it failed).
+    Browse(super::browse::Req, Result<Value, String>),
 }

@@ -39,6 +39,8 @@ pub struct App {
     playback: Option<Playback>,
     /// Retries composed for `input_required` results (their ids count up).
     answers: u32,
+    /// Effects of a click (sent with the next `due` batch).
+    pending: Vec<Effect>,
     /// Where the last frame drawn put things: clicks are tested against it.
     frame: Option<FrameMap>,
     /// Something changed since the last draw.
@@ -106,6 +108,7 @@ impl App {
             live: opts.live,
             fps: opts.fps,
             asks: Default::default(),
+            browse: Default::default(),
         };
         App {
             state,
@@ -117,6 +120,7 @@ impl App {
             },
             playback: opts.playback,
             answers: 0,
+            pending: Vec::new(),
             frame: None,
             dirty: true,
             behind: true,
@@ -175,6 +179,25 @@ impl App {
         )
     }
 
+    /// Work that came due without a key: completions once typing paused,
+    /// lists the server said changed, a click's requests. The runtime
+    /// asks on every tick; tests set the trace clock and ask.
+    pub fn due(&mut self) -> Vec<Effect> {
+        let now = self.trace.now_us();
+        let st = &mut self.state;
+        let mut out = std::mem::take(&mut self.pending);
+        if st.live {
+            out.extend(st.browse.queued.drain(..).map(Effect::Browse));
+            out.extend(argform_ctl::due(st, now));
+        } else {
+            st.browse.queued.clear();
+        }
+        if !out.is_empty() {
+            self.dirty = true;
+        }
+        out
+    }
+
     /// The runtime drew a frame: later clicks are tested against its map.
     pub fn drawn(&mut self, map: FrameMap) {
         self.frame = Some(map);
@@ -199,6 +222,10 @@ impl App {
         if st.asks.open {
             return crate::tui::panes::ask_ctl::key(st, ev);
         }
+        if st.browse.form.is_some() {
+            let now = self.trace.now_us();
+            return argform_ctl::key(&mut self.state, ev, now);
+        }
         if st.input.is_some() {
             // A changed filter shows its rows at once.
             if status_ctl::key(st, ev) {
@@ -216,7 +243,7 @@ impl App {
         st.notice = None;
         let action = st
             .keymap
-            .lookup(st.focus.context(), key)
+            .lookup(st.key_context(), key)
             .or_else(|| st.keymap.lookup(Context::Global, key));
         match action {
             Some(a) => self.apply(a),
@@ -226,8 +253,11 @@ impl App {
 
     pub fn handle_paste(&mut self, text: &str) {
         self.dirty = true;
+        let now = self.trace.now_us();
         let st = &mut self.state;
-        if status_ctl::paste(st, text) {
+        if st.browse.form.is_some() {
+            argform_ctl::paste(st, text, now);
+        } else if status_ctl::paste(st, text) {
             self.finish(Out::default(), After::Sync);
         } else if st.focus == Pane::Composer {
             composer_ctl::paste(st, text);
@@ -241,6 +271,7 @@ impl App {
         if self.state.help.is_some()
             || self.state.input.is_some()
             || self.state.asks.open
+            || self.state.browse.form.is_some()
             || self.state.asks.roots_editor.is_some()
         {
             return Vec::new();
@@ -250,9 +281,15 @@ impl App {
             Some(map) => {
                 let after = self.mouse(ev, &map);
                 self.frame = Some(map);
-                self.finish(Out::default(), after)
+                let mut effects = self.finish(Out::default(), after);
+                effects.append(&mut self.pending);
+                effects
             }
-            None => self.finish(Out::pull(Pull::Click(ev)), After::Pulls),
+            None => {
+                let mut effects = self.finish(Out::pull(Pull::Click(ev)), After::Pulls);
+                effects.append(&mut self.pending);
+                effects
+            }
         }
     }
 
@@ -277,13 +314,19 @@ impl App {
         match ev.kind {
             MouseEventKind::Down(MouseButton::Left) => {
                 ctl::focus(st, pm.pane, &mut out);
-                c.click(st, pm.item_at(ev.row));
+                let on_tabs = pm.pane == Pane::Tools
+                    && ev.row == pm.area.y
+                    && browse_ctl::click_title(st, ev.column, pm.area, &mut out);
+                if !on_tabs {
+                    c.click(st, pm.item_at(ev.row));
+                }
             }
             MouseEventKind::ScrollUp => c.scroll(st, -3),
             MouseEventKind::ScrollDown => c.scroll(st, 3),
             _ => return After::Pulls,
         }
         self.behind |= out.behind;
+        self.pending.extend(out.effects);
         After::Settle
     }
 
@@ -314,7 +357,9 @@ impl App {
                 }
             }
             Back => {
-                if st.composer.editing {
+                if focus == Pane::Tools && browse_ctl::back(st) {
+                    // From a read resource or a prompt's messages back to the list.
+                } else if st.composer.editing {
                     st.composer.set_editing(false);
                 } else if st.zoom {
                     st.zoom = false;
@@ -343,6 +388,15 @@ impl App {
             Bottom => pane.scroll(st, isize::MAX / 2),
             Filter => {
                 if let Some(t) = pane.filter() {
+                    // The Tools pane's other tabs filter their own lists.
+                    let t = match t {
+                        InputTarget::ToolsFilter
+                            if st.browse.tab != crate::tui::browse::Tab::Tools =>
+                        {
+                            InputTarget::BrowseFilter
+                        }
+                        t => t,
+                    };
                     status_ctl::start_input(st, t);
                 }
             }
@@ -370,6 +424,16 @@ impl App {
             ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
+            NextTab | PrevTab => browse_ctl::step(st, action == NextTab, &mut out),
+            Open | Subscribe | Refresh if !st.live => {
+                st.notice = Some("this is a recorded trace: there is no server to ask".into());
+            }
+            Open => {
+                let now = self.trace.now_us();
+                browse_ctl::open(&mut self.state, now, &mut out)
+            }
+            Subscribe => browse_ctl::subscribe(st, &mut out),
+            Refresh => browse_ctl::refresh(st, &mut out),
         }
         self.finish(out, After::SyncIfBehind)
     }

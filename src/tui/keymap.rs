@@ -23,12 +23,18 @@ pub enum Context {
     Raw,
     Findings,
     Network,
+    /// The Tools pane showing its Resources tab.
+    Resources,
+    /// The Tools pane showing its Prompts tab.
+    Prompts,
 }
 
 impl Context {
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 12] = [
         Context::Global,
         Context::Tools,
+        Context::Resources,
+        Context::Prompts,
         Context::Composer,
         Context::Editor,
         Context::Progress,
@@ -51,6 +57,8 @@ impl Context {
             Context::Raw => "Raw",
             Context::Findings => "Findings",
             Context::Network => "Network",
+            Context::Resources => "Tools pane, Resources tab",
+            Context::Prompts => "Tools pane, Prompts tab",
         }
     }
 }
@@ -217,6 +225,21 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Tools, &["/"], Filter),
         (Tools, &["backspace"], ClearFilter),
         (Tools, &["enter"], UseTool),
+        (Tools, &["t"], NextTab),
+        (Tools, &["T"], PrevTab),
+        (Resources, &["t"], NextTab),
+        (Resources, &["T"], PrevTab),
+        (Resources, &["enter"], Open),
+        (Resources, &["s"], Subscribe),
+        (Resources, &["r"], Refresh),
+        (Resources, &["/"], Filter),
+        (Resources, &["backspace"], ClearFilter),
+        (Prompts, &["t"], NextTab),
+        (Prompts, &["T"], PrevTab),
+        (Prompts, &["enter"], Open),
+        (Prompts, &["r"], Refresh),
+        (Prompts, &["/"], Filter),
+        (Prompts, &["backspace"], ClearFilter),
         (Composer, &["enter", "e", "i"], Edit),
         (Composer, &["s", "ctrl-s"], Send),
         (Composer, &["t"], CycleToken),
@@ -279,6 +302,8 @@ pub const HINTS: &[(Context, &[Action])] = {
     use Context::*;
     &[
         (Tools, &[UseTool, Filter, Up, Down]),
+        (Resources, &[Open, Subscribe, Refresh, NextTab]),
+        (Prompts, &[Open, Refresh, NextTab]),
         (
             Composer,
             &[

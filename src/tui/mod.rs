@@ -12,8 +12,10 @@
 
 pub mod action;
 pub mod app;
+pub mod argform;
 pub mod asks;
 pub mod attach;
+pub mod browse;
 pub mod calls;
 pub mod compose;
 pub mod exit;

@@ -180,6 +180,16 @@ impl Executor {
                     now.push(Msg::Notice(format!("answer not sent: {e}")));
                 }
             }
+            Effect::Browse(req) => {
+                let Some(s) = self.session.clone() else {
+                    return Some(now);
+                };
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = browse_request(&s, &req).await;
+                    let _ = tx.send(Msg::Browse(req, result));
+                });
+            }
             Effect::Cancel { id } => {
                 if let Some(s) = &self.session
                     && let Err(e) = s.cancel(&id, "cancelled by the user in mcpscope")
@@ -292,6 +302,32 @@ impl Executor {
     }
 }
 
+/// Limits of the Resources and Prompts tabs' requests: a listing or a read
+/// the user waits for.
+const BROWSE_LIMITS: crate::client::Limits = crate::client::Limits {
+    idle: Some(Duration::from_secs(30)),
+    max: Some(Duration::from_secs(120)),
+};
+
+/// Send one of the tabs' requests; listings follow every page.
+async fn browse_request(
+    s: &Session,
+    req: &super::browse::Req,
+) -> Result<serde_json::Value, String> {
+    if req.is_listing() {
+        let listing = s
+            .request_pages(req.method(), req.params(), BROWSE_LIMITS, |p| p)
+            .await
+            .map_err(|e| e.to_string())?;
+        serde_json::from_str(&listing.joined).map_err(|e| e.to_string())
+    } else {
+        s.request(req.method(), req.params(), BROWSE_LIMITS)
+            .await
+            .map(|r| r.result)
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// Sync the views and draw one frame. The lock covers the sync and the
 /// reading of the rows on screen; painting and the terminal write happen
 /// after it is released, so neither a slow terminal nor widget rendering
@@ -369,6 +405,7 @@ pub async fn event_loop(
         };
         // Effects may answer with messages, whose effects run in turn.
         let mut queue = std::collections::VecDeque::from(effects);
+        queue.extend(app.due());
         while let Some(e) = queue.pop_front() {
             let Some(msgs) = exec.run(e, term) else {
                 return Ok(ended);

@@ -321,6 +321,8 @@ pub struct NetworkState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
     ToolsFilter,
+    /// The Resources or Prompts tab's filter.
+    BrowseFilter,
     TimelineFilter,
     LogsFilter,
     RawSearch,
@@ -331,6 +333,7 @@ impl InputTarget {
     pub fn prompt(self) -> &'static str {
         match self {
             InputTarget::ToolsFilter => "filter tools",
+            InputTarget::BrowseFilter => "filter",
             InputTarget::TimelineFilter => "filter timeline",
             InputTarget::LogsFilter => "filter logs",
             InputTarget::RawSearch => "search frame",
@@ -393,6 +396,8 @@ pub struct State {
     pub fps: u32,
     /// Server requests waiting for the user (elicitation, sampling).
     pub asks: super::asks::Asks,
+    /// The Tools pane's Resources and Prompts tabs.
+    pub browse: super::browse::Browse,
 }
 
 impl State {
@@ -406,6 +411,17 @@ impl State {
     /// The panes of the tab bar, in order.
     pub fn tabs(&self) -> impl Iterator<Item = Pane> + '_ {
         Pane::ORDER.into_iter().filter(|p| self.offers(*p))
+    }
+
+    /// Where keys are looked up first: the focused pane's context, or the
+    /// tab the Tools pane shows.
+    pub fn key_context(&self) -> Context {
+        use super::browse::Tab;
+        match (self.focus, self.browse.tab) {
+            (Pane::Tools, Tab::Resources) => Context::Resources,
+            (Pane::Tools, Tab::Prompts) => Context::Prompts,
+            (p, _) => p.context(),
+        }
     }
 
     /// HTTP session: timeline rows show their channel.

@@ -111,6 +111,9 @@ pub fn paint(f: &mut Frame, st: &State, p: Prepared) -> FrameMap {
     if st.asks.open {
         panes::ask::draw(f, area, st);
     }
+    if st.browse.form.is_some() {
+        panes::argform::draw(f, area, st);
+    }
     if st.asks.roots_editor.is_some() {
         panes::ask::draw_roots(f, area, st);
     }

@@ -45,6 +45,11 @@ impl App {
             Msg::Notice(n) => st.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
             Msg::Roots(r) => st.asks.roots = r,
+            Msg::Browse(req, result) => {
+                if let Some(n) = st.browse.on_reply(req, result) {
+                    st.notice = Some(n);
+                }
+            }
             Msg::ServerAsk(a) => {
                 let ask = crate::tui::asks::Ask::new(&a, now_us);
                 st.notice = Some(format!(
@@ -68,6 +73,8 @@ impl App {
             .map(|o| o.keys().map(|k| safe(k, 30)).collect())
             .unwrap_or_default();
         s.instructions = init.instructions.as_deref().map(safe_row);
+        self.state.browse.caps =
+            crate::tui::browse::Caps::of(&init.capabilities, &init.protocol_version);
     }
 
     pub fn set_tools(&mut self, tools: &[Value]) {

@@ -36,6 +36,9 @@ impl App {
             st.notice = Some(format!("the server withdrew {withdrawn} request(s)"));
             self.dirty = true;
         }
+        if st.browse.sync(store) {
+            self.dirty = true;
+        }
         st.evicted = store.evicted();
         let mut done = st.calls.sync(store, SYNC_BUDGET);
         if crate::tui::input_rounds::sync(st, store) > 0 {
@@ -76,6 +79,7 @@ impl App {
         logs_ctl::settle(st);
         let (caught_up, timing_moved) = progress_ctl::settle(st, store);
         tools_ctl::settle(st);
+        browse_ctl::settle(st);
         findings_ctl::settle(st);
         network_ctl::settle(st);
         let raw_remade = raw_ctl::refresh(st, store);

@@ -235,7 +235,7 @@ fn keys_line(st: &State, ask: &Ask) -> Line<'static> {
 }
 
 /// The form's lines and the line of the focused field.
-fn form_lines(st: &State, form: &Form, width: usize) -> (Vec<Line<'static>>, usize) {
+pub(crate) fn form_lines(st: &State, form: &Form, width: usize) -> (Vec<Line<'static>>, usize) {
     let t = &st.theme;
     let mut lines = Vec::new();
     if !form.message.is_empty() {

@@ -102,7 +102,7 @@ pub fn roots_key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
     }
 }
 
-fn form_key(f: &mut crate::tui::asks::Form, ev: KeyEvent) {
+pub(crate) fn form_key(f: &mut crate::tui::asks::Form, ev: KeyEvent) {
     let n = f.fields.len();
     if n == 0 {
         return;

@@ -6,8 +6,12 @@
 //! draw from the state alone. Each list pane says which item every drawn
 //! row shows, for mouse hit-testing (see `hits.rs`).
 
+pub mod argform;
+pub mod argform_ctl;
 pub mod ask;
 pub mod ask_ctl;
+pub mod browse;
+pub mod browse_ctl;
 pub mod composer;
 pub mod composer_ctl;
 pub mod ctl;

@@ -53,6 +53,10 @@ fn short(a: Action) -> &'static str {
         ReplayFaster => "faster",
         ReplaySlower => "slower",
         ReplayEnd => "end",
+        NextTab => "next tab",
+        Open => "open",
+        Subscribe => "(un)subscribe",
+        Refresh => "refresh",
         _ => "",
     }
 }
@@ -109,7 +113,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let ctx = if st.focus == Pane::Composer && st.composer.editing {
         Context::Editor
     } else {
-        st.focus.context()
+        st.key_context()
     };
     let push = |spans: &mut Vec<Span<'static>>, c: Context, a: Action| {
         if let Some(k) = st.keymap.keys_for(c, a).first() {

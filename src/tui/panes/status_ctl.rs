@@ -9,6 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub fn start_input(st: &mut State, target: InputTarget) {
     let before = match target {
         InputTarget::ToolsFilter => st.tools.filter.clone(),
+        InputTarget::BrowseFilter => super::browse_ctl::filter_text(st),
         InputTarget::TimelineFilter => st.timeline.view.text.clone(),
         InputTarget::LogsFilter => st.logs.view.text.clone(),
         InputTarget::RawSearch => st.raw.search.clone(),
@@ -73,6 +74,7 @@ fn changed(st: &mut State) {
     };
     match inp.target {
         InputTarget::ToolsFilter => super::tools_ctl::set_text(st, &inp.text),
+        InputTarget::BrowseFilter => super::browse_ctl::set_filter(st, &inp.text),
         InputTarget::TimelineFilter => {
             let kind = st.timeline.view.kind;
             st.timeline.view.set_filter(kind, &inp.text);

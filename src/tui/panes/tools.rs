@@ -1,11 +1,12 @@
 //! Tools: the server's tools (every page), filterable, and the selected
 //! tool's description and input schema.
 
-use super::{block, fit, full_width, inner};
+use super::{fit, full_width, inner};
+use crate::tui::browse::Tab;
 use crate::tui::format::safe_row;
 use crate::tui::layout::tools_list_height;
 use crate::tui::schema::describe_props;
-use crate::tui::state::{Pane, State};
+use crate::tui::state::State;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -34,6 +35,9 @@ fn window(area: Rect, st: &State) -> (Rect, u16, usize, usize) {
 
 /// Which tool each drawn row shows (rows cut off below the list show none).
 pub fn rows(area: Rect, st: &State) -> Vec<(u16, usize)> {
+    if st.browse.tab != Tab::Tools {
+        return super::browse::rows(area, st);
+    }
     let (list, message, start, end) = window(area, st);
     let mut rows = crate::tui::ui::hits::uniform(list.y + message, start, end, 1);
     rows.retain(|(y, _)| *y < list.y + list.height);
@@ -41,6 +45,9 @@ pub fn rows(area: Rect, st: &State) -> Vec<(u16, usize)> {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, st: &State) {
+    if st.browse.tab != Tab::Tools {
+        return super::browse::draw(f, area, st);
+    }
     let t = &st.theme;
     let tools = &st.tools;
     let mut info = format!("· {}", tools.all.len());
@@ -51,7 +58,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
             tools.visible.len()
         ));
     }
-    f.render_widget(block(st, Pane::Tools, info), area);
+    f.render_widget(super::browse::pane_block(st, info), area);
     let inner = inner(area);
     let w = inner.width as usize;
     let list_h = tools_list_height(inner.height);

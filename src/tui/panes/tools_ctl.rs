@@ -1,7 +1,9 @@
 //! Tools input: the cursor, the text filter, and loading the selected tool
 //! into the composer.
 
+use crate::tui::browse::Tab;
 use crate::tui::layout;
+use crate::tui::panes::browse_ctl;
 use crate::tui::panes::ctl::{self, Controller, Out};
 use crate::tui::state::{InputTarget, Pane, State};
 
@@ -9,11 +11,17 @@ pub struct Ctl;
 
 impl Controller for Ctl {
     fn scroll(&self, st: &mut State, delta: isize) {
+        if st.browse.tab != Tab::Tools {
+            return browse_ctl::scroll(st, delta);
+        }
         let tools = &mut st.tools;
         tools.cursor.move_by(delta, tools.visible.len());
     }
 
     fn click(&self, st: &mut State, item: Option<usize>) {
+        if st.browse.tab != Tab::Tools {
+            return browse_ctl::click(st, item);
+        }
         let tools = &mut st.tools;
         if let Some(i) = item.filter(|i| *i < tools.visible.len()) {
             tools.cursor.selected = i;
@@ -25,6 +33,9 @@ impl Controller for Ctl {
     }
 
     fn clear_filter(&self, st: &mut State) {
+        if st.browse.tab != Tab::Tools {
+            return browse_ctl::set_filter(st, "");
+        }
         set_text(st, "");
     }
 }
