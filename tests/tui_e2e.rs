@@ -546,11 +546,10 @@ fn replay_plays_a_recorded_session_to_its_end() {
     assert!(s.contains("← res   tools/call"), "{s}");
     assert!(s.contains("done in"), "the call's final state: {s}");
     assert!(s.contains("4 updates"), "one per 256 KiB chunk: {s}");
-    // Nothing can be sent to a recording.
-    t.keys(&["6", "s"]);
-    t.wait_for("the composer refusing", 10, |s| {
-        s.contains("recorded trace")
-    });
+    // Nothing can be sent to a recording: there is no Composer to go to.
+    assert!(!s.contains("6 Composer"), "{s}");
+    t.keys(&["6"]);
+    t.wait_for("the composer refused", 10, |s| s.contains("read-only"));
     t.keys(&["q"]);
     assert_restored(&t);
 }

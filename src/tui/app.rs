@@ -372,6 +372,9 @@ impl App {
                 ctl::focus(st, p, &mut out);
             }
             FocusTools => ctl::focus(st, Pane::Tools, &mut out),
+            FocusComposer if !st.offers(Pane::Composer) => {
+                st.notice = Some("read-only: nothing can be sent from here".into());
+            }
             FocusComposer => ctl::focus(st, Pane::Composer, &mut out),
             FocusProgress => ctl::focus(st, Pane::Progress, &mut out),
             FocusTimeline => ctl::focus(st, Pane::Timeline, &mut out),
