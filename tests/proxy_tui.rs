@@ -115,6 +115,9 @@ fn attach_joins_a_running_session_and_follows_its_gauge() {
         s.contains("upload_file") && s.contains(" / 2.0 MiB") && !s.contains("2.0 MiB / 2.0 MiB")
     });
     assert!(mid.contains("attached"), "{mid}");
+    // Read-only: said in the header, and no Composer to send from.
+    assert!(mid.contains("◆ read-only"), "{mid}");
+    assert!(!mid.contains("6 Composer"), "{mid}");
     assert!(mid.contains("█"), "{mid}");
     // It follows the call to its end.
     let done = t.wait_for("the call done", 30, |s| {
