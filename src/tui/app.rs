@@ -43,6 +43,8 @@ pub struct App {
     pending: Vec<Effect>,
     /// Where the last frame drawn put things: clicks are tested against it.
     frame: Option<FrameMap>,
+    /// What a recorded or attached session listed (nothing is asked there).
+    pub(crate) recorded: super::recorded::Recorded,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
@@ -122,6 +124,7 @@ impl App {
             answers: 0,
             pending: Vec::new(),
             frame: None,
+            recorded: Default::default(),
             dirty: true,
             behind: true,
             quit: false,
