@@ -29,14 +29,13 @@ SERVER_PID=""
 HOST_PID=""
 RT=""
 cleanup() {
-    [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
-    [ -n "$HOST_PID" ] && kill "$HOST_PID" 2>/dev/null
+    # Under `set -e` a failing last command of an && list ends the script
+    # (a process that is already gone, say): each step says `|| true`.
+    [ -n "$SOCK" ] && tmux -L "$SOCK" kill-server 2>/dev/null || true
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    [ -n "$HOST_PID" ] && kill "$HOST_PID" 2>/dev/null || true
     rm -rf "$CONF"
-    [ -n "$RT" ] && rm -rf "$RT"
-    # The last test above fails when there is nothing to remove; a clean
-    # run must still exit 0 (an `exit N` keeps its N).
-    :
+    [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
 STEPS=" ${*:-demo narrow findings network attach form task browse} "
