@@ -114,6 +114,19 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
         app.state.notice
     );
 
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("needs elicitation/create") && screen.contains("A answers it"),
+        "{screen}"
+    );
+    // The hand-composed retry is for results, not tasks.
+    app.apply(Action::FocusProgress);
+    app.apply(Action::AnswerInput);
+    assert_eq!(
+        app.state.notice.as_deref(),
+        Some("batch_job (id 1) waits for its task's input: A answers it (sent as tasks/update)")
+    );
+
     app.apply(Action::AnswerServer);
     let screen = render(&mut app, 160, 48);
     assert!(
@@ -169,6 +182,8 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
             "completed"
         ]
     );
+    let screen = render(&mut app, 160, 48);
+    assert!(!screen.contains("needs elicitation"), "{screen}");
     let screen = render(&mut app, 80, 24);
     insta_like(&screen, "task 52a47ed4… completed");
     assert!(
