@@ -427,3 +427,49 @@ fn the_demo_keeps_the_extensions_musts() {
     drop(demo);
     dog.disarm();
 }
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused() {
+    let argv = python_server();
+    // Declared on the request, ignored by a server without the extension:
+    // the call is answered as ever.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let o = call_stdio(
+        &argv,
+        &[
+            "--protocol",
+            "modern",
+            "--tool",
+            "slow_task",
+            "-a",
+            "steps=1",
+            "-a",
+            "delay_ms=1",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(task_lines(&o.stderr).is_empty(), "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    let call = frames(&lines, "out", "tools/call").next().unwrap();
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+            [EXTENSION],
+        json!({})
+    );
+    // --task asks for what the server did not declare: a usage error, before any call.
+    let o = call_stdio(
+        &argv,
+        &["--protocol", "modern", "--task", "--tool", "slow_task"],
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("--task: the server did not declare the tasks extension"),
+        "{}",
+        o.stderr
+    );
+}
