@@ -473,3 +473,42 @@ fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused
         o.stderr
     );
 }
+
+#[test]
+fn the_maximum_time_cancels_the_task_and_is_a_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let argv = demo_argv();
+    let o = call_stdio(
+        &argv,
+        &[
+            "--protocol",
+            "modern",
+            "--tool",
+            "batch_job",
+            "-a",
+            "steps=1000",
+            "-a",
+            "step_ms=50",
+            "-a",
+            "poll_ms=100",
+            "--max-timeout",
+            "0.5",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    let created = lines
+        .iter()
+        .find(|l| l["dir"] == "in" && l["json"]["result"]["resultType"] == "task")
+        .expect("a task handle");
+    let cancel = frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("the task is cancelled");
+    assert_eq!(
+        cancel["params"]["taskId"],
+        created["json"]["result"]["taskId"]
+    );
+}

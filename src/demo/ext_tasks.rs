@@ -157,12 +157,18 @@ impl Store {
 
 /// `tools/call` of `batch_job` from a request that declared the extension:
 /// create the task, answer with its handle, run it in the background.
-pub fn start(store: &Arc<Store>, out: &Out, id: &Value, args: &Map<String, Value>) {
+pub fn start(
+    store: &Arc<Store>,
+    out: &Out,
+    id: &Value,
+    args: &Map<String, Value>,
+    era: &Option<Modern>,
+) {
     let plan = match Plan::parse(&Args(args)) {
         Ok(p) => p,
         Err(e) => {
             let result = super::tools::Outcome::error(e.0).into_result();
-            return out.respond(id, era::complete(&Some(modern_marker()), result));
+            return out.respond(id, era::complete(era, result));
         }
     };
     let now = crate::format::rfc3339_now();
@@ -189,17 +195,7 @@ pub fn start(store: &Arc<Store>, out: &Out, id: &Value, args: &Map<String, Value
     store.with(&task_id, |r| r.abort = Some(worker.abort_handle()));
     // "Servers MUST set resultType to "task" when returning a CreateTaskResult".
     handle.insert("resultType".into(), json!("task"));
-    out.respond(
-        id,
-        era::complete(&Some(modern_marker()), Value::Object(handle)),
-    );
-}
-
-fn modern_marker() -> Modern {
-    Modern {
-        capabilities: None,
-        log_level: None,
-    }
+    out.respond(id, era::complete(era, Value::Object(handle)));
 }
 
 /// The task's work: the plan's steps, the confirmation asked once as an

@@ -272,7 +272,7 @@ fn call_tool(
             Some(Value::Object(args)) => args.clone(),
             Some(_) => return out.error(&id, INVALID_PARAMS, "`arguments` must be an object"),
         };
-        return ext_tasks::start(&session.ext_tasks, out, &id, &args);
+        return ext_tasks::start(&session.ext_tasks, out, &id, &args, &era);
     }
     let fixture = || {
         session
