@@ -97,7 +97,7 @@ pub struct ServerAsk {
 
 impl Session {
     /// Does `method` go to the user rather than to the options?
-    pub(super) fn for_the_user(&self, method: &str) -> bool {
+    fn for_the_user(&self, method: &str) -> bool {
         self.opts.ask_user
             && match method {
                 methods::ELICIT => self.opts.elicit.is_none(),

@@ -159,9 +159,10 @@ impl Session {
         }
     }
 
-    /// Answer the new `inputRequests` of a task from the options. Requests
-    /// for the user (the TUI's forms) are left to the user, who answers
-    /// with [`Session::update_task`]. Input nobody here can give ends the
+    /// Answer the new `inputRequests` of a task from the options. Where a
+    /// user answers (the TUI), every request goes to the forms, which
+    /// answer with `tasks/update` themselves: answering some here too would
+    /// send a key twice. Input nobody here can give ends the
     /// following (false; the call's reply is then the `input_required`
     /// task, as an unanswered MRTR round is), and the task is cancelled: it
     /// would wait forever.
@@ -171,6 +172,9 @@ impl Session {
         task: &Value,
         seen: &mut HashSet<String>,
     ) -> Result<bool, ClientError> {
+        if self.opts.ask_user {
+            return Ok(true);
+        }
         let mut responses = Map::new();
         for (key, req) in input_requests(task) {
             if seen.contains(&key) {
@@ -180,9 +184,6 @@ impl Session {
                 seen.insert(key.clone());
             }
             let method = req.get("method").and_then(Value::as_str).unwrap_or("");
-            if self.for_the_user(method) {
-                continue;
-            }
             let params = req.get("params").cloned().unwrap_or(Value::Null);
             match super::answer::answer(self, method, &params, None) {
                 Ok(answer) => {
