@@ -645,6 +645,62 @@ fn a_recorded_trace_asks_nothing() {
 }
 
 #[test]
+fn a_recorded_trace_shows_what_the_session_listed() {
+    let sc = Scenario::new();
+    let opts = AppOptions {
+        live: false,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
+    let rpc = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let res = |id: u64, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    sc.out(rpc(0, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}})));
+    sc.inn(res(0, json!({"protocolVersion": "2025-06-18", "capabilities": full_caps(), "serverInfo": {"name": "recorded-server", "version": "9"}})));
+    sc.out(rpc(1, "tools/list", json!({})));
+    sc.inn(res(
+        1,
+        json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
+    ));
+    // Two pages of resources: the second, asked with a cursor, is added.
+    sc.out(rpc(2, "resources/list", json!({})));
+    sc.inn(res(
+        2,
+        json!({"resources": [{"uri": "a://1", "name": "one"}], "nextCursor": "c"}),
+    ));
+    sc.out(rpc(3, "resources/list", json!({"cursor": "c"})));
+    sc.inn(res(
+        3,
+        json!({"resources": [{"uri": "a://2", "name": "two"}]}),
+    ));
+    sc.out(rpc(4, "prompts/list", json!({})));
+    sc.inn(res(
+        4,
+        json!({"prompts": [{"name": "greet", "arguments": [{"name": "who"}]}]}),
+    ));
+    app.sync();
+    assert_eq!(app.state.server.name, "recorded-server");
+    assert!(app.state.browse.caps.resources && app.state.browse.caps.prompts);
+    let uris: Vec<&str> = (app.state.browse.resources.resources.items.iter())
+        .map(|r| r.uri.as_str())
+        .collect();
+    assert_eq!(uris, ["a://1", "a://2"]);
+    assert_eq!(app.state.browse.prompts.list.items.len(), 1);
+    app.apply(Action::FocusTools);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("echo"), "{screen}");
+    app.apply(Action::NextTab);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("a://2"), "{screen}");
+    // A fresh listing (no cursor) starts over; still nothing is asked.
+    sc.out(rpc(5, "resources/list", json!({})));
+    sc.inn(res(5, json!({"resources": [{"uri": "b://only"}]})));
+    app.sync();
+    let items = &app.state.browse.resources.resources.items;
+    assert_eq!((items.len(), items[0].uri.as_str()), (1, "b://only"));
+    assert!(app.due().is_empty());
+}
+
+#[test]
 fn updates_find_their_resource_after_the_list_reordered() {
     let sc = Scenario::new();
     let mut app = browse_app(&sc, full_caps());

@@ -8,110 +8,8 @@
 
 mod common;
 
+use common::tmux::{Tmux, require_tmux};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
-
-/// One tmux server on its own socket, killed on drop.
-struct Tmux {
-    socket: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Tmux {
-    fn start(args: &str, w: u16, h: u16) -> Tmux {
-        let ok = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(
-            ok,
-            "tmux is not installed: this test needs it (apt-get install tmux)"
-        );
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "mcpscope-browse-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config");
-        std::fs::create_dir_all(&config).unwrap();
-        let script = format!(
-            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{}'\n'{BIN}' {args}\necho \"EXIT=$?\"\nexec sleep 600\n",
-            config.display()
-        );
-        let path = dir.path().join("run.sh");
-        std::fs::write(&path, script).unwrap();
-        let t = Tmux { socket, _dir: dir };
-        let st = t
-            .cmd(&[
-                "new-session",
-                "-d",
-                "-x",
-                &w.to_string(),
-                "-y",
-                &h.to_string(),
-            ])
-            .arg(format!("sh {}", path.display()))
-            .status()
-            .unwrap();
-        assert!(st.success(), "tmux new-session failed");
-        t
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("tmux");
-        c.arg("-L").arg(&self.socket).args(args);
-        c
-    }
-
-    fn capture(&self) -> String {
-        let out = self
-            .cmd(&["capture-pane", "-p", "-t", "0"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        assert!(self.cmd(&args).status().unwrap().success());
-    }
-
-    fn literal(&self, text: &str) {
-        assert!(
-            self.cmd(&["send-keys", "-t", "0", "-l", text])
-                .status()
-                .unwrap()
-                .success()
-        );
-    }
-
-    /// Poll the screen until `pred` holds; fail with the last screen after `secs`.
-    fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let screen = self.capture();
-            if pred(&screen) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]).status();
-    }
-}
 
 #[test]
 #[ignore = "needs tmux and server-everything (tests/peers/install.sh)"]
@@ -137,7 +35,9 @@ fn browse_everything_over_streamable_http() {
 /// completion, a prompt with dependent completions; `server` names the
 /// server on mcpscope's command line.
 fn browse_everything(server: &str) {
-    let t = Tmux::start(
+    require_tmux();
+    let t = Tmux::start_sized(
+        "browse",
         &format!("--run 'toggle-subscriber-updates {{}}' {server}"),
         160,
         48,

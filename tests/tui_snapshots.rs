@@ -262,11 +262,14 @@ fn replay_offers_no_server_actions_in_the_footer() {
     assert!(footer(&render(&mut live, 240, 24)).contains("c cancel"));
     let mut replay = replay_app(&sc);
     replay.apply(Action::ReplayEnd);
+    // The Composer is not offered (nothing can be sent): its key says so
+    // and the focus stays.
     for (focus, keep) in [
         (Action::FocusProgress, "Enter lane"),
-        (Action::FocusComposer, "Enter edit"),
+        (Action::FocusComposer, "read-only"),
     ] {
         replay.apply(focus);
+        assert_eq!(replay.state.focus, mcpscope::tui::state::Pane::Progress);
         let screen = render(&mut replay, 240, 24);
         let f = footer(&screen);
         assert!(f.contains(keep), "{f}");

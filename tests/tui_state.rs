@@ -432,6 +432,31 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
             .unwrap()
             .contains("recorded trace")
     );
+    // Nothing can be sent: no Composer on screen, in the tabs or in focus.
+    let wide =
+        mcpscope::tui::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 48), &offline.state);
+    assert!(wide.panes.iter().all(|(p, _)| *p != Pane::Composer));
+    let (_, tools) = wide.panes[0];
+    assert_eq!(
+        (wide.panes[0].0, tools.height),
+        (Pane::Tools, 46),
+        "the whole column"
+    );
+    assert!(offline.state.tabs().all(|p| p != Pane::Composer));
+    offline.apply(Action::FocusComposer);
+    assert_ne!(offline.state.focus, Pane::Composer);
+    assert!(
+        offline
+            .state
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("read-only")
+    );
+    for _ in 0..10 {
+        offline.apply(Action::FocusNext);
+        assert_ne!(offline.state.focus, Pane::Composer);
+    }
 }
 
 #[test]

@@ -8,114 +8,9 @@
 
 mod common;
 
+use common::BIN;
+use common::tmux::{Tmux, require_tmux};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
-
-fn require_tmux() {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "tmux is not installed: these tests need it (apt-get install tmux)"
-    );
-}
-
-/// One tmux server on its own socket, killed on drop.
-struct Tmux {
-    socket: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Tmux {
-    /// mcpscope with `args` (shell words) in a 160×48 terminal; the shell
-    /// prints its exit code after it.
-    fn start(name: &str, args: &str) -> Tmux {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "mcpscope-tasks-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config");
-        std::fs::create_dir_all(&config).unwrap();
-        let script = format!(
-            "#!/bin/sh\nexport MCPSCOPE_CONFIG_DIR='{}'\n'{BIN}' {args}\necho \"EXIT=$?\"\nexec sleep 600\n",
-            config.display()
-        );
-        let path = dir.path().join("run.sh");
-        std::fs::write(&path, script).unwrap();
-        let t = Tmux { socket, _dir: dir };
-        let st = t
-            .cmd(&["new-session", "-d", "-x", "160", "-y", "48"])
-            .arg(format!("sh {}", path.display()))
-            .status()
-            .unwrap();
-        assert!(st.success(), "tmux new-session failed");
-        t
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("tmux");
-        c.arg("-L").arg(&self.socket).args(args);
-        c
-    }
-
-    fn capture(&self) -> String {
-        let out = self
-            .cmd(&["capture-pane", "-p", "-t", "0"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        assert!(self.cmd(&args).status().unwrap().success());
-    }
-
-    fn literal(&self, text: &str) {
-        assert!(
-            self.cmd(&["send-keys", "-t", "0", "-l", text])
-                .status()
-                .unwrap()
-                .success()
-        );
-    }
-
-    fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let screen = self.capture();
-            if pred(&screen) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Quit and check mcpscope exited 0.
-    fn quit(&self) {
-        self.keys(&["q"]);
-        let screen = self.wait_for("the shell after mcpscope", 20, |s| s.contains("EXIT="));
-        assert!(screen.contains("EXIT=0"), "{screen}");
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]).status();
-    }
-}
 
 fn research(trace: &std::path::Path, args: &str) -> String {
     format!(
@@ -145,7 +40,7 @@ fn a_task_required_tool_runs_as_a_task_and_its_gauge_reaches_completed() {
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
-    let t = Tmux::start("run", &research(&trace, r#"{"topic": "rust"}"#));
+    let t = Tmux::start_cmd("run", &research(&trace, r#"{"topic": "rust"}"#));
     t.wait_for("the task working", 30, |s| {
         s.contains("simulate-research-query") && s.contains("… working") && s.contains("...")
     });
@@ -172,7 +67,7 @@ fn a_task_in_input_required_is_answered_through_the_form() {
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
-    let t = Tmux::start(
+    let t = Tmux::start_cmd(
         "ask",
         &research(&trace, r#"{"topic": "rust", "ambiguous": true}"#),
     );
@@ -202,7 +97,7 @@ fn a_task_is_cancelled_from_the_progress_pane() {
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
-    let t = Tmux::start("cancel", &research(&trace, r#"{"topic": "rust"}"#));
+    let t = Tmux::start_cmd("cancel", &research(&trace, r#"{"topic": "rust"}"#));
     t.wait_for("the task working", 30, |s| s.contains("… working"));
     t.keys(&["1", "c"]);
     t.wait_for("the task cancelled", 20, |s| {
@@ -229,7 +124,7 @@ fn a_stateless_input_required_result_is_answered_through_the_form() {
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("m.jsonl");
-    let t = Tmux::start(
+    let t = Tmux::start_cmd(
         "modern",
         &format!(
             "--protocol modern --record '{}' --run 'test_input_required_result_elicitation {{}}' -- '{BIN}' demo-server --conformance",
@@ -272,7 +167,7 @@ fn a_task_over_streamable_http_answered_while_input_required() {
     let (_srv, port) = common::http::start_reporting(cmd);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("h.jsonl");
-    let t = Tmux::start(
+    let t = Tmux::start_cmd(
         "http",
         &format!(
             "--url http://127.0.0.1:{port}/mcp --record '{}' --run 'simulate-research-query {{\"topic\": \"http\", \"ambiguous\": true}}'",
@@ -304,7 +199,7 @@ fn quitting_cancels_the_tasks_still_running() {
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
-    let t = Tmux::start("quit", &research(&trace, r#"{"topic": "rust"}"#));
+    let t = Tmux::start_cmd("quit", &research(&trace, r#"{"topic": "rust"}"#));
     t.wait_for("the task working", 30, |s| s.contains("… working"));
     t.quit();
     let lines = common::trace_lines(&trace);

@@ -4,7 +4,7 @@
 //! the session does. The proxy writes its last lines before it exits, and
 //! an open file outlives its removal, so nothing at the end is missed.
 
-use super::registry::{Entry, alive};
+use super::registry::Entry;
 use std::fs::File;
 use std::io::{self, Read};
 use std::time::Duration;
@@ -14,7 +14,8 @@ const POLL: Duration = Duration::from_millis(20);
 
 pub struct Follow {
     file: File,
-    pid: u32,
+    /// The proxy's entry: whether it still runs (a reused pid does not).
+    entry: Entry,
 }
 
 impl Follow {
@@ -22,7 +23,7 @@ impl Follow {
         let file = crate::files::open_regular(&entry.trace, false)?;
         Ok(Follow {
             file,
-            pid: entry.pid,
+            entry: entry.clone(),
         })
     }
 }
@@ -34,7 +35,7 @@ impl Read for Follow {
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
-            if !alive(self.pid) {
+            if !self.entry.is_live() {
                 // Whatever it wrote before it ended is there now.
                 return self.file.read(buf);
             }

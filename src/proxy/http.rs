@@ -168,6 +168,7 @@ impl HttpProxy {
             events: 0,
             findings: self.check.then_some([0; 3]),
             unobserved_bytes: 0,
+            pid_start: None,
         })
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
         .ok();

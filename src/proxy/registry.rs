@@ -43,6 +43,31 @@ pub struct Entry {
     /// Bytes forwarded that the observer could not keep.
     #[serde(default)]
     pub unobserved_bytes: u64,
+    /// When the process started (clock ticks since boot, Linux): a pid the
+    /// system reused for another process does not keep the entry alive.
+    /// Filled in by `register`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
+}
+
+impl Entry {
+    /// Is the proxy that wrote this entry still running?
+    pub fn is_live(&self) -> bool {
+        alive(self.pid)
+            && match (self.pid_start, start_time(self.pid)) {
+                (Some(want), Some(now)) => want == now,
+                // Written where the start time is unknown, or not readable now.
+                _ => true,
+            }
+    }
+}
+
+/// Process `pid`'s start time (field 22 of `/proc/PID/stat`), if readable.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the parenthesised command name start at field 3 (state).
+    let (_, rest) = s.rsplit_once(')')?;
+    rest.split_whitespace().nth(22 - 3)?.parse().ok()
 }
 
 /// The sessions directory, created (0700) if needed.
@@ -103,7 +128,8 @@ pub struct Registration {
 }
 
 impl Registration {
-    pub fn register(entry: Entry) -> std::io::Result<Registration> {
+    pub fn register(mut entry: Entry) -> std::io::Result<Registration> {
+        entry.pid_start = entry.pid_start.or_else(|| start_time(entry.pid));
         let path = dir()?.join(format!("{}.json", entry.pid));
         let r = Registration { path, entry };
         r.write()?;
@@ -171,7 +197,7 @@ pub fn list() -> std::io::Result<Vec<Entry>> {
         let Some(entry) = read_entry(&path) else {
             continue;
         };
-        if alive(entry.pid) {
+        if entry.is_live() {
             out.push(entry);
         } else {
             let _ = std::fs::remove_file(&path);
@@ -245,5 +271,29 @@ mod tests {
         assert!(!alive(pid));
         child.wait().unwrap();
         assert!(!alive(pid));
+    }
+
+    #[test]
+    fn an_entry_whose_pid_was_reused_is_not_live() {
+        let me = std::process::id();
+        let started = start_time(me).expect("our own start time");
+        let entry = |pid_start| Entry {
+            name: "x".into(),
+            pid: me,
+            transport: "stdio".into(),
+            server: vec![],
+            trace: PathBuf::from("/nonexistent"),
+            owned_trace: false,
+            started: String::new(),
+            started_ms: 0,
+            events: 0,
+            findings: None,
+            unobserved_bytes: 0,
+            pid_start,
+        };
+        assert!(entry(Some(started)).is_live());
+        assert!(entry(None).is_live(), "an entry without a start time");
+        // Our pid, but the proxy that wrote the entry started at another time.
+        assert!(!entry(Some(started + 1)).is_live());
     }
 }

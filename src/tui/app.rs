@@ -43,6 +43,8 @@ pub struct App {
     pending: Vec<Effect>,
     /// Where the last frame drawn put things: clicks are tested against it.
     frame: Option<FrameMap>,
+    /// What a recorded or attached session listed (nothing is asked there).
+    pub(crate) recorded: super::recorded::Recorded,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
@@ -122,6 +124,7 @@ impl App {
             answers: 0,
             pending: Vec::new(),
             frame: None,
+            recorded: Default::default(),
             dirty: true,
             behind: true,
             quit: false,
@@ -372,6 +375,9 @@ impl App {
                 ctl::focus(st, p, &mut out);
             }
             FocusTools => ctl::focus(st, Pane::Tools, &mut out),
+            FocusComposer if !st.offers(Pane::Composer) => {
+                st.notice = Some("read-only: nothing can be sent from here".into());
+            }
             FocusComposer => ctl::focus(st, Pane::Composer, &mut out),
             FocusProgress => ctl::focus(st, Pane::Progress, &mut out),
             FocusTimeline => ctl::focus(st, Pane::Timeline, &mut out),

@@ -101,7 +101,12 @@ pub fn compute(area: Rect, st: &State) -> Layout {
     }
     let left_w = (body.width * 3 / 10).max(44);
     let (left, right) = cols(body, left_w);
-    let (tools, composer) = rows(left, left.height * 9 / 20);
+    // Read-only sessions have no Composer: the Tools pane takes the column.
+    let (tools, composer) = if st.offers(Pane::Composer) {
+        rows(left, left.height * 9 / 20)
+    } else {
+        (left, Rect::default())
+    };
     let calls = st.calls.list.len().max(1) as u16;
     // The details view shows one call's gauge plus its timing statistics.
     let gauge_rows = if st.progress_details {
@@ -111,11 +116,11 @@ pub fn compute(area: Rect, st: &State) -> Layout {
     };
     let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
     let (progress, mut lower) = rows(right, progress_h);
-    l.panes = vec![
-        (Pane::Tools, tools),
-        (Pane::Composer, composer),
-        (Pane::Progress, progress),
-    ];
+    l.panes = vec![(Pane::Tools, tools)];
+    if st.offers(Pane::Composer) {
+        l.panes.push((Pane::Composer, composer));
+    }
+    l.panes.push((Pane::Progress, progress));
     if st.offers(Pane::Network) {
         // Border, column header, the rows, the selected one in full.
         let want = 5 + st.network.view.len().max(1) as u16;

@@ -26,6 +26,7 @@ pub mod keymap;
 pub mod layout;
 pub mod network;
 pub mod panes;
+pub mod recorded;
 pub mod replay;
 pub mod runtime;
 pub mod schema;

@@ -404,8 +404,14 @@ impl State {
     /// Is the pane offered (in the tab bar and in focus order)? The Network
     /// pane is, once the session made an HTTP exchange, or while focused
     /// (its key always works and says when there is nothing to show).
+    /// The Composer is not, where nothing can be sent (a recorded trace, an
+    /// attached session: read-only).
     pub fn offers(&self, p: Pane) -> bool {
-        p != Pane::Network || self.network.view.is_http() || self.focus == Pane::Network
+        match p {
+            Pane::Network => self.network.view.is_http() || self.focus == Pane::Network,
+            Pane::Composer => self.live,
+            _ => true,
+        }
     }
 
     /// The panes of the tab bar, in order.

@@ -3,6 +3,7 @@
 
 pub mod http;
 pub mod suite;
+pub mod tmux;
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

@@ -39,6 +39,10 @@ impl App {
         if st.browse.sync(store) {
             self.dirty = true;
         }
+        if crate::tui::recorded::Recorded::sync(self, store) {
+            self.dirty = true;
+        }
+        let st = &mut self.state;
         st.evicted = store.evicted();
         let mut done = st.calls.sync(store, SYNC_BUDGET);
         if crate::tui::input_rounds::sync(st, store) > 0 {

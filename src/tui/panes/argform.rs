@@ -10,7 +10,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 
 /// Values listed under the field at once.
 const DROPDOWN: usize = 8;
@@ -19,7 +19,6 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     let Some(form) = &st.browse.form else {
         return;
     };
-    let t = &st.theme;
     let w = area.width.saturating_sub(4).min(90);
     let r = Rect {
         x: area.x + (area.width.saturating_sub(w)) / 2,
@@ -30,15 +29,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
     if r.width < 10 || r.height < 5 {
         return;
     }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Thick)
-        .border_style(t.fg(t.border_focus))
-        .style(t.base())
-        .title(Span::styled(
-            format!(" {} ", form.title),
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        ));
+    let block = super::overlay_block(st, format!(" {} ", form.title));
     f.render_widget(Clear, r);
     f.render_widget(block, r);
     let inner = super::inner(r);

@@ -11,7 +11,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 /// Where the overlay goes on a screen of `area`.
 fn frame(area: Rect) -> Rect {
@@ -56,15 +56,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
             String::new()
         }
     );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Thick)
-        .border_style(t.fg(t.border_focus))
-        .style(t.base())
-        .title(Span::styled(
-            title,
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        ));
+    let block = super::overlay_block(st, title);
     f.render_widget(Clear, r);
     f.render_widget(block, r);
     let inner = super::inner(r);
@@ -180,15 +172,10 @@ pub fn draw_roots(f: &mut Frame, area: Rect, st: &State) {
     if r.width < 10 || r.height < 5 {
         return;
     }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Thick)
-        .border_style(t.fg(t.border_focus))
-        .style(t.base())
-        .title(Span::styled(
-            " Roots (roots/list): one path or file:// URI per line ",
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        ));
+    let block = super::overlay_block(
+        st,
+        " Roots (roots/list): one path or file:// URI per line ".to_string(),
+    );
     f.render_widget(Clear, r);
     f.render_widget(block, r);
     let inner = super::inner(r);

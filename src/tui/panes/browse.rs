@@ -15,7 +15,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 /// The title's pieces: text, and the tab it names (if it names one).
 fn title_parts(st: &State) -> Vec<(Option<Tab>, String)> {
@@ -51,40 +51,20 @@ pub fn tab_at(st: &State, area: Rect, x: u16) -> Option<Tab> {
 
 /// The pane's frame, with the tabs as its title and `info` after them.
 pub fn pane_block<'a>(st: &State, info: String) -> Block<'a> {
-    let focused = st.focus == Pane::Tools;
     let t = &st.theme;
-    let (border, title) = if focused {
-        (
-            t.fg(t.border_focus),
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        )
-    } else {
-        (t.fg(t.border), t.fg(t.title))
-    };
-    let mut spans: Vec<Span> = title_parts(st)
-        .into_iter()
-        .map(|(tab, text)| match tab {
-            Some(tab) if tab == st.browse.tab => Span::styled(
-                text,
-                title.add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
-            ),
-            Some(_) => Span::styled(text, t.muted()),
-            None => Span::styled(text, title),
-        })
-        .collect();
-    if !info.is_empty() {
-        spans.push(Span::styled(format!("{info} "), t.muted()));
-    }
-    Block::default()
-        .borders(Borders::ALL)
-        .border_type(if focused {
-            BorderType::Thick
-        } else {
-            BorderType::Rounded
-        })
-        .border_style(border)
-        .style(t.base())
-        .title(Line::from(spans))
+    super::framed(st, Pane::Tools, info, |title| {
+        title_parts(st)
+            .into_iter()
+            .map(|(tab, text)| match tab {
+                Some(tab) if tab == st.browse.tab => Span::styled(
+                    text,
+                    title.add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+                ),
+                Some(_) => Span::styled(text, t.muted()),
+                None => Span::styled(text, title),
+            })
+            .collect()
+    })
 }
 
 /// The detail view's text area: columns and rows (below its heading).

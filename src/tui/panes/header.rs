@@ -134,7 +134,8 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
                     color,
                 )
             }
-            None => ("◆ recorded trace".to_string(), t.muted),
+            // No playback: a live session followed read-only (`attach`).
+            None => ("◆ read-only".to_string(), t.muted),
         },
     };
     parts.push(

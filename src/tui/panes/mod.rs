@@ -61,6 +61,37 @@ pub fn paint(f: &mut Frame, area: Rect, st: &State, pane: Pane, body: Body) {
 
 /// A pane's frame: number and title, extra info, focus colour.
 pub fn block<'a>(st: &State, pane: Pane, info: String) -> Block<'a> {
+    framed(st, pane, info, |title| {
+        vec![Span::styled(
+            format!(" {} {} ", pane.number(), pane.title()),
+            title,
+        )]
+    })
+}
+
+/// The frame of an overlay (a form, help): thick, in the focus colour,
+/// its title in bold.
+pub fn overlay_block<'a>(st: &State, title: String) -> Block<'a> {
+    let t = &st.theme;
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Thick)
+        .border_style(t.fg(t.border_focus))
+        .style(t.base())
+        .title(Span::styled(
+            title,
+            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
+        ))
+}
+
+/// A pane's frame whose title spans `title_spans` makes from the title
+/// style (focused or not), with extra info after them.
+pub fn framed<'a>(
+    st: &State,
+    pane: Pane,
+    info: String,
+    title_spans: impl FnOnce(Style) -> Vec<Span<'a>>,
+) -> Block<'a> {
     let focused = st.focus == pane;
     let t = &st.theme;
     let (border, title) = if focused {
@@ -71,10 +102,7 @@ pub fn block<'a>(st: &State, pane: Pane, info: String) -> Block<'a> {
     } else {
         (t.fg(t.border), t.fg(t.title))
     };
-    let mut spans = vec![Span::styled(
-        format!(" {} {} ", pane.number(), pane.title()),
-        title,
-    )];
+    let mut spans = title_spans(title);
     if !info.is_empty() {
         spans.push(Span::styled(format!("{info} "), t.muted()));
     }
