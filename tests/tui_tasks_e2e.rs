@@ -222,7 +222,7 @@ fn a_2026_task_in_input_required_is_answered_through_the_form_with_tasks_update(
     require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("x.jsonl");
-    let t = Tmux::start(
+    let t = Tmux::start_cmd(
         "ext",
         &format!(
             "--protocol modern --record '{}' --run 'batch_job {{\"steps\":4,\"step_ms\":100,\"poll_ms\":100,\"confirm\":true}}' -- '{BIN}' demo-server",
