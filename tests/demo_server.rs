@@ -242,6 +242,7 @@ fn tools_list_pages_through_all_tools() {
     assert_eq!(
         names,
         [
+            "batch_job",
             "build_report",
             "context_builder",
             "echo",
@@ -307,6 +308,7 @@ fn quick_calls() -> Vec<(&'static str, Value)> {
         ("echo", json!({"text": "hi"})),
         ("sleep", json!({"ms": 60})),
         ("flood", json!({"count": 50})),
+        ("batch_job", json!({"steps": 3, "step_ms": 1})),
     ]
 }
 

@@ -215,3 +215,55 @@ fn quitting_cancels_the_tasks_still_running() {
         created["json"]["result"]["task"]["taskId"]
     );
 }
+
+#[test]
+#[ignore = "needs tmux"]
+fn a_2026_task_in_input_required_is_answered_through_the_form_with_tasks_update() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("x.jsonl");
+    let t = Tmux::start_cmd(
+        "ext",
+        &format!(
+            "--protocol modern --record '{}' --run 'batch_job {{\"steps\":4,\"step_ms\":100,\"poll_ms\":100,\"confirm\":true}}' -- '{BIN}' demo-server",
+            trace.display()
+        ),
+    );
+    t.wait_for("the task waiting for input", 30, |s| {
+        s.contains("input_required") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
+    t.keys(&["A"]);
+    t.wait_for("the form", 10, |s| s.contains("Go on with the batch?"));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the task completed", 30, |s| {
+        s.contains("completed") && s.contains("done in")
+    });
+    assert!(!screen.contains("⚑"), "nothing waits any more:\n{screen}");
+    t.quit();
+    let lines = common::trace_lines(&trace);
+    let updates: Vec<&serde_json::Value> = common::frames(&lines, "out", "tasks/update").collect();
+    assert_eq!(updates.len(), 1, "one tasks/update");
+    assert_eq!(
+        updates[0]["params"]["inputResponses"]["confirm-1"],
+        serde_json::json!({"action": "accept", "content": {"proceed": true}})
+    );
+    let done = lines
+        .iter()
+        .filter(|l| l["dir"] == "in")
+        .find(|l| l["json"]["result"]["status"] == "completed")
+        .expect("the completed task");
+    assert_eq!(
+        done["json"]["result"]["result"]["content"][0]["text"],
+        "Batch done: 4 steps"
+    );
+    let o = common::run(&[
+        "check",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+    assert_eq!(o.code, 0, "{report}");
+}

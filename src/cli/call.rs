@@ -312,6 +312,12 @@ async fn call(
                 );
                 return 1;
             }
+            if crate::client::ext_tasks::is_waiting_for_input(&out.reply.result) {
+                eprintln!(
+                    "[error] the task needs input mcpscope was not asked to give (see inputRequests; --elicit, --sample and --root answer them); the task was cancelled"
+                );
+                return 1;
+            }
             if out.is_error() { 1 } else { 0 }
         }
         Err(e) => fail(&Failure::Client(e)),
@@ -323,6 +329,18 @@ async fn call(
 /// when the server declared tasks for `tools/call`. `--task` where no task
 /// can run is a usage error (2), said before anything is called.
 async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
+    if session.is_modern() {
+        // The 2026-07-28 tasks extension: the server decides per request;
+        // any task handle is followed. `--task` asks that it can happen.
+        if a.task && !session.tasks_extension() {
+            eprintln!(
+                "[error] --task: the server did not declare the tasks extension (capabilities.extensions[\"{}\"])",
+                crate::client::ext_tasks::EXTENSION
+            );
+            return Err(2);
+        }
+        return Ok(false);
+    }
     if !session.tasks_for_tools() {
         if a.task {
             eprintln!(

@@ -231,7 +231,7 @@ impl Printer {
                     }
                 }
             }
-            Some(methods::TASKS_STATUS) if !self.quiet => {
+            Some(methods::TASKS_STATUS | methods::TASKS_NOTIFY) if !self.quiet => {
                 let params = ev
                     .frame()
                     .params

@@ -60,6 +60,14 @@ impl Session {
                 json!({"list": {}, "cancel": {}, "requests": requests}),
             );
         }
+        if self.is_modern() {
+            // Per request, in the stateless era: mcpscope follows any task
+            // handle a `tools/call` is answered with.
+            caps.insert(
+                "extensions".into(),
+                json!({super::ext_tasks::EXTENSION: {}}),
+            );
+        }
         Value::Object(caps)
     }
 

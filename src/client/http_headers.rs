@@ -143,6 +143,16 @@ impl ToolHeaders {
             out.headers
                 .push(("mcp-name".into(), mcp_param::encode_value(n)));
         }
+        // The tasks extension: "When tasks/get, tasks/update, or tasks/cancel
+        // is sent over the Streamable HTTP transport, the client MUST set the
+        // Mcp-Name header to the value of params.taskId."
+        if let (Some(t), Some("tasks/get" | "tasks/update" | "tasks/cancel")) = (
+            params.and_then(|p| p.get("taskId")).and_then(Value::as_str),
+            method,
+        ) {
+            out.headers
+                .push(("mcp-name".into(), mcp_param::encode_value(t)));
+        }
         if let (Some(n), Some(methods::TOOLS_CALL)) = (name, method) {
             let params = self.param_headers(n, params.and_then(|p| p.get("arguments")));
             if !params.is_empty() {

@@ -7,6 +7,7 @@
 mod answer;
 pub mod client_tasks;
 mod era;
+pub mod ext_tasks;
 mod http_headers;
 mod ingest;
 mod link;
@@ -753,6 +754,13 @@ impl Session {
         let reply = self
             .drive_input_required(methods::TOOLS_CALL, params, reply, limits)
             .await?;
+        // "A client that has negotiated this extension MUST be prepared to
+        // handle either CallToolResult or CreateTaskResult".
+        let reply = if self.is_modern() && ext_tasks::is_handle(&reply.result) {
+            self.follow_ext_task(&reply, limits).await?
+        } else {
+            reply
+        };
         Ok(CallOutcome { id, token, reply })
     }
 

@@ -53,7 +53,11 @@ impl TaskState {
                 .get("statusMessage")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            poll_ms: v.get("pollInterval").and_then(Value::as_u64),
+            // 2025-11-25 says `pollInterval`, the 2026-07-28 extension `pollIntervalMs`.
+            poll_ms: v
+                .get("pollInterval")
+                .or_else(|| v.get("pollIntervalMs"))
+                .and_then(Value::as_u64),
         })
     }
 
@@ -87,7 +91,10 @@ pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) ->
             continue;
         };
         match (&task, TaskState::of_result(&v)) {
-            (None, Some(t)) if v.get("task").is_some() && f.id.as_ref() == Some(id) => {
+            (None, Some(t))
+                if (v.get("task").is_some() || super::ext_tasks::is_handle(&v))
+                    && f.id.as_ref() == Some(id) =>
+            {
                 task = Some(t)
             }
             // A later tasks/get answer for it may say it ended.
@@ -99,9 +106,9 @@ pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) ->
 }
 
 /// Polls no faster than this, whatever the server suggests.
-const MIN_POLL: Duration = Duration::from_millis(100);
+pub(super) const MIN_POLL: Duration = Duration::from_millis(100);
 /// Nor slower: the status line should move.
-const MAX_POLL: Duration = Duration::from_secs(30);
+pub(super) const MAX_POLL: Duration = Duration::from_secs(30);
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
 impl Session {
@@ -141,6 +148,11 @@ impl Session {
         args: &Value,
         limits: Limits,
     ) -> Result<CallOutcome, ClientError> {
+        if self.is_modern() {
+            // The extension has no task request: the server decides, and a
+            // handle it answers with is followed by `call_prepared`.
+            return self.call_prepared(id, token, name, args, limits).await;
+        }
         let mut params = self.call_params(name, args, token.as_ref());
         params["task"] = json!({});
         let reply = self

@@ -9,6 +9,7 @@
 mod call;
 mod conformance;
 mod era;
+mod ext_tasks;
 pub mod http;
 mod out;
 mod progress;
@@ -235,6 +236,8 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
             }
         }
         "tools/call" => call_tool(session, out, id, params, era),
+        _ if era.is_some()
+            && ext_tasks::request(&session.ext_tasks, out, &id, method, &params, &era) => {}
         _ if session.options.conformance
             && conformance::request(session, out, &id, method, &params, &era) => {}
         _ => out.error(&id, METHOD_NOT_FOUND, &format!("Method not found: {method}")),
@@ -259,6 +262,17 @@ fn call_tool(
         && conformance::tasks::call(session, out, &id, name, &params)
     {
         return;
+    }
+    // "A server MUST NOT return CreateTaskResult to a client that did not
+    // include the extension capability on its request": only a request that
+    // declared it gets a task; others run the job inline.
+    if name == tools::Tool::BatchJob.name() && ext_tasks::declared(&era) {
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args.clone(),
+            Some(_) => return out.error(&id, INVALID_PARAMS, "`arguments` must be an object"),
+        };
+        return ext_tasks::start(&session.ext_tasks, out, &id, &args, &era);
     }
     let fixture = || {
         session
@@ -307,11 +321,24 @@ pub(crate) fn tool_descriptor(options: &Options, name: &str) -> Option<Value> {
 /// What the server announces: the demo's tools and logs, plus what the
 /// conformance fixtures add when they are on.
 fn capabilities(session: &Session, modern: bool) -> Value {
-    if session.options.conformance {
+    let mut caps = if session.options.conformance {
         conformance::capabilities(modern)
     } else {
         json!({"tools": {}, "logging": {}})
+    };
+    // The tasks extension is a 2026-07-28 one (`batch_job` runs as its task).
+    if modern && let Value::Object(m) = &mut caps {
+        let ext = m.entry("extensions").or_insert_with(|| json!({}));
+        if let Value::Object(ext) = ext {
+            ext.extend(
+                ext_tasks::capability()
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+        }
     }
+    caps
 }
 
 fn notification(session: &Arc<Session>, method: &str, params: Option<Value>) {

@@ -138,6 +138,12 @@ impl Out {
         self.send(error_line(id, code, message));
     }
 
+    /// JSON-RPC error response with `data`.
+    pub fn error_with(&self, id: &Value, code: i64, message: &str, data: Value) {
+        self.send(line(&json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": code, "message": message, "data": data}})));
+    }
+
     /// Ask the writer to stop after what is already queued.
     pub fn shutdown(&self) {
         let _ = self.tx.send(Msg::Shutdown);

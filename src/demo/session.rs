@@ -35,6 +35,9 @@ pub struct Session {
     calls: Mutex<HashMap<String, InFlight>>,
     /// Tasks of the `--conformance` task fixtures.
     pub tasks: super::conformance::tasks::TaskTable,
+    /// Tasks of the tasks extension: the server's, shared by the contexts
+    /// of stateless requests.
+    pub ext_tasks: Arc<super::ext_tasks::Store>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -49,6 +52,15 @@ pub fn id_key(id: &Value) -> String {
 
 impl Session {
     pub fn new(out: Out, options: super::Options) -> Arc<Self> {
+        Self::with_tasks(out, options, Default::default())
+    }
+
+    /// A session whose extension tasks live in `ext_tasks`.
+    pub fn with_tasks(
+        out: Out,
+        options: super::Options,
+        ext_tasks: Arc<super::ext_tasks::Store>,
+    ) -> Arc<Self> {
         Arc::new(Session {
             out,
             options,
@@ -59,6 +71,7 @@ impl Session {
             waiting: Mutex::new(HashMap::new()),
             calls: Mutex::new(HashMap::new()),
             tasks: Default::default(),
+            ext_tasks,
         })
     }
 

@@ -149,9 +149,13 @@ pub fn check(
             ));
         }
     }
+    // The tasks extension: "When tasks/get, tasks/update, or tasks/cancel is
+    // sent over the Streamable HTTP transport, the client MUST set the
+    // Mcp-Name header to the value of params.taskId."
     let named = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(field) = named {

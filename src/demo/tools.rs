@@ -3,6 +3,7 @@
 //! argument parsing every tool shares. Behaviour lives in the submodules.
 
 mod basic;
+pub mod batch;
 mod context;
 pub mod fault;
 mod flood;
@@ -39,6 +40,7 @@ pub enum Tool {
     Echo,
     Sleep,
     Flood,
+    BatchJob,
     /// A tool that breaks one protocol rule on purpose.
     Fault(Fault),
     /// A fixture of the conformance suite (`--conformance` only; not in [`ALL`]).
@@ -56,6 +58,7 @@ pub const ALL: &[Tool] = &[
     Tool::Echo,
     Tool::Sleep,
     Tool::Flood,
+    Tool::BatchJob,
     Tool::Fault(Fault::NotIncreasing),
     Tool::Fault(Fault::AfterResponse),
     Tool::Fault(Fault::UnknownToken),
@@ -92,6 +95,7 @@ impl Tool {
             Tool::Echo => "echo",
             Tool::Sleep => "sleep",
             Tool::Flood => "flood",
+            Tool::BatchJob => "batch_job",
             Tool::Fault(f) => f.name(),
             Tool::Conformance(f) => f.name(),
         }
@@ -109,6 +113,7 @@ impl Tool {
             Tool::Echo => "Echo",
             Tool::Sleep => "Sleep",
             Tool::Flood => "Progress flood",
+            Tool::BatchJob => "Batch job (task)",
             Tool::Fault(f) => f.title(),
             Tool::Conformance(f) => f.title(),
         }
@@ -152,6 +157,13 @@ impl Tool {
                 "Throughput benchmark: sends `count` progress notifications as fast as \
                  possible (only when a progressToken is given), then the result."
             }
+            Tool::BatchJob => {
+                "Runs a batch of steps. In the 2026-07-28 era, when the request declares the \
+                 tasks extension (io.modelcontextprotocol/tasks), it answers with a task that \
+                 tasks/get follows (statusMessage per step); confirm=true asks once, halfway, \
+                 through an elicitation inputRequest answered with tasks/update; fail=true \
+                 ends in a failed task. Otherwise it runs inline with progress per step."
+            }
             Tool::Fault(f) => f.description(),
             Tool::Conformance(f) => f.description(),
         }
@@ -169,6 +181,7 @@ impl Tool {
             Tool::Echo => basic::echo_schema(),
             Tool::Sleep => basic::sleep_schema(),
             Tool::Flood => flood::schema(),
+            Tool::BatchJob => batch::schema(),
             Tool::Fault(f) => f.schema(),
             Tool::Conformance(f) => f.input_schema(),
         }
@@ -196,6 +209,7 @@ impl Tool {
             Tool::Echo => Ok(basic::echo(args.0)),
             Tool::Sleep => basic::sleep(call, &args).await,
             Tool::Flood => flood::run(call, &args).await,
+            Tool::BatchJob => batch::run(call, &args).await,
             Tool::Fault(f) => f.run(call, &args).await,
             Tool::Conformance(f) => Ok(f.run(call, args.0).await),
         };
@@ -276,7 +290,7 @@ pub struct ArgError(pub String);
 
 pub type ToolResult = Result<Outcome, ArgError>;
 
-pub struct Args<'a>(&'a Map<String, Value>);
+pub struct Args<'a>(pub &'a Map<String, Value>);
 
 impl Args<'_> {
     /// `null` counts as absent: some forms send it for an empty field.
@@ -300,6 +314,16 @@ impl Args<'_> {
             Some(n) if (min..=max).contains(&n) => Ok(n),
             _ => Err(ArgError(format!(
                 "argument `{name}` must be an integer between {min} and {max}, got {value}"
+            ))),
+        }
+    }
+
+    pub fn boolean(&self, name: &str, default: bool) -> Result<bool, ArgError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(ArgError(format!(
+                "argument `{name}` must be a boolean, got {other}"
             ))),
         }
     }

@@ -22,6 +22,10 @@ pub const SAMPLING: &str = "sampling/createMessage";
 pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_RESULT: &str = "tasks/result";
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// The 2026-07-28 tasks extension: input responses for a task.
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// The 2026-07-28 tasks extension's status notification.
+pub const TASKS_NOTIFY: &str = "notifications/tasks";
 pub const TASKS_LIST: &str = "tasks/list";
 pub const TASKS_STATUS: &str = "notifications/tasks/status";
 

@@ -184,6 +184,9 @@ pub struct InputNeeded {
     pub answered_by: Option<IdKey>,
     /// Its requests were offered as waiting asks (the forms).
     pub offered: bool,
+    /// The task (tasks extension) whose `inputRequests` these are: the
+    /// answers go in a `tasks/update`, not a retry of the call.
+    pub task: Option<String>,
 }
 
 impl InputNeeded {
@@ -211,6 +214,7 @@ impl InputNeeded {
             response_seq: seq,
             answered_by: None,
             offered: false,
+            task: None,
         }
     }
 }
@@ -323,7 +327,7 @@ impl Calls {
         };
         if !self.by_task.contains_key(&task_id) {
             // A status may come before the CreateTaskResult naming its task.
-            if let TaskNews::Status(s, source) = news {
+            if let TaskNews::Status(s, source, _) = news {
                 if self.early.len() >= tasks::MAX_EARLY {
                     self.early.pop_front();
                 }
@@ -338,8 +342,47 @@ impl Calls {
             return;
         };
         match news {
-            TaskNews::Status(s, source) => {
-                if !tasks::report(task, &s, ev.t_us, source) || !c.status.is_running() {
+            TaskNews::Status(s, source, detail) => {
+                if !c.status.is_running() {
+                    tasks::report(task, &s, ev.t_us, source);
+                    return;
+                }
+                let waiting = s.status == "input_required";
+                if let Some(d) = detail.as_ref().filter(|_| waiting) {
+                    // New input requests (repeated polls repeat the old ones).
+                    let mut input = InputNeeded::parse(d, ev.seq);
+                    input.asks.retain(|a| !task.asked.contains(&a.key));
+                    if !input.asks.is_empty() {
+                        for a in &input.asks {
+                            if task.asked.len() < tasks::MAX_ASKED {
+                                task.asked.push(a.key.clone());
+                            }
+                        }
+                        input.task = Some(task.id.clone());
+                        c.input = Some(input);
+                    }
+                } else if let Some(input) = c.input.as_mut().filter(|i| i.task.is_some())
+                    && input.answered_by.is_none()
+                {
+                    // The task moved on: its questions are answered (or
+                    // withdrawn), and their forms go.
+                    input.answered_by = Some(c.id.clone());
+                }
+                if s.status == "completed"
+                    && let Some(result) = detail.as_ref().and_then(|d| d.get("result"))
+                {
+                    // The extension: the answer that says completed carries
+                    // the tool's result.
+                    tasks::report(task, &s, ev.t_us, source);
+                    c.end_us = Some(ev.t_us);
+                    c.status = if result.get("isError").and_then(Value::as_bool) == Some(true) {
+                        CallStatus::ToolError
+                    } else {
+                        CallStatus::Done
+                    };
+                    return;
+                }
+                if !tasks::report(task, &s, ev.t_us, source) {
                     return;
                 }
                 // Completed waits for tasks/result; failed and cancelled end it.
@@ -350,7 +393,15 @@ impl Calls {
                 };
                 c.status = status;
                 c.end_us = Some(ev.t_us);
-                if c.note.is_empty() && task.message.is_none() {
+                let error = detail
+                    .as_ref()
+                    .and_then(|d| d.pointer("/error/message"))
+                    .and_then(Value::as_str);
+                if c.note.is_empty()
+                    && let Some(e) = error
+                {
+                    c.note = format!("task failed: {}", safe_row(e));
+                } else if c.note.is_empty() && task.message.is_none() {
                     c.note = format!("task {}", s.status);
                 }
             }

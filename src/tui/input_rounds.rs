@@ -40,6 +40,8 @@ struct Round {
     keys: Vec<String>,
     answers: Map<String, Value>,
     limits: Limits,
+    /// A task's input requests (tasks extension): answered with `tasks/update`.
+    task: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -163,6 +165,7 @@ impl Rounds {
                 keys: input.asks.iter().map(|a| a.key.clone()).collect(),
                 answers: Map::new(),
                 limits,
+                task: input.task.clone(),
             },
         );
         Some(asks)
@@ -197,6 +200,16 @@ impl Rounds {
             return Step::Waiting(0);
         };
         self.sent += 1;
+        if let Some(task) = round.task {
+            // "The client provides responses via the inputResponses field in
+            // one or more subsequent tasks/update requests."
+            return Step::Retry(crate::tui::action::Effect::Raw {
+                id: Some(IdKey::Str(format!("task-update-{}", self.sent).into())),
+                method: methods::TASKS_UPDATE.into(),
+                params: Some(json!({"taskId": task, "inputResponses": round.answers})),
+                limits: round.limits,
+            });
+        }
         let id = format!("input-{}", self.sent);
         let params = retry_params(
             &round.original,
@@ -219,10 +232,13 @@ impl Rounds {
 }
 
 /// Calls whose `input_required` result has not been offered yet: the
-/// latest result of a call not answered by a retry already.
+/// latest result of a call not answered by a retry already, or the new
+/// input requests of a running call's task.
 pub fn unoffered(calls: &mut [Call]) -> impl Iterator<Item = &mut Call> {
     calls.iter_mut().filter(|c| {
-        c.status == CallStatus::InputRequired
+        let task_input =
+            c.status.is_running() && c.input.as_ref().is_some_and(|i| i.task.is_some());
+        (c.status == CallStatus::InputRequired || task_input)
             && c.input
                 .as_ref()
                 .is_some_and(|i| !i.offered && i.answered_by.is_none())

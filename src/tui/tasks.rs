@@ -2,7 +2,12 @@
 //! them: a call answered with a `CreateTaskResult` keeps running as its
 //! task, whose status comes from the `CreateTaskResult`, `tasks/get`
 //! answers, `tasks/cancel` answers and `notifications/tasks/status`; the
-//! answer to `tasks/result` ends it. Everything is read from the store, so
+//! answer to `tasks/result` ends it. The 2026-07-28 tasks extension is
+//! followed the same way: its handle (`resultType: "task"`) creates the
+//! task, `tasks/get` answers and `notifications/tasks` report it, and the
+//! answer that says `completed` carries the result (there is no
+//! `tasks/result`); an `input_required` one carries the `inputRequests`
+//! the forms answer. Everything is read from the store, so
 //! a replayed trace shows the same history. What is kept per task and the
 //! requests waiting for an answer are bounded and counted.
 
@@ -45,7 +50,13 @@ pub struct TaskView {
     pub dropped: u64,
     /// The user asked to cancel it (`tasks/cancel` sent).
     pub cancel_sent: bool,
+    /// `inputRequests` keys offered already (the extension's keys are
+    /// unique over a task's life; repeated polls repeat them).
+    pub asked: Vec<String>,
 }
+
+/// Input request keys remembered per task.
+pub const MAX_ASKED: usize = 256;
 
 impl TaskView {
     fn new(s: &TaskState, t_us: u64) -> TaskView {
@@ -56,6 +67,7 @@ impl TaskView {
             history: Vec::new(),
             dropped: 0,
             cancel_sent: false,
+            asked: Vec::new(),
         };
         v.report(s, t_us, "created");
         v
@@ -105,8 +117,9 @@ impl TaskView {
 
 /// What a `tasks/*` frame means for the call following that task.
 pub enum TaskNews {
-    /// A status report.
-    Status(TaskState, &'static str),
+    /// A status report, with the task object when it carries a result or
+    /// input requests (the tasks extension).
+    Status(TaskState, &'static str, Option<Value>),
     /// The answer to `tasks/result`: the tool's result, or an error message.
     Result(Result<Value, String>),
 }
@@ -129,7 +142,10 @@ impl TaskLinks {
     /// Look at one event; the task it tells about and what it says.
     pub fn observe(&mut self, ev: &EventRef<'_>) -> Option<(String, TaskNews)> {
         let method = ev.method?;
-        if !method.starts_with("tasks/") && method != methods::TASKS_STATUS {
+        if !method.starts_with("tasks/")
+            && method != methods::TASKS_STATUS
+            && method != methods::TASKS_NOTIFY
+        {
             return None;
         }
         let f = ev.frame();
@@ -162,21 +178,42 @@ impl TaskLinks {
                     };
                     return Some((task, TaskNews::Result(r)));
                 }
-                let s = TaskState::of_result(&parse(f.result)?)?;
-                (s.task_id == task).then_some((task, TaskNews::Status(s, m)))
+                let v = parse(f.result)?;
+                let s = TaskState::of_result(&v)?;
+                let detail = detail(v);
+                (s.task_id == task).then_some((task, TaskNews::Status(s, m, detail)))
             }
-            (Dir::In, FrameKind::Notification) if method == methods::TASKS_STATUS => {
-                let s = TaskState::of_result(&parse(f.params)?)?;
-                Some((s.task_id.clone(), TaskNews::Status(s, "notification")))
+            (Dir::In, FrameKind::Notification)
+                if method == methods::TASKS_STATUS || method == methods::TASKS_NOTIFY =>
+            {
+                let v = parse(f.params)?;
+                let s = TaskState::of_result(&v)?;
+                let detail = detail(v);
+                Some((
+                    s.task_id.clone(),
+                    TaskNews::Status(s, "notification", detail),
+                ))
             }
             _ => None,
         }
     }
 }
 
-/// The task a call's response created, if it is a `CreateTaskResult`.
+/// The task object, kept when it carries what the call needs: the result
+/// (or error) of a finished task, or the requests of one waiting for input.
+fn detail(v: Value) -> Option<Value> {
+    ["result", "error", "inputRequests"]
+        .iter()
+        .any(|k| v.get(k).is_some())
+        .then_some(v)
+}
+
+/// The task a call's response created, if it is a `CreateTaskResult` (or
+/// the extension's task handle).
 pub fn created(result: &Value, t_us: u64) -> Option<TaskView> {
-    result.get("task")?;
+    if result.get("task").is_none() && !crate::client::ext_tasks::is_handle(result) {
+        return None;
+    }
     TaskState::of_result(result).map(|s| TaskView::new(&s, t_us))
 }
 
@@ -207,7 +244,7 @@ pub fn summary(text: &str) -> Option<String> {
             .as_deref()
             .map(|m| format!(" · {}", safe_row(m)))
             .unwrap_or_default();
-        let created = if v.get("task").is_some() {
+        let created = if v.get("task").is_some() || crate::client::ext_tasks::is_handle(&v) {
             "created "
         } else {
             ""

@@ -48,7 +48,13 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
                         Vec::new()
                     }
                     Step::Retry(e) => {
-                        st.notice = Some(format!("answered: id {call} retried with its inputs"));
+                        let update = matches!(&e, Effect::Raw { method, .. }
+                            if method == crate::protocol::methods::TASKS_UPDATE);
+                        st.notice = Some(if update {
+                            format!("answered: the task of id {call} got its inputs (tasks/update)")
+                        } else {
+                            format!("answered: id {call} retried with its inputs")
+                        });
                         vec![e]
                     }
                     Step::Abandoned(why) => {

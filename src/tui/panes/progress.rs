@@ -394,7 +394,12 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
             Style::default().fg(color),
         ));
     }
-    if let Some(inp) = &c.input {
+    // A task's requests stop showing once the task moved on.
+    if let Some(inp) = c
+        .input
+        .as_ref()
+        .filter(|i| i.task.is_none() || i.answered_by.is_none())
+    {
         let asks: Vec<String> = inp.asks.iter().map(|a| a.summary()).collect();
         let asks = if asks.is_empty() {
             "nothing named".to_string()
@@ -407,6 +412,16 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         ));
         let next = match &inp.answered_by {
             Some(id) => format!(" · answered by id {id}"),
+            // A task's requests are answered through the forms only (the
+            // answers go as tasks/update); a result's also by a hand retry.
+            None if inp.task.is_some() => match st
+                .keymap
+                .keys_for(Context::Global, Action::AnswerServer)
+                .first()
+            {
+                Some(k) => format!(" · {k} answers it"),
+                None => String::new(),
+            },
             None => match st
                 .keymap
                 .keys_for(Context::Progress, Action::AnswerInput)

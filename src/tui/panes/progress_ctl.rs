@@ -101,6 +101,14 @@ fn answer(st: &mut State, out: &mut Out) {
         ));
         return;
     };
+    if input.task.is_some() {
+        // Its answers go in a tasks/update, which the forms send.
+        st.notice = Some(format!(
+            "{} (id {}) waits for its task's input: A answers it (sent as tasks/update)",
+            call.tool, call.id
+        ));
+        return;
+    }
     out.pulls.push(Pull::Answer {
         id: call.id.clone(),
         seq: call.request_seq,

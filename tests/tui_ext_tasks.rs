@@ -1,0 +1,243 @@
+//! The 2026-07-28 tasks extension in the TUI, on a trace fed by hand on a
+//! manual clock: a call answered with a task handle (`resultType: "task"`)
+//! keeps one gauge as its task, whose status and history come from the
+//! `tasks/get` answers; an `input_required` task's `inputRequests` open
+//! the forms once (repeated polls repeat them) and the answer goes out as
+//! `tasks/update`; the answer that says `completed` carries the result
+//! and ends the call; a failed task ends it with its error; a task that
+//! moves on withdraws its forms; Ctrl-C's sibling, the cancel key, sends
+//! `tasks/cancel`. The task rules stay silent. Snapshot at 80×24.
+
+mod tui_support;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use mcpscope::protocol::IdKey;
+use mcpscope::tui::App;
+use mcpscope::tui::action::{Action, Effect};
+use mcpscope::tui::asks::Route;
+use mcpscope::tui::calls::CallStatus;
+use serde_json::{Value, json};
+use tui_support::*;
+
+const TASK: &str = "52a47ed4ebb1a791abe4058a64784a0b";
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn task(status: &str, msg: &str) -> Value {
+    json!({"taskId": TASK, "status": status, "statusMessage": msg,
+        "createdAt": "2026-12-01T10:00:00Z", "lastUpdatedAt": "2026-12-01T10:00:01Z",
+        "ttlMs": 3600000, "pollIntervalMs": 200})
+}
+
+fn confirm() -> Value {
+    json!({"confirm-1": {"method": "elicitation/create", "params": {"mode": "form",
+        "message": "2 of 4 steps are done. Go on with the batch?",
+        "requestedSchema": {"type": "object", "properties": {
+            "proceed": {"type": "boolean", "title": "Go on", "default": true}},
+            "required": ["proceed"]}}}})
+}
+
+/// `tasks/get` id `id` at `ms`, answered two ms later with `result`.
+fn poll(sc: &Scenario, ms: u64, id: i64, result: Value) {
+    sc.at_ms(ms).out(
+        json!({"jsonrpc": "2.0", "id": id, "method": "tasks/get", "params": {"taskId": TASK}}),
+    );
+    let mut r = result;
+    r["resultType"] = json!("complete");
+    sc.at_ms(ms + 2)
+        .inn(json!({"jsonrpc": "2.0", "id": id, "result": r}));
+}
+
+/// The demo's `batch_job confirm=true`: the handle, a working poll, then
+/// `input_required` twice (the same request repeated).
+fn waiting_task() -> Scenario {
+    let sc = Scenario::new();
+    sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "batch_job", "arguments": {"steps": 4, "confirm": true},
+        "_meta": {"progressToken": "mcpscope-1",
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}}));
+    let mut handle = task("working", "step 0 of 4");
+    handle["resultType"] = json!("task");
+    sc.at_ms(12)
+        .inn(json!({"jsonrpc": "2.0", "id": 1, "result": handle}));
+    poll(&sc, 212, 2, task("working", "step 1 of 4"));
+    let mut waiting = task("input_required", "waiting for confirmation");
+    waiting["inputRequests"] = confirm();
+    poll(&sc, 412, 3, waiting.clone());
+    poll(&sc, 612, 4, waiting);
+    sc.at_ms(700);
+    sc
+}
+
+#[test]
+fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_update() {
+    let sc = waiting_task();
+    let mut app = app(&sc);
+    app.sync();
+    assert_eq!(app.state.calls.list.len(), 1, "one gauge for call and task");
+    let c = &app.state.calls.list[0];
+    assert_eq!(c.status, CallStatus::Running, "the handle does not end it");
+    let t = c.task.as_ref().unwrap();
+    assert_eq!(t.id, TASK);
+    assert_eq!(t.status, "input_required");
+    let steps: Vec<(&str, &str)> = t
+        .history
+        .iter()
+        .map(|s| (s.status.as_str(), s.source))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("working", "created"),
+            ("working", "tasks/get"),
+            ("input_required", "tasks/get")
+        ]
+    );
+    // Asked twice, offered once.
+    let routes: Vec<&Route> = app.state.asks.waiting.iter().map(|a| &a.route).collect();
+    assert_eq!(
+        routes,
+        [&Route::Input {
+            call: IdKey::Int(1),
+            key: "confirm-1".into()
+        }]
+    );
+    assert!(
+        app.state
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("the server needs input (1 request(s)) — A to answer")),
+        "{:?}",
+        app.state.notice
+    );
+
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("needs elicitation/create") && screen.contains("A answers it"),
+        "{screen}"
+    );
+    // The hand-composed retry is for results, not tasks.
+    app.apply(Action::FocusProgress);
+    app.apply(Action::AnswerInput);
+    assert_eq!(
+        app.state.notice.as_deref(),
+        Some("batch_job (id 1) waits for its task's input: A answers it (sent as tasks/update)")
+    );
+
+    app.apply(Action::AnswerServer);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("2 of 4 steps are done. Go on with the batch?"),
+        "{screen}"
+    );
+    let effects = key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        effects,
+        vec![Effect::Raw {
+            id: Some(IdKey::Str("task-update-1".into())),
+            method: "tasks/update".into(),
+            params: Some(json!({"taskId": TASK, "inputResponses": {
+                "confirm-1": {"action": "accept", "content": {"proceed": true}}}})),
+            limits: mcpscope::client::Limits {
+                idle: Some(std::time::Duration::from_secs(60)),
+                max: Some(std::time::Duration::from_secs(600)),
+            },
+        }]
+    );
+    assert_eq!(
+        app.state.notice.as_deref(),
+        Some("answered: the task of id 1 got its inputs (tasks/update)")
+    );
+    assert!(app.state.asks.waiting.is_empty());
+
+    // The update, then the task works again and completes with the result.
+    sc.at_ms(720).out(json!({"jsonrpc": "2.0", "id": "task-update-1", "method": "tasks/update",
+        "params": {"taskId": TASK, "inputResponses": {"confirm-1": {"action": "accept", "content": {"proceed": true}}}}}));
+    sc.at_ms(722).inn(
+        json!({"jsonrpc": "2.0", "id": "task-update-1", "result": {"resultType": "complete"}}),
+    );
+    poll(&sc, 812, 5, task("working", "step 3 of 4"));
+    let mut done = task("completed", "done");
+    done["result"] = json!({"content": [{"type": "text", "text": "Batch done: 4 steps"}],
+        "isError": false});
+    poll(&sc, 1012, 6, done);
+    sc.at_ms(1100);
+    app.sync();
+    assert!(app.state.asks.waiting.is_empty(), "nothing asked again");
+    let c = &app.state.calls.list[0];
+    assert_eq!(c.status, CallStatus::Done);
+    assert_eq!(c.end_us, Some(1_014_000));
+    let t = c.task.as_ref().unwrap();
+    let statuses: Vec<&str> = t.history.iter().map(|s| s.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "working",
+            "working",
+            "input_required",
+            "working",
+            "completed"
+        ]
+    );
+    let screen = render(&mut app, 160, 48);
+    assert!(!screen.contains("needs elicitation"), "{screen}");
+    let screen = render(&mut app, 80, 24);
+    insta_like(&screen, "task 52a47ed4… completed");
+    assert!(
+        check_all(&sc).is_empty(),
+        "the task rules stay silent: {:?}",
+        check_all(&sc)
+    );
+}
+
+/// The screen holds `needle` (on one line).
+fn insta_like(screen: &str, needle: &str) {
+    assert!(
+        screen.lines().any(|l| l.contains(needle)),
+        "{needle:?} not on screen:\n{screen}"
+    );
+}
+
+#[test]
+fn a_task_that_moves_on_withdraws_its_forms() {
+    let sc = waiting_task();
+    let mut app = app(&sc);
+    app.sync();
+    assert_eq!(app.state.asks.waiting.len(), 1);
+    // Answered elsewhere (or withdrawn): the task works again.
+    poll(&sc, 800, 5, task("working", "step 2 of 4"));
+    sc.at_ms(900);
+    app.sync();
+    assert!(app.state.asks.waiting.is_empty(), "the form went");
+    assert_eq!(app.state.calls.list[0].status, CallStatus::Running);
+}
+
+#[test]
+fn a_failed_task_ends_its_call_with_the_error_and_cancel_sends_tasks_cancel() {
+    let sc = waiting_task();
+    let mut first = app(&sc);
+    first.sync();
+    first.apply(Action::FocusProgress);
+    assert_eq!(
+        first.apply(Action::CancelCall),
+        vec![Effect::CancelTask {
+            task_id: TASK.into()
+        }]
+    );
+
+    let sc = waiting_task();
+    let mut failed = task("failed", "failed");
+    failed["error"] = json!({"code": -32603, "message": "batch failed after 4 steps"});
+    poll(&sc, 800, 5, failed);
+    sc.at_ms(900);
+    let mut app = app(&sc);
+    app.sync();
+    let c = &app.state.calls.list[0];
+    assert_eq!(c.status, CallStatus::Failed);
+    assert_eq!(c.note, "task failed: batch failed after 4 steps");
+    assert_eq!(c.task.as_ref().unwrap().status, "failed");
+    assert!(check_all(&sc).is_empty(), "{:?}", check_all(&sc));
+}
