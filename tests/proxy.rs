@@ -177,6 +177,30 @@ fn a_server_dying_mid_call_ends_the_host_side_as_directly() {
 }
 
 #[test]
+fn stderr_written_after_the_server_closed_stdout_is_recorded() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    // The server exits at once; a process it leaves behind (its stdout
+    // closed) writes to the stderr it shares a moment later.
+    let argv: Vec<String> = vec![
+        "sh".into(),
+        "-c".into(),
+        "read -r l; (exec 1>&-; sleep 0.2; echo 'late words' >&2) & exit 3".into(),
+    ];
+    let mut h = Host::start(&proxied(&argv, &trace, &[]), d.path());
+    h.write(b"{}\n");
+    let (_, st, err) = h.finish();
+    assert_eq!(st.code(), Some(3));
+    assert!(String::from_utf8_lossy(&err).contains("late words"));
+    let recs = recorded(&trace);
+    assert!(
+        recs.iter()
+            .any(|r| r.dir == "stderr" && r.bytes == b"late words"),
+        "{recs:?}"
+    );
+}
+
+#[test]
 fn the_proxy_ends_with_the_server_even_while_the_host_keeps_its_stdin_open() {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");

@@ -31,8 +31,9 @@ use std::time::Duration;
 /// capacity per read (64 KiB by default), so a larger buffer only helps
 /// when a pipe was enlarged.
 const COPY_BUF: usize = 256 << 10;
-/// How long after the server is reaped its stdout may stay open (a helper
-/// process it left behind holds it) before the proxy stops waiting.
+/// How long after the server is reaped its stdout and stderr may stay open
+/// (a helper process it left behind holds them) before the proxy stops
+/// waiting.
 const STDOUT_GRACE: Duration = Duration::from_secs(2);
 /// How often the registry entry's counts are refreshed.
 const REFRESH: Duration = Duration::from_millis(500);
@@ -272,6 +273,7 @@ impl StdioProxy {
         crate::transport::stdio::widen_pipe(&server_out);
         let reaped = Arc::new(AtomicBool::new(false));
         let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
+        let (err_done_tx, err_done) = std::sync::mpsc::channel::<()>();
         let threads = spawn_thread("proxy-host-in", move || {
             // The host's EOF (or a failed read) closes the server's stdin; a
             // server that stopped reading closes the host's side in turn.
@@ -289,6 +291,7 @@ impl StdioProxy {
             spawn_thread("proxy-stderr", move || {
                 copy(server_err, std::io::stderr(), &mut err);
                 drop(err);
+                let _ = err_done_tx.send(());
             })
         });
         let (exit_tx, mut exit_rx) = tokio::sync::oneshot::channel();
@@ -354,9 +357,16 @@ impl StdioProxy {
                 }
             }
         };
-        // Everything the server wrote before it ended reaches the host
-        // (unless a process it left behind keeps its stdout open).
-        let _ = tokio::task::spawn_blocking(move || out_done.recv_timeout(STDOUT_GRACE)).await;
+        // Everything the server wrote before it ended reaches the host, and
+        // the observer before it stops: stdout and stderr both (unless a
+        // process it left behind keeps one open: the grace bounds the wait).
+        let _ = tokio::task::spawn_blocking(move || {
+            let deadline = std::time::Instant::now() + STDOUT_GRACE;
+            let _ = out_done.recv_timeout(STDOUT_GRACE);
+            let _ = err_done
+                .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
+        })
+        .await;
         observer.finish();
         trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &Event::exit(exit)));
         if let Some(c) = &checks {
