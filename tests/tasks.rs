@@ -354,6 +354,30 @@ fn a_task_keeps_its_progress_token_after_the_create_task_result() {
     let (code, report) = check_trace(&rec);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+    // The call's statistics count the task's progress too: the handle is
+    // not the call's end, the task's terminal status is.
+    let stats = &report["calls"][0];
+    assert_eq!(stats["notifications"], 2, "{report}");
+    let completed = lines
+        .iter()
+        .find(|l| l["json"]["params"]["status"] == "completed")
+        .expect("the completed status");
+    let sent = call_t(&lines, call);
+    let want_ms = (completed["t"].as_f64().unwrap() - sent) * 1000.0;
+    let got_ms = stats["duration_ms"].as_f64().unwrap();
+    assert!(
+        (got_ms - want_ms).abs() < 0.01,
+        "{got_ms} vs {want_ms}: {report}"
+    );
+}
+
+/// When `call` was sent (seconds on the trace clock).
+fn call_t(lines: &[serde_json::Value], call: &serde_json::Value) -> f64 {
+    lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"] == *call)
+        .and_then(|l| l["t"].as_f64())
+        .expect("the call's line")
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //!
 //! `timing` holds the per-call timing statistics of progress notifications.
 
+pub mod task_end;
 pub mod timing;
 
 pub use timing::{Timed, Timing};

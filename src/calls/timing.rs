@@ -28,6 +28,10 @@ pub struct Timing {
     next_seq: u64,
     /// A later request reused the token: its notifications are not this call's.
     closed: bool,
+    /// Notifications count below this seq: the response's, once it came,
+    /// unless the response is a task handle (the task's notifications
+    /// follow it on the same token).
+    bound: Option<u64>,
     pub sent_us: u64,
     pub first_us: Option<u64>,
     pub last_us: Option<u64>,
@@ -51,8 +55,8 @@ impl Timing {
     /// most `budget` new notifications. Returns true when caught up.
     ///
     /// A call's notifications are the incoming events on its token after
-    /// its request, before its response and before the next request that
-    /// reused the token.
+    /// its request, before its response (unless that is a task handle) and
+    /// before the next request that reused the token.
     pub fn sync<'a>(&mut self, call: impl Into<Timed<'a>>, store: &Store, budget: usize) -> bool {
         let call = call.into();
         if self.id.as_ref() != Some(call.id) {
@@ -74,6 +78,15 @@ impl Timing {
         let response = store
             .request(Origin::Client, call.id)
             .and_then(|r| r.response_seq);
+        let bound = match response {
+            Some(r) => *self.bound.get_or_insert_with(|| {
+                let task = store
+                    .get(r)
+                    .and_then(|ev| super::task_end::created_task(&ev));
+                if task.is_some() { u64::MAX } else { r }
+            }),
+            None => u64::MAX,
+        };
         let mut seqs = store.token_seqs_from(token, self.next_seq);
         for _ in 0..budget {
             let Some(s) = seqs.next() else {
@@ -89,7 +102,7 @@ impl Timing {
                 self.closed = true;
                 return true;
             }
-            if ev.dir == Dir::In && response.is_none_or(|r| s < r) {
+            if ev.dir == Dir::In && s < bound {
                 self.arrival(ev.t_us);
             }
         }

@@ -107,10 +107,19 @@ fn outcome(c: &Call) -> CallOutcome {
 fn stats_of(c: &Call, store: &Store, end_us: u64) -> CallStats {
     let timing = Timing::of(c, store);
     let response = c.response();
-    let end = response.map_or_else(
-        || timing.last_us.unwrap_or(end_us).max(c.sent_us),
-        |r| r.t_us,
-    );
+    // A task handle is not the end: the task's end is, as far as the trace
+    // shows it (else its last notification).
+    let task = response
+        .and_then(|r| store.get(r.seq))
+        .and_then(|ev| crate::calls::task_end::created_task(&ev));
+    let end = match (response, task) {
+        (Some(r), Some(task)) => crate::calls::task_end::end_us(store, &task, r.seq)
+            .or(timing.last_us)
+            .unwrap_or(r.t_us)
+            .max(r.t_us),
+        (Some(r), None) => r.t_us,
+        (None, _) => timing.last_us.unwrap_or(end_us).max(c.sent_us),
+    };
     let duration = end.saturating_sub(c.sent_us);
     let inter_arrival_ms = match (timing.min_gap_us, timing.median_gap_us(), timing.max_gap_us) {
         (Some(min), Some(median), Some(max)) => Some(Spread {
