@@ -161,11 +161,15 @@ impl ClientTasks {
         })
     }
 
-    /// Whether server request `request` runs as a task (created when it
-    /// came, so its response was the `CreateTaskResult`).
+    /// Whether server request `request` runs as a task still waiting for
+    /// the user's answer (created when it came, so its response was the
+    /// `CreateTaskResult`; a cancelled one waits too, and takes the answer
+    /// without sending it). Once answered, the id is free again: a later
+    /// request that reuses it is answered as any other.
     pub fn runs(&self, request: &IdKey) -> bool {
         let g = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        g.1.iter().any(|t| t.request.as_ref() == Some(request))
+        g.1.iter()
+            .any(|t| t.request.as_ref() == Some(request) && t.outcome.is_none())
     }
 
     /// `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` asked by
@@ -313,6 +317,8 @@ mod tests {
             "accept"
         );
         assert_eq!(t.complete(&request, Ok(json!({}))), Some(Sends::default()));
+        // The id is free again: a later request reusing it is not the task's.
+        assert!(!t.runs(&request));
     }
 
     #[test]
@@ -327,7 +333,8 @@ mod tests {
         assert_eq!(sends.replies.len(), 2);
         assert!(sends.replies[0].1.is_err(), "the held fetch gets an error");
         assert_eq!(sends.replies[1].1.as_ref().unwrap()["status"], "cancelled");
-        // The user's late answer changes nothing.
+        // The user's late answer changes nothing, and is not sent.
+        assert!(t.runs(&request));
         assert_eq!(t.complete(&request, Ok(json!({}))), Some(Sends::default()));
         assert!(ask(&t, "tasks/cancel", &p).unwrap().is_err());
     }
