@@ -21,12 +21,12 @@ fn main() {
         // Without --print, replay is interactive.
         Some(Cmd::Replay(a)) if !a.print => block_on(mcpscope::tui::replay(&a.file)),
         Some(Cmd::Attach(a)) if !a.print => block_on(mcpscope::tui::attach(a.name.as_deref())),
-        Some(cmd @ Cmd::Proxy(_)) if matches!(&cmd, Cmd::Proxy(a) if a.listen.is_none()) => {
+        Some(Cmd::Proxy(a)) if a.listen.is_none() => {
             // The stdio proxy's runtime only checks and keeps the registry:
             // background work beside the forwarding threads (which this
             // thread starts). The HTTP proxy forwards on its runtime.
             mcpscope::priority::mark_process_background();
-            block_on(mcpscope::cli::run(cmd))
+            block_on(mcpscope::cli::run(Cmd::Proxy(a)))
         }
         Some(cmd) => block_on(mcpscope::cli::run(cmd)),
     };
