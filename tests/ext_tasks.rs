@@ -265,62 +265,27 @@ fn a_failed_task_is_the_calls_error_and_missing_input_cancels_the_task() {
 fn ctrl_c_cancels_the_task_with_tasks_cancel() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("t.jsonl");
-    let mut child = Command::new(BIN)
-        .args([
-            "call",
-            "--protocol",
-            "2026-07-28",
-            "--tool",
-            "batch_job",
-            "-a",
-            "steps=1000",
-            "-a",
-            "step_ms=50",
-            "-a",
-            "poll_ms=100",
-            "--record",
-            rec.to_str().unwrap(),
-            "--",
-        ])
-        .args(demo_argv())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let dog = watchdog(&child, std::time::Duration::from_secs(60));
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
+    let mut args: Vec<String> = [
+        "call",
+        "--protocol",
+        "2026-07-28",
+        "--tool",
+        "batch_job",
+        "-a",
+        "steps=1000",
+        "-a",
+        "step_ms=50",
+        "-a",
+        "poll_ms=100",
+        "--record",
+        rec.to_str().unwrap(),
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(demo_argv());
     // The second status line comes from a tasks/get: the task is followed.
-    let mut statuses = 0;
-    while err.read_line(&mut line).unwrap() > 0 {
-        if line.starts_with("[task]") {
-            statuses += 1;
-            if statuses == 2 {
-                break;
-            }
-        }
-        line.clear();
-    }
-    assert!(
-        line.starts_with("[task]"),
-        "no second task status before EOF"
-    );
-    let task_id = line.split(' ').nth(1).unwrap().to_string();
-    // SAFETY: kill(2) has no memory-safety preconditions.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    dog.disarm();
-    assert_eq!(status.code(), Some(130));
-    let lines = trace_lines(&rec);
-    let cancel = frames(&lines, "out", "tasks/cancel")
-        .next()
-        .expect("tasks/cancel before exit");
-    assert_eq!(cancel["params"]["taskId"], task_id.as_str());
-    assert_eq!(
-        frames(&lines, "out", "notifications/cancelled").count(),
-        0,
-        "the answered tools/call is not cancelled"
-    );
+    interrupt_a_followed_task(&args, &rec);
 }
 
 /// The demo server over stdio, spoken to in raw JSON-RPC lines.

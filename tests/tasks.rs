@@ -215,60 +215,24 @@ fn a_task_over_streamable_http() {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn ctrl_c_cancels_the_task_then_exits_130() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("t.jsonl");
-    let mut child = Command::new(BIN)
-        .args([
-            "call",
-            "--tool",
-            "simulate-research-query",
-            "-a",
-            "topic=rust",
-        ])
-        .args(["--record", rec.to_str().unwrap(), "--"])
-        .args(everything_argv())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let dog = watchdog(&child, std::time::Duration::from_secs(60));
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    // Wait until the task runs and its CreateTaskResult is in: the server
-    // announces the task's first status before it answers the call, and
-    // moves to the second stage a second later.
-    let mut statuses = 0;
-    while err.read_line(&mut line).unwrap() > 0 {
-        if line.starts_with("[task]") {
-            statuses += 1;
-            if statuses == 2 {
-                break;
-            }
-        }
-        line.clear();
-    }
-    assert!(
-        line.starts_with("[task]"),
-        "no second task status before EOF"
-    );
-    let task_id = line.split(' ').nth(1).unwrap().to_string();
-    // SAFETY: kill(2) has no memory-safety preconditions.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    dog.disarm();
-    assert_eq!(status.code(), Some(130));
-    let lines = trace_lines(&rec);
-    let cancel = frames(&lines, "out", "tasks/cancel")
-        .next()
-        .expect("tasks/cancel before exit");
-    assert_eq!(cancel["params"]["taskId"], task_id.as_str());
-    assert_eq!(
-        frames(&lines, "out", "notifications/cancelled").count(),
-        0,
-        "the answered tools/call is not cancelled"
-    );
+    let mut args: Vec<String> = [
+        "call",
+        "--tool",
+        "simulate-research-query",
+        "-a",
+        "topic=rust",
+        "--record",
+        rec.to_str().unwrap(),
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(everything_argv());
+    // The server announces the task's first status before it answers the
+    // call, and moves to the second stage a second later.
+    interrupt_a_followed_task(&args, &rec);
 }
 
 /// The demo server with the conformance fixtures, whose task fixtures run

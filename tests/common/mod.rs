@@ -185,3 +185,50 @@ pub fn frames<'a>(
         .filter(move |l| l["dir"] == dir && l["json"]["method"] == method)
         .map(|l| &l["json"])
 }
+
+/// `mcpscope call` (`args`, recording to `rec`) on a task: once its second
+/// `[task]` status line shows the task is followed, SIGINT. It must exit
+/// 130 having sent `tasks/cancel` for that task, and no
+/// `notifications/cancelled` for the `tools/call` the task handle answered.
+pub fn interrupt_a_followed_task(args: &[String], rec: &Path) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = watchdog(&child, Duration::from_secs(60));
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let mut statuses = 0;
+    while err.read_line(&mut line).unwrap() > 0 {
+        if line.starts_with("[task]") {
+            statuses += 1;
+            if statuses == 2 {
+                break;
+            }
+        }
+        line.clear();
+    }
+    assert!(
+        line.starts_with("[task]"),
+        "no second task status before EOF"
+    );
+    let task_id = line.split(' ').nth(1).unwrap().to_string();
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    dog.disarm();
+    assert_eq!(status.code(), Some(130));
+    let lines = trace_lines(rec);
+    let cancel = frames(&lines, "out", "tasks/cancel")
+        .next()
+        .expect("tasks/cancel before exit");
+    assert_eq!(cancel["params"]["taskId"], task_id.as_str());
+    assert_eq!(
+        frames(&lines, "out", "notifications/cancelled").count(),
+        0,
+        "the answered tools/call is not cancelled"
+    );
+}
