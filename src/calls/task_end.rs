@@ -22,8 +22,9 @@ pub fn created_task(ev: &EventRef<'_>) -> Option<String> {
     task.get("taskId")?.as_str().map(str::to_string)
 }
 
-fn is_terminal(status: Option<&str>) -> bool {
-    matches!(status, Some("completed" | "failed" | "cancelled"))
+/// A status a task never leaves (both task eras use these words).
+pub fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
 }
 
 /// When task `task_id` ended, looking from seq `from` on: the answer to a
@@ -49,7 +50,9 @@ pub fn end_us(store: &Store, task_id: &str, from: u64) -> Option<u64> {
         // A status: the task itself, or wrapped in `task`.
         let t = v.get("task").unwrap_or(&v);
         if t.get("taskId").and_then(Value::as_str) == Some(task_id)
-            && is_terminal(t.get("status").and_then(Value::as_str))
+            && t.get("status")
+                .and_then(Value::as_str)
+                .is_some_and(is_terminal)
         {
             return Some(ev.t_us);
         }

@@ -71,9 +71,7 @@ impl TaskState {
     }
 }
 
-pub fn is_terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
-}
+pub use crate::calls::task_end::is_terminal;
 
 /// The task a `CreateTaskResult` answering request `id` created, if one did
 /// and it is not known to have ended: read from the trace.

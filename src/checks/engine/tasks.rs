@@ -11,6 +11,7 @@
 //! requests get state, so a server cannot grow it beyond those requests.
 
 use super::{Checker, Req};
+use crate::calls::task_end::is_terminal;
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::protocol::{Era, methods};
@@ -73,10 +74,6 @@ impl<'a> Seen<'a> {
             channel: ev.channel,
         }
     }
-}
-
-fn is_terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
 }
 
 /// `(taskId, status)` of a `Task` object.
