@@ -562,8 +562,10 @@ fn a_tab_filters_its_own_list() {
     assert!(reqs(app.apply(Action::Open)).is_empty());
 }
 
+/// 2026-07-28 removed `resources/subscribe`: every watched resource rides
+/// one `subscriptions/listen` stream, and each change sends the whole new set.
 #[test]
-fn the_stateless_revision_is_not_sent_the_removed_subscribe() {
+fn the_stateless_revision_watches_through_one_listen_stream() {
     let sc = Scenario::new();
     let mut app = App::new(sc.trace.clone(), AppOptions::default());
     let mut i = init(full_caps());
@@ -571,9 +573,78 @@ fn the_stateless_revision_is_not_sent_the_removed_subscribe() {
     app.set_server(&i);
     app.on_msg(Msg::Handshake(Ok(i)));
     on_resources(&mut app);
-    assert!(reqs(app.apply(Action::Subscribe)).is_empty());
+    let arch = "demo://resource/static/document/architecture.md";
+    let feat = "demo://resource/static/document/features.md";
+    let asked = reqs(app.apply(Action::Subscribe));
+    assert_eq!(
+        asked,
+        vec![Req::Watch {
+            uri: arch.into(),
+            on: true,
+            uris: vec![arch.into()]
+        }]
+    );
+    assert_eq!(asked[0].method(), "subscriptions/listen");
+    app.on_msg(Msg::Browse(
+        asked[0].clone(),
+        Ok(json!({"resourceSubscriptions": [arch]})),
+    ));
+    assert!(app.state.browse.resources.resources.items[0].subscribed);
     let notice = app.state.notice.clone().unwrap_or_default();
-    assert!(notice.contains("removed resources/subscribe"), "{notice}");
+    assert!(notice.contains("watching"), "{notice}");
+    // Updates on the listen stream carry its subscription id; they count the same.
+    sc.at_ms(1000).inn(
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": {"uri": arch, "_meta": {"io.modelcontextprotocol/subscriptionId": 3}}}),
+    );
+    app.sync();
+    assert_eq!(app.state.browse.resources.resources.items[0].updates, 1);
+    // A second resource: the new set has both.
+    key(&mut app, KeyCode::Down);
+    let asked = reqs(app.apply(Action::Subscribe));
+    assert_eq!(
+        asked,
+        vec![Req::Watch {
+            uri: feat.into(),
+            on: true,
+            uris: vec![arch.into(), feat.into()]
+        }]
+    );
+    // The server's acknowledgement decides: it left the second one out.
+    app.on_msg(Msg::Browse(
+        asked[0].clone(),
+        Ok(json!({"resourceSubscriptions": [arch]})),
+    ));
+    let items = &app.state.browse.resources.resources.items;
+    assert!(items[0].subscribed && !items[1].subscribed);
+    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(notice.contains("did not take"), "{notice}");
+    // Off again: the set without it; an error leaves the marks as they were.
+    key(&mut app, KeyCode::Up);
+    let asked = reqs(app.apply(Action::Subscribe));
+    assert_eq!(
+        asked,
+        vec![Req::Watch {
+            uri: arch.into(),
+            on: false,
+            uris: vec![]
+        }]
+    );
+    app.on_msg(Msg::Browse(
+        asked[0].clone(),
+        Err("transport closed".into()),
+    ));
+    assert!(app.state.browse.resources.resources.items[0].subscribed);
+    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(
+        notice.contains("subscriptions/listen: transport closed"),
+        "{notice}"
+    );
+    app.on_msg(Msg::Browse(
+        asked[0].clone(),
+        Ok(json!({"resourceSubscriptions": []})),
+    ));
+    assert!(!app.state.browse.resources.resources.items[0].subscribed);
 }
 
 #[test]

@@ -55,7 +55,12 @@ fn browse_everything(server: &str) {
         s.contains("resources/read demo://resource/static")
             && s.contains("Everything Server – Architecture")
     });
+    // Escape is awaited alone: followed at once by a key, the terminal
+    // reads the pair as Alt+key.
     t.keys(&["Escape"]);
+    t.wait_for("the contents closed", 20, |s| {
+        !s.contains("resources/read demo://resource/static")
+    });
 
     // Subscribe: marked, and the server's updates (toggled on at start) count on it.
     t.keys(&["s"]);
@@ -81,6 +86,7 @@ fn browse_everything(server: &str) {
             && s.contains("0000  ")
     });
     t.keys(&["Escape"]);
+    t.wait_for("the contents closed", 20, |s| !s.contains("binary,"));
 
     // Prompts: the second argument's values depend on the first.
     t.keys(&["t"]);
@@ -109,4 +115,47 @@ fn browse_everything(server: &str) {
     });
     t.keys(&["q"]);
     t.wait_for("the exit", 20, |s| s.contains("EXIT=0"));
+}
+
+/// 2026-07-28 removed `resources/subscribe`: `s` opens a
+/// `subscriptions/listen` stream for the resource, and the demo server's
+/// `test_touch_resource`, sent from the Composer, reaches it on that stream.
+#[test]
+#[ignore = "needs tmux"]
+fn watch_a_resource_in_the_stateless_revision() {
+    require_tmux();
+    let t = Tmux::start_sized(
+        "watch-2026",
+        &format!(
+            "--protocol 2026-07-28 -- '{}' demo-server --conformance",
+            common::BIN
+        ),
+        160,
+        48,
+    );
+    t.wait_for("the connection", 30, |s| s.contains("● connected"));
+    t.keys(&["5", "t"]);
+    t.wait_for("the resources", 20, |s| s.contains("watched-resource"));
+    t.keys(&["j", "j", "s"]);
+    let s = t.wait_for("the watch", 20, |s| {
+        s.contains("●watched-resource") && s.contains("← ntf   subscriptions/a")
+    });
+    assert!(s.contains("→ req   subscriptions/l"), "{s}");
+    // Back to the Tools tab: send test_touch_resource from the Composer.
+    t.keys(&["t", "t", "/"]);
+    t.literal("touch");
+    t.keys(&["Enter", "Enter"]);
+    t.wait_for("test_touch_resource in the composer", 10, |s| {
+        s.contains("tool test_touch_resource")
+    });
+    t.keys(&["s"]);
+    t.wait_for("the update in the timeline", 20, |s| {
+        s.contains("← ntf   resources/updat")
+    });
+    // Counted on the resource, in the Resources tab.
+    t.keys(&["5", "t"]);
+    t.wait_for("the update on the resource", 20, |s| {
+        s.contains("●watched-resource") && s.contains("↻1")
+    });
+    t.quit();
 }

@@ -426,8 +426,10 @@ fn replay_of_a_cut_trace_plays_every_event_before_the_cut() {
     });
     assert!(s.contains("the last line is incomplete"), "{s}");
     t.keys(&["E"]);
+    // A frame is painted top to bottom: the header can show the end before
+    // the timeline below it does, so the wait covers both.
     let s = t.wait_for("the end of the replay", 20, |s| {
-        s.contains("replay ended") && s.contains("(trace cut)")
+        s.contains("replay ended") && s.contains("(trace cut)") && s.contains("← res   tools/call")
     });
     let header = s.lines().next().unwrap_or("");
     assert!(

@@ -11,6 +11,7 @@ pub mod ext_tasks;
 mod http_headers;
 mod ingest;
 mod link;
+mod listen;
 pub mod pages;
 // Shared with the demo server, which checks the headers this module builds.
 pub(crate) mod mcp_param;
@@ -160,6 +161,8 @@ pub struct Session {
     user_wait: Mutex<user_wait::UserWait>,
     /// The roots `roots/list` answers with (`--root`, then the user's edits).
     roots: Mutex<Vec<String>>,
+    /// Stateless era: the listen stream watching the subscribed resources.
+    resource_stream: tokio::sync::Mutex<Option<listen::ResourceStream>>,
 }
 
 impl Session {
@@ -237,6 +240,7 @@ impl Session {
                 asks_rx: Mutex::new(asks_rx),
                 user_wait: Mutex::default(),
                 roots: Mutex::new(roots),
+                resource_stream: tokio::sync::Mutex::new(None),
             }
         }))
     }

@@ -15,6 +15,7 @@
 mod mrtr;
 mod sep2575;
 pub mod tasks;
+pub mod watch;
 
 use serde_json::{Map, Value, json};
 
@@ -389,6 +390,7 @@ pub fn tool_descriptors(modern: bool) -> Vec<Value> {
             })
         })
         .chain(era_tools)
+        .chain([watch::descriptor()])
         .collect();
     if modern {
         // Second, so it is on the first page, where the header scenario looks
@@ -420,6 +422,29 @@ pub fn call_stateless(
         ))),
     };
     respond(out, id, era, answer);
+    true
+}
+
+/// `test_touch_resource`, in both eras; false when `name` is another tool.
+pub fn call_touch(
+    session: &Session,
+    out: &Out,
+    id: &Value,
+    name: &str,
+    params: &Map<String, Value>,
+    era: &Option<Modern>,
+) -> bool {
+    if name != watch::TOOL {
+        return false;
+    }
+    let result = watch::touch(
+        params,
+        era.is_some(),
+        &session.subscribed,
+        &session.watchers,
+        &session.out,
+    );
+    respond(out, id, era, Ok(result));
     true
 }
 
@@ -485,15 +510,22 @@ pub fn request(
         "resources/read" => read(params, era).map(|r| era::cacheable(era, r)),
         "resources/subscribe" | "resources/unsubscribe" => match uri(params) {
             Ok(uri) => {
-                // Nothing ever changes these resources, so a subscription
-                // never fires; it is acknowledged (and logged) all the same.
-                let verb = if method.ends_with("/subscribe") {
-                    "Subscribed to"
+                // Only `test_touch_resource` ever changes these resources.
+                let on = method.ends_with("/subscribe");
+                if session.subscribed.set(uri, on) {
+                    let verb = if on {
+                        "Subscribed to"
+                    } else {
+                        "Unsubscribed from"
+                    };
+                    log(session, era, &format!("{verb} resource: {uri}"));
+                    Ok(json!({}))
                 } else {
-                    "Unsubscribed from"
-                };
-                log(session, era, &format!("{verb} resource: {uri}"));
-                Ok(json!({}))
+                    Err(invalid(format!(
+                        "too many subscriptions: at most {} resources",
+                        watch::MAX_URIS
+                    )))
+                }
             }
             Err(e) => Err(e),
         },
@@ -563,7 +595,7 @@ fn resources() -> Value {
             "uri": "test://watched-resource",
             "name": "watched-resource",
             "title": "Watched Resource",
-            "description": "A resource to subscribe to (its content never changes)",
+            "description": "A resource to subscribe to (its content never changes; test_touch_resource says it did)",
             "mimeType": "text/plain",
         },
     ])

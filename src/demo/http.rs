@@ -114,9 +114,9 @@ struct Server {
     guard: ListenGuard,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     next_session: AtomicU64,
-    /// Tasks of the tasks extension outlive the stateless requests that
-    /// create and follow them.
-    ext_tasks: Arc<super::ext_tasks::Store>,
+    /// Tasks of the tasks extension and listen streams outlive the
+    /// stateless requests that create, follow and touch them.
+    shared: super::session::Shared,
 }
 
 /// Serve until the process is stopped, on the first of `addrs` that binds
@@ -130,7 +130,7 @@ pub async fn serve(addrs: &[std::net::SocketAddr], opts: HttpOptions) -> anyhow:
         opts,
         sessions: Mutex::new(HashMap::new()),
         next_session: AtomicU64::new(1),
-        ext_tasks: Default::default(),
+        shared: Default::default(),
     });
     loop {
         let (stream, _) = listener.accept().await?;
@@ -391,7 +391,7 @@ impl Server {
         let (out, stream) = out::channel();
         let get = StreamBuf::new();
         let s = Arc::new(HttpSession {
-            demo: Session::with_tasks(out, self.opts.demo, self.ext_tasks.clone()),
+            demo: Session::with_shared(out, self.opts.demo, self.shared.clone()),
             streams: Mutex::new(vec![get.clone()]),
             priming,
             get_seen: std::sync::atomic::AtomicBool::new(false),

@@ -258,6 +258,11 @@ fn call_tool(
         return;
     }
     if session.options.conformance
+        && conformance::call_touch(session, out, &id, name, &params, &era)
+    {
+        return;
+    }
+    if session.options.conformance
         && era.is_none()
         && conformance::tasks::call(session, out, &id, name, &params)
     {

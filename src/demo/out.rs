@@ -144,6 +144,11 @@ impl Out {
             "error": {"code": code, "message": message, "data": data}})));
     }
 
+    /// Is the reading end gone (an HTTP response stream the client closed)?
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// Ask the writer to stop after what is already queued.
     pub fn shutdown(&self) {
         let _ = self.tx.send(Msg::Shutdown);

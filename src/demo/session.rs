@@ -38,6 +38,18 @@ pub struct Session {
     /// Tasks of the tasks extension: the server's, shared by the contexts
     /// of stateless requests.
     pub ext_tasks: Arc<super::ext_tasks::Store>,
+    /// Resources this session subscribed to (`resources/subscribe`).
+    pub subscribed: super::conformance::watch::Subscribed,
+    /// The server's listen streams watching resources, shared like `ext_tasks`.
+    pub watchers: Arc<super::conformance::watch::Watchers>,
+}
+
+/// What outlives one stateless request: the server's, shared by the
+/// contexts of its requests.
+#[derive(Clone, Default)]
+pub struct Shared {
+    pub ext_tasks: Arc<super::ext_tasks::Store>,
+    pub watchers: Arc<super::conformance::watch::Watchers>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,15 +64,11 @@ pub fn id_key(id: &Value) -> String {
 
 impl Session {
     pub fn new(out: Out, options: super::Options) -> Arc<Self> {
-        Self::with_tasks(out, options, Default::default())
+        Self::with_shared(out, options, Shared::default())
     }
 
-    /// A session whose extension tasks live in `ext_tasks`.
-    pub fn with_tasks(
-        out: Out,
-        options: super::Options,
-        ext_tasks: Arc<super::ext_tasks::Store>,
-    ) -> Arc<Self> {
+    /// A session whose extension tasks and listen streams are `shared`.
+    pub fn with_shared(out: Out, options: super::Options, shared: Shared) -> Arc<Self> {
         Arc::new(Session {
             out,
             options,
@@ -71,7 +79,9 @@ impl Session {
             waiting: Mutex::new(HashMap::new()),
             calls: Mutex::new(HashMap::new()),
             tasks: Default::default(),
-            ext_tasks,
+            ext_tasks: shared.ext_tasks,
+            subscribed: Default::default(),
+            watchers: shared.watchers,
         })
     }
 

@@ -16,7 +16,7 @@ use crate::tui::argform::ArgForm;
 use crate::tui::format::{safe, safe_row};
 use crate::tui::state::Cursor;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Items of one list kept (the rest are counted, not shown).
 pub const MAX_ITEMS: usize = 5_000;
@@ -75,6 +75,13 @@ pub enum Req {
         uri: String,
         on: bool,
     },
+    /// 2026-07-28: watch `uris` (the new set, `uri` turned `on` or off in
+    /// it) through one `subscriptions/listen` stream.
+    Watch {
+        uri: String,
+        on: bool,
+        uris: Vec<String>,
+    },
     GetPrompt {
         name: String,
         args: Map<String, Value>,
@@ -95,6 +102,7 @@ impl Req {
             Req::Read { .. } => "resources/read",
             Req::Subscribe { on: true, .. } => "resources/subscribe",
             Req::Subscribe { on: false, .. } => "resources/unsubscribe",
+            Req::Watch { .. } => methods::SUBSCRIPTIONS_LISTEN,
             Req::GetPrompt { .. } => "prompts/get",
             Req::Complete { .. } => "completion/complete",
         }
@@ -112,6 +120,9 @@ impl Req {
         match self {
             Req::ListResources | Req::ListTemplates | Req::ListPrompts => None,
             Req::Read { uri } | Req::Subscribe { uri, .. } => Some(json!({"uri": uri})),
+            Req::Watch { uris, .. } => {
+                Some(json!({"notifications": {"resourceSubscriptions": uris}}))
+            }
             Req::GetPrompt { name, args } => Some(json!({"name": name, "arguments": args})),
             Req::Complete { params, .. } => Some(params.clone()),
         }
@@ -128,7 +139,7 @@ pub struct Caps {
     /// `context.arguments` in `completion/complete` (2025-06-18 on).
     pub context: bool,
     /// The stateless 2026-07-28 revision, which removed `resources/subscribe`
-    /// (subscriptions there go through `subscriptions/listen`).
+    /// (subscriptions there go through `subscriptions/listen`, `Req::Watch`).
     pub stateless: bool,
 }
 
@@ -138,11 +149,10 @@ impl Caps {
         let stateless = revision >= "2026-07-28";
         Caps {
             resources: has("resources"),
-            subscribe: !stateless
-                && capabilities
-                    .pointer("/resources/subscribe")
-                    .and_then(Value::as_bool)
-                    == Some(true),
+            subscribe: capabilities
+                .pointer("/resources/subscribe")
+                .and_then(Value::as_bool)
+                == Some(true),
             stateless,
             prompts: has("prompts"),
             completions: has("completions"),
@@ -507,6 +517,29 @@ impl Browse {
                 }
                 Err(e) => Some(format!("{}: {}", req_name(on), safe_row(&e))),
             },
+            Req::Watch { uri, on, .. } => match result {
+                Ok(v) => {
+                    let granted: HashSet<&str> = v
+                        .get("resourceSubscriptions")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
+                    for r in &mut self.resources.resources.items {
+                        r.subscribed = granted.contains(r.uri.as_str());
+                    }
+                    let what = safe(&uri, 80);
+                    Some(match (on, granted.contains(uri.as_str())) {
+                        (true, true) => format!("watching {what} (subscriptions/listen)"),
+                        (true, false) => {
+                            format!("the server's listen stream did not take {what}")
+                        }
+                        (false, _) => format!("stopped watching {what}"),
+                    })
+                }
+                Err(e) => Some(format!("subscriptions/listen: {}", safe_row(&e))),
+            },
             Req::GetPrompt { name, .. } => {
                 let title = format!("prompts/get {}", safe(&name, 80));
                 self.prompts.detail = Some(match result {
@@ -618,6 +651,7 @@ mod tests {
         let old = Caps::of(&json!({"resources": {}}), "2025-03-26");
         assert!(!old.subscribe && !old.context);
         let stateless = Caps::of(&json!({"resources": {"subscribe": true}}), "2026-07-28");
-        assert!(stateless.stateless && !stateless.subscribe && stateless.context);
+        // Declared the same way; only the path differs (subscriptions/listen).
+        assert!(stateless.stateless && stateless.subscribe && stateless.context);
     }
 }

@@ -314,6 +314,13 @@ async fn browse_request(
     s: &Session,
     req: &super::browse::Req,
 ) -> Result<serde_json::Value, String> {
+    if let super::browse::Req::Watch { uris, .. } = req {
+        return s
+            .listen_resources(uris.clone())
+            .await
+            .map(|granted| serde_json::json!({ "resourceSubscriptions": granted }))
+            .map_err(|e| e.to_string());
+    }
     if req.is_listing() {
         let listing = s
             .request_pages(req.method(), req.params(), BROWSE_LIMITS, |p| p)

@@ -121,7 +121,11 @@ impl Tmux {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let screen = self.capture();
-            if pred(&screen) {
+            // A capture can catch a frame half painted (rows are written top
+            // to bottom): what a caller asserts next on the returned screen
+            // must come from whole frames, so a match counts once a second
+            // capture shows the same screen.
+            if pred(&screen) && self.capture() == screen {
                 return screen;
             }
             if Instant::now() > deadline {

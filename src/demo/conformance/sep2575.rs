@@ -5,12 +5,15 @@
 //! travels in an `Mcp-Param-*` header too (SEP-2243). They exist only for
 //! stateless requests.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value, json};
 
-use super::super::INVALID_REQUEST;
 use super::super::era::Modern;
 use super::super::out::{Link, Out, notification_line};
 use super::super::session::{Level, Session, id_key};
+use super::super::{INVALID_PARAMS, INVALID_REQUEST};
+use super::watch;
 
 pub const LOGGING_TOOL: &str = "test_logging_tool";
 /// A tool with an `x-mcp-header` argument, for the suite's
@@ -85,16 +88,35 @@ pub fn logging_tool(out: &Out, modern: &Modern) -> Value {
 /// `subscriptions/listen`: acknowledge at once, then keep the stream open
 /// (as a cancellable call of its own) until the client goes away. Of the
 /// notification types the fixtures announce only resource subscriptions
-/// apply, and nothing ever changes those resources, so the stream carries
-/// the acknowledgement and nothing the client did not ask for.
+/// apply: the stream carries the acknowledgement, then
+/// `notifications/resources/updated` for the URIs it asked for whenever
+/// `test_touch_resource` marks one changed, and nothing the client did not ask for.
 pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Value>) {
     let requested = params.get("notifications").and_then(Value::as_object);
-    let mut granted = Map::new();
-    if let Some(uris) = requested
+    let uris: Option<HashSet<String>> = requested
         .and_then(|r| r.get("resourceSubscriptions"))
-        .filter(|u| u.is_array())
-    {
-        granted.insert("resourceSubscriptions".into(), uris.clone());
+        .and_then(Value::as_array)
+        .map(|u| {
+            u.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        });
+    if uris.as_ref().is_some_and(|u| u.len() > watch::MAX_URIS) {
+        return out.error(
+            id,
+            INVALID_PARAMS,
+            &format!(
+                "too many resourceSubscriptions: at most {}",
+                watch::MAX_URIS
+            ),
+        );
+    }
+    let mut granted = Map::new();
+    if let Some(uris) = &uris {
+        let mut list: Vec<&String> = uris.iter().collect();
+        list.sort();
+        granted.insert("resourceSubscriptions".into(), json!(list));
     }
     let key = id_key(id);
     let Some(gate) = session.begin_call(&key) else {
@@ -105,6 +127,24 @@ pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Val
         );
     };
     let link = Link::new(out.clone(), gate.clone());
+    if let Some(uris) = uris.filter(|u| !u.is_empty())
+        && !session.watchers.add(
+            Link::new(out.clone(), gate.clone()),
+            out.clone(),
+            id.clone(),
+            uris,
+        )
+    {
+        session.end_call(&key, &gate);
+        return out.error(
+            id,
+            INVALID_REQUEST,
+            &format!(
+                "too many listen streams open: at most {}",
+                watch::MAX_LISTENERS
+            ),
+        );
+    }
     // The request's id names the subscription: it is what the client can
     // match its notifications against.
     link.send(notification_line(

@@ -133,13 +133,6 @@ pub fn subscribe(st: &mut State, out: &mut Out) {
     if st.browse.tab != Tab::Resources {
         return;
     }
-    if st.browse.caps.stateless {
-        st.notice = Some(
-            "2026-07-28 removed resources/subscribe (subscriptions go through subscriptions/listen)"
-                .into(),
-        );
-        return;
-    }
     if !st.browse.caps.subscribe {
         st.notice = Some("the server did not declare resources.subscribe".into());
         return;
@@ -147,7 +140,26 @@ pub fn subscribe(st: &mut State, out: &mut Out) {
     match st.browse.resources.selected() {
         Some(Row::Resource(r)) => {
             let (uri, on) = (r.uri.clone(), !r.subscribed);
-            send(out, vec![Req::Subscribe { uri, on }]);
+            let req = if st.browse.caps.stateless {
+                // One listen stream carries every watched resource: the new
+                // set replaces it.
+                let mut uris: Vec<String> = st
+                    .browse
+                    .resources
+                    .resources
+                    .items
+                    .iter()
+                    .filter(|r| r.subscribed && r.uri != uri)
+                    .map(|r| r.uri.clone())
+                    .collect();
+                if on {
+                    uris.push(uri.clone());
+                }
+                Req::Watch { uri, on, uris }
+            } else {
+                Req::Subscribe { uri, on }
+            };
+            send(out, vec![req]);
         }
         Some(Row::Template(_)) => {
             st.notice = Some("a template cannot be subscribed to: read one of its URIs".into());
