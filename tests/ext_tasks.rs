@@ -149,6 +149,95 @@ fn http_a_task_handle_is_followed_and_its_input_answered_with_tasks_update() {
     confirmed_batch(&["--url", &url]);
 }
 
+/// With `--listen`, the task's status comes pushed on a
+/// `subscriptions/listen` stream (`taskIds`): the poll interval is the
+/// longest there is (30 s), yet the call ends as soon as the task does,
+/// without one `tasks/get`, and the stream is closed after it.
+fn pushed_batch(server: &[&str], over_http: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let mut args = vec![
+        "call",
+        "--protocol",
+        "2026-07-28",
+        "--listen",
+        "--tool",
+        "batch_job",
+        "-a",
+        "steps=3",
+        "-a",
+        "step_ms=10",
+        "-a",
+        "poll_ms=60000",
+        "-a",
+        "confirm=true",
+        "--elicit",
+        r#"accept:{"proceed":true,"note":"pushed"}"#,
+        "--record",
+        rec.to_str().unwrap(),
+    ];
+    args.extend_from_slice(server);
+    let o = run(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let result: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        result["structuredContent"],
+        json!({"steps": 3, "done": 3, "note": "pushed"})
+    );
+    let lines = trace_lines(&rec);
+    let listens: Vec<&Value> = frames(&lines, "out", "subscriptions/listen").collect();
+    let task_listen = listens
+        .iter()
+        .find(|l| l["params"]["notifications"]["taskIds"].is_array())
+        .expect("a listen stream for the task");
+    let task_id = task_listen["params"]["notifications"]["taskIds"][0]
+        .as_str()
+        .unwrap();
+    let pushed: Vec<&Value> = frames(&lines, "in", "notifications/tasks").collect();
+    assert!(
+        pushed.iter().all(|p| p["params"]["taskId"] == task_id
+            && p["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == task_listen["id"]),
+        "{pushed:?}"
+    );
+    let statuses: Vec<&str> = pushed
+        .iter()
+        .filter_map(|p| p["params"]["status"].as_str())
+        .collect();
+    assert!(statuses.contains(&"input_required"), "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{statuses:?}");
+    assert_eq!(
+        frames(&lines, "out", "tasks/get").count(),
+        0,
+        "pushed, not polled"
+    );
+    assert_eq!(frames(&lines, "out", "tasks/update").count(), 1);
+    // The task's stream is closed once the task ended.
+    let closed = if over_http {
+        lines
+            .iter()
+            .any(|l| l["json"]["event"] == "cancel" && l["json"]["request"] == task_listen["id"])
+    } else {
+        frames(&lines, "out", "notifications/cancelled")
+            .any(|c| c["params"]["requestId"] == task_listen["id"])
+    };
+    assert!(closed, "the task's listen stream closed");
+    assert_rules_silent(&rec);
+}
+
+#[test]
+fn stdio_task_status_is_pushed_on_a_listen_stream() {
+    let argv = demo_argv();
+    let mut server = vec!["--"];
+    server.extend(argv.iter().map(String::as_str));
+    pushed_batch(&server, false);
+}
+
+#[test]
+fn http_task_status_is_pushed_on_a_listen_stream() {
+    let (_srv, url) = demo_http();
+    pushed_batch(&["--url", &url], true);
+}
+
 #[test]
 fn a_handle_is_followed_without_task_and_the_handshake_era_runs_inline() {
     let argv = demo_argv();

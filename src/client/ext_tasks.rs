@@ -8,6 +8,7 @@
 //! `input_required` lists `inputRequests`, answered with `tasks/update`:
 //! here from `--elicit`/`--sample`, in the TUI through its forms.
 
+use super::listen::TaskPushes;
 use super::tasks::{MAX_POLL, MIN_POLL, TaskState};
 use super::timeout::Expiry;
 use super::{ClientError, Limits, Reply, Session};
@@ -88,7 +89,13 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(id.clone());
-        let out = self.poll_ext_task(first, handle, limits).await;
+        let mut pushes = self.listen_task(&id).await;
+        let out = self
+            .poll_ext_task(first, handle, limits, pushes.as_mut())
+            .await;
+        if let Some(p) = pushes {
+            self.close_task_stream(p);
+        }
         self.task
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -96,11 +103,14 @@ impl Session {
         out
     }
 
+    /// Poll at the task's interval; a status pushed on its listen stream
+    /// (`pushes`) is taken at once, as a poll's answer would be.
     async fn poll_ext_task(
         &self,
         first: TaskState,
         handle: &Reply,
         limits: Limits,
+        mut pushes: Option<&mut TaskPushes>,
     ) -> Result<Reply, ClientError> {
         let started = tokio::time::Instant::now();
         let params = json!({"taskId": first.task_id});
@@ -148,7 +158,17 @@ impl Session {
                     secs: max.as_secs_f64(),
                 });
             }
-            tokio::time::sleep(poll).await;
+            if let Some(p) = pushes.as_deref_mut() {
+                tokio::select! {
+                    pushed = p.next(&self.trace) => {
+                        current = pushed;
+                        continue;
+                    }
+                    () = tokio::time::sleep(poll) => {}
+                }
+            } else {
+                tokio::time::sleep(poll).await;
+            }
             current = self
                 .request(
                     methods::TASKS_GET,

@@ -9,10 +9,11 @@
 //! stdio with `notifications/cancelled`).
 
 use super::options::Limits;
-use super::{ClientError, Session};
+use super::{ClientError, Reply, Session};
 use crate::event::Event;
 use crate::protocol::methods;
 use crate::protocol::{IdKey, views::InitializeResult};
+use crate::trace::Trace;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -24,11 +25,66 @@ const START_ACK_WAIT: Duration = Duration::from_secs(2);
 const RESOURCE_ACK_WAIT: Duration = Duration::from_secs(5);
 /// URIs one resource stream asks for; more are refused before sending.
 pub const MAX_RESOURCE_URIS: usize = 256;
+/// How long a task's stream acknowledgement is waited for before the task
+/// is followed by polling alone.
+const TASK_ACK_WAIT: Duration = Duration::from_secs(1);
 
 /// The resource stream in use: its request id and the task awaiting its end.
 pub(super) struct ResourceStream {
     id: IdKey,
     task: tokio::task::JoinHandle<()>,
+}
+
+/// A listen stream carrying one task's status (`taskIds`): each
+/// `notifications/tasks` for it is the task's complete state.
+pub(super) struct TaskPushes {
+    id: IdKey,
+    task: tokio::task::JoinHandle<()>,
+    task_id: String,
+    /// Trace position scanned up to.
+    seen: u64,
+    changed: tokio::sync::watch::Receiver<u64>,
+}
+
+impl TaskPushes {
+    /// The next status pushed for the task, as a reply of its own (the
+    /// notification's params are the task, as a `tasks/get` answer is).
+    pub(super) async fn next(&mut self, trace: &Trace) -> Reply {
+        loop {
+            {
+                let store = trace.read();
+                let end = store.next_seq();
+                let hit = store
+                    .range(self.seen.max(store.first_seq()), end)
+                    .find_map(|e| {
+                        if e.method != Some(methods::TASKS_NOTIFY) || e.dir != crate::trace::Dir::In
+                        {
+                            return None;
+                        }
+                        let raw = e.frame().params?.get();
+                        let result: Value = serde_json::from_str(raw).ok()?;
+                        (result.get("taskId").and_then(Value::as_str) == Some(&self.task_id)).then(
+                            || Reply {
+                                seq: e.seq,
+                                result,
+                                raw: raw.into(),
+                                out_of_range: Default::default(),
+                            },
+                        )
+                    });
+                match hit {
+                    Some(r) => {
+                        self.seen = r.seq + 1;
+                        return r;
+                    }
+                    None => self.seen = end,
+                }
+            }
+            if self.changed.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
 }
 
 /// A stream opened: its id, and the acknowledgement's `notifications`
@@ -112,6 +168,47 @@ impl Session {
             self.cancel(&old.id, "resource subscriptions changed")?;
         }
         Ok(honoured)
+    }
+
+    /// With `--listen`: a stream for a task's status pushes, if the server
+    /// takes it (its acknowledgement lists the task); else the task is
+    /// followed by polling alone.
+    pub(super) async fn listen_task(&self, task_id: &str) -> Option<TaskPushes> {
+        if !self.opts.listen {
+            return None;
+        }
+        let changed = self.trace.subscribe();
+        let seen = self.trace.read().next_seq();
+        let opened = self
+            .open_listen(json!({"taskIds": [task_id]}), TASK_ACK_WAIT)
+            .await
+            .ok()?;
+        let taken = opened
+            .honoured
+            .as_ref()
+            .and_then(|n| n.get("taskIds"))
+            .and_then(Value::as_array)
+            .is_some_and(|ids| ids.iter().any(|i| i.as_str() == Some(task_id)));
+        if !taken {
+            opened.task.abort();
+            if !opened.task.is_finished() {
+                let _ = self.cancel(&opened.id, "the server did not take the task");
+            }
+            return None;
+        }
+        Some(TaskPushes {
+            id: opened.id,
+            task: opened.task,
+            task_id: task_id.to_owned(),
+            seen,
+            changed,
+        })
+    }
+
+    /// The task is followed no more: close its stream.
+    pub(super) fn close_task_stream(&self, pushes: TaskPushes) {
+        pushes.task.abort();
+        let _ = self.cancel(&pushes.id, "the task ended");
     }
 
     /// Send `subscriptions/listen` with this filter and wait for its

@@ -549,10 +549,6 @@ pub fn request(
         }
         "prompts/get" => get_prompt(params),
         "completion/complete" => Ok(complete(params)),
-        "subscriptions/listen" if era.is_some() => {
-            sep2575::listen(session, out, id, params);
-            return true;
-        }
         _ => return false,
     };
     respond(out, id, era, result);

@@ -19,6 +19,7 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::era::{self, Modern};
+use super::listen::Watchers;
 use super::out::Out;
 use super::stateless::MISSING_CAPABILITY;
 use super::tools::batch::{self, Plan};
@@ -104,9 +105,10 @@ impl Rec {
 }
 
 /// The server's tasks, oldest first.
-#[derive(Default)]
 pub struct Store {
     tasks: Mutex<VecDeque<Rec>>,
+    /// Listen streams watching tasks (`taskIds`), told of every change.
+    watchers: Arc<Watchers>,
     next: AtomicU64,
     /// Secret keys of this process: ids are keyed hashes of a counter, so
     /// they cannot be guessed from each other ("Servers MUST generate them
@@ -116,6 +118,27 @@ pub struct Store {
 }
 
 impl Store {
+    pub fn new(watchers: Arc<Watchers>) -> Self {
+        Store {
+            tasks: Default::default(),
+            watchers,
+            next: Default::default(),
+            keys: Default::default(),
+        }
+    }
+
+    /// Is there a task with this id?
+    pub fn knows(&self, id: &str) -> bool {
+        self.lock().iter().any(|r| r.id == id)
+    }
+
+    /// Tell the streams watching this task its complete state now.
+    fn announce(&self, id: &str) {
+        if let Some(task) = self.with(id, |r| r.detailed()) {
+            self.watchers.task_changed(id, &task);
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, VecDeque<Rec>> {
         self.tasks.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -132,13 +155,18 @@ impl Store {
 
     /// Move a task on, unless it ended already (a terminal status is final).
     fn set(&self, id: &str, status: &'static str, message: Option<String>) {
-        self.with(id, |r| {
-            if !r.terminal() {
-                r.status = status;
-                r.message = message;
-                r.updated = crate::format::rfc3339_now();
+        let moved = self.with(id, |r| {
+            if r.terminal() {
+                return false;
             }
+            r.status = status;
+            r.message = message;
+            r.updated = crate::format::rfc3339_now();
+            true
         });
+        if moved == Some(true) {
+            self.announce(id);
+        }
     }
 
     fn insert(&self, rec: Rec) {
@@ -239,9 +267,9 @@ async fn work(store: Arc<Store>, id: String, plan: Plan) {
 }
 
 fn finish(store: &Store, id: &str, end: Result<Value, Value>, message: &str) {
-    store.with(id, |r| {
+    let moved = store.with(id, |r| {
         if r.terminal() {
-            return;
+            return false;
         }
         // "Errors within the context of a protocol method result MUST use
         // the `completed` status with the error details in the `result`
@@ -259,7 +287,11 @@ fn finish(store: &Store, id: &str, end: Result<Value, Value>, message: &str) {
         r.message = Some(message.into());
         r.updated = crate::format::rfc3339_now();
         r.abort = None;
+        true
     });
+    if moved == Some(true) {
+        store.announce(id);
+    }
 }
 
 /// `tasks/get`, `tasks/update`, `tasks/cancel` of a stateless request;
@@ -334,12 +366,19 @@ pub fn request(
                     r.status = "working";
                     r.message = Some("confirmation received".into());
                     r.updated = crate::format::rfc3339_now();
+                    return true;
                 }
+                false
             });
             // "On success, the server MUST acknowledge the request with an
             // empty result."
             match known {
-                Some(()) => ack(),
+                Some(moved) => {
+                    ack();
+                    if moved {
+                        store.announce(task_id);
+                    }
+                }
                 None => not_found(),
             }
         }
@@ -353,10 +392,17 @@ pub fn request(
                     r.status = "cancelled";
                     r.message = Some("cancelled by the client".into());
                     r.updated = crate::format::rfc3339_now();
+                    return true;
                 }
+                false
             });
             match known {
-                Some(()) => ack(),
+                Some(moved) => {
+                    ack();
+                    if moved {
+                        store.announce(task_id);
+                    }
+                }
                 None => not_found(),
             }
         }

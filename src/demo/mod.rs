@@ -11,6 +11,7 @@ mod conformance;
 mod era;
 mod ext_tasks;
 pub mod http;
+mod listen;
 mod out;
 mod progress;
 mod session;
@@ -236,6 +237,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
             }
         }
         "tools/call" => call_tool(session, out, id, params, era),
+        "subscriptions/listen" if era.is_some() => listen::listen(session, out, &id, &params),
         _ if era.is_some()
             && ext_tasks::request(&session.ext_tasks, out, &id, method, &params, &era) => {}
         _ if session.options.conformance

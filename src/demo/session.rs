@@ -40,16 +40,27 @@ pub struct Session {
     pub ext_tasks: Arc<super::ext_tasks::Store>,
     /// Resources this session subscribed to (`resources/subscribe`).
     pub subscribed: super::conformance::watch::Subscribed,
-    /// The server's listen streams watching resources, shared like `ext_tasks`.
-    pub watchers: Arc<super::conformance::watch::Watchers>,
+    /// The server's listen streams, shared like `ext_tasks` (which tells
+    /// them of task changes).
+    pub watchers: Arc<super::listen::Watchers>,
 }
 
 /// What outlives one stateless request: the server's, shared by the
 /// contexts of its requests.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Shared {
     pub ext_tasks: Arc<super::ext_tasks::Store>,
-    pub watchers: Arc<super::conformance::watch::Watchers>,
+    pub watchers: Arc<super::listen::Watchers>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        let watchers: Arc<super::listen::Watchers> = Default::default();
+        Shared {
+            ext_tasks: Arc::new(super::ext_tasks::Store::new(watchers.clone())),
+            watchers,
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

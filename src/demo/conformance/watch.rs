@@ -7,23 +7,19 @@
 //! with `resources/subscribe` and gets `notifications/resources/updated` on
 //! its own stream ([`Subscribed`], one per session). In the stateless era a
 //! client opens `subscriptions/listen` with `resourceSubscriptions`, and the
-//! notification goes on that stream with its `subscriptionId` ([`Watchers`],
-//! the server's: stateless requests over HTTP each get their own context,
-//! and a listen stream outlives the request that touches a resource).
+//! notification goes on that stream with its `subscriptionId` (the server's
+//! [`Watchers`]).
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 
 use serde_json::{Map, Value, json};
 
-use super::super::out::{Link, Out, notification_line};
+use super::super::listen::{RESOURCE_UPDATED, Watchers};
+use super::super::out::{Out, notification_line};
 
 pub const TOOL: &str = "test_touch_resource";
-pub const UPDATED: &str = "notifications/resources/updated";
-const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-/// Open listen streams kept; a new one past this is refused.
-pub const MAX_LISTENERS: usize = 64;
-/// URIs one session or one stream may watch.
+/// URIs one session may subscribe to.
 pub const MAX_URIS: usize = 256;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -70,54 +66,6 @@ impl Subscribed {
     }
 }
 
-struct Listener {
-    link: Link,
-    out: Out,
-    id: Value,
-    uris: HashSet<String>,
-}
-
-/// The open `subscriptions/listen` streams that asked for resources.
-#[derive(Default)]
-pub struct Watchers(Mutex<Vec<Listener>>);
-
-impl Watchers {
-    /// Keep a stream that asked for `uris`; false when too many are open.
-    pub fn add(&self, link: Link, out: Out, id: Value, uris: HashSet<String>) -> bool {
-        let mut all = lock(&self.0);
-        all.retain(|l| !l.out.is_closed());
-        if all.len() >= MAX_LISTENERS {
-            return false;
-        }
-        all.push(Listener {
-            link,
-            out,
-            id,
-            uris,
-        });
-        true
-    }
-
-    /// Tell every stream watching `uri`; closed streams are dropped here.
-    /// Returns how many were told.
-    fn notify(&self, uri: &str) -> usize {
-        let mut told = 0;
-        lock(&self.0).retain(|l| {
-            if l.out.is_closed() {
-                return false;
-            }
-            if !l.uris.contains(uri) {
-                return true;
-            }
-            let params = json!({"uri": uri, "_meta": {SUBSCRIPTION_ID: l.id}});
-            let open = l.link.send(notification_line(UPDATED, params));
-            told += usize::from(open);
-            open
-        });
-        told
-    }
-}
-
 /// `test_touch_resource`: the result says how many subscribers were told.
 pub fn touch(
     params: &Map<String, Value>,
@@ -132,9 +80,9 @@ pub fn touch(
         .and_then(Value::as_str)
         .unwrap_or("test://watched-resource");
     let told = if modern {
-        watchers.notify(uri)
+        watchers.resource_updated(uri)
     } else if subscribed.contains(uri) {
-        out.send(notification_line(UPDATED, json!({"uri": uri})));
+        out.send(notification_line(RESOURCE_UPDATED, json!({"uri": uri})));
         1
     } else {
         0

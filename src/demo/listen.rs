@@ -1,0 +1,183 @@
+//! `subscriptions/listen`, the stateless era's change stream, on the demo
+//! server's side: acknowledge at once with the filter honoured, then keep
+//! the stream open (as a cancellable call of its own) until the client goes
+//! away, carrying only what it asked for:
+//! - `resourceSubscriptions` (with `--conformance`, whose fixtures have
+//!   resources): `notifications/resources/updated` whenever
+//!   `test_touch_resource` marks one of its URIs changed;
+//! - `taskIds` (tasks of the extension this server knows):
+//!   `notifications/tasks` with the task's complete state at each change.
+//!
+//! List changes are never granted: nothing changes the lists. The streams
+//! are the server's ([`Watchers`]): stateless requests over HTTP each get
+//! their own context, and a stream outlives the request that changes what
+//! it watches.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+
+use serde_json::{Map, Value, json};
+
+use super::out::{Link, Out, notification_line};
+use super::session::{Session, id_key};
+use super::{INVALID_PARAMS, INVALID_REQUEST};
+
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+pub const TASK_STATUS: &str = "notifications/tasks";
+/// Open listen streams kept; a new one past this is refused.
+pub const MAX_LISTENERS: usize = 64;
+/// URIs or task ids one stream may watch.
+pub const MAX_WATCHED: usize = 256;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Listener {
+    link: Link,
+    out: Out,
+    id: Value,
+    uris: HashSet<String>,
+    tasks: HashSet<String>,
+}
+
+/// The open `subscriptions/listen` streams that watch something.
+#[derive(Default)]
+pub struct Watchers(Mutex<Vec<Listener>>);
+
+impl Watchers {
+    fn add(&self, l: Listener) -> bool {
+        let mut all = lock(&self.0);
+        all.retain(|l| !l.out.is_closed());
+        if all.len() >= MAX_LISTENERS {
+            return false;
+        }
+        all.push(l);
+        true
+    }
+
+    /// Send to every stream `wants`; closed streams are dropped here.
+    /// Returns how many were told.
+    fn tell(
+        &self,
+        wants: impl Fn(&Listener) -> bool,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> usize {
+        let mut told = 0;
+        lock(&self.0).retain(|l| {
+            if l.out.is_closed() {
+                return false;
+            }
+            if !wants(l) {
+                return true;
+            }
+            let mut params = params.clone();
+            params.insert("_meta".into(), json!({SUBSCRIPTION_ID: l.id}));
+            let open = l
+                .link
+                .send(notification_line(method, Value::Object(params)));
+            told += usize::from(open);
+            open
+        });
+        told
+    }
+
+    /// `notifications/resources/updated` to the streams watching `uri`.
+    pub fn resource_updated(&self, uri: &str) -> usize {
+        let mut params = Map::new();
+        params.insert("uri".into(), json!(uri));
+        self.tell(|l| l.uris.contains(uri), RESOURCE_UPDATED, &params)
+    }
+
+    /// `notifications/tasks` (the task's complete state) to the streams
+    /// watching it.
+    pub fn task_changed(&self, task_id: &str, task: &Map<String, Value>) -> usize {
+        self.tell(|l| l.tasks.contains(task_id), TASK_STATUS, task)
+    }
+}
+
+fn strings(filter: Option<&Map<String, Value>>, key: &str) -> Option<HashSet<String>> {
+    filter
+        .and_then(|r| r.get(key))
+        .and_then(Value::as_array)
+        .map(|u| {
+            u.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+}
+
+fn sorted(set: &HashSet<String>) -> Value {
+    let mut list: Vec<&String> = set.iter().collect();
+    list.sort();
+    json!(list)
+}
+
+/// Open a stream for request `id`.
+pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Value>) {
+    let requested = params.get("notifications").and_then(Value::as_object);
+    let uris = strings(requested, "resourceSubscriptions").filter(|_| session.options.conformance);
+    // Only tasks this server has: a stream for others would never carry anything.
+    let tasks = strings(requested, "taskIds").map(|ids| {
+        ids.into_iter()
+            .filter(|t| session.ext_tasks.knows(t))
+            .collect::<HashSet<_>>()
+    });
+    if [&uris, &tasks]
+        .iter()
+        .any(|s| s.as_ref().is_some_and(|s| s.len() > MAX_WATCHED))
+    {
+        return out.error(
+            id,
+            INVALID_PARAMS,
+            &format!("too many resourceSubscriptions or taskIds: at most {MAX_WATCHED} each"),
+        );
+    }
+    let mut granted = Map::new();
+    if let Some(u) = &uris {
+        granted.insert("resourceSubscriptions".into(), sorted(u));
+    }
+    if let Some(t) = &tasks {
+        granted.insert("taskIds".into(), sorted(t));
+    }
+    let key = id_key(id);
+    let Some(gate) = session.begin_call(&key) else {
+        return out.error(
+            id,
+            INVALID_REQUEST,
+            "request id is already in use by a running call",
+        );
+    };
+    let link = Link::new(out.clone(), gate.clone());
+    let uris = uris.unwrap_or_default();
+    let tasks = tasks.unwrap_or_default();
+    // The acknowledgement goes out before the stream can carry anything else.
+    link.send(notification_line(
+        "notifications/subscriptions/acknowledged",
+        json!({"notifications": granted, "_meta": {SUBSCRIPTION_ID: id}}),
+    ));
+    if (!uris.is_empty() || !tasks.is_empty())
+        && !session.watchers.add(Listener {
+            link: Link::new(out.clone(), gate.clone()),
+            out: out.clone(),
+            id: id.clone(),
+            uris,
+            tasks,
+        })
+    {
+        session.end_call(&key, &gate);
+        return out.error(
+            id,
+            INVALID_REQUEST,
+            &format!("too many listen streams open: at most {MAX_LISTENERS}"),
+        );
+    }
+    let task = tokio::spawn(async move {
+        let _open = link;
+        std::future::pending::<()>().await;
+    });
+    session.attach_task(&key, &gate, task.abort_handle());
+}
