@@ -471,3 +471,67 @@ fn a_clean_task_raises_no_task_rule() {
     );
     assert!(rules.is_empty(), "{report}");
 }
+
+/// A server that says the task was cancelled, then never answers
+/// `tasks/result`: the call ends with the task's status after a short
+/// grace, not at `--max-timeout`.
+#[test]
+fn a_terminal_task_whose_result_never_comes_ends_the_call() {
+    let port = raw_server(|req| {
+        let v = req.json();
+        let id = v["id"].clone();
+        let ok = |result: serde_json::Value| {
+            Reply::Body(
+                200,
+                "application/json",
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+            )
+        };
+        match v["method"].as_str() {
+            Some("initialize") => ok(serde_json::json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}},
+                "serverInfo": {"name": "raw", "version": "1"}})),
+            Some("tools/list") => ok(serde_json::json!({"tools": [{"name": "slow",
+                "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}]})),
+            Some("tools/call") => ok(serde_json::json!({"task": {"taskId": "t1",
+                "status": "working", "pollInterval": 100,
+                "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000}})),
+            Some("tasks/get") => ok(serde_json::json!({"taskId": "t1", "status": "cancelled",
+                "statusMessage": "stopped by the operator",
+                "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:01Z", "ttl": 60000})),
+            Some("tasks/result") => Reply::Hang,
+            _ if req.method == "GET" => Reply::Body(405, "text/plain", String::new()),
+            _ => Reply::Body(202, "text/plain", String::new()),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("t.jsonl");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = run(&[
+        "call",
+        "--url",
+        &url,
+        "--tool",
+        "slow",
+        "--max-timeout",
+        "600",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_ne!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("cancelled") && o.stderr.contains("stopped by the operator"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("tasks/result"), "{}", o.stderr);
+    // The unanswered tasks/result is cancelled, not left pending.
+    let lines = trace_lines(&rec);
+    let asked = frames(&lines, "out", "tasks/result").next().expect("asked");
+    assert!(
+        frames(&lines, "out", "notifications/cancelled")
+            .any(|c| c["params"]["requestId"] == asked["id"]),
+        "the wait for tasks/result is cancelled"
+    );
+}

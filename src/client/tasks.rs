@@ -108,6 +108,10 @@ pub(super) const MIN_POLL: Duration = Duration::from_millis(100);
 /// Nor slower: the status line should move.
 pub(super) const MAX_POLL: Duration = Duration::from_secs(30);
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// How long `tasks/result` may stay unanswered once the task is terminal
+/// (its result is due at once then): past this the call ends with the
+/// task's status instead of waiting for the maximum time.
+const RESULT_GRACE: Duration = Duration::from_secs(5);
 
 impl Session {
     /// Does the server accept task-augmented `tools/call`
@@ -183,28 +187,60 @@ impl Session {
             max: limits.max,
         };
         let params = json!({"taskId": task.task_id});
-        let result = self.request(methods::TASKS_RESULT, Some(params.clone()), wait);
+        let result_id = self.fresh_id();
+        let result = self.request_with_id(
+            result_id.clone(),
+            methods::TASKS_RESULT,
+            Some(params.clone()),
+            wait,
+        );
         tokio::pin!(result);
         let mut poll = task
             .poll_ms
             .map_or(DEFAULT_POLL, Duration::from_millis)
             .clamp(MIN_POLL, MAX_POLL);
-        let mut terminal = task.is_terminal();
+        // The last status polled, and from when a terminal one was seen:
+        // the result is then due at once, and a server that keeps it back
+        // past the grace ends the call with the task's status.
+        let mut last = task.clone();
+        let mut ended = task.is_terminal().then(tokio::time::Instant::now);
+        let mut polling = true;
         let out = loop {
+            let grace_over = async {
+                match ended {
+                    Some(at) => tokio::time::sleep_until(at + RESULT_GRACE).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 r = &mut result => break r,
-                _ = tokio::time::sleep(poll), if !terminal => {
+                () = grace_over => {
+                    let _ = self.cancel(&result_id, "the task ended; its result never came");
+                    break Err(ClientError::Protocol(format!(
+                        "the task {} ended {}{}, but tasks/result got no answer within {} s",
+                        last.task_id,
+                        last.status,
+                        last.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default(),
+                        RESULT_GRACE.as_secs()
+                    )));
+                }
+                _ = tokio::time::sleep(poll), if polling && ended.is_none() => {
                     match self.request(methods::TASKS_GET, Some(params.clone()), self.setup_limits()).await {
                         Ok(r) => {
                             if let Some(s) = TaskState::of_result(&r.result) {
-                                terminal = s.is_terminal();
+                                if s.is_terminal() {
+                                    ended = Some(tokio::time::Instant::now());
+                                }
                                 if let Some(ms) = s.poll_ms {
                                     poll = Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL);
                                 }
+                                last = s;
                             }
                         }
-                        // A server without tasks/get still answers tasks/result.
-                        Err(ClientError::Rpc { .. }) => terminal = true,
+                        // A server without tasks/get still answers
+                        // tasks/result: no more polls, and no grace either
+                        // (nothing says the task ended).
+                        Err(ClientError::Rpc { .. }) => polling = false,
                         Err(e) => break Err(e),
                     }
                 }
