@@ -535,3 +535,50 @@ fn a_terminal_task_whose_result_never_comes_ends_the_call() {
         "the wait for tasks/result is cancelled"
     );
 }
+
+/// `check --tool` runs a task-required tool as a task without asking, and
+/// an optional one with `--task`; where none can run, `--task` is a usage
+/// error (2) said before anything is called.
+#[test]
+fn check_runs_tools_as_tasks() {
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push("--");
+        let argv = demo_tasks_argv();
+        args.extend(argv.iter().map(String::as_str));
+        let o = run(&args);
+        let report: Value = serde_json::from_str(&o.stdout).unwrap_or(Value::Null);
+        (o, report)
+    };
+    let (o, report) = check(&["--tool", "test_task_fault_after_terminal"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert_eq!(
+        rules,
+        ["task-progress-after-terminal", "task-status-regressed"],
+        "{report}"
+    );
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+
+    let (o, report) = check(&["--tool", "test_task_with_progress", "--task"]);
+    assert_eq!(o.code, 0, "{}\n{report}", o.stderr);
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+    assert_eq!(report["summary"]["passed"], true, "{report}");
+    let call = &report["calls"][0];
+    assert_eq!(call["outcome"], "ok", "{report}");
+    assert!(call["notifications"].as_u64() > Some(0), "{report}");
+
+    let (o, _) = check(&["--tool", "echo", "--task"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--task: echo does not run as a task"),
+        "{}",
+        o.stderr
+    );
+}

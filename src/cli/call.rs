@@ -285,7 +285,7 @@ async fn call(
     }
     a.opts.request.apply_log_level(session).await;
     let policy = a.opts.request.policy();
-    let as_task = match task_mode(session, a).await {
+    let as_task = match task_mode(session, &a.tool, a.task).await {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -328,11 +328,11 @@ async fn call(
 /// decides (`required` always, `optional` with `--task`), looked up only
 /// when the server declared tasks for `tools/call`. `--task` where no task
 /// can run is a usage error (2), said before anything is called.
-async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
+pub(super) async fn task_mode(session: &Session, tool: &str, task: bool) -> Result<bool, i32> {
     if session.is_modern() {
         // The 2026-07-28 tasks extension: the server decides per request;
         // any task handle is followed. `--task` asks that it can happen.
-        if a.task && !session.tasks_extension() {
+        if task && !session.tasks_extension() {
             eprintln!(
                 "[error] --task: the server did not declare the tasks extension (capabilities.extensions[\"{}\"])",
                 crate::client::ext_tasks::EXTENSION
@@ -342,7 +342,7 @@ async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
         return Ok(false);
     }
     if !session.tasks_for_tools() {
-        if a.task {
+        if task {
             eprintln!(
                 "[error] --task: the server did not declare tasks for tools/call (capabilities.tasks.requests.tools.call)"
             );
@@ -356,19 +356,19 @@ async fn task_mode(session: &Session, a: &CallArgs) -> Result<bool, i32> {
         .map_err(|e| fail(&Failure::Client(e)))?;
     let support = tools
         .iter()
-        .find(|t| t.get("name").and_then(Value::as_str) == Some(a.tool.as_str()))
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))
         .map(TaskSupport::of_tool);
     match support {
         Some(TaskSupport::Required) => Ok(true),
-        Some(TaskSupport::Forbidden) if a.task => {
+        Some(TaskSupport::Forbidden) if task => {
             eprintln!(
                 "[error] --task: {} does not run as a task (its execution.taskSupport is forbidden or absent)",
-                one_line(&a.tool)
+                one_line(tool)
             );
             Err(2)
         }
         // An unlisted tool is called as asked; the server will say.
-        _ => Ok(a.task),
+        _ => Ok(task),
     }
 }
 

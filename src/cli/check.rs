@@ -20,7 +20,7 @@
 //! handshake failed) is a failure whatever the rules found: it is listed in
 //! `failures`, `passed` is false, JUnit gets an `<error>` and text says FAIL.
 
-use super::call::{RequestOpts, build_args, fail};
+use super::call::{RequestOpts, build_args, fail, task_mode};
 use super::connect::{Failure, connect, handshake};
 use super::replay::read_into;
 use super::signals::{Signals, cancel_in_flight};
@@ -69,6 +69,11 @@ pub struct CheckArgs {
     pub arg: Vec<String>,
     #[command(flatten)]
     pub request: RequestOpts,
+    /// Run the call as a task where the tool allows it (2025-11-25
+    /// `execution.taskSupport` optional; automatic where it is required),
+    /// or, at 2026-07-28, check that the server speaks the tasks extension.
+    #[arg(long)]
+    pub task: bool,
     /// Run the call this many times, one after the other.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -371,8 +376,19 @@ pub async fn run(a: CheckArgs) -> i32 {
             Ok(_) => {
                 a.request.apply_log_level(&session).await;
                 let policy = a.request.policy();
+                let as_task = match task_mode(&session, &tool, a.task).await {
+                    Ok(t) => t,
+                    Err(c) => return c,
+                };
                 for _ in 0..a.repeat {
-                    match session.call_tool(&tool, &args, &policy, limits).await {
+                    let outcome = if as_task {
+                        session
+                            .call_tool_as_task(&tool, &args, &policy, limits)
+                            .await
+                    } else {
+                        session.call_tool(&tool, &args, &policy, limits).await
+                    };
+                    match outcome {
                         Ok(_) | Err(ClientError::Rpc { .. }) => {}
                         Err(e @ ClientError::Timeout { .. }) => {
                             eprintln!("[error] {}", one_line(&e.to_string()));
