@@ -32,6 +32,9 @@ pub struct Executor {
     checks: Option<LiveChecks>,
     /// The level last sent with `logging/setLevel`, so it is sent only on change.
     level: Arc<tokio::sync::Mutex<Option<LogLevel>>>,
+    /// The Composer's time limits, which the Resources and Prompts tabs'
+    /// requests follow too (the event loop keeps them current).
+    browse_limits: std::sync::Mutex<crate::client::Limits>,
 }
 
 impl Executor {
@@ -41,7 +44,13 @@ impl Executor {
             tx,
             checks: None,
             level: Arc::new(tokio::sync::Mutex::new(None)),
+            browse_limits: std::sync::Mutex::new(BROWSE_LIMITS),
         }
+    }
+
+    /// The limits the tabs' requests get from now on (the Composer's).
+    pub fn set_browse_limits(&self, limits: crate::client::Limits) {
+        *self.browse_limits.lock().unwrap_or_else(|e| e.into_inner()) = limits;
     }
 
     /// Check the trace with `checks`; its findings come back as `Msg::Findings`.
@@ -185,8 +194,9 @@ impl Executor {
                     return Some(now);
                 };
                 let tx = self.tx.clone();
+                let limits = *self.browse_limits.lock().unwrap_or_else(|e| e.into_inner());
                 tokio::spawn(async move {
-                    let result = browse_request(&s, &req).await;
+                    let result = browse_request(&s, &req, limits).await;
                     let _ = tx.send(Msg::Browse(req, result));
                 });
             }
@@ -302,8 +312,8 @@ impl Executor {
     }
 }
 
-/// Limits of the Resources and Prompts tabs' requests: a listing or a read
-/// the user waits for.
+/// Limits of the Resources and Prompts tabs' requests until the Composer's
+/// are known: a listing or a read the user waits for.
 const BROWSE_LIMITS: crate::client::Limits = crate::client::Limits {
     idle: Some(Duration::from_secs(30)),
     max: Some(Duration::from_secs(120)),
@@ -313,6 +323,7 @@ const BROWSE_LIMITS: crate::client::Limits = crate::client::Limits {
 async fn browse_request(
     s: &Session,
     req: &super::browse::Req,
+    limits: crate::client::Limits,
 ) -> Result<serde_json::Value, String> {
     if let super::browse::Req::Watch { uris, .. } = req {
         return s
@@ -323,12 +334,12 @@ async fn browse_request(
     }
     if req.is_listing() {
         let listing = s
-            .request_pages(req.method(), req.params(), BROWSE_LIMITS, |p| p)
+            .request_pages(req.method(), req.params(), limits, |p| p)
             .await
             .map_err(|e| e.to_string())?;
         serde_json::from_str(&listing.joined).map_err(|e| e.to_string())
     } else {
-        s.request(req.method(), req.params(), BROWSE_LIMITS)
+        s.request(req.method(), req.params(), limits)
             .await
             .map(|r| r.result)
             .map_err(|e| e.to_string())
@@ -413,6 +424,7 @@ pub async fn event_loop(
         // Effects may answer with messages, whose effects run in turn.
         let mut queue = std::collections::VecDeque::from(effects);
         queue.extend(app.due());
+        exec.set_browse_limits(app.state.composer.limits());
         while let Some(e) = queue.pop_front() {
             let Some(msgs) = exec.run(e, term) else {
                 return Ok(ended);
