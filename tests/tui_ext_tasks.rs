@@ -241,3 +241,29 @@ fn a_failed_task_ends_its_call_with_the_error_and_cancel_sends_tasks_cancel() {
     assert_eq!(c.task.as_ref().unwrap().status, "failed");
     assert!(check_all(&sc).is_empty(), "{:?}", check_all(&sc));
 }
+
+/// A status pushed on a `subscriptions/listen` stream (`notifications/tasks`,
+/// the task's whole state) moves the gauge as a poll does, and its timeline
+/// row says the status, not raw JSON.
+#[test]
+fn a_pushed_status_moves_the_gauge_and_reads_in_the_timeline() {
+    let sc = waiting_task();
+    let mut pushed = task("working", "confirmation received");
+    pushed["_meta"] = json!({"io.modelcontextprotocol/subscriptionId": 9});
+    sc.at_ms(800)
+        .inn(json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": pushed}));
+    sc.at_ms(900);
+    let mut app = app(&sc);
+    app.sync();
+    assert!(
+        app.state.asks.waiting.is_empty(),
+        "the pushed status withdrew the form"
+    );
+    assert_eq!(app.state.calls.list[0].status, CallStatus::Running);
+    let screen = render(&mut app, 200, 40);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("← ntf   tasks"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains("working · confirmation received"), "{row}");
+}

@@ -48,7 +48,8 @@ pub struct ServerArgs {
     /// `decline` (declares `sampling`).
     #[arg(long, value_name = "TEXT|decline", value_parser = parse_sample, help_heading = "Server")]
     pub sample: Option<SampleMode>,
-    /// 2026-07-28: open a subscriptions/listen stream for list changes.
+    /// 2026-07-28: open a subscriptions/listen stream for list changes, and one
+    /// per task of the tasks extension for its status pushes.
     #[arg(long, help_heading = "Server")]
     pub listen: bool,
     /// Memory bound of the event store (e.g. 64MiB, 2GiB; default 2GiB):

@@ -267,7 +267,7 @@ fn notification_text(
             }
             None => safe_row(params.map(|p| p.get()).unwrap_or("")),
         },
-        Some(methods::TASKS_STATUS) => {
+        Some(methods::TASKS_STATUS | methods::TASKS_NOTIFY) => {
             let p = params.map(|p| p.get()).unwrap_or("");
             crate::tui::tasks::summary(p).unwrap_or_else(|| safe_row(p))
         }
