@@ -61,39 +61,52 @@ fn task_lines(stderr: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The confirming batch followed to its result, over either transport.
-fn confirmed_batch(server: &[&str]) {
+/// `batch_job confirm=true` of `steps` steps through `call` with `flag`,
+/// its confirmation answered from `--elicit`: the output, the result
+/// (checked), and the recording (checked silent by the task rules).
+fn confirming_batch(
+    server: &[&str],
+    flag: &str,
+    steps: u64,
+    step_ms: &str,
+    poll_ms: &str,
+) -> (Output, Value, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("t.jsonl");
+    let steps_arg = format!("steps={steps}");
     let mut args = vec![
         "call",
         "--protocol",
         "2026-07-28",
-        "--task",
+        flag,
         "--tool",
         "batch_job",
-        "-a",
-        "steps=4",
-        "-a",
-        "step_ms=20",
-        "-a",
-        "poll_ms=100",
-        "-a",
-        "confirm=true",
+    ];
+    for a in [steps_arg.as_str(), step_ms, poll_ms, "confirm=true"] {
+        args.extend(["-a", a]);
+    }
+    args.extend([
         "--elicit",
         r#"accept:{"proceed":true,"note":"go"}"#,
         "--record",
         rec.to_str().unwrap(),
-    ];
+    ]);
     args.extend_from_slice(server);
     let o = run(&args);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let result: Value = serde_json::from_str(&o.stdout).unwrap();
-    assert_eq!(result["isError"], false, "{result}");
     assert_eq!(
         result["structuredContent"],
-        json!({"steps": 4, "done": 4, "note": "go"})
+        json!({"steps": steps, "done": steps, "note": "go"})
     );
+    assert_rules_silent(&rec);
+    (o, result, trace_lines(&rec))
+}
+
+/// The confirming batch followed to its result, over either transport.
+fn confirmed_batch(server: &[&str]) {
+    let (o, result, lines) = confirming_batch(server, "--task", 4, "step_ms=20", "poll_ms=100");
+    assert_eq!(result["isError"], false, "{result}");
     assert!(
         result.get("resultType").is_none(),
         "the tool's result, not the task: {result}"
@@ -108,7 +121,6 @@ fn confirmed_batch(server: &[&str]) {
     assert!(statuses.contains(&"input_required"), "{statuses:?}");
     assert_eq!(statuses.last(), Some(&"completed"), "{statuses:?}");
 
-    let lines = trace_lines(&rec);
     let call = frames(&lines, "out", "tools/call").next().unwrap();
     assert_eq!(
         call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
@@ -130,7 +142,6 @@ fn confirmed_batch(server: &[&str]) {
         json!({"confirm-1": {"action": "accept", "content": {"proceed": true, "note": "go"}}})
     );
     assert_eq!(frames(&lines, "out", "tasks/cancel").count(), 0);
-    assert_rules_silent(&rec);
 }
 
 #[test]
@@ -154,37 +165,7 @@ fn http_a_task_handle_is_followed_and_its_input_answered_with_tasks_update() {
 /// longest there is (30 s), yet the call ends as soon as the task does,
 /// without one `tasks/get`, and the stream is closed after it.
 fn pushed_batch(server: &[&str], over_http: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let mut args = vec![
-        "call",
-        "--protocol",
-        "2026-07-28",
-        "--listen",
-        "--tool",
-        "batch_job",
-        "-a",
-        "steps=3",
-        "-a",
-        "step_ms=10",
-        "-a",
-        "poll_ms=60000",
-        "-a",
-        "confirm=true",
-        "--elicit",
-        r#"accept:{"proceed":true,"note":"pushed"}"#,
-        "--record",
-        rec.to_str().unwrap(),
-    ];
-    args.extend_from_slice(server);
-    let o = run(&args);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let result: Value = serde_json::from_str(&o.stdout).unwrap();
-    assert_eq!(
-        result["structuredContent"],
-        json!({"steps": 3, "done": 3, "note": "pushed"})
-    );
-    let lines = trace_lines(&rec);
+    let (_, _, lines) = confirming_batch(server, "--listen", 3, "step_ms=10", "poll_ms=60000");
     let listens: Vec<&Value> = frames(&lines, "out", "subscriptions/listen").collect();
     let task_listen = listens
         .iter()
@@ -221,7 +202,6 @@ fn pushed_batch(server: &[&str], over_http: bool) {
             .any(|c| c["params"]["requestId"] == task_listen["id"])
     };
     assert!(closed, "the task's listen stream closed");
-    assert_rules_silent(&rec);
 }
 
 #[test]
