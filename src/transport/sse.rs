@@ -1,6 +1,7 @@
 //! Incremental Server-Sent Events parser (WHATWG "event stream
 //! interpretation"): tolerant of CR, LF and CRLF, of events split across
-//! reads, and of priming events that carry an id but no data.
+//! reads, of a byte order mark opening the stream, and of priming events
+//! that carry an id but no data.
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,10 @@ pub struct SseEvent {
 /// Room for the field name (`data: `) on top of a capped value.
 const FIELD_ROOM: usize = 16;
 
+/// U+FEFF in UTF-8: one at the very start of a stream is not part of it
+/// (WHATWG: "One leading U+FEFF BYTE ORDER MARK character must be ignored").
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 pub struct SseParser {
     /// Cap on one line and on one event's data (`lines::max_frame`).
     max: usize,
@@ -40,6 +45,10 @@ pub struct SseParser {
     id: Option<String>,
     retry_ms: Option<u64>,
     has_fields: bool,
+    /// At the start of a stream: how many bytes of a byte order mark have
+    /// been seen (held back until it is clear whether they are one).
+    /// `None` once the stream is past its start.
+    bom: Option<usize>,
     /// The stream's last event id (persists across events, as in the spec).
     pub last_event_id: Option<String>,
 }
@@ -70,13 +79,34 @@ impl SseParser {
             id: None,
             retry_ms: None,
             has_fields: false,
+            bom: Some(0),
             last_event_id: None,
         }
     }
 
     /// Feed bytes; returns the events completed by them.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    pub fn feed(&mut self, mut bytes: &[u8]) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        if let Some(seen) = self.bom {
+            // The mark may arrive split across reads.
+            let n = (BOM.len() - seen).min(bytes.len());
+            if bytes[..n] == BOM[seen..seen + n] {
+                if seen + n < BOM.len() {
+                    self.bom = Some(seen + n);
+                    return out;
+                }
+                bytes = &bytes[n..];
+            } else {
+                // Not a mark after all: what was held back is data.
+                self.bytes(&BOM[..seen], &mut out);
+            }
+            self.bom = None;
+        }
+        self.bytes(bytes, &mut out);
+        out
+    }
+
+    fn bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
         for &b in bytes {
             if self.after_cr {
                 self.after_cr = false;
@@ -85,10 +115,10 @@ impl SseParser {
                 }
             }
             match b {
-                b'\n' => self.line(&mut out),
+                b'\n' => self.line(out),
                 b'\r' => {
                     self.after_cr = true;
-                    self.line(&mut out);
+                    self.line(out);
                 }
                 _ => {
                     // An endless line cannot grow without bound: past the
@@ -100,12 +130,17 @@ impl SseParser {
                 }
             }
         }
-        out
     }
 
     /// The stream ended: an event without its blank line is dropped (per spec),
     /// but reported here so nothing the server sent goes unseen.
+    /// The parser is then ready for the next stream (a reconnection), which
+    /// may open with a byte order mark of its own.
     pub fn finish(&mut self) -> Option<String> {
+        if let Some(seen) = self.bom.take() {
+            // A stream of a mark's first bytes only: they were data.
+            self.bytes(&BOM[..seen], &mut Vec::new());
+        }
         let partial = if self.has_fields || !self.buf.is_empty() {
             let mut s = self.data.join("\n");
             if !self.buf.is_empty() {
@@ -120,6 +155,8 @@ impl SseParser {
         };
         self.buf.clear();
         self.line_len = 0;
+        self.after_cr = false;
+        self.bom = Some(0);
         self.reset();
         partial
     }
@@ -247,6 +284,35 @@ mod tests {
             "the unfinished line is kept verbatim"
         );
         assert_eq!(p.finish(), None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_stream_is_not_part_of_it() {
+        let stream = "\u{FEFF}data: {\"a\":1}\n\n\u{FEFF}data: 2\n\n";
+        for step in [1, 2, 3, 4, stream.len()] {
+            let mut p = SseParser::new();
+            let mut evs = Vec::new();
+            for chunk in stream.as_bytes().chunks(step) {
+                evs.extend(p.feed(chunk));
+            }
+            let data: Vec<Option<&str>> = evs.iter().map(|e| e.data.as_deref()).collect();
+            // Only the first: later, the character is part of a field name.
+            assert_eq!(data, vec![Some("{\"a\":1}"), None], "step {step}");
+        }
+        // The start of a mark that is not one is data; so is a mark's start
+        // ending the stream.
+        let mut p = SseParser::new();
+        assert!(p.feed(b"\xEF\xBB").is_empty());
+        let evs = p.feed(b"x: 1\ndata: y\n\n");
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].data.as_deref(), Some("y"));
+        let mut p = SseParser::new();
+        assert!(p.feed(b"\xEF").is_empty());
+        assert_eq!(p.finish().as_deref(), Some("\u{FFFD}"));
+        // A stream resumed after `finish` may open with a mark of its own.
+        let evs = p.feed("\u{FEFF}id: 3\ndata: z\n\n".as_bytes());
+        assert_eq!(evs[0].data.as_deref(), Some("z"));
+        assert_eq!(p.last_event_id.as_deref(), Some("3"));
     }
 
     #[test]
