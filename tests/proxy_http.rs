@@ -227,6 +227,89 @@ fn a_byte_order_mark_reaches_the_host_and_is_not_in_the_recorded_events() {
     assert_eq!(answers[0]["json"]["id"], 1, "{lines:?}");
 }
 
+/// The proxy with `env`, its stderr kept: the port it reports, and
+/// what else it says, whole once it has ended.
+fn proxy_saying(
+    upstream: u16,
+    trace: &Path,
+    rt: &Path,
+    env: &[(&str, &str)],
+) -> (Bg, u16, std::thread::JoinHandle<String>) {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+        .arg("--record")
+        .arg(trace)
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let bg = Bg(child);
+    let first = lines
+        .next()
+        .expect("the proxy says where it listens")
+        .unwrap();
+    let port = first
+        .split_once("http://127.0.0.1:")
+        .and_then(|(_, rest)| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no port in {first:?}"));
+    let rest =
+        std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>().join("\n"));
+    (bg, port, rest)
+}
+
+#[test]
+fn an_observer_that_cannot_keep_up_costs_the_host_nothing_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let (_, direct) = body_of(sport, init);
+    // A queue of one byte: the observer keeps nothing but the exchanges' heads.
+    let (proxy, pport, said) =
+        proxy_saying(sport, &trace, d.path(), &[("MCPSCOPE_PROXY_QUEUE", "1")]);
+    let mut sent = 0;
+    let mut got = 0;
+    for _ in 0..3 {
+        let (head, body) = body_of(pport, init);
+        assert!(head.starts_with("HTTP/1.0 200"), "{head}");
+        assert_eq!(body, direct, "the host gets what it gets directly");
+        sent += init.len() as u64;
+        got += body.len() as u64;
+    }
+    assert_eq!(stop(proxy).code(), Some(143));
+    let said = said.join().unwrap();
+    assert!(
+        said.contains(&format!(
+            "the observer fell behind: {} bytes were forwarded but are missing from the trace",
+            sent + got
+        )),
+        "{said}"
+    );
+    let lines = common::trace_lines(&trace);
+    let behind = |stream: &str| -> u64 {
+        lines
+            .iter()
+            .filter(|l| l["json"]["event"] == "observer-behind" && l["json"]["stream"] == stream)
+            .map(|l| l["json"]["bytes"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!((behind("host→server"), behind("server→host")), (sent, got));
+    assert!(!lines.iter().any(|l| l["dir"] == "in" || l["dir"] == "out"));
+    let heads = lines
+        .iter()
+        .filter(|l| l["json"]["event"] == "http")
+        .count();
+    assert_eq!(heads, 3, "an exchange's head is never dropped");
+}
+
 #[test]
 fn listening_beyond_loopback_is_refused() {
     let d = tempfile::tempdir().unwrap();

@@ -49,6 +49,8 @@ pub struct SseParser {
     /// been seen (held back until it is clear whether they are one).
     /// `None` once the stream is past its start.
     bom: Option<usize>,
+    /// Bytes were lost before the current event: it is not dispatched.
+    skip: bool,
     /// The stream's last event id (persists across events, as in the spec).
     pub last_event_id: Option<String>,
 }
@@ -80,6 +82,7 @@ impl SseParser {
             retry_ms: None,
             has_fields: false,
             bom: Some(0),
+            skip: false,
             last_event_id: None,
         }
     }
@@ -132,6 +135,24 @@ impl SseParser {
         }
     }
 
+    /// Bytes of the stream were lost before the next ones fed (an observer
+    /// that fell behind): the event they cut through is not dispatched.
+    /// Unless the lost bytes ended an event (`at_event`), what follows up
+    /// to the next blank line is the rest of that event, dropped with it.
+    pub fn lose(&mut self, at_event: bool) {
+        self.buf.clear();
+        self.line_len = 0;
+        self.after_cr = false;
+        self.bom = None;
+        self.reset();
+        self.skip = !at_event;
+    }
+
+    /// Bytes held for the event in progress (a line, the data so far).
+    pub fn held(&self) -> usize {
+        self.buf.len() + self.data_kept
+    }
+
     /// The stream ended: an event without its blank line is dropped (per spec),
     /// but reported here so nothing the server sent goes unseen.
     /// The parser is then ready for the next stream (a reconnection), which
@@ -141,7 +162,10 @@ impl SseParser {
             // A stream of a mark's first bytes only: they were data.
             self.bytes(&BOM[..seen], &mut Vec::new());
         }
-        let partial = if self.has_fields || !self.buf.is_empty() {
+        // The rest of an event whose start was lost is no partial event.
+        let partial = if std::mem::take(&mut self.skip) {
+            None
+        } else if self.has_fields || !self.buf.is_empty() {
             let mut s = self.data.join("\n");
             if !self.buf.is_empty() {
                 if !s.is_empty() {
@@ -178,6 +202,10 @@ impl SseParser {
         self.buf.clear();
         self.line_len = 0;
         if line.is_empty() {
+            if std::mem::take(&mut self.skip) {
+                self.reset();
+                return;
+            }
             if let Some(id) = &self.id {
                 self.last_event_id = Some(id.clone());
             }
@@ -313,6 +341,28 @@ mod tests {
         let evs = p.feed("\u{FEFF}id: 3\ndata: z\n\n".as_bytes());
         assert_eq!(evs[0].data.as_deref(), Some("z"));
         assert_eq!(p.last_event_id.as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn lost_bytes_drop_the_event_they_cut_through_and_nothing_else() {
+        let mut p = SseParser::new();
+        let mut evs = p.feed(b"data: 1\n\ndata: {\"cut");
+        // Lost: `":2}\n\ndata: 3\n`; the rest of event 3 follows.
+        p.lose(false);
+        evs.extend(p.feed(b"data: more\n\ndata: 4\n\ndata: 5"));
+        // Lost: the end of event 5, ending it.
+        p.lose(true);
+        evs.extend(p.feed(b"id: 6\ndata: 6\n\ndata: cut by the end"));
+        p.lose(false);
+        let data: Vec<&str> = evs.iter().filter_map(|e| e.data.as_deref()).collect();
+        assert_eq!(data, vec!["1", "4", "6"]);
+        assert_eq!(p.last_event_id.as_deref(), Some("6"));
+        assert_eq!(p.held(), 0);
+        assert_eq!(
+            p.finish(),
+            None,
+            "no partial of an event whose start was lost"
+        );
     }
 
     #[test]
