@@ -319,13 +319,17 @@ fn stream_cut_mid_event_fails_the_call_and_keeps_the_partial() {
 
 #[test]
 fn a_byte_order_mark_opening_an_sse_stream_is_ignored() {
+    // The POST's stream and the GET that resumes it each open with one.
     let port = raw_server(|req| {
-        init_or(req, |_| {
-            Reply::Sse(format!(
-                "\u{FEFF}data: {}\n\ndata: {}\n\n",
-                progress(1),
+        init_or(req, |req| match req.method.as_str() {
+            "POST" => Reply::Sse(format!(
+                "\u{FEFF}data: {}\nid: e1\nretry: 10\n\n",
+                progress(1)
+            )),
+            _ => Reply::Sse(format!(
+                "\u{FEFF}data: {}\nid: e2\n\n",
                 r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#
-            ))
+            )),
         })
     });
     let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
