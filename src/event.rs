@@ -234,6 +234,11 @@ pub enum Event {
         stream: String,
         /// Bytes forwarded but not observed.
         bytes: u64,
+        /// HTTP exchanges forwarded but not observed at all (the observer
+        /// was following as many as it may at once); their bytes are in
+        /// `bytes`.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        exchanges: u64,
     },
     /// The server asked for another version; discovery is retried once.
     VersionRetry {
@@ -241,6 +246,10 @@ pub enum Event {
         protocol_version: String,
         supported: Vec<String>,
     },
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An HTTP exchange's status: the code, or why there is none (the DELETE

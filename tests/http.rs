@@ -318,6 +318,26 @@ fn stream_cut_mid_event_fails_the_call_and_keeps_the_partial() {
 }
 
 #[test]
+fn a_byte_order_mark_opening_an_sse_stream_is_ignored() {
+    // The POST's stream and the GET that resumes it each open with one.
+    let port = raw_server(|req| {
+        init_or(req, |req| match req.method.as_str() {
+            "POST" => Reply::Sse(format!(
+                "\u{FEFF}data: {}\nid: e1\nretry: 10\n\n",
+                progress(1)
+            )),
+            _ => Reply::Sse(format!(
+                "\u{FEFF}data: {}\nid: e2\n\n",
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#
+            )),
+        })
+    });
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.lines("[progress]"), vec!["[progress] t 1/3 (33%)"]);
+}
+
+#[test]
 fn a_server_that_never_answers_times_out() {
     let port = raw_server(|req| init_or(req, |_| Reply::Hang));
     let o = call_url(

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::http::{Bg, start_reporting};
+use common::http::{Bg, Reply, raw_server, start_reporting};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -30,6 +30,14 @@ fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
         .arg(trace)
         .env("MCPSCOPE_RUNTIME_DIR", rt);
     start_reporting(c)
+}
+
+/// End the proxy as a host's user would (SIGTERM) and wait for it: its
+/// trace is complete then.
+fn stop(mut proxy: Bg) -> std::process::ExitStatus {
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe { libc::kill(proxy.0.id() as i32, libc::SIGTERM) };
+    proxy.0.wait().unwrap()
 }
 
 fn call(port: u16, extra: &[&str]) -> common::Output {
@@ -175,6 +183,131 @@ fn sse_reaches_the_host_as_it_is_written_and_rebinding_is_refused() {
         "}}",
     );
     assert!(origin.starts_with("HTTP/1.1 403"), "{origin}");
+}
+
+/// The body of a response read to its end (HTTP/1.0: neither chunked
+/// nor kept alive, so the bytes after the head are the body as sent).
+fn body_of(port: u16, body: &str) -> (String, Vec<u8>) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    s.read_to_end(&mut got).unwrap();
+    let at = got
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    (
+        String::from_utf8_lossy(&got[..at]).into_owned(),
+        got[at + 4..].to_vec(),
+    )
+}
+
+#[test]
+fn a_byte_order_mark_reaches_the_host_and_is_not_in_the_recorded_events() {
+    let answer = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let sse = format!("\u{FEFF}data: {answer}\n\n");
+    let sent = sse.clone();
+    let sport = raw_server(move |_| Reply::Sse(sent.clone()));
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let (head, body) = body_of(pport, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert!(head.starts_with("HTTP/1.0 200"), "{head}");
+    assert_eq!(body, sse.as_bytes(), "the host gets the bytes as sent");
+    assert_eq!(stop(proxy).code(), Some(143));
+    let lines = common::trace_lines(&trace);
+    let answers: Vec<&serde_json::Value> = lines.iter().filter(|l| l["dir"] == "in").collect();
+    assert_eq!(answers.len(), 1, "{lines:?}");
+    assert_eq!(answers[0]["json"]["id"], 1, "{lines:?}");
+}
+
+/// The proxy with `env`, its stderr kept: the port it reports, and
+/// what else it says, whole once it has ended.
+fn proxy_saying(
+    upstream: u16,
+    trace: &Path,
+    rt: &Path,
+    env: &[(&str, &str)],
+) -> (Bg, u16, std::thread::JoinHandle<String>) {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+        .arg("--record")
+        .arg(trace)
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let bg = Bg(child);
+    let first = lines
+        .next()
+        .expect("the proxy says where it listens")
+        .unwrap();
+    let port = first
+        .split_once("http://127.0.0.1:")
+        .and_then(|(_, rest)| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no port in {first:?}"));
+    let rest =
+        std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>().join("\n"));
+    (bg, port, rest)
+}
+
+#[test]
+fn an_observer_that_cannot_keep_up_costs_the_host_nothing_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let (_, direct) = body_of(sport, init);
+    // A queue of one byte: the observer keeps nothing but the exchanges' heads.
+    let (proxy, pport, said) =
+        proxy_saying(sport, &trace, d.path(), &[("MCPSCOPE_PROXY_QUEUE", "1")]);
+    let mut sent = 0;
+    let mut got = 0;
+    for _ in 0..3 {
+        let (head, body) = body_of(pport, init);
+        assert!(head.starts_with("HTTP/1.0 200"), "{head}");
+        assert_eq!(body, direct, "the host gets what it gets directly");
+        sent += init.len() as u64;
+        got += body.len() as u64;
+    }
+    assert_eq!(stop(proxy).code(), Some(143));
+    let said = said.join().unwrap();
+    assert!(
+        said.contains(&format!(
+            "the observer fell behind: {} bytes were forwarded but are missing from the trace",
+            sent + got
+        )),
+        "{said}"
+    );
+    let lines = common::trace_lines(&trace);
+    let behind = |stream: &str| -> u64 {
+        lines
+            .iter()
+            .filter(|l| l["json"]["event"] == "observer-behind" && l["json"]["stream"] == stream)
+            .map(|l| l["json"]["bytes"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!((behind("host→server"), behind("server→host")), (sent, got));
+    assert!(!lines.iter().any(|l| l["dir"] == "in" || l["dir"] == "out"));
+    let heads = lines
+        .iter()
+        .filter(|l| l["json"]["event"] == "http")
+        .count();
+    assert_eq!(heads, 3, "an exchange's head is never dropped");
 }
 
 #[test]

@@ -104,6 +104,10 @@ async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
         verbose: a.verbose,
         trace_path,
         owned_trace: owned,
+        max_queued: crate::proxy::observer::max_queued(
+            a.max_store
+                .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
+        ),
     }
     .run()
     .await

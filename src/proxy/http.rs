@@ -9,17 +9,18 @@
 //! exchange as an `http` event (status, content type, session id, time to
 //! headers), response bodies as `in` frames (SSE events' data, or the JSON
 //! body), on channels named like the client's (`post:N`, `get`, `delete`).
-//! The response's chunks reach the observer through a bounded queue that
-//! forwarding never waits for. Header values are never recorded, so
-//! `Authorization` and cookies stay out of the trace; the URL in the trace
-//! header is redacted. Every request first passes the listener's Host and
+//! What is observed reaches the observer (`http_observer`) through bounded
+//! hand-overs that forwarding never waits for. Header values are never
+//! recorded, so `Authorization` and cookies stay out of the trace; the URL
+//! in the trace header is redacted. Every request first passes the listener's Host and
 //! Origin checks (DNS rebinding).
 
+use super::http_observer::Observer;
 use super::registry::{Entry, Registration};
 use crate::checks::LiveChecks;
 use crate::event::{Event, Status};
 use crate::listen_guard::{self, ListenGuard};
-use crate::trace::{Dir, Trace};
+use crate::trace::Trace;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::BoxBody};
@@ -37,10 +38,6 @@ type Body = BoxBody<Bytes, std::io::Error>;
 
 /// Request bodies are read whole before forwarding (to record them); at most this.
 const MAX_REQUEST: usize = 64 << 20;
-/// Pieces (request bodies, response chunks, events) waiting for the observer, at most.
-const OBSERVER_QUEUE: usize = 16_384;
-/// A JSON response body is recorded up to this size (the host gets all of it).
-const MAX_JSON_BODY: usize = 64 << 20;
 
 /// Headers that belong to one connection, not to the message.
 const HOP: &[&str] = &[
@@ -66,28 +63,21 @@ pub struct HttpProxy {
     pub verbose: bool,
     pub trace_path: std::path::PathBuf,
     pub owned_trace: bool,
+    /// Bytes waiting for the observer or held by it, at most
+    /// (`observer::max_queued`).
+    pub max_queued: usize,
 }
 
 struct Shared {
     guard: ListenGuard,
     upstream: reqwest::Url,
     client: reqwest::Client,
-    trace: Trace,
     posts: AtomicU64,
-    lost: AtomicU64,
-    /// Everything observed goes through this one queue, in the order it was
-    /// forwarded: a request body before it goes upstream, a response chunk
-    /// before it goes to the host — so the trace never has an answer before
-    /// what it answers, across exchanges either.
-    obs: tokio::sync::mpsc::Sender<Obs>,
-}
-
-/// What the observer task records, in order.
-enum Obs {
-    Request { ch: String, body: Bytes },
-    Meta { ch: String, ev: Event },
-    Chunk { ch: String, sse: bool, bytes: Bytes },
-    End { ch: String },
+    /// Everything observed goes through it in the order it was forwarded:
+    /// a request body before it goes upstream, a response chunk before it
+    /// goes to the host — so the trace never has an answer before what it
+    /// answers, across exchanges either.
+    obs: Arc<Observer>,
 }
 
 fn text(status: StatusCode, body: String) -> Response<Body> {
@@ -144,14 +134,8 @@ impl HttpProxy {
             guard: ListenGuard::new(bound, Vec::new()),
             upstream: self.url.clone(),
             client,
-            trace: self.trace.clone(),
             posts: AtomicU64::new(0),
-            lost: AtomicU64::new(0),
-            obs: {
-                let (tx, rx) = tokio::sync::mpsc::channel(OBSERVER_QUEUE);
-                tokio::spawn(observe(self.trace.clone(), rx));
-                tx
-            },
+            obs: Arc::new(Observer::start(self.trace.clone(), self.max_queued)),
         });
         let started_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -168,6 +152,7 @@ impl HttpProxy {
             events: 0,
             findings: self.check.then_some([0; 3]),
             unobserved_bytes: 0,
+            unobserved_exchanges: 0,
             pid_start: None,
         })
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
@@ -209,12 +194,16 @@ impl HttpProxy {
                         r.update(|e| {
                             e.events = events;
                             e.findings = findings;
-                            e.unobserved_bytes = shared.lost.load(Ordering::Relaxed);
+                            e.unobserved_bytes = shared.obs.lost.bytes();
+                            e.unobserved_exchanges = shared.obs.lost.exchanges();
                         });
                     }
                 }
             }
         };
+        // What was forwarded before the end is in the trace before it is
+        // checked and closed.
+        shared.obs.sync().await;
         if let Some(c) = &checks {
             c.sync();
             if self.verbose {
@@ -224,10 +213,17 @@ impl HttpProxy {
             }
             c.stop();
         }
-        let lost = shared.lost.load(Ordering::Relaxed);
-        if lost > 0 {
+        let (lost, unobserved) = (shared.obs.lost.bytes(), shared.obs.lost.exchanges());
+        if lost > 0 || unobserved > 0 {
+            let exchanges = match unobserved {
+                0 => String::new(),
+                n => format!(
+                    " ({n} exchange{} not observed at all)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
             eprintln!(
-                "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace"
+                "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace{exchanges}"
             );
         }
         if let Some(e) = self.trace.finish_recording() {
@@ -243,35 +239,6 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 }
 
 impl Shared {
-    /// Queue `o` for the observer without waiting; what does not fit is
-    /// counted and said in the trace.
-    fn observe(&self, o: Obs) {
-        if let Err(
-            tokio::sync::mpsc::error::TrySendError::Full(o)
-            | tokio::sync::mpsc::error::TrySendError::Closed(o),
-        ) = self.obs.try_send(o)
-        {
-            let (ch, bytes) = match &o {
-                Obs::Request { ch, body } => (ch.clone(), body.len()),
-                Obs::Chunk { ch, bytes, .. } => (ch.clone(), bytes.len()),
-                Obs::Meta { ch, .. } | Obs::End { ch } => (ch.clone(), 0),
-            };
-            self.lost.fetch_add(bytes as u64, Ordering::Relaxed);
-            let ev = Event::ObserverBehind {
-                stream: ch.clone(),
-                bytes: bytes as u64,
-            };
-            self.trace.append(|s, now| s.append_event(&ch, now, &ev));
-        }
-    }
-
-    fn meta(&self, ch: &str, ev: Event) {
-        self.observe(Obs::Meta {
-            ch: ch.to_string(),
-            ev,
-        });
-    }
-
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = self.guard.check(
             header(&req, hyper::header::HOST.as_str()),
@@ -286,6 +253,9 @@ impl Shared {
             "POST" => format!("post:{}", self.posts.fetch_add(1, Ordering::Relaxed) + 1),
             m => m.to_ascii_lowercase(),
         };
+        // Dropped when the exchange is over, however it ends: the observer
+        // is then told, and forgets it.
+        let mut ex = self.obs.exchange(&ch);
         let mut url = self.upstream.clone();
         url.set_path(req.uri().path());
         url.set_query(req.uri().query());
@@ -305,10 +275,7 @@ impl Shared {
             }
         };
         if !body.is_empty() {
-            self.observe(Obs::Request {
-                ch: ch.clone(),
-                body: body.clone(),
-            });
+            ex.request(&body);
         }
         let t0 = Instant::now();
         let sent = self
@@ -322,12 +289,12 @@ impl Shared {
             Ok(r) => r,
             Err(e) => {
                 let error = crate::protocol::sanitize::one_line(&e.to_string()).into_owned();
-                self.meta(
-                    &ch,
+                ex.head(
                     Event::HttpError {
                         method: method.to_string(),
                         error: error.clone(),
                     },
+                    false,
                 );
                 return rpc_error(
                     StatusCode::BAD_GATEWAY,
@@ -346,8 +313,10 @@ impl Shared {
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        self.meta(
-            &ch,
+        let sse = ctype
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        ex.head(
             Event::Http {
                 method: method.to_string(),
                 status: Status::Code(status.as_u16()),
@@ -356,6 +325,7 @@ impl Shared {
                 ms: t0.elapsed().as_millis() as u64,
                 challenge: None,
             },
+            sse,
         );
         let mut out = Response::builder().status(status.as_u16());
         for (k, v) in resp.headers() {
@@ -363,133 +333,19 @@ impl Shared {
                 out = out.header(k.clone(), v.clone());
             }
         }
-        let sse = ctype
-            .as_deref()
-            .is_some_and(|c| c.starts_with("text/event-stream"));
-        let me = self.clone();
-        // Tells the observer the body is over when the stream is dropped:
-        // at its end, or when the host went away in the middle.
-        let guard = EndOnDrop {
-            shared: self.clone(),
-            ch: ch.clone(),
-        };
-        let chunks = resp.bytes_stream().map(move |chunk| {
-            let _ = &guard;
-            match chunk {
-                Ok(b) => {
-                    me.observe(Obs::Chunk {
-                        ch: ch.clone(),
-                        sse,
-                        bytes: b.clone(),
-                    });
-                    Ok(Frame::data(b))
-                }
-                Err(e) => {
-                    me.meta(
-                        &ch,
-                        Event::StreamError {
-                            error: crate::protocol::sanitize::one_line(&e.to_string()).into_owned(),
-                        },
-                    );
-                    Err(std::io::Error::other(e))
-                }
+        // The exchange goes with the body: it ends when the stream is
+        // dropped, at its end or when the host went away in the middle.
+        let chunks = resp.bytes_stream().map(move |chunk| match chunk {
+            Ok(b) => {
+                ex.chunk(&b);
+                Ok(Frame::data(b))
+            }
+            Err(e) => {
+                ex.error(crate::protocol::sanitize::one_line(&e.to_string()).into_owned());
+                Err(std::io::Error::other(e))
             }
         });
         out.body(BodyExt::boxed(StreamBody::new(chunks)))
             .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
-    }
-}
-
-struct EndOnDrop {
-    shared: Arc<Shared>,
-    ch: String,
-}
-
-impl Drop for EndOnDrop {
-    fn drop(&mut self) {
-        self.shared.observe(Obs::End {
-            ch: std::mem::take(&mut self.ch),
-        });
-    }
-}
-
-/// Response bodies being observed: an SSE parser, or a JSON body so far.
-enum Pending {
-    Sse(crate::transport::sse::SseParser),
-    Json { body: Vec<u8>, total: u64 },
-}
-
-/// The observer task: records what `rx` brings, in its order. SSE events'
-/// data become frames as they complete; a JSON body is one frame at its end.
-async fn observe(trace: Trace, mut rx: tokio::sync::mpsc::Receiver<Obs>) {
-    let mut bodies: std::collections::HashMap<String, Pending> = std::collections::HashMap::new();
-    while let Some(o) = rx.recv().await {
-        match o {
-            Obs::Request { ch, body } => trace.append(|s, now| {
-                s.append_frame(Dir::Out, &ch, now, body.trim_ascii(), &mut Vec::new());
-            }),
-            Obs::Meta { ch, ev } => trace.append(|s, now| {
-                s.append_event(&ch, now, &ev);
-            }),
-            Obs::Chunk { ch, sse, bytes } => {
-                let b = bodies.entry(ch.clone()).or_insert_with(|| {
-                    if sse {
-                        Pending::Sse(crate::transport::sse::SseParser::new())
-                    } else {
-                        Pending::Json {
-                            body: Vec::new(),
-                            total: 0,
-                        }
-                    }
-                });
-                match b {
-                    Pending::Sse(parser) => {
-                        // Priming events (an id, no data) carry no message.
-                        let frames: Vec<String> = parser
-                            .feed(&bytes)
-                            .into_iter()
-                            .filter_map(|e| e.data)
-                            .filter(|d| !d.is_empty())
-                            .collect();
-                        if !frames.is_empty() {
-                            trace.append(|s, now| {
-                                for f in &frames {
-                                    s.append_frame(
-                                        Dir::In,
-                                        &ch,
-                                        now,
-                                        f.as_bytes(),
-                                        &mut Vec::new(),
-                                    );
-                                }
-                            });
-                        }
-                    }
-                    Pending::Json { body, total } => {
-                        *total += bytes.len() as u64;
-                        let room = MAX_JSON_BODY.saturating_sub(body.len());
-                        body.extend_from_slice(&bytes[..bytes.len().min(room)]);
-                    }
-                }
-            }
-            Obs::End { ch } => {
-                if let Some(Pending::Json { body, total }) = bodies.remove(&ch)
-                    && !body.is_empty()
-                {
-                    trace.append(|s, now| {
-                        if total > body.len() as u64 {
-                            let seq = s.append_cut(Dir::In, &ch, now, &body);
-                            s.append_event(
-                                &ch,
-                                now,
-                                &Event::oversized(body.len(), total, Some(seq)),
-                            );
-                        } else {
-                            s.append_frame(Dir::In, &ch, now, body.trim_ascii(), &mut Vec::new());
-                        }
-                    });
-                }
-            }
-        }
     }
 }

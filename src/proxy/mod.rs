@@ -5,13 +5,15 @@
 //!
 //! - `stdio`: the forwarding itself (threads copying, ends and signals);
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
-//! - `observer`: framing the copies into the trace, bounded, never waited for;
+//! - `http_observer`: its exchanges into the trace, bounded, never waited for;
+//! - `observer`: framing stdio copies into the trace, bounded, never waited for;
 //! - `registry`: live sessions on this machine (`sessions`, `attach`);
 //! - `follow`: reading a live session's trace as it grows;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
 pub mod follow;
 pub mod http;
+pub mod http_observer;
 pub mod observer;
 pub mod registry;
 pub mod stdio;

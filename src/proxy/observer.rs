@@ -260,6 +260,7 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
                 let ev = Event::ObserverBehind {
                     stream: side.label().into(),
                     bytes: gap,
+                    exchanges: 0,
                 };
                 s.append_event(CHANNEL, t_us, &ev);
             }

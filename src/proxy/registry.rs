@@ -43,6 +43,10 @@ pub struct Entry {
     /// Bytes forwarded that the observer could not keep.
     #[serde(default)]
     pub unobserved_bytes: u64,
+    /// HTTP exchanges forwarded that the observer could not follow at all
+    /// (their bytes are in `unobserved_bytes`).
+    #[serde(default)]
+    pub unobserved_exchanges: u64,
     /// When the process started (clock ticks since boot, Linux): a pid the
     /// system reused for another process does not keep the entry alive.
     /// Filled in by `register`.
@@ -289,6 +293,7 @@ mod tests {
             events: 0,
             findings: None,
             unobserved_bytes: 0,
+            unobserved_exchanges: 0,
             pid_start,
         };
         assert!(entry(Some(started)).is_live());

@@ -1,4 +1,10 @@
 //! Small string interner for method and channel names: events store a u32.
+//!
+//! A channel name is held by the events naming it and released with them
+//! when they are evicted: a name no stored event names any more is
+//! forgotten and its id reused, so the names stay bounded by the store
+//! however many channels a session opens (a proxy's `post:N`, one per
+//! exchange the host makes).
 
 use std::collections::HashMap;
 
@@ -9,6 +15,10 @@ pub const OVERFLOW: u32 = u32::MAX;
 pub struct Interner {
     names: Vec<Box<str>>,
     ids: HashMap<Box<str>, u32>,
+    /// Events holding each id (`hold`), by id.
+    uses: Vec<u64>,
+    /// Ids of released names, for reuse.
+    free: Vec<u32>,
     /// The hot path sees the same method over and over.
     last: (u32, Box<str>),
 }
@@ -18,6 +28,8 @@ impl Default for Interner {
         Interner {
             names: vec!["".into()],
             ids: HashMap::new(),
+            uses: vec![0],
+            free: Vec::new(),
             last: (NONE, "".into()),
         }
     }
@@ -30,16 +42,63 @@ impl Interner {
         }
         let id = match self.ids.get(name) {
             Some(id) => *id,
-            None if self.names.len() < OVERFLOW as usize => {
-                let id = self.names.len() as u32;
-                self.names.push(name.into());
+            None => {
+                let id = match self.free.pop() {
+                    Some(id) => {
+                        self.names[id as usize] = name.into();
+                        id
+                    }
+                    None if self.names.len() < OVERFLOW as usize => {
+                        self.names.push(name.into());
+                        self.uses.push(0);
+                        (self.names.len() - 1) as u32
+                    }
+                    None => return OVERFLOW,
+                };
                 self.ids.insert(name.into(), id);
                 id
             }
-            None => return OVERFLOW,
         };
         self.last = (id, name.into());
         id
+    }
+
+    /// Intern `name` for one more event naming it; `release` the id when
+    /// that event goes.
+    pub fn hold(&mut self, name: &str) -> u32 {
+        let id = self.intern(name);
+        if let Some(n) = self.uses.get_mut(id as usize)
+            && id != NONE
+        {
+            *n += 1;
+        }
+        id
+    }
+
+    /// An event holding `id` is gone; the last one takes the name with it.
+    pub fn release(&mut self, id: u32) {
+        if id == NONE {
+            return;
+        }
+        // A name never held (a method) is not released.
+        let Some(n) = self.uses.get_mut(id as usize).filter(|n| **n > 0) else {
+            return;
+        };
+        *n -= 1;
+        if *n == 0 {
+            let name = std::mem::take(&mut self.names[id as usize]);
+            self.ids.remove(&name);
+            self.free.push(id);
+            if self.last.0 == id {
+                self.last = (NONE, "".into());
+            }
+        }
+    }
+
+    /// Names known now.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.ids.len()
     }
 
     pub fn get(&self, id: u32) -> Option<&str> {
@@ -47,5 +106,33 @@ impl Interner {
             return None;
         }
         self.names.get(id as usize).map(|s| &**s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_no_event_holds_is_forgotten_and_its_id_reused() {
+        let mut i = Interner::default();
+        let a = i.hold("post:1");
+        assert_eq!(i.hold("post:1"), a);
+        let b = i.hold("post:2");
+        i.release(a);
+        assert_eq!(i.get(a), Some("post:1"), "one event still names it");
+        i.release(a);
+        assert_eq!(i.len(), 1);
+        let c = i.hold("post:3");
+        assert_eq!(c, a, "the id is reused");
+        assert_eq!((i.get(c), i.get(b)), (Some("post:3"), Some("post:2")));
+        // The name released is a new one when it comes back.
+        let d = i.hold("post:1");
+        assert_ne!(d, c);
+        assert_eq!(i.get(d), Some("post:1"));
+        // Names only interned (methods) are never released.
+        let m = i.intern("tools/call");
+        i.release(m);
+        assert_eq!(i.get(m), Some("tools/call"));
     }
 }

@@ -775,7 +775,7 @@ impl Store {
         progress: Option<ProgressInfo>,
     ) -> u64 {
         let seq = self.next_seq;
-        let channel = self.channels.intern(channel);
+        let channel = self.channels.hold(channel);
         let need_new = match self.chunks.back() {
             None => true,
             Some(c) => {
@@ -852,6 +852,9 @@ impl Store {
     fn evict(&mut self) {
         while self.mem + self.idx.mem() > self.limits.max_bytes && self.chunks.len() > 1 {
             if let Some(c) = self.chunks.pop_front() {
+                for m in &c.events {
+                    self.channels.release(m.channel);
+                }
                 self.mem -= c.mem();
                 self.evicted += c.events.len() as u64;
             }

@@ -1,6 +1,7 @@
 //! Incremental Server-Sent Events parser (WHATWG "event stream
 //! interpretation"): tolerant of CR, LF and CRLF, of events split across
-//! reads, and of priming events that carry an id but no data.
+//! reads, of a byte order mark opening the stream, and of priming events
+//! that carry an id but no data.
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,10 @@ pub struct SseEvent {
 /// Room for the field name (`data: `) on top of a capped value.
 const FIELD_ROOM: usize = 16;
 
+/// U+FEFF in UTF-8: one at the very start of a stream is not part of it
+/// (WHATWG: "One leading U+FEFF BYTE ORDER MARK character must be ignored").
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 pub struct SseParser {
     /// Cap on one line and on one event's data (`lines::max_frame`).
     max: usize,
@@ -40,6 +45,12 @@ pub struct SseParser {
     id: Option<String>,
     retry_ms: Option<u64>,
     has_fields: bool,
+    /// At the start of a stream: how many bytes of a byte order mark have
+    /// been seen (held back until it is clear whether they are one).
+    /// `None` once the stream is past its start.
+    bom: Option<usize>,
+    /// Bytes were lost before the current event: it is not dispatched.
+    skip: bool,
     /// The stream's last event id (persists across events, as in the spec).
     pub last_event_id: Option<String>,
 }
@@ -70,13 +81,35 @@ impl SseParser {
             id: None,
             retry_ms: None,
             has_fields: false,
+            bom: Some(0),
+            skip: false,
             last_event_id: None,
         }
     }
 
     /// Feed bytes; returns the events completed by them.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    pub fn feed(&mut self, mut bytes: &[u8]) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        if let Some(seen) = self.bom {
+            // The mark may arrive split across reads.
+            let n = (BOM.len() - seen).min(bytes.len());
+            if bytes[..n] == BOM[seen..seen + n] {
+                if seen + n < BOM.len() {
+                    self.bom = Some(seen + n);
+                    return out;
+                }
+                bytes = &bytes[n..];
+            } else {
+                // Not a mark after all: what was held back is data.
+                self.bytes(&BOM[..seen], &mut out);
+            }
+            self.bom = None;
+        }
+        self.bytes(bytes, &mut out);
+        out
+    }
+
+    fn bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
         for &b in bytes {
             if self.after_cr {
                 self.after_cr = false;
@@ -85,10 +118,10 @@ impl SseParser {
                 }
             }
             match b {
-                b'\n' => self.line(&mut out),
+                b'\n' => self.line(out),
                 b'\r' => {
                     self.after_cr = true;
-                    self.line(&mut out);
+                    self.line(out);
                 }
                 _ => {
                     // An endless line cannot grow without bound: past the
@@ -100,13 +133,39 @@ impl SseParser {
                 }
             }
         }
-        out
+    }
+
+    /// Bytes of the stream were lost before the next ones fed (an observer
+    /// that fell behind): the event they cut through is not dispatched.
+    /// Unless the lost bytes ended an event (`at_event`), what follows up
+    /// to the next blank line is the rest of that event, dropped with it.
+    pub fn lose(&mut self, at_event: bool) {
+        self.buf.clear();
+        self.line_len = 0;
+        self.after_cr = false;
+        self.bom = None;
+        self.reset();
+        self.skip = !at_event;
+    }
+
+    /// Bytes held for the event in progress (a line, the data so far).
+    pub fn held(&self) -> usize {
+        self.buf.len() + self.data_kept
     }
 
     /// The stream ended: an event without its blank line is dropped (per spec),
     /// but reported here so nothing the server sent goes unseen.
+    /// The parser is then ready for the next stream (a reconnection), which
+    /// may open with a byte order mark of its own.
     pub fn finish(&mut self) -> Option<String> {
-        let partial = if self.has_fields || !self.buf.is_empty() {
+        if let Some(seen) = self.bom.take() {
+            // A stream of a mark's first bytes only: they were data.
+            self.bytes(&BOM[..seen], &mut Vec::new());
+        }
+        // The rest of an event whose start was lost is no partial event.
+        let partial = if std::mem::take(&mut self.skip) {
+            None
+        } else if self.has_fields || !self.buf.is_empty() {
             let mut s = self.data.join("\n");
             if !self.buf.is_empty() {
                 if !s.is_empty() {
@@ -120,6 +179,8 @@ impl SseParser {
         };
         self.buf.clear();
         self.line_len = 0;
+        self.after_cr = false;
+        self.bom = Some(0);
         self.reset();
         partial
     }
@@ -141,6 +202,10 @@ impl SseParser {
         self.buf.clear();
         self.line_len = 0;
         if line.is_empty() {
+            if std::mem::take(&mut self.skip) {
+                self.reset();
+                return;
+            }
             if let Some(id) = &self.id {
                 self.last_event_id = Some(id.clone());
             }
@@ -247,6 +312,57 @@ mod tests {
             "the unfinished line is kept verbatim"
         );
         assert_eq!(p.finish(), None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_stream_is_not_part_of_it() {
+        let stream = "\u{FEFF}data: {\"a\":1}\n\n\u{FEFF}data: 2\n\n";
+        for step in [1, 2, 3, 4, stream.len()] {
+            let mut p = SseParser::new();
+            let mut evs = Vec::new();
+            for chunk in stream.as_bytes().chunks(step) {
+                evs.extend(p.feed(chunk));
+            }
+            let data: Vec<Option<&str>> = evs.iter().map(|e| e.data.as_deref()).collect();
+            // Only the first: later, the character is part of a field name.
+            assert_eq!(data, vec![Some("{\"a\":1}"), None], "step {step}");
+        }
+        // The start of a mark that is not one is data; so is a mark's start
+        // ending the stream.
+        let mut p = SseParser::new();
+        assert!(p.feed(b"\xEF\xBB").is_empty());
+        let evs = p.feed(b"x: 1\ndata: y\n\n");
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].data.as_deref(), Some("y"));
+        let mut p = SseParser::new();
+        assert!(p.feed(b"\xEF").is_empty());
+        assert_eq!(p.finish().as_deref(), Some("\u{FFFD}"));
+        // A stream resumed after `finish` may open with a mark of its own.
+        let evs = p.feed("\u{FEFF}id: 3\ndata: z\n\n".as_bytes());
+        assert_eq!(evs[0].data.as_deref(), Some("z"));
+        assert_eq!(p.last_event_id.as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn lost_bytes_drop_the_event_they_cut_through_and_nothing_else() {
+        let mut p = SseParser::new();
+        let mut evs = p.feed(b"data: 1\n\ndata: {\"cut");
+        // Lost: `":2}\n\ndata: 3\n`; the rest of event 3 follows.
+        p.lose(false);
+        evs.extend(p.feed(b"data: more\n\ndata: 4\n\ndata: 5"));
+        // Lost: the end of event 5, ending it.
+        p.lose(true);
+        evs.extend(p.feed(b"id: 6\ndata: 6\n\ndata: cut by the end"));
+        p.lose(false);
+        let data: Vec<&str> = evs.iter().filter_map(|e| e.data.as_deref()).collect();
+        assert_eq!(data, vec!["1", "4", "6"]);
+        assert_eq!(p.last_event_id.as_deref(), Some("6"));
+        assert_eq!(p.held(), 0);
+        assert_eq!(
+            p.finish(),
+            None,
+            "no partial of an event whose start was lost"
+        );
     }
 
     #[test]

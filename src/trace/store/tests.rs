@@ -152,3 +152,33 @@ fn eviction_is_counted_and_reads_stay_safe() {
         vec![399]
     );
 }
+
+#[test]
+fn channel_names_go_with_the_last_event_naming_them() {
+    let mut s = Store::new(StoreLimits {
+        max_bytes: 3 * CHUNK_BYTES,
+    });
+    let line = vec![b'x'; 1024];
+    let n = 50_000u64;
+    for i in 0..n {
+        // One channel per exchange, as a proxy's host opens them.
+        s.append_stderr(&format!("post:{i}"), 0, &line);
+        s.append_stderr("stdio", 0, &line);
+    }
+    assert!(s.evicted() > 0);
+    // Only names of stored events are held, and each still reads right.
+    assert!(
+        s.channels.len() as u64 <= s.len() / 2 + 2,
+        "{} names for {} events",
+        s.channels.len(),
+        s.len()
+    );
+    for e in s.range(0, u64::MAX) {
+        let want = if e.seq % 2 == 1 {
+            "stdio".to_string()
+        } else {
+            format!("post:{}", e.seq / 2)
+        };
+        assert_eq!(e.channel, want, "seq {}", e.seq);
+    }
+}
