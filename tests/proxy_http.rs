@@ -327,3 +327,63 @@ fn listening_beyond_loopback_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
 }
+
+/// A legacy HTTP+SSE server whose `endpoint` event is an absolute URL on
+/// its own origin: through the proxy, the host's POSTs must come to the
+/// proxy too (the event is rewritten to a path on the proxy), or the proxy
+/// would see only one side of the session.
+#[test]
+fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
+    let mut c = Command::new("python3");
+    c.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/legacy_absolute_endpoint.py"
+    ));
+    let (_srv, upstream) = start_reporting(c);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("p.jsonl");
+    let mut c = Command::new(BIN);
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{upstream}/sse"))
+        .arg("--record")
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", dir.path());
+    let (p, port) = start_reporting(c);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let o = common::run(&[
+        "call",
+        "--url",
+        &url,
+        "--transport",
+        "sse",
+        "--tool",
+        "echo",
+        "-a",
+        "text=through",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("through"), "{}", o.stdout);
+    stop(p);
+    let lines = common::trace_lines(&trace);
+    let sent: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["dir"] == "out")
+        .filter_map(|l| l["json"]["method"].as_str())
+        .collect();
+    assert!(
+        sent.contains(&"initialize") && sent.contains(&"tools/call"),
+        "the host's requests came through the proxy: {sent:?}"
+    );
+    // The endpoint is recorded as the server named it, as the client
+    // records it: a meta event, not a frame; and the session checks clean.
+    let endpoint = lines
+        .iter()
+        .find(|l| l["json"]["event"] == "endpoint")
+        .expect("the endpoint event");
+    assert_eq!(
+        endpoint["json"]["url"],
+        format!("http://127.0.0.1:{upstream}/messages?session=1")
+    );
+    let check = common::run(&["check", "--trace", trace.to_str().unwrap()]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+}

@@ -333,18 +333,44 @@ impl Shared {
                 out = out.header(k.clone(), v.clone());
             }
         }
+        // A legacy server's event stream may name its POST endpoint by an
+        // absolute URL: it is pointed at the proxy (see `endpoint`).
+        let rewrite = (method == hyper::Method::GET && sse)
+            .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
         // The exchange goes with the body: it ends when the stream is
         // dropped, at its end or when the host went away in the middle.
-        let chunks = resp.bytes_stream().map(move |chunk| match chunk {
-            Ok(b) => {
-                ex.chunk(&b);
-                Ok(Frame::data(b))
-            }
-            Err(e) => {
-                ex.error(crate::protocol::sanitize::one_line(&e.to_string()).into_owned());
-                Err(std::io::Error::other(e))
-            }
-        });
+        // The observer gets the server's bytes as they were sent.
+        let state = (resp.bytes_stream(), ex, rewrite, false);
+        let chunks =
+            futures_util::stream::unfold(state, |(mut up, mut ex, mut rw, ended)| async move {
+                if ended {
+                    return None;
+                }
+                loop {
+                    match up.next().await {
+                        Some(Ok(b)) => {
+                            ex.chunk(&b);
+                            let b = match rw.as_mut() {
+                                Some(r) => r.feed(b),
+                                None => b,
+                            };
+                            if !b.is_empty() {
+                                return Some((Ok(Frame::data(b)), (up, ex, rw, false)));
+                            }
+                        }
+                        Some(Err(e)) => {
+                            ex.error(
+                                crate::protocol::sanitize::one_line(&e.to_string()).into_owned(),
+                            );
+                            return Some((Err(std::io::Error::other(e)), (up, ex, rw, true)));
+                        }
+                        None => {
+                            let rest = rw.as_mut().map(|r| r.finish()).filter(|b| !b.is_empty())?;
+                            return Some((Ok(Frame::data(rest)), (up, ex, rw, true)));
+                        }
+                    }
+                }
+            });
         out.body(BodyExt::boxed(StreamBody::new(chunks)))
             .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
     }

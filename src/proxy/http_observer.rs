@@ -375,7 +375,22 @@ async fn observe(
                     trace.append(|s, now| {
                         tell_gap(s, &ch, now, gap);
                         for f in &frames {
-                            s.append_frame(Dir::In, &ch, now, f.as_bytes(), &mut Vec::new());
+                            match f {
+                                Piece::Frame(f) => {
+                                    s.append_frame(
+                                        Dir::In,
+                                        &ch,
+                                        now,
+                                        f.as_bytes(),
+                                        &mut Vec::new(),
+                                    );
+                                }
+                                // As the client records it: a meta event, not a frame.
+                                Piece::Endpoint(url) => {
+                                    let url = url.trim().to_string();
+                                    s.append_event(&ch, now, &Event::Endpoint { url });
+                                }
+                            }
                         }
                     });
                 }
@@ -420,8 +435,15 @@ async fn observe(
     }
 }
 
-/// Feed a chunk to its body; the SSE events' data it completed.
-fn take_chunk(body: &mut Body, bytes: &[u8], after_gap: bool, gap_at_event: bool) -> Vec<String> {
+/// What an SSE event completed by a chunk carries.
+enum Piece {
+    Frame(String),
+    /// A legacy server's `endpoint` event: where the host is to POST.
+    Endpoint(String),
+}
+
+/// Feed a chunk to its body; the SSE events it completed.
+fn take_chunk(body: &mut Body, bytes: &[u8], after_gap: bool, gap_at_event: bool) -> Vec<Piece> {
     match body {
         Body::Sse(parser) => {
             if after_gap {
@@ -431,8 +453,14 @@ fn take_chunk(body: &mut Body, bytes: &[u8], after_gap: bool, gap_at_event: bool
             parser
                 .feed(bytes)
                 .into_iter()
-                .filter_map(|e| e.data)
-                .filter(|d| !d.is_empty())
+                .filter_map(|e| {
+                    let data = e.data.filter(|d| !d.is_empty())?;
+                    Some(if e.event == "endpoint" {
+                        Piece::Endpoint(data)
+                    } else {
+                        Piece::Frame(data)
+                    })
+                })
                 .collect()
         }
         Body::Json { body, total } => {

@@ -11,6 +11,7 @@
 //! - `follow`: reading a live session's trace as it grows;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
+mod endpoint;
 pub mod follow;
 pub mod http;
 pub mod http_observer;
