@@ -387,3 +387,37 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
     let check = common::run(&["check", "--trace", trace.to_str().unwrap()]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
+
+/// A redirect to the server's own origin stays on the proxy (its Location
+/// becomes a path); one to another origin passes as written.
+#[test]
+fn a_redirect_to_the_servers_origin_stays_on_the_proxy() {
+    let port_cell = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let cell = port_cell.clone();
+    let sport = raw_server(move |req| {
+        let me = *cell.get().unwrap();
+        let to = if req.body.contains("elsewhere") {
+            "http://elsewhere.example/mcp".to_string()
+        } else {
+            format!("http://127.0.0.1:{me}/moved?x=1")
+        };
+        Reply::With(307, vec![("location".into(), to)], String::new())
+    });
+    port_cell.set(sport).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let (head, _) = body_of(pport, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert!(head.starts_with("HTTP/1.0 307"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("location: /moved?x=1\r"),
+        "{head}"
+    );
+    let (head, _) = body_of(pport, r#"{"jsonrpc":"2.0","id":2,"method":"elsewhere"}"#);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("location: http://elsewhere.example/mcp"),
+        "{head}"
+    );
+    stop(proxy);
+}

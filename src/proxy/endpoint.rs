@@ -112,28 +112,32 @@ impl EndpointRewrite {
         (out, true)
     }
 
-    /// The URL as a path on the proxy, when it names the server's origin.
     fn on_proxy(&self, value: &[u8]) -> Option<String> {
-        let text = std::str::from_utf8(value).ok()?.trim();
-        let url = reqwest::Url::parse(text).ok()?;
-        let up = &self.upstream;
-        let same = url.scheme() == up.scheme()
-            && url.host_str() == up.host_str()
-            && url.port_or_known_default() == up.port_or_known_default();
-        if !same {
-            return None;
-        }
-        let mut path = url.path().to_string();
-        if let Some(q) = url.query() {
-            path.push('?');
-            path.push_str(q);
-        }
-        if let Some(f) = url.fragment() {
-            path.push('#');
-            path.push_str(f);
-        }
-        Some(path)
+        on_proxy(&self.upstream, std::str::from_utf8(value).ok()?)
     }
+}
+
+/// An absolute URL on the server's origin as a path on the proxy (path,
+/// query and fragment); `None` for anything else. Also what a redirect's
+/// `Location` becomes, as reverse proxies do.
+pub fn on_proxy(upstream: &reqwest::Url, text: &str) -> Option<String> {
+    let url = reqwest::Url::parse(text.trim()).ok()?;
+    let same = url.scheme() == upstream.scheme()
+        && url.host_str() == upstream.host_str()
+        && url.port_or_known_default() == upstream.port_or_known_default();
+    if !same {
+        return None;
+    }
+    let mut path = url.path().to_string();
+    if let Some(q) = url.query() {
+        path.push('?');
+        path.push_str(q);
+    }
+    if let Some(f) = url.fragment() {
+        path.push('#');
+        path.push_str(f);
+    }
+    Some(path)
 }
 
 /// Lines with their terminators (`\r\n`, `\n` or `\r`).

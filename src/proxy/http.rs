@@ -329,9 +329,16 @@ impl Shared {
         );
         let mut out = Response::builder().status(status.as_u16());
         for (k, v) in resp.headers() {
-            if !HOP.contains(&k.as_str()) {
-                out = out.header(k.clone(), v.clone());
+            if HOP.contains(&k.as_str()) {
+                continue;
             }
+            // A redirect to the server's own origin stays on the proxy.
+            let moved = (k == reqwest::header::LOCATION)
+                .then(|| v.to_str().ok())
+                .flatten()
+                .and_then(|l| super::endpoint::on_proxy(&self.upstream, l))
+                .and_then(|p| hyper::header::HeaderValue::from_str(&p).ok());
+            out = out.header(k.clone(), moved.unwrap_or_else(|| v.clone()));
         }
         // A legacy server's event stream may name its POST endpoint by an
         // absolute URL: it is pointed at the proxy (see `endpoint`).
