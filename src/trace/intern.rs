@@ -1,10 +1,10 @@
 //! Small string interner for method and channel names: events store a u32.
 //!
-//! A channel name is held by the events naming it and released with them
-//! when they are evicted: a name no stored event names any more is
-//! forgotten and its id reused, so the names stay bounded by the store
-//! however many channels a session opens (a proxy's `post:N`, one per
-//! exchange the host makes).
+//! A name is held by the events naming it and released with them when they
+//! are evicted: a name no stored event names any more is forgotten and its
+//! id reused, so the names stay bounded by the store however many channels
+//! a session opens (a proxy's `post:N`, one per exchange the host makes) or
+//! however many method names a server makes up.
 
 use std::collections::HashMap;
 
@@ -75,12 +75,21 @@ impl Interner {
         id
     }
 
+    /// One more event names `id` (interned before).
+    pub fn retain(&mut self, id: u32) {
+        if let Some(n) = self.uses.get_mut(id as usize)
+            && id != NONE
+        {
+            *n += 1;
+        }
+    }
+
     /// An event holding `id` is gone; the last one takes the name with it.
     pub fn release(&mut self, id: u32) {
         if id == NONE {
             return;
         }
-        // A name never held (a method) is not released.
+        // A name never held is not released.
         let Some(n) = self.uses.get_mut(id as usize).filter(|n| **n > 0) else {
             return;
         };
@@ -130,7 +139,7 @@ mod tests {
         let d = i.hold("post:1");
         assert_ne!(d, c);
         assert_eq!(i.get(d), Some("post:1"));
-        // Names only interned (methods) are never released.
+        // Names only interned are never released.
         let m = i.intern("tools/call");
         i.release(m);
         assert_eq!(i.get(m), Some("tools/call"));

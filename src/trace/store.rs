@@ -776,6 +776,10 @@ impl Store {
     ) -> u64 {
         let seq = self.next_seq;
         let channel = self.channels.hold(channel);
+        // Held before anything is evicted, which could release the name.
+        if progress.is_none() {
+            self.methods.retain(method);
+        }
         let need_new = match self.chunks.back() {
             None => true,
             Some(c) => {
@@ -854,6 +858,9 @@ impl Store {
             if let Some(c) = self.chunks.pop_front() {
                 for m in &c.events {
                     self.channels.release(m.channel);
+                    if !m.is_progress() {
+                        self.methods.release(m.aux);
+                    }
                 }
                 self.mem -= c.mem();
                 self.evicted += c.events.len() as u64;

@@ -182,3 +182,38 @@ fn channel_names_go_with_the_last_event_naming_them() {
         assert_eq!(e.channel, want, "seq {}", e.seq);
     }
 }
+
+#[test]
+fn method_names_go_with_the_last_event_naming_them() {
+    let mut s = Store::new(StoreLimits {
+        max_bytes: 3 * CHUNK_BYTES,
+    });
+    let n = 50_000u64;
+    let pad = "x".repeat(1024);
+    for i in 0..n {
+        // A server inventing a method per notification.
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/made-up-{i}","params":{{"pad":"{pad}"}}}}"#
+        );
+        s.append_frame(Dir::In, "stdio", 0, frame.as_bytes(), &mut Vec::new());
+        let known = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{pad}"}}}}"#
+        );
+        s.append_frame(Dir::In, "stdio", 0, known.as_bytes(), &mut Vec::new());
+    }
+    assert!(s.evicted() > 0);
+    assert!(
+        s.methods.len() as u64 <= s.len() / 2 + 4,
+        "{} names for {} events",
+        s.methods.len(),
+        s.len()
+    );
+    for e in s.range(0, u64::MAX) {
+        let want = if e.seq % 2 == 1 {
+            "notifications/message".to_string()
+        } else {
+            format!("notifications/made-up-{}", e.seq / 2)
+        };
+        assert_eq!(e.method, Some(want.as_str()), "seq {}", e.seq);
+    }
+}
