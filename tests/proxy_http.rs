@@ -421,3 +421,67 @@ fn a_redirect_to_the_servers_origin_stays_on_the_proxy() {
     );
     stop(proxy);
 }
+
+/// Request bodies held at once are bounded: with room for 4 KiB, a body
+/// declaring 4 KiB that is still arriving makes the next request wait
+/// (counted in `sessions --json`), which goes upstream only after it.
+#[test]
+fn request_bodies_held_at_once_are_bounded() {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let tx = std::sync::Mutex::new(tx);
+    let sport = raw_server(move |req| {
+        let _ = tx.lock().unwrap().send(req.body.clone());
+        Reply::Body(
+            200,
+            "application/json",
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(),
+        )
+    });
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut c = Command::new(BIN);
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{sport}/mcp"))
+        .arg("--record")
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .env("MCPSCOPE_PROXY_REQUEST_KIB", "4");
+    let (proxy, pport) = start_reporting(c);
+    let head = |len: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{pport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {len}\r\n\r\n"
+        )
+    };
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(4000)
+    );
+    let mut a = TcpStream::connect(("127.0.0.1", pport)).unwrap();
+    a.write_all(head(big.len()).as_bytes()).unwrap();
+    a.write_all(&big.as_bytes()[..100]).unwrap();
+    // Wait for the proxy to hold A's share before B comes (A's head is read
+    // once its connection is served: B's wait is what tells).
+    let small = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let waited = || {
+        let out = Command::new(BIN)
+            .args(["sessions", "--json"])
+            .env("MCPSCOPE_RUNTIME_DIR", d.path())
+            .output()
+            .unwrap();
+        let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        list[0]["requests_waited"].as_u64().unwrap_or(0)
+    };
+    let mut b = TcpStream::connect(("127.0.0.1", pport)).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    b.write_all(format!("{}{small}", head(small.len())).as_bytes())
+        .unwrap();
+    while waited() < 1 {
+        assert!(std::time::Instant::now() < deadline, "B never waited");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    a.write_all(&big.as_bytes()[100..]).unwrap();
+    let first = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    let second = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!((first.as_str(), second.as_str()), (big.as_str(), small));
+    stop(proxy);
+}

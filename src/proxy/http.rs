@@ -38,6 +38,19 @@ type Body = BoxBody<Bytes, std::io::Error>;
 
 /// Request bodies are read whole before forwarding (to record them); at most this.
 const MAX_REQUEST: usize = 64 << 20;
+/// Request bodies being read or forwarded at once hold at most this many
+/// KiB together; a host sending more waits (its TCP window fills) until
+/// earlier bodies have gone upstream. `MCPSCOPE_PROXY_REQUEST_KIB` sets it,
+/// for tests.
+const REQUEST_BUDGET_KIB: usize = 256 << 10;
+
+fn request_budget_kib() -> usize {
+    std::env::var("MCPSCOPE_PROXY_REQUEST_KIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(REQUEST_BUDGET_KIB)
+}
 
 /// Headers that belong to one connection, not to the message.
 const HOP: &[&str] = &[
@@ -78,6 +91,11 @@ struct Shared {
     /// goes to the host — so the trace never has an answer before what it
     /// answers, across exchanges either.
     obs: Arc<Observer>,
+    /// KiB of request bodies held ([`REQUEST_BUDGET_KIB`]), its size, and
+    /// how many requests had to wait for it.
+    request_budget: Arc<tokio::sync::Semaphore>,
+    request_budget_kib: usize,
+    requests_waited: AtomicU64,
 }
 
 fn text(status: StatusCode, body: String) -> Response<Body> {
@@ -136,6 +154,9 @@ impl HttpProxy {
             client,
             posts: AtomicU64::new(0),
             obs: Arc::new(Observer::start(self.trace.clone(), self.max_queued)),
+            request_budget: Arc::new(tokio::sync::Semaphore::new(request_budget_kib())),
+            request_budget_kib: request_budget_kib(),
+            requests_waited: AtomicU64::new(0),
         });
         let started_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -153,6 +174,7 @@ impl HttpProxy {
             findings: self.check.then_some([0; 3]),
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
+            requests_waited: 0,
             pid_start: None,
         })
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
@@ -196,6 +218,7 @@ impl HttpProxy {
                             e.findings = findings;
                             e.unobserved_bytes = shared.obs.lost.bytes();
                             e.unobserved_exchanges = shared.obs.lost.exchanges();
+                            e.requests_waited = shared.requests_waited.load(Ordering::Relaxed);
                         });
                     }
                 }
@@ -239,6 +262,47 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 }
 
 impl Shared {
+    /// A request body, whole (at most [`MAX_REQUEST`]), and its share of
+    /// the budget of all bodies held at once. The share is taken whole
+    /// before reading, never piecemeal (two bodies each holding part and
+    /// waiting for more would wait forever): its `Content-Length`, or the
+    /// most a body may be when it has none (chunked uploads are rare).
+    async fn read_body(
+        &self,
+        declared: Option<u64>,
+        body: Incoming,
+    ) -> Result<(Bytes, Option<tokio::sync::OwnedSemaphorePermit>), String> {
+        let size = declared.unwrap_or(MAX_REQUEST as u64);
+        if size > MAX_REQUEST as u64 {
+            return Err(format!("length limit exceeded ({MAX_REQUEST} bytes)"));
+        }
+        // A body bigger than the whole budget takes all of it.
+        let kib = size.div_ceil(1024).min(self.request_budget_kib as u64);
+        let kib = u32::try_from(kib).unwrap_or(u32::MAX);
+        let share = match kib {
+            0 => None,
+            n => Some(
+                match self.request_budget.clone().try_acquire_many_owned(n) {
+                    Ok(p) => p,
+                    Err(_) => {
+                        self.requests_waited.fetch_add(1, Ordering::Relaxed);
+                        self.request_budget
+                            .clone()
+                            .acquire_many_owned(n)
+                            .await
+                            .map_err(|e| e.to_string())?
+                    }
+                },
+            ),
+        };
+        let bytes = Limited::new(body, MAX_REQUEST)
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        Ok((bytes, share))
+    }
+
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = self.guard.check(
             header(&req, hyper::header::HOST.as_str()),
@@ -265,8 +329,11 @@ impl Shared {
                 headers.append(k.clone(), v.clone());
             }
         }
-        let body = match Limited::new(req.into_body(), MAX_REQUEST).collect().await {
-            Ok(b) => b.to_bytes(),
+        // Held until the request has gone upstream (the end of this call).
+        let declared = header(&req, hyper::header::CONTENT_LENGTH.as_str())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let (body, _budget) = match self.read_body(declared, req.into_body()).await {
+            Ok(b) => b,
             Err(e) => {
                 return rpc_error(
                     StatusCode::PAYLOAD_TOO_LARGE,

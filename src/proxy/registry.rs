@@ -47,6 +47,10 @@ pub struct Entry {
     /// (their bytes are in `unobserved_bytes`).
     #[serde(default)]
     pub unobserved_exchanges: u64,
+    /// HTTP requests whose body waited for room among the bodies held at
+    /// once (the proxy's memory bound on them).
+    #[serde(default)]
+    pub requests_waited: u64,
     /// When the process started (clock ticks since boot, Linux): a pid the
     /// system reused for another process does not keep the entry alive.
     /// Filled in by `register`.
@@ -294,6 +298,7 @@ mod tests {
             findings: None,
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
+            requests_waited: 0,
             pid_start,
         };
         assert!(entry(Some(started)).is_live());

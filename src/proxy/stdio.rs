@@ -250,6 +250,7 @@ impl StdioProxy {
             findings: self.check.then_some([0; 3]),
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
+            requests_waited: 0,
             pid_start: None,
         })
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
