@@ -267,3 +267,63 @@ fn a_pushed_status_moves_the_gauge_and_reads_in_the_timeline() {
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(row.contains("working · confirmation received"), "{row}");
 }
+
+/// A task asking two things, one of which the user refuses to give (a
+/// declined sampling request has no result to send): the answer given goes
+/// as `tasks/update` at once, and the task is said to wait for the rest —
+/// no retry to compose, a task is not retried.
+#[test]
+fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
+    let sc = Scenario::new();
+    sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "batch_job", "arguments": {"steps": 4, "confirm": true},
+        "_meta": {"progressToken": "mcpscope-1",
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}}));
+    let mut handle = task("working", "step 0 of 4");
+    handle["resultType"] = json!("task");
+    sc.at_ms(12)
+        .inn(json!({"jsonrpc": "2.0", "id": 1, "result": handle}));
+    let mut waiting = task("input_required", "waiting for two answers");
+    let mut asks = confirm();
+    asks["sample-1"] = json!({"method": "sampling/createMessage", "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Name the batch"}}],
+        "maxTokens": 20}});
+    waiting["inputRequests"] = asks;
+    poll(&sc, 212, 2, waiting);
+    sc.at_ms(300);
+    let mut app = app(&sc);
+    app.sync();
+    assert_eq!(app.state.asks.waiting.len(), 2);
+    app.apply(Action::AnswerServer);
+    assert!(
+        key(&mut app, KeyCode::Enter).is_empty(),
+        "one more to answer"
+    );
+    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(notice.contains("before tasks/update"), "{notice}");
+    app.apply(Action::AnswerServer);
+    let effects = app.handle_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL));
+    assert_eq!(
+        effects,
+        vec![Effect::Raw {
+            id: Some(IdKey::Str("task-update-1".into())),
+            method: "tasks/update".into(),
+            params: Some(json!({"taskId": TASK, "inputResponses": {
+                "confirm-1": {"action": "accept", "content": {"proceed": true}}}})),
+            limits: mcpscope::client::Limits {
+                idle: Some(std::time::Duration::from_secs(60)),
+                max: Some(std::time::Duration::from_secs(600)),
+            },
+        }]
+    );
+    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(
+        notice.contains("still waits for sample-1")
+            && notice.contains("the other answers went as tasks/update")
+            && notice.contains("c in Progress cancels the task")
+            && !notice.contains("retry"),
+        "{notice}"
+    );
+    assert!(app.state.asks.waiting.is_empty());
+}

@@ -59,6 +59,10 @@ pub enum Step {
     Retry(crate::tui::action::Effect),
     /// The round cannot be finished through the forms (why).
     Abandoned(String),
+    /// A task's input cannot all be given: what was answered goes as
+    /// `tasks/update` (if anything was), and the task goes on waiting for
+    /// the rest (why).
+    TaskWaits(Option<crate::tui::action::Effect>, String),
 }
 
 /// The raw text of a response frame's `inputRequests`.
@@ -182,7 +186,23 @@ impl Rounds {
             }
             Err((_, why)) => {
                 let tool = round.tool.clone();
-                self.open.remove(call);
+                let Some(round) = self.open.remove(call) else {
+                    return Step::Waiting(0);
+                };
+                if let Some(task) = round.task {
+                    // "one or more subsequent tasks/update requests": the
+                    // answers given need not wait for the one that is not.
+                    let update = (!round.answers.is_empty()).then(|| {
+                        self.sent += 1;
+                        task_update(self.sent, &task, round.answers, round.limits)
+                    });
+                    return Step::TaskWaits(
+                        update,
+                        format!(
+                            "{tool}'s task (id {call}) still waits for {key}: nothing to send for it ({why})"
+                        ),
+                    );
+                }
                 return Step::Abandoned(format!(
                     "{tool} (id {call}) is not retried: {key} has no answer to send ({why})"
                 ));
@@ -203,12 +223,7 @@ impl Rounds {
         if let Some(task) = round.task {
             // "The client provides responses via the inputResponses field in
             // one or more subsequent tasks/update requests."
-            return Step::Retry(crate::tui::action::Effect::Raw {
-                id: Some(IdKey::Str(format!("task-update-{}", self.sent).into())),
-                method: methods::TASKS_UPDATE.into(),
-                params: Some(json!({"taskId": task, "inputResponses": round.answers})),
-                limits: round.limits,
-            });
+            return Step::Retry(task_update(self.sent, &task, round.answers, round.limits));
         }
         let id = format!("input-{}", self.sent);
         let params = retry_params(
@@ -225,9 +240,29 @@ impl Rounds {
         })
     }
 
+    /// Is `call`'s open round a task's input (answered by `tasks/update`)?
+    pub fn is_task(&self, call: &IdKey) -> bool {
+        self.open.get(call).is_some_and(|r| r.task.is_some())
+    }
+
     /// Forget `call`'s round (its asks were dropped).
     pub fn forget(&mut self, call: &IdKey) {
         self.open.remove(call);
+    }
+}
+
+/// `tasks/update` with these answers, as the `n`th message the rounds send.
+fn task_update(
+    n: u32,
+    task: &str,
+    answers: Map<String, Value>,
+    limits: Limits,
+) -> crate::tui::action::Effect {
+    crate::tui::action::Effect::Raw {
+        id: Some(IdKey::Str(format!("task-update-{n}").into())),
+        method: methods::TASKS_UPDATE.into(),
+        params: Some(json!({"taskId": task, "inputResponses": answers})),
+        limits,
     }
 }
 

@@ -42,8 +42,13 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
             Some((_, Route::Input { call, key }, answer)) => {
                 match st.asks.rounds.answer(&call, &key, answer) {
                     Step::Waiting(n) => {
+                        let then = if st.asks.rounds.is_task(&call) {
+                            "tasks/update"
+                        } else {
+                            "the retry"
+                        };
                         st.notice = Some(format!(
-                            "{key} answered; {n} more for id {call} before the retry"
+                            "{key} answered; {n} more for id {call} before {then}"
                         ));
                         Vec::new()
                     }
@@ -62,6 +67,16 @@ pub fn key(st: &mut State, ev: KeyEvent) -> Vec<Effect> {
                         st.notice =
                             Some(format!("{why}; a in Progress composes the retry by hand"));
                         Vec::new()
+                    }
+                    Step::TaskWaits(update, why) => {
+                        st.asks.drop_round(&call);
+                        let sent = if update.is_some() {
+                            "; the other answers went as tasks/update"
+                        } else {
+                            ""
+                        };
+                        st.notice = Some(format!("{why}{sent}; c in Progress cancels the task"));
+                        update.into_iter().collect()
                     }
                 }
             }
