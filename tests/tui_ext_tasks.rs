@@ -50,10 +50,8 @@ fn poll(sc: &Scenario, ms: u64, id: i64, result: Value) {
         .inn(json!({"jsonrpc": "2.0", "id": id, "result": r}));
 }
 
-/// The demo's `batch_job confirm=true`: the handle, a working poll, then
-/// `input_required` twice (the same request repeated).
-fn waiting_task() -> Scenario {
-    let sc = Scenario::new();
+/// `batch_job confirm=true` sent at 10 ms, answered with its task handle.
+fn started(sc: &Scenario) {
     sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "batch_job", "arguments": {"steps": 4, "confirm": true},
         "_meta": {"progressToken": "mcpscope-1",
@@ -63,6 +61,13 @@ fn waiting_task() -> Scenario {
     handle["resultType"] = json!("task");
     sc.at_ms(12)
         .inn(json!({"jsonrpc": "2.0", "id": 1, "result": handle}));
+}
+
+/// The demo's `batch_job confirm=true`: the handle, a working poll, then
+/// `input_required` twice (the same request repeated).
+fn waiting_task() -> Scenario {
+    let sc = Scenario::new();
+    started(&sc);
     poll(&sc, 212, 2, task("working", "step 1 of 4"));
     let mut waiting = task("input_required", "waiting for confirmation");
     waiting["inputRequests"] = confirm();
@@ -275,15 +280,7 @@ fn a_pushed_status_moves_the_gauge_and_reads_in_the_timeline() {
 #[test]
 fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
     let sc = Scenario::new();
-    sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "batch_job", "arguments": {"steps": 4, "confirm": true},
-        "_meta": {"progressToken": "mcpscope-1",
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}}));
-    let mut handle = task("working", "step 0 of 4");
-    handle["resultType"] = json!("task");
-    sc.at_ms(12)
-        .inn(json!({"jsonrpc": "2.0", "id": 1, "result": handle}));
+    started(&sc);
     let mut waiting = task("input_required", "waiting for two answers");
     let mut asks = confirm();
     asks["sample-1"] = json!({"method": "sampling/createMessage", "params": {
