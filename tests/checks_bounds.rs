@@ -4,9 +4,9 @@
 //! and the rules judge what is kept exactly as before.
 
 use mcpscope::checks::engine::{KEEP_FINISHED, MAX_OPEN};
-use mcpscope::checks::{CheckConfig, Checker, Finding, Rule};
+use mcpscope::checks::{CheckConfig, Checker, Finding, LiveChecks, Rule};
 use mcpscope::protocol::IdKey;
-use mcpscope::trace::{Dir, Store, StoreLimits};
+use mcpscope::trace::{Dir, ManualClock, Store, StoreLimits, Trace};
 
 /// Feeds frames through a small store (pruned as a long session's is) into
 /// one checker, as the live checks do.
@@ -16,6 +16,9 @@ struct Feed {
     out: Vec<Finding>,
     checked: u64,
     t_ms: u64,
+    /// Microseconds between frames.
+    step_us: u64,
+    t_us: u64,
 }
 
 impl Feed {
@@ -30,14 +33,17 @@ impl Feed {
             out: Vec::new(),
             checked: 0,
             t_ms: 0,
+            step_us: 1000,
+            t_us: 0,
         }
     }
 
-    /// One frame, a millisecond after the one before.
+    /// One frame, `step_us` after the one before (`t_ms` moves time on).
     fn send(&mut self, dir: Dir, channel: &str, frame: &str) {
-        self.t_ms += 1;
+        self.t_us += self.step_us;
+        let t = self.t_ms * 1000 + self.t_us;
         self.store
-            .append_recorded(dir, channel, self.t_ms * 1000, frame.as_bytes(), false);
+            .append_recorded(dir, channel, t, frame.as_bytes(), false);
         for ev in self.store.range(self.checked, self.store.next_seq()) {
             self.checker.observe(&ev, &mut self.out);
         }
@@ -247,4 +253,59 @@ fn a_host_that_never_finishes_anything_is_bounded_and_counted() {
     // The newest are still judged: a duplicate token of one in flight.
     f.out("stdio", &call(n + 1, &format!("t{n}")));
     assert_eq!(f.only(Rule::ClientDuplicateProgressToken).len(), 1);
+}
+
+#[tokio::test]
+async fn live_checks_count_what_the_checker_retired() {
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let live = LiveChecks::spawn(trace.clone(), CheckConfig::default());
+    let n = KEEP_FINISHED as u64 + 100;
+    for id in 1..=n {
+        let token = format!("t{id}");
+        for (dir, frame) in [
+            (Dir::Out, call(id, &token)),
+            (Dir::In, progress(&token, 1)),
+            (Dir::In, done(id)),
+        ] {
+            clock.advance_us(1000);
+            trace.append(|s, now| {
+                s.append_frame(dir, "stdio", now, frame.as_bytes(), &mut Vec::new());
+            });
+        }
+    }
+    live.sync();
+    assert!(live.is_empty(), "{:?}", live.findings());
+    assert_eq!(live.requests_retired(), (100, 0));
+    live.stop();
+}
+
+#[test]
+fn a_cancelled_request_is_kept_while_progress_may_race_its_cancel() {
+    let mut f = Feed::new();
+    // Everything within the cancel grace (1 s): a microsecond apart.
+    f.step_us = 1;
+    f.out("stdio", &call(1, "c"));
+    f.out("stdio", &cancel(1));
+    for id in 10..10 + KEEP_FINISHED as u64 + 50 {
+        exchange(&mut f, id);
+    }
+    assert!(f.out.is_empty(), "{:?}", f.out);
+    assert_eq!(f.checker.requests_kept(), KEEP_FINISHED + 51);
+    assert_eq!(f.checker.requests_retired(), (0, 0));
+    // Progress within the grace is no finding; past it, it is judged
+    // against the cancel, and then the request is retired.
+    f.inc("stdio", &progress("c", 1));
+    assert!(f.out.is_empty(), "{:?}", f.out);
+    f.t_ms += 2000;
+    f.inc("stdio", &progress("c", 2));
+    let after = f.only(Rule::ProgressAfterResponse);
+    assert_eq!(after.len(), 1, "{:?}", f.out);
+    assert!(
+        after[0].message.contains("cancelled"),
+        "{}",
+        after[0].message
+    );
+    assert_eq!(f.checker.requests_kept(), KEEP_FINISHED);
+    assert_eq!(f.checker.requests_retired(), (51, 0));
 }
