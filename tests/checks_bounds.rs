@@ -309,3 +309,27 @@ fn a_cancelled_request_is_kept_while_progress_may_race_its_cancel() {
     assert_eq!(f.checker.requests_kept(), KEEP_FINISHED);
     assert_eq!(f.checker.requests_retired(), (51, 0));
 }
+
+#[test]
+fn ids_and_tokens_reused_stay_with_the_request_using_them_now() {
+    // A host that reuses a few ids and one token for calls in sequence.
+    let mut f = Feed::new();
+    let n = 3 * KEEP_FINISHED as u64;
+    for i in 0..n {
+        let id = i % 10;
+        f.out("stdio", &call(id, "same"));
+        f.inc("stdio", &progress("same", 1));
+        f.inc("stdio", &done(id));
+    }
+    assert!(f.out.is_empty(), "{:?}", f.out.first());
+    assert_eq!(f.checker.tracked_tokens(), 1);
+    assert_eq!(f.checker.requests_retired(), (n - KEEP_FINISHED as u64, 0));
+    // The token and the id are the last request's, judged as before.
+    f.inc("stdio", &progress("same", 2));
+    let after = f.only(Rule::ProgressAfterResponse);
+    assert_eq!(after.len(), 1, "{:?}", f.out);
+    let last = ((n - 1) % 10) as i64;
+    assert_eq!(after[0].request_id, Some(IdKey::Int(last)));
+    f.inc("stdio", &done(last as u64));
+    assert_eq!(f.only(Rule::ResponseDuplicate).len(), 1, "{:?}", f.out);
+}
