@@ -333,3 +333,38 @@ fn ids_and_tokens_reused_stay_with_the_request_using_them_now() {
     f.inc("stdio", &done(last as u64));
     assert_eq!(f.only(Rule::ResponseDuplicate).len(), 1, "{:?}", f.out);
 }
+
+#[test]
+fn a_task_created_after_its_call_was_cancelled_keeps_the_call() {
+    let mut f = Feed::with(CheckConfig {
+        stall_us: u64::MAX / 2,
+        ..CheckConfig::default()
+    });
+    // Cancelled (finished), then answered with a task that runs on.
+    f.out("stdio", &task_call(1, "job"));
+    f.out("stdio", &cancel(1));
+    f.inc("stdio", &created(1, "J"));
+    for id in 10..10 + 2 * KEEP_FINISHED as u64 {
+        exchange(&mut f, id);
+    }
+    assert!(f.out.is_empty(), "{:?}", f.out);
+    // Still known: progress long after the cancel is judged against it.
+    f.inc("stdio", &progress("job", 1));
+    let after = f.only(Rule::ProgressAfterResponse);
+    assert_eq!(after.len(), 1, "{:?}", f.out);
+    assert!(
+        after[0].message.contains("cancelled"),
+        "{}",
+        after[0].message
+    );
+    // Once the task ends, the call is finished and retired in turn.
+    f.inc("stdio", &status("J", "cancelled"));
+    for id in 20_000..20_000 + KEEP_FINISHED as u64 {
+        exchange(&mut f, id);
+    }
+    // Only the tasks of the exchanges kept are left.
+    let recent = (20_000..20_000 + KEEP_FINISHED as u64).filter(|i| i.is_multiple_of(100));
+    assert_eq!(f.checker.tracked_tasks().0, recent.count());
+    assert_eq!(f.checker.requests_kept(), KEEP_FINISHED);
+    assert_eq!(f.checker.requests_retired().1, 0);
+}

@@ -4,8 +4,9 @@
 //! State is per client request and per progress token, never per event
 //! (except a bounded flood window), so the cost of an event does not grow
 //! with the history; finished requests are retired past a window
-//! (`retire.rs`), so neither does the memory of a long session. Progress notifications — the only high-rate frames —
-//! take a fast path that reads three fields without a second JSON parse.
+//! (`retire.rs`), so neither does the memory of a long session. Progress
+//! notifications — the only high-rate frames — take a fast path that reads
+//! three fields without a second JSON parse.
 
 use super::config::CheckConfig;
 use super::finding::Finding;
