@@ -4,8 +4,8 @@
 //! 16MiB`, at two session lengths side by side: exchanges per second, and
 //! the proxy's peak RSS. Observing and recording must not grow with the
 //! session (what the observer holds is bounded, and each `post:N` channel
-//! goes with its events once they are evicted); the protocol checks keep
-//! every request of the session, so with them it grows.
+//! goes with its events once they are evicted), nor must checking (the
+//! rule engine retires finished requests past a window).
 //!
 //! Run: `cargo build --release && cargo run --release --example http_proxy_bench [COUNT]`
 //! (default 800,000; the short session is a quarter of it).

@@ -3,8 +3,10 @@
 //!
 //! State is per client request and per progress token, never per event
 //! (except a bounded flood window), so the cost of an event does not grow
-//! with the history. Progress notifications — the only high-rate frames —
-//! take a fast path that reads three fields without a second JSON parse.
+//! with the history; finished requests are retired past a window
+//! (`retire.rs`), so neither does the memory of a long session. Progress
+//! notifications — the only high-rate frames — take a fast path that reads
+//! three fields without a second JSON parse.
 
 use super::config::CheckConfig;
 use super::finding::Finding;
@@ -24,8 +26,11 @@ use tokens::{SlotCache, Tok};
 
 mod client;
 mod logs;
+mod retire;
 mod tasks;
 mod tokens;
+
+pub use retire::{KEEP_FINISHED, MAX_OPEN};
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -38,8 +43,22 @@ enum ReqKind {
     Other,
 }
 
+/// Where a request is in its life (see `retire.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    /// In flight, or answered with a task still running.
+    Open,
+    /// Finished: retired in turn, once enough requests finished after it.
+    Finished,
+    /// No longer kept: its slot is free, or holds a later request.
+    Retired,
+}
+
 /// One request we (the client) sent.
 struct Req {
+    /// Which request this is (slots are reused; serials never are).
+    serial: u64,
+    stage: Stage,
     id: IdKey,
     seq: u64,
     t_us: u64,
@@ -73,12 +92,16 @@ pub struct Checker {
     cfg: CheckConfig,
     flood_limit: usize,
     era: Era,
+    /// Requests by slot; a retired request's slot is reused.
     reqs: Vec<Req>,
+    window: retire::Window,
     req_ids: HashMap<IdKey, usize>,
     /// Requests sent on a per-request stream (`post:N`), by channel.
     req_channels: HashMap<Box<str>, usize>,
     toks: Vec<Tok>,
     tok_ids: HashMap<IdKey, u32>,
+    /// Token slots free for reuse (their request was retired).
+    free_toks: Vec<u32>,
     /// Raw token text of the last progress notification and its slot: a
     /// flood repeats one token, so this skips hashing on the hot path.
     last_tok: Option<(Vec<u8>, u32)>,
@@ -113,10 +136,12 @@ impl Checker {
             era: cfg.era.unwrap_or(Era::Handshake),
             cfg,
             reqs: Vec::new(),
+            window: Default::default(),
             req_ids: HashMap::new(),
             req_channels: HashMap::new(),
             toks: Vec::new(),
             tok_ids: HashMap::new(),
+            free_toks: Vec::new(),
             last_tok: None,
             logging_declared: None,
             session_level: None,
@@ -153,7 +178,7 @@ impl Checker {
     /// other token is judged (unknown) and kept nowhere, so a server cannot
     /// grow this.
     pub fn tracked_tokens(&self) -> usize {
-        self.toks.len()
+        self.toks.len() - self.free_toks.len()
     }
 
     /// Findings beyond `max_per_key` that were counted but not reported.
@@ -192,6 +217,10 @@ impl Checker {
                 }
             }
             Dir::Stderr => {}
+        }
+        // Between events, never within one: no request is half judged.
+        if self.window.due() {
+            self.evict();
         }
     }
 
@@ -335,7 +364,7 @@ impl Checker {
             .as_ref()
             .and_then(|m| m.get(META_LOG_LEVEL))
             .map(|l| l.as_str().and_then(|s| s.parse().ok()));
-        let ri = self.reqs.len();
+        let ri = self.next_req_slot();
         let token = f.progress_token().map(|raw| {
             let key = IdKey::from_raw(raw.get());
             let slot = self.tok_slot(key);
@@ -345,7 +374,9 @@ impl Checker {
         if ev.channel.starts_with("post") {
             self.req_channels.insert(ev.channel.into(), ri);
         }
-        self.reqs.push(Req {
+        self.place(Req {
+            serial: 0,
+            stage: Stage::Open,
             id: id.clone(),
             seq: ev.seq,
             t_us: ev.t_us,
@@ -688,13 +719,19 @@ impl Checker {
                 let message = shape::null_id_error(f.error);
                 return self.emit(out, Rule::ResponseNullId, vec![ev.seq], None, None, message);
             }
+            let message = match self.window.forgot() {
+                false => format!("a response for id {id}, which no request of this client used"),
+                true => format!(
+                    "a response for id {id}, which no request of this client in flight or among its last {KEEP_FINISHED} finished used (older requests are no longer kept)"
+                ),
+            };
             return self.emit(
                 out,
                 Rule::ResponseUnknownId,
                 vec![ev.seq],
                 None,
                 Some(id.clone()),
-                format!("a response for id {id}, which no request of this client used"),
+                message,
             );
         };
         if let Some((first, _)) = self.reqs[ri].response {
@@ -773,6 +810,7 @@ impl Checker {
             self.gap_ends(slot, ri, ev.t_us, ev.seq, out);
             self.buffered(slot, ri, ev, out);
         }
+        self.req_finished(ri);
     }
 
     fn buffered(&mut self, slot: usize, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {

@@ -132,6 +132,12 @@ impl LiveChecks {
         lock(&self.state).unchecked
     }
 
+    /// Requests the checker no longer keeps: finished ones retired past
+    /// its window, and ones in flight dropped over its cap.
+    pub fn requests_retired(&self) -> (u64, u64) {
+        lock(&self.state).checker.requests_retired()
+    }
+
     pub fn counts_by_severity(&self) -> SeverityCounts {
         lock(&self.state).counts
     }

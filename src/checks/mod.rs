@@ -2,7 +2,8 @@
 //!
 //! `Checker` is incremental — it sees each event once, in order, and keeps
 //! only per-request and per-token state, so its cost per event does not grow
-//! with the history. `LiveChecks` runs it over a live `Trace` as events are
+//! with the history; finished requests are retired past a window, so its
+//! memory does not grow with the session either. `LiveChecks` runs it over a live `Trace` as events are
 //! appended; `check --trace` runs it over a recorded one. `stats` computes
 //! per-call timing statistics from a store.
 

@@ -6,7 +6,7 @@
 //! an answer, a capped set of the server request ids ever seen, and the
 //! few requests the client itself recorded as timed out or failed.
 
-use super::{Checker, ReqKind};
+use super::{Checker, KEEP_FINISHED, ReqKind, Stage};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::checks::shape::secs;
@@ -174,10 +174,17 @@ impl Checker {
         if let Some(slot) = self.reqs[ri].token {
             self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
         }
+        self.req_finished(ri);
     }
 
     fn judge_cancel(&mut self, ev: &EventRef<'_>, rid: &IdKey, out: &mut Vec<Finding>) {
         let Some(&ri) = self.req_ids.get(rid) else {
+            let which = match self.window.forgot() {
+                false => "which it never sent".to_string(),
+                true => format!(
+                    "which is neither in flight nor among its last {KEEP_FINISHED} finished requests (older requests are no longer kept)"
+                ),
+            };
             return self.emit(
                 out,
                 Rule::ClientCancelUnknownRequest,
@@ -185,7 +192,7 @@ impl Checker {
                 None,
                 Some(rid.clone()),
                 format!(
-                    "the client cancelled request {rid}, which it never sent; cancel only requests of its own that are in flight"
+                    "the client cancelled request {rid}, {which}; cancel only requests of its own that are in flight"
                 ),
             );
         };
@@ -322,9 +329,11 @@ impl Checker {
             } => Some(IdKey::from_value(request)),
             Event::Reinitialize { .. } => {
                 // The server forgot the session: nothing of it is in flight.
-                for r in &mut self.reqs {
-                    if r.response.is_none() {
+                for ri in 0..self.reqs.len() {
+                    let r = &mut self.reqs[ri];
+                    if r.stage != Stage::Retired && r.response.is_none() {
                         r.gone = true;
+                        self.req_finished(ri);
                     }
                 }
                 None
@@ -333,6 +342,7 @@ impl Checker {
         };
         if let Some(ri) = gone.and_then(|id| self.req_ids.get(&id).copied()) {
             self.reqs[ri].gone = true;
+            self.req_finished(ri);
         }
     }
 }

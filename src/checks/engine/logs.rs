@@ -1,7 +1,7 @@
 //! The logging rules: levels, the `logging` capability, and in the
 //! 2026-07-28 era logs bound to the request that asked for them.
 
-use super::{Checker, META_LOG_LEVEL, ReqKind};
+use super::{Checker, META_LOG_LEVEL, ReqKind, Stage};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::checks::shape::article;
@@ -83,12 +83,10 @@ impl Checker {
         if ev.channel != "stdio" {
             return None;
         }
-        let mut active = self
-            .reqs
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, r)| r.active() && r.kind == ReqKind::Other);
+        let mut active =
+            self.reqs.iter().enumerate().rev().filter(|(_, r)| {
+                r.stage != Stage::Retired && r.active() && r.kind == ReqKind::Other
+            });
         match (active.next(), active.next()) {
             (Some((i, _)), None) => Some(i),
             (None, _) => self.last_answered,

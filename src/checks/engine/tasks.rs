@@ -8,7 +8,9 @@
 //! status}`), from answers to `tasks/get` and `tasks/cancel`, and from status
 //! notifications (`notifications/tasks/status`, and the extension's
 //! `notifications/tasks`). Only tasks created in answer to this client's own
-//! requests get state, so a server cannot grow it beyond those requests.
+//! requests get state, so a server cannot grow it beyond those requests; a
+//! task goes with its request when that is retired, which a running task's
+//! request is not (until the requests kept in flight are over their cap).
 
 use super::{Checker, Req};
 use crate::calls::task_end::is_terminal;
@@ -52,7 +54,9 @@ pub const EARLY_KEPT: usize = 64;
 
 #[derive(Default)]
 pub(super) struct Tasks {
+    /// Tasks by slot; a retired task's slot is reused.
     list: Vec<Task>,
+    free: Vec<usize>,
     by_id: HashMap<Box<str>, usize>,
     early: VecDeque<Early>,
     early_dropped: u64,
@@ -117,7 +121,23 @@ impl Checker {
     /// how many of those were dropped).
     pub fn tracked_tasks(&self) -> (usize, usize, u64) {
         let t = &self.tasks;
-        (t.list.len(), t.early.len(), t.early_dropped)
+        (t.list.len() - t.free.len(), t.early.len(), t.early_dropped)
+    }
+
+    /// Whether task `ti` has not reached a terminal status.
+    pub(super) fn task_running(&self, ti: usize) -> bool {
+        self.tasks.list[ti].terminal.is_none()
+    }
+
+    /// Task `ti` goes with its retired request.
+    pub(super) fn retire_task(&mut self, ti: usize) {
+        let t = &mut self.tasks;
+        let id = std::mem::take(&mut t.list[ti].id);
+        t.list[ti].terminal = None;
+        if t.by_id.get(&id) == Some(&ti) {
+            t.by_id.remove(&id);
+        }
+        t.free.push(ti);
     }
 
     /// A successful answer to request `ri`: a `CreateTaskResult` starts a
@@ -132,12 +152,21 @@ impl Checker {
             return;
         };
         if let Some((id, status)) = created(&v) {
-            let ti = self.tasks.list.len();
-            self.tasks.list.push(Task {
+            let task = Task {
                 id: id.into(),
                 req: ri,
                 terminal: None,
-            });
+            };
+            let ti = match self.tasks.free.pop() {
+                Some(ti) => {
+                    self.tasks.list[ti] = task;
+                    ti
+                }
+                None => {
+                    self.tasks.list.push(task);
+                    self.tasks.list.len() - 1
+                }
+            };
             // A reused id now names the newer task; the older one keeps its
             // request (and its token) but is no longer reachable by id.
             self.tasks.by_id.insert(id.into(), ti);
@@ -252,6 +281,9 @@ impl Checker {
                     t_us: ev.t_us,
                     channel: ev.channel.into(),
                 });
+                // Its request, kept while the task ran, is finished now.
+                let ri = task.req;
+                self.req_finished(ri);
             }
             return;
         };

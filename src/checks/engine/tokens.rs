@@ -2,9 +2,10 @@
 //!
 //! Only tokens our own requests carried get state: progress for any other
 //! token is reported as unknown and kept nowhere, so however many tokens a
-//! server invents, this stays the size of the client's requests.
+//! server invents, this stays the size of the client's requests kept. A
+//! token goes with the last request that carried it, when that is retired.
 
-use super::{Checker, MAX_PER_RULE};
+use super::{Checker, KEEP_FINISHED, MAX_PER_RULE};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::protocol::IdKey;
@@ -27,6 +28,9 @@ pub(super) struct Tok {
     pub(super) stall_reported: bool,
     pub(super) flood: VecDeque<(u64, u64)>,
     pub(super) flooded: bool,
+    /// Bumped when the slot is freed: a cached slot of an older generation
+    /// names a token that is gone.
+    pub(super) generation: u32,
 }
 
 impl Tok {
@@ -44,12 +48,15 @@ impl Tok {
             stall_reported: false,
             flood: VecDeque::new(),
             flooded: false,
+            generation: 0,
         }
     }
 
     /// A request carrying this token starts a fresh stream.
     pub(super) fn restart(&mut self, req: usize, t_us: u64, seq: u64) {
+        let generation = self.generation;
         *self = Tok::new(std::mem::replace(&mut self.key, IdKey::Int(0)));
+        self.generation = generation;
         self.req = Some(req);
         self.activity = (t_us, seq);
     }
@@ -60,8 +67,9 @@ impl Tok {
 #[derive(Clone, Copy)]
 pub(super) struct SlotCache {
     pub(super) serial: u64,
-    /// Our slot, or `NO_TOK` (as of `epoch`).
+    /// Our slot, or `NO_TOK`.
     pub(super) slot: u32,
+    /// For our slot, its generation; for `NO_TOK`, the token epoch then.
     pub(super) epoch: u32,
 }
 
@@ -72,11 +80,39 @@ impl Checker {
         if let Some(s) = self.tok_ids.get(&key) {
             return *s;
         }
-        let slot = self.toks.len() as u32;
-        self.toks.push(Tok::new(key.clone()));
+        let slot = match self.free_toks.pop() {
+            Some(slot) => {
+                let t = &mut self.toks[slot as usize];
+                let generation = t.generation;
+                *t = Tok::new(key.clone());
+                t.generation = generation;
+                slot
+            }
+            None => {
+                self.toks.push(Tok::new(key.clone()));
+                (self.toks.len() - 1) as u32
+            }
+        };
         self.tok_ids.insert(key, slot);
         self.tok_epoch = self.tok_epoch.wrapping_add(1);
         slot
+    }
+
+    /// The token of a retired request goes with it (unless a later request
+    /// carries it now): its slot is freed for another token.
+    pub(super) fn retire_tok(&mut self, slot: u32) {
+        let t = &mut self.toks[slot as usize];
+        let key = std::mem::replace(&mut t.key, IdKey::Int(0));
+        let generation = t.generation.wrapping_add(1);
+        *t = Tok::new(IdKey::Int(0));
+        t.generation = generation;
+        if self.tok_ids.get(&key) == Some(&slot) {
+            self.tok_ids.remove(&key);
+        }
+        if matches!(self.last_tok, Some((_, s)) if s == slot) {
+            self.last_tok = None;
+        }
+        self.free_toks.push(slot);
     }
 
     /// Progress for a token none of our requests carried.
@@ -94,6 +130,13 @@ impl Checker {
             Ok(p) => IdKey::from_raw(p.token.get()),
             Err(_) => IdKey::Other("?".into()),
         };
+        // Once requests were retired, the token may be one of theirs.
+        let which = match self.window.forgot() {
+            false => "which no request carried".to_string(),
+            true => format!(
+                "which no request in flight or among the last {KEEP_FINISHED} finished carried (older requests are no longer kept)"
+            ),
+        };
         self.emit(
             out,
             Rule::ProgressUnknownToken,
@@ -101,7 +144,7 @@ impl Checker {
             Some(key.clone()),
             None,
             format!(
-                "progress for token {key}, which no request carried; only send progress for the progressToken of an active request (and none when the request had no token)"
+                "progress for token {key}, {which}; only send progress for the progressToken of an active request (and none when the request had no token)"
             ),
         );
     }
@@ -117,9 +160,14 @@ impl Checker {
         let i = store_slot as usize;
         if let Some(c) = self.store_slots.get(i)
             && c.serial == serial
-            && (c.slot != NO_TOK || c.epoch == self.tok_epoch)
         {
-            return (c.slot != NO_TOK).then_some(c.slot);
+            if c.slot == NO_TOK {
+                if c.epoch == self.tok_epoch {
+                    return None;
+                }
+            } else if self.toks[c.slot as usize].generation == c.epoch {
+                return Some(c.slot);
+            }
         }
         let f = ev.frame();
         let raw = ProgressView::parse(f.params)
@@ -137,7 +185,10 @@ impl Checker {
         self.store_slots[i] = SlotCache {
             serial,
             slot: found.unwrap_or(NO_TOK),
-            epoch: self.tok_epoch,
+            epoch: match found {
+                Some(s) => self.toks[s as usize].generation,
+                None => self.tok_epoch,
+            },
         };
         found
     }
