@@ -335,7 +335,17 @@ pub fn request(
             "Failed to retrieve task: Task not found",
         )
     };
-    let ack = || out.respond(id, era::complete(era, json!({})));
+    // An acknowledgement (empty result) for a known task, then its new
+    // state to the streams watching it if it moved; "not found" otherwise.
+    let ack = |known: Option<bool>| match known {
+        Some(moved) => {
+            out.respond(id, era::complete(era, json!({})));
+            if moved {
+                store.announce(task_id);
+            }
+        }
+        None => not_found(),
+    };
     match method {
         "tasks/get" => match store.with(task_id, |r| r.detailed()) {
             // "The resultType field MUST be set to "complete" on this object".
@@ -372,15 +382,7 @@ pub fn request(
             });
             // "On success, the server MUST acknowledge the request with an
             // empty result."
-            match known {
-                Some(moved) => {
-                    ack();
-                    if moved {
-                        store.announce(task_id);
-                    }
-                }
-                None => not_found(),
-            }
+            ack(known);
         }
         "tasks/cancel" => {
             let known = store.with(task_id, |r| {
@@ -396,15 +398,7 @@ pub fn request(
                 }
                 false
             });
-            match known {
-                Some(moved) => {
-                    ack();
-                    if moved {
-                        store.announce(task_id);
-                    }
-                }
-                None => not_found(),
-            }
+            ack(known);
         }
         _ => {
             out.error(id, METHOD_NOT_FOUND, &format!("Method not found: {method}"));
