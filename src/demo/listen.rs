@@ -47,12 +47,16 @@ struct Listener {
 pub struct Watchers(Mutex<Vec<Listener>>);
 
 impl Watchers {
-    fn add(&self, l: Listener) -> bool {
+    /// Keep a stream, sending `first` (its acknowledgement) on it under the
+    /// same lock, so no change can reach it before; false when too many are
+    /// open (nothing sent then).
+    fn add(&self, l: Listener, first: Vec<u8>) -> bool {
         let mut all = lock(&self.0);
         all.retain(|l| !l.out.is_closed());
         if all.len() >= MAX_LISTENERS {
             return false;
         }
+        l.link.send(first);
         all.push(l);
         true
     }
@@ -155,29 +159,74 @@ pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Val
     let uris = uris.unwrap_or_default();
     let tasks = tasks.unwrap_or_default();
     // The acknowledgement goes out before the stream can carry anything else.
-    link.send(notification_line(
+    let ack = notification_line(
         "notifications/subscriptions/acknowledged",
         json!({"notifications": granted, "_meta": {SUBSCRIPTION_ID: id}}),
-    ));
-    if (!uris.is_empty() || !tasks.is_empty())
-        && !session.watchers.add(Listener {
+    );
+    if uris.is_empty() && tasks.is_empty() {
+        link.send(ack);
+    } else {
+        let watching = Listener {
             link: Link::new(out.clone(), gate.clone()),
             out: out.clone(),
             id: id.clone(),
             uris,
             tasks,
-        })
-    {
-        session.end_call(&key, &gate);
-        return out.error(
-            id,
-            INVALID_REQUEST,
-            &format!("too many listen streams open: at most {MAX_LISTENERS}"),
-        );
+        };
+        if !session.watchers.add(watching, ack) {
+            session.end_call(&key, &gate);
+            return out.error(
+                id,
+                INVALID_REQUEST,
+                &format!("too many listen streams open: at most {MAX_LISTENERS}"),
+            );
+        }
     }
     let task = tokio::spawn(async move {
         let _open = link;
         std::future::pending::<()>().await;
     });
     session.attach_task(&key, &gate, task.abort_handle());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::out::{Gate, channel};
+
+    fn listener(uri: &str) -> (Listener, crate::demo::out::OutStream) {
+        let (out, stream) = channel();
+        let l = Listener {
+            link: Link::new(out.clone(), Gate::new()),
+            out,
+            id: json!(1),
+            uris: [uri.to_owned()].into(),
+            tasks: HashSet::new(),
+        };
+        (l, stream)
+    }
+
+    #[test]
+    fn streams_are_bounded_and_a_closed_one_makes_room() {
+        let w = Watchers::default();
+        let mut streams = Vec::new();
+        for _ in 0..MAX_LISTENERS {
+            let (l, s) = listener("u");
+            assert!(w.add(l, b"ack\n".to_vec()));
+            streams.push(s);
+        }
+        let (l, mut refused) = listener("u");
+        assert!(!w.add(l, b"ack\n".to_vec()));
+        assert!(
+            refused.try_next().is_none(),
+            "nothing sent to a refused stream"
+        );
+        // Each open stream got its acknowledgement, then the update.
+        assert_eq!(w.resource_updated("u"), MAX_LISTENERS);
+        assert_eq!(streams[0].try_next().as_deref(), Some(&b"ack\n"[..]));
+        assert!(streams[0].try_next().is_some_and(|b| b.starts_with(b"{")));
+        drop(streams.pop());
+        let (l, _s) = listener("u");
+        assert!(w.add(l, b"ack\n".to_vec()), "the closed stream's room");
+    }
 }
