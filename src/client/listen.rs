@@ -13,7 +13,7 @@ use super::{ClientError, Reply, Session};
 use crate::event::Event;
 use crate::protocol::methods;
 use crate::protocol::{IdKey, views::InitializeResult};
-use crate::trace::Trace;
+use crate::trace::{Dir, EventRef, Trace};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -35,54 +35,100 @@ pub(super) struct ResourceStream {
     task: tokio::task::JoinHandle<()>,
 }
 
-/// A listen stream carrying one task's status (`taskIds`): each
-/// `notifications/tasks` for it is the task's complete state.
-pub(super) struct TaskPushes {
-    id: IdKey,
-    task: tokio::task::JoinHandle<()>,
-    task_id: String,
-    /// Trace position scanned up to.
+/// A place in the trace, and the wake-ups for what comes after it.
+struct Cursor {
     seen: u64,
     changed: tokio::sync::watch::Receiver<u64>,
 }
 
-impl TaskPushes {
-    /// The next status pushed for the task, as a reply of its own (the
-    /// notification's params are the task, as a `tasks/get` answer is).
-    pub(super) async fn next(&mut self, trace: &Trace) -> Reply {
+impl Cursor {
+    /// From the end of the trace now.
+    fn at_end(trace: &Trace) -> Cursor {
+        let changed = trace.subscribe();
+        Cursor {
+            seen: trace.read().next_seq(),
+            changed,
+        }
+    }
+
+    /// The first event from here `pick` takes (the cursor moves past it),
+    /// waiting for more while there is none; `None` once `stop` says so
+    /// after a look that found nothing, or the trace is gone.
+    async fn next<T>(
+        &mut self,
+        trace: &Trace,
+        stop: impl Fn() -> bool,
+        mut pick: impl FnMut(&EventRef<'_>) -> Option<T>,
+    ) -> Option<T> {
         loop {
             {
                 let store = trace.read();
                 let end = store.next_seq();
                 let hit = store
                     .range(self.seen.max(store.first_seq()), end)
-                    .find_map(|e| {
-                        if e.method != Some(methods::TASKS_NOTIFY) || e.dir != crate::trace::Dir::In
-                        {
-                            return None;
-                        }
-                        let raw = e.frame().params?.get();
-                        let result: Value = serde_json::from_str(raw).ok()?;
-                        (result.get("taskId").and_then(Value::as_str) == Some(&self.task_id)).then(
-                            || Reply {
-                                seq: e.seq,
-                                result,
-                                raw: raw.into(),
-                                out_of_range: Default::default(),
-                            },
-                        )
-                    });
-                match hit {
-                    Some(r) => {
-                        self.seen = r.seq + 1;
-                        return r;
-                    }
-                    None => self.seen = end,
+                    .find_map(|e| pick(&e).map(|t| (e.seq, t)));
+                if let Some((seq, t)) = hit {
+                    self.seen = seq + 1;
+                    return Some(t);
                 }
+                self.seen = end;
             }
-            if self.changed.changed().await.is_err() {
-                std::future::pending::<()>().await;
+            if stop() || self.changed.changed().await.is_err() {
+                return None;
             }
+        }
+    }
+}
+
+/// The string array `key` of an acknowledgement's honoured filter.
+fn granted(honoured: Option<&Value>, key: &str) -> Option<Vec<String>> {
+    let list = honoured?.get(key)?.as_array()?;
+    Some(
+        list.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// A listen stream carrying one task's status (`taskIds`): each
+/// `notifications/tasks` for it is the task's complete state.
+pub(super) struct TaskPushes {
+    id: IdKey,
+    task: tokio::task::JoinHandle<()>,
+    task_id: String,
+    at: Cursor,
+}
+
+impl TaskPushes {
+    /// The next status pushed for the task, as a reply of its own (the
+    /// notification's params are the task, as a `tasks/get` answer is).
+    pub(super) async fn next(&mut self, trace: &Trace) -> Reply {
+        let task_id = self.task_id.as_str();
+        let pushed = self
+            .at
+            .next(
+                trace,
+                || false,
+                |e| {
+                    if e.method != Some(methods::TASKS_NOTIFY) || e.dir != Dir::In {
+                        return None;
+                    }
+                    let raw = e.frame().params?.get();
+                    let result: Value = serde_json::from_str(raw).ok()?;
+                    (result.get("taskId").and_then(Value::as_str) == Some(task_id)).then(|| Reply {
+                        seq: e.seq,
+                        result,
+                        raw: raw.into(),
+                        out_of_range: Default::default(),
+                    })
+                },
+            )
+            .await;
+        match pushed {
+            Some(r) => r,
+            // The trace is gone: nothing will be pushed any more.
+            None => std::future::pending().await,
         }
     }
 }
@@ -135,25 +181,13 @@ impl Session {
             let opened = self
                 .open_listen(json!({"resourceSubscriptions": uris}), RESOURCE_ACK_WAIT)
                 .await?;
-            let honoured = opened
-                .honoured
-                .as_ref()
-                .and_then(|n| n.get("resourceSubscriptions"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>()
-                });
-            let Some(honoured) = honoured else {
+            let Some(honoured) = granted(opened.honoured.as_ref(), "resourceSubscriptions") else {
                 let why = if opened.task.is_finished() {
                     "the listen stream ended before it was acknowledged"
                 } else {
                     "the server did not acknowledge the listen stream with resourceSubscriptions"
                 };
-                opened.task.abort();
-                let _ = self.cancel(&opened.id, why);
+                let _ = self.close_stream(&opened.id, opened.task, why);
                 return Err(ClientError::Protocol(why.into()));
             };
             let stream = ResourceStream {
@@ -163,9 +197,7 @@ impl Session {
             (Some(stream), honoured)
         };
         if let Some(old) = std::mem::replace(&mut *current, new) {
-            // Closed on purpose: its end is the cancel event, not an error.
-            old.task.abort();
-            self.cancel(&old.id, "resource subscriptions changed")?;
+            self.close_stream(&old.id, old.task, "resource subscriptions changed")?;
         }
         Ok(honoured)
     }
@@ -177,38 +209,46 @@ impl Session {
         if !self.opts.listen {
             return None;
         }
-        let changed = self.trace.subscribe();
-        let seen = self.trace.read().next_seq();
+        // From before the request: a status may come right after the
+        // acknowledgement.
+        let at = Cursor::at_end(&self.trace);
         let opened = self
             .open_listen(json!({"taskIds": [task_id]}), TASK_ACK_WAIT)
             .await
             .ok()?;
-        let taken = opened
-            .honoured
-            .as_ref()
-            .and_then(|n| n.get("taskIds"))
-            .and_then(Value::as_array)
-            .is_some_and(|ids| ids.iter().any(|i| i.as_str() == Some(task_id)));
+        let taken = granted(opened.honoured.as_ref(), "taskIds")
+            .is_some_and(|ids| ids.iter().any(|i| i == task_id));
         if !taken {
-            opened.task.abort();
-            if !opened.task.is_finished() {
-                let _ = self.cancel(&opened.id, "the server did not take the task");
-            }
+            let _ = self.close_stream(&opened.id, opened.task, "the server did not take the task");
             return None;
         }
         Some(TaskPushes {
             id: opened.id,
             task: opened.task,
             task_id: task_id.to_owned(),
-            seen,
-            changed,
+            at,
         })
     }
 
     /// The task is followed no more: close its stream.
     pub(super) fn close_task_stream(&self, pushes: TaskPushes) {
-        pushes.task.abort();
-        let _ = self.cancel(&pushes.id, "the task ended");
+        let _ = self.close_stream(&pushes.id, pushes.task, "the task ended");
+    }
+
+    /// Close a stream of ours on purpose: its end is the cancel event, not
+    /// an error (the task awaiting its response goes first). A stream that
+    /// already ended needs nothing sent.
+    fn close_stream(
+        &self,
+        id: &IdKey,
+        task: tokio::task::JoinHandle<()>,
+        why: &str,
+    ) -> Result<(), ClientError> {
+        if task.is_finished() {
+            return Ok(());
+        }
+        task.abort();
+        self.cancel(id, why).map(|_| ())
     }
 
     /// Send `subscriptions/listen` with this filter and wait for its
@@ -217,8 +257,7 @@ impl Session {
         let Some(me) = self.weak.upgrade() else {
             return Err(ClientError::Protocol("the session is closing".into()));
         };
-        let mut changed = self.trace.subscribe();
-        let from = self.trace.read().next_seq();
+        let mut at = Cursor::at_end(&self.trace);
         let id = self.fresh_id();
         let listen_id = id.clone();
         let task = tokio::spawn(async move {
@@ -240,30 +279,19 @@ impl Session {
             me.meta(end);
         });
         let want = id.to_value();
-        let acknowledged = async {
-            let mut seen = from;
-            loop {
-                {
-                    let store = self.trace.read();
-                    let hit = store.range(seen, store.next_seq()).find_map(|e| {
-                        if e.method != Some(methods::SUBSCRIPTIONS_ACKNOWLEDGED) {
-                            return None;
-                        }
-                        let params: Value = serde_json::from_str(e.frame().params?.get()).ok()?;
-                        let sub = params.pointer("/_meta/io.modelcontextprotocol~1subscriptionId");
-                        (sub == Some(&want))
-                            .then(|| params.get("notifications").cloned().unwrap_or(Value::Null))
-                    });
-                    seen = store.next_seq();
-                    if hit.is_some() {
-                        return hit;
-                    }
-                }
-                if task.is_finished() || changed.changed().await.is_err() {
+        let acknowledged = at.next(
+            &self.trace,
+            || task.is_finished(),
+            |e| {
+                if e.method != Some(methods::SUBSCRIPTIONS_ACKNOWLEDGED) {
                     return None;
                 }
-            }
-        };
+                let params: Value = serde_json::from_str(e.frame().params?.get()).ok()?;
+                let sub = params.pointer("/_meta/io.modelcontextprotocol~1subscriptionId");
+                (sub == Some(&want))
+                    .then(|| params.get("notifications").cloned().unwrap_or(Value::Null))
+            },
+        );
         let honoured = tokio::time::timeout(wait, acknowledged)
             .await
             .ok()
