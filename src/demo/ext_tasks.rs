@@ -134,6 +134,9 @@ impl Store {
 
     /// Tell the streams watching this task its complete state now.
     fn announce(&self, id: &str) {
+        if !self.watchers.watches_task(id) {
+            return;
+        }
         if let Some(task) = self.with(id, |r| r.detailed()) {
             self.watchers.task_changed(id, &task);
         }

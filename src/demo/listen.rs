@@ -14,12 +14,12 @@
 //! it watches.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 
 use super::out::{Link, Out, notification_line};
-use super::session::{Session, id_key};
+use super::session::{Session, id_key, lock};
 use super::{INVALID_PARAMS, INVALID_REQUEST};
 
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -30,13 +30,8 @@ pub const MAX_LISTENERS: usize = 64;
 /// URIs or task ids one stream may watch.
 pub const MAX_WATCHED: usize = 256;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 struct Listener {
     link: Link,
-    out: Out,
     id: Value,
     uris: HashSet<String>,
     tasks: HashSet<String>,
@@ -52,7 +47,7 @@ impl Watchers {
     /// open (nothing sent then).
     fn add(&self, l: Listener, first: Vec<u8>) -> bool {
         let mut all = lock(&self.0);
-        all.retain(|l| !l.out.is_closed());
+        all.retain(|l| !l.link.is_closed());
         if all.len() >= MAX_LISTENERS {
             return false;
         }
@@ -71,7 +66,7 @@ impl Watchers {
     ) -> usize {
         let mut told = 0;
         lock(&self.0).retain(|l| {
-            if l.out.is_closed() {
+            if l.link.is_closed() {
                 return false;
             }
             if !wants(l) {
@@ -93,6 +88,11 @@ impl Watchers {
         let mut params = Map::new();
         params.insert("uri".into(), json!(uri));
         self.tell(|l| l.uris.contains(uri), RESOURCE_UPDATED, &params)
+    }
+
+    /// Does an open stream watch this task? (Its state is built only then.)
+    pub fn watches_task(&self, task_id: &str) -> bool {
+        lock(&self.0).iter().any(|l| l.tasks.contains(task_id))
     }
 
     /// `notifications/tasks` (the task's complete state) to the streams
@@ -168,7 +168,6 @@ pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Val
     } else {
         let watching = Listener {
             link: Link::new(out.clone(), gate.clone()),
-            out: out.clone(),
             id: id.clone(),
             uris,
             tasks,
@@ -197,8 +196,7 @@ mod tests {
     fn listener(uri: &str) -> (Listener, crate::demo::out::OutStream) {
         let (out, stream) = channel();
         let l = Listener {
-            link: Link::new(out.clone(), Gate::new()),
-            out,
+            link: Link::new(out, Gate::new()),
             id: json!(1),
             uris: [uri.to_owned()].into(),
             tasks: HashSet::new(),

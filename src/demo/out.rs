@@ -262,6 +262,12 @@ impl Link {
         *open
     }
 
+    /// Does nobody take its lines any more (the call cancelled, or its
+    /// reading end gone)?
+    pub fn is_closed(&self) -> bool {
+        self.out.is_closed() || !*self.gate.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Queue a big buffer of lines, waiting for a bulk slot first.
     pub async fn send_bulk(&self, lines: Vec<u8>) -> bool {
         let Some(permit) = self.out.bulk_permit().await else {

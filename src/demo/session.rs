@@ -63,7 +63,7 @@ impl Default for Shared {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking call task must not take the whole server down with it.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

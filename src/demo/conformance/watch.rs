@@ -11,20 +11,17 @@
 //! [`Watchers`]).
 
 use std::collections::HashSet;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 
 use super::super::listen::{RESOURCE_UPDATED, Watchers};
 use super::super::out::{Out, notification_line};
+use super::super::session::lock;
 
 pub const TOOL: &str = "test_touch_resource";
 /// URIs one session may subscribe to.
 pub const MAX_URIS: usize = 256;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 pub fn descriptor() -> Value {
     json!({
