@@ -23,12 +23,17 @@ fn demo_http() -> (Bg, u16) {
 }
 
 fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
+    proxy_to(&format!("http://127.0.0.1:{upstream}/mcp"), trace, rt, &[])
+}
+
+/// The proxy for the server at `url`, recording to `trace`, with `env`.
+fn proxy_to(url: &str, trace: &Path, rt: &Path, env: &[(&str, &str)]) -> (Bg, u16) {
     let mut c = Command::new(BIN);
-    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
-        .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url", url])
         .arg("--record")
         .arg(trace)
-        .env("MCPSCOPE_RUNTIME_DIR", rt);
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .envs(env.iter().copied());
     start_reporting(c)
 }
 
@@ -342,13 +347,8 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
     let (_srv, upstream) = start_reporting(c);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("p.jsonl");
-    let mut c = Command::new(BIN);
-    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
-        .arg(format!("http://127.0.0.1:{upstream}/sse"))
-        .arg("--record")
-        .arg(&trace)
-        .env("MCPSCOPE_RUNTIME_DIR", dir.path());
-    let (p, port) = start_reporting(c);
+    let upstream_url = format!("http://127.0.0.1:{upstream}/sse");
+    let (p, port) = proxy_to(&upstream_url, &trace, dir.path(), &[]);
     let url = format!("http://127.0.0.1:{port}/sse");
     let o = common::run(&[
         "call",
@@ -440,14 +440,12 @@ fn request_bodies_held_at_once_are_bounded() {
     });
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");
-    let mut c = Command::new(BIN);
-    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
-        .arg(format!("http://127.0.0.1:{sport}/mcp"))
-        .arg("--record")
-        .arg(&trace)
-        .env("MCPSCOPE_RUNTIME_DIR", d.path())
-        .env("MCPSCOPE_PROXY_REQUEST_KIB", "4");
-    let (proxy, pport) = start_reporting(c);
+    let (proxy, pport) = proxy_to(
+        &format!("http://127.0.0.1:{sport}/mcp"),
+        &trace,
+        d.path(),
+        &[("MCPSCOPE_PROXY_REQUEST_KIB", "4")],
+    );
     let body = |id: u32| {
         let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"pad":""#);
         let pad = "x".repeat(4096 - head.len() - 3);

@@ -50,6 +50,21 @@ fn poll(sc: &Scenario, ms: u64, id: i64, result: Value) {
         .inn(json!({"jsonrpc": "2.0", "id": id, "result": r}));
 }
 
+/// The `tasks/update` the forms send for the confirmation, accepted (the
+/// rounds' first message, under the Composer's default limits).
+fn confirmed_update() -> Effect {
+    Effect::Raw {
+        id: Some(IdKey::Str("task-update-1".into())),
+        method: "tasks/update".into(),
+        params: Some(json!({"taskId": TASK, "inputResponses": {
+            "confirm-1": {"action": "accept", "content": {"proceed": true}}}})),
+        limits: mcpscope::client::Limits {
+            idle: Some(std::time::Duration::from_secs(60)),
+            max: Some(std::time::Duration::from_secs(600)),
+        },
+    }
+}
+
 /// `batch_job confirm=true` sent at 10 ms, answered with its task handle.
 fn started(sc: &Scenario) {
     sc.at_ms(10).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -139,19 +154,7 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
         "{screen}"
     );
     let effects = key(&mut app, KeyCode::Enter);
-    assert_eq!(
-        effects,
-        vec![Effect::Raw {
-            id: Some(IdKey::Str("task-update-1".into())),
-            method: "tasks/update".into(),
-            params: Some(json!({"taskId": TASK, "inputResponses": {
-                "confirm-1": {"action": "accept", "content": {"proceed": true}}}})),
-            limits: mcpscope::client::Limits {
-                idle: Some(std::time::Duration::from_secs(60)),
-                max: Some(std::time::Duration::from_secs(600)),
-            },
-        }]
-    );
+    assert_eq!(effects, vec![confirmed_update()]);
     assert_eq!(
         app.state.notice.as_deref(),
         Some("answered: the task of id 1 got its inputs (tasks/update)")
@@ -301,19 +304,7 @@ fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
     assert!(notice.contains("before tasks/update"), "{notice}");
     app.apply(Action::AnswerServer);
     let effects = app.handle_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL));
-    assert_eq!(
-        effects,
-        vec![Effect::Raw {
-            id: Some(IdKey::Str("task-update-1".into())),
-            method: "tasks/update".into(),
-            params: Some(json!({"taskId": TASK, "inputResponses": {
-                "confirm-1": {"action": "accept", "content": {"proceed": true}}}})),
-            limits: mcpscope::client::Limits {
-                idle: Some(std::time::Duration::from_secs(60)),
-                max: Some(std::time::Duration::from_secs(600)),
-            },
-        }]
-    );
+    assert_eq!(effects, vec![confirmed_update()]);
     let notice = app.state.notice.clone().unwrap_or_default();
     assert!(
         notice.contains("still waits for sample-1")
