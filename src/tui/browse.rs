@@ -120,9 +120,8 @@ impl Req {
         match self {
             Req::ListResources | Req::ListTemplates | Req::ListPrompts => None,
             Req::Read { uri } | Req::Subscribe { uri, .. } => Some(json!({"uri": uri})),
-            Req::Watch { uris, .. } => {
-                Some(json!({"notifications": {"resourceSubscriptions": uris}}))
-            }
+            // Not a plain request: `Session::listen_resources` opens the stream.
+            Req::Watch { .. } => None,
             Req::GetPrompt { name, args } => Some(json!({"name": name, "arguments": args})),
             Req::Complete { params, .. } => Some(params.clone()),
         }
