@@ -126,6 +126,7 @@ fn findings(n: u64) -> Vec<Finding> {
             token: None,
             request_id: None,
             message: format!("progress went backwards at #{s}"),
+            session: None,
         })
         .collect()
 }

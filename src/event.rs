@@ -240,12 +240,47 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "is_zero")]
         exchanges: u64,
     },
+    /// A host's HTTP request reached the proxy (recorded before its body):
+    /// `session` is the host session it names (its `Mcp-Session-Id`, or the
+    /// legacy transport's `sessionId` query), so the checks judge each host
+    /// session on its own; `protocol` its `MCP-Protocol-Version` header.
+    HostRequest {
+        method: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// [`target_key`] of the request's path and query: a legacy
+        /// HTTP+SSE host POSTs to the URL its stream's `endpoint` named,
+        /// which ties the POST to that stream (the URL itself may carry
+        /// secrets, so only its digest is recorded).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        protocol: Option<String>,
+    },
     /// The server asked for another version; discovery is retried once.
     VersionRetry {
         #[serde(rename = "protocolVersion")]
         protocol_version: String,
         supported: Vec<String>,
     },
+}
+
+/// A stable digest of a URL's path and query (FNV-1a, 64 bits, in hex):
+/// the same in every version, so a trace recorded by one is read by another.
+/// An absolute URL counts by its path and query; a fragment never counts.
+pub fn target_key(url: &str) -> String {
+    let url = url.trim();
+    let url = url.split('#').next().unwrap_or(url);
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]),
+        None => url,
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in path.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -316,6 +351,7 @@ impl Event {
             Event::Era { .. } => "era",
             Event::ListenEnd { .. } => "listen-end",
             Event::VersionRetry { .. } => "version-retry",
+            Event::HostRequest { .. } => "host-request",
             Event::ObserverBehind { .. } => "observer-behind",
         }
     }

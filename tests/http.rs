@@ -473,3 +473,58 @@ fn a_notification_post_that_never_answers_delays_but_does_not_block_the_call() {
         .expect("the stall is visible");
     assert_eq!(stall["json"]["waited_ms"], 300);
 }
+
+/// The TypeScript SDK's stock example server (`simpleStreamableHttp.js`,
+/// without OAuth), on a port it chose.
+fn ts_sdk_http() -> (Bg, u16) {
+    let node = peer("node/node_modules/node/bin/node");
+    let entry = peer(
+        "node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
+    );
+    let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
+    let mut cmd = Command::new(node);
+    cmd.arg(entry)
+        .env("MCP_PORT", "0")
+        .env("NODE_OPTIONS", format!("--require {preload}"));
+    start_reporting(cmd)
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn the_answer_to_the_auto_probe_is_not_judged_against_a_stock_ts_sdk_server() {
+    // It answers the session-less `server/discover` with HTTP 400 and
+    // `id: null`: that refuses mcpscope's own probe, and breaks no rule.
+    let (_srv, port) = ts_sdk_http();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("auto.jsonl");
+    let o = run(&[
+        "check",
+        "--url",
+        &url,
+        "--protocol",
+        "auto",
+        "--tool",
+        "greet",
+        "-a",
+        "name=probe",
+        "--strict",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("response-null-id"), "{}", o.stdout);
+    // The probe was answered that way: the test shows what it claims.
+    let lines = trace_lines(&rec);
+    assert!(
+        lines.iter().any(|l| l["dir"] == "meta"
+            && l["json"]["event"] == "http"
+            && l["json"]["status"] == 400),
+        "the probe was not refused: {lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["dir"] == "in" && l["json"]["id"].is_null())
+    );
+}

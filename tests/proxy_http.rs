@@ -489,3 +489,238 @@ fn request_bodies_held_at_once_are_bounded() {
     assert_eq!(waited(), 1);
     stop(proxy);
 }
+
+/// `check --trace FILE --format json`, parsed.
+fn check_json(trace: &Path) -> serde_json::Value {
+    let out = common::run(&[
+        "check",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn rules_of(report: &serde_json::Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A raw Streamable HTTP host: initialize, then the session id.
+fn initialize(port: u16) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+    );
+    let got = raw(port, &head, body, "\"result\"");
+    got.lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id:")
+                .map(|_| l.split_once(':').unwrap().1.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id: {got}"))
+}
+
+/// Send a request in `session` and keep its response stream open until
+/// `until` has arrived on it; the stream is returned still open.
+fn hold(port: u16, session: &str, body: &str, until: &str) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(until) {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => panic!(
+                "the stream ended before {until}: {}",
+                String::from_utf8_lossy(&got)
+            ),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    s
+}
+
+const SLOW_CALL: &str = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"upload_file","arguments":{"size_bytes":1048576,"chunk_bytes":16384,"delay_ms":1000},"_meta":{"progressToken":"tk"}}}"#;
+
+#[test]
+fn two_host_sessions_with_the_same_ids_are_judged_each_on_its_own() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let (a, b) = (initialize(pport), initialize(pport));
+    assert_ne!(a, b);
+    // Both hosts use id 5 and token "tk" at once, each in its own session:
+    // correct, and nothing may be said about it.
+    let held_a = hold(pport, &a, SLOW_CALL, "notifications/progress");
+    let held_b = hold(pport, &b, SLOW_CALL, "notifications/progress");
+    drop((held_a, held_b));
+    stop(proxy);
+    let report = check_json(&trace);
+    let rules = rules_of(&report);
+    for wrong in [
+        "client-request-id-reused",
+        "client-duplicate-progress-token",
+        "notification-wrong-stream",
+        "progress-not-increasing",
+    ] {
+        assert!(!rules.iter().any(|r| r == wrong), "{wrong}: {report:#}");
+    }
+}
+
+#[test]
+fn one_host_reusing_an_id_in_its_session_is_still_found() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let a = initialize(pport);
+    let first = hold(pport, &a, SLOW_CALL, "notifications/progress");
+    // The server may refuse it at once: what matters is that it was sent.
+    let second = hold(pport, &a, SLOW_CALL, "data:");
+    drop((first, second));
+    stop(proxy);
+    let report = check_json(&trace);
+    let found: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "client-request-id-reused")
+        .collect();
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert_eq!(
+        found[0]["session"],
+        a.as_str(),
+        "the finding names its session"
+    );
+}
+
+#[test]
+fn a_2026_host_closing_a_response_stream_cancels_the_call() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"upload_file","arguments":{"size_bytes":1048576,"chunk_bytes":16384,"delay_ms":100},"_meta":{"progressToken":"tk","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut s = TcpStream::connect(("127.0.0.1", pport)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{pport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: upload_file\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("notifications/progress") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    // The host cancels as that era does: it closes the stream.
+    drop(s);
+    // The proxy records the close once the server's next write fails to
+    // reach the host; wait for it in the live trace, not for a time.
+    let lines = || common::trace_lines(&trace);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !lines().iter().any(|l| l["json"]["event"] == "cancel") {
+        assert!(std::time::Instant::now() < deadline, "no cancel recorded");
+        std::thread::yield_now();
+    }
+    stop(proxy);
+    let cancel = lines()
+        .into_iter()
+        .find(|l| l["json"]["event"] == "cancel")
+        .unwrap();
+    assert_eq!(cancel["json"]["request"], 7);
+    let report = check_json(&trace);
+    let rules = rules_of(&report);
+    assert!(
+        rules
+            .iter()
+            .any(|r| r == "client-cancelled-during-progress"),
+        "{report:#}"
+    );
+    let text = common::run(&["check", "--trace", trace.to_str().unwrap()]);
+    assert!(
+        !text
+            .stdout
+            .contains("no response by the end of the session"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("cancelled"), "{}", text.stdout);
+}
+
+/// The official Python SDK client as a host over HTTP (`sdk_http_host.py`).
+fn py_http_host(url: &str, tool: &str, args: &str) -> Command {
+    let py = common::peer("venv/bin/python");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_http_host.py");
+    let mut c = Command::new(py);
+    c.arg(script).args([url, tool, args]);
+    c
+}
+
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): Python SDK"]
+fn two_python_sdk_hosts_at_once_through_the_proxy_are_each_correct() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut server = Command::new(&common::python_server()[0]);
+    server
+        .args(&common::python_server()[1..])
+        .args(["--http", "0", "--logging"]);
+    let (_server, sport) = start_reporting(server);
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let url = format!("http://127.0.0.1:{pport}/mcp");
+    // Host A's call waits in its elicitation while host B runs a whole
+    // session: both use request id 1..3 and progress token = id, in flight
+    // at once.
+    let mut a = py_http_host(&url, "greet", "{}")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut a_out = std::io::BufReader::new(a.stdout.take().unwrap());
+    let mut line = String::new();
+    a_out.read_line(&mut line).unwrap();
+    assert!(line.contains("elicited"), "{line}");
+    let b = py_http_host(&url, "slow_task", r#"{"steps": 3, "delay_ms": 10}"#)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = common::finish(b);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    assert!(b.stdout.contains("step 3 of 3"), "{}", b.stdout);
+    a.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let mut rest = String::new();
+    a_out.read_to_string(&mut rest).unwrap();
+    assert!(a.wait().unwrap().success());
+    assert!(rest.contains("Hello, proxy!"), "{rest}");
+    stop(proxy);
+    let report = check_json(&trace);
+    assert_eq!(report["findings"], serde_json::json!([]), "{report:#}");
+    assert_eq!(report["summary"]["passed"], true, "{report:#}");
+    let sessions: std::collections::BTreeSet<String> = common::trace_lines(&trace)
+        .iter()
+        .filter(|l| l["json"]["event"] == "host-request")
+        .filter_map(|l| l["json"]["session"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+}

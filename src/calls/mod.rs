@@ -10,8 +10,11 @@
 //! one they report: the pane the first that stopped it, `check` the response
 //! if any, else what explains its absence.
 //!
-//! `timing` holds the per-call timing statistics of progress notifications.
+//! `timing` holds the per-call timing statistics of progress notifications;
+//! `scope` says which host session an event belongs to (ids and tokens are
+//! a session's: a proxy may see several hosts at once).
 
+pub mod scope;
 pub mod task_end;
 pub mod timing;
 
@@ -201,12 +204,16 @@ pub enum Seen {
 #[derive(Debug, Default)]
 pub struct Tracker {
     pub calls: Vec<Call>,
-    /// The latest request with each id: like the store's request index, a
-    /// response answers the latest request that used its id.
-    by_id: HashMap<IdKey, usize>,
-    /// The latest call with each progress token: progress names its call
-    /// by token only.
-    by_token: HashMap<IdKey, usize>,
+    /// The latest request with each id in each host session: like the
+    /// store's request index, a response answers the latest request of its
+    /// session that used its id.
+    by_id: HashMap<(u64, IdKey), usize>,
+    /// The latest call with each progress token, per host session:
+    /// progress names its call by token only.
+    by_token: HashMap<(u64, IdKey), usize>,
+    scopes: scope::Scopes,
+    /// The host session of the event observed last.
+    scope: u64,
     /// Calls an end naming no request can still reach: those without a
     /// response or an exit (pruned when such an end comes, so each call is
     /// visited a bounded number of times).
@@ -223,17 +230,29 @@ impl Tracker {
         t
     }
 
+    /// The latest call with `id` in the host session of the event
+    /// observed last.
     pub fn get(&self, id: &IdKey) -> Option<&Call> {
-        self.by_id.get(id).map(|i| &self.calls[*i])
+        self.by_id
+            .get(&(self.scope, id.clone()))
+            .map(|i| &self.calls[*i])
     }
 
-    /// The latest call that carried `token`.
+    /// The latest call that carried `token`, in the host session of the
+    /// event observed last.
     pub fn by_token(&self, token: &IdKey) -> Option<&Call> {
-        self.by_token.get(token).map(|i| &self.calls[*i])
+        self.by_token
+            .get(&(self.scope, token.clone()))
+            .map(|i| &self.calls[*i])
     }
 
     /// Take in one event (in trace order).
     pub fn observe(&mut self, ev: &EventRef<'_>) -> Seen {
+        match self.scopes.route(ev) {
+            Some(s) => self.scope = s,
+            // A host session no longer kept: nothing of it can be matched.
+            None => return Seen::Nothing,
+        }
         match (ev.dir, ev.kind) {
             (Dir::Out, FrameKind::Request) => self.request(ev),
             (Dir::In, FrameKind::Response | FrameKind::ErrorResponse) => self.response(ev),
@@ -261,7 +280,7 @@ impl Tracker {
         let method = f.method.as_deref().unwrap_or("");
         if method != methods::TOOLS_CALL && token.is_none() {
             // Not a call, but it takes the id over: a response with it is its.
-            self.by_id.remove(&id);
+            self.by_id.remove(&(self.scope, id));
             return Seen::Nothing;
         }
         let tool = f
@@ -270,7 +289,7 @@ impl Tracker {
             .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
         let i = self.calls.len();
         if let Some(t) = &token {
-            self.by_token.insert(t.clone(), i);
+            self.by_token.insert((self.scope, t.clone()), i);
         }
         self.calls.push(Call {
             id: id.clone(),
@@ -281,14 +300,15 @@ impl Tracker {
             sent_us: ev.t_us,
             ends: Vec::new(),
         });
-        self.by_id.insert(id, i);
+        self.by_id.insert((self.scope, id), i);
         self.open.push(i);
         Seen::Sent(i)
     }
 
     fn response(&mut self, ev: &EventRef<'_>) -> Seen {
         let f = ev.frame();
-        let Some(&i) = f.id.as_ref().and_then(|id| self.by_id.get(id)) else {
+        let scope = self.scope;
+        let Some(&i) = f.id.and_then(|id| self.by_id.get(&(scope, id))) else {
             return Seen::Nothing;
         };
         // A second response to the same request is a duplicate, not an end.
@@ -376,7 +396,7 @@ impl Tracker {
     }
 
     fn end_one(&mut self, id: &IdKey, how: Ending, ev: &EventRef<'_>) -> Seen {
-        match self.by_id.get(id) {
+        match self.by_id.get(&(self.scope, id.clone())) {
             Some(&i) if self.calls[i].meet(how, ev) => Seen::Ended(i),
             _ => Seen::Nothing,
         }

@@ -194,7 +194,9 @@ impl Checker {
             Dir::Out => self.outgoing(ev, out),
             Dir::Meta => {
                 let event = ev.event();
-                if let Some(e) = &event {
+                if let Some(Event::Cancel { request, .. }) = &event {
+                    self.cancel_request(ev, &IdKey::from_value(request), out);
+                } else if let Some(e) = &event {
                     self.client_meta(e);
                 }
                 if let Some(Event::Oversized {
@@ -309,6 +311,7 @@ impl Checker {
             token,
             request_id,
             message,
+            session: None,
         });
     }
 
@@ -712,7 +715,14 @@ impl Checker {
     fn response(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let f = ev.frame();
         let Some(id) = f.id.clone() else { return };
+        // A JSON-RPC body carried by an HTTP error status (a refused probe,
+        // a gateway's answer) is shown, and ends its request, but is the
+        // server's HTTP answer: no protocol rule judges it.
+        let http_error = self.http.error_body(ev.channel).is_some();
         let Some(&ri) = self.req_ids.get(&id) else {
+            if http_error {
+                return;
+            }
             // `id: null` errors are JSON-RPC's answer to a request the
             // server could not parse: allowed, but about no request of ours.
             if ev.kind == FrameKind::ErrorResponse && !id.is_valid() {
@@ -735,6 +745,9 @@ impl Checker {
             );
         };
         if let Some((first, _)) = self.reqs[ri].response {
+            if http_error {
+                return;
+            }
             return self.emit(
                 out,
                 Rule::ResponseDuplicate,

@@ -22,6 +22,10 @@ pub struct Finding {
     /// Which side the rule judges: `server`, or `client` (the host).
     #[serde(default)]
     pub party: Party,
+    /// The host session it is about, when a proxy saw several (its
+    /// `Mcp-Session-Id`): each session is judged on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 impl fmt::Display for Finding {
@@ -31,7 +35,21 @@ impl fmt::Display for Finding {
         for s in &self.seqs {
             write!(f, " #{s}")?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", self.message)?;
+        if let Some(s) = &self.session {
+            write!(f, " [session {}]", short_session(s))?;
+        }
+        Ok(())
+    }
+}
+
+/// A session id as a line shows it: sanitised, and cut (ids are long and
+/// the first characters tell sessions apart).
+pub fn short_session(id: &str) -> String {
+    let clean = crate::protocol::sanitize::one_line(id);
+    match clean.char_indices().nth(12) {
+        Some((at, _)) => format!("{}…", &clean[..at]),
+        None => clean.into_owned(),
     }
 }
 

@@ -71,9 +71,9 @@ impl HttpExchanges {
         ))
     }
 
-    /// The error status whose body a frame on `channel` is, if it is one.
-    /// Asked only of frames that are not JSON-RPC: a JSON-RPC error in an
-    /// error status's body is a message like any other.
+    /// The error status whose body a frame on `channel` is, if it is one:
+    /// the server's HTTP answer, shown but never judged by a protocol rule
+    /// (a JSON-RPC error in it still ends the request it names).
     pub fn error_body(&self, channel: &str) -> Option<u16> {
         self.errors
             .iter()

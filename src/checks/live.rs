@@ -3,8 +3,8 @@
 //! printer and the TUI (a shared list plus a watch counter).
 
 use super::config::CheckConfig;
-use super::engine::Checker;
 use super::finding::{Finding, SeverityCounts};
+use super::sessions::Sessions;
 use crate::trace::Trace;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use tokio::sync::watch;
 const BATCH: u64 = 16_384;
 
 struct State {
-    checker: Checker,
+    checker: Sessions,
     next: u64,
     findings: Vec<Finding>,
     counts: SeverityCounts,
@@ -52,7 +52,7 @@ impl LiveChecks {
         let me = LiveChecks {
             trace: trace.clone(),
             state: Arc::new(Mutex::new(State {
-                checker: Checker::new(config),
+                checker: Sessions::new(config),
                 next: 0,
                 findings: Vec::new(),
                 counts: SeverityCounts::default(),

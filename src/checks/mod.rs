@@ -3,8 +3,9 @@
 //! `Checker` is incremental — it sees each event once, in order, and keeps
 //! only per-request and per-token state, so its cost per event does not grow
 //! with the history; finished requests are retired past a window, so its
-//! memory does not grow with the session either. `LiveChecks` runs it over a live `Trace` as events are
-//! appended; `check --trace` runs it over a recorded one. `stats` computes
+//! memory does not grow with the session either. `Sessions` keeps one per
+//! host session (a proxy may see several hosts at once). `LiveChecks` runs
+//! them over a live `Trace` as events are appended; `check --trace` runs it over a recorded one. `stats` computes
 //! per-call timing statistics from a store.
 
 pub mod config;
@@ -13,6 +14,7 @@ pub mod finding;
 pub mod http;
 pub mod live;
 pub mod rules;
+pub mod sessions;
 pub mod shape;
 pub mod stats;
 
@@ -21,3 +23,4 @@ pub use engine::Checker;
 pub use finding::{Finding, PartyCounts, SeverityCounts};
 pub use live::LiveChecks;
 pub use rules::{Party, Rule, Severity};
+pub use sessions::Sessions;

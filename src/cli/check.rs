@@ -27,7 +27,7 @@ use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
-use crate::checks::{CheckConfig, Checker, Finding, Party, Rule, Severity, SeverityCounts};
+use crate::checks::{CheckConfig, Finding, Party, Rule, Sessions, Severity, SeverityCounts};
 use crate::client::{ClientError, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::{Era, IdKey};
@@ -210,14 +210,14 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
 /// The rule engine fed one event at a time, so a trace read line by line
 /// is checked as it is read, before the store's bound can evict an event.
 pub struct CheckRun {
-    checker: Checker,
+    checker: Sessions,
     findings: Vec<Finding>,
 }
 
 impl CheckRun {
     pub fn new(cfg: CheckConfig) -> CheckRun {
         CheckRun {
-            checker: Checker::new(cfg),
+            checker: Sessions::new(cfg),
             findings: Vec::new(),
         }
     }

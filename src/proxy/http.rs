@@ -86,6 +86,7 @@ struct Shared {
     upstream: reqwest::Url,
     client: reqwest::Client,
     posts: AtomicU64,
+    gets: AtomicU64,
     /// Everything observed goes through it in the order it was forwarded:
     /// a request body before it goes upstream, a response chunk before it
     /// goes to the host — so the trace never has an answer before what it
@@ -153,6 +154,7 @@ impl HttpProxy {
             upstream: self.url.clone(),
             client,
             posts: AtomicU64::new(0),
+            gets: AtomicU64::new(0),
             obs: Arc::new(Observer::start(self.trace.clone(), self.max_queued)),
             request_budget: Arc::new(tokio::sync::Semaphore::new(request_budget_kib())),
             request_budget_kib: request_budget_kib(),
@@ -226,6 +228,7 @@ impl HttpProxy {
         };
         // What was forwarded before the end is in the trace before it is
         // checked and closed.
+        shared.obs.close();
         shared.obs.sync().await;
         if let Some(c) = &checks {
             c.sync();
@@ -259,6 +262,31 @@ impl HttpProxy {
 
 fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The host session a request belongs to: its `Mcp-Session-Id`, or the
+/// legacy HTTP+SSE transport's session query parameter.
+fn host_session(req: &Request<Incoming>) -> Option<String> {
+    if let Some(s) = header(req, "mcp-session-id") {
+        return Some(s.to_string());
+    }
+    let url = reqwest::Url::parse(&format!("http://proxy/?{}", req.uri().query()?)).ok()?;
+    url.query_pairs()
+        .find(|(k, _)| k == "sessionId" || k == "session_id")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// The id of the request in `body` when closing its response stream
+/// cancels it: the 2026-07-28 era, whose hosts cancel that way over HTTP
+/// (earlier revisions say a disconnect is not a cancel).
+fn cancelled_by_closing(protocol: Option<&str>, body: &[u8]) -> Option<serde_json::Value> {
+    let revision: crate::protocol::Revision = protocol?.trim().parse().ok()?;
+    if revision.era() != crate::protocol::Era::Stateless {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    v.get("method")?;
+    v.get("id").filter(|id| !id.is_null()).cloned()
 }
 
 impl Shared {
@@ -315,11 +343,30 @@ impl Shared {
         let method = req.method().clone();
         let ch = match method.as_str() {
             "POST" => format!("post:{}", self.posts.fetch_add(1, Ordering::Relaxed) + 1),
+            // Each stream its own channel: two hosts (or one reconnecting)
+            // hold GET streams at once. The first keeps the client's name.
+            "GET" => match self.gets.fetch_add(1, Ordering::Relaxed) {
+                0 => "get".to_string(),
+                n => format!("get:{}", n + 1),
+            },
             m => m.to_ascii_lowercase(),
+        };
+        let protocol = header(&req, "mcp-protocol-version").map(str::to_string);
+        let start = Event::HostRequest {
+            method: method.to_string(),
+            session: host_session(&req),
+            target: (method == hyper::Method::POST)
+                .then(|| {
+                    req.uri()
+                        .path_and_query()
+                        .map(|p| crate::event::target_key(p.as_str()))
+                })
+                .flatten(),
+            protocol: protocol.clone(),
         };
         // Dropped when the exchange is over, however it ends: the observer
         // is then told, and forgets it.
-        let mut ex = self.obs.exchange(&ch);
+        let mut ex = self.obs.exchange(&ch, start);
         let mut url = self.upstream.clone();
         url.set_path(req.uri().path());
         url.set_query(req.uri().query());
@@ -343,6 +390,11 @@ impl Shared {
         };
         if !body.is_empty() {
             ex.request(&body);
+            if method == hyper::Method::POST
+                && let Some(id) = cancelled_by_closing(protocol.as_deref(), &body)
+            {
+                ex.cancels_on_close(id);
+            }
         }
         let t0 = Instant::now();
         let sent = self
@@ -439,6 +491,7 @@ impl Shared {
                             return Some((Err(std::io::Error::other(e)), (up, ex, rw, true)));
                         }
                         None => {
+                            ex.ended();
                             let rest = rw.as_mut().map(|r| r.finish()).filter(|b| !b.is_empty())?;
                             return Some((Ok(Frame::data(rest)), (up, ex, rw, true)));
                         }

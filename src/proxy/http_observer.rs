@@ -68,6 +68,11 @@ impl Lost {
 /// One piece for the observer; `gap`: bytes of the exchange dropped since
 /// its previous piece, per direction.
 enum Obs {
+    /// The exchange began: its `host-request` event, recorded before anything of it.
+    Start {
+        ch: Arc<str>,
+        ev: Event,
+    },
     Request {
         ch: Arc<str>,
         body: Bytes,
@@ -93,6 +98,9 @@ enum Obs {
         ch: Arc<str>,
         gap: [u64; 2],
         error: Option<String>,
+        /// The host closed the response stream of this request before the
+        /// server ended it: at 2026-07-28 that is how a host cancels.
+        cancelled: Option<serde_json::Value>,
         /// Released once the observer has forgotten the exchange.
         _open: OwnedSemaphorePermit,
     },
@@ -110,6 +118,8 @@ pub struct Observer {
     max_held: usize,
     pub lost: Arc<Lost>,
     next_id: AtomicU64,
+    /// The proxy is stopping: streams it drops now were not closed by a host.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 impl Observer {
@@ -130,15 +140,23 @@ impl Observer {
             max_held,
             lost,
             next_id: AtomicU64::new(0),
+            closing: Default::default(),
         }
     }
 
-    /// An exchange begins, on trace channel `ch`: observed if there is
-    /// room for it (it is then sure to have its head and end recorded).
-    pub fn exchange(self: &Arc<Self>, ch: &str) -> Exchange {
+    /// An exchange begins, on trace channel `ch`, with its `host-request`
+    /// event `start`: observed if there is room for it (it is then sure to
+    /// have its start, head and end recorded).
+    pub fn exchange(self: &Arc<Self>, ch: &str, start: Event) -> Exchange {
+        let ch: Arc<str> = ch.into();
         let room = self.open.clone().try_acquire_owned().ok().and_then(|open| {
+            let first = self.tx.clone().try_reserve_owned().ok()?;
             let head = self.tx.clone().try_reserve_owned().ok()?;
             let end = self.tx.clone().try_reserve_owned().ok()?;
+            first.send(Obs::Start {
+                ch: ch.clone(),
+                ev: start,
+            });
             Some((head, end, open))
         });
         if room.is_none() {
@@ -154,14 +172,21 @@ impl Observer {
         Exchange {
             obs: self.clone(),
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            ch: ch.into(),
+            ch,
             head,
             end,
             observed,
             gap: [0; 2],
             gap_at_event: false,
             error: None,
+            cancels_on_close: None,
+            ended: false,
         }
+    }
+
+    /// The proxy stops: what it drops from now on, the host did not close.
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::Relaxed);
     }
 
     /// Wait until everything handed over so far is in the trace.
@@ -204,6 +229,11 @@ pub struct Exchange {
     gap_at_event: bool,
     /// The response body failed midway.
     error: Option<String>,
+    /// The id of the request whose response stream this is, when closing
+    /// it cancels the request (2026-07-28).
+    cancels_on_close: Option<serde_json::Value>,
+    /// The server's body ended (or failed): a close after it cancels nothing.
+    ended: bool,
 }
 
 impl Exchange {
@@ -252,6 +282,18 @@ impl Exchange {
     /// The response body failed midway.
     pub fn error(&mut self, error: String) {
         self.error = Some(error);
+        self.ended = true;
+    }
+
+    /// The server ended the response body.
+    pub fn ended(&mut self) {
+        self.ended = true;
+    }
+
+    /// Closing this exchange's response stream before the server ends it
+    /// cancels request `id` (the 2026-07-28 era over HTTP).
+    pub fn cancels_on_close(&mut self, id: serde_json::Value) {
+        self.cancels_on_close = Some(id);
     }
 
     fn lose(&mut self, dir: usize, bytes: &[u8]) {
@@ -277,11 +319,17 @@ impl Exchange {
 impl Drop for Exchange {
     fn drop(&mut self) {
         if let Some((permit, open)) = self.end.take() {
+            // Only a stream that reached the host can be closed by it.
+            let by_host = !self.obs.closing.load(Ordering::Relaxed);
+            let cancelled = (by_host && !self.ended && self.head.is_none())
+                .then(|| self.cancels_on_close.take())
+                .flatten();
             permit.send(Obs::End {
                 id: self.id,
                 ch: self.ch.clone(),
                 gap: self.gap,
                 error: self.error.take(),
+                cancelled,
                 _open: open,
             });
         }
@@ -325,6 +373,11 @@ async fn observe(
         };
         let Some(o) = o else { break };
         match o {
+            Obs::Start { ch, ev } => {
+                trace.append(|s, now| {
+                    s.append_event(&ch, now, &ev);
+                });
+            }
             Obs::Request { ch, body } => {
                 trace.append(|s, now| {
                     s.append_frame(Dir::Out, &ch, now, body.trim_ascii(), &mut Vec::new());
@@ -396,7 +449,12 @@ async fn observe(
                 }
             }
             Obs::End {
-                id, ch, gap, error, ..
+                id,
+                ch,
+                gap,
+                error,
+                cancelled,
+                ..
             } => {
                 let body = bodies.remove(&id);
                 if let Some(b) = &body {
@@ -424,6 +482,14 @@ async fn observe(
                     }
                     if let Some(error) = error {
                         s.append_event(&ch, now, &Event::StreamError { error });
+                    }
+                    if let Some(request) = cancelled {
+                        let ev = Event::Cancel {
+                            request,
+                            how: "closed the response stream".into(),
+                            reason: "the host closed the request's response stream before the server ended it".into(),
+                        };
+                        s.append_event(&ch, now, &ev);
                     }
                 });
             }
@@ -524,12 +590,23 @@ mod tests {
         )
     }
 
-    /// `(channel, text)` of each recorded event.
+    /// `(channel, text)` of each recorded event but the exchanges' starts
+    /// (`starts_come_first…` reads those).
     fn recorded(trace: &Trace) -> Vec<(String, String)> {
         let s = trace.read();
         s.range(0, s.next_seq())
             .map(|e| (e.channel.to_string(), e.text().into_owned()))
+            .filter(|(_, t)| !t.contains("\"event\":\"host-request\""))
             .collect()
+    }
+
+    fn start() -> Event {
+        Event::HostRequest {
+            method: "POST".into(),
+            session: Some("s1".into()),
+            target: None,
+            protocol: None,
+        }
     }
 
     fn http(status: u16) -> Event {
@@ -556,7 +633,7 @@ mod tests {
         let t = trace();
         let chunk = event(0).len();
         let obs = Arc::new(Observer::with_limits(t.clone(), 3 * chunk, 64, 8));
-        let mut ex = obs.exchange("post:1");
+        let mut ex = obs.exchange("post:1", start());
         ex.head(http(200), true);
         for n in 0..10 {
             ex.chunk(&event(n));
@@ -592,9 +669,9 @@ mod tests {
     #[tokio::test]
     async fn a_full_queue_never_loses_a_head_or_an_end() {
         let t = trace();
-        // Four places: the exchange keeps two, its chunks get the other two.
-        let obs = Arc::new(Observer::with_limits(t.clone(), 1 << 20, 4, 8));
-        let mut ex = obs.exchange("get");
+        // Five places: the exchange keeps three, its chunks get the other two.
+        let obs = Arc::new(Observer::with_limits(t.clone(), 1 << 20, 5, 8));
+        let mut ex = obs.exchange("get", start());
         ex.head(http(200), true);
         for n in 0..5 {
             ex.chunk(&event(n));
@@ -616,7 +693,7 @@ mod tests {
     async fn a_body_held_counts_against_the_bound_and_one_missing_a_piece_is_not_stored() {
         let t = trace();
         let obs = Arc::new(Observer::with_limits(t.clone(), 6, 64, 8));
-        let mut ex = obs.exchange("post:1");
+        let mut ex = obs.exchange("post:1", start());
         ex.head(http(200), false);
         ex.chunk(&Bytes::from_static(b"{\"a\":"));
         ex.chunk(&Bytes::from_static(b"1}"));
@@ -632,7 +709,7 @@ mod tests {
         assert_eq!(obs.lost.bytes(), 2);
         assert_eq!(obs.held.load(Ordering::Relaxed), 0);
         // A whole body is stored.
-        let mut ex = obs.exchange("post:2");
+        let mut ex = obs.exchange("post:2", start());
         ex.head(http(200), false);
         ex.chunk(&Bytes::from_static(b"{\"b\":"));
         obs.sync().await;
@@ -640,7 +717,7 @@ mod tests {
         assert_eq!(obs.lost.bytes(), 4, "5 held + 2 > 6");
         drop(ex);
         obs.sync().await;
-        let mut ex = obs.exchange("post:3");
+        let mut ex = obs.exchange("post:3", start());
         ex.head(http(200), false);
         ex.chunk(&Bytes::from_static(b"{}"));
         drop(ex);
@@ -654,9 +731,9 @@ mod tests {
     async fn exchanges_beyond_the_bound_are_forwarded_unobserved_and_counted() {
         let t = trace();
         let obs = Arc::new(Observer::with_limits(t.clone(), 1 << 20, 64, 2));
-        let mut a = obs.exchange("post:1");
-        let b = obs.exchange("post:2");
-        let mut c = obs.exchange("post:3");
+        let mut a = obs.exchange("post:1", start());
+        let b = obs.exchange("post:2", start());
+        let mut c = obs.exchange("post:3", start());
         c.request(&Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"id\":3}"));
         c.head(http(200), false);
         c.chunk(&Bytes::from_static(b"{}"));
@@ -667,7 +744,7 @@ mod tests {
         drop((a, b));
         obs.sync().await;
         // Both places are free again.
-        let mut d = obs.exchange("post:4");
+        let mut d = obs.exchange("post:4", start());
         d.head(http(200), false);
         d.chunk(&Bytes::from_static(b"{\"id\":4}"));
         drop(d);
@@ -689,5 +766,37 @@ mod tests {
             got.contains(&("post:4".into(), "{\"id\":4}".into())),
             "{got:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn an_exchange_starts_with_its_host_request_and_a_close_cancels_only_when_asked() {
+        let t = trace();
+        let obs = Arc::new(Observer::with_limits(t.clone(), 1 << 20, 64, 8));
+        // Closed by the host before the server ended it: a cancel.
+        let mut ex = obs.exchange("post:1", start());
+        ex.cancels_on_close(serde_json::json!(7));
+        ex.head(http(200), true);
+        ex.chunk(&event(0));
+        drop(ex);
+        // Ended by the server first: no cancel.
+        let mut ex = obs.exchange("post:2", start());
+        ex.cancels_on_close(serde_json::json!(8));
+        ex.head(http(200), true);
+        ex.ended();
+        drop(ex);
+        obs.sync().await;
+        let s = t.read();
+        let all: Vec<(String, String)> = s
+            .range(0, s.next_seq())
+            .map(|e| (e.channel.to_string(), e.text().into_owned()))
+            .collect();
+        assert!(all[0].1.contains("\"event\":\"host-request\"") && all[0].1.contains("s1"));
+        let cancels: Vec<&(String, String)> = all
+            .iter()
+            .filter(|(_, t)| t.contains("\"event\":\"cancel\""))
+            .collect();
+        assert_eq!(cancels.len(), 1, "{all:?}");
+        assert_eq!(cancels[0].0, "post:1");
+        assert!(cancels[0].1.contains("\"request\":7"), "{}", cancels[0].1);
     }
 }

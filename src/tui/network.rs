@@ -456,6 +456,7 @@ impl NetworkView {
             | Event::Era { .. }
             | Event::ListenEnd { .. }
             | Event::VersionRetry { .. }
+            | Event::HostRequest { .. }
             | Event::ObserverBehind { .. } => {}
         }
     }
@@ -492,7 +493,7 @@ impl NetworkView {
         chan.first.get_or_insert(idx);
         chan.last = Some(idx);
         let rpc = chan.rpc.clone().unwrap_or_else(|| match channel {
-            "get" => "(server stream)".into(),
+            c if c == "get" || c.starts_with("get:") => "(server stream)".into(),
             "sse" => "(legacy SSE stream)".into(),
             "http" if method == "DELETE" => "(end session)".into(),
             _ => "—".into(),

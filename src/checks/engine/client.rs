@@ -164,8 +164,19 @@ impl Checker {
         let Some(c) = CancelledView::parse(f.params) else {
             return;
         };
-        self.judge_cancel(ev, &c.request_id, out);
-        let Some(&ri) = self.req_ids.get(&c.request_id) else {
+        self.cancel_request(ev, &c.request_id, out);
+    }
+
+    /// The client cancelled request `rid` at `ev`: by `notifications/cancelled`,
+    /// or (2026-07-28 over HTTP) by closing its response stream.
+    pub(super) fn cancel_request(
+        &mut self,
+        ev: &EventRef<'_>,
+        rid: &IdKey,
+        out: &mut Vec<Finding>,
+    ) {
+        self.judge_cancel(ev, rid, out);
+        let Some(&ri) = self.req_ids.get(rid) else {
             return;
         };
         if self.reqs[ri].cancel.is_none() {
@@ -322,7 +333,6 @@ impl Checker {
                 self.client.timed_out.push_back(id.clone());
                 Some(id)
             }
-            Event::Cancel { request, .. } => Some(IdKey::from_value(request)),
             Event::Failed {
                 request: Some(request),
                 ..

@@ -1,0 +1,155 @@
+//! One rule engine per host session: the engine's state is a session's
+//! (request ids, progress tokens, streams, levels), and the HTTP proxy may
+//! see several hosts, or one host reconnecting, at once. Which session an
+//! event belongs to is `calls::scope`'s to say; a trace that names none is
+//! one session, checked by one engine at the cost of a branch per event.
+
+use super::config::CheckConfig;
+use super::engine::Checker;
+use super::finding::Finding;
+use super::rules::Rule;
+use crate::calls::scope::{DEFAULT, Scopes};
+use crate::protocol::Era;
+use crate::trace::EventRef;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+struct Engine {
+    checker: Checker,
+    /// The host session's id, once known (findings name it).
+    session: Option<Arc<str>>,
+}
+
+/// The rule engines of one trace, one per host session.
+pub struct Sessions {
+    cfg: CheckConfig,
+    scopes: Scopes,
+    engines: HashMap<u64, Engine>,
+    /// The scope that saw the last event (its era is the trace's).
+    last: u64,
+}
+
+impl Sessions {
+    pub fn new(cfg: CheckConfig) -> Sessions {
+        let mut engines = HashMap::new();
+        engines.insert(DEFAULT, engine(&cfg));
+        Sessions {
+            cfg,
+            scopes: Scopes::default(),
+            engines,
+            last: DEFAULT,
+        }
+    }
+
+    pub fn config(&self) -> &CheckConfig {
+        &self.cfg
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Checker> {
+        self.engines.values().map(|e| &e.checker)
+    }
+
+    /// The era of the session last active (the hosts of one server agree).
+    pub fn era(&self) -> Era {
+        self.engines
+            .get(&self.last)
+            .map_or(Era::Handshake, |e| e.checker.era())
+    }
+
+    /// Whether a rule can fire in this trace.
+    pub fn applies(&self, rule: Rule) -> bool {
+        !rule.stateless_only() || self.era() == Era::Stateless
+    }
+
+    /// Host sessions seen with their id (0 for a trace that names none).
+    pub fn sessions(&self) -> usize {
+        self.scopes.named()
+    }
+
+    /// Events not judged because the state of their host session or
+    /// exchange was no longer kept (`calls::scope` bounds).
+    pub fn unjudged(&self) -> u64 {
+        self.scopes.unrouted()
+    }
+
+    pub fn tracked_tokens(&self) -> usize {
+        self.all().map(Checker::tracked_tokens).sum()
+    }
+
+    /// Findings counted but not reported, per rule, over every session.
+    pub fn suppressed(&self) -> HashMap<Rule, u64> {
+        let mut sum = HashMap::new();
+        for c in self.all() {
+            for (r, n) in c.suppressed() {
+                *sum.entry(*r).or_insert(0) += n;
+            }
+        }
+        sum
+    }
+
+    pub fn requests_retired(&self) -> (u64, u64) {
+        self.all()
+            .map(Checker::requests_retired)
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// Check one event; findings are appended to `out`, each naming its
+    /// host session when the trace names sessions.
+    pub fn observe(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        if !self.scopes.routing()
+            && ev.dir != crate::trace::Dir::Meta
+            && let Some(e) = self.engines.get_mut(&DEFAULT)
+        {
+            // The hot path: one session.
+            return e.checker.observe(ev, out);
+        }
+        let Some(scope) = self.scopes.route(ev) else {
+            return;
+        };
+        for gone in self.scopes.take_retired() {
+            self.engines.remove(&gone);
+        }
+        let cfg = &self.cfg;
+        let e = self.engines.entry(scope).or_insert_with(|| engine(cfg));
+        if e.session.is_none() {
+            e.session = self.scopes.session(scope).cloned();
+        }
+        self.last = scope;
+        let from = out.len();
+        e.checker.observe(ev, out);
+        label(&mut out[from..], e);
+    }
+
+    /// Time passed without events.
+    pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
+        for e in self.engines.values_mut() {
+            let from = out.len();
+            e.checker.tick(now_us, out);
+            label(&mut out[from..], e);
+        }
+    }
+
+    /// End of a recorded trace.
+    pub fn finish(&mut self, out: &mut Vec<Finding>) {
+        for e in self.engines.values_mut() {
+            let from = out.len();
+            e.checker.finish(out);
+            label(&mut out[from..], e);
+        }
+    }
+}
+
+fn engine(cfg: &CheckConfig) -> Engine {
+    Engine {
+        checker: Checker::new(cfg.clone()),
+        session: None,
+    }
+}
+
+fn label(found: &mut [Finding], e: &Engine) {
+    if let Some(s) = &e.session {
+        for f in found {
+            f.session = Some(s.to_string());
+        }
+    }
+}
