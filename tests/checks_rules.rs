@@ -336,6 +336,29 @@ fn progress_stalled_offline() {
     assert_eq!(only(&f, Rule::ProgressStalled)[0].seqs, vec![3]);
 }
 
+#[test]
+fn time_waiting_for_the_users_answer_is_not_a_stall() {
+    let a = p("1", None);
+    let ask = r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}"#;
+    // The user takes 60 s over the form; the server answers 10 s later.
+    let f = check(&call_with(&[
+        (1_000, "in", "stdio", &a),
+        (2_000, "in", "stdio", ask),
+        (62_000, "out", "stdio", answer),
+        (72_000, "in", "stdio", DONE),
+    ]));
+    assert!(only(&f, Rule::ProgressStalled).is_empty(), "{f:?}");
+    // The server's own silence after the answer still counts.
+    let f = check(&call_with(&[
+        (1_000, "in", "stdio", &a),
+        (2_000, "in", "stdio", ask),
+        (3_000, "out", "stdio", answer),
+        (40_000, "in", "stdio", DONE),
+    ]));
+    assert_eq!(only(&f, Rule::ProgressStalled).len(), 1, "{f:?}");
+}
+
 #[tokio::test]
 async fn progress_stalled_live_tick_on_a_manual_clock() {
     let clock = ManualClock::new();

@@ -313,3 +313,28 @@ fn a_withdrawn_request_leaves_the_queue() {
     assert!(app.state.asks.waiting.is_empty());
     assert!(!app.state.asks.open);
 }
+
+#[test]
+fn a_call_waiting_for_the_users_answer_says_so_and_is_not_stale() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    sc.at_ms(0);
+    sc.call(
+        1,
+        "interactive_wizard",
+        json!({"questions": 2}),
+        Some(json!("w1")),
+    );
+    sc.at_ms(500);
+    sc.progress(json!("w1"), 0.0, Some(2.0), "step 1 of 2");
+    sc.at_ms(1000);
+    ask_text(&mut app, &sc, "srv-1", "elicitation/create", form_params());
+    // Long past the staleness threshold: the user is filling the form.
+    sc.at_ms(21_000);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("⏸ waiting for your answer — A (20.0s)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("stale"), "{screen}");
+}

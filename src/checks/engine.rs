@@ -258,6 +258,10 @@ impl Checker {
 
     /// Time passed without events: report requests that went silent.
     pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
+        // While the client has the server's question, silence is the client's.
+        if self.waiting_on_client() {
+            return;
+        }
         for slot in 0..self.toks.len() {
             let t = &self.toks[slot];
             let Some(ri) = t.req else { continue };
@@ -677,7 +681,7 @@ impl Checker {
         let reported = std::mem::replace(&mut tok.stall_reported, false);
         tok.activity = (t, seq);
         let gap = t.saturating_sub(since);
-        if gap > self.cfg.stall_us && !reported {
+        if gap > self.cfg.stall_us && !reported && !self.waiting_on_client() {
             self.stalled(slot, ri, gap, vec![s0, seq], "", out);
         }
     }

@@ -303,7 +303,13 @@ impl Checker {
             return;
         }
         let cs = &mut self.client;
-        if cs.pending.remove(&id).is_some() || cs.seen.contains(&hash(&id)) {
+        if cs.pending.remove(&id).is_some() {
+            if cs.pending.is_empty() {
+                self.client_answered(ev);
+            }
+            return;
+        }
+        if cs.seen.contains(&hash(&id)) {
             return;
         }
         if cs.forgot {
@@ -320,6 +326,23 @@ impl Checker {
                 "the client answered request id {id}, which the server never sent; answer only the server's requests, with their ids"
             ),
         );
+    }
+
+    /// Whether a server→client request (an elicitation, a sampling
+    /// request, roots) waits for the client: the user may be filling a form.
+    pub(super) fn waiting_on_client(&self) -> bool {
+        !self.client.pending.is_empty()
+    }
+
+    /// The client answered the last question it had: silence is the
+    /// server's again from now, never counting the time the client took.
+    fn client_answered(&mut self, ev: &EventRef<'_>) {
+        for t in &mut self.toks {
+            if t.req.is_some_and(|ri| self.reqs[ri].active()) {
+                t.activity = (ev.t_us, ev.seq);
+                t.stall_reported = false;
+            }
+        }
     }
 
     /// Meta events the client wrote about its own requests.

@@ -337,7 +337,34 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
             ));
         }
     }
-    if running {
+    // A question of the server's waits for the user: the call waits for
+    // them, not for the server, and its idle limit is paused meanwhile.
+    let asked = st
+        .asks
+        .waiting
+        .iter()
+        .filter(|a| a.arrived_us >= c.sent_us)
+        .map(|a| a.arrived_us)
+        .min()
+        .filter(|_| running);
+    if let Some(since) = asked {
+        let key = st
+            .keymap
+            .keys_for(Context::Global, Action::AnswerServer)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default();
+        stats.push(Span::styled(
+            format!(
+                " · ⏸ waiting for your answer — {key} ({})",
+                duration(now.saturating_sub(since))
+            ),
+            Style::default().fg(t.warn).add_modifier(Modifier::BOLD),
+        ));
+        if c.limits.is_some_and(|l| l.idle.is_some()) {
+            stats.push(Span::styled(" · idle paused", t.muted()));
+        }
+    } else if running {
         let last = g.last_us.unwrap_or(c.sent_us);
         let since = now.saturating_sub(last);
         let stale = since > st.stale_after_us;
