@@ -10,6 +10,7 @@ mod common;
 use common::BIN;
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -134,4 +135,126 @@ fn sessions_json_escapes_bidi_and_c1_characters() {
     for k in ["name", "trace", "started", "server"] {
         assert_eq!(list[0][k], written[k], "{k}");
     }
+}
+
+/// `mcpscope wrap --write` on `config` for server `demo`, with the
+/// process's file-size limit at `fsize_limit` bytes when given (a write
+/// past it fails with EFBIG, even for root; SIGXFSZ is ignored so the
+/// failure is an error, not a kill).
+fn wrap_write(config: &Path, fsize_limit: Option<u64>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["wrap", "--server", "demo", "--write", "--config"])
+        .arg(config);
+    if let Some(limit) = fsize_limit {
+        // SAFETY: only async-signal-safe calls (signal, setrlimit) between
+        // fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                let lim = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd.output().unwrap()
+}
+
+/// A host config whose `demo` entry runs the demo server, padded with a
+/// comment to `len` bytes.
+fn config_text(len: usize) -> String {
+    let head = format!(
+        "{{\n  \"mcpServers\": {{\n    \"demo\": {{\"command\": \"{BIN}\", \"args\": [\"demo-server\"]}}\n  }}\n}}\n"
+    );
+    let pad = len.saturating_sub(head.len() + 4);
+    format!("{head}// {}\n", "x".repeat(pad))
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn wrap_write_through_a_symlink_edits_its_target_and_keeps_the_link() {
+    let d = tempfile::tempdir().unwrap();
+    let dotfiles = d.path().join("dotfiles");
+    let config_dir = d.path().join("config");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let target = dotfiles.join("mcp.json");
+    let original = config_text(0);
+    std::fs::write(&target, &original).unwrap();
+    std::fs::set_permissions(&target, PermissionsExt::from_mode(0o640)).unwrap();
+    let link = config_dir.join("mcp.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+
+    let out = wrap_write(&link, None);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    let rewritten = std::fs::read_to_string(&target).unwrap();
+    assert!(rewritten.contains("\"proxy\""), "{rewritten}");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640, "the target keeps its mode");
+    // The backup is beside the file that was replaced, whole.
+    let backup = dotfiles.join("mcp.json.bak");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    assert_eq!(names_in(&config_dir), ["mcp.json"]);
+    assert_eq!(names_in(&dotfiles), ["mcp.json", "mcp.json.bak"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&backup.display().to_string()), "{stderr}");
+}
+
+#[test]
+fn a_backup_that_cannot_be_written_whole_is_named_and_removed() {
+    let d = tempfile::tempdir().unwrap();
+    let config = d.path().join("mcp.json");
+    let original = config_text(4096);
+    std::fs::write(&config, &original).unwrap();
+    // The backup needs 4096 bytes; only 1024 may be written.
+    let out = wrap_write(&config, Some(1024));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let backup = format!("{}.bak", config.display());
+    assert!(
+        stderr.contains(&backup),
+        "the failing file is named: {stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert_eq!(names_in(d.path()), ["mcp.json"], "nothing partial is left");
+}
+
+#[test]
+fn a_new_config_that_cannot_be_written_leaves_the_original_and_nothing_else() {
+    let d = tempfile::tempdir().unwrap();
+    let config = d.path().join("mcp.json");
+    // The backup (1000 bytes) fits under the limit; the rewritten config,
+    // longer by the proxy's arguments, does not.
+    let original = config_text(1000);
+    std::fs::write(&config, &original).unwrap();
+    let out = wrap_write(&config, Some(1024));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&config.display().to_string()) && stderr.contains("File too large"),
+        "the failing file and why: {stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert_eq!(names_in(d.path()), ["mcp.json"], "nothing partial is left");
 }

@@ -351,7 +351,9 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("[error] cannot write {}: {e}", a.config.display());
+            // The error names the file that failed: the backup, the new
+            // text's temporary file, or the config (a link's target).
+            eprintln!("[error] {}", one_line(&e.to_string()));
             2
         }
     }
