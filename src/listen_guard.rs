@@ -1,5 +1,5 @@
 //! DNS-rebinding protection for every HTTP listener mcpscope opens on this
-//! machine (the demo server today, an HTTP proxy later): which addresses a
+//! machine (the demo server, the HTTP proxy, the OAuth callback): which addresses a
 //! listener may bind without asking, and which `Host`/`Origin` headers a
 //! request may carry.
 //!
@@ -8,11 +8,21 @@
 //! browser then still says `Host: evil.example` and `Origin: http://evil.example`,
 //! so a loopback listener refuses any request whose `Host` is not a loopback
 //! name with the listener's port, or whose `Origin` (browsers send it on
-//! every cross-site POST) is not a loopback origin. `--allow-origin` widens
-//! both for a name the user vouches for (its `host[:port]` is then accepted
-//! as `Host` whatever port the listener bound, as behind a reverse proxy). Binding beyond loopback needs an
-//! explicit `--allow-remote`, because there the `Host` check cannot know
-//! which names are legitimate.
+//! every cross-site POST) is not a loopback origin. `--allow-origin` (where
+//! a command has it) widens both for a name the user vouches for (its
+//! `host[:port]` is then accepted as `Host` whatever port the listener
+//! bound, as behind a reverse proxy). Binding beyond loopback needs an
+//! explicit `--allow-remote`, and is refused to commands without it,
+//! because there the `Host` check cannot know which names are legitimate.
+//!
+//! A request carrying two `Host` or two `Origin` headers is malformed (RFC
+//! 9112 §3.2 says so of Host; a browser sends one Origin) and refused
+//! whatever the values: a listener that checked one value and a framework
+//! that later read the other would let the second past the check.
+//!
+//! A refusal says how to get through, naming only flags of the command that
+//! owns the listener ([`Flags`]): `demo-server` has `--allow-origin` and
+//! `--allow-remote`, `mcpscope proxy` neither.
 //!
 //! The module is transport-agnostic: callers pass header values in and get a
 //! [`Refusal`] out, which knows its HTTP status and JSON-RPC body.
@@ -21,6 +31,27 @@ use std::net::{IpAddr, SocketAddr};
 
 /// Status of a refused request: the client is not allowed, whatever it sends.
 pub const REFUSED_STATUS: u16 = 403;
+/// Status of a request whose `Host` or `Origin` is malformed (sent twice, or
+/// not text).
+pub const MALFORMED_STATUS: u16 = 400;
+
+/// The flags of the command that owns a listener which widen what it
+/// accepts: the only ones its refusals suggest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// `--allow-origin ORIGIN`.
+    pub allow_origin: bool,
+    /// `--allow-remote`.
+    pub allow_remote: bool,
+}
+
+impl Flags {
+    /// A command with neither flag (`mcpscope proxy`, the OAuth callback).
+    pub const NONE: Flags = Flags {
+        allow_origin: false,
+        allow_remote: false,
+    };
+}
 
 /// Host names that always mean "this machine" (besides the bound address).
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -32,16 +63,20 @@ pub struct ListenGuard {
     bound: SocketAddr,
     /// Normalised with [`parse_origin`].
     allowed_origins: Vec<String>,
+    /// What refusals may suggest.
+    flags: Flags,
 }
 
 /// A request the guard turned away; `message` says what and how to allow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
+    /// [`REFUSED_STATUS`] or [`MALFORMED_STATUS`].
+    pub status: u16,
     pub message: String,
 }
 
 impl Refusal {
-    /// The JSON-RPC error body sent with [`REFUSED_STATUS`]; `id` is null
+    /// The JSON-RPC error body sent with [`Refusal::status`]; `id` is null
     /// because the request body was never read.
     pub fn body(&self) -> String {
         serde_json::json!({
@@ -64,11 +99,21 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
     }
 }
 
+/// Decide whether a listener of a command without `--allow-remote` may bind
+/// `addrs` (what its ADDR resolved to); see [`check_bind_with`].
+pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<String>, String> {
+    check_bind_with(addrs, allow_remote, Flags::NONE)
+}
+
 /// Decide whether a listener may bind `addrs` (what its ADDR resolved to).
 /// `Ok(Some(warning))`: allowed, but the warning belongs on stderr;
 /// `Err(message)`: a usage error — a non-loopback address without
-/// `allow_remote`.
-pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<String>, String> {
+/// `allow_remote`, which suggests `--allow-remote` only if `flags` has it.
+pub fn check_bind_with(
+    addrs: &[SocketAddr],
+    allow_remote: bool,
+    flags: Flags,
+) -> Result<Option<String>, String> {
     let remote: Vec<String> = addrs
         .iter()
         .filter(|a| !is_loopback(a))
@@ -78,9 +123,14 @@ pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<Str
         return Ok(None);
     }
     if !allow_remote {
+        let or_flag = if flags.allow_remote {
+            ", or pass --allow-remote to serve the network anyway"
+        } else {
+            ""
+        };
         return Err(format!(
             "{} is not a loopback address: other machines could reach this server. \
-             Bind 127.0.0.1 (or localhost), or pass --allow-remote to serve the network anyway",
+             Bind 127.0.0.1 (or localhost){or_flag}",
             remote.join(", ")
         ));
     }
@@ -147,15 +197,45 @@ fn split_host_port(s: &str) -> Option<(&str, Option<u16>)> {
 }
 
 impl ListenGuard {
+    /// A guard whose refusals suggest no flag (see [`ListenGuard::with_flags`]);
     /// `allowed_origins` must already be normalised ([`parse_origin`]).
     pub fn new(bound: SocketAddr, allowed_origins: Vec<String>) -> Self {
         ListenGuard {
             bound,
             allowed_origins,
+            flags: Flags::NONE,
         }
     }
 
-    /// Check one request's headers (`None`: the header is absent).
+    /// The flags of the command that owns the listener, for its refusals.
+    pub fn with_flags(mut self, flags: Flags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// Check a request's headers as hyper parsed them: every `Host` and
+    /// `Origin` value, so a second one cannot hide behind the first.
+    pub fn check_headers(&self, headers: &hyper::HeaderMap) -> Result<(), Refusal> {
+        let all = |name| headers.get_all(name).iter().map(|v| v.as_bytes());
+        self.check_values(all(hyper::header::HOST), all(hyper::header::ORIGIN))
+    }
+
+    /// Check every value a request carries of `Host` and of `Origin`, as
+    /// raw bytes: more than one of either, or one that is not text, is
+    /// malformed ([`MALFORMED_STATUS`]).
+    pub fn check_values<'a>(
+        &self,
+        hosts: impl IntoIterator<Item = &'a [u8]>,
+        origins: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<(), Refusal> {
+        let host = single("Host", hosts)?;
+        let origin = single("Origin", origins)?;
+        self.check(host, origin)
+    }
+
+    /// Check one request's headers (`None`: the header is absent). The
+    /// caller has made sure there is at most one of each; see
+    /// [`ListenGuard::check_values`].
     pub fn check(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
         if is_loopback(&self.bound) {
             self.check_host(host)?;
@@ -214,11 +294,19 @@ impl ListenGuard {
         ))
     }
 
+    /// A refusal of `what`, with how to allow it where the command has a
+    /// flag for that (`example` shows it for this request).
     fn refuse(&self, what: &str, example: &str) -> Refusal {
-        Refusal {
-            message: format!(
+        let message = if self.flags.allow_origin {
+            format!(
                 "{what}; to allow another origin, restart the server with --allow-origin ORIGIN{example}"
-            ),
+            )
+        } else {
+            what.to_string()
+        };
+        Refusal {
+            status: REFUSED_STATUS,
+            message,
         }
     }
 
@@ -266,13 +354,109 @@ impl ListenGuard {
     }
 }
 
+/// The one value of header `name`, if any, as text; two or more, or one
+/// that is not UTF-8, are refused as malformed.
+fn single<'a>(
+    name: &str,
+    values: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<Option<&'a str>, Refusal> {
+    let malformed = |why: String| Refusal {
+        status: MALFORMED_STATUS,
+        message: format!("request refused: {why}"),
+    };
+    let mut values = values.into_iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    let more = values.count();
+    if more > 0 {
+        return Err(malformed(format!(
+            "{} {name} headers, where a request has at most one",
+            more + 1
+        )));
+    }
+    std::str::from_utf8(first)
+        .map(Some)
+        .map_err(|_| malformed(format!("its {name} header is not text")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A guard of a command with `--allow-origin` and `--allow-remote`.
     fn guard(addr: &str, allowed: &[&str]) -> ListenGuard {
         let allowed = allowed.iter().map(|o| parse_origin(o).unwrap()).collect();
-        ListenGuard::new(addr.parse().unwrap(), allowed)
+        ListenGuard::new(addr.parse().unwrap(), allowed).with_flags(Flags {
+            allow_origin: true,
+            allow_remote: true,
+        })
+    }
+
+    #[test]
+    fn two_hosts_or_two_origins_are_malformed_whatever_their_values() {
+        let g = guard("127.0.0.1:8080", &[]);
+        let ok: &[u8] = b"127.0.0.1:8080";
+        let local: &[u8] = b"http://localhost";
+        type Values<'a> = &'a [&'a [u8]];
+        let cases: [(Values, Values, &str); 4] = [
+            (&[ok, ok], &[], "2 Host headers"),
+            (&[ok, b"evil.example"], &[], "2 Host headers"),
+            (
+                &[ok],
+                &[local, local, b"http://evil.example"],
+                "3 Origin headers",
+            ),
+            (&[ok], &[b"http://\xff"], "Origin header is not text"),
+        ];
+        for (hosts, origins, said) in cases {
+            let r = g
+                .check_values(hosts.iter().copied(), origins.iter().copied())
+                .unwrap_err();
+            assert_eq!(r.status, MALFORMED_STATUS, "{r:?}");
+            assert!(r.message.contains(said), "{r:?}");
+        }
+        assert_eq!(g.check_values([ok], [local]), Ok(()));
+        assert_eq!(g.check_values([ok], []), Ok(()));
+        let absent = g.check_values([], []).unwrap_err();
+        assert_eq!(absent.status, REFUSED_STATUS);
+    }
+
+    #[test]
+    fn refusals_suggest_only_the_commands_flags() {
+        let bare = ListenGuard::new("127.0.0.1:8080".parse().unwrap(), Vec::new());
+        let host = bare.check(Some("evil.example"), None).unwrap_err();
+        let origin = bare
+            .check(Some("127.0.0.1:8080"), Some("http://evil.example"))
+            .unwrap_err();
+        for r in [host, origin] {
+            assert_eq!(r.status, REFUSED_STATUS);
+            assert!(
+                r.message.contains("refused") && !r.message.contains("--"),
+                "{r:?}"
+            );
+        }
+        let g = guard("127.0.0.1:8080", &[]);
+        let r = g.check(Some("evil.example"), None).unwrap_err();
+        assert!(
+            r.message.contains("--allow-origin http://evil.example"),
+            "{r:?}"
+        );
+        let any: Vec<SocketAddr> = vec!["0.0.0.0:1".parse().unwrap()];
+        assert!(
+            !check_bind(&any, false)
+                .unwrap_err()
+                .contains("--allow-remote")
+        );
+        let with = Flags {
+            allow_origin: false,
+            allow_remote: true,
+        };
+        assert!(
+            check_bind_with(&any, false, with)
+                .unwrap_err()
+                .contains("--allow-remote")
+        );
     }
 
     #[test]

@@ -191,6 +191,23 @@ fn sighup_stops_the_server_and_exits_129() {
     server.assert_gone(pid, 20);
 }
 
+/// SIGINT from another process (`kill -INT`; in raw mode Ctrl-C is a key,
+/// not a signal) ends the UI as SIGTERM does: terminal restored, server
+/// stopped, 130.
+#[test]
+#[ignore = "needs tmux"]
+fn sigint_from_another_process_restores_the_terminal() {
+    require_tmux();
+    let server = PidServer::new();
+    let t = Tmux::start_cmd("sigint", &server.args());
+    t.wait_for("connected", 30, |s| s.contains("connected"));
+    let pid = server.pid();
+    // SAFETY: sending a signal to a process this test started.
+    assert_eq!(unsafe { libc::kill(mcpscope_pid(&t), libc::SIGINT) }, 0);
+    assert_restored_with(&t, 130);
+    server.assert_gone(pid, 20);
+}
+
 #[test]
 #[ignore = "needs tmux"]
 fn quitting_stops_a_server_that_ignores_its_closed_stdin() {

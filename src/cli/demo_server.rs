@@ -54,7 +54,8 @@ pub async fn run(a: DemoServerArgs) -> i32 {
                     return 2;
                 }
             };
-            match listen_guard::check_bind(&addrs, a.allow_remote) {
+            let flags = crate::demo::http::DEMO_SERVER_FLAGS;
+            match listen_guard::check_bind_with(&addrs, a.allow_remote, flags) {
                 Ok(None) => {}
                 Ok(Some(warning)) => eprintln!("demo-server: {warning}"),
                 Err(e) => {

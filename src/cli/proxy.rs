@@ -158,11 +158,7 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
     };
     let mut out = std::io::stdout().lock();
     if a.json {
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
-        );
+        let _ = writeln!(out, "{}", sessions_json(&list));
         return 0;
     }
     if list.is_empty() {
@@ -180,6 +176,17 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
     0
 }
 
+/// The entries as one JSON array, with the characters a terminal would hide
+/// or obey (bidi controls, C1 controls, escapes) written as `\u` escapes, as
+/// `call --json` writes a result: every entry file is anyone's text until
+/// read, and the values stay exactly what they were.
+fn sessions_json(list: &[Entry]) -> String {
+    let plain = serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    crate::protocol::json_text::reformat(&plain, false).unwrap_or(plain)
+}
+
+/// One table row; every field of the entry file is sanitised, the numbers
+/// excepted (they were parsed as numbers).
 fn row(e: &Entry) -> String {
     let findings = e
         .findings
@@ -194,7 +201,7 @@ fn row(e: &Entry) -> String {
         "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  {}",
         one_line(&e.name),
         e.pid,
-        e.started,
+        one_line(&e.started),
         e.events,
         findings,
         one_line(&server)
@@ -344,7 +351,9 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("[error] cannot write {}: {e}", a.config.display());
+            // The error names the file that failed: the backup, the new
+            // text's temporary file, or the config (a link's target).
+            eprintln!("[error] {}", one_line(&e.to_string()));
             2
         }
     }

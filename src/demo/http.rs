@@ -119,14 +119,20 @@ struct Server {
     shared: super::session::Shared,
 }
 
+/// `demo-server` has both: its refusals may suggest them.
+pub const DEMO_SERVER_FLAGS: listen_guard::Flags = listen_guard::Flags {
+    allow_origin: true,
+    allow_remote: true,
+};
+
 /// Serve until the process is stopped, on the first of `addrs` that binds
-/// (the caller has vetted them with [`listen_guard::check_bind`]).
+/// (the caller has vetted them with [`listen_guard::check_bind_with`]).
 pub async fn serve(addrs: &[std::net::SocketAddr], opts: HttpOptions) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addrs).await?;
     let bound = listener.local_addr()?;
     eprintln!("mcpscope-demo: serving Streamable HTTP on http://{bound}/mcp");
     let server = Arc::new(Server {
-        guard: ListenGuard::new(bound, opts.allowed_origins.clone()),
+        guard: ListenGuard::new(bound, opts.allowed_origins.clone()).with_flags(DEMO_SERVER_FLAGS),
         opts,
         sessions: Mutex::new(HashMap::new()),
         next_session: AtomicU64::new(1),
@@ -192,12 +198,8 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 impl Server {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         // Before anything else, even the 404: a rebound page must learn nothing.
-        if let Err(refusal) = self.guard.check(
-            header(&req, hyper::header::HOST.as_str()),
-            header(&req, hyper::header::ORIGIN.as_str()),
-        ) {
-            let status =
-                StatusCode::from_u16(listen_guard::REFUSED_STATUS).unwrap_or(StatusCode::FORBIDDEN);
+        if let Err(refusal) = self.guard.check_headers(req.headers()) {
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::FORBIDDEN);
             return full(status, "application/json", refusal.body());
         }
         if req.uri().path() != "/mcp" {

@@ -2,7 +2,9 @@
 //! file (`PID.json`, mode 0600) in a per-user runtime directory, rewritten
 //! as its counts change and removed when it ends. Entries of processes that
 //! are gone (killed before they could clean up) are pruned by whoever lists
-//! them, with the trace file the proxy kept there.
+//! them, with the trace file the proxy kept there (`PID.jsonl`). Pruning
+//! removes files of this directory only, by the names mcpscope gives them:
+//! an entry is data, and the paths it names are never deleted on its word.
 //!
 //! The directory: `MCPSCOPE_RUNTIME_DIR` if set, else the platform's runtime
 //! directory (`$XDG_RUNTIME_DIR/mcpscope`), else a `mcpscope-UID` directory
@@ -175,9 +177,8 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        if self.entry.owned_trace {
-            let _ = std::fs::remove_file(&self.entry.trace);
+        if let Some(d) = self.path.parent() {
+            remove_entry(d, &self.path, &self.entry);
         }
     }
 }
@@ -185,7 +186,25 @@ impl Drop for Registration {
 /// A fresh trace path in the sessions directory for a proxy without
 /// `--record`.
 pub fn owned_trace_path(pid: u32) -> std::io::Result<PathBuf> {
-    Ok(dir()?.join(format!("{pid}.jsonl")))
+    Ok(owned_trace_in(&dir()?, pid))
+}
+
+fn owned_trace_in(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("{pid}.jsonl"))
+}
+
+/// Remove the entry file at `path` in the sessions directory `dir`, and the
+/// trace the proxy kept there if it kept one. The trace removed is the one
+/// this directory gives that pid, never the path the entry names (an entry
+/// left behind, or written by anyone, could name any file), and only for an
+/// entry filed under its own pid (`PID.json`): another file claiming a pid
+/// says nothing about that pid's trace.
+fn remove_entry(dir: &Path, path: &Path, entry: &Entry) {
+    let _ = std::fs::remove_file(path);
+    let filed_under_its_pid = path.file_name() == Some(format!("{}.json", entry.pid).as_ref());
+    if entry.owned_trace && filed_under_its_pid {
+        let _ = std::fs::remove_file(owned_trace_in(dir, entry.pid));
+    }
 }
 
 /// The live sessions, oldest first; entries of dead processes are removed
@@ -208,10 +227,7 @@ pub fn list() -> std::io::Result<Vec<Entry>> {
         if entry.is_live() {
             out.push(entry);
         } else {
-            let _ = std::fs::remove_file(&path);
-            if entry.owned_trace {
-                let _ = std::fs::remove_file(&entry.trace);
-            }
+            remove_entry(&d, &path, &entry);
         }
     }
     out.sort_by_key(|e| (e.started_ms, e.pid));

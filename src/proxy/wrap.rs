@@ -165,21 +165,138 @@ fn wrap_url(
     })
 }
 
-/// Write `w` over `path` after copying the file to a backup beside it
+/// Write `w` over the config at `path`, after a backup beside it
 /// (`FILE.bak`, or `FILE.bak.N` when that exists); returns the backup.
+///
+/// A symlinked config (a dotfile manager's) keeps its link: the file it
+/// points at is the one backed up and replaced. The backup is complete and
+/// on disk before the original is touched, and the new text replaces the
+/// original in one rename, so a crash at any point leaves the config whole.
+/// On failure the error names the file that failed, and nothing this wrote
+/// is left behind (a backup of an original left as it was is clutter).
 pub fn write(path: &Path, w: &Wrapped) -> std::io::Result<PathBuf> {
-    let mut backup = PathBuf::from(format!("{}.bak", path.display()));
-    let mut n = 1;
-    while backup.exists() {
-        backup = PathBuf::from(format!("{}.bak.{n}", path.display()));
-        n += 1;
+    let target = std::fs::canonicalize(path)
+        .map_err(|e| failed(format!("cannot resolve {}", path.display()), e))?;
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    let perms = std::fs::metadata(&target)
+        .map_err(|e| failed(format!("cannot read {}", target.display()), e))?
+        .permissions();
+    let backup = write_backup(&target, &perms)?;
+    let replaced = sync_dir(dir)
+        .map_err(|e| failed(format!("cannot sync {}", dir.display()), e))
+        .and_then(|()| replace(&target, &w.text, &perms));
+    if let Err(e) = replaced {
+        let _ = std::fs::remove_file(&backup);
+        return Err(e);
     }
-    std::fs::copy(path, &backup)?;
-    let tmp = PathBuf::from(format!("{}.mcpscope-tmp", path.display()));
-    std::fs::write(&tmp, &w.text)?;
-    std::fs::set_permissions(&tmp, std::fs::metadata(path)?.permissions())?;
-    std::fs::rename(&tmp, path)?;
+    // Makes the rename itself durable; the config is whole either way.
+    let _ = sync_dir(dir);
     Ok(backup)
+}
+
+/// An error that says which file and what was being done to it.
+fn failed(what: String, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+/// Copy `target` to a new backup file beside it, synced; a backup that
+/// could not be written whole is removed.
+fn write_backup(target: &Path, perms: &std::fs::Permissions) -> std::io::Result<PathBuf> {
+    let (backup, mut file) = create_backup_file(target)?;
+    let copied = std::fs::File::open(target)
+        .and_then(|mut src| std::io::copy(&mut src, &mut file))
+        .and_then(|_| file.set_permissions(perms.clone()))
+        .and_then(|()| file.sync_all());
+    if let Err(e) = copied {
+        drop(file);
+        let _ = std::fs::remove_file(&backup);
+        return Err(failed(
+            format!("cannot write the backup {}", backup.display()),
+            e,
+        ));
+    }
+    Ok(backup)
+}
+
+/// Backups kept beside a config at most (`FILE.bak` to `FILE.bak.999`).
+const MAX_BACKUPS: u32 = 1000;
+
+/// The first of `FILE.bak`, `FILE.bak.1`, ... that does not exist, created
+/// exclusively (an existing file, or a symlink planted there, is never
+/// written through) and readable by its owner only until its mode is set.
+fn create_backup_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for n in 0..MAX_BACKUPS {
+        let backup = match n {
+            0 => PathBuf::from(format!("{}.bak", target.display())),
+            n => PathBuf::from(format!("{}.bak.{n}", target.display())),
+        };
+        match create_private(&backup) {
+            Ok(f) => return Ok((backup, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(failed(
+                    format!("cannot create the backup {}", backup.display()),
+                    e,
+                ));
+            }
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "cannot back up {}: {MAX_BACKUPS} backups of it exist already",
+        target.display()
+    )))
+}
+
+/// A new file, mode 0600; fails if anything is at `path` already.
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Replace `target` by `text` with its mode: written to a temporary file
+/// beside it, synced, then renamed over it. The temporary file does not
+/// outlive a failure.
+fn replace(target: &Path, text: &str, perms: &std::fs::Permissions) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = PathBuf::from(format!(
+        "{}.mcpscope-tmp.{}",
+        target.display(),
+        std::process::id()
+    ));
+    let mut f =
+        create_private(&tmp).map_err(|e| failed(format!("cannot create {}", tmp.display()), e))?;
+    let written = f
+        .write_all(text.as_bytes())
+        .and_then(|()| f.set_permissions(perms.clone()))
+        .and_then(|()| f.sync_all())
+        .map_err(|e| {
+            failed(
+                format!(
+                    "cannot write the new {} to {}",
+                    target.display(),
+                    tmp.display()
+                ),
+                e,
+            )
+        })
+        .and_then(|()| {
+            std::fs::rename(&tmp, target)
+                .map_err(|e| failed(format!("cannot replace {}", target.display()), e))
+        });
+    drop(f);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// fsync a directory: the names created or renamed in it are on disk.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// The members of server `name`'s entry: (key, value start, value end),

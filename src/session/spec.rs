@@ -160,14 +160,54 @@ impl From<&str> for ServerCli {
     }
 }
 
-/// Quote one argument for a POSIX shell, only when it needs it.
+/// Quote one argument for a shell, only when it needs it: single quotes,
+/// or `$'…'` (bash, zsh, ksh, POSIX.1-2024) when it holds a control or
+/// invisible character. Such a character is never written raw: in a
+/// command the user pastes into a terminal, an escape can end bracketed
+/// paste and a newline run what follows.
 pub fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
     if plain {
         s.to_string()
+    } else if s.chars().any(must_escape) {
+        dollar_quote(s)
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// Characters a shell word must not carry raw: controls (C0, DEL, C1) and
+/// the invisible ones the screen names `<U+XXXX>` (bidi overrides,
+/// zero-width spaces).
+fn must_escape(c: char) -> bool {
+    c.is_control() || crate::protocol::sanitize::is_invisible(c)
+}
+
+/// `$'…'` with every character that [`must_escape`] as `\xHH` escapes of
+/// its UTF-8 bytes (bytes, not `\u`: their meaning does not depend on the
+/// shell's locale), and the few with short names by those.
+fn dollar_quote(s: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str(r"\\"),
+            '\'' => out.push_str(r"\'"),
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\r' => out.push_str(r"\r"),
+            c if must_escape(c) => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }

@@ -1,5 +1,6 @@
 //! How the UI ends, and what always follows. Whatever ends it — a quit, a
-//! terminal error, a panic, SIGTERM, SIGHUP, a terminal that went away — the
+//! terminal error, a panic, SIGINT, SIGTERM, SIGHUP, a terminal that went
+//! away — the
 //! server mcpscope started is stopped (stdin closed, a grace period, then
 //! signals to its process group), and the exit code says which it was.
 //!
@@ -21,13 +22,14 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 pub enum Ended {
     /// The user quit, or the terminal's input ended.
     Quit,
-    /// SIGTERM or SIGHUP (the signal number).
+    /// SIGINT, SIGTERM or SIGHUP (the signal number).
     Signal(i32),
 }
 
 impl Ended {
-    /// 0 for a quit; 128 + the signal otherwise (143 SIGTERM, 129 SIGHUP),
-    /// as the headless commands exit and as shells report a signal.
+    /// 0 for a quit; 128 + the signal otherwise (130 SIGINT, 143 SIGTERM,
+    /// 129 SIGHUP), as the headless commands exit and as shells report a
+    /// signal.
     pub fn exit_code(self) -> i32 {
         match self {
             Ended::Quit => 0,
@@ -39,10 +41,13 @@ impl Ended {
 /// Exit code when the UI panicked (what Rust uses for a panic in `main`).
 pub const PANIC_EXIT: i32 = 101;
 
-/// SIGTERM and SIGHUP, caught from before the server starts until the
-/// process ends: once caught they no longer kill mcpscope outright, so its
-/// shutdown of the server always runs.
+/// SIGINT, SIGTERM and SIGHUP, caught from before the server starts until
+/// the process ends: once caught they no longer kill mcpscope outright, so
+/// the terminal is restored and the server shut down. SIGINT matters
+/// although Ctrl-C is a key in raw mode: another process can still send it
+/// (`kill -INT`, a supervisor, a process-group signal).
 pub struct ExitSignals {
+    int: Option<Signal>,
     term: Option<Signal>,
     hup: Option<Signal>,
 }
@@ -51,13 +56,14 @@ impl ExitSignals {
     /// Must run inside the runtime.
     pub fn catch() -> ExitSignals {
         ExitSignals {
+            int: signal(SignalKind::interrupt()).ok(),
             term: signal(SignalKind::terminate()).ok(),
             hup: signal(SignalKind::hangup()).ok(),
         }
     }
 
-    /// The next SIGTERM or SIGHUP (its number); pending forever if neither
-    /// could be caught.
+    /// The next SIGINT, SIGTERM or SIGHUP (its number); pending forever if
+    /// none could be caught.
     pub async fn recv(&mut self) -> i32 {
         async fn one(s: &mut Option<Signal>) {
             match s {
@@ -68,6 +74,7 @@ impl ExitSignals {
             }
         }
         tokio::select! {
+            _ = one(&mut self.int) => libc::SIGINT,
             _ = one(&mut self.term) => libc::SIGTERM,
             _ = one(&mut self.hup) => libc::SIGHUP,
         }

@@ -1,8 +1,9 @@
 //! The terminal guard: raw mode, alternate screen, mouse and bracketed
 //! paste on entry; all of it undone on drop, on panic (the hook restores the
 //! terminal before the panic message is printed) and by the runtime on
-//! SIGTERM/SIGHUP (which end the loop normally, so the drop runs). Nothing
-//! here panics when the terminal is gone: every write's error is dropped.
+//! SIGINT, SIGTERM and SIGHUP (which end the loop normally, so the drop
+//! runs). Nothing here panics when the terminal is gone: every write's
+//! error is dropped.
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
