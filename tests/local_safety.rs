@@ -361,11 +361,9 @@ fn the_demo_server_refuses_two_host_or_two_origin_headers_with_400() {
     assert_eq!(status, 200, "{body}");
 }
 
-/// The proxy's duplicate-header check needs `src/proxy/http.rs` to hand the
-/// guard every `Host` and `Origin` value (`ListenGuard::check_headers`),
-/// as the demo server does; it reads the first of each today.
+/// The HTTP proxy hands the guard every `Host` and `Origin` value
+/// (`ListenGuard::check_headers`), as the demo server does.
 #[test]
-#[ignore = "needs src/proxy/http.rs to call ListenGuard::check_headers"]
 fn the_http_proxy_refuses_two_host_or_two_origin_headers_with_400() {
     let rt = tempfile::tempdir().unwrap();
     let (_proxy, port) = http_proxy(rt.path());

@@ -332,12 +332,9 @@ impl Shared {
     }
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
-        if let Err(refusal) = self.guard.check(
-            header(&req, hyper::header::HOST.as_str()),
-            header(&req, hyper::header::ORIGIN.as_str()),
-        ) {
-            let status =
-                StatusCode::from_u16(listen_guard::REFUSED_STATUS).unwrap_or(StatusCode::FORBIDDEN);
+        // Every Host and Origin line is read: two of either are refused.
+        if let Err(refusal) = self.guard.check_headers(req.headers()) {
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::FORBIDDEN);
             return text(status, refusal.body());
         }
         let method = req.method().clone();
