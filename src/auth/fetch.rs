@@ -5,6 +5,7 @@
 //! an error, not something to follow silently.
 
 use crate::event::{Event, Status};
+use crate::protocol::sanitize::one_line;
 use crate::transport::http::report::error_chain;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{Client, Method, StatusCode, Url};
@@ -65,9 +66,10 @@ impl Answer {
                 self.content_type.clone()
             };
             return Err(format!(
-                "{what} at {} is {ct}, not JSON: {}",
+                "{what} at {} is {}, not JSON: {}",
                 no_query(&self.url),
-                crate::transport::http::report::first_line(&self.body)
+                one_line(&ct),
+                one_line(&crate::transport::http::report::first_line(&self.body))
             ));
         }
         serde_json::from_slice(&self.body)

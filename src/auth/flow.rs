@@ -10,6 +10,7 @@ use super::discovery::{Discovered, ResourceMetadata, ServerMetadata};
 use super::fetch::{FetchError, Fetcher, no_query};
 use super::store::{Registration, Tokens, now};
 use super::{Agent, AuthConfig, AuthError};
+use crate::protocol::sanitize::one_line;
 use crate::transport::http::report::first_line;
 use oauth2::basic::{BasicClient, BasicErrorResponseType, BasicTokenResponse};
 use oauth2::{
@@ -162,17 +163,24 @@ async fn register(
     })
 }
 
-/// `error: description` of an OAuth error body, else its first line.
+/// `error: description` of an OAuth error body, else its first line; one
+/// line, sanitised, whatever the server wrote.
 fn oauth_error(body: &[u8]) -> String {
     match serde_json::from_slice::<Value>(body) {
-        Ok(v) if v.get("error").is_some() => {
-            let e = v["error"].as_str().unwrap_or("?");
-            match v.get("error_description").and_then(Value::as_str) {
-                Some(d) => format!("{e}: {d}"),
-                None => e.to_string(),
-            }
-        }
-        _ => first_line(body),
+        Ok(v) if v.get("error").is_some() => oauth_refusal(
+            v["error"].as_str().unwrap_or("?"),
+            v.get("error_description").and_then(Value::as_str),
+        ),
+        _ => one_line(&first_line(body)).into_owned(),
+    }
+}
+
+/// An authorization server's `error` and `error_description` as mcpscope
+/// quotes them: sanitised, so a refusal cannot write to the terminal.
+fn oauth_refusal(error: &str, description: Option<&str>) -> String {
+    match description {
+        Some(d) => format!("{}: {}", one_line(error), one_line(d)),
+        None => one_line(error).into_owned(),
     }
 }
 
@@ -352,20 +360,21 @@ fn token_error(
     e: RequestTokenError<FetchError, oauth2::basic::BasicErrorResponse>,
 ) -> String {
     match e {
-        RequestTokenError::ServerResponse(r) => {
-            let mut s = format!("the {step} request was refused: {}", r.error());
-            if let Some(d) = r.error_description() {
-                s.push_str(": ");
-                s.push_str(d);
-            }
-            s
-        }
+        RequestTokenError::ServerResponse(r) => format!(
+            "the {step} request was refused: {}",
+            oauth_refusal(
+                r.error().as_ref(),
+                r.error_description().map(String::as_str)
+            )
+        ),
         RequestTokenError::Request(e) => format!("the {step} request failed: {e}"),
         RequestTokenError::Parse(err, body) => format!(
             "the {step} response is not a token response ({err}): {}",
             first_line(&body)
         ),
-        RequestTokenError::Other(s) => format!("the {step} response is unusable: {s}"),
+        RequestTokenError::Other(s) => {
+            format!("the {step} response is unusable: {}", one_line(&s))
+        }
     }
 }
 
@@ -536,7 +545,7 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), (Option<u16>, Str
                     format!(
                         "the authorization endpoint answered HTTP {} without redirecting back ({})",
                         a.status.as_u16(),
-                        first_line(&a.body)
+                        one_line(&first_line(&a.body))
                     ),
                 ));
             }
@@ -554,12 +563,10 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), (Option<u16>, Str
 pub fn check_response(q: &Returned, state: &str, m: &ServerMetadata) -> Result<String, AuthError> {
     let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     if let Some(e) = get("error") {
-        let mut s = format!("the authorization server refused: {e}");
-        if let Some(d) = get("error_description") {
-            s.push_str(": ");
-            s.push_str(d);
-        }
-        return Err(AuthError::Failed(s));
+        return Err(AuthError::Failed(format!(
+            "the authorization server refused: {}",
+            oauth_refusal(e, get("error_description"))
+        )));
     }
     if get("state") != Some(state) {
         return Err(AuthError::Failed(

@@ -434,9 +434,14 @@ impl Authorizer {
     }
 }
 
-/// `client X (dynamic), scope "a b", expires in 3600s` — no secrets.
+/// `client X (dynamic), scope "a b", expires in 3600s` — no secrets, and
+/// the client id the authorization server chose sanitised.
 pub fn describe(client: &store::Registration, t: &store::Tokens) -> String {
-    let mut s = format!("client {} ({})", client.client_id, client.how);
+    let mut s = format!(
+        "client {} ({})",
+        crate::protocol::sanitize::one_line(&client.client_id),
+        client.how
+    );
     if let Some(sc) = &t.scope {
         s.push_str(&format!(", scope {sc:?}"));
     }

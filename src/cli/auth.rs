@@ -1,11 +1,14 @@
 //! Authorization on the command line: the options every server-taking
 //! command has (`--client-id`, `--client-secret`, `--no-auth-cache`, …) and
 //! `mcpscope auth login|status|logout`, which manage the token cache.
-//! Tokens and secrets are never printed.
+//! Tokens and secrets are never printed, and every line is sanitised: the
+//! authorization server chose much of what is in it (client ids, issuers,
+//! scopes, the reasons it refused).
 
 use super::spec::{ServerArgs, ServerSpec};
 use crate::auth::{Agent, AuthConfig, Authorizer, describe, store};
 use crate::event::{Event, Status};
+use crate::protocol::sanitize::one_line;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use std::io::IsTerminal;
@@ -118,7 +121,13 @@ fn browser(face: Face, open: bool) -> Agent {
         Face::Headless => Agent::Browser {
             open,
             paste: std::io::stdin().is_terminal(),
-            show: Arc::new(|s: &str| eprintln!("[auth] {s}")),
+            // Line by line: the URL stays on a line of its own, to copy.
+            show: Arc::new(|s: &str| {
+                for (i, line) in s.lines().enumerate() {
+                    let tag = if i == 0 { "[auth] " } else { "" };
+                    eprintln!("{tag}{}", one_line(line));
+                }
+            }),
         },
         Face::Tui => Agent::Browser {
             open,
@@ -204,16 +213,17 @@ async fn login(s: &ServerArgs) -> i32 {
     auth.attach(Arc::new(print_event));
     match auth.login_now().await {
         Ok(e) => {
-            println!(
+            let line = format!(
                 "authorized {} by {}: {}",
                 crate::session::spec::redact_url(&e.server),
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
+            println!("{}", one_line(&line));
             0
         }
         Err(e) => {
-            eprintln!("[error] authorization failed: {e}");
+            eprintln!("[error] authorization failed: {}", one_line(&e.to_string()));
             3
         }
     }
@@ -222,7 +232,7 @@ async fn login(s: &ServerArgs) -> i32 {
 /// `[auth] …` lines for the flow's events (no secrets are in them).
 pub fn print_event(ev: Event) {
     if let Some(line) = auth_line(&ev) {
-        eprintln!("{line}");
+        eprintln!("{}", one_line(&line));
     }
 }
 
@@ -278,27 +288,26 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
         let now = store::now();
         let expired = e.tokens.expires_at.is_some_and(|t| t <= now);
         if json_out {
-            println!(
-                "{}",
-                json!({
-                    "server": crate::session::spec::redact_url(&e.server),
-                    "issuer": e.issuer,
-                    "client_id": e.client.client_id,
-                    "registration": e.client.how,
-                    "scope": e.tokens.scope,
-                    "expires_at": e.tokens.expires_at,
-                    "expired": expired,
-                    "refreshable": e.tokens.refresh_token.is_some(),
-                })
-            );
+            let line = json!({
+                "server": crate::session::spec::redact_url(&e.server),
+                "issuer": e.issuer,
+                "client_id": e.client.client_id,
+                "registration": e.client.how,
+                "scope": e.tokens.scope,
+                "expires_at": e.tokens.expires_at,
+                "expired": expired,
+                "refreshable": e.tokens.refresh_token.is_some(),
+            });
+            println!("{}", terminal_json(&line));
         } else {
-            println!(
+            let line = format!(
                 "{}  {}  by {}: {}",
                 crate::session::spec::redact_url(&e.server),
                 if expired { "expired" } else { "authorized" },
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
+            println!("{}", one_line(&line));
         }
     }
     if shown.is_empty() {
@@ -314,6 +323,14 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
         eprintln!("token cache: {}", p.display());
     }
     0
+}
+
+/// `v` as one line of JSON whose invisible and control characters are `\u`
+/// escapes: the same value, nothing a terminal would act on.
+fn terminal_json(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    crate::protocol::json_text::reformat(&text, false)
+        .unwrap_or_else(|_| one_line(&text).into_owned())
 }
 
 fn logout(s: &ServerArgs, all: bool) -> i32 {

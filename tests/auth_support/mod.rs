@@ -22,6 +22,54 @@ pub enum Fault {
     NoS256,
     /// The token endpoint answers after a while (a person taking their time).
     SlowToken,
+    /// Dynamic registration hands out [`HOSTILE`] as the client id.
+    HostileClientId,
+    /// The authorization redirect carries an `error` and an
+    /// `error_description` that are [`HOSTILE`].
+    HostileCallbackError,
+    /// The token endpoint refuses with an OAuth error body of [`HOSTILE`] text.
+    HostileTokenError,
+    /// The registration endpoint refuses with an OAuth error body of
+    /// [`HOSTILE`] text.
+    HostileRegistrationError,
+}
+
+/// What a hostile authorization server puts in its strings: OSC 52 (set
+/// the clipboard), OSC 0 (set the window title), CSI 2J (clear the screen)
+/// and U+202E (reverse what follows).
+pub const HOSTILE: &str =
+    "pwn\x1b]52;c;Y3VybCBldmlsLnNofHNo\x07\x1b]0;owned\x07\x1b[2J\u{202E}gnp.exe";
+
+/// Fail if `text` holds a raw escape, bell, C1 control or bidi override.
+pub fn assert_no_raw_controls(what: &str, text: &str) {
+    for raw in ['\x1b', '\x07', '\u{9b}', '\u{202E}'] {
+        assert!(
+            !text.contains(raw),
+            "{what}: {raw:?} reached the terminal raw in\n{text:?}"
+        );
+    }
+}
+
+/// Fail unless `text` shows [`HOSTILE`] as its visible stand-ins, with
+/// none of its raw escapes, bells or bidi overrides.
+pub fn assert_sanitised(what: &str, text: &str) {
+    assert_no_raw_controls(what, text);
+    assert!(
+        text.contains("pwn␛]52;c;") && text.contains("<U+202E>gnp.exe"),
+        "{what}: the hostile text is not shown, sanitised, in\n{text}"
+    );
+}
+
+/// Percent-encode everything but unreserved characters (RFC 3986 §2.3).
+pub fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// What the fixture saw and what it accepts.
@@ -145,14 +193,18 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
         },
         ("POST", "/register") => {
             seen.registrations.fetch_add(1, Ordering::SeqCst);
-            if fault == Fault::RegistrationRefused {
-                return json_reply(
+            match fault {
+                Fault::RegistrationRefused => json_reply(
                     400,
                     json!({"error": "invalid_client_metadata",
                            "error_description": "registration is closed"}),
-                );
+                ),
+                Fault::HostileRegistrationError => {
+                    json_reply(400, json!({"error": HOSTILE, "error_description": HOSTILE}))
+                }
+                Fault::HostileClientId => json_reply(201, json!({"client_id": HOSTILE})),
+                _ => json_reply(201, json!({"client_id": "fixture-client"})),
             }
-            json_reply(201, json!({"client_id": "fixture-client"}))
         }
         ("GET", "/authorize") => {
             seen.authorizations.fetch_add(1, Ordering::SeqCst);
@@ -169,7 +221,15 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
             } else {
                 get("state")
             };
-            let to = format!("{}?code=the-code&state={state}", get("redirect_uri"));
+            let to = if fault == Fault::HostileCallbackError {
+                format!(
+                    "{}?error={h}&error_description={h}&state={state}",
+                    get("redirect_uri"),
+                    h = encode(HOSTILE)
+                )
+            } else {
+                format!("{}?code=the-code&state={state}", get("redirect_uri"))
+            };
             Reply::With(302, vec![("location".into(), to)], String::new())
         }
         ("POST", "/token") => {
@@ -178,6 +238,9 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
             }
             if fault == Fault::SlowToken {
                 std::thread::sleep(std::time::Duration::from_millis(800));
+            }
+            if fault == Fault::HostileTokenError {
+                return json_reply(400, json!({"error": HOSTILE, "error_description": HOSTILE}));
             }
             let grant = r.body.contains("grant_type=refresh_token");
             if grant {
