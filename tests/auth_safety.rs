@@ -3,7 +3,10 @@
 //! real binary against the loopback fixture of `auth_support`:
 //! - every string the authorization server sends (a registered client id,
 //!   the redirect's `error`, token and registration error bodies) reaches
-//!   the terminal sanitised, `auth status` included.
+//!   the terminal sanitised, `auth status` included;
+//! - a token response that does not parse is described (field, problem)
+//!   and never echoed, on screen or in the trace; `expires_in` may be a
+//!   string of digits.
 
 mod auth_support;
 mod common;
@@ -82,4 +85,131 @@ fn a_hostile_client_id_is_shown_sanitised_and_kept_exact() {
     assert_no_raw_controls("auth status --json", &status.stdout);
     let line: Value = serde_json::from_str(status.stdout.trim()).unwrap();
     assert_eq!(line["client_id"], HOSTILE);
+}
+
+/// What a token response that does not parse must be reported as: the
+/// field and the problem, and no value of it.
+const UNPARSABLE: [(&str, &str, &str, &str); 5] = [
+    (
+        "application/json",
+        r#"{"access_token":"SECRET-access","token_type":"Bearer","expires_in":true,"refresh_token":"SECRET-refresh"}"#,
+        "expires_in",
+        "is a boolean, not a number of seconds",
+    ),
+    (
+        "application/json",
+        r#"{"access_token":"SECRET-access","token_type":"Bearer","expires_in":"SECRET-soon"}"#,
+        "expires_in",
+        "is a string that is not a number of seconds",
+    ),
+    (
+        "application/json",
+        r#"{"access_token":31415926535,"token_type":"Bearer"}"#,
+        "access_token",
+        "is a number, not a string",
+    ),
+    (
+        "application/json",
+        r#"{"token_type":"Bearer","refresh_token":"SECRET-refresh"}"#,
+        "access_token",
+        "has no access_token",
+    ),
+    (
+        "application/x-www-form-urlencoded",
+        "access_token=SECRET-access&token_type=bearer",
+        "application/x-www-form-urlencoded",
+        "not JSON",
+    ),
+];
+
+#[test]
+fn a_token_response_that_does_not_parse_is_described_never_echoed() {
+    for (ctype, body, field, problem) in UNPARSABLE {
+        let (port, _) = server(Fault::TokenAnswer(ctype, body));
+        let data = tempfile::tempdir().unwrap();
+        let trace = data.path().join("trace.jsonl");
+        let out = mcpscope(
+            data.path(),
+            &[
+                "call",
+                "--url",
+                &url(port),
+                "--tool",
+                "hello",
+                "--auth-agent",
+                "fetch",
+                "--record",
+                trace.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, 3, "{body}: {}", out.stderr);
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("[error]"))
+            .unwrap_or_else(|| panic!("{body}: no error in\n{}", out.stderr));
+        assert!(
+            line.contains(field) && line.contains(problem),
+            "{body}: {field} / {problem} not in {line}"
+        );
+        let recorded = std::fs::read_to_string(&trace).unwrap();
+        let failed = recorded
+            .lines()
+            .find(|l| l.contains(r#""state":"failed""#))
+            .unwrap_or_else(|| panic!("{body}: no failed state in the trace\n{recorded}"));
+        assert!(failed.contains(problem), "{body}: {failed}");
+        for text in [&out.stdout, &out.stderr, &recorded] {
+            assert!(
+                !text.contains("SECRET") && !text.contains("31415926535"),
+                "{body}: a value of the response was shown:\n{text}"
+            );
+        }
+        assert!(!data.path().join("auth.json").exists(), "{body}");
+    }
+}
+
+#[test]
+fn expires_in_as_a_string_of_digits_is_accepted() {
+    let (port, seen) = server(Fault::TokenAnswer(
+        "application/json",
+        r#"{"access_token":"string-expiry","token_type":"Bearer","expires_in":"3600"}"#,
+    ));
+    let data = tempfile::tempdir().unwrap();
+    let before = now();
+    let out = mcpscope(
+        data.path(),
+        &[
+            "tools",
+            "--url",
+            &url(port),
+            "--auth-agent",
+            "fetch",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        seen.bearers
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|b| b == "Bearer string-expiry")
+    );
+    let cache: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.path().join("auth.json")).unwrap())
+            .unwrap();
+    let at = cache["entries"][0]["tokens"]["expires_at"]
+        .as_u64()
+        .expect("an expiry was kept");
+    assert!(
+        (before + 3600..=now() + 3600).contains(&at),
+        "expires_at {at}"
+    );
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }

@@ -39,6 +39,9 @@ pub enum FetchError {
         url: String,
         to: String,
     },
+    /// An answer that came but cannot be used; `why` shows none of its values.
+    #[error("{url}: {why}")]
+    Unusable { url: String, why: String },
 }
 
 /// One answer: status, content type, body (cut at [`MAX_BODY`]).

@@ -367,10 +367,16 @@ fn token_error(
                 r.error_description().map(String::as_str)
             )
         ),
+        RequestTokenError::Request(FetchError::Unusable { url, why }) => {
+            format!("the {step} response from {url} is unusable: {why}")
+        }
         RequestTokenError::Request(e) => format!("the {step} request failed: {e}"),
-        RequestTokenError::Parse(err, body) => format!(
-            "the {step} response is not a token response ({err}): {}",
-            first_line(&body)
+        // The body passed `token::review`, so this is rare; it is still
+        // described by where and what, never echoed.
+        RequestTokenError::Parse(err, _) => format!(
+            "the {step} response does not parse at {} ({}; its values are not shown: it may hold a token)",
+            err.path(),
+            parse_problem(err.inner())
         ),
         RequestTokenError::Other(s) => {
             format!("the {step} response is unusable: {}", one_line(&s))
@@ -378,8 +384,18 @@ fn token_error(
     }
 }
 
-/// oauth2's requests, sent through the flow's fetcher (so they are traced
-/// and have a deadline).
+fn parse_problem(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Syntax => "not valid JSON",
+        serde_json::error::Category::Eof => "cut short",
+        serde_json::error::Category::Data => "a value of the wrong kind",
+        serde_json::error::Category::Io => "unreadable",
+    }
+}
+
+/// oauth2's requests (to the token endpoint), sent through the flow's
+/// fetcher (so they are traced and have a deadline), their answers
+/// reviewed before oauth2 parses them (`token::review`).
 async fn oauth_http(
     f: &Fetcher,
     step: &str,
@@ -394,9 +410,19 @@ async fn oauth_http(
     let a = f
         .send(step, parts.method, url, parts.headers, Some(body))
         .await?;
-    let mut resp = oauth2::HttpResponse::new(a.body);
-    *resp.status_mut() = a.status;
+    let reviewed =
+        super::token::review(a.status.as_u16(), &a.content_type, &a.body).map_err(|why| {
+            FetchError::Unusable {
+                url: no_query(&a.url),
+                why,
+            }
+        })?;
+    let mut resp = oauth2::HttpResponse::new(reviewed.body);
+    *resp.status_mut() = reqwest::StatusCode::from_u16(reviewed.status).unwrap_or(a.status);
     *resp.headers_mut() = a.headers;
+    // The reviewed body is JSON whatever the server called it.
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(resp)
 }
 

@@ -2,7 +2,8 @@
 //! to 2026-07-28) for HTTP servers: on a `401` the [`Authorizer`] finds the
 //! authorization server (`discovery`), gets a client identity and runs the
 //! authorization code flow with PKCE (`flow`, the redirect coming back to
-//! a loopback listener, `callback`), and keeps the tokens — in memory, and
+//! a loopback listener, `callback`; the token endpoint's answers reviewed
+//! by `token`), and keeps the tokens — in memory, and
 //! in the token cache (`store`) unless told not to. A `403` with
 //! `insufficient_scope` asks again with the union of the scopes; tokens
 //! are refreshed before they expire and when the server refuses them.
@@ -17,6 +18,7 @@ pub mod discovery;
 pub mod fetch;
 pub mod flow;
 pub mod store;
+pub mod token;
 
 use crate::event::Event;
 use callback::Callback;

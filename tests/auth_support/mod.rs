@@ -32,6 +32,9 @@ pub enum Fault {
     /// The registration endpoint refuses with an OAuth error body of
     /// [`HOSTILE`] text.
     HostileRegistrationError,
+    /// The token endpoint answers 200 with this content type and body; a
+    /// JSON string `access_token` in it is the token the MCP endpoint takes.
+    TokenAnswer(&'static str, &'static str),
 }
 
 /// What a hostile authorization server puts in its strings: OSC 52 (set
@@ -241,6 +244,14 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
             }
             if fault == Fault::HostileTokenError {
                 return json_reply(400, json!({"error": HOSTILE, "error_description": HOSTILE}));
+            }
+            if let Fault::TokenAnswer(ctype, body) = fault {
+                seen.issued.fetch_add(1, Ordering::SeqCst);
+                let token = serde_json::from_str::<Value>(body)
+                    .ok()
+                    .and_then(|v| v["access_token"].as_str().map(str::to_string));
+                *seen.valid.lock().unwrap() = token;
+                return Reply::Body(200, ctype, body.to_string());
             }
             let grant = r.body.contains("grant_type=refresh_token");
             if grant {
