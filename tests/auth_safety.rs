@@ -6,13 +6,15 @@
 //!   the terminal sanitised, `auth status` included;
 //! - a token response that does not parse is described (field, problem)
 //!   and never echoed, on screen or in the trace; `expires_in` may be a
-//!   string of digits.
+//!   string of digits;
+//! - authorization endpoints over plain http are refused off loopback.
 
 mod auth_support;
 mod common;
 
 use auth_support::{
-    Fault, HOSTILE, assert_no_raw_controls, assert_sanitised, mcpscope, server, url,
+    Fault, HOSTILE, REMOTE_HTTP, assert_no_raw_controls, assert_sanitised, mcpscope, refused,
+    server, url,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -212,4 +214,20 @@ fn now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
+}
+
+#[test]
+fn plain_http_authorization_endpoints_off_loopback_are_refused() {
+    for field in [
+        "issuer",
+        "authorization_endpoint",
+        "token_endpoint",
+        "registration_endpoint",
+    ] {
+        let line = refused(Fault::RemoteHttp(field), "requires https");
+        assert!(line.contains(REMOTE_HTTP), "{field}: {line}");
+        if field != "issuer" {
+            assert!(line.contains(field), "{field}: {line}");
+        }
+    }
 }

@@ -224,6 +224,9 @@ pub fn select_scope(
 }
 
 fn client(m: &ServerMetadata, reg: &Registration, redirect_uri: &str) -> Result<OClient, String> {
+    // Metadata from the cache was written by a version that may not have
+    // required https: checked again before anything is sent.
+    super::discovery::check_endpoints(m)?;
     let mut c = BasicClient::new(ClientId::new(reg.client_id.clone()))
         .set_auth_uri(AuthUrl::new(m.authorization_endpoint.clone()).map_err(|e| e.to_string())?)
         .set_token_uri(TokenUrl::new(m.token_endpoint.clone()).map_err(|e| e.to_string())?)

@@ -35,6 +35,11 @@ pub enum Fault {
     /// The token endpoint answers 200 with this content type and body; a
     /// JSON string `access_token` in it is the token the MCP endpoint takes.
     TokenAnswer(&'static str, &'static str),
+    /// The authorization server metadata names this endpoint
+    /// (`authorization_endpoint`, `token_endpoint`, `registration_endpoint`)
+    /// at [`REMOTE_HTTP`]; `issuer`: the resource metadata names an
+    /// authorization server there.
+    RemoteHttp(&'static str),
 }
 
 /// What a hostile authorization server puts in its strings: OSC 52 (set
@@ -42,6 +47,10 @@ pub enum Fault {
 /// and U+202E (reverse what follows).
 pub const HOSTILE: &str =
     "pwn\x1b]52;c;Y3VybCBldmlsLnNofHNo\x07\x1b]0;owned\x07\x1b[2J\u{202E}gnp.exe";
+
+/// A plain-http host that is not loopback (TEST-NET-1, RFC 5737: nothing
+/// answers there, and no name needs resolving).
+pub const REMOTE_HTTP: &str = "http://192.0.2.1";
 
 /// Fail if `text` holds a raw escape, bell, C1 control or bidi override.
 pub fn assert_no_raw_controls(what: &str, text: &str) {
@@ -149,11 +158,18 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
     let path = r.path.split('?').next().unwrap_or("");
     match (r.method.as_str(), path) {
         ("POST", "/mcp") => mcp(r, &b, seen),
-        ("GET", "/.well-known/oauth-protected-resource/mcp") => json_reply(
-            200,
-            json!({"resource": format!("{b}/mcp"), "authorization_servers": [b],
-                   "scopes_supported": ["mcp:tools"]}),
-        ),
+        ("GET", "/.well-known/oauth-protected-resource/mcp") => {
+            let issuer = if fault == Fault::RemoteHttp("issuer") {
+                REMOTE_HTTP.to_string()
+            } else {
+                b.clone()
+            };
+            json_reply(
+                200,
+                json!({"resource": format!("{b}/mcp"), "authorization_servers": [issuer],
+                       "scopes_supported": ["mcp:tools"]}),
+            )
+        }
         ("GET", "/.well-known/oauth-authorization-server") => match fault {
             Fault::MetadataHtml => Reply::Body(
                 200,
@@ -180,13 +196,17 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
                 } else {
                     json!(["S256"])
                 };
+                let at = |field: &str| match fault {
+                    Fault::RemoteHttp(f) if f == field => REMOTE_HTTP,
+                    _ => b.as_str(),
+                };
                 json_reply(
                     200,
                     json!({
                         "issuer": issuer,
-                        "authorization_endpoint": format!("{b}/authorize"),
-                        "token_endpoint": format!("{b}/token"),
-                        "registration_endpoint": format!("{b}/register"),
+                        "authorization_endpoint": format!("{}/authorize", at("authorization_endpoint")),
+                        "token_endpoint": format!("{}/token", at("token_endpoint")),
+                        "registration_endpoint": format!("{}/register", at("registration_endpoint")),
                         "response_types_supported": ["code"],
                         "code_challenge_methods_supported": methods,
                         "token_endpoint_auth_methods_supported": ["none"],
@@ -332,11 +352,12 @@ pub fn url(port: u16) -> String {
 /// Run `call` against a faulty server: exit 3, `want` in the error, no
 /// token issued, nothing cached; and when the server broke the
 /// authorization spec, the finding that says so.
-pub fn refused(fault: Fault, want: &str) {
-    refused_with(fault, want, None);
+pub fn refused(fault: Fault, want: &str) -> String {
+    refused_with(fault, want, None)
 }
 
-pub fn refused_with(fault: Fault, want: &str, finding: Option<&str>) {
+/// As [`refused`]; the `[error]` line is returned.
+pub fn refused_with(fault: Fault, want: &str, finding: Option<&str>) -> String {
     let (port, seen) = server(fault);
     let data = tempfile::tempdir().unwrap();
     let u = url(port);
@@ -377,4 +398,5 @@ pub fn refused_with(fault: Fault, want: &str, finding: Option<&str>) {
         !data.path().join("auth.json").exists(),
         "{fault:?}: something was cached"
     );
+    line.to_string()
 }
