@@ -7,7 +7,8 @@
 //! - a token response that does not parse is described (field, problem)
 //!   and never echoed, on screen or in the trace; `expires_in` may be a
 //!   string of digits;
-//! - authorization endpoints over plain http are refused off loopback.
+//! - authorization endpoints over plain http are refused off loopback;
+//! - a data directory other users can write to is neither read nor written.
 
 mod auth_support;
 mod common;
@@ -16,8 +17,9 @@ use auth_support::{
     Fault, HOSTILE, REMOTE_HTTP, assert_no_raw_controls, assert_sanitised, mcpscope, refused,
     server, url,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 /// `auth login`, the authorization redirects followed over HTTP.
 fn login(data: &Path, u: &str) -> common::Output {
@@ -229,5 +231,85 @@ fn plain_http_authorization_endpoints_off_loopback_are_refused() {
         if field != "issuer" {
             assert!(line.contains(field), "{field}: {line}");
         }
+    }
+}
+
+/// A cache file for the fixture at `port` holding `token`, as another user
+/// able to write to the directory could have left it.
+fn planted_cache(port: u16, token: &str) -> String {
+    let b = format!("http://127.0.0.1:{port}");
+    json!({"format": 1, "entries": [{
+        "server": url(port), "issuer": b, "resource": url(port),
+        "meta": {"issuer": b, "authorization_endpoint": format!("{b}/authorize"),
+                 "token_endpoint": format!("{b}/token")},
+        "client": {"client_id": "planted", "auth_method": "none", "how": "dynamic"},
+        "tokens": {"access_token": token},
+        "saved": 0,
+    }]})
+    .to_string()
+}
+
+#[test]
+fn a_data_directory_others_can_write_to_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    for mode in [0o770, 0o703] {
+        let (port, seen) = server(Fault::None);
+        *seen.valid.lock().unwrap() = Some("planted-token".into());
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        std::fs::create_dir(&dir).unwrap();
+        let file = dir.join("auth.json");
+        let planted = planted_cache(port, "planted-token");
+        std::fs::write(&file, &planted).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        let u = url(port);
+
+        let status = mcpscope(&dir, &["auth", "status"]);
+        assert_eq!(status.code, 2, "{mode:o}: {}", status.stdout);
+        assert!(
+            status.stderr.contains(&dir.display().to_string())
+                && status.stderr.contains("chmod 700"),
+            "{mode:o}: {}",
+            status.stderr
+        );
+
+        let out = login(&dir, &u);
+        assert_eq!(out.code, 2, "{mode:o}: {}", out.stderr);
+        assert!(out.stderr.contains("chmod 700"), "{mode:o}: {}", out.stderr);
+        assert_eq!(seen.authorizations.load(Ordering::SeqCst), 0, "{mode:o}");
+
+        // The planted token is not used, and nothing is written there.
+        let out = mcpscope(
+            &dir,
+            &[
+                "call",
+                "--url",
+                &u,
+                "--tool",
+                "hello",
+                "--auth-agent",
+                "fetch",
+            ],
+        );
+        assert!(
+            out.stderr.contains("[auth] authorized"),
+            "{mode:o}: {}",
+            out.stderr
+        );
+        assert!(
+            !seen
+                .bearers
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|b| b.contains("planted")),
+            "{mode:o}: the planted token was sent"
+        );
+        assert!(
+            out.stderr.contains("[auth] cache-error") && out.stderr.contains("chmod 700"),
+            "{mode:o}: {}",
+            out.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), planted);
     }
 }

@@ -199,6 +199,13 @@ async fn login(s: &ServerArgs) -> i32 {
         eprintln!("[error] --no-auth and auth login contradict each other");
         return 2;
     };
+    // Said before the browser opens, not after the person signed in.
+    if cfg.cache
+        && let Err(e) = store::check_dir()
+    {
+        eprintln!("[error] {}", one_line(&e));
+        return 2;
+    }
     if matches!(cfg.agent, Agent::Refuse) && s.auth.auth_agent.is_none() {
         // Asked explicitly: print the URL and wait even without a terminal.
         cfg.agent = browser(Face::Headless, !s.auth.no_browser);
