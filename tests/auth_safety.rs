@@ -8,7 +8,8 @@
 //!   and never echoed, on screen or in the trace; `expires_in` may be a
 //!   string of digits;
 //! - authorization endpoints over plain http are refused off loopback;
-//! - a data directory other users can write to is neither read nor written.
+//! - a data directory other users can write to is neither read nor written;
+//! - `auth login` says "authorized" only once the server took the token.
 
 mod auth_support;
 mod common;
@@ -312,4 +313,41 @@ fn a_data_directory_others_can_write_to_is_refused() {
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), planted);
     }
+}
+
+#[test]
+fn auth_login_checks_the_new_token_with_the_server() {
+    let (port, seen) = server(Fault::None);
+    let data = tempfile::tempdir().unwrap();
+    let out = login(data.path(), &url(port));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("authorized "), "{}", out.stdout);
+    assert_eq!(
+        seen.bearers.lock().unwrap().as_slice(),
+        ["Bearer access-0"],
+        "one request, with the new token"
+    );
+}
+
+#[test]
+fn auth_login_fails_when_the_server_refuses_the_new_token() {
+    let (port, seen) = server(Fault::RefusesTokens);
+    let data = tempfile::tempdir().unwrap();
+    let u = url(port);
+    let out = login(data.path(), &u);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(!out.stdout.contains("authorized"), "{}", out.stdout);
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("[error]"))
+        .unwrap_or_else(|| panic!("no error in\n{}", out.stderr));
+    assert!(
+        line.contains("refused the new token") && line.contains("HTTP 401"),
+        "{line}"
+    );
+    assert_eq!(seen.bearers.lock().unwrap().as_slice(), ["Bearer access-0"]);
+    // A token the server refuses is not kept.
+    let status = mcpscope(data.path(), &["auth", "status", "--url", &u]);
+    assert_eq!(status.code, 1, "{}", status.stdout);
 }

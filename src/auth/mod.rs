@@ -17,6 +17,7 @@ pub mod challenge;
 pub mod discovery;
 pub mod fetch;
 pub mod flow;
+pub mod probe;
 pub mod store;
 pub mod token;
 
@@ -433,6 +434,19 @@ impl Authorizer {
     pub async fn login_now(&self) -> Result<Entry, AuthError> {
         let _g = self.flow.lock().await;
         self.login(&Challenge::default(), false).await
+    }
+
+    /// `mcpscope auth login`, once authorized: does the server take the
+    /// token? One `initialize` with it (and the user's `extra` headers);
+    /// the verdict is a `checked` state too. `Err`: no answer to tell.
+    pub async fn check_token(&self, extra: &[(String, String)]) -> Result<probe::Verdict, String> {
+        let authorization = self.header().ok_or("there is no token to check")?;
+        let f = self.fetcher().map_err(|e| e.to_string())?;
+        let verdict = probe::check(&f, &self.server, &authorization, extra)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.state("checked", Some(verdict.to_string()));
+        Ok(verdict)
     }
 }
 

@@ -6,6 +6,7 @@
 //! scopes, the reasons it refused).
 
 use super::spec::{ServerArgs, ServerSpec};
+use crate::auth::probe::Verdict;
 use crate::auth::{Agent, AuthConfig, Authorizer, describe, store};
 use crate::event::{Event, Status};
 use crate::protocol::sanitize::one_line;
@@ -174,8 +175,14 @@ pub async fn run(a: AuthCmdArgs) -> i32 {
 
 /// The URL of the HTTP server the arguments name.
 fn server_url(s: &ServerArgs) -> Result<String, String> {
+    http_server(s).map(|(url, _)| url)
+}
+
+/// The URL and the headers (`-H`, a config entry's) of the HTTP server the
+/// arguments name.
+fn http_server(s: &ServerArgs) -> Result<(String, Vec<(String, String)>), String> {
     match s.resolve().map_err(|e| e.to_string())? {
-        ServerSpec::Http { url, .. } => Ok(url),
+        ServerSpec::Http { url, headers, .. } => Ok((url, headers)),
         ServerSpec::Stdio { .. } => Err(
             "authorization is for HTTP servers: give --url URL (or a config entry with a url)"
                 .into(),
@@ -188,7 +195,7 @@ fn has_server(s: &ServerArgs) -> bool {
 }
 
 async fn login(s: &ServerArgs) -> i32 {
-    let url = match server_url(s) {
+    let (url, headers) = match http_server(s) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("[error] {e}");
@@ -206,6 +213,7 @@ async fn login(s: &ServerArgs) -> i32 {
         eprintln!("[error] {}", one_line(&e));
         return 2;
     }
+    let cache = cfg.cache;
     if matches!(cfg.agent, Agent::Refuse) && s.auth.auth_agent.is_none() {
         // Asked explicitly: print the URL and wait even without a terminal.
         cfg.agent = browser(Face::Headless, !s.auth.no_browser);
@@ -218,8 +226,22 @@ async fn login(s: &ServerArgs) -> i32 {
         }
     };
     auth.attach(Arc::new(print_event));
-    match auth.login_now().await {
-        Ok(e) => {
+    let e = match auth.login_now().await {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("[error] authorization failed: {}", one_line(&e.to_string()));
+            return 3;
+        }
+    };
+    let verdict = auth.check_token(&headers).await;
+    report_login(&e, verdict, cache)
+}
+
+/// What `auth login` says once authorized, by what the server made of the
+/// token (`Err`: it could not be asked); the exit code.
+fn report_login(e: &store::Entry, verdict: Result<Verdict, String>, cache: bool) -> i32 {
+    match verdict {
+        Ok(Verdict::Accepted(_)) => {
             let line = format!(
                 "authorized {} by {}: {}",
                 crate::session::spec::redact_url(&e.server),
@@ -229,8 +251,28 @@ async fn login(s: &ServerArgs) -> i32 {
             println!("{}", one_line(&line));
             0
         }
-        Err(e) => {
-            eprintln!("[error] authorization failed: {}", one_line(&e.to_string()));
+        Ok(Verdict::Refused(status, error)) => {
+            // A token the server does not take would only be refused again.
+            if cache {
+                let _ = store::remove(Some(&e.server));
+            }
+            let error = error.map_or(String::new(), |e| format!(", {}", one_line(&e)));
+            eprintln!(
+                "[error] the server refused the new token (HTTP {status}{error}), so it was not kept: \
+                 the authorization server may have issued it for another resource"
+            );
+            3
+        }
+        Err(why) => {
+            let kept = if cache {
+                "; it is cached (`mcpscope auth status`)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "[error] the new token could not be checked with the server: {}{kept}",
+                one_line(&why)
+            );
             3
         }
     }

@@ -40,6 +40,8 @@ pub enum Fault {
     /// at [`REMOTE_HTTP`]; `issuer`: the resource metadata names an
     /// authorization server there.
     RemoteHttp(&'static str),
+    /// The MCP endpoint refuses every token, the newly issued ones too.
+    RefusesTokens,
 }
 
 /// What a hostile authorization server puts in its strings: OSC 52 (set
@@ -157,7 +159,7 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
     let b = base(r);
     let path = r.path.split('?').next().unwrap_or("");
     match (r.method.as_str(), path) {
-        ("POST", "/mcp") => mcp(r, &b, seen),
+        ("POST", "/mcp") => mcp(r, &b, fault, seen),
         ("GET", "/.well-known/oauth-protected-resource/mcp") => {
             let issuer = if fault == Fault::RemoteHttp("issuer") {
                 REMOTE_HTTP.to_string()
@@ -292,10 +294,15 @@ pub fn handle(r: &Req, fault: Fault, seen: &Seen) -> Reply {
     }
 }
 
-pub fn mcp(r: &Req, b: &str, seen: &Seen) -> Reply {
+pub fn mcp(r: &Req, b: &str, fault: Fault, seen: &Seen) -> Reply {
     let auth = r.header("authorization").unwrap_or("").to_string();
     seen.bearers.lock().unwrap().push(auth.clone());
-    let valid = seen.valid.lock().unwrap().clone();
+    let valid = seen
+        .valid
+        .lock()
+        .unwrap()
+        .clone()
+        .filter(|_| fault != Fault::RefusesTokens);
     if valid.is_none_or(|v| auth != format!("Bearer {v}")) {
         return Reply::With(
             401,
