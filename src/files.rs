@@ -4,6 +4,9 @@
 //! data) and, for config files, only up to a size a hand-written file never
 //! reaches, so a wrong path fails at once with a clear message instead of
 //! growing memory until the process is killed.
+//!
+//! Directories mcpscope keeps private files in (the token cache, live
+//! session entries) must be its user's, closed to others: [`private_dir`].
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -77,9 +80,112 @@ pub fn read_small(path: &Path, limit: u64) -> io::Result<String> {
     Ok(text)
 }
 
+/// What other users may do in a directory mcpscope keeps its files in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Others {
+    /// Nothing: not even list it (live session entries).
+    Nothing,
+    /// List and read it, not write to it (the files in it are 0600 on
+    /// their own, and a data directory made by other tools may be 0755).
+    Read,
+}
+
+impl Others {
+    /// The mode bits that must be clear.
+    fn forbidden(self) -> u32 {
+        match self {
+            Others::Nothing => 0o077,
+            Others::Read => 0o022,
+        }
+    }
+}
+
+/// Create `dir` (mode 0700, with its parents) if it is missing, and refuse
+/// it unless it is this user's, with no more access for `others`
+/// ([`check_private_dir`]).
+pub fn private_dir(dir: &Path, others: Others) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| at(dir, e))?;
+    check_private_dir(dir, others)
+}
+
+/// `e`, saying which directory it is about.
+fn at(dir: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", dir.display()))
+}
+
+/// Refuse `dir` unless it is a directory of this user that `others` may do
+/// no more in: another user who can write to it can swap the files in it
+/// (a token cache naming their endpoints, a session entry pointing at
+/// their trace) for their own.
+pub fn check_private_dir(dir: &Path, others: Others) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(dir).map_err(|e| at(dir, e))?;
+    let refuse = |why: String| Err(at(dir, io::Error::other(why)));
+    if !meta.is_dir() {
+        return refuse(format!("{}, not a directory", kind_of(meta.file_type())));
+    }
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() };
+    if meta.uid() != uid {
+        return refuse(format!(
+            "the directory belongs to another user (uid {}), not to this one (uid {uid})",
+            meta.uid()
+        ));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & others.forbidden() != 0 {
+        let may = match others {
+            Others::Nothing => "enter",
+            Others::Read => "write to",
+        };
+        return refuse(format!(
+            "other users may {may} the directory (mode {mode:03o}); `chmod 700 {}` makes it private",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_others_may_use_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("a/b");
+        private_dir(&d, Others::Nothing).unwrap();
+        let mode = std::fs::metadata(&d).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let set = |m: u32| std::fs::set_permissions(&d, std::fs::Permissions::from_mode(m));
+        for (open, others, may) in [
+            (0o770, Others::Read, "write to"),
+            (0o702, Others::Read, "write to"),
+            (0o750, Others::Nothing, "enter"),
+            (0o701, Others::Nothing, "enter"),
+        ] {
+            set(open).unwrap();
+            let e = private_dir(&d, others).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(
+                    "other users may {may} the directory (mode {open:03o})"
+                )) && e.contains("chmod 700"),
+                "{e}"
+            );
+        }
+        set(0o755).unwrap();
+        assert!(check_private_dir(&d, Others::Read).is_ok());
+        let f = t.path().join("file");
+        std::fs::write(&f, "").unwrap();
+        let e = check_private_dir(&f, Others::Read).unwrap_err().to_string();
+        assert!(e.contains("a regular file, not a directory"), "{e}");
+    }
 
     #[test]
     fn devices_and_directories_are_refused_at_once() {

@@ -5,7 +5,8 @@
 //! (RFC 8414 and OpenID Connect discovery, the path-insertion variants in
 //! the spec's order) whose `issuer` must be the one asked for. A server
 //! without PRM and without metadata gets the 2025-03-26 default endpoints
-//! (`/authorize`, `/token`, `/register` at its origin).
+//! (`/authorize`, `/token`, `/register` at its origin). Authorization
+//! server endpoints must use https, except on loopback (OAuth 2.1 §1.5).
 
 use super::fetch::{Answer, Fetcher, no_query};
 use reqwest::Url;
@@ -102,6 +103,8 @@ pub async fn discover(
             "authorization server {issuer:?} is not an http(s) URL"
         ));
     }
+    // Before its metadata is asked for: that request would go in the clear.
+    require_tls("the authorization server", &issuer_url)?;
     let meta = match fetch_server_metadata(f, &issuer, &issuer_url).await? {
         Some(m) => m,
         None if prm.is_none() => fallback(&issuer_url),
@@ -263,7 +266,9 @@ pub fn same_issuer(a: &str, b: &str) -> bool {
     a == b || (!a.is_empty() && trim(a) == trim(b))
 }
 
-fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
+/// The metadata's endpoints are http(s) URLs, https off loopback. Checked
+/// when the metadata is fetched, and again before a cached copy is used.
+pub fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
     let mut urls = vec![
         ("authorization_endpoint", &m.authorization_endpoint),
         ("token_endpoint", &m.token_endpoint),
@@ -273,7 +278,9 @@ fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
     }
     for (name, u) in urls {
         match Url::parse(u) {
-            Ok(p) if matches!(p.scheme(), "http" | "https") => {}
+            Ok(p) if matches!(p.scheme(), "http" | "https") => {
+                require_tls(&format!("authorization server metadata: {name}"), &p)?;
+            }
             _ => {
                 return Err(format!(
                     "authorization server metadata: {name} {u:?} is not an http(s) URL"
@@ -282,6 +289,30 @@ fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// OAuth 2.1 §1.5: authorization server endpoints over TLS, plain http only
+/// to this machine (a server under test, a local gateway), where nobody
+/// else sees the codes, secrets and tokens that pass.
+pub fn require_tls(what: &str, url: &Url) -> Result<(), String> {
+    if url.scheme() != "http" || is_loopback_host(url) {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} {:?} is plain http to a host that is not loopback: OAuth 2.1 requires https \
+         (plain http only to 127.0.0.0/8, ::1 or localhost)",
+        no_query(url)
+    ))
+}
+
+/// 127.0.0.0/8, ::1 (also as `::ffff:127.x.y.z`) or `localhost`.
+fn is_loopback_host(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("");
+    let ip = host.trim_start_matches('[').trim_end_matches(']');
+    match ip.parse::<std::net::IpAddr>() {
+        Ok(ip) => crate::listen_guard::is_loopback(&std::net::SocketAddr::new(ip, 0)),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    }
 }
 
 fn fallback(origin: &Url) -> ServerMetadata {
@@ -390,6 +421,48 @@ mod tests {
         assert!(check_resource(&s, "http://localhost:9/mc").is_err());
         assert!(check_resource(&s, "http://localhost:10/mcp").is_err());
         assert!(check_resource(&s, "not a url").is_err());
+    }
+
+    #[test]
+    fn plain_http_is_for_loopback_only() {
+        for ok in [
+            "https://as.example.com/token",
+            "http://127.0.0.1:9/token",
+            "http://127.200.3.4/token",
+            "http://[::1]:9/token",
+            "http://[::ffff:127.0.0.1]/token",
+            "http://localhost:9/token",
+            "http://LOCALHOST/token",
+        ] {
+            assert!(require_tls("token_endpoint", &u(ok)).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://as.example.com/token",
+            "http://192.0.2.1/token",
+            "http://[2001:db8::1]/token",
+            "http://localhost.example.com/token",
+            "http://128.0.0.1/token",
+        ] {
+            let e = require_tls("token_endpoint", &u(bad)).unwrap_err();
+            assert!(
+                e.contains("requires https") && e.contains("token_endpoint"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn cached_metadata_with_a_plain_http_endpoint_is_refused() {
+        let m = ServerMetadata {
+            authorization_endpoint: "https://as.example.com/authorize".into(),
+            token_endpoint: "http://as.example.com/token".into(),
+            ..ServerMetadata::default()
+        };
+        let e = check_endpoints(&m).unwrap_err();
+        assert!(
+            e.contains("token_endpoint \"http://as.example.com/token\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! an error, not something to follow silently.
 
 use crate::event::{Event, Status};
+use crate::protocol::sanitize::one_line;
 use crate::transport::http::report::error_chain;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{Client, Method, StatusCode, Url};
@@ -38,6 +39,9 @@ pub enum FetchError {
         url: String,
         to: String,
     },
+    /// An answer that came but cannot be used; `why` shows none of its values.
+    #[error("{url}: {why}")]
+    Unusable { url: String, why: String },
 }
 
 /// One answer: status, content type, body (cut at [`MAX_BODY`]).
@@ -65,9 +69,10 @@ impl Answer {
                 self.content_type.clone()
             };
             return Err(format!(
-                "{what} at {} is {ct}, not JSON: {}",
+                "{what} at {} is {}, not JSON: {}",
                 no_query(&self.url),
-                crate::transport::http::report::first_line(&self.body)
+                one_line(&ct),
+                one_line(&crate::transport::http::report::first_line(&self.body))
             ));
         }
         serde_json::from_slice(&self.body)
@@ -140,58 +145,17 @@ impl Fetcher {
         let mut method = method;
         let mut body = body;
         for _ in 0..=MAX_HOPS {
-            let mut req = self
-                .client
-                .request(method.clone(), url.clone())
-                .headers(headers.clone());
-            if let Some(b) = &body {
-                req = req.body(b.clone());
-            }
-            let started = Instant::now();
-            let ms = || started.elapsed().as_millis() as u64;
             let shown = no_query(&url);
-            let sent = tokio::time::timeout(self.timeout, async {
-                let resp = req.send().await?;
-                let status = resp.status();
-                let headers = resp.headers().clone();
-                let final_url = resp.url().clone();
-                let body = read_capped(resp).await?;
-                Ok::<_, reqwest::Error>((status, headers, final_url, body))
-            })
-            .await;
-            let (status, resp_headers, final_url, resp_body) = match sent {
-                Err(_) => {
-                    self.event(
-                        step,
-                        &method,
-                        &shown,
-                        Status::Failed("timed out".into()),
-                        ms(),
-                    );
-                    return Err(FetchError::Timeout {
-                        method: method.to_string(),
-                        url: shown,
-                        secs: self.timeout.as_secs_f64(),
-                    });
-                }
-                Ok(Err(e)) => {
-                    let why = error_chain(&e);
-                    self.event(step, &method, &shown, Status::Failed(why.clone()), ms());
-                    return Err(FetchError::Failed {
-                        method: method.to_string(),
-                        url: shown,
-                        why,
-                    });
-                }
-                Ok(Ok(x)) => x,
-            };
-            self.event(step, &method, &shown, Status::Code(status.as_u16()), ms());
+            let a = self
+                .once(step, &method, &url, &headers, body.as_ref(), true)
+                .await?;
             if follow
-                && status.is_redirection()
-                && let Some(to) = resp_headers
+                && a.status.is_redirection()
+                && let Some(to) = a
+                    .headers
                     .get(LOCATION)
                     .and_then(|l| l.to_str().ok())
-                    .and_then(|l| final_url.join(l).ok())
+                    .and_then(|l| a.url.join(l).ok())
             {
                 if to.origin() != url.origin() {
                     return Err(FetchError::CrossOrigin {
@@ -201,7 +165,7 @@ impl Fetcher {
                     });
                 }
                 if !matches!(
-                    status,
+                    a.status,
                     StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
                 ) && method != Method::GET
                 {
@@ -211,24 +175,104 @@ impl Fetcher {
                 url = to;
                 continue;
             }
-            let content_type = resp_headers
-                .get(CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_string();
-            return Ok(Answer {
-                status,
-                content_type,
-                headers: resp_headers,
-                body: resp_body,
-                url: final_url,
-            });
+            return Ok(a);
         }
         Err(FetchError::Failed {
             method: method.to_string(),
             url: no_query(&url),
             why: format!("more than {MAX_HOPS} redirects"),
         })
+    }
+
+    /// Send one request and take its answer without its body (empty), no
+    /// redirect followed: for an answer whose body may never end (an SSE
+    /// stream) when only its status matters.
+    pub async fn status_only(
+        &self,
+        step: &str,
+        method: Method,
+        url: Url,
+        headers: reqwest::header::HeaderMap,
+        body: Option<Vec<u8>>,
+    ) -> Result<Answer, FetchError> {
+        self.once(step, &method, &url, &headers, body.as_ref(), false)
+            .await
+    }
+
+    /// One request within the deadline, traced; its answer's body is read
+    /// (up to the cap) only with `read_body`.
+    async fn once(
+        &self,
+        step: &str,
+        method: &Method,
+        url: &Url,
+        headers: &reqwest::header::HeaderMap,
+        body: Option<&Vec<u8>>,
+        read_body: bool,
+    ) -> Result<Answer, FetchError> {
+        let mut req = self
+            .client
+            .request(method.clone(), url.clone())
+            .headers(headers.clone());
+        if let Some(b) = body {
+            req = req.body(b.clone());
+        }
+        let started = Instant::now();
+        let ms = || started.elapsed().as_millis() as u64;
+        let shown = no_query(url);
+        let sent = tokio::time::timeout(self.timeout, async {
+            let resp = req.send().await?;
+            let status = resp.status();
+            let headers = resp.headers().clone();
+            let url = resp.url().clone();
+            let content_type = headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string();
+            let body = if read_body {
+                read_capped(resp).await?
+            } else {
+                Vec::new()
+            };
+            Ok::<_, reqwest::Error>(Answer {
+                status,
+                content_type,
+                headers,
+                body,
+                url,
+            })
+        })
+        .await;
+        match sent {
+            Err(_) => {
+                self.event(
+                    step,
+                    method,
+                    &shown,
+                    Status::Failed("timed out".into()),
+                    ms(),
+                );
+                Err(FetchError::Timeout {
+                    method: method.to_string(),
+                    url: shown,
+                    secs: self.timeout.as_secs_f64(),
+                })
+            }
+            Ok(Err(e)) => {
+                let why = error_chain(&e);
+                self.event(step, method, &shown, Status::Failed(why.clone()), ms());
+                Err(FetchError::Failed {
+                    method: method.to_string(),
+                    url: shown,
+                    why,
+                })
+            }
+            Ok(Ok(a)) => {
+                self.event(step, method, &shown, Status::Code(a.status.as_u16()), ms());
+                Ok(a)
+            }
+        }
     }
 
     pub async fn get(&self, step: &str, url: Url) -> Result<Answer, FetchError> {

@@ -10,6 +10,7 @@ use super::discovery::{Discovered, ResourceMetadata, ServerMetadata};
 use super::fetch::{FetchError, Fetcher, no_query};
 use super::store::{Registration, Tokens, now};
 use super::{Agent, AuthConfig, AuthError};
+use crate::protocol::sanitize::one_line;
 use crate::transport::http::report::first_line;
 use oauth2::basic::{BasicClient, BasicErrorResponseType, BasicTokenResponse};
 use oauth2::{
@@ -162,17 +163,24 @@ async fn register(
     })
 }
 
-/// `error: description` of an OAuth error body, else its first line.
+/// `error: description` of an OAuth error body, else its first line; one
+/// line, sanitised, whatever the server wrote.
 fn oauth_error(body: &[u8]) -> String {
     match serde_json::from_slice::<Value>(body) {
-        Ok(v) if v.get("error").is_some() => {
-            let e = v["error"].as_str().unwrap_or("?");
-            match v.get("error_description").and_then(Value::as_str) {
-                Some(d) => format!("{e}: {d}"),
-                None => e.to_string(),
-            }
-        }
-        _ => first_line(body),
+        Ok(v) if v.get("error").is_some() => oauth_refusal(
+            v["error"].as_str().unwrap_or("?"),
+            v.get("error_description").and_then(Value::as_str),
+        ),
+        _ => one_line(&first_line(body)).into_owned(),
+    }
+}
+
+/// An authorization server's `error` and `error_description` as mcpscope
+/// quotes them: sanitised, so a refusal cannot write to the terminal.
+fn oauth_refusal(error: &str, description: Option<&str>) -> String {
+    match description {
+        Some(d) => format!("{}: {}", one_line(error), one_line(d)),
+        None => one_line(error).into_owned(),
     }
 }
 
@@ -216,6 +224,9 @@ pub fn select_scope(
 }
 
 fn client(m: &ServerMetadata, reg: &Registration, redirect_uri: &str) -> Result<OClient, String> {
+    // Metadata from the cache was written by a version that may not have
+    // required https: checked again before anything is sent.
+    super::discovery::check_endpoints(m)?;
     let mut c = BasicClient::new(ClientId::new(reg.client_id.clone()))
         .set_auth_uri(AuthUrl::new(m.authorization_endpoint.clone()).map_err(|e| e.to_string())?)
         .set_token_uri(TokenUrl::new(m.token_endpoint.clone()).map_err(|e| e.to_string())?)
@@ -352,25 +363,42 @@ fn token_error(
     e: RequestTokenError<FetchError, oauth2::basic::BasicErrorResponse>,
 ) -> String {
     match e {
-        RequestTokenError::ServerResponse(r) => {
-            let mut s = format!("the {step} request was refused: {}", r.error());
-            if let Some(d) = r.error_description() {
-                s.push_str(": ");
-                s.push_str(d);
-            }
-            s
+        RequestTokenError::ServerResponse(r) => format!(
+            "the {step} request was refused: {}",
+            oauth_refusal(
+                r.error().as_ref(),
+                r.error_description().map(String::as_str)
+            )
+        ),
+        RequestTokenError::Request(FetchError::Unusable { url, why }) => {
+            format!("the {step} response from {url} is unusable: {why}")
         }
         RequestTokenError::Request(e) => format!("the {step} request failed: {e}"),
-        RequestTokenError::Parse(err, body) => format!(
-            "the {step} response is not a token response ({err}): {}",
-            first_line(&body)
+        // The body passed `token::review`, so this is rare; it is still
+        // described by where and what, never echoed.
+        RequestTokenError::Parse(err, _) => format!(
+            "the {step} response does not parse at {} ({}; its values are not shown: it may hold a token)",
+            err.path(),
+            parse_problem(err.inner())
         ),
-        RequestTokenError::Other(s) => format!("the {step} response is unusable: {s}"),
+        RequestTokenError::Other(s) => {
+            format!("the {step} response is unusable: {}", one_line(&s))
+        }
     }
 }
 
-/// oauth2's requests, sent through the flow's fetcher (so they are traced
-/// and have a deadline).
+fn parse_problem(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Syntax => "not valid JSON",
+        serde_json::error::Category::Eof => "cut short",
+        serde_json::error::Category::Data => "a value of the wrong kind",
+        serde_json::error::Category::Io => "unreadable",
+    }
+}
+
+/// oauth2's requests (to the token endpoint), sent through the flow's
+/// fetcher (so they are traced and have a deadline), their answers
+/// reviewed before oauth2 parses them (`token::review`).
 async fn oauth_http(
     f: &Fetcher,
     step: &str,
@@ -385,9 +413,19 @@ async fn oauth_http(
     let a = f
         .send(step, parts.method, url, parts.headers, Some(body))
         .await?;
-    let mut resp = oauth2::HttpResponse::new(a.body);
-    *resp.status_mut() = a.status;
+    let reviewed =
+        super::token::review(a.status.as_u16(), &a.content_type, &a.body).map_err(|why| {
+            FetchError::Unusable {
+                url: no_query(&a.url),
+                why,
+            }
+        })?;
+    let mut resp = oauth2::HttpResponse::new(reviewed.body);
+    *resp.status_mut() = reqwest::StatusCode::from_u16(reviewed.status).unwrap_or(a.status);
     *resp.headers_mut() = a.headers;
+    // The reviewed body is JSON whatever the server called it.
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(resp)
 }
 
@@ -536,7 +574,7 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), (Option<u16>, Str
                     format!(
                         "the authorization endpoint answered HTTP {} without redirecting back ({})",
                         a.status.as_u16(),
-                        first_line(&a.body)
+                        one_line(&first_line(&a.body))
                     ),
                 ));
             }
@@ -554,12 +592,10 @@ async fn follow_redirects(f: &Fetcher, url: Url) -> Result<(), (Option<u16>, Str
 pub fn check_response(q: &Returned, state: &str, m: &ServerMetadata) -> Result<String, AuthError> {
     let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     if let Some(e) = get("error") {
-        let mut s = format!("the authorization server refused: {e}");
-        if let Some(d) = get("error_description") {
-            s.push_str(": ");
-            s.push_str(d);
-        }
-        return Err(AuthError::Failed(s));
+        return Err(AuthError::Failed(format!(
+            "the authorization server refused: {}",
+            oauth_refusal(e, get("error_description"))
+        )));
     }
     if get("state") != Some(state) {
         return Err(AuthError::Failed(

@@ -2,7 +2,8 @@
 //! to 2026-07-28) for HTTP servers: on a `401` the [`Authorizer`] finds the
 //! authorization server (`discovery`), gets a client identity and runs the
 //! authorization code flow with PKCE (`flow`, the redirect coming back to
-//! a loopback listener, `callback`), and keeps the tokens — in memory, and
+//! a loopback listener, `callback`; the token endpoint's answers reviewed
+//! by `token`), and keeps the tokens — in memory, and
 //! in the token cache (`store`) unless told not to. A `403` with
 //! `insufficient_scope` asks again with the union of the scopes; tokens
 //! are refreshed before they expire and when the server refuses them.
@@ -16,7 +17,9 @@ pub mod challenge;
 pub mod discovery;
 pub mod fetch;
 pub mod flow;
+pub mod probe;
 pub mod store;
+pub mod token;
 
 use crate::event::Event;
 use callback::Callback;
@@ -432,11 +435,29 @@ impl Authorizer {
         let _g = self.flow.lock().await;
         self.login(&Challenge::default(), false).await
     }
+
+    /// `mcpscope auth login`, once authorized: does the server take the
+    /// token? One `initialize` with it (and the user's `extra` headers);
+    /// the verdict is a `checked` state too. `Err`: no answer to tell.
+    pub async fn check_token(&self, extra: &[(String, String)]) -> Result<probe::Verdict, String> {
+        let authorization = self.header().ok_or("there is no token to check")?;
+        let f = self.fetcher().map_err(|e| e.to_string())?;
+        let verdict = probe::check(&f, &self.server, &authorization, extra)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.state("checked", Some(verdict.to_string()));
+        Ok(verdict)
+    }
 }
 
-/// `client X (dynamic), scope "a b", expires in 3600s` — no secrets.
+/// `client X (dynamic), scope "a b", expires in 3600s` — no secrets, and
+/// the client id the authorization server chose sanitised.
 pub fn describe(client: &store::Registration, t: &store::Tokens) -> String {
-    let mut s = format!("client {} ({})", client.client_id, client.how);
+    let mut s = format!(
+        "client {} ({})",
+        crate::protocol::sanitize::one_line(&client.client_id),
+        client.how
+    );
     if let Some(sc) = &t.scope {
         s.push_str(&format!(", scope {sc:?}"));
     }

@@ -1,7 +1,9 @@
 //! The token cache: one JSON file (`auth.json`) in the platform data
 //! directory (`directories`; `$MCPSCOPE_DATA_DIR` overrides), mode 0600 in
 //! a 0700 directory, written whole to a temporary file and renamed into
-//! place so a crash never leaves half a file. One entry per MCP server
+//! place so a crash never leaves half a file. A directory other users may
+//! write to is neither read nor written (`files::private_dir`): whoever
+//! can write there can replace the cache with one of theirs. One entry per MCP server
 //! URL, holding the authorization server it was authorized by (issuer,
 //! endpoints), the client identity registered there and the tokens.
 //! Debug output of these types never shows a secret.
@@ -16,6 +18,9 @@ const FILE: &str = "auth.json";
 const FORMAT: u32 = 1;
 /// A cache file is small; anything bigger is not ours.
 const MAX_FILE: u64 = 4 << 20;
+/// The cache file is 0600 itself: others may list the directory (an
+/// existing data directory may be 0755), never write to it.
+const OTHERS: crate::files::Others = crate::files::Others::Read;
 
 /// How mcpscope is known to an authorization server.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
@@ -107,10 +112,24 @@ pub fn path() -> Option<PathBuf> {
     dir().map(|d| d.join(FILE))
 }
 
+/// Refuse a data directory that exists and is not private; a missing one
+/// is made private when the cache is first written.
+pub fn check_dir() -> Result<(), String> {
+    match dir() {
+        Some(d) if d.exists() => crate::files::check_private_dir(&d, OTHERS).map_err(cannot_use),
+        _ => Ok(()),
+    }
+}
+
+fn cannot_use(e: std::io::Error) -> String {
+    format!("cannot use the token cache directory {e}")
+}
+
 fn load() -> Result<CacheFile, String> {
     let Some(p) = path() else {
         return Ok(CacheFile::default());
     };
+    check_dir()?;
     if !p.exists() {
         return Ok(CacheFile::default());
     }
@@ -125,13 +144,9 @@ fn load() -> Result<CacheFile, String> {
 }
 
 fn save(c: &CacheFile) -> Result<(), String> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = dir().ok_or("no data directory for the token cache")?;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate::files::private_dir(&dir, OTHERS).map_err(cannot_use)?;
     let target = dir.join(FILE);
     let tmp = dir.join(format!(".{FILE}.{}", std::process::id()));
     let text = serde_json::to_vec_pretty(c).map_err(|e| e.to_string())?;

@@ -1,11 +1,15 @@
 //! Authorization on the command line: the options every server-taking
 //! command has (`--client-id`, `--client-secret`, `--no-auth-cache`, …) and
 //! `mcpscope auth login|status|logout`, which manage the token cache.
-//! Tokens and secrets are never printed.
+//! Tokens and secrets are never printed, and every line is sanitised: the
+//! authorization server chose much of what is in it (client ids, issuers,
+//! scopes, the reasons it refused).
 
 use super::spec::{ServerArgs, ServerSpec};
+use crate::auth::probe::Verdict;
 use crate::auth::{Agent, AuthConfig, Authorizer, describe, store};
 use crate::event::{Event, Status};
+use crate::protocol::sanitize::one_line;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use std::io::IsTerminal;
@@ -118,7 +122,13 @@ fn browser(face: Face, open: bool) -> Agent {
         Face::Headless => Agent::Browser {
             open,
             paste: std::io::stdin().is_terminal(),
-            show: Arc::new(|s: &str| eprintln!("[auth] {s}")),
+            // Line by line: the URL stays on a line of its own, to copy.
+            show: Arc::new(|s: &str| {
+                for (i, line) in s.lines().enumerate() {
+                    let tag = if i == 0 { "[auth] " } else { "" };
+                    eprintln!("{tag}{}", one_line(line));
+                }
+            }),
         },
         Face::Tui => Agent::Browser {
             open,
@@ -165,8 +175,14 @@ pub async fn run(a: AuthCmdArgs) -> i32 {
 
 /// The URL of the HTTP server the arguments name.
 fn server_url(s: &ServerArgs) -> Result<String, String> {
+    http_server(s).map(|(url, _)| url)
+}
+
+/// The URL and the headers (`-H`, a config entry's) of the HTTP server the
+/// arguments name.
+fn http_server(s: &ServerArgs) -> Result<(String, Vec<(String, String)>), String> {
     match s.resolve().map_err(|e| e.to_string())? {
-        ServerSpec::Http { url, .. } => Ok(url),
+        ServerSpec::Http { url, headers, .. } => Ok((url, headers)),
         ServerSpec::Stdio { .. } => Err(
             "authorization is for HTTP servers: give --url URL (or a config entry with a url)"
                 .into(),
@@ -179,7 +195,7 @@ fn has_server(s: &ServerArgs) -> bool {
 }
 
 async fn login(s: &ServerArgs) -> i32 {
-    let url = match server_url(s) {
+    let (url, headers) = match http_server(s) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("[error] {e}");
@@ -190,6 +206,14 @@ async fn login(s: &ServerArgs) -> i32 {
         eprintln!("[error] --no-auth and auth login contradict each other");
         return 2;
     };
+    // Said before the browser opens, not after the person signed in.
+    if cfg.cache
+        && let Err(e) = store::check_dir()
+    {
+        eprintln!("[error] {}", one_line(&e));
+        return 2;
+    }
+    let cache = cfg.cache;
     if matches!(cfg.agent, Agent::Refuse) && s.auth.auth_agent.is_none() {
         // Asked explicitly: print the URL and wait even without a terminal.
         cfg.agent = browser(Face::Headless, !s.auth.no_browser);
@@ -202,18 +226,53 @@ async fn login(s: &ServerArgs) -> i32 {
         }
     };
     auth.attach(Arc::new(print_event));
-    match auth.login_now().await {
-        Ok(e) => {
-            println!(
+    let e = match auth.login_now().await {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("[error] authorization failed: {}", one_line(&e.to_string()));
+            return 3;
+        }
+    };
+    let verdict = auth.check_token(&headers).await;
+    report_login(&e, verdict, cache)
+}
+
+/// What `auth login` says once authorized, by what the server made of the
+/// token (`Err`: it could not be asked); the exit code.
+fn report_login(e: &store::Entry, verdict: Result<Verdict, String>, cache: bool) -> i32 {
+    match verdict {
+        Ok(Verdict::Accepted(_)) => {
+            let line = format!(
                 "authorized {} by {}: {}",
                 crate::session::spec::redact_url(&e.server),
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
+            println!("{}", one_line(&line));
             0
         }
-        Err(e) => {
-            eprintln!("[error] authorization failed: {e}");
+        Ok(Verdict::Refused(status, error)) => {
+            // A token the server does not take would only be refused again.
+            if cache {
+                let _ = store::remove(Some(&e.server));
+            }
+            let error = error.map_or(String::new(), |e| format!(", {}", one_line(&e)));
+            eprintln!(
+                "[error] the server refused the new token (HTTP {status}{error}), so it was not kept: \
+                 the authorization server may have issued it for another resource"
+            );
+            3
+        }
+        Err(why) => {
+            let kept = if cache {
+                "; it is cached (`mcpscope auth status`)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "[error] the new token could not be checked with the server: {}{kept}",
+                one_line(&why)
+            );
             3
         }
     }
@@ -222,7 +281,7 @@ async fn login(s: &ServerArgs) -> i32 {
 /// `[auth] …` lines for the flow's events (no secrets are in them).
 pub fn print_event(ev: Event) {
     if let Some(line) = auth_line(&ev) {
-        eprintln!("{line}");
+        eprintln!("{}", one_line(&line));
     }
 }
 
@@ -278,27 +337,26 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
         let now = store::now();
         let expired = e.tokens.expires_at.is_some_and(|t| t <= now);
         if json_out {
-            println!(
-                "{}",
-                json!({
-                    "server": crate::session::spec::redact_url(&e.server),
-                    "issuer": e.issuer,
-                    "client_id": e.client.client_id,
-                    "registration": e.client.how,
-                    "scope": e.tokens.scope,
-                    "expires_at": e.tokens.expires_at,
-                    "expired": expired,
-                    "refreshable": e.tokens.refresh_token.is_some(),
-                })
-            );
+            let line = json!({
+                "server": crate::session::spec::redact_url(&e.server),
+                "issuer": e.issuer,
+                "client_id": e.client.client_id,
+                "registration": e.client.how,
+                "scope": e.tokens.scope,
+                "expires_at": e.tokens.expires_at,
+                "expired": expired,
+                "refreshable": e.tokens.refresh_token.is_some(),
+            });
+            println!("{}", terminal_json(&line));
         } else {
-            println!(
+            let line = format!(
                 "{}  {}  by {}: {}",
                 crate::session::spec::redact_url(&e.server),
                 if expired { "expired" } else { "authorized" },
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
+            println!("{}", one_line(&line));
         }
     }
     if shown.is_empty() {
@@ -314,6 +372,14 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
         eprintln!("token cache: {}", p.display());
     }
     0
+}
+
+/// `v` as one line of JSON whose invisible and control characters are `\u`
+/// escapes: the same value, nothing a terminal would act on.
+fn terminal_json(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    crate::protocol::json_text::reformat(&text, false)
+        .unwrap_or_else(|_| one_line(&text).into_owned())
 }
 
 fn logout(s: &ServerArgs, all: bool) -> i32 {
