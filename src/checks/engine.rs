@@ -24,22 +24,29 @@ use std::collections::HashMap;
 use std::collections::VecDeque;
 use tokens::{SlotCache, Tok};
 
+mod capabilities;
 mod client;
 mod logs;
 mod retire;
 mod tasks;
 mod tokens;
+mod tools;
 
 pub use retire::{KEEP_FINISHED, MAX_OPEN};
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The error code that acknowledges a cancellation (as LSP names it).
+const REQUEST_CANCELLED: i64 = -32800;
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum ReqKind {
     Initialize,
     Discover,
     SetLevel(Option<LogLevel>),
+    ToolsList,
+    ToolsCall,
     Other,
 }
 
@@ -79,6 +86,10 @@ struct Req {
     /// It asked to run as a task (2025-11-25 `params.task`): its messages
     /// may come on any stream.
     augmented: bool,
+    /// The client capabilities its `_meta` declared (2026-07-28).
+    caps: Option<capabilities::ClientCaps>,
+    /// The tool a `tools/call` named.
+    tool: Option<Box<str>>,
 }
 
 impl Req {
@@ -124,6 +135,12 @@ pub struct Checker {
     http: super::http::HttpExchanges,
     client: client::ClientSide,
     tasks: tasks::Tasks,
+    /// The revision the session speaks, once known.
+    revision: Option<Revision>,
+    /// What the client declared at `initialize`, and that frame's seq.
+    client_caps: Option<(capabilities::ClientCaps, u64)>,
+    told: capabilities::Told,
+    tools: tools::Tools,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -156,6 +173,10 @@ impl Checker {
             client: Default::default(),
             tasks: Default::default(),
             tok_epoch: 0,
+            revision: None,
+            client_caps: None,
+            told: Default::default(),
+            tools: Default::default(),
         }
     }
 
@@ -258,6 +279,7 @@ impl Checker {
 
     /// Time passed without events: report requests that went silent.
     pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
+        self.unknown_task_statuses(now_us, false, out);
         // While the client has the server's question, silence is the client's.
         if self.waiting_on_client() {
             return;
@@ -280,6 +302,7 @@ impl Checker {
     /// End of a recorded trace: silences still open at its last event count.
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
         let end = self.last_t_us;
+        self.unknown_task_statuses(end, true, out);
         self.tick(end, out);
     }
 
@@ -325,7 +348,7 @@ impl Checker {
         match ev.kind {
             FrameKind::Request => {
                 self.client_request(ev, out);
-                self.request(ev);
+                self.request(ev, out);
             }
             k if client::is_answer(k) => self.client_answer(ev, out),
             FrameKind::Notification if ev.method == Some(methods::CANCELLED) => {
@@ -335,7 +358,7 @@ impl Checker {
         }
     }
 
-    fn request(&mut self, ev: &EventRef<'_>) {
+    fn request(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let f = ev.frame();
         let Some(id) = f.id.clone() else { return };
         let params: Option<Value> = f
@@ -357,20 +380,33 @@ impl Checker {
             Some(methods::INITIALIZE) => ReqKind::Initialize,
             Some(methods::SERVER_DISCOVER) => ReqKind::Discover,
             Some(methods::SET_LEVEL) => ReqKind::SetLevel(
-                f.params
-                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                    .and_then(|v| v.get("level").and_then(Value::as_str).map(str::to_owned))
+                params
+                    .as_ref()
+                    .and_then(|v| v.get("level").and_then(Value::as_str))
                     .and_then(|l| l.parse().ok()),
             ),
+            Some(methods::TOOLS_LIST) => ReqKind::ToolsList,
+            Some(methods::TOOLS_CALL) => ReqKind::ToolsCall,
             _ => ReqKind::Other,
         };
         if kind == ReqKind::Initialize {
             self.offered_version = shape::offered_version(f.params);
+            if let Some(c) = params.as_ref().and_then(|p| p.get("capabilities")) {
+                self.client_caps = Some((capabilities::ClientCaps::parse(c), ev.seq));
+            }
         }
+        let caps = meta
+            .as_ref()
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .map(capabilities::ClientCaps::parse);
+        let tool = (kind == ReqKind::ToolsCall)
+            .then(|| params.as_ref()?.get("name")?.as_str().map(Box::from))
+            .flatten();
         let log_level = meta
             .as_ref()
             .and_then(|m| m.get(META_LOG_LEVEL))
             .map(|l| l.as_str().and_then(|s| s.parse().ok()));
+        self.deprecated_by_client(ev, caps, log_level.is_some(), out);
         let ri = self.next_req_slot();
         let token = f.progress_token().map(|raw| {
             let key = IdKey::from_raw(raw.get());
@@ -397,11 +433,14 @@ impl Checker {
             task: None,
             task_query: tasks::query(f.method.as_deref()),
             augmented,
+            caps,
+            tool,
         });
         self.req_ids.insert(id, ri);
     }
 
     fn learn_revision(&mut self, r: Revision) {
+        self.revision = Some(r);
         if self.cfg.era.is_none() {
             self.era = r.era();
         }
@@ -418,7 +457,10 @@ impl Checker {
                 _ => {}
             },
             FrameKind::Response | FrameKind::ErrorResponse => self.response(ev, out),
-            FrameKind::Request => self.server_request(ev),
+            FrameKind::Request => {
+                self.judge_server_request(ev, out);
+                self.server_request(ev);
+            }
             // A cut frame is judged by the `oversized` event after it.
             _ if ev.flags & flags::CUT != 0 => {}
             // The body of an HTTP error status is an HTTP error, reported as such.
@@ -810,12 +852,49 @@ impl Checker {
                     {
                         self.learn_revision(rev);
                     }
+                    if self.logging_declared == Some(true) {
+                        self.deprecated_by_server(ev, capabilities::Deprecated::Logging, out);
+                    }
                 }
             }
             ReqKind::SetLevel(Some(level)) if ok => {
                 self.session_level = Some((level, self.reqs[ri].seq));
             }
+            ReqKind::SetLevel(_) if !ok => {
+                let code = shape::error_code(f.error);
+                self.setlevel_refused(ev, self.reqs[ri].seq, code, out);
+            }
+            ReqKind::ToolsList if ok => {
+                if let Some(r) = f
+                    .result
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                {
+                    self.tools_listed(ev, &id, &r, out);
+                }
+            }
+            ReqKind::ToolsCall if ok => {
+                if let Some(tool) = self.reqs[ri].tool.clone() {
+                    let seq = self.reqs[ri].seq;
+                    self.tool_result(ev, &id, &tool, seq, f.result, out);
+                }
+            }
             _ => {}
+        }
+        if let Some((cseq, ct)) = self.reqs[ri].cancel
+            && ev.t_us.saturating_sub(ct) > self.cfg.cancel_grace_us
+            && shape::error_code(f.error) != Some(REQUEST_CANCELLED)
+        {
+            let late = secs(ev.t_us.saturating_sub(ct));
+            self.emit(
+                out,
+                Rule::ResponseAfterCancel,
+                vec![cseq, ev.seq],
+                None,
+                Some(id.clone()),
+                format!(
+                    "a response to request {id} {late} after the client cancelled it (#{cseq}); a cancelled request should not be answered"
+                ),
+            );
         }
         if ok && self.reqs[ri].task_query.is_some() {
             self.task_query_answer(ri, ev, out);

@@ -99,10 +99,22 @@ pub enum Rule {
     AuthIssuerMismatch,
     AuthPkceUnsupported,
     AuthMetadataMissing,
+    ServerRequestWithoutCapability,
+    ResponseAfterCancel,
+    LoggingSetlevelRefused,
+    DeprecatedFeature,
+    ClientDeprecatedFeature,
+    ToolOutputInvalid,
+    ToolSchemaInvalid,
+    ToolNameDuplicate,
+    ToolNameInvalid,
+    LogInvalid,
+    ElicitationSchemaInvalid,
+    TaskStatusUnknown,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 39] = [
+    pub const ALL: [Rule; 51] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -142,6 +154,18 @@ impl Rule {
         Rule::AuthIssuerMismatch,
         Rule::AuthPkceUnsupported,
         Rule::AuthMetadataMissing,
+        Rule::ServerRequestWithoutCapability,
+        Rule::ResponseAfterCancel,
+        Rule::LoggingSetlevelRefused,
+        Rule::DeprecatedFeature,
+        Rule::ClientDeprecatedFeature,
+        Rule::ToolOutputInvalid,
+        Rule::ToolSchemaInvalid,
+        Rule::ToolNameDuplicate,
+        Rule::ToolNameInvalid,
+        Rule::LogInvalid,
+        Rule::ElicitationSchemaInvalid,
+        Rule::TaskStatusUnknown,
     ];
 
     pub fn id(self) -> &'static str {
@@ -185,6 +209,18 @@ impl Rule {
             Rule::AuthIssuerMismatch => "auth-issuer-mismatch",
             Rule::AuthPkceUnsupported => "auth-pkce-unsupported",
             Rule::AuthMetadataMissing => "auth-metadata-missing",
+            Rule::ServerRequestWithoutCapability => "server-request-without-capability",
+            Rule::ResponseAfterCancel => "response-after-cancel",
+            Rule::LoggingSetlevelRefused => "logging-setlevel-refused",
+            Rule::DeprecatedFeature => "deprecated-feature",
+            Rule::ClientDeprecatedFeature => "client-deprecated-feature",
+            Rule::ToolOutputInvalid => "tool-output-invalid",
+            Rule::ToolSchemaInvalid => "tool-schema-invalid",
+            Rule::ToolNameDuplicate => "tool-name-duplicate",
+            Rule::ToolNameInvalid => "tool-name-invalid",
+            Rule::LogInvalid => "log-invalid",
+            Rule::ElicitationSchemaInvalid => "elicitation-schema-invalid",
+            Rule::TaskStatusUnknown => "task-status-unknown",
         }
     }
 
@@ -214,7 +250,13 @@ impl Rule {
             | Rule::AuthResourceMismatch
             | Rule::AuthIssuerMismatch
             | Rule::AuthPkceUnsupported
-            | Rule::AuthMetadataMissing => Severity::Error,
+            | Rule::AuthMetadataMissing
+            | Rule::ServerRequestWithoutCapability
+            | Rule::ToolOutputInvalid
+            | Rule::ToolSchemaInvalid
+            | Rule::ToolNameDuplicate
+            | Rule::LogInvalid
+            | Rule::ElicitationSchemaInvalid => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -226,8 +268,15 @@ impl Rule {
             | Rule::FrameOversized
             | Rule::ClientCancelUnknownRequest
             | Rule::ClientSetlevelWithoutCapability
-            | Rule::ClientCancelledDuringProgress => Severity::Warning,
-            Rule::ProgressStalled | Rule::ClientNoProgressToken => Severity::Info,
+            | Rule::ClientCancelledDuringProgress
+            | Rule::LoggingSetlevelRefused
+            | Rule::ToolNameInvalid
+            | Rule::TaskStatusUnknown => Severity::Warning,
+            Rule::ProgressStalled
+            | Rule::ClientNoProgressToken
+            | Rule::ResponseAfterCancel
+            | Rule::DeprecatedFeature
+            | Rule::ClientDeprecatedFeature => Severity::Info,
         }
     }
 
@@ -330,6 +379,42 @@ impl Rule {
             }
             Rule::AuthMetadataMissing => {
                 "authorization: the server has protected resource metadata but its authorization server publishes no metadata (RFC 8414 / OpenID Connect discovery)"
+            }
+            Rule::ServerRequestWithoutCapability => {
+                "elicitation/create, sampling/createMessage or roots/list sent to a client that did not declare that capability (or an elicitation in URL mode to one that did not declare elicitation.url)"
+            }
+            Rule::ResponseAfterCancel => {
+                "a response to a request the client cancelled, arriving after a grace for responses already on their way (default 1 s): \"Receivers of a cancellation notification SHOULD NOT send a response for the cancelled request\" (a -32800 \"request cancelled\" error acknowledges the cancel and is not reported)"
+            }
+            Rule::LoggingSetlevelRefused => {
+                "the server declared the logging capability but answered logging/setLevel with -32601 (method not found): a client cannot set the level it promised"
+            }
+            Rule::DeprecatedFeature => {
+                "2026-07-28 era: the server uses a feature that revision deprecates (SEP-2577: logging, sampling, roots), once per feature and session; it still works, but migrate (logs to stderr or OpenTelemetry)"
+            }
+            Rule::ClientDeprecatedFeature => {
+                "2026-07-28 era: the client uses a feature that revision deprecates (SEP-2577: logging levels, sampling, roots capabilities), once per feature and session"
+            }
+            Rule::ToolOutputInvalid => {
+                "a tools/call result whose structuredContent does not validate against the outputSchema the tool declared in tools/list, or is missing though it declared one (2025-06-18 and later: servers MUST provide structured results that conform to it)"
+            }
+            Rule::ToolSchemaInvalid => {
+                "a tool in tools/list whose inputSchema or outputSchema is not a valid JSON Schema object (inputSchema must be a schema of type object)"
+            }
+            Rule::ToolNameDuplicate => {
+                "two tools of one tools/list listing share a name: a client cannot call either unambiguously"
+            }
+            Rule::ToolNameInvalid => {
+                "2025-11-25 and later: a tool name outside the naming rules (1 to 128 characters of A-Z, a-z, 0-9, _, - and .)"
+            }
+            Rule::LogInvalid => {
+                "notifications/message params malformed: no data (required), or a logger that is not a string"
+            }
+            Rule::ElicitationSchemaInvalid => {
+                "elicitation/create in form mode whose requestedSchema is not a flat object schema of primitive properties (string, number, integer, boolean, or an enum array), as the spec restricts it"
+            }
+            Rule::TaskStatusUnknown => {
+                "notifications/tasks/status for a task id that no answer of the server created (5 s after the status, or by the end of the session)"
             }
         }
     }

@@ -36,6 +36,12 @@ pub fn null_id_error(error: Option<&RawValue>) -> String {
     )
 }
 
+/// An error response's `code`, when it has an integer one.
+pub(super) fn error_code(error: Option<&RawValue>) -> Option<i64> {
+    let err: Value = serde_json::from_str(error?.get()).ok()?;
+    err.get("code")?.as_i64()
+}
+
 /// The `protocolVersion` an initialize request offered.
 pub(super) fn offered_version(params: Option<&RawValue>) -> Option<String> {
     let v: Value = serde_json::from_str(params?.get()).ok()?;

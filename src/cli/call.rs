@@ -88,6 +88,10 @@ impl RequestOpts {
             Ok(false) => eprintln!(
                 "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
             ),
+            // The error names the method already.
+            Err(e @ ClientError::Rpc { .. }) => {
+                eprintln!("[protocol] {}", one_line(&e.to_string()))
+            }
             Err(e) => eprintln!(
                 "[protocol] logging/setLevel failed: {}",
                 one_line(&e.to_string())

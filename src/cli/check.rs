@@ -122,6 +122,11 @@ pub struct Thresholds {
     /// request's response raced it and is not reported.
     #[arg(long, default_value_t = 250, help_heading = "Rule thresholds")]
     pub cancel_race_ms: u64,
+    /// progress-after-response and response-after-cancel: a message this
+    /// many ms after the client's cancel was already on its way, and is not
+    /// reported.
+    #[arg(long, default_value_t = 1000, help_heading = "Rule thresholds")]
+    pub cancel_grace_ms: u64,
     /// client-cancelled-during-progress: progress this many seconds before a cancel.
     #[arg(long, default_value_t = 2.0, help_heading = "Rule thresholds")]
     pub cancel_progress_secs: f64,
@@ -150,6 +155,7 @@ impl Thresholds {
                 as u64,
             stall_us: (pos(self.stall_secs, "--stall-secs")? * 1e6) as u64,
             cancel_race_us: self.cancel_race_ms * 1000,
+            cancel_grace_us: self.cancel_grace_ms * 1000,
             cancel_progress_window_us: (pos(self.cancel_progress_secs, "--cancel-progress-secs")?
                 * 1e6) as u64,
             era: self.era.map(|e| match e {
@@ -375,6 +381,11 @@ pub async fn run(a: CheckArgs) -> i32 {
             }
             Ok(_) => {
                 a.request.apply_log_level(&session).await;
+                // The listing is judged too (names, schemas), and the
+                // outputSchema it declares judges the call's result. A
+                // server that cannot list is seen in the trace; the call
+                // is made anyway.
+                let _ = session.list_tools().await;
                 let policy = a.request.policy();
                 let as_task = match task_mode(&session, &tool, a.task).await {
                     Ok(t) => t,

@@ -280,6 +280,10 @@ impl Executor {
                                         "the server did not declare logging: logging/setLevel not sent".into(),
                                     ));
                                 }
+                                // An RPC error names the method already.
+                                Err(e @ crate::client::ClientError::Rpc { .. }) => {
+                                    let _ = tx.send(Msg::Notice(e.to_string()));
+                                }
                                 Err(e) => {
                                     let _ = tx
                                         .send(Msg::Notice(format!("logging/setLevel failed: {e}")));

@@ -43,6 +43,17 @@ impl Checker {
                 None
             }
         };
+        if let Ok(LogView { data: None, .. }) = &view {
+            self.emit(
+                out,
+                Rule::LogInvalid,
+                vec![ev.seq],
+                None,
+                None,
+                "a log message without data: notifications/message requires `data` (the message itself)".into(),
+            );
+        }
+        self.deprecated_by_server(ev, super::capabilities::Deprecated::Logging, out);
         if self.logging_declared == Some(false) {
             self.emit(
                 out,

@@ -51,6 +51,10 @@ struct Early {
 
 /// Statuses kept for tasks not created yet; older ones are dropped (counted).
 pub const EARLY_KEPT: usize = 64;
+/// A status still naming no created task this long after it arrived names
+/// a task that does not exist (a CreateTaskResult it overtook comes within
+/// milliseconds).
+const UNKNOWN_AFTER_US: u64 = 5_000_000;
 
 #[derive(Default)]
 pub(super) struct Tasks {
@@ -260,6 +264,31 @@ impl Checker {
             t_us: ev.t_us,
             channel: ev.channel.into(),
         });
+    }
+
+    /// Statuses for tasks never created: those older than
+    /// [`UNKNOWN_AFTER_US`] at `now_us`, or (`all`, the end of a trace) all.
+    pub(super) fn unknown_task_statuses(&mut self, now_us: u64, all: bool, out: &mut Vec<Finding>) {
+        while let Some(e) = self.tasks.early.front() {
+            if !all && e.t_us.saturating_add(UNKNOWN_AFTER_US) > now_us {
+                break;
+            }
+            let Some(e) = self.tasks.early.pop_front() else {
+                break;
+            };
+            let id = crate::protocol::sanitize::one_line(&e.id).into_owned();
+            self.emit(
+                out,
+                Rule::TaskStatusUnknown,
+                vec![e.seq],
+                None,
+                None,
+                format!(
+                    "a status ({}) for task {id:?}, which no answer of the server created; send status notifications only for tasks that exist",
+                    crate::protocol::sanitize::one_line(&e.status)
+                ),
+            );
+        }
     }
 
     /// Task `ti` reported `status` at `ev`; `asked` is the seq of the poll it

@@ -1,0 +1,295 @@
+//! The tools a server listed, as the rules need them: each `tools/list`
+//! result is judged (names unique and, from 2025-11-25, within the naming
+//! rules; input and output schemas valid JSON Schema objects), and each
+//! tool's outputSchema is kept compiled, against which the
+//! `structuredContent` of a `tools/call` result is validated.
+//!
+//! Schemas are compiled and validated by `boon` (drafts 4 to 2020-12, by
+//! `$schema`, 2020-12 when none is named, as 2025-11-25 says). A server's
+//! schema may name other documents by `$ref`: none is ever fetched or read
+//! (no file, no network); a schema that needs one is not judged.
+//!
+//! Only those two responses reach this module: nothing here is on the
+//! progress path.
+
+use super::Checker;
+use crate::checks::finding::Finding;
+use crate::checks::rules::Rule;
+use crate::protocol::{IdKey, Revision, sanitize};
+use crate::trace::EventRef;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Output schemas kept compiled, at most; past it they are compiled anew
+/// from the next listing (`boon` cannot forget one schema).
+const MAX_SCHEMAS: usize = 4096;
+/// Tool names longer than this are outside the 2025-11-25 rules.
+const MAX_NAME: usize = 128;
+
+#[derive(Default)]
+pub(super) struct Tools {
+    schemas: boon::Schemas,
+    /// Compiled outputSchema by tool name; `None`: one was declared but
+    /// cannot be used (it is invalid, or names documents not at hand).
+    output: HashMap<String, Option<boon::SchemaIndex>>,
+    /// Schemas compiled so far (each under a location of its own).
+    compiled: usize,
+}
+
+/// Reads a server's `$ref` to another document: never.
+struct NoLoader;
+
+impl boon::UrlLoader for NoLoader {
+    fn load(&self, url: &str) -> Result<Value, Box<dyn std::error::Error>> {
+        Err(format!("{url} is not fetched: only the schema itself is read").into())
+    }
+}
+
+/// A schema compiled, or why not.
+enum Compiled {
+    Ok(boon::SchemaIndex),
+    Invalid(String),
+    /// It names a document that is not fetched: not judged.
+    Unresolved,
+}
+
+impl Tools {
+    fn compile(&mut self, schema: &Value) -> Compiled {
+        let mut c = boon::Compiler::new();
+        c.set_default_draft(boon::Draft::V2020_12);
+        c.use_loader(Box::new(NoLoader));
+        // Each its own location: `Schemas` answers a location it compiled
+        // once with that first schema.
+        let loc = format!("urn:mcpscope:tool-schema:{}", self.compiled);
+        self.compiled += 1;
+        if let Err(e) = c.add_resource(&loc, schema.clone()) {
+            return Compiled::Invalid(e.to_string());
+        }
+        match c.compile(&loc, &mut self.schemas) {
+            Ok(i) => Compiled::Ok(i),
+            Err(boon::CompileError::LoadUrlError { .. }) => Compiled::Unresolved,
+            Err(e) => Compiled::Invalid(e.to_string()),
+        }
+    }
+}
+
+/// Why a schema cannot be a tool's input or output schema, if it cannot.
+fn not_an_object_schema(schema: &Value) -> Option<&'static str> {
+    match schema {
+        Value::Object(m) => match m.get("type") {
+            Some(Value::String(t)) if t == "object" => None,
+            _ => Some("its type is not \"object\""),
+        },
+        _ => Some("it is not a JSON object"),
+    }
+}
+
+/// Whether a tool name keeps the 2025-11-25 naming rules.
+fn name_is_valid(name: &str) -> bool {
+    (1..=MAX_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// What a `boon` error says without its first line (which names the
+/// schema's internal location): `at '/n': want integer, but got string`.
+fn causes(error: &str) -> String {
+    let lines: Vec<&str> = error
+        .lines()
+        .skip(1)
+        .map(|l| l.trim().trim_start_matches("- ").trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines.is_empty() {
+        true => error.to_string(),
+        false => lines.join("; "),
+    }
+}
+
+fn short(text: &str) -> String {
+    let clean = sanitize::one_line(text);
+    match clean.char_indices().nth(160) {
+        Some((at, _)) => format!("{}…", &clean[..at]),
+        None => clean.into_owned(),
+    }
+}
+
+impl Checker {
+    /// A `tools/list` result: its names and schemas.
+    pub(super) fn tools_listed(
+        &mut self,
+        ev: &EventRef<'_>,
+        id: &IdKey,
+        result: &Value,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(list) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        if self.tools.compiled > MAX_SCHEMAS {
+            self.tools = Tools::default();
+        }
+        let naming = self.revision.is_some_and(|r| {
+            r >= Revision::V2025_11_25 || r.era() == crate::protocol::Era::Stateless
+        });
+        let mut names = HashSet::new();
+        for tool in list {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let shown = short(name);
+            if !names.insert(name) {
+                let message = format!(
+                    "tools/list lists two tools named {shown:?}: a client cannot call either unambiguously; give each tool its own name"
+                );
+                self.emit(
+                    out,
+                    Rule::ToolNameDuplicate,
+                    vec![ev.seq],
+                    None,
+                    Some(id.clone()),
+                    message,
+                );
+            }
+            if naming && !name_is_valid(name) {
+                let message = format!(
+                    "tool name {shown:?} is outside the naming rules (1 to 128 characters of A-Z, a-z, 0-9, _, - and .)"
+                );
+                self.emit(
+                    out,
+                    Rule::ToolNameInvalid,
+                    vec![ev.seq],
+                    None,
+                    Some(id.clone()),
+                    message,
+                );
+            }
+            self.tool_schema(ev, id, &shown, "inputSchema", tool.get("inputSchema"), out);
+            let output = tool.get("outputSchema");
+            let compiled = self.tool_schema(ev, id, &shown, "outputSchema", output, out);
+            match output {
+                Some(_) => self.tools.output.insert(name.to_string(), compiled),
+                None => self.tools.output.remove(name),
+            };
+        }
+    }
+
+    /// Judge one of a tool's schemas; the compiled schema when it is usable.
+    fn tool_schema(
+        &mut self,
+        ev: &EventRef<'_>,
+        id: &IdKey,
+        tool: &str,
+        which: &str,
+        schema: Option<&Value>,
+        out: &mut Vec<Finding>,
+    ) -> Option<boon::SchemaIndex> {
+        let schema = schema?;
+        let why = match not_an_object_schema(schema) {
+            Some(why) => why.to_string(),
+            None => match self.tools.compile(schema) {
+                Compiled::Ok(i) => return Some(i),
+                Compiled::Unresolved => return None,
+                Compiled::Invalid(why) => format!("it is not valid JSON Schema: {}", short(&why)),
+            },
+        };
+        let message = format!("tool {tool:?}: its {which} cannot be used, {why}");
+        self.emit(
+            out,
+            Rule::ToolSchemaInvalid,
+            vec![ev.seq],
+            None,
+            Some(id.clone()),
+            message,
+        );
+        None
+    }
+
+    /// A `tools/call` result for `tool`, requested at `req_seq`.
+    pub(super) fn tool_result(
+        &mut self,
+        ev: &EventRef<'_>,
+        id: &IdKey,
+        tool: &str,
+        req_seq: u64,
+        result: Option<&serde_json::value::RawValue>,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(Some(schema)) = self.tools.output.get(tool).copied() else {
+            return;
+        };
+        // Parsed only for a tool with a usable outputSchema.
+        let Some(result) = result.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()) else {
+            return;
+        };
+        // An error result reports the failure, not the tool's output.
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            return;
+        }
+        let shown = short(tool);
+        let why = match result.get("structuredContent") {
+            None => "has no structuredContent though the tool declared an outputSchema".to_string(),
+            Some(content) => match self.tools.schemas.validate(content, schema) {
+                Ok(()) => return,
+                Err(e) => format!(
+                    "has structuredContent that does not validate against the tool's outputSchema: {}",
+                    short(&causes(&e.to_string()))
+                ),
+            },
+        };
+        let message = format!(
+            "the result of {shown:?} {why}; structured results must conform to the declared schema"
+        );
+        self.emit(
+            out,
+            Rule::ToolOutputInvalid,
+            vec![req_seq, ev.seq],
+            None,
+            Some(id.clone()),
+            message,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_rules() {
+        assert!(name_is_valid("get_user.v2-beta"));
+        assert!(!name_is_valid(""));
+        assert!(!name_is_valid("has space"));
+        assert!(!name_is_valid("slash/name"));
+        assert!(!name_is_valid(&"a".repeat(129)));
+        assert!(name_is_valid(&"a".repeat(128)));
+    }
+
+    #[test]
+    fn schemas_compile_refuse_and_never_load() {
+        let mut t = Tools::default();
+        let ok = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let Compiled::Ok(i) = t.compile(&ok) else {
+            panic!("valid schema refused")
+        };
+        assert!(t.schemas.validate(&serde_json::json!({"n": 1}), i).is_ok());
+        assert!(
+            t.schemas
+                .validate(&serde_json::json!({"n": "x"}), i)
+                .is_err()
+        );
+        let bad = serde_json::json!({"type": "object", "properties": {"n": {"type": 5}}});
+        assert!(matches!(t.compile(&bad), Compiled::Invalid(_)));
+        let local = serde_json::json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/s"}}, "$defs": {"s": {"type": "string"}}});
+        let Compiled::Ok(i) = t.compile(&local) else {
+            panic!("local $ref refused")
+        };
+        assert!(t.schemas.validate(&serde_json::json!({"n": 1}), i).is_err());
+        let file = serde_json::json!({"type": "object", "properties": {"n": {"$ref": "file:///tmp/x.json"}}});
+        let got = t.compile(&file);
+        assert!(matches!(got, Compiled::Unresolved));
+        let draft7 = serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {}});
+        assert!(matches!(t.compile(&draft7), Compiled::Ok(_)));
+    }
+}
