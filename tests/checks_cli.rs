@@ -113,12 +113,26 @@ fn junit_parses_with_one_case_per_rule_per_call() {
             s.attribute("tests"),
             Some(Rule::ALL.len().to_string().as_str())
         );
-        let stateless: Vec<_> = cases
+        // Rules that cannot apply to this stdio session without
+        // authorization are skipped, never passed.
+        let skipped: Vec<_> = cases
             .iter()
             .filter(|c| c.children().any(|n| n.has_tag_name("skipped")))
             .map(|c| c.attribute("name").unwrap())
             .collect();
-        assert_eq!(stateless, ["log-unrequested", "log-after-response"]);
+        assert_eq!(
+            skipped,
+            [
+                "log-unrequested",
+                "log-after-response",
+                "notification-wrong-stream",
+                "http-content-type",
+                "auth-resource-mismatch",
+                "auth-issuer-mismatch",
+                "auth-pkce-unsupported",
+                "auth-metadata-missing"
+            ]
+        );
     }
     let failed = |suite: &roxmltree::Node| -> Vec<String> {
         suite
@@ -149,7 +163,8 @@ fn junit_parses_with_one_case_per_rule_per_call() {
     let doc = roxmltree::Document::parse(&xml).unwrap();
     assert_eq!(doc.root_element().attribute("failures"), Some("3"));
 
-    // Stateless-era rules run (not skipped) in a 2026-07-28 session.
+    // Stateless-era and HTTP rules run (not skipped) in a 2026-07-28 HTTP
+    // session; only the authorization rules cannot apply (3 suites × 4).
     let out = mcpscope(&[
         "check",
         "--trace",
@@ -159,7 +174,7 @@ fn junit_parses_with_one_case_per_rule_per_call() {
     ]);
     let xml = String::from_utf8(out.stdout).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    assert_eq!(doc.root_element().attribute("skipped"), Some("0"));
+    assert_eq!(doc.root_element().attribute("skipped"), Some("12"));
     assert_eq!(doc.root_element().attribute("failures"), Some("2"));
 }
 

@@ -366,3 +366,25 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
         legacy.stderr
     );
 }
+
+#[test]
+fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
+    let d = tempfile::tempdir().unwrap();
+    let ack = d.path().join("ack.jsonl");
+    call_then_cancel("cancel_ack", &ack, d.path());
+    let o = run(&["check", "--trace", ack.to_str().unwrap(), "--format", "json"]);
+    let report: Value = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    let call = &report["calls"][0];
+    assert_eq!(call["outcome"], "cancelled", "{report:#}");
+    assert_eq!(report["failures"][0]["kind"], "cancelled", "{report:#}");
+    assert_eq!(report["summary"]["passed"], false, "a cancelled call is not a complete one");
+    // Its duration ends at the cancel, which the trace shows.
+    let lines = common::trace_lines(&ack);
+    let t = |pred: &dyn Fn(&Value) -> bool| {
+        lines.iter().find(|l| pred(l)).map(|l| l["t"].as_f64().unwrap()).unwrap()
+    };
+    let sent = t(&|l| l["json"]["method"] == "tools/call");
+    let cancelled = t(&|l| l["json"]["method"] == "notifications/cancelled");
+    let ms = call["duration_ms"].as_f64().unwrap();
+    assert!((ms - (cancelled - sent) * 1000.0).abs() < 0.01, "{ms} vs {}", (cancelled - sent) * 1000.0);
+}

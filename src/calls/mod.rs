@@ -200,6 +200,54 @@ pub enum Seen {
     Exit(ExitInfo),
 }
 
+/// The error code by which a server acknowledges a cancellation (as LSP
+/// names it: `RequestCancelled`).
+pub const REQUEST_CANCELLED: i64 = -32800;
+
+/// Whether `ev` is an error response acknowledging a cancellation.
+fn acknowledges_cancel(ev: &EventRef<'_>) -> bool {
+    ev.kind == FrameKind::ErrorResponse
+        && ev
+            .frame()
+            .error
+            .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
+            .and_then(|e| e.get("code").and_then(Value::as_i64))
+            == Some(REQUEST_CANCELLED)
+}
+
+/// Calls by id (or token) within their host session. The default scope —
+/// every event of a trace that names no host session — has a map of its
+/// own, so the common lookup needs no key built.
+#[derive(Debug, Default)]
+struct Scoped {
+    default: HashMap<IdKey, usize>,
+    scoped: HashMap<(u64, IdKey), usize>,
+}
+
+impl Scoped {
+    fn get(&self, scope: u64, id: &IdKey) -> Option<usize> {
+        match scope {
+            scope::DEFAULT => self.default.get(id),
+            s => self.scoped.get(&(s, id.clone())),
+        }
+        .copied()
+    }
+
+    fn insert(&mut self, scope: u64, id: IdKey, call: usize) {
+        match scope {
+            scope::DEFAULT => self.default.insert(id, call),
+            s => self.scoped.insert((s, id), call),
+        };
+    }
+
+    fn remove(&mut self, scope: u64, id: IdKey) {
+        match scope {
+            scope::DEFAULT => self.default.remove(&id),
+            s => self.scoped.remove(&(s, id)),
+        };
+    }
+}
+
 /// Builds the calls from store events observed in order, once each.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -207,10 +255,10 @@ pub struct Tracker {
     /// The latest request with each id in each host session: like the
     /// store's request index, a response answers the latest request of its
     /// session that used its id.
-    by_id: HashMap<(u64, IdKey), usize>,
+    by_id: Scoped,
     /// The latest call with each progress token, per host session:
     /// progress names its call by token only.
-    by_token: HashMap<(u64, IdKey), usize>,
+    by_token: Scoped,
     scopes: scope::Scopes,
     /// The host session of the event observed last.
     scope: u64,
@@ -233,17 +281,13 @@ impl Tracker {
     /// The latest call with `id` in the host session of the event
     /// observed last.
     pub fn get(&self, id: &IdKey) -> Option<&Call> {
-        self.by_id
-            .get(&(self.scope, id.clone()))
-            .map(|i| &self.calls[*i])
+        self.by_id.get(self.scope, id).map(|i| &self.calls[i])
     }
 
     /// The latest call that carried `token`, in the host session of the
     /// event observed last.
     pub fn by_token(&self, token: &IdKey) -> Option<&Call> {
-        self.by_token
-            .get(&(self.scope, token.clone()))
-            .map(|i| &self.calls[*i])
+        self.by_token.get(self.scope, token).map(|i| &self.calls[i])
     }
 
     /// Take in one event (in trace order).
@@ -280,7 +324,7 @@ impl Tracker {
         let method = f.method.as_deref().unwrap_or("");
         if method != methods::TOOLS_CALL && token.is_none() {
             // Not a call, but it takes the id over: a response with it is its.
-            self.by_id.remove(&(self.scope, id));
+            self.by_id.remove(self.scope, id);
             return Seen::Nothing;
         }
         let tool = f
@@ -289,7 +333,7 @@ impl Tracker {
             .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
         let i = self.calls.len();
         if let Some(t) = &token {
-            self.by_token.insert((self.scope, t.clone()), i);
+            self.by_token.insert(self.scope, t.clone(), i);
         }
         self.calls.push(Call {
             id: id.clone(),
@@ -300,7 +344,7 @@ impl Tracker {
             sent_us: ev.t_us,
             ends: Vec::new(),
         });
-        self.by_id.insert((self.scope, id), i);
+        self.by_id.insert(self.scope, id, i);
         self.open.push(i);
         Seen::Sent(i)
     }
@@ -308,11 +352,16 @@ impl Tracker {
     fn response(&mut self, ev: &EventRef<'_>) -> Seen {
         let f = ev.frame();
         let scope = self.scope;
-        let Some(&i) = f.id.and_then(|id| self.by_id.get(&(scope, id))) else {
+        let Some(i) = f.id.and_then(|id| self.by_id.get(scope, &id)) else {
             return Seen::Nothing;
         };
         // A second response to the same request is a duplicate, not an end.
         if self.calls[i].response().is_some() {
+            return Seen::Nothing;
+        }
+        // `-32800` after our cancel acknowledges it: the call stays cancelled
+        // (over every transport alike), not answered.
+        if self.calls[i].cancel().is_some() && acknowledges_cancel(ev) {
             return Seen::Nothing;
         }
         let how = if ev.kind == FrameKind::ErrorResponse {
@@ -396,8 +445,8 @@ impl Tracker {
     }
 
     fn end_one(&mut self, id: &IdKey, how: Ending, ev: &EventRef<'_>) -> Seen {
-        match self.by_id.get(&(self.scope, id.clone())) {
-            Some(&i) if self.calls[i].meet(how, ev) => Seen::Ended(i),
+        match self.by_id.get(self.scope, id) {
+            Some(i) if self.calls[i].meet(how, ev) => Seen::Ended(i),
             _ => Seen::Nothing,
         }
     }

@@ -36,8 +36,6 @@ pub use retire::{KEEP_FINISHED, MAX_OPEN};
 
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// The error code that acknowledges a cancellation (as LSP names it).
-const REQUEST_CANCELLED: i64 = -32800;
 const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -882,7 +880,7 @@ impl Checker {
         }
         if let Some((cseq, ct)) = self.reqs[ri].cancel
             && ev.t_us.saturating_sub(ct) > self.cfg.cancel_grace_us
-            && shape::error_code(f.error) != Some(REQUEST_CANCELLED)
+            && shape::error_code(f.error) != Some(crate::calls::REQUEST_CANCELLED)
         {
             let late = secs(ev.t_us.saturating_sub(ct));
             self.emit(

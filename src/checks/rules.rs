@@ -56,6 +56,17 @@ impl Party {
     }
 }
 
+/// What a session must have for a rule to apply to it: a rule that cannot
+/// apply is not reported as passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Nothing,
+    /// An HTTP transport (Streamable HTTP or legacy HTTP+SSE).
+    Http,
+    /// An authorization flow (OAuth discovery) in the session.
+    Authorization,
+}
+
 /// One rule of the catalog. Serialised as its id (`progress-not-increasing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -426,6 +437,18 @@ impl Rule {
             Party::Client
         } else {
             Party::Server
+        }
+    }
+
+    /// What a session must have for the rule to be able to fire.
+    pub fn needs(self) -> Needs {
+        match self {
+            Rule::NotificationWrongStream | Rule::HttpContentType => Needs::Http,
+            Rule::AuthResourceMismatch
+            | Rule::AuthIssuerMismatch
+            | Rule::AuthPkceUnsupported
+            | Rule::AuthMetadataMissing => Needs::Authorization,
+            _ => Needs::Nothing,
         }
     }
 

@@ -24,6 +24,9 @@ struct Engine {
 pub struct Sessions {
     cfg: CheckConfig,
     scopes: Scopes,
+    /// The engine of the default scope, kept apart: it takes every event
+    /// of a one-session trace without a lookup.
+    first: Engine,
     engines: HashMap<u64, Engine>,
     /// The scope that saw the last event (its era is the trace's).
     last: u64,
@@ -31,12 +34,11 @@ pub struct Sessions {
 
 impl Sessions {
     pub fn new(cfg: CheckConfig) -> Sessions {
-        let mut engines = HashMap::new();
-        engines.insert(DEFAULT, engine(&cfg));
         Sessions {
+            first: engine(&cfg),
             cfg,
             scopes: Scopes::default(),
-            engines,
+            engines: HashMap::new(),
             last: DEFAULT,
         }
     }
@@ -46,14 +48,24 @@ impl Sessions {
     }
 
     fn all(&self) -> impl Iterator<Item = &Checker> {
-        self.engines.values().map(|e| &e.checker)
+        std::iter::once(&self.first)
+            .chain(self.engines.values())
+            .map(|e| &e.checker)
+    }
+
+    fn all_mut(&mut self) -> impl Iterator<Item = &mut Engine> {
+        std::iter::once(&mut self.first).chain(self.engines.values_mut())
     }
 
     /// The era of the session last active (the hosts of one server agree).
     pub fn era(&self) -> Era {
-        self.engines
-            .get(&self.last)
-            .map_or(Era::Handshake, |e| e.checker.era())
+        match self.last {
+            DEFAULT => self.first.checker.era(),
+            s => self
+                .engines
+                .get(&s)
+                .map_or(self.first.checker.era(), |e| e.checker.era()),
+        }
     }
 
     /// Whether a rule can fire in this trace.
@@ -96,12 +108,9 @@ impl Sessions {
     /// Check one event; findings are appended to `out`, each naming its
     /// host session when the trace names sessions.
     pub fn observe(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
-        if !self.scopes.routing()
-            && ev.dir != crate::trace::Dir::Meta
-            && let Some(e) = self.engines.get_mut(&DEFAULT)
-        {
+        if !self.scopes.routing() && ev.dir != crate::trace::Dir::Meta {
             // The hot path: one session.
-            return e.checker.observe(ev, out);
+            return self.first.checker.observe(ev, out);
         }
         let Some(scope) = self.scopes.route(ev) else {
             return;
@@ -110,7 +119,10 @@ impl Sessions {
             self.engines.remove(&gone);
         }
         let cfg = &self.cfg;
-        let e = self.engines.entry(scope).or_insert_with(|| engine(cfg));
+        let e = match scope {
+            DEFAULT => &mut self.first,
+            s => self.engines.entry(s).or_insert_with(|| engine(cfg)),
+        };
         if e.session.is_none() {
             e.session = self.scopes.session(scope).cloned();
         }
@@ -122,7 +134,7 @@ impl Sessions {
 
     /// Time passed without events.
     pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
-        for e in self.engines.values_mut() {
+        for e in self.all_mut() {
             let from = out.len();
             e.checker.tick(now_us, out);
             label(&mut out[from..], e);
@@ -131,7 +143,7 @@ impl Sessions {
 
     /// End of a recorded trace.
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
-        for e in self.engines.values_mut() {
+        for e in self.all_mut() {
             let from = out.len();
             e.checker.finish(out);
             label(&mut out[from..], e);

@@ -93,13 +93,8 @@ fn outcome(c: &Call) -> CallOutcome {
         }
         Some(_) => CallOutcome::Ok,
         None if c.timeout().is_some() => CallOutcome::Timeout,
-        None if c
-            .ends
-            .iter()
-            .any(|e| matches!(e.how, Ending::Cancelled { how: None, .. })) =>
-        {
-            CallOutcome::Cancelled
-        }
+        // By notification or (2026-07-28 over HTTP) by closing the stream.
+        None if c.cancel().is_some() => CallOutcome::Cancelled,
         None => CallOutcome::NoResponse,
     }
 }
@@ -118,7 +113,15 @@ fn stats_of(c: &Call, store: &Store, end_us: u64) -> CallStats {
             .unwrap_or(r.t_us)
             .max(r.t_us),
         (Some(r), None) => r.t_us,
-        (None, _) => timing.last_us.unwrap_or(end_us).max(c.sent_us),
+        // Unanswered: it ended where the client gave up on it, else at its
+        // last sign of life.
+        (None, _) => c
+            .timeout()
+            .or_else(|| c.cancel())
+            .map(|e| e.t_us)
+            .or(timing.last_us)
+            .unwrap_or(end_us)
+            .max(c.sent_us),
     };
     let duration = end.saturating_sub(c.sent_us);
     let inter_arrival_ms = match (timing.min_gap_us, timing.median_gap_us(), timing.max_gap_us) {

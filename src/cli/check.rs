@@ -28,6 +28,8 @@ use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
 use crate::checks::{CheckConfig, Finding, Party, Rule, Sessions, Severity, SeverityCounts};
+use crate::checks::rules::Needs;
+use crate::event::Event;
 use crate::client::{ClientError, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::{Era, IdKey};
@@ -174,6 +176,9 @@ pub struct Report {
     pub mcpscope_check: u32,
     pub source: Value,
     pub era: String,
+    /// What the session had that some rules need: `http`, `authorization`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub has: Vec<String>,
     pub findings: Vec<Finding>,
     pub calls: Vec<CallStats>,
     /// Calls (or the session) that did not complete.
@@ -218,6 +223,9 @@ pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool)
 pub struct CheckRun {
     checker: Sessions,
     findings: Vec<Finding>,
+    /// The session went over HTTP; it authorized.
+    http: bool,
+    authorization: bool,
 }
 
 impl CheckRun {
@@ -225,11 +233,29 @@ impl CheckRun {
         CheckRun {
             checker: Sessions::new(cfg),
             findings: Vec::new(),
+            http: false,
+            authorization: false,
         }
     }
 
     pub fn observe(&mut self, ev: &crate::trace::EventRef<'_>) {
         self.checker.observe(ev, &mut self.findings);
+        // Frames on any channel but stdio's went over HTTP.
+        if !self.http && matches!(ev.dir, crate::trace::Dir::In | crate::trace::Dir::Out) {
+            self.http = ev.channel != "stdio";
+        }
+        if ev.dir == crate::trace::Dir::Meta
+            && !(self.http && self.authorization)
+            && let Some(e) = ev.event()
+        {
+            match e {
+                Event::Http { .. } | Event::HttpError { .. } => self.http = true,
+                Event::AuthHttp { .. } | Event::Auth { .. } | Event::AuthProblem { .. } => {
+                    self.authorization = true
+                }
+                _ => {}
+            }
+        }
     }
 
     /// The report over everything observed; `events` is how many were,
@@ -246,6 +272,8 @@ impl CheckRun {
         let CheckRun {
             mut checker,
             mut findings,
+            http,
+            authorization,
         } = self;
         checker.finish(&mut findings);
         let counts = SeverityCounts::of(&findings);
@@ -265,6 +293,11 @@ impl CheckRun {
                 Era::Handshake => "handshake".into(),
                 Era::Stateless => "stateless".into(),
             },
+            has: [(http, "http"), (authorization, "authorization")]
+                .into_iter()
+                .filter(|(had, _)| *had)
+                .map(|(_, what)| what.to_string())
+                .collect(),
             calls,
             failures,
             summary: Summary {
@@ -381,11 +414,6 @@ pub async fn run(a: CheckArgs) -> i32 {
             }
             Ok(_) => {
                 a.request.apply_log_level(&session).await;
-                // The listing is judged too (names, schemas), and the
-                // outputSchema it declares judges the call's result. A
-                // server that cannot list is seen in the trace; the call
-                // is made anyway.
-                let _ = session.list_tools().await;
                 let policy = a.request.policy();
                 let as_task = match task_mode(&session, &tool, a.task).await {
                     Ok(t) => t,
@@ -412,6 +440,14 @@ pub async fn run(a: CheckArgs) -> i32 {
                     }
                 }
             }
+        }
+        // The listing is judged too (names, schemas), and the outputSchema
+        // it declares judges the results already seen. Listed after the
+        // calls, so the calls are made as they always were; a session that
+        // failed is not asked again, and a listing that fails is in the
+        // trace for the rules, not a failure of the check.
+        if matches!(code, 0 | 1) && session_failure.is_none() {
+            let _ = session.list_tools().await;
         }
         if code != 3 {
             tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
@@ -626,9 +662,22 @@ pub fn junit(r: &Report) -> String {
                 xml(name),
                 rule.id()
             );
+            let cannot = match rule.needs() {
+                _ if !mine.is_empty() => None,
+                Needs::Http if !r.has.iter().any(|h| h == "http") => {
+                    Some("applies to HTTP sessions only")
+                }
+                Needs::Authorization if !r.has.iter().any(|h| h == "authorization") => {
+                    Some("applies to sessions that authorize only")
+                }
+                _ => None,
+            };
             if rule.stateless_only() && !stateless {
                 skipped += 1;
                 cases.push_str("<skipped message=\"applies to 2026-07-28 sessions only\"/>");
+            } else if let Some(why) = cannot {
+                skipped += 1;
+                let _ = write!(cases, "<skipped message=\"{why}\"/>");
             } else if !mine.is_empty() {
                 let body: String = mine
                     .iter()

@@ -18,11 +18,15 @@ use crate::checks::rules::Rule;
 use crate::protocol::{IdKey, Revision, sanitize};
 use crate::trace::EventRef;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Output schemas kept compiled, at most; past it they are compiled anew
 /// from the next listing (`boon` cannot forget one schema).
 const MAX_SCHEMAS: usize = 4096;
+/// Results kept for a listing still to come (`check` lists after its
+/// calls), and the largest kept: a listing judges them when it comes.
+const MAX_WAITING: usize = 16;
+const MAX_WAITING_BYTES: usize = 1 << 20;
 /// Tool names longer than this are outside the 2025-11-25 rules.
 const MAX_NAME: usize = 128;
 
@@ -34,6 +38,18 @@ pub(super) struct Tools {
     output: HashMap<String, Option<boon::SchemaIndex>>,
     /// Schemas compiled so far (each under a location of its own).
     compiled: usize,
+    /// A listing was seen: results are judged as they come.
+    listed: bool,
+    /// Results that came before any listing.
+    waiting: VecDeque<Waiting>,
+}
+
+/// A `tools/call` result kept for the listing to judge.
+struct Waiting {
+    tool: String,
+    id: IdKey,
+    seqs: [u64; 2],
+    result: Value,
 }
 
 /// Reads a server's `$ref` to another document: never.
@@ -173,6 +189,10 @@ impl Checker {
                 None => self.tools.output.remove(name),
             };
         }
+        self.tools.listed = true;
+        for w in std::mem::take(&mut self.tools.waiting) {
+            self.judge_result(&w.tool, &w.id, w.seqs, &w.result, out);
+        }
     }
 
     /// Judge one of a tool's schemas; the compiled schema when it is usable.
@@ -216,11 +236,41 @@ impl Checker {
         result: Option<&serde_json::value::RawValue>,
         out: &mut Vec<Finding>,
     ) {
-        let Some(Some(schema)) = self.tools.output.get(tool).copied() else {
+        let seqs = [req_seq, ev.seq];
+        if !self.tools.listed {
+            let Some(raw) = result.filter(|r| r.get().len() <= MAX_WAITING_BYTES) else {
+                return;
+            };
+            let Ok(result) = serde_json::from_str::<Value>(raw.get()) else {
+                return;
+            };
+            if self.tools.waiting.len() == MAX_WAITING {
+                self.tools.waiting.pop_front();
+            }
+            let (tool, id) = (tool.to_string(), id.clone());
+            self.tools.waiting.push_back(Waiting { tool, id, seqs, result });
+            return;
+        }
+        let Some(Some(_)) = self.tools.output.get(tool) else {
             return;
         };
         // Parsed only for a tool with a usable outputSchema.
         let Some(result) = result.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()) else {
+            return;
+        };
+        self.judge_result(tool, id, seqs, &result, out);
+    }
+
+    /// Judge a result against its tool's declared outputSchema.
+    fn judge_result(
+        &mut self,
+        tool: &str,
+        id: &IdKey,
+        seqs: [u64; 2],
+        result: &Value,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(Some(schema)) = self.tools.output.get(tool).copied() else {
             return;
         };
         // An error result reports the failure, not the tool's output.
@@ -241,14 +291,7 @@ impl Checker {
         let message = format!(
             "the result of {shown:?} {why}; structured results must conform to the declared schema"
         );
-        self.emit(
-            out,
-            Rule::ToolOutputInvalid,
-            vec![req_seq, ev.seq],
-            None,
-            Some(id.clone()),
-            message,
-        );
+        self.emit(out, Rule::ToolOutputInvalid, seqs.to_vec(), None, Some(id.clone()), message);
     }
 }
 
