@@ -275,23 +275,28 @@ fn call_then_cancel(tool: &str, rec: &std::path::Path, rt: &std::path::Path) {
     let mut to = child.stdin.take().unwrap();
     let mut from = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    let mut send = |v: Value| writeln!(to, "{v}").unwrap();
+    let send = |to: &mut std::process::ChildStdin, v: Value| writeln!(to, "{v}").unwrap();
     send(
+        &mut to,
         serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
     );
     from.read_line(&mut line).unwrap();
-    send(serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     send(
+        &mut to,
+        serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    send(
+        &mut to,
         serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":{}}}),
     );
     send(
+        &mut to,
         serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}),
     );
     line.clear();
     from.read_line(&mut line).unwrap();
     let answer: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
     assert_eq!(answer["id"], 2, "{line}");
-    drop(send);
     drop(to);
     assert!(child.wait().unwrap().success());
 }
@@ -372,19 +377,37 @@ fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
     let d = tempfile::tempdir().unwrap();
     let ack = d.path().join("ack.jsonl");
     call_then_cancel("cancel_ack", &ack, d.path());
-    let o = run(&["check", "--trace", ack.to_str().unwrap(), "--format", "json"]);
-    let report: Value = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    let o = run(&[
+        "check",
+        "--trace",
+        ack.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report: Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
     let call = &report["calls"][0];
     assert_eq!(call["outcome"], "cancelled", "{report:#}");
     assert_eq!(report["failures"][0]["kind"], "cancelled", "{report:#}");
-    assert_eq!(report["summary"]["passed"], false, "a cancelled call is not a complete one");
+    assert_eq!(
+        report["summary"]["passed"], false,
+        "a cancelled call is not a complete one"
+    );
     // Its duration ends at the cancel, which the trace shows.
     let lines = common::trace_lines(&ack);
     let t = |pred: &dyn Fn(&Value) -> bool| {
-        lines.iter().find(|l| pred(l)).map(|l| l["t"].as_f64().unwrap()).unwrap()
+        lines
+            .iter()
+            .find(|l| pred(l))
+            .map(|l| l["t"].as_f64().unwrap())
+            .unwrap()
     };
     let sent = t(&|l| l["json"]["method"] == "tools/call");
     let cancelled = t(&|l| l["json"]["method"] == "notifications/cancelled");
     let ms = call["duration_ms"].as_f64().unwrap();
-    assert!((ms - (cancelled - sent) * 1000.0).abs() < 0.01, "{ms} vs {}", (cancelled - sent) * 1000.0);
+    assert!(
+        (ms - (cancelled - sent) * 1000.0).abs() < 0.01,
+        "{ms} vs {}",
+        (cancelled - sent) * 1000.0
+    );
 }

@@ -590,6 +590,27 @@ fn one_host_reusing_an_id_in_its_session_is_still_found() {
     let first = hold(pport, &a, SLOW_CALL, "notifications/progress");
     // The server may refuse it at once: what matters is that it was sent.
     let second = hold(pport, &a, SLOW_CALL, "data:");
+    // Live, `sessions --json` counts the finding under its host session.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let hosts = loop {
+        let o = Command::new(BIN)
+            .args(["sessions", "--json"])
+            .env("MCPSCOPE_RUNTIME_DIR", d.path())
+            .output()
+            .unwrap();
+        let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let hosts = list[0]["hosts"].clone();
+        if hosts.as_array().is_some_and(|h| !h.is_empty()) {
+            break hosts;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no host sessions listed: {list}"
+        );
+    };
+    assert_eq!(hosts[0]["session"], a.as_str(), "{hosts}");
+    // The id and the token both reused while in flight: two errors.
+    assert_eq!(hosts[0]["findings"][0], 2, "{hosts}");
     drop((first, second));
     stop(proxy);
     let report = check_json(&trace);

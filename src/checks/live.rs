@@ -12,12 +12,18 @@ use tokio::sync::watch;
 
 /// Events checked per store lock: ingest must not wait behind a long check.
 const BATCH: u64 = 16_384;
+/// Host sessions whose findings are counted apart, at most (a proxy rarely
+/// sees more hosts at once; the rest count in the totals only).
+pub const MAX_SESSIONS_COUNTED: usize = 64;
 
 struct State {
     checker: Sessions,
     next: u64,
     findings: Vec<Finding>,
     counts: SeverityCounts,
+    /// Counts per host session (findings naming one), the first
+    /// [`MAX_SESSIONS_COUNTED`] sessions.
+    by_session: Vec<(String, SeverityCounts)>,
     /// Events evicted from the store before the checker reached them.
     unchecked: u64,
 }
@@ -56,6 +62,7 @@ impl LiveChecks {
                 next: 0,
                 findings: Vec::new(),
                 counts: SeverityCounts::default(),
+                by_session: Vec::new(),
                 unchecked: 0,
             })),
             published: Arc::new(tx),
@@ -142,6 +149,12 @@ impl LiveChecks {
         lock(&self.state).counts
     }
 
+    /// Counts per host session, in the order the sessions were first found
+    /// in a finding (none for a trace that names no host session).
+    pub fn counts_by_session(&self) -> Vec<(String, SeverityCounts)> {
+        lock(&self.state).by_session.clone()
+    }
+
     /// Receives the number of findings whenever it grows.
     pub fn subscribe(&self) -> watch::Receiver<usize> {
         self.published.subscribe()
@@ -200,6 +213,18 @@ impl Worker {
         }
         for f in &fresh {
             st.counts.add(f.severity);
+            if let Some(s) = &f.session {
+                let known = st.by_session.iter().position(|(id, _)| id == s);
+                match known {
+                    Some(i) => st.by_session[i].1.add(f.severity),
+                    None if st.by_session.len() < MAX_SESSIONS_COUNTED => {
+                        let mut c = SeverityCounts::default();
+                        c.add(f.severity);
+                        st.by_session.push((s.clone(), c));
+                    }
+                    None => {}
+                }
+            }
         }
         st.findings.extend(fresh);
         self.published.send_replace(st.findings.len());

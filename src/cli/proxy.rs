@@ -172,6 +172,16 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
     );
     for e in &list {
         let _ = writeln!(out, "{}", row(e));
+        // Each host session the proxy judged on its own, under its proxy.
+        for h in &e.hosts {
+            let [er, w, i] = h.findings;
+            let _ = writeln!(
+                out,
+                "  └ host session {:<16}  {:>9}  {er}/{w}/{i}",
+                crate::checks::finding::short_session(&h.session),
+                ""
+            );
+        }
     }
     0
 }

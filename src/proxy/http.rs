@@ -174,6 +174,7 @@ impl HttpProxy {
             started_ms,
             events: 0,
             findings: self.check.then_some([0; 3]),
+            hosts: Vec::new(),
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
             requests_waited: 0,
@@ -214,10 +215,21 @@ impl HttpProxy {
                         let n = c.counts_by_severity();
                         [n.error as u64, n.warning as u64, n.info as u64]
                     });
+                    let hosts: Vec<super::registry::HostFindings> = checks
+                        .as_ref()
+                        .map(|c| c.counts_by_session())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(session, n)| super::registry::HostFindings {
+                            session,
+                            findings: [n.error as u64, n.warning as u64, n.info as u64],
+                        })
+                        .collect();
                     if let Some(r) = &mut registration {
                         r.update(|e| {
                             e.events = events;
                             e.findings = findings;
+                            e.hosts = hosts;
                             e.unobserved_bytes = shared.obs.lost.bytes();
                             e.unobserved_exchanges = shared.obs.lost.exchanges();
                             e.requests_waited = shared.requests_waited.load(Ordering::Relaxed);

@@ -42,6 +42,10 @@ pub struct Entry {
     /// Findings so far (error, warning, info); absent with `--no-check`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub findings: Option<[u64; 3]>,
+    /// Findings per host session, when the proxy saw host sessions (HTTP):
+    /// each session is judged on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostFindings>,
     /// Bytes forwarded that the observer could not keep.
     #[serde(default)]
     pub unobserved_bytes: u64,
@@ -59,6 +63,17 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid_start: Option<u64>,
 }
+
+/// One host session's findings (error, warning, info).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostFindings {
+    /// The host session's id (its `Mcp-Session-Id`).
+    pub session: String,
+    pub findings: [u64; 3],
+}
+
+/// Host sessions listed per entry, at most (the rest are in `findings`).
+pub const MAX_HOSTS: usize = 64;
 
 impl Entry {
     /// Is the proxy that wrote this entry still running?
@@ -312,6 +327,7 @@ mod tests {
             started_ms: 0,
             events: 0,
             findings: None,
+            hosts: Vec::new(),
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
             requests_waited: 0,

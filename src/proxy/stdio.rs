@@ -248,6 +248,7 @@ impl StdioProxy {
             started_ms,
             events: 0,
             findings: self.check.then_some([0; 3]),
+            hosts: Vec::new(),
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
             requests_waited: 0,

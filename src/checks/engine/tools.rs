@@ -248,7 +248,12 @@ impl Checker {
                 self.tools.waiting.pop_front();
             }
             let (tool, id) = (tool.to_string(), id.clone());
-            self.tools.waiting.push_back(Waiting { tool, id, seqs, result });
+            self.tools.waiting.push_back(Waiting {
+                tool,
+                id,
+                seqs,
+                result,
+            });
             return;
         }
         let Some(Some(_)) = self.tools.output.get(tool) else {
@@ -291,7 +296,14 @@ impl Checker {
         let message = format!(
             "the result of {shown:?} {why}; structured results must conform to the declared schema"
         );
-        self.emit(out, Rule::ToolOutputInvalid, seqs.to_vec(), None, Some(id.clone()), message);
+        self.emit(
+            out,
+            Rule::ToolOutputInvalid,
+            seqs.to_vec(),
+            None,
+            Some(id.clone()),
+            message,
+        );
     }
 }
 
