@@ -546,6 +546,20 @@ fn findings_app() -> (Scenario, App) {
 }
 
 #[test]
+fn a_finding_about_one_host_session_names_it_in_the_list() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    let mut found = check_all(&sc);
+    for f in &mut found {
+        f.session = Some("7f3a9c01-4d2e-4b7e-9a1c-0e5d2b8f6a10".into());
+    }
+    app.add_findings(found);
+    app.apply(Action::FocusFindings);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("[7f3a9c01-4d2…]"), "{screen}");
+}
+
+#[test]
 fn findings_are_counted_flagged_and_listed() {
     let (sc, app) = findings_app();
     let f = &app.state.findings;

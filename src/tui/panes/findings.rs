@@ -110,6 +110,13 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
                 Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
             ),
             Span::styled(format!("{} ", fit(&frames(&fd.seqs), 13)), t.fg(t.accent)),
+            // Which host session, where the proxy judged several.
+            Span::styled(
+                fd.session.as_deref().map_or(String::new(), |s| {
+                    format!("[{}] ", crate::checks::finding::short_session(s))
+                }),
+                t.fg(t.accent),
+            ),
             Span::styled(safe_row(&fd.message), Style::default().fg(t.fg)),
         ]);
         lines.push(if i == fs.cursor.selected {
@@ -131,6 +138,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &State) {
         }
         if let Some(id) = &fd.request_id {
             text.push_str(&format!(" · request {id}"));
+        }
+        if let Some(s) = &fd.session {
+            text.push_str(&format!(" · host session {}", safe_row(s)));
         }
         let text: Vec<char> = text.chars().collect();
         let width = w.saturating_sub(1).max(1);
