@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Entry files read at most (a directory full of junk must not hang `sessions`).
@@ -109,20 +109,8 @@ pub fn dir() -> std::io::Result<PathBuf> {
         std::env::temp_dir().join(format!("mcpscope-{uid}"))
     };
     let d = base.join("sessions");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&d)?;
     // A directory someone else made, or made open to others, is refused.
-    let meta = std::fs::metadata(&d)?;
-    // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() };
-    if std::os::unix::fs::MetadataExt::uid(&meta) != uid || meta.permissions().mode() & 0o077 != 0 {
-        return Err(std::io::Error::other(format!(
-            "{} is not a private directory of this user (owner or mode)",
-            d.display()
-        )));
-    }
+    crate::files::private_dir(&d, crate::files::Others::Nothing)?;
     Ok(d)
 }
 
