@@ -1529,3 +1529,41 @@ fn the_authorization_flow_is_rows_in_the_network_pane_and_a_state_in_the_header(
         .to_string();
     assert!(header.contains("⚿ token expired"), "{header}");
 }
+
+#[test]
+fn two_host_sessions_with_one_id_each_settle_their_own_call() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    let call = |tool: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": {"progressToken": "t"}}})
+    };
+    let start = |s: &str| json!({"event": "host-request", "method": "POST", "session": s});
+    sc.at_ms(10);
+    sc.meta_on("post:1", start("A"));
+    sc.out_on("post:1", call("first"));
+    sc.at_ms(20);
+    sc.meta_on("post:2", start("B"));
+    sc.out_on("post:2", call("second"));
+    sc.at_ms(30);
+    sc.inn_on(
+        "post:1",
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": false}}),
+    );
+    app.sync();
+    let status = |tool: &str| {
+        app.state
+            .calls
+            .list
+            .iter()
+            .find(|c| c.tool == tool)
+            .map(|c| c.status)
+            .unwrap()
+    };
+    assert_eq!(
+        status("first"),
+        CallStatus::Done,
+        "host A's answer ends host A's call"
+    );
+    assert_eq!(status("second"), CallStatus::Running);
+}

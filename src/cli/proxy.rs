@@ -71,6 +71,14 @@ async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
         .name
         .clone()
         .unwrap_or_else(|| url.host_str().unwrap_or("http").to_string());
+    // Bound first: a busy port fails before a recording is created.
+    let listener = match crate::proxy::http::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("[mcpscope] error: {}", one_line(&e));
+            return 2;
+        }
+    };
     let (trace_path, owned) = match &a.record {
         Some(p) => (p.clone(), false),
         None => match registry::owned_trace_path(std::process::id()) {
@@ -97,6 +105,7 @@ async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
     crate::proxy::http::HttpProxy {
         name,
         listen: addr,
+        listener,
         url,
         trace,
         check: !a.no_check,

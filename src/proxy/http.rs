@@ -66,9 +66,20 @@ const HOP: &[&str] = &[
     "content-length",
 ];
 
+/// Bind the proxy's listener: before anything else is made (its
+/// recording), so a busy port leaves nothing behind. Its error, said.
+pub async fn bind(listen: SocketAddr) -> Result<tokio::net::TcpListener, String> {
+    listen_guard::check_bind(&[listen], false).map_err(|e| format!("--listen {listen}: {e}"))?;
+    tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))
+}
+
 pub struct HttpProxy {
     pub name: String,
     pub listen: SocketAddr,
+    /// Bound by [`bind`].
+    pub listener: tokio::net::TcpListener,
     pub url: reqwest::Url,
     pub trace: Trace,
     pub check: bool,
@@ -127,17 +138,7 @@ impl HttpProxy {
                 eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(msg));
             }
         };
-        if let Err(e) = listen_guard::check_bind(&[self.listen], false) {
-            eprintln!("[mcpscope] error: --listen {}: {e}", self.listen);
-            return 2;
-        }
-        let listener = match tokio::net::TcpListener::bind(self.listen).await {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("[mcpscope] error: cannot listen on {}: {e}", self.listen);
-                return 2;
-            }
-        };
+        let listener = self.listener;
         let bound = listener.local_addr().unwrap_or(self.listen);
         let client = match reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())

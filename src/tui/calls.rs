@@ -249,6 +249,9 @@ impl ByteMode {
 pub struct Calls {
     pub list: Vec<Call>,
     by_id: HashMap<IdKey, usize>,
+    /// The model's call index → the list's: an id names one call per host
+    /// session, so an end is matched by the call that met it, not its id.
+    by_core: HashMap<usize, usize>,
     limits: HashMap<IdKey, Limits>,
     scanned_to: u64,
     /// Set when the server's exit is seen; the App moves it to the header.
@@ -305,6 +308,12 @@ impl Calls {
             .iter()
             .enumerate()
             .map(|(i, c)| (c.id.clone(), i))
+            .collect();
+        self.by_core = self
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.core, i))
             .collect();
         self.by_task = self
             .list
@@ -474,9 +483,7 @@ impl Calls {
             Seen::Nothing => {}
             Seen::Sent(i) => self.sent(i, ev),
             Seen::Ended(i) => {
-                if let Some(&at) = self.by_id.get(&self.model.calls[i].id)
-                    && self.list[at].core == i
-                {
+                if let Some(&at) = self.by_core.get(&i) {
                     self.settle(at, ev);
                 }
             }
@@ -517,6 +524,7 @@ impl Calls {
         }
         let limits = self.limits.remove(&id);
         self.by_id.insert(id.clone(), self.list.len());
+        self.by_core.insert(i, self.list.len());
         self.list.push(Call {
             id,
             token,
