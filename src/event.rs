@@ -204,7 +204,8 @@ pub enum Event {
     },
     /// A server request mcpscope was told how to answer, but that answer
     /// does not fit the request (`--elicit accept:` content the requested
-    /// schema rejects); `answered` says what was sent instead.
+    /// schema rejects: `cancel`; `--elicit defaults` that cannot satisfy
+    /// it: `decline`); `answered` says what was sent instead.
     AnswerRefused {
         request: Value,
         seq: u64,

@@ -114,11 +114,20 @@ impl Printer {
                     } else {
                         String::new()
                     };
+                    // A decline stands in for defaults that could not be
+                    // sent (`--elicit defaults`): said, but not a failure
+                    // of the run, unlike content the user gave that did not fit.
+                    let tag = if answered == "decline" {
+                        "[answer]"
+                    } else {
+                        "[error]"
+                    };
                     let _ = writeln!(
                         buf,
-                        "[error] {}{at}: {}; answered {answered}",
+                        "{tag} {}{at}: {}; answered {}",
                         one_line(&method),
-                        one_line(&reason)
+                        one_line(&reason),
+                        one_line(&answered)
                     );
                 } else if let Some(l) = self.http.line(ev) {
                     let _ = writeln!(buf, "{}", one_line(&l));

@@ -1,0 +1,85 @@
+//! mcpscope's own bounds, said where they bite, against real processes: a
+//! hostile stdio server (tests/servers/hostile_stdio.py) for the headless
+//! client, the stdio proxy with a raw host, `attach --print` on a proxy
+//! that is killed, and the HTTP proxy on a port already taken.
+
+mod common;
+
+use common::{BIN, Output, finish, trace_lines};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// `python3 tests/servers/hostile_stdio.py MODE [N]`.
+fn hostile(mode: &str, n: Option<usize>) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hostile_stdio.py");
+    let mut v = vec![
+        "python3".to_string(),
+        script.display().to_string(),
+        mode.into(),
+    ];
+    v.extend(n.map(|n| n.to_string()));
+    v
+}
+
+/// `mcpscope call --tool t EXTRA... -- SERVER...`, recording to `rec`.
+fn call(server: &[String], extra: &[&str], rec: &Path) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["call", "--tool", "t", "--record", rec.to_str().unwrap()])
+        .args(extra)
+        .arg("--")
+        .args(server)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    finish(cmd.spawn().expect("spawn mcpscope"))
+}
+
+/// The `json` of every recorded meta event of kind `event`.
+fn meta(lines: &[Value], event: &str) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|l| l["dir"] == "meta" && l["json"]["event"] == event)
+        .map(|l| l["json"].clone())
+        .collect()
+}
+
+/// The text of the call's result (the hostile server answers with one text).
+fn result_text(o: &Output) -> Value {
+    let v: Value = serde_json::from_str(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is the result ({e}): {}\n{}", o.stdout, o.stderr));
+    serde_json::from_str(v["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn elicit_defaults_that_leave_a_required_field_empty_are_declined_and_said() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("e.jsonl");
+    let o = call(
+        &hostile("elicit-required", None),
+        &["--elicit", "defaults"],
+        &rec,
+    );
+    // Declining is an answer the server handles: the call itself succeeded.
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        result_text(&o),
+        serde_json::json!({"action": "decline"}),
+        "defaults without the required name are never sent: {}",
+        o.stderr
+    );
+    let said: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("elicitation/create"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", o.stderr);
+    assert!(
+        said[0].contains("/name: required, missing") && said[0].contains("answered decline"),
+        "{}",
+        said[0]
+    );
+    let refused = meta(&trace_lines(&rec), "answer-refused");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["answered"], "decline");
+}
