@@ -83,3 +83,36 @@ fn elicit_defaults_that_leave_a_required_field_empty_are_declined_and_said() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0]["answered"], "decline");
 }
+
+/// `call --timeout 30` on a server whose answer to the call is `mode`: it
+/// must fail at once (exit 3, not a timeout's 4) naming the defect.
+fn a_malformed_answer_fails_the_call(mode: &str, defect: &str) {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("m.jsonl");
+    let o = call(&hostile(mode, None), &["--timeout", "30"], &rec);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stdout.is_empty(), "no result is printed: {}", o.stdout);
+    let error = o.lines("[error]");
+    assert_eq!(error.len(), 1, "{}", o.stderr);
+    assert!(
+        error[0].contains("tools/call") && error[0].contains(defect),
+        "{}",
+        error[0]
+    );
+    assert!(meta(&trace_lines(&rec), "timeout").is_empty());
+}
+
+#[test]
+fn an_answer_that_is_not_utf8_fails_the_call_at_once() {
+    a_malformed_answer_fails_the_call("answer-invalid-utf8", "invalid UTF-8");
+}
+
+#[test]
+fn an_answer_with_a_key_written_twice_fails_the_call() {
+    a_malformed_answer_fails_the_call("answer-duplicate-top", "duplicate key \"result\"");
+    // Inside the result as well: clients would disagree on which value counts.
+    a_malformed_answer_fails_the_call(
+        "answer-duplicate-inner",
+        "duplicate key \"content\" at /result",
+    );
+}

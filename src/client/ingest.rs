@@ -1,6 +1,7 @@
 //! The transport's sink: appends what arrives to the trace (one lock per read
 //! batch), then wakes waiting requests and queues server→client requests.
 
+use super::answer_text;
 use super::pending::{Gone, Pending};
 use crate::event::{Event, Loss};
 use crate::protocol::IdKey;
@@ -32,7 +33,7 @@ impl Ingest {
                 Route::Response { id, seq } if !id.is_valid() => self.pending.complete_sole(seq),
                 Route::Response { id, seq } => self.pending.complete(&id, seq),
                 Route::Malformed { id, seq, why } => {
-                    self.pending.fail(&id, Gone::Malformed { seq, why })
+                    self.pending.fail(&id, Gone::Malformed { seq, why });
                 }
                 Route::ServerRequest { id, seq } => {
                     if let Err(mpsc::error::TrySendError::Full((id, seq))) =
@@ -52,6 +53,23 @@ impl Ingest {
             }
         }
     }
+
+    /// Frames that are not UTF-8 are stored unrouted (their text cannot be
+    /// classified); one that answers a request still waiting fails it now
+    /// rather than at its timeout. The requests failed are returned.
+    fn fail_undecodable(&self, frames: &[(u64, &[u8])]) -> Vec<IdKey> {
+        let mut failed = Vec::new();
+        for &(seq, bytes) in frames {
+            let Some(id) = answer_text::undecodable_answer(bytes) else {
+                continue;
+            };
+            let why = answer_text::utf8_problem(bytes).unwrap_or_default();
+            if self.pending.fail(&id, Gone::Malformed { seq, why }) {
+                failed.push(id);
+            }
+        }
+        failed
+    }
 }
 
 impl Sink for Ingest {
@@ -60,12 +78,18 @@ impl Sink for Ingest {
             self.tool_headers.observe(f);
         }
         let mut routes = Vec::new();
+        let mut undecodable = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
-                s.append_frame(Dir::In, channel, now, f, &mut routes);
+                let seq = s.append_frame(Dir::In, channel, now, f, &mut routes);
+                // Only a frame just listed as a problem can be one (cheap
+                // to ask); its bytes are looked at then.
+                if s.problems().last() == Some(&seq) && std::str::from_utf8(f).is_err() {
+                    undecodable.push((seq, *f));
+                }
             }
         });
-        let answered = routes
+        let mut answered: Vec<IdKey> = routes
             .iter()
             .filter_map(|r| match r {
                 Route::Response { id, .. } | Route::Malformed { id, .. } => Some(id.clone()),
@@ -73,6 +97,7 @@ impl Sink for Ingest {
             })
             .collect();
         self.route(channel, routes);
+        answered.extend(self.fail_undecodable(&undecodable));
         answered
     }
 
@@ -133,7 +158,9 @@ impl Sink for Ingest {
             self.tool_headers.forget(id);
         }
         match request {
-            Some(id) => self.pending.fail(&id, Gone::Transport(why)),
+            Some(id) => {
+                self.pending.fail(&id, Gone::Transport(why));
+            }
             None => self.pending.fail_all(Gone::Transport(why)),
         }
     }

@@ -5,6 +5,7 @@
 //! the trace order is the wire order.
 
 mod answer;
+mod answer_text;
 pub mod client_tasks;
 mod era;
 pub mod ext_tasks;
@@ -528,6 +529,18 @@ impl Session {
         let unreadable = |e: String| {
             ClientError::Protocol(format!("{method}: the response #{seq} cannot be read: {e}"))
         };
+        for (member, raw) in [("result", f.result), ("error", f.error)] {
+            if let Some((at, key)) = raw.and_then(|r| answer_text::first_duplicate_key(r.get())) {
+                // Readers disagree on which of the two values counts: the
+                // answer says nothing for certain.
+                let id =
+                    f.id.as_ref()
+                        .map_or_else(String::new, |id| format!(" to request {id}"));
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the answer{id} (#{seq}) is malformed: duplicate key {key:?} at /{member}{at}"
+                )));
+            }
+        }
         if let Some(err) = f.error {
             let (err, _) = lenient_value(err.get()).map_err(unreadable)?;
             let mut message = err

@@ -90,10 +90,14 @@ impl Pending {
         self.lock().waiting.remove(id);
     }
 
-    /// One request will never be answered.
-    pub fn fail(&self, id: &IdKey, why: Gone) {
-        if let Some(tx) = self.lock().waiting.remove(id) {
-            let _ = tx.send(Err(why));
+    /// One request will never be answered; false if nobody waited for it.
+    pub fn fail(&self, id: &IdKey, why: Gone) -> bool {
+        match self.lock().waiting.remove(id) {
+            Some(tx) => {
+                let _ = tx.send(Err(why));
+                true
+            }
+            None => false,
         }
     }
 
