@@ -116,3 +116,43 @@ fn an_answer_with_a_key_written_twice_fails_the_call() {
         "duplicate key \"content\" at /result",
     );
 }
+
+#[test]
+fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("s.jsonl");
+    let n = 100_000;
+    let o = call(
+        &hostile("roots-storm", Some(n)),
+        &["--quiet", "--root", "/tmp"],
+        &rec,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    let asked = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["method"] == "roots/list")
+        .count();
+    assert_eq!(asked, n);
+    let answered = lines
+        .iter()
+        .filter(|l| l["dir"] == "out" && l["json"]["result"]["roots"].is_array())
+        .count();
+    let dropped = meta(&lines, "server-request-dropped");
+    let count: u64 = dropped.iter().map(|e| e["count"].as_u64().unwrap()).sum();
+    // 100,000 at once against a backlog of 1,024: most are dropped.
+    assert!(count > 0, "the storm outran the backlog");
+    // One event per read batch, not per request, and each carries the total so far.
+    assert!(dropped.len() as u64 <= count);
+    assert!(dropped.len() < 1_000, "{} events", dropped.len());
+    assert_eq!(dropped.last().unwrap()["total"].as_u64(), Some(count));
+    let waiting = n - answered - count as usize;
+    assert!(waiting <= 1024, "{waiting} were still waiting");
+    let said = o.lines("[protocol]");
+    assert_eq!(said.len(), 1, "{}", o.stderr);
+    assert!(
+        said[0].contains(&format!("{count} server requests were dropped")),
+        "{}",
+        said[0]
+    );
+}

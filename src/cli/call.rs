@@ -229,6 +229,7 @@ where
     printer.sync();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
+    report_dropped(session.dropped_server_requests());
     if refused > 0 && code == 0 {
         // An answer the user gave could not be sent: the run did not go as asked.
         eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
@@ -271,6 +272,17 @@ pub(super) fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bo
             ""
         }
     );
+}
+
+/// Server requests dropped unanswered are said once, with their count:
+/// each drop is in the trace, but a storm of them must not flood stderr.
+pub(super) fn report_dropped(dropped: u64) {
+    if dropped > 0 {
+        eprintln!(
+            "[protocol] {dropped} server requests were dropped unanswered: the server asked while {} already waited for an answer (server-request-dropped in the trace)",
+            crate::client::SERVER_REQUEST_BACKLOG
+        );
+    }
 }
 
 async fn call(

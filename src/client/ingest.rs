@@ -7,7 +7,9 @@ use crate::event::{Event, Loss};
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Route, Trace};
 use crate::transport::{ExitInfo, Sink};
+use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::mpsc;
 
 /// Server→client requests waiting for an answer, at most.
@@ -22,10 +24,14 @@ pub struct Ingest {
     pub redact: bool,
     /// Learns from `tools/list` results before anyone waiting on them wakes.
     pub tool_headers: Arc<super::http_headers::ToolHeaders>,
+    /// Server requests dropped unanswered so far (the backlog was full).
+    pub dropped: AtomicU64,
 }
 
 impl Ingest {
     fn route(&self, channel: &str, routes: Vec<Route>) {
+        let mut dropped: Option<(Value, u64)> = None;
+        let mut count = 0u64;
         for r in routes {
             match r {
                 // An error with id null answers a request the server could not
@@ -39,19 +45,32 @@ impl Ingest {
                     if let Err(mpsc::error::TrySendError::Full((id, seq))) =
                         self.server_requests.try_send((id, seq))
                     {
-                        let ev = Event::ServerRequestDropped {
-                            request: id.to_value(),
-                            seq,
-                            reason: format!(
-                                "{SERVER_REQUEST_BACKLOG} server requests already wait for an answer"
-                            ),
-                        };
-                        self.trace
-                            .append(|s, now| s.append_event(channel, now, &ev));
+                        dropped.get_or_insert((id.to_value(), seq));
+                        count += 1;
                     }
                 }
             }
         }
+        if let Some((request, seq)) = dropped {
+            self.say_dropped(channel, request, seq, count);
+        }
+    }
+
+    /// One event per read batch for the server requests it dropped, not
+    /// one per request: a storm of them would otherwise fill the trace
+    /// with events of its own. It names the first, and counts them and
+    /// all those dropped before.
+    fn say_dropped(&self, channel: &str, request: Value, seq: u64, count: u64) {
+        let total = self.dropped.fetch_add(count, Ordering::Relaxed) + count;
+        let ev = Event::ServerRequestDropped {
+            request,
+            seq,
+            reason: format!("{SERVER_REQUEST_BACKLOG} server requests already wait for an answer"),
+            count,
+            total,
+        };
+        self.trace
+            .append(|s, now| s.append_event(channel, now, &ev));
     }
 
     /// Frames that are not UTF-8 are stored unrouted (their text cannot be

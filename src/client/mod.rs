@@ -23,6 +23,7 @@ pub mod timeout;
 pub mod user_wait;
 
 pub use answer::ServerAsk;
+pub use ingest::SERVER_REQUEST_BACKLOG;
 
 /// Server requests waiting for the user at once; more are refused.
 pub fn answer_limit() -> usize {
@@ -208,6 +209,7 @@ impl Session {
             server_requests: srv_tx,
             redact: opts.redact,
             tool_headers: tool_headers.clone(),
+            dropped: Default::default(),
         });
         let transport = make(ingest.clone())?;
         let roots = opts.roots.clone();
@@ -291,6 +293,12 @@ impl Session {
     /// How many server requests could not be answered as the options said.
     pub fn refused_answers(&self) -> usize {
         self.refused.load(Ordering::Relaxed)
+    }
+
+    /// How many server requests were dropped unanswered because too many
+    /// already waited (each drop is in the trace as well).
+    pub fn dropped_server_requests(&self) -> u64 {
+        self.sink.dropped.load(Ordering::Relaxed)
     }
 
     pub fn in_flight(&self) -> usize {
