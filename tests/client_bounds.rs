@@ -156,3 +156,34 @@ fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
         said[0]
     );
 }
+
+#[test]
+fn progress_for_tokens_no_request_carried_is_counted_not_printed_line_by_line() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("p.jsonl");
+    let n = 20_000;
+    let o = call(&hostile("stray-progress", Some(n)), &[], &rec);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let progress = o.lines("[progress]");
+    assert!(
+        progress.len() < 30,
+        "{} lines: {:?}",
+        progress.len(),
+        &progress[..30]
+    );
+    // The first few of each token as they come, then what the rest came to.
+    for token in ["stray-a", "stray-b"] {
+        let total: Vec<&&str> = progress
+            .iter()
+            .filter(|l| l.contains(&format!("\"{token}\": {} notifications in all", n / 2)))
+            .collect();
+        assert_eq!(total.len(), 1, "{token}: {progress:#?}");
+        assert!(total[0].contains("no request carried"), "{}", total[0]);
+    }
+    assert!(progress[0].starts_with("[progress] ? 0"), "{progress:#?}");
+    let recorded = trace_lines(&rec)
+        .iter()
+        .filter(|l| l["json"]["method"] == "notifications/progress")
+        .count();
+    assert_eq!(recorded, n, "the trace keeps every one");
+}

@@ -173,6 +173,14 @@ impl PrinterTask {
         self.checks.sync();
         p.findings(&self.checks, &mut std::io::stderr());
     }
+
+    /// The session is over: what was counted rather than printed line by
+    /// line is said now.
+    pub(super) fn finish(&self) {
+        self.sync();
+        let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
+        p.summary(&mut std::io::stderr());
+    }
 }
 
 pub async fn run(a: CallArgs) -> i32 {
@@ -226,7 +234,7 @@ where
     let refused = session.refused_answers();
     session.shutdown().await;
     printer_task.abort();
-    printer.sync();
+    printer.finish();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
     report_dropped(session.dropped_server_requests());
