@@ -187,3 +187,51 @@ fn progress_for_tokens_no_request_carried_is_counted_not_printed_line_by_line() 
         .count();
     assert_eq!(recorded, n, "the trace keeps every one");
 }
+
+#[test]
+fn a_frame_larger_than_a_quarter_of_max_store_is_cut() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("c.jsonl");
+    // A 5 MiB log line, then the result, with the smallest store (16 MiB).
+    let script = r#"read -r l; printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh"}}}\n'
+read -r l; read -r l
+printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+head -c 5242880 /dev/zero | tr '\0' x
+printf '"}}\n{"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'
+read -r l"#;
+    let server = vec!["sh".to_string(), "-c".into(), script.into()];
+    let o = call(&server, &["--quiet", "--max-store", "16MiB"], &rec);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    let cut = meta(&lines, "oversized");
+    assert_eq!(cut.len(), 1, "{}", o.stderr);
+    assert_eq!(cut[0]["kept"], 4 << 20);
+    assert_eq!(cut[0]["bytes"], 5242880 + 86);
+}
+
+#[test]
+fn an_answer_cut_to_the_frame_cap_fails_the_call_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("a.jsonl");
+    let script = r#"read -r l; printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh"}}}\n'
+read -r l; read -r l
+printf '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"'
+head -c 5242880 /dev/zero | tr '\0' x
+printf '"}]}}\n'
+read -r l"#;
+    let server = vec!["sh".to_string(), "-c".into(), script.into()];
+    let o = call(
+        &server,
+        &["--quiet", "--max-store", "16MiB", "--timeout", "30"],
+        &rec,
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let error = o.lines("[error]");
+    assert_eq!(error.len(), 1, "{}", o.stderr);
+    assert!(
+        error[0].contains("over the frame cap") && error[0].contains("4194304"),
+        "{}",
+        error[0]
+    );
+    assert!(meta(&trace_lines(&rec), "timeout").is_empty());
+}

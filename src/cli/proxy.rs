@@ -27,7 +27,10 @@ pub struct ProxyArgs {
     /// (`[mcpscope] ...` lines; off by default: the host logs stderr).
     #[arg(long, short)]
     pub verbose: bool,
-    /// Memory bound of the event store (e.g. 64MiB; default 2GiB).
+    /// Memory bound of the event store (e.g. 64MiB; default 2GiB). The
+    /// observer's queue holds a quarter of it, and a frame longer than a
+    /// quarter of it (at most 256 MiB) is cut to that in the trace (never on
+    /// the wire).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size)]
     pub max_store: Option<usize>,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
@@ -129,7 +132,10 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         checks: crate::checks::CheckConfig::default(),
         verbose: a.verbose,
         max_store: a.max_store,
-        max_frame: crate::transport::lines::max_frame(),
+        max_frame: crate::transport::lines::max_frame_within(
+            a.max_store
+                .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
+        ),
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),

@@ -56,7 +56,9 @@ pub struct ServerArgs {
     #[arg(long, help_heading = "Server")]
     pub listen: bool,
     /// Memory bound of the event store (e.g. 64MiB, 2GiB; default 2GiB):
-    /// the oldest events are evicted beyond it (a recording keeps them).
+    /// the oldest events are evicted beyond it (a recording keeps them). A
+    /// frame longer than a quarter of it (at most 256 MiB) is cut to that,
+    /// in memory and in the recording, and reported (frame-oversized).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size, help_heading = "Server")]
     pub max_store: Option<usize>,
     /// Keep secrets in recordings (they are redacted by default).

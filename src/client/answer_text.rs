@@ -27,6 +27,58 @@ pub fn utf8_problem(bytes: &[u8]) -> Option<String> {
         .map(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))
 }
 
+/// What the kept start of a cut frame says it is.
+#[derive(Debug, PartialEq)]
+pub enum CutFrame {
+    /// An answer (`result` or `error` at its top level) to this request.
+    Answer(IdKey),
+    /// An answer whose id, if it has one, is past the cut.
+    Unnamed,
+    /// A request, a notification, or text that is not a JSON object.
+    Other,
+}
+
+/// Read the top-level keys of the kept start of a frame cut to the size
+/// cap, up to the cut.
+pub fn cut_frame(kept: &[u8]) -> CutFrame {
+    let text = String::from_utf8_lossy(kept);
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    s.ws();
+    if !s.eat(b'{') {
+        return CutFrame::Other;
+    }
+    let (mut id, mut answer) = (None, false);
+    loop {
+        s.ws();
+        let Some(key) = s.string() else { break };
+        s.ws();
+        if !s.eat(b':') {
+            break;
+        }
+        s.ws();
+        let start = s.i;
+        let complete = s.skip_value();
+        match key {
+            "method" => return CutFrame::Other,
+            "result" | "error" => answer = true,
+            "id" if complete => id = Some(IdKey::from_raw(&text[start..s.i])),
+            _ => {}
+        }
+        s.ws();
+        if !s.eat(b',') {
+            break;
+        }
+    }
+    match (answer, id) {
+        (true, Some(id)) if id.is_valid() => CutFrame::Answer(id),
+        (true, _) => CutFrame::Unnamed,
+        (false, _) => CutFrame::Other,
+    }
+}
+
 /// The first key written twice in one object of a JSON text: the JSON
 /// Pointer of that object and the key. The text is one the parser already
 /// accepted; anything unexpected ends the search.
@@ -118,6 +170,20 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.b.get(self.i) == Some(&c);
+        if hit {
+            self.i += 1;
+        }
+        hit
+    }
+
     /// A string token's content (escapes kept), the cursor after it; `None`
     /// when there is none here or it is cut.
     fn string(&mut self) -> Option<&'a str> {
@@ -135,6 +201,48 @@ impl<'a> Scan<'a> {
         }
         self.i = j + 1;
         std::str::from_utf8(&self.b[start..j]).ok()
+    }
+
+    /// Skip one value; false when the text ends inside it.
+    fn skip_value(&mut self) -> bool {
+        match self.b.get(self.i) {
+            None => false,
+            Some(b'"') => self.string().is_some(),
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                while let Some(&c) = self.b.get(self.i) {
+                    match c {
+                        b'"' => {
+                            if self.string().is_none() {
+                                return false;
+                            }
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.i += 1;
+                                return true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.i += 1;
+                }
+                false
+            }
+            Some(_) => {
+                // A number or a literal ends at the next delimiter.
+                while let Some(c) = self.b.get(self.i) {
+                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                        return true;
+                    }
+                    self.i += 1;
+                }
+                false
+            }
+        }
     }
 }
 
@@ -154,6 +262,35 @@ mod tests {
             b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{\"t\":\"\xff\"}}";
         assert_eq!(undecodable_answer(request), None);
         assert_eq!(undecodable_answer(b"\xff\xfe"), None);
+    }
+
+    #[test]
+    fn a_cut_frame_is_read_up_to_the_cut() {
+        let cut = |t: &str| cut_frame(t.as_bytes());
+        assert_eq!(
+            cut(r#"{"jsonrpc":"2.0","id":"a-1","result":{"content":[{"text":"xx"#),
+            CutFrame::Answer(IdKey::Str("a-1".into()))
+        );
+        assert_eq!(
+            cut(r#" { "id" : 3 , "error":{"code":1,"message":"m"#),
+            CutFrame::Answer(IdKey::Int(3))
+        );
+        // The TypeScript SDK writes the result first: its id is past the cut.
+        assert_eq!(
+            cut(r#"{"result":{"content":[{"text":"x}]\"xx"#),
+            CutFrame::Unnamed
+        );
+        assert_eq!(
+            cut(r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"#),
+            CutFrame::Other
+        );
+        assert_eq!(
+            cut(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"da"#),
+            CutFrame::Other
+        );
+        assert_eq!(cut("not json at all"), CutFrame::Other);
+        // An id cut in the middle is no id.
+        assert_eq!(cut(r#"{"result":{},"id":12"#), CutFrame::Unnamed);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct Ingest {
     pub tool_headers: Arc<super::http_headers::ToolHeaders>,
     /// Server requests dropped unanswered so far (the backlog was full).
     pub dropped: AtomicU64,
+    /// Frames over this many bytes are cut
+    /// ([`crate::transport::lines::max_frame_within`]).
+    pub max_frame: usize,
 }
 
 impl Ingest {
@@ -89,6 +92,26 @@ impl Ingest {
         }
         failed
     }
+
+    /// A cut frame is no result: the request it answers fails now, named
+    /// by the id in the kept start or, without one, the only request in
+    /// flight (as an error with id null completes it).
+    fn fail_cut(&self, seq: u64, kept: &[u8], total: u64) {
+        let why = Gone::Oversized {
+            seq,
+            bytes: total,
+            cap: kept.len(),
+        };
+        match answer_text::cut_frame(kept) {
+            answer_text::CutFrame::Answer(id) => {
+                self.pending.fail(&id, why);
+            }
+            answer_text::CutFrame::Unnamed => {
+                self.pending.fail_sole(why);
+            }
+            answer_text::CutFrame::Other => {}
+        }
+    }
 }
 
 impl Sink for Ingest {
@@ -121,15 +144,22 @@ impl Sink for Ingest {
     }
 
     fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
-        // Routed nowhere: a cut frame answers nothing.
-        self.trace.append(|s, now| {
+        // Stored unrouted: a cut frame is no answer; but the request it was
+        // meant to answer will get none, and is told so.
+        let seq = self.trace.append(|s, now| {
             let seq = s.append_cut(Dir::In, channel, now, kept);
             s.append_event(
                 channel,
                 now,
                 &Event::oversized(kept.len(), total, Some(seq)),
             );
+            seq
         });
+        self.fail_cut(seq, kept, total);
+    }
+
+    fn max_frame(&self) -> usize {
+        self.max_frame
     }
 
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {

@@ -203,6 +203,7 @@ impl Session {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::channel(ingest::SERVER_REQUEST_BACKLOG);
         let tool_headers = Arc::new(ToolHeaders::default());
+        let max_frame = crate::transport::lines::max_frame_within(trace.read().max_bytes());
         let ingest = Arc::new(Ingest {
             trace: trace.clone(),
             pending: pending.clone(),
@@ -210,6 +211,7 @@ impl Session {
             redact: opts.redact,
             tool_headers: tool_headers.clone(),
             dropped: Default::default(),
+            max_frame,
         });
         let transport = make(ingest.clone())?;
         let roots = opts.roots.clone();
@@ -475,6 +477,16 @@ impl Session {
                 Some(Ok(Err(Gone::Malformed { seq, why }))) => {
                     return Err(ClientError::Protocol(format!(
                         "{method}: the answer to request {id} (#{seq}) is malformed: {why}"
+                    )));
+                }
+                Some(Ok(Err(Gone::Oversized { seq, bytes, cap }))) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: the answer to request {id} (#{seq}) is {bytes} bytes, over the frame cap of {cap} bytes{}: only its first {cap} bytes are kept",
+                        if cap < crate::transport::lines::max_frame() {
+                            " (a quarter of --max-store)"
+                        } else {
+                            ""
+                        }
                     )));
                 }
                 Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
