@@ -4,9 +4,11 @@
 //! that is killed, and the HTTP proxy on a port already taken.
 
 mod common;
+mod proxy_support;
 
 use common::{BIN, Output, finish, trace_lines};
 use serde_json::Value;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -234,4 +236,68 @@ read -r l"#;
         error[0]
     );
     assert!(meta(&trace_lines(&rec), "timeout").is_empty());
+}
+
+/// Through the stdio proxy, with an observer queue of 64 KiB: the start of
+/// a line is observed, the middle of it cannot be (pieces of 256 KiB do
+/// not fit the queue), and the whole line is counted as missing — every
+/// byte the host got is either in the trace or in an `observer-behind`.
+#[test]
+fn the_stdio_proxy_counts_the_whole_line_a_gap_cut_through() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let argv = proxy_support::proxied(&hostile("split-line", Some(4 << 20)), &trace, &[]);
+    let mut proxy = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .env("MCPSCOPE_PROXY_QUEUE", "65536")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = common::watchdog(&proxy, std::time::Duration::from_secs(120));
+    let mut out = proxy.stdout.take().unwrap();
+    // The line's first 1,000 bytes (and its opening) reached the host, so
+    // the observer was offered them on their own; only then the rest.
+    let mut start = vec![0u8; 83 + 1000];
+    out.read_exact(&mut start).unwrap();
+    let mut stdin = proxy.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    drop(stdin);
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    let mut err = String::new();
+    proxy
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(proxy.wait().unwrap().success(), "{err}");
+    dog.disarm();
+    let host_got = [start, rest].concat();
+
+    let recs = proxy_support::recorded(&trace);
+    let stored: usize = proxy_support::dir_frames(&recs, "in")
+        .iter()
+        .map(|f| f.len() + 1)
+        .sum();
+    let missing: u64 = recs
+        .iter()
+        .filter(|r| r.dir == "meta")
+        .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+        .filter(|v| v["event"] == "observer-behind" && v["stream"] == "server→host")
+        .map(|v| v["bytes"].as_u64().unwrap())
+        .sum();
+    assert!(missing > 0, "the queue could not hold the line: {err}");
+    assert_eq!(
+        stored as u64 + missing,
+        host_got.len() as u64,
+        "every forwarded byte is stored or counted missing"
+    );
+    assert!(
+        err.contains(&format!("{missing} bytes were forwarded but are missing")),
+        "{err}"
+    );
 }
