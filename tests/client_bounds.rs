@@ -301,3 +301,56 @@ fn the_stdio_proxy_counts_the_whole_line_a_gap_cut_through() {
         "{err}"
     );
 }
+
+#[test]
+fn attach_print_on_a_proxy_killed_mid_session_says_so_and_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let mut argv = vec![
+        BIN.to_string(),
+        "proxy".into(),
+        "--name".into(),
+        "doomed".into(),
+        "--".into(),
+    ];
+    argv.extend(proxy_support::demo());
+    let mut h = proxy_support::Host::start(&argv, d.path());
+    h.initialize();
+    let mut attach = Command::new(BIN)
+        .args(["attach", "doomed", "--print"])
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dog = common::watchdog(&attach, std::time::Duration::from_secs(60));
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(attach.stdout.take().unwrap()));
+    // Following: the handshake so far is printed.
+    assert!(
+        lines
+            .by_ref()
+            .map(|l| l.unwrap())
+            .any(|l| l.contains("initialize")),
+        "attach printed the session"
+    );
+    // SAFETY: kill(2) on our own unreaped child.
+    unsafe { libc::kill(h.child.id() as i32, libc::SIGKILL) };
+    h.child.wait().unwrap();
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    let mut err = String::new();
+    attach
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let st = attach.wait().unwrap();
+    assert!(!dog.disarm(), "attach ended by itself");
+    assert_eq!(st.code(), Some(3), "{err}\n{rest:#?}");
+    // Last, after a word on a cut last line if the kill cut one.
+    let said = err.lines().last().unwrap_or_default();
+    assert!(
+        said.contains("ended without closing the session")
+            && said.contains(&h.child.id().to_string()),
+        "{err}"
+    );
+}
