@@ -196,15 +196,23 @@ pub enum Event {
         tool: Value,
         reason: String,
     },
-    /// A server request was not answered: too many already wait.
+    /// Server requests were not answered: too many already waited. One
+    /// event stands for the `count` dropped from one read batch, `request`
+    /// (frame `seq`) the first of them; `total` counts every one dropped in
+    /// the session so far, these included (0 in traces older than it).
     ServerRequestDropped {
         request: Value,
         seq: u64,
         reason: String,
+        #[serde(default = "one")]
+        count: u64,
+        #[serde(default)]
+        total: u64,
     },
     /// A server request mcpscope was told how to answer, but that answer
     /// does not fit the request (`--elicit accept:` content the requested
-    /// schema rejects); `answered` says what was sent instead.
+    /// schema rejects: `cancel`; `--elicit defaults` that cannot satisfy
+    /// it: `decline`); `answered` says what was sent instead.
     AnswerRefused {
         request: Value,
         seq: u64,
@@ -285,6 +293,12 @@ pub fn target_key(url: &str) -> String {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// A count read from a trace written before the field existed: one event
+/// stood for one.
+fn one() -> u64 {
+    1
 }
 
 /// An HTTP exchange's status: the code, or why there is none (the DELETE

@@ -177,6 +177,14 @@ impl PrinterTask {
         self.checks.sync();
         p.findings(&self.checks, &mut std::io::stderr());
     }
+
+    /// The session is over: what was counted rather than printed line by
+    /// line is said now.
+    pub(super) fn finish(&self) {
+        self.sync();
+        let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
+        p.summary(&mut std::io::stderr());
+    }
 }
 
 pub async fn run(a: CallArgs) -> i32 {
@@ -230,9 +238,10 @@ where
     let refused = session.refused_answers();
     session.shutdown().await;
     printer_task.abort();
-    printer.sync();
+    printer.finish();
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
+    report_dropped(session.dropped_server_requests());
     if refused > 0 && code == 0 {
         // An answer the user gave could not be sent: the run did not go as asked.
         eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
@@ -275,6 +284,17 @@ pub(super) fn report_evictions(trace: &Trace, checks: &LiveChecks, recording: bo
             ""
         }
     );
+}
+
+/// Server requests dropped unanswered are said once, with their count:
+/// each drop is in the trace, but a storm of them must not flood stderr.
+pub(super) fn report_dropped(dropped: u64) {
+    if dropped > 0 {
+        eprintln!(
+            "[protocol] {dropped} server requests were dropped unanswered: the server asked while {} already waited for an answer (server-request-dropped in the trace)",
+            crate::client::SERVER_REQUEST_BACKLOG
+        );
+    }
 }
 
 async fn call(

@@ -21,6 +21,8 @@ pub struct Printer {
     http: super::http_lines::HttpLines,
     /// The last status said per task, so each change is one `[task]` line.
     tasks: Vec<(String, String, Option<String>)>,
+    /// Progress for tokens no request carried: counted, mostly not printed.
+    strays: Strays,
 }
 
 /// Tasks whose last status is remembered; an older one is forgotten (it
@@ -36,7 +38,19 @@ impl Printer {
             findings_shown: 0,
             http: Default::default(),
             tasks: Vec::new(),
+            strays: Strays::default(),
         }
+    }
+
+    /// At the end of a session: what was counted rather than printed.
+    pub fn summary(&mut self, out: &mut impl Write) {
+        if self.quiet {
+            return;
+        }
+        let mut buf = Vec::new();
+        self.strays.summary(&mut buf);
+        let _ = out.write_all(&buf);
+        let _ = out.flush();
     }
 
     /// Print findings not printed yet: `[finding] RULE-ID (severity) #seq…: message`.
@@ -114,11 +128,20 @@ impl Printer {
                     } else {
                         String::new()
                     };
+                    // A decline stands in for defaults that could not be
+                    // sent (`--elicit defaults`): said, but not a failure
+                    // of the run, unlike content the user gave that did not fit.
+                    let tag = if answered == "decline" {
+                        "[answer]"
+                    } else {
+                        "[error]"
+                    };
                     let _ = writeln!(
                         buf,
-                        "[error] {}{at}: {}; answered {answered}",
+                        "{tag} {}{at}: {}; answered {}",
                         one_line(&method),
-                        one_line(&reason)
+                        one_line(&reason),
+                        one_line(&answered)
                     );
                 } else if let Some(l) = self.http.line(ev) {
                     let _ = writeln!(buf, "{}", one_line(&l));
@@ -214,6 +237,7 @@ impl Printer {
                                 c.tool.as_deref().unwrap_or("?")
                             }
                             Some(c) => c.method.as_str(),
+                            None if !self.strays.note(&one_line(p.token.get()), buf) => return,
                             None => "?",
                         };
                         let message = p.message.as_deref().map(one_line);
@@ -335,6 +359,87 @@ impl Printer {
                 .unwrap_or_default()
         );
     }
+}
+
+/// Progress for tokens no request carried, which a server can send without
+/// end: the first `STRAYS_SHOWN` of each token are printed, the rest are
+/// counted, with a line when the count reaches 1000, 10000, … and one at
+/// the end. Beyond `MAX_STRAY_TOKENS` tokens they are counted together.
+#[derive(Default)]
+struct Strays {
+    /// Each token as written (JSON), and its notifications so far.
+    tokens: Vec<(String, u64)>,
+    /// Notifications of the tokens past `MAX_STRAY_TOKENS`.
+    others: u64,
+}
+
+const STRAYS_SHOWN: u64 = 3;
+const MAX_STRAY_TOKENS: usize = 64;
+const STRAY: &str = "no request carried";
+
+impl Strays {
+    /// Count one notification for `token`; whether it is printed as usual
+    /// (a count line may be written to `buf` instead).
+    fn note(&mut self, token: &str, buf: &mut Vec<u8>) -> bool {
+        let known = self.tokens.iter().position(|(t, _)| t == token);
+        let n = match known {
+            Some(i) => {
+                self.tokens[i].1 += 1;
+                self.tokens[i].1
+            }
+            None if self.tokens.len() < MAX_STRAY_TOKENS => {
+                self.tokens.push((token.to_string(), 1));
+                1
+            }
+            None => {
+                self.others += 1;
+                if self.others == 1 {
+                    let _ = writeln!(
+                        buf,
+                        "[progress] ? more than {MAX_STRAY_TOKENS} tokens {STRAY}: the notifications of the others are counted, not shown"
+                    );
+                } else if milestone(self.others) {
+                    let _ = writeln!(
+                        buf,
+                        "[progress] ? {} notifications so far for other tokens {STRAY}",
+                        self.others
+                    );
+                }
+                return false;
+            }
+        };
+        if n <= STRAYS_SHOWN {
+            return true;
+        }
+        if milestone(n) {
+            let _ = writeln!(
+                buf,
+                "[progress] ? {token}: {n} notifications so far for a token {STRAY} (the first {STRAYS_SHOWN} shown)"
+            );
+        }
+        false
+    }
+
+    fn summary(&self, buf: &mut Vec<u8>) {
+        for (token, n) in self.tokens.iter().filter(|(_, n)| *n > STRAYS_SHOWN) {
+            let _ = writeln!(
+                buf,
+                "[progress] ? {token}: {n} notifications in all for a token {STRAY} (the first {STRAYS_SHOWN} shown)"
+            );
+        }
+        if self.others > 0 {
+            let _ = writeln!(
+                buf,
+                "[progress] ? {} notifications in all for other tokens {STRAY} (none shown)",
+                self.others
+            );
+        }
+    }
+}
+
+/// 1000, 10000, 100000, …: how often a count is said while it grows.
+fn milestone(n: u64) -> bool {
+    n >= 1000 && 10u64.pow(n.ilog10()) == n
 }
 
 /// Params on one line: re-serialised compact when they parse (pretty-printed

@@ -4,8 +4,8 @@
 use crate::protocol::sanitize::one_line;
 use crate::proxy::registry::{self, Entry};
 use crate::proxy::{Outcome, StdioProxy};
-use crate::trace::Store;
 use crate::trace::reader::TraceReader;
+use crate::trace::{Dir, Store};
 use crate::transport::stdio::CommandSpec;
 use clap::Args;
 use std::io::Write;
@@ -27,7 +27,10 @@ pub struct ProxyArgs {
     /// (`[mcpscope] ...` lines; off by default: the host logs stderr).
     #[arg(long, short)]
     pub verbose: bool,
-    /// Memory bound of the event store (e.g. 64MiB; default 2GiB).
+    /// Memory bound of the event store (e.g. 64MiB; default 2GiB). The
+    /// observer's queue holds a quarter of it, and a frame longer than a
+    /// quarter of it (at most 256 MiB) is cut to that in the trace (never on
+    /// the wire).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size)]
     pub max_store: Option<usize>,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
@@ -138,7 +141,10 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         checks: crate::checks::CheckConfig::default(),
         verbose: a.verbose,
         max_store: a.max_store,
-        max_frame: crate::transport::lines::max_frame(),
+        max_frame: crate::transport::lines::max_frame_within(
+            a.max_store
+                .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
+        ),
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),
@@ -233,7 +239,8 @@ pub struct AttachArgs {
     /// left out when only one session runs.
     pub name: Option<String>,
     /// Print the timeline as text (as `replay --print`), following the
-    /// session until it ends, instead of opening the TUI.
+    /// session until it ends, instead of opening the TUI. A proxy that is
+    /// killed before it closes the session ends it with an error (exit 3).
     #[arg(long)]
     pub print: bool,
 }
@@ -267,11 +274,14 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
     };
     let mut store = Store::default();
     let mut out = std::io::stdout().lock();
+    // A stdio proxy's last event is its server's exit.
+    let mut ended_with_exit = false;
     loop {
         match reader.next_event() {
             Ok(Some(e)) => {
                 let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
                 if let Some(ev) = store.get(seq) {
+                    ended_with_exit = ev.dir == Dir::Meta && ev.method == Some("exit");
                     // Line by line: whoever reads this follows a live session.
                     if writeln!(out, "{}", super::replay::format_event(&ev))
                         .and_then(|()| out.flush())
@@ -291,7 +301,22 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
     if let Some(d) = reader.damage() {
         eprintln!("[warning] the session's trace ends mid-line: {d}");
     }
+    if ended_uncleanly(&entry, ended_with_exit) {
+        eprintln!(
+            "[error] the proxy (pid {}) ended without closing the session (killed or crashed): the trace stops at what it had written",
+            entry.pid
+        );
+        return 3;
+    }
     0
+}
+
+/// A proxy that ends closes its session: it removes its entry from the
+/// sessions directory (and a stdio proxy records its server's exit last).
+/// One that was killed leaves its entry behind, or its trace without that
+/// last event; either tells a viewer the session did not end, it stopped.
+fn ended_uncleanly(entry: &Entry, ended_with_exit: bool) -> bool {
+    registry::left_behind(entry) || (entry.transport == "stdio" && !ended_with_exit)
 }
 
 #[derive(Args, Debug, Clone)]

@@ -40,8 +40,11 @@ pub struct ServerArgs {
     /// Answer roots/list with this path or URI (repeatable; declares `roots`).
     #[arg(long = "root", help_heading = "Server")]
     pub roots: Vec<String>,
-    /// Answer elicitation/create: decline, defaults, or accept:JSON (content checked
-    /// against the requested schema) (declares `elicitation`).
+    /// Answer elicitation/create: decline, defaults, or accept:JSON (declares
+    /// `elicitation`). Both defaults and accept: content are checked against the
+    /// requested schema; defaults that cannot satisfy it (a required field without
+    /// a default) are declined, said on one `[answer]` line; accept: content that
+    /// does not fit is answered cancel and the run exits 2.
     #[arg(long, value_name = "decline|defaults|accept:JSON", value_parser = ElicitMode::parse, help_heading = "Server")]
     pub elicit: Option<ElicitMode>,
     /// Answer sampling/createMessage with this text as the assistant's reply, or
@@ -53,7 +56,9 @@ pub struct ServerArgs {
     #[arg(long, help_heading = "Server")]
     pub listen: bool,
     /// Memory bound of the event store (e.g. 64MiB, 2GiB; default 2GiB):
-    /// the oldest events are evicted beyond it (a recording keeps them).
+    /// the oldest events are evicted beyond it (a recording keeps them). A
+    /// frame longer than a quarter of it (at most 256 MiB) is cut to that,
+    /// in memory and in the recording, and reported (frame-oversized).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size, help_heading = "Server")]
     pub max_store: Option<usize>,
     /// Keep secrets in recordings (they are redacted by default).

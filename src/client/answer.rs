@@ -189,9 +189,7 @@ pub(super) fn answer(
         methods::ROOTS_LIST if opts.ask_user || !opts.roots.is_empty() => Ok(roots(&s.roots())),
         methods::ELICIT => match &opts.elicit {
             Some(ElicitMode::Decline) => Ok(json!({"action": "decline"})),
-            Some(ElicitMode::Defaults) => {
-                Ok(json!({"action": "accept", "content": schema_defaults(params)}))
-            }
+            Some(ElicitMode::Defaults) => Ok(defaults_answer(s, method, params, from)),
             Some(ElicitMode::Accept(content)) => {
                 if params.get("mode").and_then(Value::as_str) == Some("url") {
                     // A URL elicitation has no content: accepting means the
@@ -247,14 +245,63 @@ pub(super) fn answer(
 /// `cancel` (the user gave no usable answer), and the trace says why.
 fn refuse(s: &Session, method: &str, from: Option<(&IdKey, u64)>, reason: String) -> Value {
     s.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    record_refusal(s, method, from, reason, "cancel");
+    json!({"action": "cancel"})
+}
+
+/// `--elicit defaults`: the schema's defaults, checked as `accept:` content
+/// is. Defaults that cannot satisfy the schema (a required field without
+/// one, a default outside its own bounds) are never sent: the request is
+/// declined and the trace says why. Unlike content the user wrote, nothing
+/// the user gave was wrong, and declining is an answer every server must
+/// expect, so the run is not failed for it.
+fn defaults_answer(
+    s: &Session,
+    method: &str,
+    params: &Value,
+    from: Option<(&IdKey, u64)>,
+) -> Value {
+    let content = schema_defaults(params);
+    if params.get("mode").and_then(Value::as_str) == Some("url") {
+        // A URL elicitation has no form to fill: nothing to check.
+        return json!({"action": "accept", "content": content});
+    }
+    let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+    let checked = match &content {
+        Value::Object(fields) => elicit::fit(schema, fields),
+        _ => Err(vec![
+            "the requested schema is not an object form".to_string(),
+        ]),
+    };
+    match checked {
+        Ok(kept) => json!({"action": "accept", "content": kept}),
+        Err(problems) => {
+            let reason = format!(
+                "the requested schema's defaults do not satisfy it: {}",
+                problems.join("; ")
+            );
+            record_refusal(s, method, from, reason, "decline");
+            json!({"action": "decline"})
+        }
+    }
+}
+
+/// Say in the trace that a server request was answered `answered` instead
+/// of as the options asked, and why (the printers show it).
+fn record_refusal(
+    s: &Session,
+    method: &str,
+    from: Option<(&IdKey, u64)>,
+    reason: String,
+    answered: &str,
+) {
     s.meta(Event::AnswerRefused {
         request: from.map_or(Value::Null, |(id, _)| id.to_value()),
         seq: from.map_or(0, |(_, seq)| seq),
         method: method.to_string(),
         reason,
-        answered: "cancel".into(),
+        answered: answered.into(),
     });
-    json!({"action": "cancel"})
 }
 
 /// A `roots/list` result from `--root` values.

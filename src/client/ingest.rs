@@ -1,12 +1,15 @@
 //! The transport's sink: appends what arrives to the trace (one lock per read
 //! batch), then wakes waiting requests and queues server→client requests.
 
+use super::answer_text;
 use super::pending::{Gone, Pending};
 use crate::event::{Event, Loss};
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Route, Trace};
 use crate::transport::{ExitInfo, Sink};
+use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::mpsc;
 
 /// Server→client requests waiting for an answer, at most.
@@ -21,10 +24,17 @@ pub struct Ingest {
     pub redact: bool,
     /// Learns from `tools/list` results before anyone waiting on them wakes.
     pub tool_headers: Arc<super::http_headers::ToolHeaders>,
+    /// Server requests dropped unanswered so far (the backlog was full).
+    pub dropped: AtomicU64,
+    /// Frames over this many bytes are cut
+    /// ([`crate::transport::lines::max_frame_within`]).
+    pub max_frame: usize,
 }
 
 impl Ingest {
     fn route(&self, channel: &str, routes: Vec<Route>) {
+        let mut dropped: Option<(Value, u64)> = None;
+        let mut count = 0u64;
         for r in routes {
             match r {
                 // An error with id null answers a request the server could not
@@ -32,24 +42,74 @@ impl Ingest {
                 Route::Response { id, seq } if !id.is_valid() => self.pending.complete_sole(seq),
                 Route::Response { id, seq } => self.pending.complete(&id, seq),
                 Route::Malformed { id, seq, why } => {
-                    self.pending.fail(&id, Gone::Malformed { seq, why })
+                    self.pending.fail(&id, Gone::Malformed { seq, why });
                 }
                 Route::ServerRequest { id, seq } => {
                     if let Err(mpsc::error::TrySendError::Full((id, seq))) =
                         self.server_requests.try_send((id, seq))
                     {
-                        let ev = Event::ServerRequestDropped {
-                            request: id.to_value(),
-                            seq,
-                            reason: format!(
-                                "{SERVER_REQUEST_BACKLOG} server requests already wait for an answer"
-                            ),
-                        };
-                        self.trace
-                            .append(|s, now| s.append_event(channel, now, &ev));
+                        dropped.get_or_insert((id.to_value(), seq));
+                        count += 1;
                     }
                 }
             }
+        }
+        if let Some((request, seq)) = dropped {
+            self.say_dropped(channel, request, seq, count);
+        }
+    }
+
+    /// One event per read batch for the server requests it dropped, not
+    /// one per request: a storm of them would otherwise fill the trace
+    /// with events of its own. It names the first, and counts them and
+    /// all those dropped before.
+    fn say_dropped(&self, channel: &str, request: Value, seq: u64, count: u64) {
+        let total = self.dropped.fetch_add(count, Ordering::Relaxed) + count;
+        let ev = Event::ServerRequestDropped {
+            request,
+            seq,
+            reason: format!("{SERVER_REQUEST_BACKLOG} server requests already wait for an answer"),
+            count,
+            total,
+        };
+        self.trace
+            .append(|s, now| s.append_event(channel, now, &ev));
+    }
+
+    /// Frames that are not UTF-8 are stored unrouted (their text cannot be
+    /// classified); one that answers a request still waiting fails it now
+    /// rather than at its timeout. The requests failed are returned.
+    fn fail_undecodable(&self, frames: &[(u64, &[u8])]) -> Vec<IdKey> {
+        let mut failed = Vec::new();
+        for &(seq, bytes) in frames {
+            let Some(id) = answer_text::undecodable_answer(bytes) else {
+                continue;
+            };
+            let why = answer_text::utf8_problem(bytes).unwrap_or_default();
+            if self.pending.fail(&id, Gone::Malformed { seq, why }) {
+                failed.push(id);
+            }
+        }
+        failed
+    }
+
+    /// A cut frame is no result: the request it answers fails now, named
+    /// by the id in the kept start or, without one, the only request in
+    /// flight (as an error with id null completes it).
+    fn fail_cut(&self, seq: u64, kept: &[u8], total: u64) {
+        let why = Gone::Oversized {
+            seq,
+            bytes: total,
+            cap: kept.len(),
+        };
+        match answer_text::cut_frame(kept) {
+            answer_text::CutFrame::Answer(id) => {
+                self.pending.fail(&id, why);
+            }
+            answer_text::CutFrame::Unnamed => {
+                self.pending.fail_sole(why);
+            }
+            answer_text::CutFrame::Other => {}
         }
     }
 }
@@ -60,12 +120,18 @@ impl Sink for Ingest {
             self.tool_headers.observe(f);
         }
         let mut routes = Vec::new();
+        let mut undecodable = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
-                s.append_frame(Dir::In, channel, now, f, &mut routes);
+                let seq = s.append_frame(Dir::In, channel, now, f, &mut routes);
+                // Only a frame just listed as a problem can be one (cheap
+                // to ask); its bytes are looked at then.
+                if s.problems().last() == Some(&seq) && std::str::from_utf8(f).is_err() {
+                    undecodable.push((seq, *f));
+                }
             }
         });
-        let answered = routes
+        let mut answered: Vec<IdKey> = routes
             .iter()
             .filter_map(|r| match r {
                 Route::Response { id, .. } | Route::Malformed { id, .. } => Some(id.clone()),
@@ -73,19 +139,27 @@ impl Sink for Ingest {
             })
             .collect();
         self.route(channel, routes);
+        answered.extend(self.fail_undecodable(&undecodable));
         answered
     }
 
     fn oversized(&self, channel: &str, kept: &[u8], total: u64) {
-        // Routed nowhere: a cut frame answers nothing.
-        self.trace.append(|s, now| {
+        // Stored unrouted: a cut frame is no answer; but the request it was
+        // meant to answer will get none, and is told so.
+        let seq = self.trace.append(|s, now| {
             let seq = s.append_cut(Dir::In, channel, now, kept);
             s.append_event(
                 channel,
                 now,
                 &Event::oversized(kept.len(), total, Some(seq)),
             );
+            seq
         });
+        self.fail_cut(seq, kept, total);
+    }
+
+    fn max_frame(&self) -> usize {
+        self.max_frame
     }
 
     fn stderr(&self, channel: &str, lines: &[&[u8]]) {
@@ -133,7 +207,9 @@ impl Sink for Ingest {
             self.tool_headers.forget(id);
         }
         match request {
-            Some(id) => self.pending.fail(&id, Gone::Transport(why)),
+            Some(id) => {
+                self.pending.fail(&id, Gone::Transport(why));
+            }
             None => self.pending.fail_all(Gone::Transport(why)),
         }
     }

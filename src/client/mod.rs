@@ -5,6 +5,7 @@
 //! the trace order is the wire order.
 
 mod answer;
+mod answer_text;
 pub mod client_tasks;
 mod era;
 pub mod ext_tasks;
@@ -22,6 +23,7 @@ pub mod timeout;
 pub mod user_wait;
 
 pub use answer::ServerAsk;
+pub use ingest::SERVER_REQUEST_BACKLOG;
 
 /// Server requests waiting for the user at once; more are refused.
 pub fn answer_limit() -> usize {
@@ -201,12 +203,15 @@ impl Session {
         let pending = Arc::new(Pending::default());
         let (srv_tx, srv_rx) = mpsc::channel(ingest::SERVER_REQUEST_BACKLOG);
         let tool_headers = Arc::new(ToolHeaders::default());
+        let max_frame = crate::transport::lines::max_frame_within(trace.read().max_bytes());
         let ingest = Arc::new(Ingest {
             trace: trace.clone(),
             pending: pending.clone(),
             server_requests: srv_tx,
             redact: opts.redact,
             tool_headers: tool_headers.clone(),
+            dropped: Default::default(),
+            max_frame,
         });
         let transport = make(ingest.clone())?;
         let roots = opts.roots.clone();
@@ -290,6 +295,12 @@ impl Session {
     /// How many server requests could not be answered as the options said.
     pub fn refused_answers(&self) -> usize {
         self.refused.load(Ordering::Relaxed)
+    }
+
+    /// How many server requests were dropped unanswered because too many
+    /// already waited (each drop is in the trace as well).
+    pub fn dropped_server_requests(&self) -> u64 {
+        self.sink.dropped.load(Ordering::Relaxed)
     }
 
     pub fn in_flight(&self) -> usize {
@@ -468,6 +479,16 @@ impl Session {
                         "{method}: the answer to request {id} (#{seq}) is malformed: {why}"
                     )));
                 }
+                Some(Ok(Err(Gone::Oversized { seq, bytes, cap }))) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: the answer to request {id} (#{seq}) is {bytes} bytes, over the frame cap of {cap} bytes{}: only its first {cap} bytes are kept",
+                        if cap < crate::transport::lines::max_frame() {
+                            " (a quarter of --max-store)"
+                        } else {
+                            ""
+                        }
+                    )));
+                }
                 Some(Ok(Err(gone))) => return Err(ClientError::Gone(gone)),
                 Some(Err(_)) => {
                     return Err(ClientError::Gone(self.pending.gone().unwrap_or(
@@ -528,6 +549,18 @@ impl Session {
         let unreadable = |e: String| {
             ClientError::Protocol(format!("{method}: the response #{seq} cannot be read: {e}"))
         };
+        for (member, raw) in [("result", f.result), ("error", f.error)] {
+            if let Some((at, key)) = raw.and_then(|r| answer_text::first_duplicate_key(r.get())) {
+                // Readers disagree on which of the two values counts: the
+                // answer says nothing for certain.
+                let id =
+                    f.id.as_ref()
+                        .map_or_else(String::new, |id| format!(" to request {id}"));
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the answer{id} (#{seq}) is malformed: duplicate key {key:?} at /{member}{at}"
+                )));
+            }
+        }
         if let Some(err) = f.error {
             let (err, _) = lenient_value(err.get()).map_err(unreadable)?;
             let mut message = err

@@ -17,6 +17,13 @@ pub enum Gone {
         seq: u64,
         why: String,
     },
+    /// The answer came over the frame size cap (`bytes` long, cut to `cap`):
+    /// only its start is kept, which is no result.
+    Oversized {
+        seq: u64,
+        bytes: u64,
+        cap: usize,
+    },
 }
 
 impl std::fmt::Display for Gone {
@@ -25,6 +32,10 @@ impl std::fmt::Display for Gone {
             Gone::Exited(e) => write!(f, "the server {e}"),
             Gone::Transport(why) => write!(f, "{why}"),
             Gone::Malformed { seq, why } => write!(f, "its answer (#{seq}) is malformed: {why}"),
+            Gone::Oversized { seq, bytes, cap } => write!(
+                f,
+                "its answer (#{seq}) is {bytes} bytes, over the frame cap of {cap} bytes: only its first {cap} bytes are kept"
+            ),
         }
     }
 }
@@ -90,11 +101,30 @@ impl Pending {
         self.lock().waiting.remove(id);
     }
 
-    /// One request will never be answered.
-    pub fn fail(&self, id: &IdKey, why: Gone) {
-        if let Some(tx) = self.lock().waiting.remove(id) {
+    /// One request will never be answered; false if nobody waited for it.
+    pub fn fail(&self, id: &IdKey, why: Gone) -> bool {
+        match self.lock().waiting.remove(id) {
+            Some(tx) => {
+                let _ = tx.send(Err(why));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// An answer that names no request it can be told by fails the only
+    /// request in flight (as `complete_sole` completes it); with several,
+    /// none. The id of the request failed, if one was.
+    pub fn fail_sole(&self, why: Gone) -> Option<IdKey> {
+        let mut g = self.lock();
+        if g.waiting.len() != 1 {
+            return None;
+        }
+        let id = g.waiting.keys().next().cloned()?;
+        if let Some(tx) = g.waiting.remove(&id) {
             let _ = tx.send(Err(why));
         }
+        Some(id)
     }
 
     pub fn in_flight(&self) -> usize {

@@ -5,7 +5,10 @@
 //! Forwarding never waits for it: when the queue is full the copy is
 //! dropped and counted, the observer is told how many bytes are missing
 //! before the next piece it gets, and the trace says so
-//! (`observer-behind`); the line that gap cut through is not stored.
+//! (`observer-behind`). The line that gap cut through is not stored, and
+//! all of it counts as missing — the part observed before the gap and the
+//! part after it as well as the dropped bytes — so every byte forwarded is
+//! either in the trace or in an `observer-behind` event.
 
 use crate::event::Event;
 use crate::trace::{Dir, Trace};
@@ -76,6 +79,9 @@ impl Lost {
     pub fn get(&self, side: Side) -> u64 {
         self.0[side as usize].load(Ordering::Relaxed)
     }
+    fn add(&self, side: Side, n: u64) {
+        self.0[side as usize].fetch_add(n, Ordering::Relaxed);
+    }
     pub fn total(&self) -> u64 {
         self.0.iter().map(|a| a.load(Ordering::Relaxed)).sum()
     }
@@ -123,7 +129,7 @@ impl Feed {
         let n = bytes.len();
         self.gap_ends_line = bytes.last() == Some(&b'\n');
         self.gap += n as u64;
-        self.lost.0[self.side as usize].fetch_add(n as u64, Ordering::Relaxed);
+        self.lost.add(self.side, n as u64);
     }
 }
 
@@ -170,6 +176,7 @@ impl Observer {
             feed(Side::ServerToHost),
             feed(Side::Stderr),
         ];
+        let lost_seen = lost.clone();
         let thread = std::thread::Builder::new()
             .name("proxy-observer".into())
             .spawn(move || {
@@ -178,7 +185,7 @@ impl Observer {
                 // burst (its queue holds it) instead of slowing it. The
                 // store's helper threads it starts inherit this.
                 crate::priority::lower_this_thread();
-                observe(&trace, &rx, &queued, max_frame)
+                observe(&trace, &rx, &queued, &lost_seen, max_frame)
             })
             .expect("spawn observer thread");
         (
@@ -201,7 +208,13 @@ impl Observer {
     }
 }
 
-fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame: usize) {
+fn observe(
+    trace: &Trace,
+    rx: &Receiver<Piece>,
+    queued: &AtomicUsize,
+    lost: &Lost,
+    max_frame: usize,
+) {
     let mut framers = [
         Framer::new(max_frame),
         Framer::new(max_frame),
@@ -218,16 +231,10 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
                 // Lines cut short by the end are frames too.
                 let t_us = trace.now_us();
                 for (i, f) in framers.iter_mut().enumerate() {
-                    let mut last = Vec::new();
-                    f.finish(&mut last);
                     let side = [Side::HostToServer, Side::ServerToHost, Side::Stderr][i];
-                    if !last.is_empty() {
-                        trace.append(|s, _| {
-                            for l in &last {
-                                append_line(s, side, t_us, l);
-                            }
-                        });
-                    }
+                    out.clear();
+                    f.finish(&mut out);
+                    store(trace, lost, side, t_us, f, &out);
                 }
                 return;
             }
@@ -244,31 +251,42 @@ fn observe(trace: &Trace, rx: &Receiver<Piece>, queued: &AtomicUsize, max_frame:
             Piece::End { side, gap } => (side, trace.now_us(), gap, true, Vec::new(), true),
         };
         let f = &mut framers[side as usize];
-        if gap > 0 {
-            f.lose(at_line);
-        }
         out.clear();
+        if gap > 0 {
+            f.lose(gap, at_line, &mut out);
+        }
         f.push(&bytes, &mut out);
         if end {
             f.finish(&mut out);
         }
-        if gap == 0 && out.is_empty() {
-            continue;
-        }
-        trace.append(|s, _| {
-            if gap > 0 {
-                let ev = Event::ObserverBehind {
-                    stream: side.label().into(),
-                    bytes: gap,
-                    exchanges: 0,
-                };
-                s.append_event(CHANNEL, t_us, &ev);
-            }
-            for l in &out {
-                append_line(s, side, t_us, l);
-            }
-        });
+        store(trace, lost, side, t_us, f, &out);
     }
+}
+
+/// Append what framing one piece gave: its lines, and for each stretch of
+/// the stream that could not be kept, an `observer-behind` event with its
+/// length. Bytes that were observed but had to be thrown away with a lost
+/// line count as lost too.
+fn store(trace: &Trace, lost: &Lost, side: Side, t_us: u64, f: &mut Framer, out: &[Framed]) {
+    lost.add(side, f.take_discarded());
+    if out.is_empty() {
+        return;
+    }
+    trace.append(|s, _| {
+        for item in out {
+            match item {
+                Framed::Line(l) => append_line(s, side, t_us, l),
+                Framed::Missing(bytes) => {
+                    let ev = Event::ObserverBehind {
+                        stream: side.label().into(),
+                        bytes: *bytes,
+                        exchanges: 0,
+                    };
+                    s.append_event(CHANNEL, t_us, &ev);
+                }
+            }
+        }
+    });
 }
 
 fn append_line(s: &mut crate::trace::Store, side: Side, t_us: u64, l: &Line) {
@@ -310,6 +328,16 @@ pub struct Line {
     pub cut: Option<u64>,
 }
 
+/// What framing gives, in stream order.
+#[derive(Debug, PartialEq)]
+pub enum Framed {
+    Line(Line),
+    /// This many bytes of the stream are not in the trace: bytes dropped
+    /// before the observer got them, with the rest of the line they cut
+    /// through (its terminator included).
+    Missing(u64),
+}
+
 /// Incremental newline framing of one stream, as `transport::lines` frames
 /// a whole reader: CRLF tolerated, a last line without terminator kept,
 /// lines over the cap cut with their length counted, not held.
@@ -320,6 +348,11 @@ pub struct Framer {
     max: usize,
     /// The current line began before a gap: it is not stored.
     lost: bool,
+    /// Bytes of the stretch being lost so far (the gaps and what the lost
+    /// line holds around them), said once the lost line ends.
+    missing: u64,
+    /// Bytes that reached the framer and were thrown away with a lost line.
+    discarded: u64,
 }
 
 impl Framer {
@@ -329,19 +362,31 @@ impl Framer {
             seen: 0,
             max: max.max(1),
             lost: false,
+            missing: 0,
+            discarded: 0,
         }
     }
 
-    /// Bytes are missing before the next ones: the line in progress is
-    /// incomplete and dropped; unless the missing bytes ended a line, so
-    /// is the line the next bytes continue, up to its end.
-    pub fn lose(&mut self, at_line_start: bool) {
+    /// `gap` bytes are missing before the next ones: the line in progress
+    /// is incomplete and dropped; unless the missing bytes ended a line
+    /// (`at_line_start`), so is the line the next bytes continue, up to its
+    /// end. The whole stretch is said as one `Missing` once it is over.
+    pub fn lose(&mut self, gap: u64, at_line_start: bool, out: &mut Vec<Framed>) {
+        if !self.lost {
+            // What was held of the line so far goes with it.
+            self.missing += self.seen;
+            self.discarded += self.seen;
+        }
+        self.missing += gap;
         self.partial.clear();
         self.seen = 0;
-        self.lost = !at_line_start;
+        self.lost = true;
+        if at_line_start {
+            self.end_loss(out);
+        }
     }
 
-    pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<Line>) {
+    pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<Framed>) {
         while let Some(nl) = memchr::memchr(b'\n', bytes) {
             self.take(&bytes[..nl]);
             self.emit(out);
@@ -351,41 +396,63 @@ impl Framer {
     }
 
     /// The stream ended: a last line without terminator is a frame too.
-    pub fn finish(&mut self, out: &mut Vec<Line>) {
-        if self.seen > 0 {
+    pub fn finish(&mut self, out: &mut Vec<Framed>) {
+        if self.lost {
+            self.end_loss(out);
+        } else if self.seen > 0 {
             self.emit(out);
         }
-        self.lost = false;
+    }
+
+    /// Observed bytes thrown away since the last call.
+    pub fn take_discarded(&mut self) -> u64 {
+        std::mem::take(&mut self.discarded)
     }
 
     fn take(&mut self, b: &[u8]) {
         self.seen += b.len() as u64;
+        if self.lost {
+            self.missing += b.len() as u64;
+            self.discarded += b.len() as u64;
+            return;
+        }
         // One byte past the cap tells a line of exactly `max` (plus a CR)
         // from a longer one.
         let room = (self.max + 1).saturating_sub(self.partial.len());
-        if !self.lost {
-            self.partial.extend_from_slice(&b[..b.len().min(room)]);
-        }
+        self.partial.extend_from_slice(&b[..b.len().min(room)]);
     }
 
-    fn emit(&mut self, out: &mut Vec<Line>) {
+    fn emit(&mut self, out: &mut Vec<Framed>) {
+        if self.lost {
+            // The lost line's terminator is missing from the trace too.
+            self.missing += 1;
+            self.discarded += 1;
+            self.seen = 0;
+            self.end_loss(out);
+            return;
+        }
         let mut seen = self.seen;
         let mut bytes = std::mem::take(&mut self.partial);
-        if !self.lost {
-            // The CR of a CRLF is not part of the frame.
-            if seen as usize == bytes.len() && bytes.last() == Some(&b'\r') {
-                bytes.pop();
-                seen -= 1;
-            }
-            let cut = if seen > self.max as u64 {
-                bytes.truncate(self.max);
-                Some(seen)
-            } else {
-                None
-            };
-            out.push(Line { bytes, cut });
+        // The CR of a CRLF is not part of the frame.
+        if seen as usize == bytes.len() && bytes.last() == Some(&b'\r') {
+            bytes.pop();
+            seen -= 1;
         }
+        let cut = if seen > self.max as u64 {
+            bytes.truncate(self.max);
+            Some(seen)
+        } else {
+            None
+        };
+        out.push(Framed::Line(Line { bytes, cut }));
         self.seen = 0;
+    }
+
+    fn end_loss(&mut self, out: &mut Vec<Framed>) {
+        if self.missing > 0 {
+            out.push(Framed::Missing(self.missing));
+        }
+        self.missing = 0;
         self.lost = false;
     }
 }
@@ -401,7 +468,12 @@ mod tests {
             f.push(c, &mut out);
         }
         f.finish(&mut out);
-        out.into_iter().map(|l| (l.bytes, l.cut)).collect()
+        out.into_iter()
+            .map(|item| match item {
+                Framed::Line(l) => (l.bytes, l.cut),
+                Framed::Missing(n) => panic!("{n} bytes missing without a gap"),
+            })
+            .collect()
     }
 
     #[test]
@@ -440,18 +512,66 @@ mod tests {
     }
 
     #[test]
-    fn a_gap_drops_the_line_it_cut_through_and_nothing_else() {
+    fn a_gap_drops_the_line_it_cut_through_and_counts_all_of_it() {
         let mut f = Framer::new(1 << 20);
         let mut out = Vec::new();
+        // "two-rest\n" lost 3 bytes in the middle: "tw" seen, "o-r" dropped.
         f.push(b"one\ntw", &mut out);
-        f.lose(false);
-        f.push(b"o-rest\nthree\nfo", &mut out);
-        // The missing bytes ended a line: what follows starts one.
-        f.lose(true);
-        f.push(b"five\n", &mut out);
+        f.lose(3, false, &mut out);
+        f.push(b"est\nthree\nfo", &mut out);
+        // The missing bytes ("ur\n") ended a line: what follows starts one.
+        f.lose(3, true, &mut out);
+        f.push(b"five\nsi", &mut out);
+        // Lost to the end of the stream: "six" without its terminator.
+        f.lose(1, false, &mut out);
         f.finish(&mut out);
-        let got: Vec<&[u8]> = out.iter().map(|l| &l.bytes[..]).collect();
-        assert_eq!(got, vec![&b"one"[..], b"three", b"five"]);
+        let line = |b: &[u8]| {
+            Framed::Line(Line {
+                bytes: b.to_vec(),
+                cut: None,
+            })
+        };
+        assert_eq!(
+            out,
+            vec![
+                line(b"one"),
+                Framed::Missing("two-rest\n".len() as u64),
+                line(b"three"),
+                Framed::Missing("four\n".len() as u64),
+                line(b"five"),
+                Framed::Missing("si".len() as u64 + 1),
+            ]
+        );
+        // What reached the framer and was thrown away: "tw", "est\n", "fo", "si".
+        assert_eq!(f.take_discarded(), 2 + 4 + 2 + 2);
+        assert_eq!(f.take_discarded(), 0);
+    }
+
+    #[test]
+    fn a_long_line_a_gap_cut_through_is_counted_whole_however_long() {
+        // The start observed, the middle dropped, the end observed: a
+        // 400 MiB line is 400 MiB missing, not the dropped middle alone.
+        let mut f = Framer::new(1024);
+        let mut out = Vec::new();
+        let piece = vec![b'x'; 1 << 20];
+        for _ in 0..200 {
+            f.push(&piece, &mut out);
+        }
+        f.lose(1 << 20, false, &mut out);
+        for _ in 0..199 {
+            f.push(&piece, &mut out);
+        }
+        f.push(b"\nnext\n", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Framed::Missing((400 << 20) + 1),
+                Framed::Line(Line {
+                    bytes: b"next".to_vec(),
+                    cut: None
+                }),
+            ]
+        );
     }
 
     #[test]
@@ -480,7 +600,8 @@ mod tests {
         assert_eq!(lost.get(Side::ServerToHost), 12);
         let t = trace.clone();
         let q = queued.clone();
-        let th = std::thread::spawn(move || observe(&t, &rx, &q, 1 << 20));
+        let l = lost.clone();
+        let th = std::thread::spawn(move || observe(&t, &rx, &q, &l, 1 << 20));
         // Once there is room again the next piece goes through, telling the
         // gap before it (sent waiting here, so the test does not race the
         // observer for the room).
@@ -501,9 +622,11 @@ mod tests {
         let texts: Vec<String> = s.range(0, s.next_seq()).map(|e| e.text().into()).collect();
         assert_eq!(texts.len(), 3, "{texts:?}");
         assert_eq!(texts[0], "{\"a\":1}");
-        assert!(texts[1].contains("observer-behind") && texts[1].contains("\"bytes\":12"));
-        // `{"b"` lost its end to the gap: not stored as a frame.
+        // `{"b"` lost its end to the gap: not stored as a frame, and its 4
+        // bytes count as missing with the 12 dropped.
+        assert!(texts[1].contains("observer-behind") && texts[1].contains("\"bytes\":16"));
         assert_eq!(texts[2], "{\"d\":4}");
         assert_eq!(queued.load(Ordering::Relaxed), 0);
+        assert_eq!(lost.get(Side::ServerToHost), 16);
     }
 }

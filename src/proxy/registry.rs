@@ -237,6 +237,15 @@ pub fn list() -> std::io::Result<Vec<Entry>> {
     Ok(out)
 }
 
+/// Is `entry` still filed although its proxy is gone? A proxy that ends
+/// removes its entry before it exits; one killed (or crashed) leaves it
+/// behind until someone lists the sessions and prunes it.
+pub fn left_behind(entry: &Entry) -> bool {
+    let Ok(d) = dir() else { return false };
+    read_entry(&d.join(format!("{}.json", entry.pid)))
+        .is_some_and(|e| e.pid == entry.pid && e.pid_start == entry.pid_start)
+}
+
 fn read_entry(path: &Path) -> Option<Entry> {
     let f = crate::files::open_regular(path, false).ok()?;
     let mut text = String::new();

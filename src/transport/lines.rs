@@ -22,6 +22,15 @@ pub fn max_frame() -> usize {
     })
 }
 
+/// The frame size cap where the event store holds at most `max_store`
+/// bytes (`--max-store`): `max_frame()`, or a quarter of the store when
+/// that is less. A frame is held whole while it is read and again once
+/// stored, so one larger than that would break the bound the store was
+/// given; the default store (2 GiB) keeps the default cap.
+pub fn max_frame_within(max_store: usize) -> usize {
+    max_frame().min(max_store / 4).max(1)
+}
+
 /// Read `r` to EOF, calling `batch` with the complete lines of each read;
 /// lines over `MAX_LINE` are handed over cut to it.
 pub fn read_lines(r: impl Read, batch: impl FnMut(&[&[u8]])) -> io::Result<()> {

@@ -29,6 +29,11 @@ pub trait Sink: Send + Sync + 'static {
         self.frames(channel, &[kept]);
         self.event(channel, Event::oversized(kept.len(), total, None));
     }
+    /// Frames (and stderr lines, SSE events, HTTP bodies) longer than this
+    /// are cut: a transport holds at most this much of one while reading it.
+    fn max_frame(&self) -> usize {
+        lines::max_frame()
+    }
 }
 
 pub use crate::event::ExitInfo;

@@ -5,7 +5,7 @@
 //! drained as fast as the pipe allows; the sink parses on the same thread, so
 //! reading and the server's writing proceed in parallel.
 
-use super::lines::{max_frame, read_lines_capped};
+use super::lines::read_lines_capped;
 use super::{ExitInfo, Sink, TransportError};
 use crate::event::{Event, Loss};
 use std::io::Write;
@@ -155,6 +155,7 @@ impl StdioTransport {
             })
             .expect("spawn writer thread");
 
+        let cap = sink.max_frame();
         let (out_done_tx, out_done_rx) = std_mpsc::channel::<()>();
         let reaped = Arc::new(Reaped::default());
         let s = sink.clone();
@@ -164,7 +165,7 @@ impl StdioTransport {
             .spawn(move || {
                 let r = read_lines_capped(
                     stdout,
-                    max_frame(),
+                    cap,
                     |lines| {
                         s.frames(CHANNEL, lines);
                     },
@@ -203,7 +204,7 @@ impl StdioTransport {
             .spawn(move || {
                 let _ = read_lines_capped(
                     stderr,
-                    max_frame(),
+                    cap,
                     |lines| s.stderr(CHANNEL, lines),
                     |kept, total| {
                         s.stderr(CHANNEL, &[kept]);

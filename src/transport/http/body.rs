@@ -7,10 +7,9 @@ use reqwest::Response;
 /// (a body that never ends must not keep a request open forever).
 const COUNT_PAST_CAP: u64 = 4;
 
-/// A response body, at most `lines::max_frame()` bytes of it held, and its
-/// full length (at least): a server cannot make mcpscope hold more.
-pub async fn read_capped(resp: Response) -> Result<(Vec<u8>, u64), reqwest::Error> {
-    let cap = crate::transport::lines::max_frame();
+/// A response body, at most `cap` bytes of it held (the sink's frame cap),
+/// and its full length (at least): a server cannot make mcpscope hold more.
+pub async fn read_capped(resp: Response, cap: usize) -> Result<(Vec<u8>, u64), reqwest::Error> {
     let mut out = Vec::new();
     let mut total = 0u64;
     let mut stream = resp.bytes_stream();

@@ -52,7 +52,7 @@ impl Inner {
                     );
                     return;
                 }
-                let mut parser = SseParser::new();
+                let mut parser = SseParser::with_cap(self.sink.max_frame());
                 let mut retry = DEFAULT_RETRY_MS;
                 self.read_stream(channel, r, &mut parser, &mut retry, None, false)
                     .await;

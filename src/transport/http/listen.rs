@@ -43,7 +43,7 @@ impl Inner {
     /// `Last-Event-ID` until shutdown; a 405 means the server offers none.
     async fn get_stream(self: Arc<Self>, ready: watch::Sender<bool>) {
         let channel = "get";
-        let mut parser = SseParser::new();
+        let mut parser = SseParser::with_cap(self.sink.max_frame());
         let mut retry_ms = DEFAULT_RETRY_MS;
         let mut failures = 0;
         // Streams that end at once are retried ever more slowly, whatever

@@ -92,7 +92,7 @@ impl Inner {
             }
             authorizations += 1;
             // The refused answer is kept like any other body.
-            if let Ok((b, _)) = body::read_capped(resp).await {
+            if let Ok((b, _)) = body::read_capped(resp, self.sink.max_frame()).await {
                 let b = trim_body(&b);
                 if !b.is_empty() {
                     self.sink.frames(&channel, &[b]);
@@ -161,7 +161,9 @@ impl Inner {
         if flavor == Flavor::Legacy || self.lock().flavor == Flavor::Legacy {
             // Legacy POSTs are acknowledged; answers come on the SSE stream.
             let challenge = report::challenge(resp.headers());
-            let (body, _) = body::read_capped(resp).await.unwrap_or_default();
+            let (body, _) = body::read_capped(resp, self.sink.max_frame())
+                .await
+                .unwrap_or_default();
             if !status.is_success() {
                 let why = failure(status.as_u16(), challenge.as_deref(), &body);
                 self.sink.failed(&channel, request_id, why.into());
@@ -173,7 +175,7 @@ impl Inner {
             return;
         }
         let challenge = report::challenge(resp.headers());
-        let (body, total) = match body::read_capped(resp).await {
+        let (body, total) = match body::read_capped(resp, self.sink.max_frame()).await {
             Ok(b) => b,
             Err(e) => {
                 self.sink.failed(

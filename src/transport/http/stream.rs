@@ -26,7 +26,7 @@ impl Inner {
         resp: Response,
         request_id: Option<IdKey>,
     ) {
-        let mut parser = SseParser::new();
+        let mut parser = SseParser::with_cap(self.sink.max_frame());
         let mut retry_ms = DEFAULT_RETRY_MS;
         let mut answered = self
             .read_stream(
