@@ -305,6 +305,7 @@ fn rules_lists_the_catalog() {
         ("log-invalid", "error"),
         ("elicitation-schema-invalid", "error"),
         ("task-status-unknown", "warning"),
+        ("server-requests-unanswered", "warning"),
     ];
     assert_eq!(expected.len(), rows.len());
     for (row, (id, sev)) in rows.iter().zip(expected) {

@@ -411,3 +411,56 @@ fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
         (cancelled - sent) * 1000.0
     );
 }
+
+#[test]
+fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/hostile_stdio.py"
+    );
+    let o = run(&[
+        "call",
+        "--tool",
+        "t",
+        "--",
+        "python3",
+        script,
+        "roots-storm",
+        "2000",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let full: Vec<&str> = o
+        .lines("[finding] server-request-without-capability (error)")
+        .into_iter()
+        .collect();
+    assert_eq!(full.len(), 3, "{}", o.stderr);
+    let counted = o.lines("[finding] server-request-without-capability ×");
+    assert_eq!(counted.len(), 1, "{}", o.stderr);
+    assert!(counted[0].contains("×10 in all"), "{}", counted[0]);
+    // The trace keeps each: check lists all ten.
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("t.jsonl");
+    let o = run(&[
+        "call",
+        "--tool",
+        "t",
+        "--record",
+        rec.to_str().unwrap(),
+        "--",
+        "python3",
+        script,
+        "roots-storm",
+        "2000",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let check = run(&["check", "--trace", rec.to_str().unwrap()]);
+    assert_eq!(
+        check
+            .stdout
+            .matches("server-request-without-capability (error)")
+            .count(),
+        10,
+        "{}",
+        check.stdout
+    );
+}

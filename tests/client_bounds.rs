@@ -157,6 +157,15 @@ fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
         "{}",
         said[0]
     );
+    // And a finding: the server asked faster than it could be answered.
+    let check = common::run(&["check", "--trace", rec.to_str().unwrap()]);
+    assert!(
+        check
+            .stdout
+            .contains("server-requests-unanswered (warning)"),
+        "{}",
+        check.stdout
+    );
 }
 
 #[test]
@@ -356,7 +365,6 @@ fn attach_print_on_a_proxy_killed_mid_session_says_so_and_fails() {
 }
 
 #[test]
-#[ignore = "needs the bind-before-record change in src/proxy/http.rs"]
 fn an_http_proxy_on_a_busy_port_fails_before_creating_its_recording() {
     let d = tempfile::tempdir().unwrap();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

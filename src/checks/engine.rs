@@ -226,6 +226,22 @@ impl Checker {
                 }) = &event
                 {
                     self.oversized(ev, *bytes, *kept, *frame, stream.as_deref(), out);
+                } else if let Some(Event::ServerRequestDropped {
+                    seq, count, total, ..
+                }) = &event
+                {
+                    let message = format!(
+                        "{count} server request{} went unanswered (from #{seq}; {total} in this session): more were waiting for answers than mcpscope keeps; send requests no faster than the client answers them",
+                        if *count == 1 { "" } else { "s" }
+                    );
+                    self.emit(
+                        out,
+                        Rule::ServerRequestsUnanswered,
+                        vec![*seq, ev.seq],
+                        None,
+                        None,
+                        message,
+                    );
                 } else if let Some(Event::AuthProblem { rule, detail }) = &event
                     && let Ok(rule) = rule.parse::<Rule>()
                 {

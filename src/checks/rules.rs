@@ -122,10 +122,11 @@ pub enum Rule {
     LogInvalid,
     ElicitationSchemaInvalid,
     TaskStatusUnknown,
+    ServerRequestsUnanswered,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 51] = [
+    pub const ALL: [Rule; 52] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -177,6 +178,7 @@ impl Rule {
         Rule::LogInvalid,
         Rule::ElicitationSchemaInvalid,
         Rule::TaskStatusUnknown,
+        Rule::ServerRequestsUnanswered,
     ];
 
     pub fn id(self) -> &'static str {
@@ -232,6 +234,7 @@ impl Rule {
             Rule::LogInvalid => "log-invalid",
             Rule::ElicitationSchemaInvalid => "elicitation-schema-invalid",
             Rule::TaskStatusUnknown => "task-status-unknown",
+            Rule::ServerRequestsUnanswered => "server-requests-unanswered",
         }
     }
 
@@ -282,7 +285,8 @@ impl Rule {
             | Rule::ClientCancelledDuringProgress
             | Rule::LoggingSetlevelRefused
             | Rule::ToolNameInvalid
-            | Rule::TaskStatusUnknown => Severity::Warning,
+            | Rule::TaskStatusUnknown
+            | Rule::ServerRequestsUnanswered => Severity::Warning,
             Rule::ProgressStalled
             | Rule::ClientNoProgressToken
             | Rule::ResponseAfterCancel
@@ -426,6 +430,9 @@ impl Rule {
             }
             Rule::TaskStatusUnknown => {
                 "notifications/tasks/status for a task id that no answer of the server created (5 s after the status, or by the end of the session)"
+            }
+            Rule::ServerRequestsUnanswered => {
+                "the server sent requests (sampling, elicitation, roots, ping) faster than they could be answered: more than mcpscope keeps waiting at once went unanswered; a server should wait for answers before asking more"
             }
         }
     }

@@ -23,7 +23,13 @@ pub struct Printer {
     tasks: Vec<(String, String, Option<String>)>,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
+    /// Findings per rule: the first few are printed, the rest counted and
+    /// said once at the end (the trace and `check --trace` keep each).
+    repeats: std::collections::BTreeMap<crate::checks::Rule, u64>,
 }
+
+/// Findings of one rule printed in full; further ones are counted.
+const SHOWN_PER_RULE: u64 = 3;
 
 /// Tasks whose last status is remembered; an older one is forgotten (it
 /// may then be said twice, never lost).
@@ -39,6 +45,7 @@ impl Printer {
             http: Default::default(),
             tasks: Vec::new(),
             strays: Strays::default(),
+            repeats: Default::default(),
         }
     }
 
@@ -49,6 +56,15 @@ impl Printer {
         }
         let mut buf = Vec::new();
         self.strays.summary(&mut buf);
+        for (rule, n) in &self.repeats {
+            if *n > SHOWN_PER_RULE {
+                let _ = writeln!(
+                    buf,
+                    "[finding] {rule} ×{n} in all: {} more than shown above (the trace keeps each; check --trace lists them)",
+                    n - SHOWN_PER_RULE
+                );
+            }
+        }
         let _ = out.write_all(&buf);
         let _ = out.flush();
     }
@@ -66,7 +82,11 @@ impl Printer {
         self.findings_shown += fresh.len();
         let mut buf = Vec::new();
         for f in fresh {
-            let _ = writeln!(buf, "[finding] {}", one_line(&f.to_string()));
+            let n = self.repeats.entry(f.rule).or_insert(0);
+            *n += 1;
+            if *n <= SHOWN_PER_RULE {
+                let _ = writeln!(buf, "[finding] {}", one_line(&f.to_string()));
+            }
         }
         let _ = out.write_all(&buf);
         let _ = out.flush();

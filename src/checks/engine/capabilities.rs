@@ -132,15 +132,21 @@ impl Checker {
             _ => None,
         };
         let Some(missing) = missing else { return };
-        let id = ev.frame().id.clone();
+        let id = ev
+            .frame()
+            .id
+            .map(|i| format!(" (request {i})"))
+            .unwrap_or_default();
+        // Keyed by no request: a server that asks on every call has one
+        // defect, reported a few times per session, not once per request.
         self.emit(
             out,
             Rule::ServerRequestWithoutCapability,
             vec![declared_at, ev.seq],
             None,
-            id,
+            None,
             format!(
-                "the server sent {method} to a client that did not declare the `{missing}` capability; check the client's capabilities before asking"
+                "the server sent {method}{id} to a client that did not declare the `{missing}` capability; check the client's capabilities before asking"
             ),
         );
     }
