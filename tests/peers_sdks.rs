@@ -223,6 +223,27 @@ fn check_strict_clean(sdk: Sdk, via: Via) {
     assert_clean(&format!("{sdk:?} greet, elicitation declared"), &got);
     let got = s.check(&["--tool", "greet"]);
     assert_clean(&format!("{sdk:?} greet, no elicitation"), &got);
+
+    // The 2026-07-28 era: a log only for a request that asks for it (its
+    // `_meta` logLevel), input through input_required.
+    for level in [None, Some("info")] {
+        let mut opts = SLOW.to_vec();
+        opts.extend(["--protocol", "2026-07-28"]);
+        opts.extend(level.iter().flat_map(|l| ["--log-level", l]));
+        let got = s.check(&opts);
+        assert_clean(&format!("{sdk:?} slow_task at 2026-07-28, {level:?}"), &got);
+        assert_eq!(got.1["era"], "stateless", "{:#}", got.1);
+        assert_eq!(got.1["calls"][0]["notifications"], 3, "{:#}", got.1);
+    }
+    let got = s.check(&[
+        "--tool",
+        "greet",
+        "--protocol",
+        "2026-07-28",
+        "--elicit",
+        r#"accept:{"name": "Ada"}"#,
+    ]);
+    assert_clean(&format!("{sdk:?} greet at 2026-07-28"), &got);
 }
 
 per_server!(elicits_only_a_client_that_declared_it, elicitation);
@@ -255,6 +276,39 @@ fn elicitation(sdk: Sdk, via: Via) {
     assert_eq!(text_of(&json_of(&o)), "Hello, world!");
     let lines = trace_lines(&rec);
     assert_eq!(frames(&lines, "in", "elicitation/create").count(), 0);
+
+    // 2026-07-28: no server->client request; the question comes back as an
+    // input_required result, and the retry carries the answer.
+    let rec = d.path().join("modern.jsonl");
+    let o = s.run(
+        "call",
+        &[
+            "--tool",
+            "greet",
+            "--protocol",
+            "2026-07-28",
+            "--elicit",
+            r#"accept:{"name": "Ada"}"#,
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(text_of(&json_of(&o)), "Hello, Ada!");
+    let lines = trace_lines(&rec);
+    assert_eq!(frames(&lines, "in", "elicitation/create").count(), 0);
+    let asked: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["result"]["resultType"] == "input_required")
+        .collect();
+    assert_eq!(asked.len(), 1, "{lines:#?}");
+    let question = &asked[0]["json"]["result"]["inputRequests"]["name"];
+    assert_eq!(question["method"], "elicitation/create", "{question:#}");
+    assert_eq!(question["params"]["message"], "What is your name?");
+    let retry = frames(&lines, "out", "tools/call").nth(1).expect("a retry");
+    assert_eq!(
+        retry["params"]["inputResponses"]["name"]["content"]["name"], "Ada",
+        "{retry:#}"
+    );
 }
 
 per_server!(

@@ -8,14 +8,15 @@ Run with the venv that tests/peers/install.sh creates:
                         # on http://127.0.0.1:PORT/mcp; the bound address is reported on stderr
 
 FastMCP declares `logging` (it registers `logging/setLevel`) and drops messages below the level
-a client set, so a session of the tools below is clean:
+a client set (at 2026-07-28, below each request's `_meta` logLevel), so a session of the tools
+below is clean:
 
     slow_task {steps:int=4, delay_ms:int=50}  progress i/steps with "step i of steps" (only when
                                               the call carried a progressToken), logs at
                                               debug/info/warning/error, returns a text
-    greet {}                                  elicits a name (elicitation/create) when the client
-                                              declared `elicitation`; otherwise greets "world"
-                                              without asking
+    greet {}                                  elicits a name (elicitation/create; at 2026-07-28 an
+                                              input_required result) when the client declared
+                                              `elicitation`; otherwise greets "world" without asking
     echo {text:str}                           returns text unchanged
     notes://readme                            a text resource
     summarize {topic, style?}                 a prompt
@@ -54,6 +55,7 @@ except ImportError:  # pragma: no cover - other SDK versions
 
 import mcp_types  # noqa: E402
 from fastmcp import Context, FastMCP  # noqa: E402
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 server = FastMCP(name="mcpscope-fastmcp-peer", version="1.0.0")
@@ -82,11 +84,43 @@ class Name(BaseModel):
     name: str = "world"
 
 
+def modern(ctx: Context) -> bool:
+    """A 2026-07-28 request: no server->client requests, input comes in a retry."""
+    rc = ctx.request_context
+    return rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+NAME_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "default": "world"}},
+    "required": ["name"],
+}
+
+
+def greeting(action: str, content) -> str:
+    if action != "accept":
+        return f"No name ({action})."
+    return f"Hello, {(content or {}).get('name', 'world')}!"
+
+
 @server.tool
-async def greet(ctx: Context) -> str:
+async def greet(ctx: Context) -> str | mcp_types.InputRequiredResult:
     """Ask the user's name (elicitation, if the client declared it) and greet them."""
     if not client_declared(ctx, "elicitation"):
         return "Hello, world!"
+    if modern(ctx):
+        # 2026-07-28: ask in the result (input_required), read the answer from the retry.
+        answer = (ctx.input_responses or {}).get("name")
+        if answer is None:
+            form = mcp_types.ElicitRequestFormParams(
+                message="What is your name?", requested_schema=NAME_SCHEMA
+            )
+            return mcp_types.InputRequiredResult(
+                input_requests={"name": mcp_types.ElicitRequest(params=form)}
+            )
+        if isinstance(answer, dict):
+            return greeting(answer.get("action"), answer.get("content"))
+        return greeting(answer.action, answer.content)
     answer = await ctx.elicit("What is your name?", Name)
     if answer.action == "accept":
         return f"Hello, {answer.data.name}!"

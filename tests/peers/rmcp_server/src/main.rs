@@ -7,13 +7,15 @@
 //!                                        `logging/setLevel` as rmcp's default handler
 //!                                        does: -32601 method not found
 //!
-//! It declares `logging` and honours `logging/setLevel`, so a session of these is clean:
+//! It declares `logging` and honours `logging/setLevel` (at 2026-07-28: each request's
+//! `_meta` logLevel, and no log for a request without one), so a session of these is clean:
 //!
 //!     slow_task {steps=4, delay_ms=50}   progress i/steps "step i of steps" (only when the
 //!                                        call carried a progressToken), logs at
 //!                                        debug/info/warning/error, returns a text
-//!     greet {}                           elicits a name (elicitation/create) when the client
-//!                                        declared `elicitation`; otherwise greets "world"
+//!     greet {}                           elicits a name (elicitation/create; at 2026-07-28 an
+//!                                        input_required result) when the client declared
+//!                                        `elicitation`; otherwise greets "world"
 //!     echo {text}                        returns text unchanged
 //!     notes://readme                     a text resource
 //!     summarize {topic, style?}          a prompt
@@ -65,13 +67,25 @@ impl PeerServer {
         }
     }
 
-    async fn log(&self, peer: &Peer<RoleServer>, level: LoggingLevel, text: String) {
-        if rank(level) < rank(*self.min_level.lock().unwrap()) {
-            return;
+    /// The least level `ctx`'s request may be sent, if any: the request's own
+    /// `_meta` logLevel (the 2026-07-28 era, where a request without one gets
+    /// no log), else the level `logging/setLevel` set for the session.
+    fn threshold(&self, ctx: &RequestContext<RoleServer>) -> Option<LoggingLevel> {
+        match ctx.meta.log_level() {
+            Some(level) => Some(level),
+            None if modern(ctx) => None,
+            None => Some(*self.min_level.lock().unwrap()),
+        }
+    }
+
+    async fn log(&self, ctx: &RequestContext<RoleServer>, level: LoggingLevel, text: String) {
+        match self.threshold(ctx) {
+            Some(least) if rank(level) >= rank(least) => {}
+            _ => return,
         }
         let params = LoggingMessageNotificationParam::new(level, Value::String(text))
             .with_logger("rmcp-peer");
-        let _ = peer.notify_logging_message(params).await;
+        let _ = ctx.peer.notify_logging_message(params).await;
     }
 
     async fn slow_task(
@@ -81,16 +95,15 @@ impl PeerServer {
     ) -> Result<CallToolResult, McpError> {
         let steps = int_arg(args, "steps", 4)?;
         let delay_ms = int_arg(args, "delay_ms", 50)?;
-        let peer = &ctx.peer;
         let token = ctx.meta.get_progress_token();
         self.log(
-            peer,
+            ctx,
             LoggingLevel::Debug,
             format!("slow_task debug: starting {steps} steps"),
         )
         .await;
         self.log(
-            peer,
+            ctx,
             LoggingLevel::Info,
             format!("slow_task info: delay {delay_ms} ms per step"),
         )
@@ -101,17 +114,17 @@ impl PeerServer {
                 let p = ProgressNotificationParam::new(token.clone(), i as f64)
                     .with_total(steps as f64)
                     .with_message(format!("step {i} of {steps}"));
-                let _ = peer.notify_progress(p).await;
+                let _ = ctx.peer.notify_progress(p).await;
             }
         }
         self.log(
-            peer,
+            ctx,
             LoggingLevel::Warning,
             "slow_task warning: almost done".into(),
         )
         .await;
         self.log(
-            peer,
+            ctx,
             LoggingLevel::Error,
             "slow_task error: not really an error".into(),
         )
@@ -154,6 +167,11 @@ fn name_form() -> ElicitRequestParams {
     .expect("a valid form elicitation")
 }
 
+/// A 2026-07-28 request: it carries its protocol version in `_meta`.
+fn modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.meta.protocol_version().is_some()
+}
+
 fn client_declared(
     ctx: &RequestContext<RoleServer>,
     pick: fn(&ClientCapabilities) -> bool,
@@ -171,6 +189,19 @@ async fn ask(peer: &Peer<RoleServer>, request: ServerRequest) -> String {
         Err(ServiceError::McpError(e)) => format!("error {}: {}", e.code.0, e.message),
         Err(e) => format!("failed: {e}"),
     }
+}
+
+fn greeting(answer: ElicitResult) -> CallToolResult {
+    if answer.action != ElicitationAction::Accept {
+        return text_result(format!("No name ({:?}).", answer.action));
+    }
+    let name = answer
+        .content
+        .as_ref()
+        .and_then(|c| c.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("world");
+    text_result(format!("Hello, {name}!"))
 }
 
 fn tools() -> Vec<Tool> {
@@ -271,24 +302,26 @@ impl ServerHandler for PeerServer {
             "greet" => {
                 if !client_declared(&ctx, |c| c.elicitation.is_some()) {
                     text_result("Hello, world!")
+                } else if modern(&ctx) {
+                    // 2026-07-28: no server->client request; ask in the result
+                    // (input_required) and read the answer from the retry.
+                    match request.input_responses.as_ref().and_then(|r| r.get("name")) {
+                        None => {
+                            let ask = InputRequest::Elicitation(Request::new(name_form()));
+                            let asks = [("name".to_string(), ask)].into_iter().collect();
+                            return Ok(InputRequiredResult::from_input_requests(asks).into());
+                        }
+                        Some(answer) => {
+                            match serde_json::from_value::<ElicitResult>(answer.clone()) {
+                                Ok(r) => greeting(r),
+                                Err(e) => text_result(format!("No name ({e}).")),
+                            }
+                        }
+                    }
                 } else {
                     let request = ServerRequest::ElicitRequest(Request::new(name_form()));
                     match ctx.peer.send_request(request).await {
-                        Ok(ClientResult::ElicitResult(r))
-                            if r.action == ElicitationAction::Accept =>
-                        {
-                            let name = r
-                                .content
-                                .as_ref()
-                                .and_then(|c| c.get("name"))
-                                .and_then(Value::as_str)
-                                .unwrap_or("world")
-                                .to_string();
-                            text_result(format!("Hello, {name}!"))
-                        }
-                        Ok(ClientResult::ElicitResult(r)) => {
-                            text_result(format!("No name ({:?}).", r.action))
-                        }
+                        Ok(ClientResult::ElicitResult(r)) => greeting(r),
                         Ok(_) => text_result("No name (unexpected answer)."),
                         Err(e) => text_result(format!("No name ({e}).")),
                     }
