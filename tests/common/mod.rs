@@ -164,6 +164,19 @@ pub fn python_server() -> Vec<String> {
     vec![py.display().to_string(), script.display().to_string()]
 }
 
+/// The FastMCP test server (`tests/peers/fastmcp_server.py` in its venv): argv prefix.
+pub fn fastmcp_server() -> Vec<String> {
+    let py = peer("fastmcp-venv/bin/python");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/fastmcp_server.py");
+    vec![py.display().to_string(), script.display().to_string()]
+}
+
+/// The rmcp test server (`tests/peers/rmcp_server`, built by install.sh): argv prefix.
+pub fn rmcp_server() -> Vec<String> {
+    let bin = peer("rmcp-target/release/mcpscope-rmcp-peer");
+    vec![bin.display().to_string()]
+}
+
 /// Read a recorded trace as JSON values (header first).
 pub fn trace_lines(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

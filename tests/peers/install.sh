@@ -8,7 +8,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dest="$here/.installed"
 stamp="$dest/stamp"
 
-pins=("$here/node/package.json" "$here/node/package-lock.json" "$here/requirements.txt" "$here/install.sh")
+# The rmcp peer's source is in the hash too: a change to it needs a rebuild.
+pins=("$here/node/package.json" "$here/node/package-lock.json" "$here/requirements.txt"
+      "$here/requirements-fastmcp.txt" "$here/rmcp_server/Cargo.toml" "$here/rmcp_server/Cargo.lock"
+      "$here/rmcp_server/src/main.rs" "$here/install.sh")
 want="$(cat "${pins[@]}" | sha256sum | cut -d' ' -f1)"
 
 node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -20,10 +23,13 @@ ts_sdk="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.
 # The TypeScript SDK's example server with its demo OAuth provider (`--oauth`).
 sdk_oauth="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"
 venv_py="$dest/venv/bin/python"
+fastmcp_py="$dest/fastmcp-venv/bin/python"
+rmcp_target="$dest/rmcp-target"
+rmcp_bin="$rmcp_target/release/mcpscope-rmcp-peer"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
       && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -f "$sdk_oauth" \
-      && -x "$venv_py" ]]; then
+      && -x "$venv_py" && -x "$fastmcp_py" && -x "$rmcp_bin" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
 fi
@@ -55,6 +61,23 @@ fi
 echo "peers: pip install -r requirements.txt -> $dest/venv"
 "$venv_py" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 
+# --- FastMCP (fastmcp==4.2.3 on the same mcp==2.3.0) in a venv of its own, so its pins never
+# move the Python SDK peer's
+if [[ ! -x "$fastmcp_py" ]]; then
+    echo "peers: creating venv $dest/fastmcp-venv"
+    "$python" -m venv "$dest/fastmcp-venv"
+fi
+echo "peers: pip install -r requirements-fastmcp.txt -> $dest/fastmcp-venv"
+"$fastmcp_py" -m pip install --quiet --disable-pip-version-check -r "$here/requirements-fastmcp.txt"
+
+# --- rmcp (the official Rust SDK, rmcp==3.11.0 and its locked dependencies): the peer in
+# rmcp_server/ is its own workspace, never part of mcpscope's build
+command -v cargo >/dev/null || { echo "peers: cargo is required" >&2; exit 1; }
+echo "peers: cargo build --release rmcp_server -> $rmcp_target"
+cargo build --release --locked --quiet --manifest-path "$here/rmcp_server/Cargo.toml" \
+    --target-dir "$rmcp_target"
+test -x "$rmcp_bin"
+
 echo "$want" > "$stamp"
 
 se_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/server-everything/package.json').version")"
@@ -65,3 +88,7 @@ sdk_version="$(node -p "require('$dest/node/node_modules/@modelcontextprotocol/s
 echo "peers: installed @modelcontextprotocol/sdk@$sdk_version (example OAuth server $sdk_oauth)"
 echo "peers: installed @modelcontextprotocol/conformance@$conf_version (run with node $("$node22" --version): $node22 $conformance)"
 echo "peers: installed mcp==$mcp_version (python $venv_py)"
+fastmcp_version="$("$fastmcp_py" -c 'import importlib.metadata as m; print(m.version("fastmcp"), "on mcp", m.version("mcp"))')"
+echo "peers: installed fastmcp==$fastmcp_version (python $fastmcp_py)"
+rmcp_version="$(sed -n '/^name = "rmcp"$/{n;s/^version = "\(.*\)"$/\1/p}' "$here/rmcp_server/Cargo.lock")"
+echo "peers: installed rmcp==$rmcp_version ($rmcp_bin)"
