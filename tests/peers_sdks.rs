@@ -483,7 +483,21 @@ fn unchecked_requests(sdk: Sdk) {
             .find(|l| l["dir"] == "out" && l["json"]["id"] == *id && l["json"]["error"].is_object())
             .unwrap_or_else(|| panic!("{tool}: no error answer to {id}: {lines:#?}"));
         assert_eq!(answer["json"]["error"]["code"], -32601, "{tool}");
+        // The rule judges it: the client never offered to answer.
+        let found = o.lines("[finding] server-request-without-capability");
+        assert_eq!(found.len(), 1, "{tool}: {}", o.stderr);
+        assert!(found[0].contains(method), "{tool}: {}", found[0]);
     }
+    // Declared, the same requests break no rule.
+    let o = s.run(
+        "call",
+        &["--tool", "elicit_unchecked", "--elicit", "decline"],
+    );
+    assert!(
+        !o.stderr.contains("server-request-without-capability"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -524,6 +538,16 @@ fn rmcp_default_set_level_is_refused_with_logging_declared() {
         .find(|l| l["dir"] == "in" && l["json"]["id"] == set["id"])
         .unwrap();
     assert_eq!(refused["json"]["error"]["code"], -32601, "{refused}");
+    let found = o.lines("[finding] logging-setlevel-refused");
+    assert_eq!(found.len(), 1, "{}", o.stderr);
+    // Said once, with the method named once.
+    assert!(
+        o.stderr
+            .lines()
+            .all(|l| l.matches("logging/setLevel failed").count() <= 1),
+        "{}",
+        o.stderr
+    );
     assert!(
         o.lines("[log]").contains(
             &Sdk::Rmcp
