@@ -70,15 +70,21 @@ fn raw(port: u16, head: &str, body: &str, until: &str) -> String {
         body.len()
     )
     .unwrap();
+    read_until(&mut s, until).0
+}
+
+/// What `s` sent until `until` arrived, and whether it did (or the stream
+/// ended or timed out first).
+fn read_until(s: &mut TcpStream, until: &str) -> (String, bool) {
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&got).contains(until) {
         match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => return (String::from_utf8_lossy(&got).into_owned(), false),
             Ok(n) => got.extend_from_slice(&buf[..n]),
         }
     }
-    String::from_utf8_lossy(&got).into_owned()
+    (String::from_utf8_lossy(&got).into_owned(), true)
 }
 
 #[test]
@@ -538,17 +544,8 @@ fn hold(port: u16, session: &str, body: &str, until: &str) -> TcpStream {
         body.len()
     )
     .unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains(until) {
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => panic!(
-                "the stream ended before {until}: {}",
-                String::from_utf8_lossy(&got)
-            ),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-        }
-    }
+    let (got, arrived) = read_until(&mut s, until);
+    assert!(arrived, "the stream ended before {until}: {got}");
     s
 }
 
@@ -643,13 +640,8 @@ fn a_2026_host_closing_a_response_stream_cancels_the_call() {
         body.len()
     )
     .unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("notifications/progress") {
-        let n = s.read(&mut buf).unwrap();
-        assert!(n > 0, "{}", String::from_utf8_lossy(&got));
-        got.extend_from_slice(&buf[..n]);
-    }
+    let (got, arrived) = read_until(&mut s, "notifications/progress");
+    assert!(arrived, "{got}");
     // The host cancels as that era does: it closes the stream.
     drop(s);
     // The proxy records the close once the server's next write fails to

@@ -48,6 +48,17 @@ enum ReqKind {
     Other,
 }
 
+impl ReqKind {
+    /// Not part of the session's setup (a call, a read, a listing): the
+    /// requests a request-bound message may be about.
+    fn is_plain(self) -> bool {
+        matches!(
+            self,
+            ReqKind::ToolsList | ReqKind::ToolsCall | ReqKind::Other
+        )
+    }
+}
+
 /// Where a request is in its life (see `retire.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Stage {

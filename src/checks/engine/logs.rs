@@ -94,10 +94,12 @@ impl Checker {
         if ev.channel != "stdio" {
             return None;
         }
-        let mut active =
-            self.reqs.iter().enumerate().rev().filter(|(_, r)| {
-                r.stage != Stage::Retired && r.active() && r.kind == ReqKind::Other
-            });
+        let mut active = self
+            .reqs
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, r)| r.stage != Stage::Retired && r.active() && r.kind.is_plain());
         match (active.next(), active.next()) {
             (Some((i, _)), None) => Some(i),
             (None, _) => self.last_answered,
