@@ -1,7 +1,7 @@
 //! The logging rules: levels, the `logging` capability, and in the
 //! 2026-07-28 era logs bound to the request that asked for them.
 
-use super::{Checker, META_LOG_LEVEL, ReqKind, Stage};
+use super::{Checker, META_LOG_LEVEL, Stage};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::checks::shape::article;
