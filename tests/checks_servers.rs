@@ -350,7 +350,48 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
         "{}",
         server[0]
     );
-    assert_eq!(client.len(), 1, "{}", modern.stderr);
+    // mcpscope's own session offers what the user asked for: no finding
+    // about itself.
+    assert!(client.is_empty(), "{}", modern.stderr);
+    // A host asking for a log level at 2026-07-28, seen through the proxy.
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("host.jsonl");
+    let mut child = Command::new(BIN)
+        .args([
+            "proxy",
+            "--record",
+            rec.to_str().unwrap(),
+            "--",
+            BIN,
+            "demo-server",
+        ])
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "hi"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+            "io.modelcontextprotocol/logLevel": "info"}}});
+    writeln!(to, "{call}").unwrap();
+    let mut line = String::new();
+    from.read_line(&mut line).unwrap();
+    assert!(line.contains("\"result\""), "{line}");
+    drop(to);
+    assert!(child.wait().unwrap().success());
+    let o = run(&["check", "--trace", rec.to_str().unwrap()]);
+    let client = findings_of(&o, "client-deprecated-feature");
+    assert_eq!(
+        client.len(),
+        2,
+        "logging and roots, once each: {}",
+        o.stdout
+    );
     // The same calls in a 2025-11-25 session: nothing is deprecated there.
     let legacy = run(&[
         "call",

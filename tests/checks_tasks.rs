@@ -203,12 +203,23 @@ fn a_terminal_status_is_never_left() {
     ]));
     assert!(f.is_empty(), "{f:?}");
 
-    // Statuses of tasks no request of this client created are not judged.
+    // Statuses of a task no answer created and the client never named:
+    // no lifecycle rule judges them, but they name no task (once).
     let other = r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"T9","status":"completed"}}"#;
     let other_working = r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"T9","status":"working"}}"#;
     let f = check(&task_with(&[
         (4, "in", "stdio", other),
         (5, "in", "stdio", other_working),
+    ]));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].rule, Rule::TaskStatusUnknown);
+    assert_eq!(f[0].seqs, vec![4]);
+    // One the client follows (it asked about T9) exists elsewhere: silent.
+    let get_other = r#"{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"T9"}}"#;
+    let f = check(&task_with(&[
+        (4, "out", "stdio", get_other),
+        (5, "in", "stdio", other),
+        (6, "in", "stdio", other_working),
     ]));
     assert!(f.is_empty(), "{f:?}");
 }

@@ -40,10 +40,19 @@ fn check_trace(rec: &std::path::Path) -> (i32, Value) {
     (o.code, report)
 }
 
+/// No rule broken: the one note a 2026-07-28 session may carry is that its
+/// logging is deprecated there (info, once per side).
 fn assert_rules_silent(rec: &std::path::Path) {
     let (code, report) = check_trace(rec);
     assert_eq!(code, 0, "{report}");
-    assert_eq!(report["findings"], json!([]), "{report}");
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .filter(|r| !matches!(*r, "deprecated-feature" | "client-deprecated-feature"))
+        .collect();
+    assert!(rules.is_empty(), "{report}");
 }
 
 /// The `[task] ID STATUS …` lines: (id, status).

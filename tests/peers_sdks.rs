@@ -123,13 +123,24 @@ fn text_of(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text content: {result:#}"))
 }
 
-/// A clean report: passed, strict, with no finding at all.
+/// A clean report: passed, strict, with no finding at all but, in a
+/// 2026-07-28 session, the notes that its logging is deprecated there.
 fn assert_clean(what: &str, (code, report, stderr): &(i32, Value, String)) {
-    assert_eq!(
-        report["findings"],
-        json!([]),
-        "{what}: {report:#}\n{stderr}"
-    );
+    let stateless = report["era"] == "stateless";
+    let others: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            !(stateless
+                && f["severity"] == "info"
+                && matches!(
+                    f["rule"].as_str(),
+                    Some("deprecated-feature" | "client-deprecated-feature")
+                ))
+        })
+        .collect();
+    assert!(others.is_empty(), "{what}: {report:#}\n{stderr}");
     assert_eq!(report["summary"]["strict"], true, "{what}: {report:#}");
     assert_eq!(report["summary"]["passed"], true, "{what}: {report:#}");
     assert_eq!(*code, 0, "{what}: {stderr}");

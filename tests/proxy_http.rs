@@ -575,6 +575,20 @@ fn two_host_sessions_with_the_same_ids_are_judged_each_on_its_own() {
     ] {
         assert!(!rules.iter().any(|r| r == wrong), "{wrong}: {report:#}");
     }
+    // Each call's statistics count its own host's progress only.
+    let lines = common::trace_lines(&trace);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2, "{report:#}");
+    for c in calls {
+        let seq = c["request_seq"].as_u64().unwrap();
+        let ch = lines.iter().find(|l| l["seq"] == seq).unwrap()["ch"].clone();
+        let own = lines
+            .iter()
+            .filter(|l| l["ch"] == ch && l["json"]["method"] == "notifications/progress")
+            .count();
+        assert!(own > 0);
+        assert_eq!(c["notifications"], own, "{c}");
+    }
 }
 
 #[test]

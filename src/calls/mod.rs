@@ -118,6 +118,9 @@ pub struct Call {
     /// timeout, notification and other cancellation, exit, eof and
     /// failure: bounded).
     pub ends: Vec<End>,
+    /// The request's stream, when the trace names host sessions (see
+    /// [`Timed::scoped`]).
+    pub scoped_channel: Option<Box<str>>,
 }
 
 impl Call {
@@ -169,6 +172,10 @@ impl Call {
             token: self.token.as_ref(),
             request_seq: self.request_seq,
             sent_us: self.sent_us,
+            scoped: self
+                .scoped_channel
+                .as_deref()
+                .map(|ch| (ch, self.response_seq())),
         }
     }
 
@@ -343,6 +350,7 @@ impl Tracker {
             request_seq: ev.seq,
             sent_us: ev.t_us,
             ends: Vec::new(),
+            scoped_channel: self.scopes.routing().then(|| ev.channel.into()),
         });
         self.by_id.insert(self.scope, id, i);
         self.open.push(i);

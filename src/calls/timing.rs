@@ -17,6 +17,11 @@ pub struct Timed<'a> {
     pub token: Option<&'a IdKey>,
     pub request_seq: u64,
     pub sent_us: u64,
+    /// In a trace that names host sessions: the request's stream and its
+    /// response's seq. Ids and tokens are a session's there, so the store's
+    /// indexes (by id, by token) may name another host's; only that stream
+    /// is counted, and the response is the call's own.
+    pub scoped: Option<(&'a str, Option<u64>)>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -75,9 +80,12 @@ impl Timing {
         }
         // Read from the store each time: the response may be stored before
         // the caller's own view of the call has seen it.
-        let response = store
-            .request(Origin::Client, call.id)
-            .and_then(|r| r.response_seq);
+        let response = match call.scoped {
+            Some((_, response)) => response,
+            None => store
+                .request(Origin::Client, call.id)
+                .and_then(|r| r.response_seq),
+        };
         let bound = match response {
             Some(r) => *self.bound.get_or_insert_with(|| {
                 let task = store
@@ -98,6 +106,9 @@ impl Timing {
                 continue;
             }
             let Some(ev) = store.get(s) else { continue };
+            if call.scoped.is_some_and(|(ch, _)| ev.channel != ch) {
+                continue;
+            }
             if ev.dir == Dir::Out {
                 self.closed = true;
                 return true;

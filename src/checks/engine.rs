@@ -432,6 +432,9 @@ impl Checker {
             .and_then(|m| m.get(META_LOG_LEVEL))
             .map(|l| l.as_str().and_then(|s| s.parse().ok()));
         self.deprecated_by_client(ev, caps, log_level.is_some(), out);
+        if let Some(p) = &params {
+            self.tasks_mentioned(p);
+        }
         let ri = self.next_req_slot();
         let token = f.progress_token().map(|raw| {
             let key = IdKey::from_raw(raw.get());

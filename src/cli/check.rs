@@ -321,6 +321,9 @@ impl CheckRun {
     }
 }
 
+/// How long `check` waits for the tool listing it asks for after its calls.
+const LISTING_LIMIT: Duration = Duration::from_secs(2);
+
 pub async fn run(a: CheckArgs) -> i32 {
     let mut cfg = match a.thresholds.config() {
         Ok(c) => c,
@@ -446,8 +449,10 @@ pub async fn run(a: CheckArgs) -> i32 {
         // calls, so the calls are made as they always were; a session that
         // failed is not asked again, and a listing that fails is in the
         // trace for the rules, not a failure of the check.
-        if matches!(code, 0 | 1) && session_failure.is_none() {
-            let _ = session.list_tools().await;
+        let lists = session.server().is_some_and(|s| s.has_capability("tools"));
+        if matches!(code, 0 | 1) && session_failure.is_none() && lists {
+            // Bounded: a server that never answers costs the check this much.
+            let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
         }
         if code != 3 {
             tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;

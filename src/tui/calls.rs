@@ -145,6 +145,7 @@ impl<'a> From<&'a Call> for Timed<'a> {
             token: c.token.as_ref(),
             request_seq: c.request_seq,
             sent_us: c.sent_us,
+            scoped: None,
         }
     }
 }

@@ -211,7 +211,9 @@ impl Checker {
         log_level: bool,
         out: &mut Vec<Finding>,
     ) {
-        if self.era != Era::Stateless {
+        // mcpscope offers what the user may want to test: not a finding
+        // about its own sessions.
+        if self.era != Era::Stateless || self.cfg.own_client {
             return;
         }
         let used = [

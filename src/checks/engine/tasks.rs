@@ -64,7 +64,14 @@ pub(super) struct Tasks {
     by_id: HashMap<Box<str>, usize>,
     early: VecDeque<Early>,
     early_dropped: u64,
+    /// Task ids the client named in its requests (`taskId`, `taskIds`): a
+    /// task it follows from elsewhere (an earlier session, a listing) exists
+    /// though no answer here created it. Bounded; the oldest go first.
+    mentioned: VecDeque<Box<str>>,
 }
+
+/// Task ids the client named, remembered at most.
+const MENTIONED_KEPT: usize = 1024;
 
 /// Where and when a status was seen.
 #[derive(Clone, Copy)]
@@ -269,6 +276,7 @@ impl Checker {
     /// Statuses for tasks never created: those older than
     /// [`UNKNOWN_AFTER_US`] at `now_us`, or (`all`, the end of a trace) all.
     pub(super) fn unknown_task_statuses(&mut self, now_us: u64, all: bool, out: &mut Vec<Finding>) {
+        let mut said: Option<Box<str>> = None;
         while let Some(e) = self.tasks.early.front() {
             if !all && e.t_us.saturating_add(UNKNOWN_AFTER_US) > now_us {
                 break;
@@ -276,6 +284,11 @@ impl Checker {
             let Some(e) = self.tasks.early.pop_front() else {
                 break;
             };
+            // Followed from elsewhere, or said already (one finding per task).
+            if self.tasks.mentioned.contains(&e.id) || said.as_ref() == Some(&e.id) {
+                continue;
+            }
+            said = Some(e.id.clone());
             let id = crate::protocol::sanitize::one_line(&e.id).into_owned();
             self.emit(
                 out,
@@ -288,6 +301,25 @@ impl Checker {
                     crate::protocol::sanitize::one_line(&e.status)
                 ),
             );
+        }
+    }
+
+    /// The client named task ids in a request's params.
+    pub(super) fn tasks_mentioned(&mut self, params: &Value) {
+        let one = params.get("taskId").and_then(Value::as_str);
+        let many = params.get("taskIds").and_then(Value::as_array);
+        let ids = one
+            .into_iter()
+            .chain(many.into_iter().flatten().filter_map(Value::as_str));
+        for id in ids {
+            let m = &mut self.tasks.mentioned;
+            if m.iter().any(|k| &**k == id) {
+                continue;
+            }
+            if m.len() == MENTIONED_KEPT {
+                m.pop_front();
+            }
+            m.push_back(id.into());
         }
     }
 

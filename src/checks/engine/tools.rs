@@ -278,8 +278,16 @@ impl Checker {
         let Some(Some(schema)) = self.tools.output.get(tool).copied() else {
             return;
         };
-        // An error result reports the failure, not the tool's output.
-        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        // An error result reports the failure, not the tool's output; a
+        // result that is not the tool's yet (`input_required`, a task
+        // handle, either era's) has none to judge.
+        if result.get("isError").and_then(Value::as_bool) == Some(true)
+            || result
+                .get("resultType")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "complete")
+            || result.get("task").is_some_and(Value::is_object)
+        {
             return;
         }
         let shown = short(tool);

@@ -346,7 +346,14 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         .filter(|a| a.arrived_us >= c.sent_us)
         .map(|a| a.arrived_us)
         .min()
-        .filter(|_| running);
+        // A task waiting for input says so itself, with the key.
+        .filter(|_| {
+            running
+                && !c
+                    .task
+                    .as_ref()
+                    .is_some_and(|t| t.status == "input_required")
+        });
     if let Some(since) = asked {
         let key = st
             .keymap
