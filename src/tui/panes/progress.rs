@@ -347,13 +347,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         .map(|a| a.arrived_us)
         .min()
         // A task waiting for input says so itself, with the key.
-        .filter(|_| {
-            running
-                && !c
-                    .task
-                    .as_ref()
-                    .is_some_and(|t| t.status == "input_required")
-        });
+        .filter(|_| running && c.task.as_ref().is_none_or(|t| t.status != "input_required"));
     if let Some(since) = asked {
         let key = st
             .keymap
