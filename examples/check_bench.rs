@@ -6,7 +6,7 @@
 //!
 //! Run: `cargo run --release --example check_bench [COUNT]`
 
-use mcpscope::checks::{CheckConfig, Checker};
+use mcpscope::checks::{CheckConfig, Sessions};
 use mcpscope::cli::check::check_store;
 use mcpscope::cli::replay::load;
 use mcpscope::trace::record::{Recorder, read_trace};
@@ -75,7 +75,9 @@ fn main() {
     // 1. Ingest with and without the checker.
     let ingest = |check: bool| {
         let mut store = Store::default();
-        let mut checker = Checker::new(CheckConfig::default());
+        // What live checks and `check --trace` run: the engines per host
+        // session (one here, as for any trace that names none).
+        let mut checker = Sessions::new(CheckConfig::default());
         let mut findings = Vec::new();
         let mut routes = Vec::new();
         for (dir, t, b) in &frames {
