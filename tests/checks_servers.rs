@@ -259,13 +259,18 @@ fn set_level_refused_though_logging_is_declared_is_found_once_said_once() {
     );
 }
 
-/// A host driving `mcpscope proxy -- rule_faults.py` line by line: it calls
-/// `tool` (id 2), cancels it, and waits for the answer the server sends
-/// upon the cancel. The trace is complete when this returns.
-fn call_then_cancel(tool: &str, rec: &std::path::Path, rt: &std::path::Path) {
+/// A raw host behind `mcpscope proxy --record REC -- SERVER…`: it sends
+/// each frame of `frames` in turn and, after each one marked `true`, reads
+/// one line; the answers it read. The trace is complete when this returns.
+fn host_through_proxy(
+    server: &[String],
+    frames: &[(Value, bool)],
+    rec: &std::path::Path,
+    rt: &std::path::Path,
+) -> Vec<Value> {
     let mut child = Command::new(BIN)
-        .args(["proxy", "--record", rec.to_str().unwrap()])
-        .args(faults(&[]))
+        .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
+        .args(server)
         .env("MCPSCOPE_RUNTIME_DIR", rt)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -274,31 +279,44 @@ fn call_then_cancel(tool: &str, rec: &std::path::Path, rt: &std::path::Path) {
         .unwrap();
     let mut to = child.stdin.take().unwrap();
     let mut from = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    let send = |to: &mut std::process::ChildStdin, v: Value| writeln!(to, "{v}").unwrap();
-    send(
-        &mut to,
-        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
-    );
-    from.read_line(&mut line).unwrap();
-    send(
-        &mut to,
-        serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    );
-    send(
-        &mut to,
-        serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":{}}}),
-    );
-    send(
-        &mut to,
-        serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}),
-    );
-    line.clear();
-    from.read_line(&mut line).unwrap();
-    let answer: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    assert_eq!(answer["id"], 2, "{line}");
+    let mut answers = Vec::new();
+    for (frame, answered) in frames {
+        writeln!(to, "{frame}").unwrap();
+        if *answered {
+            let mut line = String::new();
+            from.read_line(&mut line).unwrap();
+            answers.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+        }
+    }
     drop(to);
     assert!(child.wait().unwrap().success());
+    answers
+}
+
+/// Through the proxy, a host calls `tool` of rule_faults.py (id 2), cancels
+/// it, and waits for the answer the server sends upon the cancel.
+fn call_then_cancel(tool: &str, rec: &std::path::Path, rt: &std::path::Path) {
+    let server: Vec<String> = faults(&[]).into_iter().skip(1).collect();
+    let frames = [
+        (
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
+            true,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            false,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":{}}}),
+            false,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}),
+            true,
+        ),
+    ];
+    let answers = host_through_proxy(&server, &frames, rec, rt);
+    assert_eq!(answers[1]["id"], 2, "{answers:?}");
 }
 
 #[test]
@@ -356,34 +374,14 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
     // A host asking for a log level at 2026-07-28, seen through the proxy.
     let d = tempfile::tempdir().unwrap();
     let rec = d.path().join("host.jsonl");
-    let mut child = Command::new(BIN)
-        .args([
-            "proxy",
-            "--record",
-            rec.to_str().unwrap(),
-            "--",
-            BIN,
-            "demo-server",
-        ])
-        .env("MCPSCOPE_RUNTIME_DIR", d.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut to = child.stdin.take().unwrap();
-    let mut from = BufReader::new(child.stdout.take().unwrap());
     let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "echo", "arguments": {"text": "hi"}, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
             "io.modelcontextprotocol/logLevel": "info"}}});
-    writeln!(to, "{call}").unwrap();
-    let mut line = String::new();
-    from.read_line(&mut line).unwrap();
-    assert!(line.contains("\"result\""), "{line}");
-    drop(to);
-    assert!(child.wait().unwrap().success());
+    let demo = [BIN.to_string(), "demo-server".to_string()];
+    let answers = host_through_proxy(&demo, &[(call, true)], &rec, d.path());
+    assert!(answers[0]["result"].is_object(), "{answers:?}");
     let o = run(&["check", "--trace", rec.to_str().unwrap()]);
     let client = findings_of(&o, "client-deprecated-feature");
     assert_eq!(

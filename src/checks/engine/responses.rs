@@ -1,0 +1,199 @@
+//! The server's responses to the client's requests: matched to their
+//! request, judged (unknown, duplicate, null id, after a cancel, not an
+//! object), and what they teach the session (capabilities, the revision,
+//! the log level, the tools listed, a task created); and the buffered-
+//! delivery rule, which a response completes.
+
+use super::{Checker, KEEP_FINISHED, ReqKind, capabilities, shape};
+use crate::checks::finding::Finding;
+use crate::checks::rules::Rule;
+use crate::checks::shape::secs;
+use crate::protocol::Revision;
+use crate::protocol::frame::FrameKind;
+use crate::trace::EventRef;
+use serde_json::Value;
+
+impl Checker {
+    pub(super) fn response(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let f = ev.frame();
+        let Some(id) = f.id.clone() else { return };
+        // A JSON-RPC body carried by an HTTP error status (a refused probe,
+        // a gateway's answer) is shown, and ends its request, but is the
+        // server's HTTP answer: no protocol rule judges it.
+        let http_error = self.http.error_body(ev.channel).is_some();
+        let Some(&ri) = self.req_ids.get(&id) else {
+            if http_error {
+                return;
+            }
+            // `id: null` errors are JSON-RPC's answer to a request the
+            // server could not parse: allowed, but about no request of ours.
+            if ev.kind == FrameKind::ErrorResponse && !id.is_valid() {
+                let message = shape::null_id_error(f.error);
+                return self.emit(out, Rule::ResponseNullId, vec![ev.seq], None, None, message);
+            }
+            let message = match self.window.forgot() {
+                false => format!("a response for id {id}, which no request of this client used"),
+                true => format!(
+                    "a response for id {id}, which no request of this client in flight or among its last {KEEP_FINISHED} finished used (older requests are no longer kept)"
+                ),
+            };
+            return self.emit(
+                out,
+                Rule::ResponseUnknownId,
+                vec![ev.seq],
+                None,
+                Some(id.clone()),
+                message,
+            );
+        };
+        if let Some((first, _)) = self.reqs[ri].response {
+            if http_error {
+                return;
+            }
+            return self.emit(
+                out,
+                Rule::ResponseDuplicate,
+                vec![first, ev.seq],
+                None,
+                Some(id.clone()),
+                format!(
+                    "a second response for request {id} (the first was #{first}); answer each request exactly once"
+                ),
+            );
+        }
+        self.reqs[ri].response = Some((ev.seq, ev.t_us));
+        self.last_answered = Some(ri);
+        let ok = ev.kind == FrameKind::Response;
+        if let Some(why) = shape::result_not_object(f.result).filter(|_| ok) {
+            self.emit(
+                out,
+                Rule::ResultNotObject,
+                vec![ev.seq],
+                None,
+                Some(id.clone()),
+                why,
+            );
+        }
+        match self.reqs[ri].kind {
+            ReqKind::Initialize | ReqKind::Discover if ok => {
+                let result: Option<Value> = f
+                    .result
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok());
+                if let Some(r) = result {
+                    if self.reqs[ri].kind == ReqKind::Initialize
+                        && r.is_object()
+                        && let Some(why) =
+                            shape::unsupported_version(self.offered_version.as_deref(), &r)
+                    {
+                        let seqs = vec![self.reqs[ri].seq, ev.seq];
+                        self.emit(
+                            out,
+                            Rule::InitializeUnsupportedVersion,
+                            seqs,
+                            None,
+                            Some(id.clone()),
+                            why,
+                        );
+                    }
+                    let caps = r.get("capabilities");
+                    self.client.caps_seq = Some(ev.seq);
+                    self.logging_declared = Some(
+                        caps.and_then(|c| c.get("logging"))
+                            .is_some_and(|l| !l.is_null()),
+                    );
+                    if let Some(rev) = r
+                        .get("protocolVersion")
+                        .and_then(Value::as_str)
+                        .and_then(|s| s.parse::<Revision>().ok())
+                    {
+                        self.learn_revision(rev);
+                    }
+                    if self.logging_declared == Some(true) {
+                        self.deprecated_by_server(ev, capabilities::Deprecated::Logging, out);
+                    }
+                }
+            }
+            ReqKind::SetLevel(Some(level)) if ok => {
+                self.session_level = Some((level, self.reqs[ri].seq));
+            }
+            ReqKind::SetLevel(_) if !ok => {
+                let code = shape::error_code(f.error);
+                self.setlevel_refused(ev, self.reqs[ri].seq, code, out);
+            }
+            ReqKind::ToolsList if ok => {
+                if let Some(r) = f
+                    .result
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                {
+                    self.tools_listed(ev, &id, &r, out);
+                }
+            }
+            ReqKind::ToolsCall if ok => {
+                if let Some(tool) = self.reqs[ri].tool.clone() {
+                    let seq = self.reqs[ri].seq;
+                    self.tool_result(ev, &id, &tool, seq, f.result, out);
+                }
+            }
+            _ => {}
+        }
+        if let Some((cseq, ct)) = self.reqs[ri].cancel
+            && ev.t_us.saturating_sub(ct) > self.cfg.cancel_grace_us
+            && shape::error_code(f.error) != Some(crate::calls::REQUEST_CANCELLED)
+        {
+            let late = secs(ev.t_us.saturating_sub(ct));
+            self.emit(
+                out,
+                Rule::ResponseAfterCancel,
+                vec![cseq, ev.seq],
+                None,
+                Some(id.clone()),
+                format!(
+                    "a response to request {id} {late} after the client cancelled it (#{cseq}); a cancelled request should not be answered"
+                ),
+            );
+        }
+        if ok && self.reqs[ri].task_query.is_some() {
+            self.task_query_answer(ri, ev, out);
+        } else if ok {
+            self.task_answer(ri, ev, out);
+        }
+        if let Some(slot) = self.reqs[ri].token {
+            let slot = slot as usize;
+            self.gap_ends(slot, ri, ev.t_us, ev.seq, out);
+            self.buffered(slot, ri, ev, out);
+        }
+        self.req_finished(ri);
+    }
+
+    fn buffered(&mut self, slot: usize, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
+        let tok = &self.toks[slot];
+        let req = &self.reqs[ri];
+        let (Some((t_first, s_first)), Some((t_last, s_last))) = (tok.first_note, tok.last_note)
+        else {
+            return;
+        };
+        let call = ev.t_us.saturating_sub(req.t_us);
+        let w = self.cfg.buffered_window_us;
+        if tok.req != Some(ri)
+            || tok.notes < 2
+            || call < self.cfg.buffered_min_call_us
+            || t_last.saturating_sub(t_first) > w
+            || ev.t_us.saturating_sub(t_first) > w
+        {
+            return;
+        }
+        let (key, rid, rseq, n) = (tok.key.clone(), req.id.clone(), req.seq, tok.notes);
+        self.emit(
+            out,
+            Rule::ProgressBuffered,
+            vec![rseq, s_first, s_last, ev.seq],
+            Some(key),
+            Some(rid.clone()),
+            format!(
+                "request {rid} ran {} but all {n} progress notifications arrived together with its response (within {}); progress is being buffered instead of sent as the work happens",
+                secs(call),
+                secs(ev.t_us.saturating_sub(t_first))
+            ),
+        );
+    }
+}
