@@ -30,6 +30,8 @@ pub const MAX_SCOPES: usize = 1024;
 /// Channels (one per exchange) remembered at most; when full, the half
 /// used longest ago goes: an exchange that quiet has ended.
 pub const MAX_CHANNELS: usize = 16_384;
+/// The kind a `host-request` event names (a cheap test before parsing).
+const HOST_REQUEST: &[u8] = br#""host-request""#;
 /// The proxy's channel for what concerns no exchange.
 const PROXY_CHANNEL: &str = "http";
 
@@ -71,11 +73,6 @@ impl Scopes {
         self.routing
     }
 
-    /// Host sessions whose id is known.
-    pub fn named(&self) -> usize {
-        self.by_session.len()
-    }
-
     /// Events that belonged to a scope or channel no longer kept.
     pub fn unrouted(&self) -> u64 {
         self.unrouted
@@ -93,7 +90,11 @@ impl Scopes {
 
     /// The scope `ev` belongs to; `None` when that is no longer kept.
     pub fn route(&mut self, ev: &EventRef<'_>) -> Option<u64> {
-        if !self.routing && ev.dir != Dir::Meta {
+        // Until a `host-request` names a session, everything is the default
+        // scope: no meta event is parsed just to learn that.
+        if !self.routing
+            && (ev.dir != Dir::Meta || memchr::memmem::find(ev.bytes, HOST_REQUEST).is_none())
+        {
             return Some(DEFAULT);
         }
         self.clock += 1;

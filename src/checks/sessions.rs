@@ -43,10 +43,6 @@ impl Sessions {
         }
     }
 
-    pub fn config(&self) -> &CheckConfig {
-        &self.cfg
-    }
-
     fn all(&self) -> impl Iterator<Item = &Checker> {
         std::iter::once(&self.first)
             .chain(self.engines.values())
@@ -66,26 +62,6 @@ impl Sessions {
                 .get(&s)
                 .map_or(self.first.checker.era(), |e| e.checker.era()),
         }
-    }
-
-    /// Whether a rule can fire in this trace.
-    pub fn applies(&self, rule: Rule) -> bool {
-        !rule.stateless_only() || self.era() == Era::Stateless
-    }
-
-    /// Host sessions seen with their id (0 for a trace that names none).
-    pub fn sessions(&self) -> usize {
-        self.scopes.named()
-    }
-
-    /// Events not judged because the state of their host session or
-    /// exchange was no longer kept (`calls::scope` bounds).
-    pub fn unjudged(&self) -> u64 {
-        self.scopes.unrouted()
-    }
-
-    pub fn tracked_tokens(&self) -> usize {
-        self.all().map(Checker::tracked_tokens).sum()
     }
 
     /// Findings counted but not reported, per rule, over every session.
