@@ -173,6 +173,23 @@ fn auto_probes_then_falls_back_to_the_handshake() {
             .iter()
             .any(|l| l["json"]["event"] == "era" && l["json"]["era"] == "handshake")
     );
+    // The era auto chose, and why, are the first lines of the run.
+    let said: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("[session]"))
+        .collect();
+    assert_eq!(said.len(), 2, "{}", o.stderr);
+    assert!(
+        said[0].contains("server/discover") && said[0].contains("-32601"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        said[1].contains("protocol 2025-11-25 (initialize handshake)"),
+        "{}",
+        said[1]
+    );
 
     let py = python_server();
     let o = call_stdio(
@@ -193,6 +210,29 @@ fn auto_probes_then_falls_back_to_the_handshake() {
         "a modern server stays modern: {}",
         o.stdout
     );
+    assert!(
+        o.stderr.contains("protocol 2026-07-28 (stateless)"),
+        "{}",
+        o.stderr
+    );
+    // A server that declares logging sends none at 2026-07-28 unless asked.
+    let mut logging = py.clone();
+    logging.push("--logging".into());
+    let o = call_stdio(
+        &logging,
+        &["--protocol", "auto", "--tool", "echo", "-a", "text=x"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("none is asked: --log-level LEVEL shows its logs"),
+        "{}",
+        o.stderr
+    );
+    // Chosen by the user, the era is not announced.
+    let o = call_stdio(&py, &["--tool", "echo", "-a", "text=x"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("[session]"), "{}", o.stderr);
 }
 
 #[test]
@@ -353,4 +393,53 @@ fn listen_opens_the_change_stream_on_its_own_channel() {
         ack["json"]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         listen["id"]
     );
+}
+
+/// A stateless-only server slower to answer than the probe's limit: the
+/// probe gives up, `initialize` is refused with -32022, and discovery runs
+/// again instead of failing the session; its late answer to the probe is
+/// not held against it.
+#[test]
+fn auto_discovers_again_a_server_slower_than_the_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("a.jsonl");
+    let server = vec![
+        "python3".to_string(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/late_discover.py"
+        )
+        .to_string(),
+    ];
+    let o = call_stdio(
+        &server,
+        &[
+            "--protocol",
+            "auto",
+            "--probe-timeout",
+            "0.2",
+            "--tool",
+            "echo",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("\"resultType\": \"complete\""),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr.contains("initialize refused with -32022")
+            && o.stderr.contains("protocol 2026-07-28 (stateless)"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("[finding]"), "{}", o.stderr);
+    let lines = trace_lines(&rec);
+    assert_eq!(frames(&lines, "out", "server/discover").count(), 2);
+    assert_eq!(frames(&lines, "out", "initialize").count(), 1);
+    let check = run(&["check", "--trace", rec.to_str().unwrap(), "--strict"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }

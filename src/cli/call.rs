@@ -81,8 +81,20 @@ impl RequestOpts {
     }
 
     /// Ask for `--log-level`, saying on stderr when the server cannot be asked.
-    pub async fn apply_log_level(&self, session: &Session) {
-        let Some(level) = self.log_level else { return };
+    /// `hint`: say when a stateless server will log nothing because no
+    /// level was asked (the era has no server default, unlike `initialize`).
+    pub async fn apply_log_level(&self, session: &Session, hint: bool) {
+        let Some(level) = self.log_level else {
+            let logs = session
+                .server()
+                .is_some_and(|s| s.has_capability("logging"));
+            if hint && logs && session.is_modern() {
+                eprintln!(
+                    "[session] at 2026-07-28 a server logs only for requests that ask for a level; none is asked: --log-level LEVEL shows its logs"
+                );
+            }
+            return;
+        };
         match session.set_level(level).await {
             Ok(true) => {}
             Ok(false) => eprintln!(
@@ -171,6 +183,13 @@ impl PrinterTask {
         (me, handle)
     }
 
+    pub(super) fn say_era(&self, on: bool) {
+        self.printer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .say_era = on;
+    }
+
     pub(super) fn sync(&self) {
         let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
         p.drain(&self.trace, &mut std::io::stderr());
@@ -228,6 +247,7 @@ where
         ..CheckConfig::default()
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
+    printer.say_era(server.protocol == "auto");
     let code = tokio::select! {
         code = work(session.clone(), printer.clone()) => code,
         stop = signals.recv() => {
@@ -307,7 +327,9 @@ async fn call(
     if let Err(e) = handshake(session).await {
         return fail(&e);
     }
-    a.opts.request.apply_log_level(session).await;
+    // The era's own lines first, then what the log level means in it.
+    printer.sync();
+    a.opts.request.apply_log_level(session, !a.opts.quiet).await;
     let policy = a.opts.request.policy();
     let as_task = match task_mode(session, &a.tool, a.task).await {
         Ok(t) => t,

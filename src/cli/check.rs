@@ -416,7 +416,7 @@ pub async fn run(a: CheckArgs) -> i32 {
                 code = fail(&e);
             }
             Ok(_) => {
-                a.request.apply_log_level(&session).await;
+                a.request.apply_log_level(&session, false).await;
                 let policy = a.request.policy();
                 let as_task = match task_mode(&session, &tool, a.task).await {
                     Ok(t) => t,

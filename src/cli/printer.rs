@@ -9,6 +9,7 @@ use crate::protocol::sanitize::one_line;
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
+use serde_json::Value;
 use std::io::Write;
 
 pub struct Printer {
@@ -26,6 +27,9 @@ pub struct Printer {
     /// Findings per rule: the first few are printed, the rest counted and
     /// said once at the end (the trace and `check --trace` keep each).
     repeats: std::collections::BTreeMap<crate::checks::Rule, u64>,
+    /// `--protocol auto`: the era was not chosen by the user, so the agreed
+    /// one (and a fallback's reason) is said on a `[session]` line.
+    pub say_era: bool,
 }
 
 /// Findings of one rule printed in full; further ones are counted.
@@ -46,6 +50,7 @@ impl Printer {
             tasks: Vec::new(),
             strays: Strays::default(),
             repeats: Default::default(),
+            say_era: false,
         }
     }
 
@@ -163,6 +168,8 @@ impl Printer {
                         one_line(&reason),
                         one_line(&answered)
                     );
+                } else if let Some(l) = session_line(ev, self.quiet || !self.say_era) {
+                    let _ = writeln!(buf, "{}", one_line(&l));
                 } else if let Some(l) = self.http.line(ev) {
                     let _ = writeln!(buf, "{}", one_line(&l));
                 }
@@ -483,6 +490,49 @@ fn preview(ev: &EventRef<'_>) -> String {
         s.push('…');
     }
     s
+}
+
+/// The era the session runs in, said once at its start (`--protocol auto`
+/// may have chosen either): the revision, and why discovery fell back.
+fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
+    if silent {
+        return None;
+    }
+    match ev.event()? {
+        crate::event::Event::Negotiated {
+            era,
+            protocol_version,
+            server_info,
+            ..
+        } => {
+            let name = server_info
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("server");
+            let version = server_info
+                .get("version")
+                .and_then(Value::as_str)
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            let era = if era.as_deref() == Some("stateless") {
+                "stateless"
+            } else {
+                "initialize handshake"
+            };
+            Some(format!(
+                "[session] {name}{version} · protocol {protocol_version} ({era})"
+            ))
+        }
+        crate::event::Event::Era { era, reason } => {
+            let next = if era == "stateless" {
+                "discovering again (server/discover)"
+            } else {
+                "falling back to the handshake era (initialize)"
+            };
+            Some(format!("[session] {reason}; {next}"))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

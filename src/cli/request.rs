@@ -114,7 +114,9 @@ async fn request(
     if let Err(e) = handshake(session).await {
         return fail(&e);
     }
-    a.opts.request.apply_log_level(session).await;
+    // The era's own lines first, then what the log level means in it.
+    printer.sync();
+    a.opts.request.apply_log_level(session, !a.opts.quiet).await;
     let policy = a.opts.request.policy();
     let params = ask.params.clone().map(Value::Object);
     let pretty = !a.opts.json;

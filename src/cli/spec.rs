@@ -37,6 +37,15 @@ pub struct ServerArgs {
     /// legacy | modern | auto | a revision (2024-11-05 … 2026-07-28).
     #[arg(long, default_value = "legacy", help_heading = "Server")]
     pub protocol: String,
+    /// `--protocol auto`: how long the `server/discover` probe waits, in
+    /// seconds, before trying `initialize` (a slow server is then discovered again).
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "SECS",
+        help_heading = "Server"
+    )]
+    pub probe_timeout: f64,
     /// Answer roots/list with this path or URI (repeatable; declares `roots`).
     #[arg(long = "root", help_heading = "Server")]
     pub roots: Vec<String>,
@@ -206,7 +215,14 @@ impl ServerArgs {
                 r => (EraChoice::Handshake, r),
             },
         };
+        let probe = self.probe_timeout;
+        if !(probe.is_finite() && probe > 0.0 && probe <= 3600.0) {
+            return Err(usage(
+                "--probe-timeout must be a positive number of seconds (at most 3600)",
+            ));
+        }
         Ok(ClientOptions {
+            probe_timeout: std::time::Duration::from_secs_f64(probe),
             listen: self.listen,
             redact: !self.no_redact,
             era,

@@ -124,6 +124,7 @@ impl Session {
                         Ok(r)
                     }
                     Err(e) => {
+                        let timed_out = matches!(e, ClientError::Timeout { .. });
                         self.set_modern(false);
                         self.meta(Event::Era {
                             era: "handshake".into(),
@@ -132,7 +133,32 @@ impl Session {
                         if let Link::Http(h) = &self.transport {
                             h.clear_protocol_version();
                         }
-                        self.initialize().await
+                        match self.initialize().await {
+                            // A server slower to start than the probe's limit
+                            // that speaks only 2026-07-28 refuses the
+                            // handshake: discovery again, without the limit.
+                            Err(ClientError::Rpc {
+                                code: UNSUPPORTED_VERSION,
+                                message,
+                                ..
+                            }) if timed_out => {
+                                self.meta(Event::Era {
+                                    era: "stateless".into(),
+                                    reason: format!(
+                                        "initialize refused with {UNSUPPORTED_VERSION} ({message}) after the probe timed out"
+                                    ),
+                                });
+                                let r = self.discover(None).await?;
+                                self.maybe_listen(&r).await;
+                                Ok(r)
+                            }
+                            Err(ClientError::Rpc { code, message, .. }) => {
+                                Err(ClientError::Handshake(format!(
+                                    "the server rejected initialize: JSON-RPC error {code}: {message}"
+                                )))
+                            }
+                            other => other,
+                        }
                     }
                 }
             }

@@ -636,6 +636,13 @@ impl Session {
             .await
         {
             Ok(r) => r,
+            // Kept as it came: `--protocol auto` returns to discovery on it.
+            Err(
+                e @ ClientError::Rpc {
+                    code: era::UNSUPPORTED_VERSION,
+                    ..
+                },
+            ) if self.opts.era == EraChoice::Auto => return Err(e),
             Err(ClientError::Rpc { code, message, .. }) => {
                 return Err(ClientError::Handshake(format!(
                     "the server rejected initialize: JSON-RPC error {code}: {message}"

@@ -136,7 +136,11 @@ impl Checker {
             }
             _ => {}
         }
+        // mcpscope's own `--protocol auto` probe gave up on a slow server:
+        // its answer arriving anyway is the probe's doing, not a finding.
+        let own_probe = self.cfg.own_client && self.reqs[ri].kind == ReqKind::Discover;
         if let Some((cseq, ct)) = self.reqs[ri].cancel
+            && !own_probe
             && ev.t_us.saturating_sub(ct) > self.cfg.cancel_grace_us
             && shape::error_code(f.error) != Some(crate::calls::REQUEST_CANCELLED)
         {

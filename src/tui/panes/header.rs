@@ -105,8 +105,7 @@ pub fn prepare(st: &State, store: &Store, width: u16) -> Paragraph<'static> {
     parts.push(Part::new(vec![Span::styled(s.transport.clone(), base)]).drop_at(DROP_TRANSPORT));
     if !s.revision.is_empty() {
         parts.push(
-            Part::new(vec![Span::styled(format!("rev {}", s.revision), base)])
-                .drop_at(DROP_REVISION),
+            Part::new(vec![Span::styled(revision_label(&s.revision), base)]).drop_at(DROP_REVISION),
         );
     }
     let (label, color) = match &st.conn {
@@ -360,4 +359,25 @@ pub fn draw_tabs(f: &mut Frame, area: Rect, st: &State) {
         spans.push(Span::raw(" "));
     }
     f.render_widget(Paragraph::new(Line::from(spans)).style(t.base()), area);
+}
+
+/// The revision, and the era when it is the stateless one (no `initialize`,
+/// logs only when asked per request): `--protocol auto` may have chosen it.
+fn revision_label(revision: &str) -> String {
+    match revision.parse::<crate::protocol::Revision>() {
+        Ok(r) if r.era() == crate::protocol::Era::Stateless => format!("rev {revision} stateless"),
+        _ => format!("rev {revision}"),
+    }
+}
+
+#[cfg(test)]
+mod revision_tests {
+    use super::revision_label;
+
+    #[test]
+    fn the_stateless_era_is_named_beside_its_revision() {
+        assert_eq!(revision_label("2026-07-28"), "rev 2026-07-28 stateless");
+        assert_eq!(revision_label("2025-11-25"), "rev 2025-11-25");
+        assert_eq!(revision_label("1999-01-01"), "rev 1999-01-01");
+    }
 }
