@@ -272,7 +272,7 @@ fn progress_buffered() {
     let f = check(&call_with(&[
         (1500, "in", "stdio", &a),
         (1500, "in", "stdio", &b),
-        (1510, "in", "stdio", &c),
+        (1501, "in", "stdio", &c),
         (1520, "in", "stdio", DONE),
     ]));
     assert_eq!(f.len(), 1, "{f:?}");
@@ -285,6 +285,16 @@ fn progress_buffered() {
             (800, "in", "stdio", &b),
             (1300, "in", "stdio", &c),
             (1520, "in", "stdio", DONE),
+        ]))
+        .is_empty()
+    );
+    // A late start, then live progress 10 ms apart: a burst, not a buffer.
+    assert!(
+        check(&call_with(&[
+            (1500, "in", "stdio", &a),
+            (1510, "in", "stdio", &b),
+            (1520, "in", "stdio", &c),
+            (1525, "in", "stdio", DONE),
         ]))
         .is_empty()
     );

@@ -156,6 +156,28 @@ fn a_listing_with_a_duplicate_a_bad_name_and_a_bad_schema_is_found() {
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
 }
 
+/// A live server whose first call starts late (1.2 s idle, then progress
+/// 15 ms apart) is not buffering: the burst test alone would say it is.
+/// The true positive, a flush back to back, is the demo's `fault_buffered`.
+#[test]
+fn a_late_start_with_live_progress_is_not_buffered() {
+    let o = against(
+        &["check", "--tool", "slow_start", "--strict"],
+        &["--clean-listing"],
+    );
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("progress-buffered"), "{}", o.stdout);
+    let o = run(&[
+        "check",
+        "--demo",
+        "--tool",
+        "fault_buffered",
+        "--args",
+        r#"{"duration_ms": 1100}"#,
+    ]);
+    assert!(o.stdout.contains("progress-buffered"), "{}", o.stdout);
+}
+
 #[test]
 fn a_log_without_data_is_found() {
     let o = against(&["call", "--tool", "log_no_data"], &[]);

@@ -11,8 +11,12 @@ pub struct CheckConfig {
     pub flood_window_us: u64,
     /// `progress-buffered`: all notifications and the response within this span…
     pub buffered_window_us: u64,
-    /// …for a call that lasted at least this long.
+    /// …for a call that lasted at least this long, and no two consecutive
+    /// notifications further apart than this: a buffer is flushed back to
+    /// back, while a live server that only started late (a slow first call)
+    /// still spaces its notifications as its work goes.
     pub buffered_min_call_us: u64,
+    pub buffered_gap_us: u64,
     /// `progress-stalled`: silence longer than this on an active request with a token.
     pub stall_us: u64,
     /// Progress arriving this long after we cancelled a request counts as
@@ -55,6 +59,7 @@ impl Default for CheckConfig {
             flood_window_us: 1_000_000,
             buffered_window_us: 50_000,
             buffered_min_call_us: 1_000_000,
+            buffered_gap_us: 5_000,
             stall_us: 30_000_000,
             cancel_grace_us: 1_000_000,
             cancel_race_us: 250_000,

@@ -647,6 +647,9 @@ impl Checker {
         if tok.first_note.is_none() {
             tok.first_note = Some((t, seq));
         }
+        if let Some((t_prev, _)) = tok.last_note {
+            tok.max_note_gap_us = tok.max_note_gap_us.max(t.saturating_sub(t_prev));
+        }
         tok.last_note = Some((t, seq));
         let exceeds = match total {
             Some(tt) if progress > tt && !tok.exceeded => {

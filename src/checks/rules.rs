@@ -314,7 +314,7 @@ impl Rule {
                 "a token exceeds the rate threshold (default 50 notifications/s over a 1 s window)"
             }
             Rule::ProgressBuffered => {
-                "a call lasting >= 1 s whose notifications all arrived in one burst (default: within 50 ms) at or just before the response: delivery was buffered, not live"
+                "a call lasting >= 1 s whose notifications all arrived in one burst (default: within 50 ms, back to back: no gap over 5 ms) at or just before the response: delivery was buffered, not live"
             }
             Rule::ProgressStalled => {
                 "an active request with a token saw no notification for longer than the stall threshold (default 30 s)"

@@ -111,6 +111,9 @@ pub struct Thresholds {
     /// progress-buffered: burst span in milliseconds.
     #[arg(long, default_value_t = 50, help_heading = "Rule thresholds")]
     pub buffered_window_ms: u64,
+    /// progress-buffered: the longest gap between two notifications of a burst, in milliseconds.
+    #[arg(long, default_value_t = 5, help_heading = "Rule thresholds")]
+    pub buffered_gap_ms: u64,
     /// progress-buffered: minimum call duration in seconds.
     #[arg(long, default_value_t = 1.0, help_heading = "Rule thresholds")]
     pub buffered_min_secs: f64,
@@ -153,6 +156,7 @@ impl Thresholds {
             flood_rate: self.flood_rate,
             flood_window_us: self.flood_window_ms.max(1) * 1000,
             buffered_window_us: self.buffered_window_ms * 1000,
+            buffered_gap_us: self.buffered_gap_ms * 1000,
             buffered_min_call_us: (pos(self.buffered_min_secs, "--buffered-min-secs")? * 1e6)
                 as u64,
             stall_us: (pos(self.stall_secs, "--stall-secs")? * 1e6) as u64,

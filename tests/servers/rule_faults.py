@@ -15,6 +15,8 @@ Tools (each answers `ok` unless said otherwise):
   ghost_task_status a notifications/tasks/status for a task never created
   late_answer       answers only after the client's notifications/cancelled
   cancel_ack        answers a cancel with the -32800 acknowledgement (clean)
+  slow_start        idle 1.2 s (a slow first call), then 3 progress 15 ms apart
+                    and the result right after the last (clean: live, not buffered)
 The listing also has a duplicate `good_result`, a tool named `has space`
 and one whose inputSchema is not an object schema, unless --clean-listing.
 
@@ -22,6 +24,7 @@ and one whose inputSchema is not an object schema, unless --clean-listing.
 """
 import json
 import sys
+import time
 
 args = sys.argv[1:]
 LOGGING_REFUSED = "--logging-refused" in args
@@ -48,6 +51,7 @@ TOOLS = [
     tool("error_result", OUT_SCHEMA),
     tool("log_no_data"),
     tool("ghost_task_status"),
+    tool("slow_start"),
     tool("late_answer"),
     tool("cancel_ack"),
 ]
@@ -117,6 +121,16 @@ for line in sys.stdin:
             result(rid, {**text("7"), "structuredContent": {"n": 7}})
         elif name == "error_result":
             result(rid, {"content": [{"type": "text", "text": "failed"}], "isError": True})
+        elif name == "slow_start":
+            token = msg["params"].get("_meta", {}).get("progressToken")
+            time.sleep(1.2)
+            for i in range(1, 4):
+                if token is not None:
+                    send({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": token, "progress": i, "total": 3}})
+                if i < 3:
+                    time.sleep(0.015)
+            result(rid, text("done"))
         elif name == "log_no_data":
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "l"}})
             result(rid, text("logged"))

@@ -183,6 +183,7 @@ impl Checker {
             || call < self.cfg.buffered_min_call_us
             || t_last.saturating_sub(t_first) > w
             || ev.t_us.saturating_sub(t_first) > w
+            || tok.max_note_gap_us > self.cfg.buffered_gap_us
         {
             return;
         }

@@ -23,6 +23,8 @@ pub(super) struct Tok {
     pub(super) first_note: Option<(u64, u64)>,
     pub(super) last_note: Option<(u64, u64)>,
     pub(super) notes: u64,
+    /// The longest wait between two consecutive notifications.
+    pub(super) max_note_gap_us: u64,
     /// Time and seq of the last thing that showed the request alive.
     pub(super) activity: (u64, u64),
     pub(super) stall_reported: bool,
@@ -44,6 +46,7 @@ impl Tok {
             first_note: None,
             last_note: None,
             notes: 0,
+            max_note_gap_us: 0,
             activity: (0, 0),
             stall_reported: false,
             flood: VecDeque::new(),
