@@ -127,11 +127,11 @@ fn readme_trace_header_lists_the_keys_in_the_recorded_order() {
     let recorded = std::fs::read_to_string(&path).unwrap();
     let header = recorded.lines().next().unwrap();
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/traces.md")).unwrap();
     let example = readme
         .lines()
         .find(|l| l.starts_with(r#"{"mcpscope_trace""#))
-        .expect("a trace header example in the README");
+        .expect("a trace header example in docs/traces.md");
     assert!(top_level_keys(header).len() >= 4, "{header}");
     assert_eq!(
         top_level_keys(example),
