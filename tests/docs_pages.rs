@@ -452,3 +452,51 @@ fn readme_is_a_start_and_links_every_page() {
         assert!(top.contains(cmd), "README.md's first 40 lines lack `{cmd}`");
     }
 }
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+#[test]
+fn local_links_name_files_and_headings_that_exist() {
+    let mut wrong = Vec::new();
+    for (path, text) in pages() {
+        let dir = path.parent().unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let link = &rest[..end];
+            if link.contains("://") || link.contains(char::is_whitespace) {
+                continue;
+            }
+            let (file, heading) = link.split_once('#').unwrap_or((link, ""));
+            let target = if file.is_empty() {
+                path.clone()
+            } else {
+                dir.join(file)
+            };
+            let Ok(target_text) = std::fs::read_to_string(&target) else {
+                if !target.exists() {
+                    wrong.push(format!("{}: {link}: no such file", path.display()));
+                }
+                continue;
+            };
+            if !heading.is_empty()
+                && !target_text
+                    .lines()
+                    .filter(|l| l.starts_with('#'))
+                    .any(|l| anchor(l.trim_start_matches('#')) == heading)
+            {
+                wrong.push(format!("{}: {link}: no such heading", path.display()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
