@@ -3,6 +3,7 @@
 //! with a real XML parser, exit codes follow DESIGN §3, and replaying a
 //! recorded demo session prints exactly the live session's timeline.
 
+use crate::support::BIN;
 use mcpscope::checks::Rule;
 use mcpscope::cli::check::Report;
 use mcpscope::cli::replay::{format_store, load};
@@ -22,10 +23,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn mcpscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpscope"))
-        .args(args)
-        .output()
-        .expect("run mcpscope")
+    Command::new(BIN).args(args).output().expect("run mcpscope")
 }
 
 fn code(o: &Output) -> i32 {
@@ -324,7 +322,7 @@ fn replay_print_of_a_recording_equals_the_live_timeline() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let spec = CommandSpec {
-            argv: vec![env!("CARGO_BIN_EXE_mcpscope").into(), "demo-server".into()],
+            argv: vec![BIN.into(), "demo-server".into()],
             ..Default::default()
         };
         let session = Session::spawn_stdio(&spec, ClientOptions::default(), trace.clone())

@@ -6,9 +6,7 @@
 //! scenario that needs time to pass (a cancel long after a response)
 //! advances the clock instead of sleeping.
 
-use crate::support as common;
-
-use common::{BIN, python_server, watchdog};
+use crate::support::{BIN, python_server, watchdog};
 use mcpscope::checks::{Party, Rule, Severity};
 use mcpscope::cli::check::Report;
 use mcpscope::trace::record::Recorder;

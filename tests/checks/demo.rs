@@ -2,6 +2,7 @@
 //! produces its rule's finding, and the finding's seqs point at the frames
 //! that prove it in the recorded trace; the well-behaved tools produce none.
 
+use crate::support::BIN;
 use mcpscope::checks::Rule;
 use mcpscope::checks::stats::CallOutcome;
 use mcpscope::cli::check::Report;
@@ -21,7 +22,7 @@ struct Run {
 fn check(tool: &str, extra: &[&str]) -> Run {
     let dir = tempfile::tempdir().expect("tempdir");
     let rec = dir.path().join("t.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+    let out = Command::new(BIN)
         .args([
             "check", "--demo", "--tool", tool, "--format", "json", "--record",
         ])
@@ -359,7 +360,7 @@ fn a_tokenless_call_by_choice_is_no_finding() {
 fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rec = dir.path().join("t.jsonl");
-    let live = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+    let live = Command::new(BIN)
         .args([
             "call", "--demo", "--tool", "echo", "-a", "text=hi", "--token", "none", "--quiet",
             "--record",
@@ -373,7 +374,7 @@ fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
         "{}",
         String::from_utf8_lossy(&live.stderr)
     );
-    let again = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+    let again = Command::new(BIN)
         .args(["check", "--format", "json", "--trace"])
         .arg(&rec)
         .output()
@@ -384,7 +385,7 @@ fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     assert_eq!(again.status.code(), Some(0));
     // Through a pipe, read once: the header decides before the first event.
-    let mut piped = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+    let mut piped = Command::new(BIN)
         .args(["check", "--format", "json", "--trace", "/dev/stdin"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -3,14 +3,12 @@
 //! rule fires on its fault and stays silent on the correct behaviour next to
 //! it.
 
-use crate::support as common;
+use crate::support;
 
-use common::{Output, run};
+use crate::support::{BIN, Output, run};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
 
 fn faults(extra: &[&str]) -> Vec<String> {
     let mut v = vec![
@@ -433,7 +431,7 @@ fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
         "a cancelled call is not a complete one"
     );
     // Its duration ends at the cancel, which the trace shows.
-    let lines = common::trace_lines(&ack);
+    let lines = support::trace_lines(&ack);
     let t = |pred: &dyn Fn(&Value) -> bool| {
         lines
             .iter()

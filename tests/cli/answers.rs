@@ -2,38 +2,23 @@
 //! (checked against the requested schema), `--sample TEXT|decline`, and
 //! `--root`, against the demo server's wizard and server-everything.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
-fn wizard(questions: &str, elicit: &str, rec: &std::path::Path) -> Output {
-    run(&[
-        "call",
-        "--demo",
-        "--tool",
-        "interactive_wizard",
-        "-a",
-        questions,
-        "-a",
-        "delay_ms=1",
-        "--elicit",
-        elicit,
-        "--record",
-        rec.to_str().unwrap(),
-    ])
+/// The demo wizard with `questions`, answered per `elicit`, recorded.
+fn wizard(questions: &str, elicit: &str) -> Headless {
+    headless(["call", "--demo", "--tool", "interactive_wizard"])
+        .args(["-a", questions, "-a", "delay_ms=1", "--elicit", elicit])
+        .record()
 }
 
 #[test]
 fn one_accepted_answer_fills_every_form_of_the_wizard() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("w.jsonl");
     let o = wizard(
         "questions=3",
         r#"accept:{"project_name":"gizmo","visibility":"public","with_readme":false,"default_branch":"trunk","protected_branches":3}"#,
-        &rec,
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .expect(0);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(
         v["structuredContent"]["answers"],
@@ -47,7 +32,7 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
         })
     );
     // Each form got only the members it asks for.
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let answers: Vec<&Value> = lines
         .iter()
         .skip(1)
@@ -66,14 +51,7 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
 
 #[test]
 fn content_the_schema_rejects_is_not_sent_and_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("w.jsonl");
-    let o = wizard(
-        "questions=1",
-        r#"accept:{"project_name":"","summary":7}"#,
-        &rec,
-    );
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = wizard("questions=1", r#"accept:{"project_name":"","summary":7}"#).expect(2);
     let errors = o.lines("[error] elicitation/create #");
     assert_eq!(errors.len(), 1, "{}", o.stderr);
     assert!(
@@ -89,7 +67,7 @@ fn content_the_schema_rejects_is_not_sent_and_fails_the_run() {
         v["structuredContent"]["answers"]["project_name"],
         "mcpscope-demo"
     );
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     assert!(
         lines
             .iter()

@@ -1,9 +1,7 @@
 //! `mcpscope completions SHELL` and `mcpscope man`: what they print is
 //! generated from the same clap definitions the binary parses with.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 
 /// Subcommands a user would complete or look up; `conformance-client` is
 /// hidden and must stay out of both.

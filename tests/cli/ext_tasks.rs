@@ -6,10 +6,8 @@
 //! error, input nobody gives cancels the task, and Ctrl-C sends
 //! `tasks/cancel`. The task rules stay silent on every clean run.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -230,9 +228,8 @@ fn http_task_status_is_pushed_on_a_listen_stream() {
 #[test]
 fn a_handle_is_followed_without_task_and_the_handshake_era_runs_inline() {
     let argv = demo_argv();
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "2026-07-28",
             "--tool",
@@ -241,15 +238,14 @@ fn a_handle_is_followed_without_task_and_the_handshake_era_runs_inline() {
             "steps=2",
             "-a",
             "step_ms=1",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert_eq!(task_lines(&o.stderr).last().unwrap().1, "completed");
     assert!(o.stdout.contains("Batch done: 2 steps"), "{}", o.stdout);
     // A 2025-11-25 session never declares the extension: no task, progress.
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "2025-11-25",
             "--tool",
@@ -258,9 +254,9 @@ fn a_handle_is_followed_without_task_and_the_handshake_era_runs_inline() {
             "steps=2",
             "-a",
             "step_ms=1",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert!(task_lines(&o.stderr).is_empty(), "{}", o.stderr);
     assert_eq!(o.lines("[progress]").len(), 2, "{}", o.stderr);
 }
@@ -292,9 +288,7 @@ fn a_failed_task_is_the_calls_error_and_missing_input_cancels_the_task() {
     );
     assert_eq!(task_lines(&o.stderr).last().unwrap().1, "failed");
 
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &url,
@@ -308,10 +302,9 @@ fn a_failed_task_is_the_calls_error_and_missing_input_cancels_the_task() {
         "step_ms=1",
         "-a",
         "confirm=true",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 1, "{}", o.stderr);
+    ])
+    .record()
+    .expect(1);
     let waiting: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(waiting["status"], "input_required", "{waiting}");
     assert!(
@@ -324,7 +317,7 @@ fn a_failed_task_is_the_calls_error_and_missing_input_cancels_the_task() {
         "{}",
         o.stderr
     );
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let get = lines
         .iter()
         .filter(|l| l["dir"] == "in")
@@ -477,11 +470,8 @@ fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused
     let argv = python_server();
     // Declared on the request, ignored by a server without the extension:
     // the call is answered as ever.
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "modern",
             "--tool",
@@ -490,13 +480,12 @@ fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused
             "steps=1",
             "-a",
             "delay_ms=1",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .record()
+        .expect(0);
     assert!(task_lines(&o.stderr).is_empty(), "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let call = frames(&lines, "out", "tools/call").next().unwrap();
     assert_eq!(
         call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
@@ -504,11 +493,10 @@ fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused
         json!({})
     );
     // --task asks for what the server did not declare: a usage error, before any call.
-    let o = call_stdio(
-        &argv,
-        &["--protocol", "modern", "--task", "--tool", "slow_task"],
-    );
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--protocol", "modern", "--task", "--tool", "slow_task"])
+        .server(&argv)
+        .expect(2);
     assert!(
         o.stderr
             .contains("--task: the server did not declare the tasks extension"),
@@ -519,12 +507,9 @@ fn a_real_server_without_the_extension_takes_the_declaration_and_task_is_refused
 
 #[test]
 fn the_maximum_time_cancels_the_task_and_is_a_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     let argv = demo_argv();
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "modern",
             "--tool",
@@ -537,12 +522,11 @@ fn the_maximum_time_cancels_the_task_and_is_a_timeout() {
             "poll_ms=100",
             "--max-timeout",
             "0.5",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 4, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+        ])
+        .server(&argv)
+        .record()
+        .expect(4);
+    let lines = o.trace();
     let created = lines
         .iter()
         .find(|l| l["dir"] == "in" && l["json"]["result"]["resultType"] == "task")

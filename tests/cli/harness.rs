@@ -1,9 +1,7 @@
 //! The test harness's own guarantees: a hung child is killed, and nothing
 //! but a still-running child of the test is ever signalled.
 
-use crate::support as common;
-
-use common::watchdog;
+use crate::support::watchdog;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -1,15 +1,12 @@
 //! `mcpscope call` and `mcpscope tools` end to end: the real binary, real
 //! child processes, real pipes.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
-fn demo_call(extra: &[&str]) -> Output {
-    let mut args = vec!["call", "--demo"];
-    args.extend_from_slice(extra);
-    run(&args)
+/// `mcpscope call --demo EXTRA...`
+fn demo_call(extra: &[&str]) -> Headless {
+    headless(["call", "--demo"]).args(extra)
 }
 
 #[test]
@@ -19,8 +16,8 @@ fn stdout_is_only_the_result_and_progress_goes_to_stderr() {
         "upload_file",
         "--args",
         r#"{"size_bytes": 4096, "chunk_bytes": 1024, "delay_ms": 1}"#,
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     let result: Value =
         serde_json::from_str(&o.stdout).expect("stdout is exactly one JSON document");
     assert_eq!(result["isError"], false);
@@ -39,8 +36,8 @@ fn stdout_is_only_the_result_and_progress_goes_to_stderr() {
 fn compact_json_and_quiet() {
     let o = demo_call(&[
         "--tool", "echo", "-a", "text=hi", "-a", "n=3", "--json", "--quiet",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert_eq!(o.stdout.lines().count(), 1);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     let text = v["content"][0]["text"].as_str().unwrap();
@@ -64,8 +61,8 @@ fn no_token_means_no_progress() {
         "delay_ms=1",
         "--token",
         "none",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert!(o.lines("[progress]").is_empty(), "{}", o.stderr);
     assert!(
         !o.lines("[log]").is_empty(),
@@ -76,13 +73,11 @@ fn no_token_means_no_progress() {
 
 #[test]
 fn tokens_are_echoed_exactly_and_steps_count_from_zero() {
-    let dir = tempfile::tempdir().unwrap();
     for (token, want) in [
         ("42", serde_json::json!(42)),
         ("my-token", serde_json::json!("my-token")),
     ] {
-        let rec = dir.path().join(format!("{token}.jsonl"));
-        let o = demo_call(&[
+        let lines = demo_call(&[
             "--tool",
             "interactive_wizard",
             "-a",
@@ -91,11 +86,10 @@ fn tokens_are_echoed_exactly_and_steps_count_from_zero() {
             "delay_ms=1",
             "--token",
             token,
-            "--record",
-            rec.to_str().unwrap(),
-        ]);
-        assert_eq!(o.code, 0, "{}", o.stderr);
-        let lines = trace_lines(&rec);
+        ])
+        .record()
+        .expect(0)
+        .trace();
         let call = frames(&lines, "out", "tools/call").next().unwrap();
         assert_eq!(call["params"]["_meta"]["progressToken"], want);
         let progress: Vec<&Value> = frames(&lines, "in", "notifications/progress").collect();
@@ -122,8 +116,8 @@ fn log_level_is_set_and_honoured() {
         "delay_ms=1",
         "--log-level",
         "warning",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     let logs = o.lines("[log] ");
     assert!(!logs.is_empty(), "{}", o.stderr);
     for l in &logs {
@@ -145,13 +139,12 @@ fn tool_error_exits_1_and_rpc_error_exits_1() {
         "interval_ms=1",
         "-a",
         "outcome=failed",
-    ]);
-    assert_eq!(o.code, 1, "{}", o.stderr);
+    ])
+    .expect(1);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["isError"], true);
 
-    let o = demo_call(&["--tool", "no_such_tool"]);
-    assert_eq!(o.code, 1, "{}", o.stderr);
+    let o = demo_call(&["--tool", "no_such_tool"]).expect(1);
     assert!(o.stdout.is_empty());
     assert!(o.stderr.contains("JSON-RPC error -32602"), "{}", o.stderr);
 }
@@ -173,8 +166,7 @@ fn usage_errors_exit_2() {
         ],
         vec!["call", "--bogus-flag"],
     ] {
-        let o = run(&args);
-        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        let o = headless(&args).expect(2);
         assert!(!o.stderr.is_empty());
     }
 }
@@ -191,15 +183,13 @@ fn idle_timeout_is_reset_by_progress() {
         "1",
         "--max-timeout",
         "30",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert!(o.lines("[progress] sleep").len() >= 4);
 }
 
 #[test]
 fn idle_timeout_without_progress_cancels_and_exits_4() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     let o = demo_call(&[
         "--tool",
         "sleep",
@@ -209,12 +199,11 @@ fn idle_timeout_without_progress_cancels_and_exits_4() {
         "none",
         "--timeout",
         "0.3",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 4, "{}", o.stderr);
+    ])
+    .record()
+    .expect(4);
     assert!(o.stderr.contains("idle timeout"), "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let cancel = frames(&lines, "out", "notifications/cancelled")
         .next()
         .expect("a cancellation was sent");
@@ -237,8 +226,8 @@ fn hard_maximum_is_not_reset_by_progress() {
         "10",
         "--max-timeout",
         "0.8",
-    ]);
-    assert_eq!(o.code, 4, "{}", o.stderr);
+    ])
+    .expect(4);
     assert!(o.stderr.contains("max timeout"), "{}", o.stderr);
     assert!(
         !o.lines("[progress] sleep").is_empty(),
@@ -303,34 +292,30 @@ fn sh_server(after: &str) -> Vec<String> {
     ]
 }
 
-fn call_sh(after: &str, extra: &[&str]) -> Output {
-    let mut args: Vec<String> = vec!["call".into(), "--tool".into(), "t".into()];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args.push("--".into());
-    args.extend(sh_server(after));
-    run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+/// `mcpscope call --tool t EXTRA... -- sh_server(after)`
+fn call_sh(after: &str, extra: &[&str]) -> Headless {
+    headless(["call", "--tool", "t"])
+        .args(extra)
+        .server(sh_server(after))
 }
 
 #[test]
 fn crash_mid_call_exits_3_naming_the_status() {
-    let o = call_sh("read l; echo partial >&2; exit 7", &[]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    let o = call_sh("read l; echo partial >&2; exit 7", &[]).expect(3);
     assert!(o.stderr.contains("exited with status 7"), "{}", o.stderr);
     assert!(o.stderr.contains("[stderr] partial"), "{}", o.stderr);
 }
 
 #[test]
 fn killed_by_signal_is_named() {
-    let o = call_sh("read l; kill -9 $$", &[]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    let o = call_sh("read l; kill -9 $$", &[]).expect(3);
     assert!(o.stderr.contains("signal 9 (SIGKILL)"), "{}", o.stderr);
 }
 
 #[test]
 fn garbage_on_stdout_is_reported_and_the_call_still_succeeds() {
     let after = r#"read l; printf 'Server listening on :3000\n\033[31mred\033[0m\n{"half":\n'; echo '{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}'"#;
-    let o = call_sh(after, &[]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = call_sh(after, &[]).expect(0);
     let protocol = o.lines("[protocol]");
     assert_eq!(protocol.len(), 3, "{}", o.stderr);
     assert!(protocol[0].contains("Server listening on :3000"));
@@ -344,7 +329,7 @@ fn garbage_on_stdout_is_reported_and_the_call_still_succeeds() {
 
 #[test]
 fn handshake_failure_exits_3() {
-    let o = run(&[
+    let o = headless([
         "call",
         "--tool",
         "t",
@@ -352,11 +337,10 @@ fn handshake_failure_exits_3() {
         "sh",
         "-c",
         "read l; echo 'not json'; exit 0",
-    ]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    ])
+    .expect(3);
     assert!(o.stderr.contains("handshake failed"), "{}", o.stderr);
-    let o = run(&["call", "--tool", "t", "--", "/nonexistent/server"]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    let o = headless(["call", "--tool", "t", "--", "/nonexistent/server"]).expect(3);
     assert!(o.stderr.contains("cannot start"), "{}", o.stderr);
 }
 
@@ -364,8 +348,7 @@ fn handshake_failure_exits_3() {
 fn unknown_server_requests_get_method_not_found() {
     // The server asks us something we do not handle, then reports our answer on stderr.
     let after = r#"read l; echo '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}'; read -r a; echo "$a" >&2; echo '{"jsonrpc":"2.0","id":"s2","method":"ping"}'; read -r b; echo "$b" >&2; echo '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'"#;
-    let o = call_sh(after, &[]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = call_sh(after, &[]).expect(0);
     let answers: Vec<Value> = o
         .lines("[stderr] ")
         .iter()
@@ -381,7 +364,6 @@ fn unknown_server_requests_get_method_not_found() {
 #[test]
 fn env_and_cwd_reach_the_server_and_secrets_are_redacted() {
     let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     let after = r#"read l; echo "FOO=$FOO API_TOKEN=$API_TOKEN" >&2; pwd >&2; echo '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'"#;
     let cwd = dir.path().canonicalize().unwrap();
     let o = call_sh(
@@ -393,11 +375,10 @@ fn env_and_cwd_reach_the_server_and_secrets_are_redacted() {
             "API_TOKEN=s3cret",
             "--cwd",
             cwd.to_str().unwrap(),
-            "--record",
-            rec.to_str().unwrap(),
         ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .record()
+    .expect(0);
     assert!(
         o.stderr.contains("[stderr] FOO=bar API_TOKEN=s3cret"),
         "{}",
@@ -408,7 +389,7 @@ fn env_and_cwd_reach_the_server_and_secrets_are_redacted() {
         "{}",
         o.stderr
     );
-    let header = std::fs::read_to_string(&rec).unwrap();
+    let header = std::fs::read_to_string(o.trace_path()).unwrap();
     let header = header.lines().next().unwrap();
     assert!(!header.contains("s3cret"), "{header}");
     assert!(header.contains("[redacted]"), "{header}");
@@ -417,21 +398,18 @@ fn env_and_cwd_reach_the_server_and_secrets_are_redacted() {
 
 /// The interactive wizard (two questions), recorded; returns the trace lines.
 fn wizard_trace(extra: &[&str]) -> Vec<Value> {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("w.jsonl");
-    let mut args = vec![
+    demo_call(&[
         "--tool",
         "interactive_wizard",
         "-a",
         "questions=2",
         "-a",
         "delay_ms=1",
-    ];
-    args.extend_from_slice(extra);
-    args.extend(["--record", rec.to_str().unwrap()]);
-    let o = demo_call(&args);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    trace_lines(&rec)
+    ])
+    .args(extra)
+    .record()
+    .expect(0)
+    .trace()
 }
 
 #[test]
@@ -455,8 +433,7 @@ fn elicitation_is_answered_only_when_asked() {
 
 #[test]
 fn tools_lists_every_page_and_config_files_work() {
-    let o = run(&["tools", "--demo", "--json"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["tools", "--demo", "--json"]).expect(0);
     let tools: Vec<Value> = serde_json::from_str(&o.stdout).unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     for want in [
@@ -484,14 +461,14 @@ fn tools_lists_every_page_and_config_files_work() {
         .to_string(),
     )
     .unwrap();
-    let o = run(&[
+    let o = headless([
         "tools",
         "--config",
         cfg.to_str().unwrap(),
         "--server",
         "demo",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert!(
         o.stdout.lines().any(|l| l.starts_with("upload_file ")),
         "{}",
@@ -503,19 +480,11 @@ fn tools_lists_every_page_and_config_files_work() {
 
 #[test]
 fn older_revisions_negotiate() {
-    let dir = tempfile::tempdir().unwrap();
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        let rec = dir.path().join(format!("{rev}.jsonl"));
-        let o = demo_call(&[
-            "--tool",
-            "echo",
-            "--protocol",
-            rev,
-            "--record",
-            rec.to_str().unwrap(),
-        ]);
-        assert_eq!(o.code, 0, "{rev}: {}", o.stderr);
-        let lines = trace_lines(&rec);
+        let lines = demo_call(&["--tool", "echo", "--protocol", rev])
+            .record()
+            .expect(0)
+            .trace();
         let neg = lines
             .iter()
             .find(|l| l["json"]["event"] == "negotiated")
@@ -527,19 +496,10 @@ fn older_revisions_negotiate() {
 
 #[test]
 fn flood_is_lossless_and_in_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("flood.jsonl");
-    let o = demo_call(&[
-        "--tool",
-        "flood",
-        "-a",
-        "count=50000",
-        "--quiet",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = demo_call(&["--tool", "flood", "-a", "count=50000", "--quiet"])
+        .record()
+        .expect(0)
+        .trace();
     let progress: Vec<i64> = frames(&lines, "in", "notifications/progress")
         .map(|p| p["params"]["progress"].as_i64().unwrap())
         .collect();
@@ -558,52 +518,37 @@ fn flood_is_lossless_and_in_order() {
 
 #[test]
 fn secrets_on_the_command_line_are_redacted_in_the_recording() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("s.jsonl");
-    let o = run(&[
-        "call",
-        "--tool",
-        "t",
-        "--record",
-        rec.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
-        "exit 0",
-        "--api-key",
-        "s3cret2",
-        "--password=hunter2",
-    ]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
-    let text = std::fs::read_to_string(&rec).unwrap();
+    let o = headless(["call", "--tool", "t"])
+        .server([
+            "sh",
+            "-c",
+            "exit 0",
+            "--api-key",
+            "s3cret2",
+            "--password=hunter2",
+        ])
+        .record()
+        .expect(3);
+    let text = std::fs::read_to_string(o.trace_path()).unwrap();
     assert!(
         !text.contains("s3cret2") && !text.contains("hunter2"),
         "{text}"
     );
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let spawn = lines
         .iter()
         .find(|l| l["json"]["event"] == "spawn")
         .unwrap();
     assert_eq!(spawn["json"]["argv"][4], "[redacted]");
 
-    let rec2 = dir.path().join("plain.jsonl");
-    run(&[
-        "call",
-        "--tool",
-        "t",
-        "--no-redact",
-        "--record",
-        rec2.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
-        "exit 0",
-        "--api-key",
-        "s3cret2",
-    ]);
+    let o = headless(["call", "--tool", "t", "--no-redact"])
+        .server(["sh", "-c", "exit 0", "--api-key", "s3cret2"])
+        .record()
+        .run();
     assert!(
-        std::fs::read_to_string(&rec2).unwrap().contains("s3cret2"),
+        std::fs::read_to_string(o.trace_path())
+            .unwrap()
+            .contains("s3cret2"),
         "--no-redact keeps them"
     );
 }

@@ -5,9 +5,9 @@
 //! requests the local HTTP listeners refuse, with messages naming only flags
 //! the command has.
 
-use crate::support as common;
+use crate::support;
 
-use common::BIN;
+use crate::support::BIN;
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -260,21 +260,21 @@ fn a_new_config_that_cannot_be_written_leaves_the_original_and_nothing_else() {
 }
 
 /// `demo-server --http` on a loopback port it picks.
-fn demo_server(extra: &[&str]) -> (common::http::Bg, u16) {
+fn demo_server(extra: &[&str]) -> (support::http::Bg, u16) {
     let mut cmd = Command::new(BIN);
     cmd.args(["demo-server", "--http", "127.0.0.1:0"])
         .args(extra);
-    common::http::start_reporting(cmd)
+    support::http::start_reporting(cmd)
 }
 
 /// `proxy --listen` on a loopback port it picks, in front of a port nothing
 /// listens on: every request here is refused before it would be forwarded.
-fn http_proxy(rt: &Path) -> (common::http::Bg, u16) {
+fn http_proxy(rt: &Path) -> (support::http::Bg, u16) {
     let mut cmd = Command::new(BIN);
     cmd.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
         .arg("http://127.0.0.1:9/mcp")
         .env("MCPSCOPE_RUNTIME_DIR", rt);
-    common::http::start_reporting(cmd)
+    support::http::start_reporting(cmd)
 }
 
 /// POST an `initialize` with exactly these header lines (each `Name: value`);

@@ -2,9 +2,7 @@
 //! a paging server in sh (real process, real pipes), the demo server's
 //! conformance fixtures and server-everything.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 /// A stdio server in sh that pages `resources/list`: no cursor → page 1,

@@ -1,9 +1,7 @@
 //! `--log-file` / `MCPSCOPE_LOG`: mcpscope's own log, for bug reports. Off by
 //! default, never on stderr, secrets redacted like the trace.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 
 #[test]
 fn log_file_records_the_session_and_keeps_secrets_and_stderr_clean() {

@@ -5,10 +5,8 @@
 //! mcpscope to run sampling or elicitation as a task). Against
 //! server-everything over stdio and Streamable HTTP, and the demo server.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use serde_json::Value;
 use std::process::Command;
 
@@ -30,20 +28,11 @@ fn text(stdout: &str) -> String {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn a_task_required_tool_runs_as_a_task_to_its_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let o = call_stdio(
-        &everything_argv(),
-        &[
-            "--tool",
-            "simulate-research-query",
-            "-a",
-            "topic=rust",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--tool", "simulate-research-query", "-a", "topic=rust"])
+        .server(everything_argv())
+        .record()
+        .expect(0);
     assert!(
         text(&o.stdout).contains("# Research Report: rust"),
         "{}",
@@ -64,7 +53,7 @@ fn a_task_required_tool_runs_as_a_task_to_its_result() {
     );
     // One line per change: no two neighbours alike.
     assert!(tasks.windows(2).all(|w| w[0] != w[1]), "{tasks:?}");
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let call = frames(&lines, "out", "tools/call").next().unwrap();
     assert!(call["params"]["task"].is_object(), "{call}");
     let id = tasks[0].split(' ').nth(1).unwrap();
@@ -77,9 +66,8 @@ fn a_task_required_tool_runs_as_a_task_to_its_result() {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn input_required_is_answered_from_elicit() {
-    let o = call_stdio(
-        &everything_argv(),
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "simulate-research-query",
             "-a",
@@ -88,9 +76,9 @@ fn input_required_is_answered_from_elicit() {
             "ambiguous=true",
             "--elicit",
             r#"accept:{"interpretation":"technical"}"#,
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(everything_argv())
+        .expect(0);
     let statuses: Vec<&str> = o
         .lines("[task]")
         .iter()
@@ -108,11 +96,10 @@ fn input_required_is_answered_from_elicit() {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn task_where_the_tool_forbids_it_is_a_usage_error() {
-    let o = call_stdio(
-        &everything_argv(),
-        &["--tool", "echo", "-a", "message=x", "--task"],
-    );
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--tool", "echo", "-a", "message=x", "--task"])
+        .server(everything_argv())
+        .expect(2);
     assert!(
         o.stderr.contains("echo does not run as a task"),
         "{}",
@@ -123,8 +110,7 @@ fn task_where_the_tool_forbids_it_is_a_usage_error() {
 
 #[test]
 fn task_against_a_server_without_tasks_is_a_usage_error() {
-    let o = run(&["call", "--demo", "--tool", "echo", "--task"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = headless(["call", "--demo", "--tool", "echo", "--task"]).expect(2);
     assert!(
         o.stderr.contains("did not declare tasks for tools/call"),
         "{}",
@@ -135,26 +121,22 @@ fn task_against_a_server_without_tasks_is_a_usage_error() {
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn client_side_tasks_for_sampling_and_elicitation() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("c.jsonl");
-    let o = call_stdio(
-        &everything_argv(),
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "trigger-sampling-request-async",
             "-a",
             "prompt=hi",
             "--sample",
             "async hello",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(everything_argv())
+        .record()
+        .expect(0);
     let t = text(&o.stdout);
     assert!(t.contains("[COMPLETED] Async sampling completed!"), "{t}");
     assert!(t.contains("async hello"), "{t}");
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let init = frames(&lines, "out", "initialize").next().unwrap();
     assert!(
         init["params"]["capabilities"]["tasks"]["requests"]["sampling"]["createMessage"]
@@ -164,16 +146,15 @@ fn client_side_tasks_for_sampling_and_elicitation() {
     // The server fetched the result from mcpscope's task.
     assert!(frames(&lines, "in", "tasks/result").count() == 1);
 
-    let o = call_stdio(
-        &everything_argv(),
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "trigger-elicitation-request-async",
             "--elicit",
             r#"accept:{"name":"Ada"}"#,
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(everything_argv())
+        .expect(0);
     let t = text(&o.stdout);
     assert!(t.contains("- Name: Ada"), "{t}");
 }
@@ -188,7 +169,7 @@ fn a_task_over_streamable_http() {
         .env("NODE_OPTIONS", format!("--require {preload}"));
     let (_srv, port) = start_reporting(cmd);
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &url,
@@ -196,8 +177,8 @@ fn a_task_over_streamable_http() {
         "simulate-research-query",
         "-a",
         "topic=http",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert!(
         text(&o.stdout).contains("# Research Report: http"),
         "{}",
@@ -266,19 +247,11 @@ fn seq_of(lines: &[Value], pred: impl Fn(&Value) -> bool) -> u64 {
 
 #[test]
 fn a_task_keeps_its_progress_token_after_the_create_task_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let o = call_stdio(
-        &demo_tasks_argv(),
-        &[
-            "--tool",
-            "test_task_with_progress",
-            "--task",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--tool", "test_task_with_progress", "--task"])
+        .server(demo_tasks_argv())
+        .record()
+        .expect(0);
     assert!(
         text(&o.stdout).contains("test_task_with_progress finished"),
         "{}",
@@ -294,7 +267,7 @@ fn a_task_keeps_its_progress_token_after_the_create_task_result() {
     assert_eq!(statuses.last(), Some(&"completed"), "{}", o.stderr);
 
     // The progress came after the CreateTaskResult, on the call's token.
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let call = frames(&lines, "out", "tools/call").next().unwrap();
     assert!(call["params"]["task"].is_object(), "{call}");
     let token = &call["params"]["_meta"]["progressToken"];
@@ -315,7 +288,7 @@ fn a_task_keeps_its_progress_token_after_the_create_task_result() {
         "{progress:?} vs {created}"
     );
 
-    let (code, report) = check_trace(&rec);
+    let (code, report) = check_trace(o.trace_path());
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["findings"], serde_json::json!([]), "{report}");
     // The call's statistics count the task's progress too: the handle is
@@ -430,23 +403,19 @@ fn a_clean_task_raises_no_task_rule() {
     // simulate-research-query reports its stages as task statuses and sends
     // no progress; progress going on after a CreateTaskResult is covered
     // against the demo's task fixture above.
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let o = call_stdio(
-        &everything_argv(),
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "simulate-research-query",
             "-a",
             "topic=rules",
             "--task",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(everything_argv())
+        .record()
+        .expect(0);
     assert!(o.lines("[finding]").is_empty(), "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     // Its status was followed to the end: polls answered until completed.
     let polled: Vec<&str> = lines
         .iter()
@@ -455,7 +424,7 @@ fn a_clean_task_raises_no_task_rule() {
         .filter_map(|l| l["json"]["result"]["status"].as_str())
         .collect();
     assert!(polled.contains(&"working"), "{polled:?}");
-    let (code, report) = check_trace(&rec);
+    let (code, report) = check_trace(o.trace_path());
     assert_eq!(code, 0, "{report}");
     let rules: Vec<&str> = report["findings"]
         .as_array()

@@ -16,9 +16,7 @@
 //! | json-schema-ref-no-deref | 2026-07-28 |
 //! | sep-2322-client-request-state (MRTR `input_required` retries) | 2026-07-28 |
 
-use crate::support as common;
-
-use common::{BIN, suite};
+use crate::support::{BIN, suite};
 
 /// Run one scenario at one spec version and assert the suite's verdict.
 fn scenario(name: &str, spec_version: &str) {

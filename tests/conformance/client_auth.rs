@@ -12,9 +12,7 @@
 //! The traces these runs record hold the flow's steps (`auth-http`,
 //! `auth` events) and never a token: the suite's tokens start `test-token`.
 
-use crate::support as common;
-
-use common::{BIN, suite};
+use crate::support::{BIN, suite};
 
 /// Run one scenario at one spec version; return the run and its trace.
 fn run(name: &str, spec_version: &str) -> (suite::Run, String) {

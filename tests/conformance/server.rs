@@ -53,10 +53,8 @@
 //! | http-custom-header-server-validation | 2026-07-28 |
 //! | json-schema-2020-12 (pending) | 2025-11-25, 2026-07-28 |
 
-use crate::support as common;
-
-use common::http::{Bg, start_reporting};
-use common::{BIN, suite};
+use crate::support::http::{Bg, start_reporting};
+use crate::support::{BIN, suite};
 use std::process::Command;
 
 /// A fresh fixture server per scenario, so no scenario sees another's state.

@@ -3,6 +3,7 @@
 //! listed before the demo tools and answer, and without the flag none of them
 //! is reachable.
 
+use crate::support::BIN;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
@@ -19,7 +20,7 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+        let mut child = Command::new(BIN)
             .arg("demo-server")
             .args(extra)
             .stdin(Stdio::piped())

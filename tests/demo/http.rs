@@ -2,10 +2,8 @@
 //! client: progress on the request's own stream in real time, sessions,
 //! resumption after a forced disconnect, and the two delivery faults.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::Command;
@@ -18,15 +16,11 @@ fn demo_http(extra: &[&str]) -> (Bg, String) {
     (srv, format!("http://127.0.0.1:{port}/mcp"))
 }
 
-fn record(url: &str, extra: &[&str]) -> (Output, Vec<Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
-    let mut args = vec!["call", "--url", url];
-    args.extend_from_slice(extra);
-    args.extend(["--record", rec.to_str().unwrap()]);
-    let o = run(&args);
-    let lines = trace_lines(&rec);
-    (o, lines)
+/// `mcpscope call --url URL EXTRA...`, recorded: the run and its trace.
+fn record(url: &str, extra: &[&str]) -> (Run, Vec<Value>) {
+    let run = headless(["call", "--url", url]).args(extra).record().run();
+    let lines = run.trace();
+    (run, lines)
 }
 
 /// The incoming frames on the tools/call request's own channel.

@@ -4,10 +4,8 @@
 //! `subscriptions/listen` stream (`resourceSubscriptions`) that a new set of
 //! URIs replaces. Over stdio and Streamable HTTP.
 
-use crate::support as common;
-
-use common::BIN;
-use common::http::start_reporting;
+use crate::support::BIN;
+use crate::support::http::start_reporting;
 use mcpscope::client::{ClientOptions, EraChoice, Limits, Session, TokenPolicy};
 use mcpscope::trace::{Dir, MonotonicClock, Store, Trace};
 use mcpscope::transport::http::Flavor;

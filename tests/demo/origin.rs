@@ -4,10 +4,8 @@
 //! refused with 403 and a JSON-RPC error, loopback ones and `--allow-origin`
 //! ones pass, and binding beyond loopback needs `--allow-remote`.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::Command;

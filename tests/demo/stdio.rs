@@ -3,6 +3,7 @@
 //! ids, never by sleeping; the receive timeout only turns a hang into a
 //! failure.
 
+use crate::support::BIN;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -21,7 +22,7 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpscope"))
+        let mut child = Command::new(BIN)
             .arg("demo-server")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -7,11 +7,10 @@
 //! token endpoint that hangs, a refused registration, a state that does
 //! not match. Each failure is one clear line, exit 3, and nothing cached.
 
-use crate::support as common;
-use crate::support::auth as auth_support;
+use crate::support;
 
-use auth_support::{Fault, mcpscope, refused, refused_with, server, url};
-use common::BIN;
+use crate::support::BIN;
+use crate::support::auth::{Fault, mcpscope, refused, refused_with, server, url};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
@@ -286,7 +285,7 @@ fn auth_login_prints_the_url_and_takes_the_browser_redirect() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let dog = common::watchdog(&child, std::time::Duration::from_secs(30));
+    let dog = support::watchdog(&child, std::time::Duration::from_secs(30));
     let stderr = child.stderr.take().unwrap();
     let mut lines = std::io::BufReader::new(stderr).lines();
     // The person: reads the URL mcpscope prints, and "signs in".

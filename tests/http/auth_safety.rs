@@ -11,10 +11,9 @@
 //! - a data directory other users can write to is neither read nor written;
 //! - `auth login` says "authorized" only once the server took the token.
 
-use crate::support as common;
-use crate::support::auth as auth_support;
+use crate::support;
 
-use auth_support::{
+use crate::support::auth::{
     Fault, HOSTILE, REMOTE_HTTP, assert_no_raw_controls, assert_sanitised, mcpscope, refused,
     server, url,
 };
@@ -23,7 +22,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// `auth login`, the authorization redirects followed over HTTP.
-fn login(data: &Path, u: &str) -> common::Output {
+fn login(data: &Path, u: &str) -> support::Output {
     mcpscope(
         data,
         &[

@@ -2,16 +2,13 @@
 //! HTTP and HTTP+SSE, the Python SDK over Streamable HTTP) and a raw loopback
 //! server for the failures real servers only produce by accident.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use std::process::Command;
 
-fn call_url(url: &str, extra: &[&str]) -> Output {
-    let mut args = vec!["call", "--url", url];
-    args.extend_from_slice(extra);
-    run(&args)
+/// `mcpscope call --url URL EXTRA...`
+fn call_url(url: &str, extra: &[&str]) -> Headless {
+    headless(["call", "--url", url]).args(extra)
 }
 
 fn everything_http(mode: &str) -> (Bg, u16) {
@@ -28,8 +25,6 @@ fn everything_http(mode: &str) -> (Bg, u16) {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_streamable_http_progress_and_session() {
     let (_srv, port) = everything_http("streamableHttp");
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("h.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = call_url(
         &url,
@@ -40,13 +35,12 @@ fn everything_streamable_http_progress_and_session() {
             "duration=0.6",
             "-a",
             "steps=3",
-            "--record",
-            rec.to_str().unwrap(),
         ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .record()
+    .expect(0);
     assert_eq!(o.lines("[progress]").len(), 3, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     // Progress travels on the tools/call POST's own stream, before its response.
     let call = lines
         .iter()
@@ -89,8 +83,6 @@ fn everything_streamable_http_progress_and_session() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_legacy_sse_is_detected() {
     let (_srv, port) = everything_http("sse");
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("s.jsonl");
     let url = format!("http://127.0.0.1:{port}/sse");
     let o = call_url(
         &url,
@@ -101,13 +93,12 @@ fn everything_legacy_sse_is_detected() {
             "duration=0.4",
             "-a",
             "steps=2",
-            "--record",
-            rec.to_str().unwrap(),
         ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .record()
+    .expect(0);
     assert_eq!(o.lines("[progress]").len(), 2, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     assert!(
         lines
             .iter()
@@ -139,8 +130,8 @@ fn everything_legacy_sse_is_detected() {
             "message=hi",
             "--json",
         ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .expect(0);
     assert!(o.stdout.contains("Echo: hi"));
 }
 
@@ -155,8 +146,8 @@ fn python_sdk_over_streamable_http() {
     let o = call_url(
         &url,
         &["--tool", "slow_task", "-a", "steps=2", "-a", "delay_ms=10"],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    )
+    .expect(0);
     assert_eq!(
         o.lines("[progress]"),
         vec![
@@ -176,7 +167,8 @@ fn python_sdk_over_streamable_http() {
             "2024-11-05",
             "--json",
         ],
-    );
+    )
+    .run();
     assert_eq!(o.code, 0, "older revisions over HTTP: {}", o.stderr);
 }
 
@@ -223,13 +215,9 @@ fn dropped_stream_is_resumed_without_loss_or_duplicates() {
             }
         })
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("r.jsonl");
-    let o = call_url(
-        &format!("http://127.0.0.1:{port}/mcp"),
-        &["--tool", "t", "--record", rec.to_str().unwrap()],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"])
+        .record()
+        .expect(0);
     assert_eq!(
         o.lines("[progress]"),
         vec![
@@ -238,7 +226,7 @@ fn dropped_stream_is_resumed_without_loss_or_duplicates() {
             "[progress] t 3/3 (100%)"
         ]
     );
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let resume = lines
         .iter()
         .find(|l| l["json"]["event"] == "resume")
@@ -257,22 +245,14 @@ fn html_error_page_is_kept_and_fails_clearly() {
             "<html><body>Internal Server Error</body></html>".into(),
         )
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("e.jsonl");
     let o = call_url(
         &format!("http://127.0.0.1:{port}/mcp"),
-        &[
-            "--tool",
-            "t",
-            "--transport",
-            "http",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 3, "{}", o.stderr);
+        &["--tool", "t", "--transport", "http"],
+    )
+    .record()
+    .expect(3);
     assert!(o.stderr.contains("HTTP 500"), "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     assert!(
         lines
             .iter()
@@ -296,20 +276,16 @@ fn stream_cut_mid_event_fails_the_call_and_keeps_the_partial() {
             ))
         })
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("c.jsonl");
-    let o = call_url(
-        &format!("http://127.0.0.1:{port}/mcp"),
-        &["--tool", "t", "--record", rec.to_str().unwrap()],
-    );
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"])
+        .record()
+        .expect(3);
     assert!(
         o.stderr.contains("closed before the response"),
         "{}",
         o.stderr
     );
     assert_eq!(o.lines("[progress]").len(), 1);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let cut = lines
         .iter()
         .find(|l| l["json"]["event"] == "stream-cut")
@@ -332,8 +308,7 @@ fn a_byte_order_mark_opening_an_sse_stream_is_ignored() {
             )),
         })
     });
-    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]).expect(0);
     assert_eq!(o.lines("[progress]"), vec!["[progress] t 1/3 (33%)"]);
 }
 
@@ -343,20 +318,18 @@ fn a_server_that_never_answers_times_out() {
     let o = call_url(
         &format!("http://127.0.0.1:{port}/mcp"),
         &["--tool", "t", "--timeout", "0.5"],
-    );
-    assert_eq!(o.code, 4, "{}", o.stderr);
+    )
+    .expect(4);
     assert!(o.stderr.contains("timed out"), "{}", o.stderr);
 }
 
 #[test]
 fn connection_refused_is_a_connection_failure() {
     let (_bound, port) = refusing_port();
-    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"]).expect(3);
     assert!(o.stderr.to_lowercase().contains("connect"), "{}", o.stderr);
     // Not an http(s) URL: a usage error, known before connecting.
-    let o = call_url("ftp://127.0.0.1/x", &["--tool", "t"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    call_url("ftp://127.0.0.1/x", &["--tool", "t"]).expect(2);
 }
 
 #[test]
@@ -382,19 +355,15 @@ fn an_expired_session_is_reinitialized_and_the_call_retried() {
             )
         })
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("x.jsonl");
-    let o = call_url(
-        &format!("http://127.0.0.1:{port}/mcp"),
-        &["--tool", "t", "--record", rec.to_str().unwrap()],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"])
+        .record()
+        .expect(0);
     assert_eq!(
         inits.load(std::sync::atomic::Ordering::SeqCst),
         2,
         "a new session was started"
     );
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     assert!(
         lines
             .iter()

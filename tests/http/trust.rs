@@ -2,10 +2,8 @@
 //! redirects, refuses, or answers with the wrong kind of body: real loopback
 //! servers on their own ports (so: their own origins).
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use std::sync::{Arc, Mutex};
 
 /// A well-behaved minimal Streamable HTTP server: initialize, 202 for

@@ -5,11 +5,8 @@
 //! Synchronisation is by polling the screen (and the host's stdout) with a
 //! deadline. Ignored by a plain `cargo test` (it needs tmux).
 
-use crate::support as common;
-use crate::support::proxy as proxy_support;
-
-use common::tmux::{Tmux, require_tmux};
-use proxy_support::{BIN, Host, demo};
+use crate::support::proxy::{BIN, Host, demo};
+use crate::support::tmux::{Tmux, require_tmux};
 use serde_json::json;
 
 #[test]

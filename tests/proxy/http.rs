@@ -5,16 +5,15 @@
 //! ends; exchanges are recorded on the client's channels without header
 //! values; Host and Origin are checked.
 
-use crate::support as common;
+use crate::support;
 
-use common::http::{Bg, Reply, raw_server, start_reporting};
+use crate::support::BIN;
+use crate::support::http::{Bg, Reply, raw_server, start_reporting};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
 
 fn demo_http() -> (Bg, u16) {
     let mut c = Command::new(BIN);
@@ -45,7 +44,7 @@ fn stop(mut proxy: Bg) -> std::process::ExitStatus {
     proxy.0.wait().unwrap()
 }
 
-fn call(port: u16, extra: &[&str]) -> common::Output {
+fn call(port: u16, extra: &[&str]) -> support::Output {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut args = vec![
         "call",
@@ -57,7 +56,7 @@ fn call(port: u16, extra: &[&str]) -> common::Output {
         r#"{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 10}"#,
     ];
     args.extend_from_slice(extra);
-    common::run(&args)
+    support::run(&args)
 }
 
 /// One raw HTTP/1.1 request; what came back within the read timeout.
@@ -113,7 +112,7 @@ fn a_host_gets_the_same_through_the_http_proxy_and_exchanges_are_recorded() {
 
     let text = std::fs::read_to_string(&trace).unwrap();
     assert!(!text.contains("s3cret"), "a header value reached the trace");
-    let lines = common::trace_lines(&trace);
+    let lines = support::trace_lines(&trace);
     let ev = |l: &serde_json::Value| l["json"]["event"].as_str().map(str::to_string);
     let posts: Vec<&serde_json::Value> = lines
         .iter()
@@ -232,7 +231,7 @@ fn a_byte_order_mark_reaches_the_host_and_is_not_in_the_recorded_events() {
     assert!(head.starts_with("HTTP/1.0 200"), "{head}");
     assert_eq!(body, sse.as_bytes(), "the host gets the bytes as sent");
     assert_eq!(stop(proxy).code(), Some(143));
-    let lines = common::trace_lines(&trace);
+    let lines = support::trace_lines(&trace);
     let answers: Vec<&serde_json::Value> = lines.iter().filter(|l| l["dir"] == "in").collect();
     assert_eq!(answers.len(), 1, "{lines:?}");
     assert_eq!(answers[0]["json"]["id"], 1, "{lines:?}");
@@ -304,7 +303,7 @@ fn an_observer_that_cannot_keep_up_costs_the_host_nothing_and_says_so() {
         )),
         "{said}"
     );
-    let lines = common::trace_lines(&trace);
+    let lines = support::trace_lines(&trace);
     let behind = |stream: &str| -> u64 {
         lines
             .iter()
@@ -356,7 +355,7 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
     let upstream_url = format!("http://127.0.0.1:{upstream}/sse");
     let (p, port) = proxy_to(&upstream_url, &trace, dir.path(), &[]);
     let url = format!("http://127.0.0.1:{port}/sse");
-    let o = common::run(&[
+    let o = support::run(&[
         "call",
         "--url",
         &url,
@@ -370,7 +369,7 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("through"), "{}", o.stdout);
     stop(p);
-    let lines = common::trace_lines(&trace);
+    let lines = support::trace_lines(&trace);
     let sent: Vec<&str> = lines
         .iter()
         .filter(|l| l["dir"] == "out")
@@ -390,7 +389,7 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
         endpoint["json"]["url"],
         format!("http://127.0.0.1:{upstream}/messages?session=1")
     );
-    let check = common::run(&["check", "--trace", trace.to_str().unwrap()]);
+    let check = support::run(&["check", "--trace", trace.to_str().unwrap()]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
 
@@ -498,7 +497,7 @@ fn request_bodies_held_at_once_are_bounded() {
 
 /// `check --trace FILE --format json`, parsed.
 fn check_json(trace: &Path) -> serde_json::Value {
-    let out = common::run(&[
+    let out = support::run(&[
         "check",
         "--trace",
         trace.to_str().unwrap(),
@@ -576,7 +575,7 @@ fn two_host_sessions_with_the_same_ids_are_judged_each_on_its_own() {
         assert!(!rules.iter().any(|r| r == wrong), "{wrong}: {report:#}");
     }
     // Each call's statistics count its own host's progress only.
-    let lines = common::trace_lines(&trace);
+    let lines = support::trace_lines(&trace);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 2, "{report:#}");
     for c in calls {
@@ -660,7 +659,7 @@ fn a_2026_host_closing_a_response_stream_cancels_the_call() {
     drop(s);
     // The proxy records the close once the server's next write fails to
     // reach the host; wait for it in the live trace, not for a time.
-    let lines = || common::trace_lines(&trace);
+    let lines = || support::trace_lines(&trace);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !lines().iter().any(|l| l["json"]["event"] == "cancel") {
         assert!(std::time::Instant::now() < deadline, "no cancel recorded");
@@ -680,7 +679,7 @@ fn a_2026_host_closing_a_response_stream_cancels_the_call() {
             .any(|r| r == "client-cancelled-during-progress"),
         "{report:#}"
     );
-    let text = common::run(&["check", "--trace", trace.to_str().unwrap()]);
+    let text = support::run(&["check", "--trace", trace.to_str().unwrap()]);
     assert!(
         !text
             .stdout
@@ -693,7 +692,7 @@ fn a_2026_host_closing_a_response_stream_cancels_the_call() {
 
 /// The official Python SDK client as a host over HTTP (`sdk_http_host.py`).
 fn py_http_host(url: &str, tool: &str, args: &str) -> Command {
-    let py = common::peer("venv/bin/python");
+    let py = support::peer("venv/bin/python");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_http_host.py");
     let mut c = Command::new(py);
     c.arg(script).args([url, tool, args]);
@@ -707,9 +706,9 @@ fn two_python_sdk_hosts_at_once_through_the_proxy_are_each_correct() {
     use std::process::Stdio;
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");
-    let mut server = Command::new(&common::python_server()[0]);
+    let mut server = Command::new(&support::python_server()[0]);
     server
-        .args(&common::python_server()[1..])
+        .args(&support::python_server()[1..])
         .args(["--http", "0", "--logging"]);
     let (_server, sport) = start_reporting(server);
     let (proxy, pport) = proxy(sport, &trace, d.path());
@@ -732,7 +731,7 @@ fn two_python_sdk_hosts_at_once_through_the_proxy_are_each_correct() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let b = common::finish(b);
+    let b = support::finish(b);
     assert_eq!(b.code, 0, "{}", b.stderr);
     assert!(b.stdout.contains("step 3 of 3"), "{}", b.stdout);
     a.stdin.take().unwrap().write_all(b"go\n").unwrap();
@@ -744,7 +743,7 @@ fn two_python_sdk_hosts_at_once_through_the_proxy_are_each_correct() {
     let report = check_json(&trace);
     assert_eq!(report["findings"], serde_json::json!([]), "{report:#}");
     assert_eq!(report["summary"]["passed"], true, "{report:#}");
-    let sessions: std::collections::BTreeSet<String> = common::trace_lines(&trace)
+    let sessions: std::collections::BTreeSet<String> = support::trace_lines(&trace)
         .iter()
         .filter(|l| l["json"]["event"] == "host-request")
         .filter_map(|l| l["json"]["session"].as_str().map(str::to_string))

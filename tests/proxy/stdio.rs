@@ -5,9 +5,7 @@
 //! exit statuses and signals pass through as a direct connection shows
 //! them. Plus `sessions`, `attach --print` and `wrap`.
 
-use crate::support::proxy as proxy_support;
-
-use proxy_support::*;
+use crate::support::proxy::*;
 use serde_json::json;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -364,7 +362,7 @@ fn sessions_lists_a_live_proxy_and_attach_print_follows_it_to_its_end() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let dog = Watch::arm(attach.id());
+    let dog = crate::support::watchdog(&attach, LIMIT);
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(attach.stdout.take().unwrap()));
     let mut seen = Vec::new();
     let mut until = |needle: &str, seen: &mut Vec<String>| {

@@ -3,11 +3,8 @@
 //! and the recording still has every frame. The cap is lowered through
 //! `MCPSCOPE_MAX_FRAME` so no test has to push 256 MiB.
 
-use crate::support as common;
-
-use common::http::{Reply, Req, raw_server};
-use common::{BIN, finish, trace_lines};
-use std::process::{Command, Stdio};
+use crate::support::http::{Reply, Req, raw_server};
+use crate::support::{Run, headless};
 
 /// A stdio MCP server in `sh`: answers initialize and any request by id;
 /// a `tools/call` first runs `payload` (which writes to stdout).
@@ -26,37 +23,15 @@ done"#
     vec!["sh".into(), "-c".into(), script]
 }
 
-fn mcpscope(args: &[&str], server: &[String], env: &[(&str, &str)]) -> common::Output {
-    let mut all: Vec<&str> = args.to_vec();
-    all.push("--");
-    all.extend(server.iter().map(String::as_str));
-    run_env(&all, env)
-}
-
-fn run_env(args: &[&str], env: &[(&str, &str)]) -> common::Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    finish(cmd.spawn().expect("spawn mcpscope"))
-}
-
 #[test]
 fn a_stdio_line_over_the_cap_is_cut_kept_and_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     // A 10,000-byte log line (JSON, but over a 4,096-byte cap), then the result.
     let payload = r#"printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'; head -c 10000 /dev/zero | tr '\0' x; printf '"}}\n';"#;
-    let out = mcpscope(
-        &["call", "--tool", "big", "--record", rec.to_str().unwrap()],
-        &sh_server(payload),
-        &[("MCPSCOPE_MAX_FRAME", "4096")],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = headless(["call", "--tool", "big"])
+        .server(sh_server(payload))
+        .env("MCPSCOPE_MAX_FRAME", "4096")
+        .record()
+        .expect(0);
     assert!(out.stdout.contains("done"), "the frame after it is intact");
     let finding = out.lines("[finding]");
     let oversized: Vec<_> = finding
@@ -67,7 +42,7 @@ fn a_stdio_line_over_the_cap_is_cut_kept_and_reported() {
     assert!(oversized[0].contains("10086 bytes"), "{}", oversized[0]);
     assert!(oversized[0].contains("4096"), "{}", oversized[0]);
 
-    let lines = trace_lines(&rec);
+    let lines = out.trace();
     let meta = lines
         .iter()
         .find(|l| l["dir"] == "meta" && l["json"]["event"] == "oversized")
@@ -86,28 +61,15 @@ fn a_stdio_line_over_the_cap_is_cut_kept_and_reported() {
 
 #[test]
 fn max_store_evicts_says_so_and_the_recording_keeps_every_frame() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     let n = 300_000;
     // ~33 MB of progress, a token of its own per frame, under a 16 MiB bound.
     let payload = format!(
         r#"awk 'BEGIN {{ for (i = 0; i < {n}; i++) printf "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"own-%d\",\"progress\":1}}}}\n", i }}';"#
     );
-    let out = mcpscope(
-        &[
-            "call",
-            "--quiet",
-            "--tool",
-            "flood",
-            "--max-store",
-            "16MiB",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-        &sh_server(&payload),
-        &[],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = headless(["call", "--quiet", "--tool", "flood", "--max-store", "16MiB"])
+        .server(sh_server(&payload))
+        .record()
+        .expect(0);
     // The printer may fall behind and say what it skipped; the end of the
     // call says the total once.
     let said: Vec<_> = out
@@ -132,19 +94,17 @@ fn max_store_evicts_says_so_and_the_recording_keeps_every_frame() {
         .and_then(|n| n.parse().ok())
         .expect("a count");
     assert!(evicted > 100_000, "{evicted}");
-    let recorded = trace_lines(&rec)
+    let recorded = out
+        .trace()
         .iter()
         .filter(|l| l["json"]["method"] == "notifications/progress")
         .count();
     assert_eq!(recorded, n, "every frame reached the recording");
 
     // `check` with the same bound: the verdict cannot vouch for evicted events.
-    let out = mcpscope(
-        &["check", "--tool", "flood", "--max-store", "16MiB"],
-        &sh_server(&payload),
-        &[],
-    );
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let out = headless(["check", "--tool", "flood", "--max-store", "16MiB"])
+        .server(sh_server(&payload))
+        .expect(1);
     assert!(out.stdout.contains("[incomplete]"), "{}", out.stdout);
     assert!(out.stdout.contains(" evicted"), "{}", out.stdout);
 }
@@ -171,8 +131,8 @@ fn big_result(id: &serde_json::Value) -> String {
 }
 
 /// The oversized event of a recording, and the cut frame it names.
-fn oversized(rec: &std::path::Path) -> (serde_json::Value, serde_json::Value) {
-    let lines = trace_lines(rec);
+fn oversized(run: &Run) -> (serde_json::Value, serde_json::Value) {
+    let lines = run.trace();
     let meta = lines
         .iter()
         .find(|l| l["dir"] == "meta" && l["json"]["event"] == "oversized")
@@ -191,24 +151,11 @@ fn oversized(rec: &std::path::Path) -> (serde_json::Value, serde_json::Value) {
 fn an_http_body_over_the_cap_is_cut_kept_and_fails_the_call_clearly() {
     let port =
         http_server(|req| Reply::Body(200, "application/json", big_result(&req.json()["id"])));
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("h.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let out = run_env(
-        &[
-            "call",
-            "--url",
-            &url,
-            "--transport",
-            "http",
-            "--tool",
-            "t",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-        &[("MCPSCOPE_MAX_FRAME", "4096")],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
+    let out = headless(["call", "--url", &url, "--transport", "http", "--tool", "t"])
+        .env("MCPSCOPE_MAX_FRAME", "4096")
+        .record()
+        .expect(3);
     assert!(out.stderr.contains("over the size cap"), "{}", out.stderr);
     assert!(!out.stderr.contains("EOF while parsing"), "{}", out.stderr);
     assert!(
@@ -224,7 +171,7 @@ fn an_http_body_over_the_cap_is_cut_kept_and_fails_the_call_clearly() {
         "{}",
         out.stderr
     );
-    let (meta, frame) = oversized(&rec);
+    let (meta, frame) = oversized(&out);
     let full = big_result(&serde_json::json!(1)).len() as u64;
     assert_eq!(meta["bytes"], full);
     assert_eq!(meta["kept"], 4096);
@@ -243,28 +190,12 @@ fn sse_data_over_the_cap_is_cut_kept_and_the_stream_goes_on() {
             done
         ))
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("s.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let out = run_env(
-        &[
-            "call",
-            "--url",
-            &url,
-            "--transport",
-            "http",
-            "--tool",
-            "t",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-        &[("MCPSCOPE_MAX_FRAME", "4096")],
-    );
-    assert_eq!(
-        out.code, 0,
-        "the response after it is intact: {}",
-        out.stderr
-    );
+    // The response after it is intact.
+    let out = headless(["call", "--url", &url, "--transport", "http", "--tool", "t"])
+        .env("MCPSCOPE_MAX_FRAME", "4096")
+        .record()
+        .expect(0);
     assert!(
         out.lines("[finding]")
             .iter()
@@ -272,7 +203,7 @@ fn sse_data_over_the_cap_is_cut_kept_and_the_stream_goes_on() {
         "{}",
         out.stderr
     );
-    let (meta, frame) = oversized(&rec);
+    let (meta, frame) = oversized(&out);
     let full = big_result(&serde_json::json!("not-this-one")).len() as u64;
     assert_eq!(meta["bytes"], full);
     assert_eq!(meta["kept"], 4096);
@@ -285,27 +216,17 @@ fn sse_data_over_the_cap_is_cut_kept_and_the_stream_goes_on() {
 
 #[test]
 fn a_server_that_stops_reading_gets_its_answers_refused_not_queued_without_bound() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("q.jsonl");
     let n = 50_000;
     // During the call the server asks n pings and reads none of the answers.
     let payload = format!(
         r#"awk 'BEGIN {{ for (i = 0; i < {n}; i++) printf "{{\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}}\n", i }}';"#
     );
-    let out = mcpscope(
-        &[
-            "call",
-            "--quiet",
-            "--tool",
-            "asks",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-        &sh_server(&payload),
-        &[("MCPSCOPE_MAX_QUEUE", "100000")],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let lines = trace_lines(&rec);
+    let out = headless(["call", "--quiet", "--tool", "asks"])
+        .server(sh_server(&payload))
+        .env("MCPSCOPE_MAX_QUEUE", "100000")
+        .record()
+        .expect(0);
+    let lines = out.trace();
     let asked = lines
         .iter()
         .filter(|l| l["dir"] == "in" && l["json"]["method"] == "ping")

@@ -3,10 +3,10 @@
 //! client, the stdio proxy with a raw host, `attach --print` on a proxy
 //! that is killed, and the HTTP proxy on a port already taken.
 
-use crate::support as common;
-use crate::support::proxy as proxy_support;
+use crate::support;
+use crate::support::proxy;
 
-use common::{BIN, Output, finish, trace_lines};
+use crate::support::{BIN, Output, finish, trace_lines};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -158,7 +158,7 @@ fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
         said[0]
     );
     // And a finding: the server asked faster than it could be answered.
-    let check = common::run(&["check", "--trace", rec.to_str().unwrap()]);
+    let check = support::run(&["check", "--trace", rec.to_str().unwrap()]);
     assert!(
         check
             .stdout
@@ -255,7 +255,7 @@ read -r l"#;
 fn the_stdio_proxy_counts_the_whole_line_a_gap_cut_through() {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");
-    let argv = proxy_support::proxied(&hostile("split-line", Some(4 << 20)), &trace, &[]);
+    let argv = proxy::proxied(&hostile("split-line", Some(4 << 20)), &trace, &[]);
     let mut proxy = Command::new(&argv[0])
         .args(&argv[1..])
         .env("MCPSCOPE_RUNTIME_DIR", d.path())
@@ -265,7 +265,7 @@ fn the_stdio_proxy_counts_the_whole_line_a_gap_cut_through() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let dog = common::watchdog(&proxy, std::time::Duration::from_secs(120));
+    let dog = support::watchdog(&proxy, std::time::Duration::from_secs(120));
     let mut out = proxy.stdout.take().unwrap();
     // The line's first 1,000 bytes (and its opening) reached the host, so
     // the observer was offered them on their own; only then the rest.
@@ -287,8 +287,8 @@ fn the_stdio_proxy_counts_the_whole_line_a_gap_cut_through() {
     dog.disarm();
     let host_got = [start, rest].concat();
 
-    let recs = proxy_support::recorded(&trace);
-    let stored: usize = proxy_support::dir_frames(&recs, "in")
+    let recs = proxy::recorded(&trace);
+    let stored: usize = proxy::dir_frames(&recs, "in")
         .iter()
         .map(|f| f.len() + 1)
         .sum();
@@ -321,8 +321,8 @@ fn attach_print_on_a_proxy_killed_mid_session_says_so_and_fails() {
         "doomed".into(),
         "--".into(),
     ];
-    argv.extend(proxy_support::demo());
-    let mut h = proxy_support::Host::start(&argv, d.path());
+    argv.extend(proxy::demo());
+    let mut h = proxy::Host::start(&argv, d.path());
     h.initialize();
     let mut attach = Command::new(BIN)
         .args(["attach", "doomed", "--print"])
@@ -331,7 +331,7 @@ fn attach_print_on_a_proxy_killed_mid_session_says_so_and_fails() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let dog = common::watchdog(&attach, std::time::Duration::from_secs(60));
+    let dog = support::watchdog(&attach, std::time::Duration::from_secs(60));
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(attach.stdout.take().unwrap()));
     // Following: the handshake so far is printed.
     assert!(

@@ -7,9 +7,7 @@
 //! reading /dev/zero the process fails on allocation instead of eating the
 //! machine's memory.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::Path;

@@ -2,9 +2,7 @@
 //! crashed and silent servers, timeouts during the handshake, a server that
 //! closes stdout but lives on, SIGTERM/SIGHUP to mcpscope itself.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -312,7 +310,7 @@ fn check_handles_sigterm_too() {
 
 #[test]
 fn a_missing_cwd_is_named() {
-    let o = run(&[
+    let o = headless([
         "call",
         "--tool",
         "t",
@@ -320,12 +318,11 @@ fn a_missing_cwd_is_named() {
         "/nonexistent/dir",
         "--",
         "python3",
-    ]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    ])
+    .expect(2);
     assert!(o.stderr.contains("--cwd /nonexistent/dir"), "{}", o.stderr);
     assert!(!o.stderr.contains("\"python3\""), "{}", o.stderr);
-    let o = run(&["call", "--demo", "--tool", "t", "--cwd", "/nonexistent/dir"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = headless(["call", "--demo", "--tool", "t", "--cwd", "/nonexistent/dir"]).expect(2);
     assert!(o.stderr.contains("--cwd"), "{}", o.stderr);
 }
 

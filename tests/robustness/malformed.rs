@@ -4,9 +4,7 @@
 //! for a malformed answer would hang until the watchdog kills it, so every
 //! test here also proves mcpscope does not wait out the (hour-long) timeout.
 
-use crate::support as common;
-
-use common::{Output, run};
+use crate::support::{Output, run};
 
 const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"py"}}}"#;
 

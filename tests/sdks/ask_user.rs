@@ -3,7 +3,7 @@
 //! `answer_server`; roots edited by the user are offered with
 //! `notifications/roots/list_changed`. Against server-everything.
 
-use crate::support as common;
+use crate::support;
 
 use mcpscope::client::{ClientOptions, Limits, Session, TokenPolicy};
 use mcpscope::trace::{MonotonicClock, Store, Trace};
@@ -31,7 +31,7 @@ fn the_user_answers_elicitation_and_sampling_and_edits_roots() {
     let trace = Trace::new(Store::default(), MonotonicClock::new());
     rt.block_on(async {
         let spec = CommandSpec {
-            argv: vec![common::everything().display().to_string(), "stdio".into()],
+            argv: vec![support::everything().display().to_string(), "stdio".into()],
             ..Default::default()
         };
         let opts = ClientOptions {

@@ -12,10 +12,10 @@
 //! authorization server look like — mcpscope must register and authorize
 //! again on its own.
 
-use crate::support as common;
+use crate::support;
 
-use common::http::Bg;
-use common::{BIN, finish, peer, trace_lines};
+use crate::support::http::Bg;
+use crate::support::{BIN, finish, peer, trace_lines};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -64,7 +64,7 @@ fn start(mcp: u16, auth: u16) -> Bg {
     bg
 }
 
-fn mcpscope(data: &std::path::Path, args: &[&str]) -> common::Output {
+fn mcpscope(data: &std::path::Path, args: &[&str]) -> support::Output {
     let child = Command::new(BIN)
         .args(args)
         .env("MCPSCOPE_DATA_DIR", data)

@@ -3,9 +3,7 @@
 //! findings. Where a real server does break a rule, the finding is kept and
 //! asserted, with the reason.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 use mcpscope::checks::{Rule, Severity};
 use mcpscope::cli::check::Report;
 

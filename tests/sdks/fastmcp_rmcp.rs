@@ -11,10 +11,10 @@
 //! meant to reproduce. Ignored by a plain `cargo test`: they need
 //! `bash tests/peers/install.sh`.
 
-use crate::support as common;
+use crate::support;
 
-use common::http::{Bg, start_reporting};
-use common::*;
+use crate::support::http::{Bg, start_reporting};
+use crate::support::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -575,7 +575,7 @@ fn rmcp_default_set_level_is_refused_with_logging_declared() {
 #[test]
 #[ignore = "needs peers (tests/peers/install.sh) and tmux: rmcp"]
 fn tui_runs_a_call_on_the_rmcp_server() {
-    use common::tmux::{Tmux, assert_restored, require_tmux};
+    use support::tmux::{Tmux, assert_restored, require_tmux};
     require_tmux();
     let bin = rmcp_server().remove(0);
     let t = Tmux::start_cmd(

@@ -2,10 +2,8 @@
 //! it), over stdio and Streamable HTTP; `--protocol auto` falling back to the
 //! handshake for a server that does not.
 
-use crate::support as common;
-
-use common::http::*;
-use common::*;
+use crate::support::http::*;
+use crate::support::*;
 use serde_json::Value;
 use std::process::Command;
 
@@ -19,11 +17,8 @@ const ENVELOPE: [&str; 3] = [
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn modern_stdio_discover_envelope_and_per_request_log_level() {
     let argv = python_server();
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("m.jsonl");
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "modern",
             "--tool",
@@ -34,12 +29,11 @@ fn modern_stdio_discover_envelope_and_per_request_log_level() {
             "delay_ms=1",
             "--log-level",
             "warning",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+        ])
+        .server(&argv)
+        .record()
+        .expect(0);
+    let lines = o.trace();
     assert_eq!(
         frames(&lines, "out", "initialize").count(),
         0,
@@ -75,9 +69,8 @@ fn modern_stdio_discover_envelope_and_per_request_log_level() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn modern_without_log_level_gets_no_logs() {
     let argv = python_server();
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "modern",
             "--tool",
@@ -86,9 +79,9 @@ fn modern_without_log_level_gets_no_logs() {
             "steps=1",
             "-a",
             "delay_ms=1",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert!(
         o.lines("[log]").is_empty(),
         "a 2026 server must not log for a request without a level: {}",
@@ -100,24 +93,20 @@ fn modern_without_log_level_gets_no_logs() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn input_required_is_answered_and_retried() {
     let argv = python_server();
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("i.jsonl");
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "modern",
             "--tool",
             "greet",
             "--elicit",
             "defaults",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .record()
+        .expect(0);
     assert!(o.stdout.contains("Hello, world!"), "{}", o.stdout);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let calls: Vec<&Value> = frames(&lines, "out", "tools/call").collect();
     assert_eq!(calls.len(), 2, "the original call and its retry");
     assert_ne!(calls[0]["id"], calls[1]["id"], "a retry is a new request");
@@ -135,8 +124,10 @@ fn input_required_is_answered_and_retried() {
     assert_eq!(responses.values().next().unwrap()["action"], "accept");
 
     // The same tool in the handshake era asks mid-call instead.
-    let o = call_stdio(&argv, &["--tool", "greet", "--elicit", "defaults"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--tool", "greet", "--elicit", "defaults"])
+        .server(&argv)
+        .expect(0);
     assert!(o.stdout.contains("Hello, world!"));
 }
 
@@ -144,24 +135,13 @@ fn input_required_is_answered_and_retried() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn auto_probes_then_falls_back_to_the_handshake() {
     let bin = everything();
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("a.jsonl");
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = call_stdio(
-        &argv,
-        &[
-            "--protocol",
-            "auto",
-            "--tool",
-            "echo",
-            "-a",
-            "message=hi",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let o = headless(["call"])
+        .args(["--protocol", "auto", "--tool", "echo", "-a", "message=hi"])
+        .server(&argv)
+        .record()
+        .expect(0);
+    let lines = o.trace();
     assert_eq!(
         frames(&lines, "out", "server/discover").count(),
         1,
@@ -175,9 +155,8 @@ fn auto_probes_then_falls_back_to_the_handshake() {
     );
 
     let py = python_server();
-    let o = call_stdio(
-        &py,
-        &[
+    let o = headless(["call"])
+        .args([
             "--protocol",
             "auto",
             "--tool",
@@ -185,9 +164,9 @@ fn auto_probes_then_falls_back_to_the_handshake() {
             "-a",
             "text=x",
             "--json",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&py)
+        .expect(0);
     assert!(
         o.stdout.contains("\"resultType\":\"complete\""),
         "a modern server stays modern: {}",
@@ -203,7 +182,7 @@ fn modern_over_http_headers_and_cancel_by_closing_the_stream() {
     cmd.args(&argv[1..]).args(["--http", "0"]);
     let (_srv, port) = start_reporting(cmd);
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &url,
@@ -217,14 +196,11 @@ fn modern_over_http_headers_and_cancel_by_closing_the_stream() {
         "delay_ms=1",
         "--log-level",
         "debug",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     assert_eq!(o.lines("[progress]").len(), 2);
     assert_eq!(o.lines("[log]").len(), 4);
-
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("c.jsonl");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &url,
@@ -238,11 +214,10 @@ fn modern_over_http_headers_and_cancel_by_closing_the_stream() {
         "delay_ms=100",
         "--max-timeout",
         "0.5",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 4, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    ])
+    .record()
+    .expect(4);
+    let lines = o.trace();
     assert!(lines.iter().any(
         |l| l["json"]["event"] == "cancel" && l["json"]["how"] == "closed the response stream"
     ));
@@ -274,7 +249,7 @@ fn modern_http_sends_method_and_name_headers() {
             serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
         )
     });
-    let o = run(&[
+    headless([
         "call",
         "--url",
         &format!("http://127.0.0.1:{port}/mcp"),
@@ -282,8 +257,8 @@ fn modern_http_sends_method_and_name_headers() {
         "modern",
         "--tool",
         "my_tool",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    ])
+    .expect(0);
     let reqs = seen.lock().unwrap();
     let call = reqs
         .iter()
@@ -312,10 +287,8 @@ fn listen_opens_the_change_stream_on_its_own_channel() {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..]).args(["--http", "0"]);
     let (_srv, port) = start_reporting(cmd);
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("l.jsonl");
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &url,
@@ -326,11 +299,10 @@ fn listen_opens_the_change_stream_on_its_own_channel() {
         "echo",
         "-a",
         "text=x",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    ])
+    .record()
+    .expect(0);
+    let lines = o.trace();
     let listen = frames(&lines, "out", "subscriptions/listen")
         .next()
         .expect("a listen request");

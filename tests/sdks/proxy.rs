@@ -5,29 +5,29 @@
 //! both directions in wire order. Ignored by a plain `cargo test` (they need
 //! the peers of `tests/peers/install.sh`).
 
-use crate::support as common;
-use crate::support::proxy as proxy_support;
+use crate::support;
+use crate::support::proxy;
 
-use proxy_support::{BIN, dir_frames, recorded};
+use crate::support::proxy::{BIN, dir_frames, recorded};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
 fn ts_host() -> Vec<String> {
-    let node = common::peer("node/node_modules/node/bin/node");
-    common::peer("node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js");
+    let node = support::peer("node/node_modules/node/bin/node");
+    support::peer("node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_host.mjs");
     vec![node.display().to_string(), script.display().to_string()]
 }
 
 fn py_host() -> Vec<String> {
-    let py = common::peer("venv/bin/python");
+    let py = support::peer("venv/bin/python");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_host.py");
     vec![py.display().to_string(), script.display().to_string()]
 }
 
 fn everything() -> Vec<String> {
-    vec![common::everything().display().to_string(), "stdio".into()]
+    vec![support::everything().display().to_string(), "stdio".into()]
 }
 
 /// Run `host TOOL ARGS server...`; its one JSON line.
@@ -41,13 +41,13 @@ fn observe(host: &[String], tool: &str, args: &str, server: &[String], rt: &Path
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let out = common::finish(cmd.spawn().unwrap());
+    let out = support::finish(cmd.spawn().unwrap());
     assert_eq!(out.code, 0, "host failed: {}", out.stderr);
     serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
 }
 
 fn proxied(server: &[String], trace: &Path) -> Vec<String> {
-    proxy_support::proxied(server, trace, &[])
+    proxy::proxied(server, trace, &[])
 }
 
 /// The host sees the same both ways; the trace has the call with the
@@ -144,7 +144,7 @@ fn ts_sdk_host_and_python_sdk_server() {
         &ts_host(),
         "slow_task",
         r#"{"steps":3,"delay_ms":20}"#,
-        &common::python_server(),
+        &support::python_server(),
         3,
     );
 }
@@ -156,7 +156,7 @@ fn python_sdk_host_and_python_sdk_server() {
         &py_host(),
         "slow_task",
         r#"{"steps":3,"delay_ms":20}"#,
-        &common::python_server(),
+        &support::python_server(),
         3,
     );
 }

@@ -1,27 +1,24 @@
 //! Real third-party servers over stdio: the official server-everything
 //! (TypeScript SDK) and a server on the official Python SDK.
 
-use crate::support as common;
-
-use common::*;
+use crate::support::*;
 
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn everything_long_running_operation_reports_exactly_steps() {
     let bin = everything();
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "trigger-long-running-operation",
             "-a",
             "duration=1",
             "-a",
             "steps=4",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert_eq!(
         o.lines("[progress]"),
         vec![
@@ -39,9 +36,8 @@ fn everything_long_running_operation_reports_exactly_steps() {
             .contains("Long running operation completed")
     );
 
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "trigger-long-running-operation",
             "-a",
@@ -50,9 +46,9 @@ fn everything_long_running_operation_reports_exactly_steps() {
             "steps=2",
             "--token",
             "none",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert!(
         o.lines("[progress]").is_empty(),
         "no token, no progress: {}",
@@ -65,12 +61,10 @@ fn everything_long_running_operation_reports_exactly_steps() {
 fn everything_integer_token_roots_and_list_changed() {
     let bin = everything();
     let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("e.jsonl");
     let root = dir.path().canonicalize().unwrap();
     let argv = vec![bin.display().to_string(), "stdio".into()];
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "trigger-long-running-operation",
             "-a",
@@ -81,12 +75,11 @@ fn everything_integer_token_roots_and_list_changed() {
             "7",
             "--root",
             root.to_str().unwrap(),
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+        ])
+        .server(&argv)
+        .record()
+        .expect(0);
+    let lines = o.trace();
     let progress: Vec<&serde_json::Value> =
         frames(&lines, "in", "notifications/progress").collect();
     assert_eq!(progress.len(), 2);
@@ -113,9 +106,8 @@ fn everything_integer_token_roots_and_list_changed() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn python_sdk_progress_with_messages_and_logs() {
     let argv = python_server();
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "slow_task",
             "-a",
@@ -124,9 +116,9 @@ fn python_sdk_progress_with_messages_and_logs() {
             "delay_ms=10",
             "--log-level",
             "debug",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     assert_eq!(
         o.lines("[progress]"),
         vec![
@@ -155,8 +147,10 @@ fn python_sdk_progress_with_messages_and_logs() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn python_sdk_float_progress_and_set_level_when_declared() {
     let mut argv = python_server();
-    let o = call_stdio(&argv, &["--tool", "float_progress", "--token", "5"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["call"])
+        .args(["--tool", "float_progress", "--token", "5"])
+        .server(&argv)
+        .expect(0);
     assert_eq!(
         o.lines("[progress]"),
         vec![
@@ -166,9 +160,8 @@ fn python_sdk_float_progress_and_set_level_when_declared() {
         ]
     );
     argv.push("--logging".into());
-    let o = call_stdio(
-        &argv,
-        &[
+    let o = headless(["call"])
+        .args([
             "--tool",
             "slow_task",
             "-a",
@@ -177,9 +170,9 @@ fn python_sdk_float_progress_and_set_level_when_declared() {
             "delay_ms=1",
             "--log-level",
             "warning",
-        ],
-    );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+        ])
+        .server(&argv)
+        .expect(0);
     let logs = o.lines("[log]");
     assert_eq!(logs.len(), 2, "{logs:?}");
     assert!(logs[0].starts_with("[log] warning"));

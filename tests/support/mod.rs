@@ -1,11 +1,23 @@
-//! Helpers shared by the integration tests: run the real binary, find peers.
+//! What every integration test binary shares (each includes this file as
+//! its `support` module): the real binary (`BIN`), running it and other
+//! processes under a watchdog, the headless builder (`headless`), the peers
+//! of `tests/peers/install.sh`, and reading a recorded trace. Its modules:
+//! loopback HTTP servers (`http`), the authorization fixture (`auth`), the
+//! proxy tests' raw host (`proxy`), the conformance suite (`suite`), and
+//! tmux (`tmux`).
+// Each binary uses a part of this.
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod headless;
 pub mod http;
 pub mod proxy;
 pub mod suite;
 pub mod tmux;
+
+// Not every binary runs mcpscope headless.
+#[allow(unused_imports)]
+pub use headless::{Headless, Run, headless};
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

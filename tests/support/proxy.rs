@@ -14,7 +14,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_mcpscope");
+pub use super::BIN;
 
 /// The longest a test waits for anything before failing (a hang is a failure).
 pub const LIMIT: Duration = Duration::from_secs(60);
@@ -176,7 +176,7 @@ impl Host {
         self.out_done
             .recv_timeout(LIMIT)
             .expect("stdout never ended");
-        let dog = Watch::arm(self.child.id());
+        let dog = super::watchdog(&self.child, LIMIT);
         let st = self.child.wait().unwrap();
         dog.disarm();
         self.err_done
@@ -185,25 +185,6 @@ impl Host {
         let out = self.stdout.lock().unwrap().clone();
         let err = self.stderr.lock().unwrap().clone();
         (out, st, err)
-    }
-}
-
-/// Kills a process left running after `LIMIT`.
-pub struct Watch(Option<std::sync::mpsc::Sender<()>>);
-
-impl Watch {
-    pub fn arm(pid: u32) -> Watch {
-        let (tx, rx) = channel::<()>();
-        std::thread::spawn(move || {
-            if rx.recv_timeout(LIMIT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-                // SAFETY: kill(2); the process is our unreaped child.
-                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            }
-        });
-        Watch(Some(tx))
-    }
-    pub fn disarm(mut self) {
-        self.0.take();
     }
 }
 
