@@ -3,20 +3,31 @@
 //! against the real binary's hidden `conformance-client` command. Each
 //! scenario runs at every spec version it applies to; the suite must report
 //! success, with no failed or warning checks.
-//!
-//! | scenario | `--spec-version` |
-//! | --- | --- |
-//! | initialize | 2025-06-18, 2025-11-25 (not in 2026-07-28: no handshake) |
-//! | tools_call | 2025-06-18, 2025-11-25, 2026-07-28 |
-//! | sse-retry | 2025-11-25 only (2026-07-28 has no resumable streams) |
-//! | elicitation-sep1034-client-defaults | 2025-11-25 only |
-//! | request-metadata | 2026-07-28 |
-//! | http-standard-headers, http-custom-headers, http-invalid-tool-headers | 2026-07-28 |
-//! | json-schema-2020-12-preservation | 2025-11-25, 2026-07-28 |
-//! | json-schema-ref-no-deref | 2026-07-28 |
-//! | sep-2322-client-request-state (MRTR `input_required` retries) | 2026-07-28 |
 
+use crate::support::rows::run_rows;
 use crate::support::{BIN, suite};
+
+const JUN: &str = "2025-06-18";
+const NOV: &str = "2025-11-25";
+const JUL_2026: &str = "2026-07-28";
+
+/// Each scenario with the spec versions it runs at.
+const SCENARIOS: &[(&str, &[&str])] = &[
+    // Not in 2026-07-28: it has no handshake.
+    ("initialize", &[JUN, NOV]),
+    ("tools_call", &[JUN, NOV, JUL_2026]),
+    // 2026-07-28 has no resumable streams.
+    ("sse-retry", &[NOV]),
+    ("elicitation-sep1034-client-defaults", &[NOV]),
+    ("request-metadata", &[JUL_2026]),
+    ("http-standard-headers", &[JUL_2026]),
+    ("http-custom-headers", &[JUL_2026]),
+    ("http-invalid-tool-headers", &[JUL_2026]),
+    ("json-schema-2020-12-preservation", &[NOV, JUL_2026]),
+    ("json-schema-ref-no-deref", &[JUL_2026]),
+    // MRTR: `input_required` results answered and retried.
+    ("sep-2322-client-request-state", &[JUL_2026]),
+];
 
 /// Run one scenario at one spec version and assert the suite's verdict.
 fn scenario(name: &str, spec_version: &str) {
@@ -36,90 +47,14 @@ fn scenario(name: &str, spec_version: &str) {
 
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn initialize_2025_06_18() {
-    scenario("initialize", "2025-06-18");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn initialize_2025_11_25() {
-    scenario("initialize", "2025-11-25");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn tools_call_2025_06_18() {
-    scenario("tools_call", "2025-06-18");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn tools_call_2025_11_25() {
-    scenario("tools_call", "2025-11-25");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn tools_call_2026_07_28() {
-    scenario("tools_call", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn sse_retry_2025_11_25() {
-    scenario("sse-retry", "2025-11-25");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn elicitation_defaults_2025_11_25() {
-    scenario("elicitation-sep1034-client-defaults", "2025-11-25");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn request_metadata_2026_07_28() {
-    scenario("request-metadata", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn http_standard_headers_2026_07_28() {
-    scenario("http-standard-headers", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn http_custom_headers_2026_07_28() {
-    scenario("http-custom-headers", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn http_invalid_tool_headers_2026_07_28() {
-    scenario("http-invalid-tool-headers", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn json_schema_preservation_2025_11_25() {
-    scenario("json-schema-2020-12-preservation", "2025-11-25");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn json_schema_preservation_2026_07_28() {
-    scenario("json-schema-2020-12-preservation", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn json_schema_ref_no_deref_2026_07_28() {
-    scenario("json-schema-ref-no-deref", "2026-07-28");
-}
-
-#[test]
-#[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn mrtr_request_state_2026_07_28() {
-    scenario("sep-2322-client-request-state", "2026-07-28");
+fn every_client_scenario_passes_at_every_version() {
+    let rows: Vec<(&str, &str)> = SCENARIOS
+        .iter()
+        .flat_map(|&(name, versions)| versions.iter().map(move |&v| (name, v)))
+        .collect();
+    run_rows(
+        &rows,
+        |(name, v)| format!("{name} at {v}"),
+        |&(name, v)| scenario(name, v),
+    );
 }

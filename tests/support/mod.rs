@@ -3,8 +3,8 @@
 //! processes under a watchdog, the headless builder (`headless`), the peers
 //! of `tests/peers/install.sh`, and reading a recorded trace. Its modules:
 //! loopback HTTP servers (`http`), the authorization fixture (`auth`), the
-//! proxy tests' raw host (`proxy`), the conformance suite (`suite`), and
-//! tmux (`tmux`).
+//! proxy tests' raw host (`proxy`), the conformance suite (`suite`), tmux
+//! (`tmux`), and table rows run side by side (`rows`).
 // Each binary uses a part of this.
 #![allow(dead_code)]
 
@@ -12,6 +12,7 @@ pub mod auth;
 pub mod headless;
 pub mod http;
 pub mod proxy;
+pub mod rows;
 pub mod suite;
 pub mod tmux;
 
