@@ -1,7 +1,8 @@
 //! The `check`, `rules` and `replay --print` commands as CI sees them: the
 //! JSON report round-trips through its schema types, the JUnit XML parses
-//! with a real XML parser, exit codes follow DESIGN §3, and replaying a
-//! recorded demo session prints exactly the live session's timeline.
+//! with a real XML parser, exit codes follow DESIGN §3, the rule catalog is
+//! what `rules` lists and the README documents, and replaying a recorded
+//! demo session prints exactly the live session's timeline.
 
 use crate::support::BIN;
 use mcpscope::checks::Rule;
@@ -242,73 +243,91 @@ fn exit_codes() {
     assert_eq!(code(&mcpscope(&["check", "--tool", "x", "--", "true"])), 3);
 }
 
+/// Each rule's id and severity, in catalog order.
+fn catalog() -> Vec<(String, String)> {
+    Rule::ALL
+        .iter()
+        .map(|r| (r.id().to_string(), r.severity().to_string()))
+        .collect()
+}
+
+/// Ids are unique kebab-case names that parse back to their rule, each with
+/// a description, and `rules` prints exactly the catalog, in its order, with
+/// each rule's severity.
 #[test]
-fn rules_lists_the_catalog() {
+fn rules_lists_exactly_the_catalog() {
+    let mut ids = std::collections::HashSet::new();
+    for r in Rule::ALL {
+        let id = r.id();
+        assert!(ids.insert(id), "{id} is in the catalog twice");
+        assert!(
+            id.split('-')
+                .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+            "{id} is not kebab-case"
+        );
+        assert_eq!(id.parse::<Rule>(), Ok(r), "{id} does not parse back");
+        assert!(!r.description().is_empty(), "{id} has no description");
+    }
+
     let out = mcpscope(&["rules"]);
     assert_eq!(code(&out), 0);
-    let text = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<Vec<&str>> = text
+    let listed: Vec<(String, String)> = String::from_utf8(out.stdout)
+        .unwrap()
         .lines()
-        .map(|l| l.split_whitespace().take(2).collect())
+        .map(|l| {
+            let mut words = l.split_whitespace().map(String::from);
+            (
+                words.next().unwrap_or_default(),
+                words.next().unwrap_or_default(),
+            )
+        })
         .collect();
-    let expected = [
-        ("progress-not-increasing", "error"),
-        ("progress-after-response", "error"),
-        ("progress-unknown-token", "error"),
-        ("progress-invalid", "error"),
-        ("progress-exceeds-total", "warning"),
-        ("progress-total-changed", "warning"),
-        ("progress-flood", "warning"),
-        ("progress-buffered", "warning"),
-        ("progress-stalled", "info"),
-        ("log-invalid-level", "error"),
-        ("log-below-level", "warning"),
-        ("log-without-capability", "warning"),
-        ("log-unrequested", "error"),
-        ("log-after-response", "error"),
-        ("response-unknown-id", "error"),
-        ("response-duplicate", "error"),
-        ("jsonrpc-invalid", "error"),
-        ("stdout-not-jsonrpc", "error"),
-        ("notification-wrong-stream", "warning"),
-        ("initialize-unsupported-version", "error"),
-        ("task-progress-after-terminal", "error"),
-        ("task-status-regressed", "error"),
-        ("task-cancel-not-cancelled", "error"),
-        ("result-not-object", "error"),
-        ("response-null-id", "warning"),
-        ("http-content-type", "error"),
-        ("frame-oversized", "warning"),
-        ("client-duplicate-progress-token", "error"),
-        ("client-request-id-reused", "error"),
-        ("client-cancel-initialize", "error"),
-        ("client-cancel-unknown-request", "warning"),
-        ("client-setlevel-without-capability", "warning"),
-        ("client-cancelled-during-progress", "warning"),
-        ("client-no-progress-token", "info"),
-        ("client-response-unknown-id", "error"),
-        ("auth-resource-mismatch", "error"),
-        ("auth-issuer-mismatch", "error"),
-        ("auth-pkce-unsupported", "error"),
-        ("auth-metadata-missing", "error"),
-        ("server-request-without-capability", "error"),
-        ("response-after-cancel", "info"),
-        ("logging-setlevel-refused", "warning"),
-        ("deprecated-feature", "info"),
-        ("client-deprecated-feature", "info"),
-        ("tool-output-invalid", "error"),
-        ("tool-schema-invalid", "error"),
-        ("tool-name-duplicate", "error"),
-        ("tool-name-invalid", "warning"),
-        ("log-invalid", "error"),
-        ("elicitation-schema-invalid", "error"),
-        ("task-status-unknown", "warning"),
-        ("server-requests-unanswered", "warning"),
-    ];
-    assert_eq!(expected.len(), rows.len());
-    for (row, (id, sev)) in rows.iter().zip(expected) {
-        assert_eq!(row, &[id, sev]);
+    for (id, severity) in &listed {
+        assert!(
+            ["error", "warning", "info"].contains(&severity.as_str()),
+            "`rules` gives {id} the severity {severity:?}"
+        );
     }
+    let want = catalog();
+    for (at, (got, want)) in listed.iter().zip(&want).enumerate() {
+        assert_eq!(
+            got,
+            want,
+            "`rules` line {} is not the catalog's rule",
+            at + 1
+        );
+    }
+    assert_eq!(listed.len(), want.len(), "`rules` lists every rule once");
+}
+
+/// The README's rule table documents exactly the catalog's rules (none
+/// missing, none stale), each with its severity.
+#[test]
+fn the_readme_documents_exactly_the_catalog() {
+    // The table's rows: "| `id` | severity | description |".
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let mut documented: Vec<(String, String)> = readme
+        .lines()
+        .filter_map(|l| {
+            let mut cells = l.strip_prefix("| `")?.splitn(3, " | ");
+            let id = cells.next()?.strip_suffix('`')?;
+            let severity = cells.next()?;
+            ["error", "warning", "info"]
+                .contains(&severity)
+                .then(|| (id.to_string(), severity.to_string()))
+        })
+        .collect();
+    let want = catalog();
+    let missing: Vec<_> = want.iter().filter(|r| !documented.contains(r)).collect();
+    let stale: Vec<_> = documented.iter().filter(|r| !want.contains(r)).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "the README's rule table lacks {missing:?}, and has {stale:?}, which the catalog has not"
+    );
+    documented.sort();
+    documented.dedup();
+    assert_eq!(documented.len(), want.len(), "a rule has two rows");
 }
 
 #[test]
