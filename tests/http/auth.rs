@@ -10,7 +10,8 @@
 use crate::support;
 
 use crate::support::BIN;
-use crate::support::auth::{Fault, mcpscope, refused, refused_with, server, url};
+use crate::support::auth::{Fault, mcpscope, refused_with, server, url};
+use crate::support::rows::run_rows;
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
@@ -119,52 +120,42 @@ fn no_auth_cache_keeps_nothing() {
     assert!(!data.path().join("auth.json").exists());
 }
 
-#[test]
-fn metadata_that_is_html_is_refused() {
-    refused(
+/// An authorization server that misbehaves, the reason the refusal must
+/// give, and the finding it makes where it broke the authorization spec.
+const REFUSALS: &[(Fault, &str, Option<&str>)] = &[
+    (
         Fault::MetadataHtml,
         "is text/html, not JSON: <html><body>Please log in",
-    );
-}
-
-#[test]
-fn a_wrong_issuer_is_refused() {
-    refused_with(
+        None,
+    ),
+    (
         Fault::WrongIssuer,
         r#"names issuer "https://impostor.example""#,
         Some("auth-issuer-mismatch"),
-    );
-}
-
-#[test]
-fn a_redirect_to_another_host_is_not_followed() {
-    refused(Fault::RedirectElsewhere, "redirected to another host");
-}
-
-#[test]
-fn a_hanging_token_endpoint_times_out() {
-    refused(Fault::TokenHangs, "timed out after 0.5s");
-}
-
-#[test]
-fn a_refused_registration_is_reported() {
-    refused(
+    ),
+    (Fault::RedirectElsewhere, "redirected to another host", None),
+    (Fault::TokenHangs, "timed out after 0.5s", None),
+    (
         Fault::RegistrationRefused,
         "was refused: HTTP 400 invalid_client_metadata: registration is closed",
-    );
-}
-
-#[test]
-fn a_state_mismatch_stops_the_flow() {
-    refused(Fault::WrongState, "state does not match");
-}
-
-#[test]
-fn a_server_without_pkce_s256_is_refused() {
-    refused_with(
+        None,
+    ),
+    (Fault::WrongState, "state does not match", None),
+    (
         Fault::NoS256,
         "does not advertise PKCE S256",
         Some("auth-pkce-unsupported"),
+    ),
+];
+
+#[test]
+fn a_misbehaving_authorization_server_is_refused_saying_why() {
+    run_rows(
+        REFUSALS,
+        |(fault, _, _)| format!("{fault:?}"),
+        |&(fault, why, finding)| {
+            refused_with(fault, why, finding);
+        },
     );
 }
 
