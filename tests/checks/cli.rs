@@ -4,7 +4,8 @@
 //! what `rules` lists and the README documents, and replaying a recorded
 //! demo session prints exactly the live session's timeline.
 
-use crate::support::BIN;
+use crate::support::rows::run_rows;
+use crate::support::{BIN, Run, headless};
 use mcpscope::checks::Rule;
 use mcpscope::cli::check::Report;
 use mcpscope::cli::replay::{format_store, load};
@@ -13,7 +14,6 @@ use mcpscope::trace::record::Recorder;
 use mcpscope::trace::{MonotonicClock, Store, Trace};
 use mcpscope::transport::stdio::CommandSpec;
 use serde_json::{Value, json};
-use std::process::{Command, Output};
 use std::time::Duration;
 
 fn fixture(name: &str) -> String {
@@ -23,12 +23,9 @@ fn fixture(name: &str) -> String {
     )
 }
 
-fn mcpscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run mcpscope")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
+/// `mcpscope ARGS...`, whatever its exit code.
+fn mcpscope(args: &[&str]) -> Run {
+    headless(args).run()
 }
 
 #[test]
@@ -36,7 +33,7 @@ fn json_report_round_trips_through_its_schema() {
     for name in ["clean", "violations", "warnings_only", "stateless_http"] {
         let path = fixture(name);
         let out = mcpscope(&["check", "--trace", &path, "--format", "json"]);
-        let raw: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let raw: Value = serde_json::from_str(&out.stdout).expect("JSON");
         let report: Report = serde_json::from_value(raw.clone()).expect("Report schema");
         assert_eq!(serde_json::to_value(&report).unwrap(), raw, "{name}");
         assert_eq!(report.mcpscope_check, 1);
@@ -56,7 +53,7 @@ fn json_report_round_trips_through_its_schema() {
         "--format",
         "json",
     ]);
-    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+    let r: Report = serde_json::from_str(&out.stdout).unwrap();
     let rules: Vec<&str> = r.findings.iter().map(|f| f.rule.id()).collect();
     assert_eq!(
         rules,
@@ -90,8 +87,8 @@ fn junit_parses_with_one_case_per_rule_per_call() {
         "--format",
         "junit",
     ]);
-    assert_eq!(code(&out), 1);
-    let xml = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let xml = out.stdout.clone();
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -158,7 +155,7 @@ fn junit_parses_with_one_case_per_rule_per_call() {
         "junit",
         "--strict",
     ]);
-    let xml = String::from_utf8(strict.stdout).unwrap();
+    let xml = strict.stdout.clone();
     let doc = roxmltree::Document::parse(&xml).unwrap();
     assert_eq!(doc.root_element().attribute("failures"), Some("3"));
 
@@ -171,76 +168,67 @@ fn junit_parses_with_one_case_per_rule_per_call() {
         "--format",
         "junit",
     ]);
-    let xml = String::from_utf8(out.stdout).unwrap();
+    let xml = out.stdout.clone();
     let doc = roxmltree::Document::parse(&xml).unwrap();
     assert_eq!(doc.root_element().attribute("skipped"), Some("12"));
     assert_eq!(doc.root_element().attribute("failures"), Some("2"));
 }
 
+/// `check` arguments (`@NAME` stands for the path of the fixture NAME),
+/// the exit code DESIGN §3 gives them, and why.
+const EXIT_CODES: &[(&[&str], i32, &str)] = &[
+    (&["--trace", "@clean"], 0, "no finding"),
+    (&["--trace", "@clean", "--strict"], 0, "no finding"),
+    (&["--trace", "@violations"], 1, "errors"),
+    (&["--trace", "@warnings_only"], 0, "warnings pass"),
+    (
+        &["--trace", "@warnings_only", "--strict"],
+        1,
+        "strict fails warnings",
+    ),
+    (&["--trace", "@stateless_http"], 1, "stateless rules broken"),
+    (
+        &["--trace", "@stateless_http", "--era", "handshake"],
+        0,
+        "the era override switches the stateless rules off",
+    ),
+    (&["--demo"], 2, "no --tool"),
+    (&["--trace", "/nonexistent/trace.jsonl"], 2, "no such trace"),
+    (&["--trace", "@clean", "--demo"], 2, "--trace with a server"),
+    (
+        &["--trace", "@clean", "--stall-secs", "-1"],
+        2,
+        "a negative stall",
+    ),
+    (
+        &["--trace", "@clean", "--format", "xml"],
+        2,
+        "no such format",
+    ),
+    (
+        &["--tool", "x", "--", "/nonexistent/server"],
+        3,
+        "a command that does not exist",
+    ),
+    (
+        &["--tool", "x", "--", "true"],
+        3,
+        "a server that exits at once",
+    ),
+];
+
 #[test]
 fn exit_codes() {
-    let t = |name: &str, extra: &[&str]| {
-        let p = fixture(name);
-        let mut args = vec!["check", "--trace", p.as_str()];
-        args.extend_from_slice(extra);
-        code(&mcpscope(&args))
-    };
-    assert_eq!(t("clean", &[]), 0);
-    assert_eq!(t("clean", &["--strict"]), 0);
-    assert_eq!(t("violations", &[]), 1);
-    assert_eq!(t("warnings_only", &[]), 0);
-    assert_eq!(t("warnings_only", &["--strict"]), 1);
-    assert_eq!(t("stateless_http", &[]), 1);
-    // The era override switches the stateless rules off.
-    assert_eq!(t("stateless_http", &["--era", "handshake"]), 0);
-    // Usage errors.
-    assert_eq!(code(&mcpscope(&["check", "--demo"])), 2, "no --tool");
-    assert_eq!(
-        code(&mcpscope(&["check", "--trace", "/nonexistent/trace.jsonl"])),
-        2
+    run_rows(
+        EXIT_CODES,
+        |(args, code, why)| format!("check {} exits {code} ({why})", args.join(" ")),
+        |&(args, code, _)| {
+            let args = args
+                .iter()
+                .map(|a| a.strip_prefix('@').map_or(a.to_string(), fixture));
+            headless(["check"]).args(args).expect(code);
+        },
     );
-    assert_eq!(
-        code(&mcpscope(&[
-            "check",
-            "--trace",
-            &fixture("clean"),
-            "--demo"
-        ])),
-        2,
-        "--trace with a server"
-    );
-    assert_eq!(
-        code(&mcpscope(&[
-            "check",
-            "--trace",
-            &fixture("clean"),
-            "--stall-secs",
-            "-1"
-        ])),
-        2
-    );
-    assert_eq!(
-        code(&mcpscope(&[
-            "check",
-            "--trace",
-            &fixture("clean"),
-            "--format",
-            "xml"
-        ])),
-        2
-    );
-    // Connection failures: a command that does not exist, a server that exits at once.
-    assert_eq!(
-        code(&mcpscope(&[
-            "check",
-            "--tool",
-            "x",
-            "--",
-            "/nonexistent/server"
-        ])),
-        3
-    );
-    assert_eq!(code(&mcpscope(&["check", "--tool", "x", "--", "true"])), 3);
 }
 
 /// Each rule's id and severity, in catalog order.
@@ -270,9 +258,10 @@ fn rules_lists_exactly_the_catalog() {
     }
 
     let out = mcpscope(&["rules"]);
-    assert_eq!(code(&out), 0);
-    let listed: Vec<(String, String)> = String::from_utf8(out.stdout)
-        .unwrap()
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let listed: Vec<(String, String)> = out
+        .stdout
+        .clone()
         .lines()
         .map(|l| {
             let mut words = l.split_whitespace().map(String::from);
@@ -377,12 +366,12 @@ fn replay_print_of_a_recording_equals_the_live_timeline() {
     assert!(!live.contains('\u{1b}'), "escape sequences are neutralised");
 
     let out = mcpscope(&["replay", path.to_str().unwrap(), "--print"]);
-    assert_eq!(code(&out), 0);
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), live);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.clone(), live);
     // Without --print the TUI replay is not in this build: a clear usage error.
     let out = mcpscope(&["replay", path.to_str().unwrap()]);
-    assert_eq!(code(&out), 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--print"));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--print"));
 }
 
 #[test]
@@ -397,8 +386,8 @@ fn headless_call_prints_findings_after_the_events() {
         "--json",
     ]);
     // The call itself succeeded: its exit code does not change.
-    assert_eq!(code(&out), 0);
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let err = &out.stderr;
     let lines: Vec<&str> = err.lines().collect();
     let finding = lines
         .iter()
@@ -420,5 +409,5 @@ fn headless_call_prints_findings_after_the_events() {
         "-a",
         "delay_ms=1",
     ]);
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("[finding]"));
+    assert!(!out.stderr.contains("[finding]"));
 }
