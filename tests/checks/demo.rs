@@ -355,7 +355,7 @@ fn a_tokenless_call_by_choice_is_no_finding() {
 
 /// A recording of mcpscope's own session checked again later: a tokenless
 /// call by the user's choice is still no finding (a proxy's recording of a
-/// host is judged as a host: see `tests/checks_client_wire.rs`).
+/// host is judged as a host: see `tests/checks/client_wire.rs`).
 #[test]
 fn a_recording_of_an_own_tokenless_call_checks_clean_again() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -35,7 +35,7 @@ fn check_with(events: &[Ev<'_>], cfg: CheckConfig) -> Vec<Finding> {
 
 /// The calls here that carry no progress token do so on purpose (the
 /// scenario is about the server), as with `--token none`; the client-side
-/// rule about that is tested in `checks_client.rs`.
+/// rule about that is tested in `client.rs`.
 fn check(events: &[Ev<'_>]) -> Vec<Finding> {
     check_with(
         events,
@@ -461,7 +461,7 @@ const SL_CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":
 const SL_CALL_LEVEL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}}"#;
 
 /// A 2026-07-28 session's findings, but the once-per-session notes that
-/// its logging is deprecated (`checks_servers.rs` tests those).
+/// its logging is deprecated (`servers.rs` tests those).
 fn check_sl(events: &[Ev<'_>]) -> Vec<Finding> {
     check(events)
         .into_iter()

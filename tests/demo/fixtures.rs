@@ -1,5 +1,5 @@
 //! `demo-server --conformance` over stdio (the HTTP side is what
-//! `tests/conformance_server.rs` runs the suite against): the fixtures are
+//! `tests/conformance/server.rs` runs the suite against): the fixtures are
 //! listed before the demo tools and answer, and without the flag none of them
 //! is reachable.
 

@@ -1,6 +1,6 @@
 //! An authorization server is as untrusted as the MCP server it speaks for,
 //! and the token cache as private as the sessions directory. Through the
-//! real binary against the loopback fixture of `auth_support`:
+//! real binary against the loopback fixture of `support::auth`:
 //! - every string the authorization server sends (a registered client id,
 //!   the redirect's `error`, token and registration error bodies) reaches
 //!   the terminal sanitised, `auth status` included;

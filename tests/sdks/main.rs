@@ -1,8 +1,8 @@
 //! Servers and hosts nobody here wrote, as real peers (installed by
 //! `tests/peers/install.sh`): server-everything (TypeScript SDK), the
 //! Python SDK, FastMCP and rmcp, the SDKs' own clients through the proxy and
-//! a real authorization server. These tests are ignored by a plain `cargo
-//! test`.
+//! a real authorization server. A plain `cargo test` runs only the one that
+//! needs no peer.
 
 #[path = "../support/mod.rs"]
 mod support;
