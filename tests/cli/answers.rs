@@ -91,9 +91,12 @@ fn a_malformed_accept_is_a_usage_error() {
     }
 }
 
-fn everything_call(extra: &[&str]) -> Output {
-    let argv = vec![everything().display().to_string(), "stdio".into()];
-    call_stdio(&argv, extra)
+/// `mcpscope call EXTRA... -- server-everything stdio`, whatever its exit code.
+fn everything_call(extra: &[&str]) -> Run {
+    headless(["call"])
+        .args(extra)
+        .server([everything().display().to_string(), "stdio".into()])
+        .run()
 }
 
 #[test]

@@ -319,20 +319,12 @@ fn call_t(lines: &[serde_json::Value], call: &serde_json::Value) -> f64 {
 
 #[test]
 fn a_task_that_breaks_the_task_rules_is_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("t.jsonl");
     // Its taskSupport is required: it runs as a task without --task.
-    let o = call_stdio(
-        &demo_tasks_argv(),
-        &[
-            "--tool",
-            "test_task_fault_after_terminal",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
     // The tool's result is no error: `call` exits 0 and reports live.
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = headless(["call", "--tool", "test_task_fault_after_terminal"])
+        .server(demo_tasks_argv())
+        .record()
+        .expect(0);
     let findings = o.lines("[finding]");
     assert_eq!(findings.len(), 2, "{}", o.stderr);
     assert!(
@@ -345,7 +337,7 @@ fn a_task_that_breaks_the_task_rules_is_reported() {
     );
 
     // The recording checked later says the same, and fails.
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let status = |s: &'static str| {
         move |l: &Value| {
             l["json"]["method"] == "notifications/tasks/status"
@@ -363,7 +355,7 @@ fn a_task_that_breaks_the_task_rules_is_reported() {
         .filter_map(|l| l["seq"].as_u64())
         .find(|s| *s > completed)
         .expect("the status after completed");
-    let (code, report) = check_trace(&rec);
+    let (code, report) = check_trace(o.trace_path());
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["summary"]["passed"], false, "{report}");
     let got: Vec<(&str, &str, Vec<u64>)> = report["findings"]

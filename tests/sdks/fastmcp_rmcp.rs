@@ -531,13 +531,13 @@ fn rmcp_sends_server_requests_a_client_did_not_declare() {
 fn rmcp_default_set_level_is_refused_with_logging_declared() {
     let mut argv = rmcp_server();
     argv.push("--no-set-level".into());
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("t.jsonl");
-    let mut extra = SLOW.to_vec();
-    extra.extend(["--log-level", "warning", "--record", rec.to_str().unwrap()]);
-    let o = call_stdio(&argv, &extra);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let o = headless(["call"])
+        .args(SLOW)
+        .args(["--log-level", "warning"])
+        .server(&argv)
+        .record()
+        .expect(0);
+    let lines = o.trace();
     let init = lines
         .iter()
         .find(|l| l["dir"] == "in" && l["json"]["result"]["capabilities"].is_object())

@@ -109,15 +109,6 @@ pub fn run(args: &[&str]) -> Output {
     run_in(args, None)
 }
 
-/// `mcpscope call EXTRA... -- ARGV...`: a call against a stdio server.
-pub fn call_stdio(argv: &[String], extra: &[&str]) -> Output {
-    let mut args: Vec<&str> = vec!["call"];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend(argv.iter().map(String::as_str));
-    run(&args)
-}
-
 pub fn run_in(args: &[&str], cwd: Option<&Path>) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
