@@ -105,20 +105,15 @@ pub fn watchdog(child: &Child, limit: Duration) -> Watchdog {
     }
 }
 
+/// `mcpscope ARGS...` to its end, whatever its exit code.
 pub fn run(args: &[&str]) -> Output {
-    run_in(args, None)
-}
-
-pub fn run_in(args: &[&str], cwd: Option<&Path>) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
+    let child = Command::new(BIN)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(d) = cwd {
-        cmd.current_dir(d);
-    }
-    let child = cmd.spawn().expect("spawn mcpscope");
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcpscope");
     finish(child)
 }
 
