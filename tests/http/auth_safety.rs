@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// `auth login`, the authorization redirects followed over HTTP.
-fn login(data: &Path, u: &str) -> support::Output {
+fn login(data: &Path, u: &str) -> support::Run {
     mcpscope(
         data,
         &[

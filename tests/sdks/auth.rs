@@ -12,10 +12,9 @@
 //! authorization server look like — mcpscope must register and authorize
 //! again on its own.
 
-use crate::support;
-
+use crate::support::auth::mcpscope;
 use crate::support::http::Bg;
-use crate::support::{BIN, finish, peer, trace_lines};
+use crate::support::{peer, trace_lines};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -62,18 +61,6 @@ fn start(mcp: u16, auth: u16) -> Bg {
     rx.recv_timeout(Duration::from_secs(30))
         .expect("the SDK example server did not start");
     bg
-}
-
-fn mcpscope(data: &std::path::Path, args: &[&str]) -> support::Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .env("MCPSCOPE_DATA_DIR", data)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcpscope");
-    finish(child)
 }
 
 fn auth_events(trace: &std::path::Path) -> Vec<serde_json::Value> {

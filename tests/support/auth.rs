@@ -4,9 +4,8 @@
 #![allow(dead_code)]
 
 use super::http::{Reply, Req, raw_server};
-use super::{BIN, finish};
+use super::{Run, headless};
 use serde_json::{Value, json};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -340,16 +339,8 @@ pub fn mcp(r: &Req, b: &str, fault: Fault, seen: &Seen) -> Reply {
 }
 
 /// Run the binary with its token cache in `data`.
-pub fn mcpscope(data: &std::path::Path, args: &[&str]) -> super::Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .env("MCPSCOPE_DATA_DIR", data)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcpscope");
-    finish(child)
+pub fn mcpscope(data: &std::path::Path, args: &[&str]) -> Run {
+    headless(args).env("MCPSCOPE_DATA_DIR", data).run()
 }
 
 pub fn url(port: u16) -> String {

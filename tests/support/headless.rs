@@ -5,6 +5,7 @@
 
 use super::{BIN, Output, finish, trace_lines};
 use serde_json::Value;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -12,7 +13,7 @@ use std::process::{Command, Stdio};
 pub struct Headless {
     args: Vec<String>,
     server: Option<Vec<String>>,
-    env: Vec<(String, String)>,
+    env: Vec<(String, OsString)>,
     record: bool,
 }
 
@@ -40,8 +41,8 @@ impl Headless {
         self
     }
 
-    pub fn env(mut self, key: &str, value: &str) -> Headless {
-        self.env.push((key.into(), value.into()));
+    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Headless {
+        self.env.push((key.into(), value.as_ref().to_owned()));
         self
     }
 
