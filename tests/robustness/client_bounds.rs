@@ -6,7 +6,7 @@
 use crate::support;
 use crate::support::proxy;
 
-use crate::support::{BIN, Output, finish, trace_lines};
+use crate::support::{BIN, Output, Run, finish, headless};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -24,17 +24,14 @@ fn hostile(mode: &str, n: Option<usize>) -> Vec<String> {
     v
 }
 
-/// `mcpscope call --tool t EXTRA... -- SERVER...`, recording to `rec`.
-fn call(server: &[String], extra: &[&str], rec: &Path) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["call", "--tool", "t", "--record", rec.to_str().unwrap()])
+/// `mcpscope call --tool t EXTRA... -- SERVER...`, recorded, whatever
+/// its exit code.
+fn call(server: &[String], extra: &[&str]) -> Run {
+    headless(["call", "--tool", "t"])
         .args(extra)
-        .arg("--")
-        .args(server)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    finish(cmd.spawn().expect("spawn mcpscope"))
+        .server(server)
+        .record()
+        .run()
 }
 
 /// The `json` of every recorded meta event of kind `event`.
@@ -55,13 +52,7 @@ fn result_text(o: &Output) -> Value {
 
 #[test]
 fn elicit_defaults_that_leave_a_required_field_empty_are_declined_and_said() {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("e.jsonl");
-    let o = call(
-        &hostile("elicit-required", None),
-        &["--elicit", "defaults"],
-        &rec,
-    );
+    let o = call(&hostile("elicit-required", None), &["--elicit", "defaults"]);
     // Declining is an answer the server handles: the call itself succeeded.
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(
@@ -81,7 +72,7 @@ fn elicit_defaults_that_leave_a_required_field_empty_are_declined_and_said() {
         "{}",
         said[0]
     );
-    let refused = meta(&trace_lines(&rec), "answer-refused");
+    let refused = meta(&o.trace(), "answer-refused");
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0]["answered"], "decline");
 }
@@ -89,9 +80,7 @@ fn elicit_defaults_that_leave_a_required_field_empty_are_declined_and_said() {
 /// `call --timeout 30` on a server whose answer to the call is `mode`: it
 /// must fail at once (exit 3, not a timeout's 4) naming the defect.
 fn a_malformed_answer_fails_the_call(mode: &str, defect: &str) {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("m.jsonl");
-    let o = call(&hostile(mode, None), &["--timeout", "30"], &rec);
+    let o = call(&hostile(mode, None), &["--timeout", "30"]);
     assert_eq!(o.code, 3, "{}", o.stderr);
     assert!(o.stdout.is_empty(), "no result is printed: {}", o.stdout);
     let error = o.lines("[error]");
@@ -101,7 +90,7 @@ fn a_malformed_answer_fails_the_call(mode: &str, defect: &str) {
         "{}",
         error[0]
     );
-    assert!(meta(&trace_lines(&rec), "timeout").is_empty());
+    assert!(meta(&o.trace(), "timeout").is_empty());
 }
 
 #[test]
@@ -121,16 +110,13 @@ fn an_answer_with_a_key_written_twice_fails_the_call() {
 
 #[test]
 fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("s.jsonl");
     let n = 100_000;
     let o = call(
         &hostile("roots-storm", Some(n)),
         &["--quiet", "--root", "/tmp"],
-        &rec,
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let asked = lines
         .iter()
         .filter(|l| l["dir"] == "in" && l["json"]["method"] == "roots/list")
@@ -158,7 +144,7 @@ fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
         said[0]
     );
     // And a finding: the server asked faster than it could be answered.
-    let check = support::run(&["check", "--trace", rec.to_str().unwrap()]);
+    let check = support::run(&["check", "--trace", o.trace_path().to_str().unwrap()]);
     assert!(
         check
             .stdout
@@ -170,10 +156,8 @@ fn a_roots_list_storm_says_how_many_requests_went_unanswered() {
 
 #[test]
 fn progress_for_tokens_no_request_carried_is_counted_not_printed_line_by_line() {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("p.jsonl");
     let n = 20_000;
-    let o = call(&hostile("stray-progress", Some(n)), &[], &rec);
+    let o = call(&hostile("stray-progress", Some(n)), &[]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let progress = o.lines("[progress]");
     assert!(
@@ -192,7 +176,8 @@ fn progress_for_tokens_no_request_carried_is_counted_not_printed_line_by_line() 
         assert!(total[0].contains("no request carried"), "{}", total[0]);
     }
     assert!(progress[0].starts_with("[progress] ? 0"), "{progress:#?}");
-    let recorded = trace_lines(&rec)
+    let recorded = o
+        .trace()
         .iter()
         .filter(|l| l["json"]["method"] == "notifications/progress")
         .count();
@@ -201,8 +186,6 @@ fn progress_for_tokens_no_request_carried_is_counted_not_printed_line_by_line() 
 
 #[test]
 fn a_frame_larger_than_a_quarter_of_max_store_is_cut() {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("c.jsonl");
     // A 5 MiB log line, then the result, with the smallest store (16 MiB).
     let script = r#"read -r l; printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh"}}}\n'
 read -r l; read -r l
@@ -211,9 +194,9 @@ head -c 5242880 /dev/zero | tr '\0' x
 printf '"}}\n{"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'
 read -r l"#;
     let server = vec!["sh".to_string(), "-c".into(), script.into()];
-    let o = call(&server, &["--quiet", "--max-store", "16MiB"], &rec);
+    let o = call(&server, &["--quiet", "--max-store", "16MiB"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     let cut = meta(&lines, "oversized");
     assert_eq!(cut.len(), 1, "{}", o.stderr);
     assert_eq!(cut[0]["kept"], 4 << 20);
@@ -222,8 +205,6 @@ read -r l"#;
 
 #[test]
 fn an_answer_cut_to_the_frame_cap_fails_the_call_at_once() {
-    let d = tempfile::tempdir().unwrap();
-    let rec = d.path().join("a.jsonl");
     let script = r#"read -r l; printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh"}}}\n'
 read -r l; read -r l
 printf '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"'
@@ -234,7 +215,6 @@ read -r l"#;
     let o = call(
         &server,
         &["--quiet", "--max-store", "16MiB", "--timeout", "30"],
-        &rec,
     );
     assert_eq!(o.code, 3, "{}", o.stderr);
     let error = o.lines("[error]");
@@ -244,7 +224,7 @@ read -r l"#;
         "{}",
         error[0]
     );
-    assert!(meta(&trace_lines(&rec), "timeout").is_empty());
+    assert!(meta(&o.trace(), "timeout").is_empty());
 }
 
 /// Through the stdio proxy, with an observer queue of 64 KiB: the start of
