@@ -50,13 +50,11 @@ const SECRETS: [&str; 4] = [
     "X-Auth-User: user-4",
 ];
 
-fn call_with_headers(url: &str) -> Output {
-    let mut args = vec!["call", "--url", url, "--transport", "http", "--tool", "t"];
-    for h in SECRETS {
-        args.extend(["-H", h]);
-    }
-    args.extend(["-H", "X-Trace: keep-5"]);
-    run(&args)
+fn call_with_headers(url: &str) -> Run {
+    headless(["call", "--url", url, "--transport", "http", "--tool", "t"])
+        .args(SECRETS.iter().flat_map(|h| ["-H", h]))
+        .args(["-H", "X-Trace: keep-5"])
+        .expect(0)
 }
 
 #[test]
@@ -64,7 +62,6 @@ fn a_cross_origin_redirect_forwards_no_secret_header_and_no_referer() {
     let (target, seen) = recording_server();
     let origin = raw_server(move |_| redirect(format!("http://127.0.0.1:{target}/mcp")));
     let o = call_with_headers(&format!("http://127.0.0.1:{origin}/mcp"));
-    assert_eq!(o.code, 0, "{}", o.stderr);
     let seen = seen.lock().unwrap();
     assert!(
         seen.len() >= 3,
@@ -109,8 +106,7 @@ fn a_same_origin_redirect_keeps_the_credentials() {
         log.lock().unwrap().push(req.clone());
         answer(req)
     });
-    let o = call_with_headers(&format!("http://127.0.0.1:{port}/old"));
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    call_with_headers(&format!("http://127.0.0.1:{port}/old"));
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 3, "{seen:?}");
     for req in seen.iter() {
@@ -153,9 +149,8 @@ fn a_401_names_the_challenge_and_how_to_send_credentials() {
             "<html><body>Login required</body></html>".into(),
         )
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("a.jsonl");
-    let o = run(&[
+    // Exit 3: the authorization failed.
+    let o = headless([
         "call",
         "--url",
         &format!("http://127.0.0.1:{port}/mcp"),
@@ -163,10 +158,9 @@ fn a_401_names_the_challenge_and_how_to_send_credentials() {
         "http",
         "--tool",
         "t",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 3, "authorization failed: {}", o.stderr);
+    ])
+    .record()
+    .expect(3);
     let http = o.lines("[http]");
     assert_eq!(http.len(), 1, "{}", o.stderr);
     assert!(
@@ -189,7 +183,7 @@ fn a_401_names_the_challenge_and_how_to_send_credentials() {
         assert!(line.contains("-H 'Authorization: Bearer …'"), "{line}");
     }
     assert!(!o.stderr.contains("jsonrpc-invalid"), "{}", o.stderr);
-    let lines = trace_lines(&rec);
+    let lines = o.trace();
     assert!(
         lines.iter().any(|l| l["dir"] == "in"
             && l["text"]
@@ -198,7 +192,7 @@ fn a_401_names_the_challenge_and_how_to_send_credentials() {
         "the body is kept"
     );
     assert_eq!(
-        rules_in(&rec),
+        rules_in(o.trace_path()),
         Vec::<String>::new(),
         "an HTTP error is not a protocol finding"
     );
@@ -213,9 +207,7 @@ fn an_html_500_is_an_http_error_not_a_jsonrpc_finding() {
             answer(req)
         }
     });
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("b.jsonl");
-    let o = run(&[
+    let o = headless([
         "call",
         "--url",
         &format!("http://127.0.0.1:{port}/mcp"),
@@ -223,10 +215,9 @@ fn an_html_500_is_an_http_error_not_a_jsonrpc_finding() {
         "http",
         "--tool",
         "t",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    ])
+    .record()
+    .expect(3);
     assert!(
         o.lines("[http]")
             .iter()
@@ -235,7 +226,7 @@ fn an_html_500_is_an_http_error_not_a_jsonrpc_finding() {
         o.stderr
     );
     assert!(!o.stderr.contains("jsonrpc-invalid"), "{}", o.stderr);
-    assert_eq!(rules_in(&rec), Vec::<String>::new());
+    assert_eq!(rules_in(o.trace_path()), Vec::<String>::new());
 }
 
 #[test]
