@@ -1,5 +1,5 @@
 """A stdio MCP server that misbehaves in one way, chosen by its first
-argument, for the tests of mcpscope's own bounds (tests/client_bounds.rs).
+argument, for the tests of mcpscope's own bounds (tests/robustness/client_bounds.rs).
 Standard library only. It answers initialize and any other request with an
 empty result; `tools/call` does what the mode says:
 

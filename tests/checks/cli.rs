@@ -1,0 +1,383 @@
+//! The `check`, `rules` and `replay --print` commands as CI sees them: the
+//! JSON report round-trips through its schema types, the JUnit XML parses
+//! with a real XML parser, exit codes follow DESIGN §3, the rule catalog is
+//! what `rules` lists and the README documents, and replaying a recorded
+//! demo session prints exactly the live session's timeline.
+
+use crate::support::rows::run_rows;
+use crate::support::{BIN, Run, headless};
+use mcpscope::checks::Rule;
+use mcpscope::cli::check::Report;
+use mcpscope::cli::replay::{format_store, load};
+use mcpscope::client::{ClientOptions, Limits, Session, TokenPolicy};
+use mcpscope::trace::record::Recorder;
+use mcpscope::trace::{MonotonicClock, Store, Trace};
+use mcpscope::transport::stdio::CommandSpec;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/checks/{name}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `mcpscope ARGS...`, whatever its exit code.
+fn mcpscope(args: &[&str]) -> Run {
+    headless(args).run()
+}
+
+#[test]
+fn json_report_round_trips_through_its_schema() {
+    for name in ["clean", "violations", "warnings_only", "stateless_http"] {
+        let path = fixture(name);
+        let out = mcpscope(&["check", "--trace", &path, "--format", "json"]);
+        let raw: Value = serde_json::from_str(&out.stdout).expect("JSON");
+        let report: Report = serde_json::from_value(raw.clone()).expect("Report schema");
+        assert_eq!(serde_json::to_value(&report).unwrap(), raw, "{name}");
+        assert_eq!(report.mcpscope_check, 1);
+        assert_eq!(report.source, json!({"trace": path}));
+        // Every finding carries the documented fields.
+        for f in raw["findings"].as_array().unwrap() {
+            assert!(f["rule"].as_str().unwrap().parse::<Rule>().is_ok());
+            assert!(["error", "warning", "info"].contains(&f["severity"].as_str().unwrap()));
+            assert!(!f["seq"].as_array().unwrap().is_empty());
+            assert!(f["message"].is_string());
+        }
+    }
+    let out = mcpscope(&[
+        "check",
+        "--trace",
+        &fixture("violations"),
+        "--format",
+        "json",
+    ]);
+    let r: Report = serde_json::from_str(&out.stdout).unwrap();
+    let rules: Vec<&str> = r.findings.iter().map(|f| f.rule.id()).collect();
+    assert_eq!(
+        rules,
+        [
+            "progress-not-increasing",
+            "progress-exceeds-total",
+            "stdout-not-jsonrpc"
+        ]
+    );
+    assert_eq!(
+        r.findings[0].token,
+        Some(mcpscope::protocol::IdKey::Str("a".into()))
+    );
+    assert_eq!(
+        (r.summary.error, r.summary.warning, r.summary.passed),
+        (2, 1, false)
+    );
+    let c = &r.calls[0];
+    assert_eq!(c.notifications, 4);
+    assert_eq!(c.first_progress_ms, Some(180.0));
+    let ia = c.inter_arrival_ms.unwrap();
+    assert_eq!((ia.min, ia.median, ia.max), (100.0, 100.0, 100.0));
+}
+
+#[test]
+fn junit_parses_with_one_case_per_rule_per_call() {
+    let out = mcpscope(&[
+        "check",
+        "--trace",
+        &fixture("violations"),
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let xml = out.stdout.clone();
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    // Two calls plus the session-level suite.
+    assert_eq!(suites.len(), 3);
+    assert_eq!(suites[2].attribute("name"), Some("session"));
+    for s in &suites {
+        let cases: Vec<_> = s
+            .children()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        assert_eq!(cases.len(), Rule::ALL.len());
+        assert_eq!(
+            s.attribute("tests"),
+            Some(Rule::ALL.len().to_string().as_str())
+        );
+        // Rules that cannot apply to this stdio session without
+        // authorization are skipped, never passed.
+        let skipped: Vec<_> = cases
+            .iter()
+            .filter(|c| c.children().any(|n| n.has_tag_name("skipped")))
+            .map(|c| c.attribute("name").unwrap())
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                "log-unrequested",
+                "log-after-response",
+                "notification-wrong-stream",
+                "http-content-type",
+                "auth-resource-mismatch",
+                "auth-issuer-mismatch",
+                "auth-pkce-unsupported",
+                "auth-metadata-missing"
+            ]
+        );
+    }
+    let failed = |suite: &roxmltree::Node| -> Vec<String> {
+        suite
+            .children()
+            .filter(|c| c.children().any(|n| n.has_tag_name("failure")))
+            .map(|c| c.attribute("name").unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(failed(&suites[0]), ["progress-not-increasing"]);
+    assert!(failed(&suites[1]).is_empty());
+    assert_eq!(failed(&suites[2]), ["stdout-not-jsonrpc"]);
+    assert_eq!(root.attribute("failures"), Some("2"));
+    // The warning passes, its finding kept in system-out; --strict fails it.
+    let exceeds = suites[0]
+        .children()
+        .find(|c| c.attribute("name") == Some("progress-exceeds-total"))
+        .unwrap();
+    assert!(exceeds.children().any(|n| n.has_tag_name("system-out")));
+    let strict = mcpscope(&[
+        "check",
+        "--trace",
+        &fixture("violations"),
+        "--format",
+        "junit",
+        "--strict",
+    ]);
+    let xml = strict.stdout.clone();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("failures"), Some("3"));
+
+    // Stateless-era and HTTP rules run (not skipped) in a 2026-07-28 HTTP
+    // session; only the authorization rules cannot apply (3 suites × 4).
+    let out = mcpscope(&[
+        "check",
+        "--trace",
+        &fixture("stateless_http"),
+        "--format",
+        "junit",
+    ]);
+    let xml = out.stdout.clone();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("skipped"), Some("12"));
+    assert_eq!(doc.root_element().attribute("failures"), Some("2"));
+}
+
+/// `check` arguments (`@NAME` stands for the path of the fixture NAME),
+/// the exit code DESIGN §3 gives them, and why.
+const EXIT_CODES: &[(&[&str], i32, &str)] = &[
+    (&["--trace", "@clean"], 0, "no finding"),
+    (&["--trace", "@clean", "--strict"], 0, "no finding"),
+    (&["--trace", "@violations"], 1, "errors"),
+    (&["--trace", "@warnings_only"], 0, "warnings pass"),
+    (
+        &["--trace", "@warnings_only", "--strict"],
+        1,
+        "strict fails warnings",
+    ),
+    (&["--trace", "@stateless_http"], 1, "stateless rules broken"),
+    (
+        &["--trace", "@stateless_http", "--era", "handshake"],
+        0,
+        "the era override switches the stateless rules off",
+    ),
+    (&["--demo"], 2, "no --tool"),
+    (&["--trace", "/nonexistent/trace.jsonl"], 2, "no such trace"),
+    (&["--trace", "@clean", "--demo"], 2, "--trace with a server"),
+    (
+        &["--trace", "@clean", "--stall-secs", "-1"],
+        2,
+        "a negative stall",
+    ),
+    (
+        &["--trace", "@clean", "--format", "xml"],
+        2,
+        "no such format",
+    ),
+    (
+        &["--tool", "x", "--", "/nonexistent/server"],
+        3,
+        "a command that does not exist",
+    ),
+    (
+        &["--tool", "x", "--", "true"],
+        3,
+        "a server that exits at once",
+    ),
+];
+
+#[test]
+fn exit_codes() {
+    run_rows(
+        EXIT_CODES,
+        |(args, code, why)| format!("check {} exits {code} ({why})", args.join(" ")),
+        |&(args, code, _)| {
+            let args = args
+                .iter()
+                .map(|a| a.strip_prefix('@').map_or(a.to_string(), fixture));
+            headless(["check"]).args(args).expect(code);
+        },
+    );
+}
+
+/// Each rule's id and severity, in catalog order.
+fn catalog() -> Vec<(String, String)> {
+    Rule::ALL
+        .iter()
+        .map(|r| (r.id().to_string(), r.severity().to_string()))
+        .collect()
+}
+
+/// Ids are unique kebab-case names that parse back to their rule, each with
+/// a description, and `rules` prints exactly the catalog, in its order, with
+/// each rule's severity.
+#[test]
+fn rules_lists_exactly_the_catalog() {
+    let mut ids = std::collections::HashSet::new();
+    for r in Rule::ALL {
+        let id = r.id();
+        assert!(ids.insert(id), "{id} is in the catalog twice");
+        assert!(
+            id.split('-')
+                .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+            "{id} is not kebab-case"
+        );
+        assert_eq!(id.parse::<Rule>(), Ok(r), "{id} does not parse back");
+        assert!(!r.description().is_empty(), "{id} has no description");
+    }
+
+    let out = mcpscope(&["rules"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let listed: Vec<(String, String)> = out
+        .stdout
+        .clone()
+        .lines()
+        .map(|l| {
+            let mut words = l.split_whitespace().map(String::from);
+            (
+                words.next().unwrap_or_default(),
+                words.next().unwrap_or_default(),
+            )
+        })
+        .collect();
+    for (id, severity) in &listed {
+        assert!(
+            ["error", "warning", "info"].contains(&severity.as_str()),
+            "`rules` gives {id} the severity {severity:?}"
+        );
+    }
+    let want = catalog();
+    for (at, (got, want)) in listed.iter().zip(&want).enumerate() {
+        assert_eq!(
+            got,
+            want,
+            "`rules` line {} is not the catalog's rule",
+            at + 1
+        );
+    }
+    assert_eq!(listed.len(), want.len(), "`rules` lists every rule once");
+}
+
+#[test]
+fn replay_print_of_a_recording_equals_the_live_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.jsonl");
+    let header = json!({"mcpscope_trace": 1, "version": "test", "started": "now", "server": {}});
+    let mut store = Store::default();
+    store.set_recorder(Recorder::create(&path, &header).unwrap());
+    let trace = Trace::new(store, MonotonicClock::new());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let spec = CommandSpec {
+            argv: vec![BIN.into(), "demo-server".into()],
+            ..Default::default()
+        };
+        let session = Session::spawn_stdio(&spec, ClientOptions::default(), trace.clone())
+            .expect("spawn demo server");
+        session.initialize().await.expect("initialize");
+        let limits = Limits {
+            idle: Some(Duration::from_secs(30)),
+            max: Some(Duration::from_secs(60)),
+        };
+        for (tool, args) in [
+            ("build_report", json!({"tasks": 3, "delay_ms": 1})),
+            ("fault_stdout_garbage", json!({})),
+            ("echo", json!({"text": "a\u{1b}[31m\nb"})),
+        ] {
+            session
+                .call_tool(tool, &args, &TokenPolicy::AutoString, limits)
+                .await
+                .expect("call");
+        }
+        session.shutdown().await;
+    });
+    let live = format_store(&trace.read());
+    // The session's threads may still hold the trace a moment after the
+    // server's exit is stored: finish the recording here, not on drop.
+    trace.finish_recording();
+    drop(trace);
+    let (_, recorded) = load(&path).unwrap();
+    let replayed = format_store(&recorded);
+    assert_eq!(replayed, live);
+    assert!(live.lines().count() > 20, "{live}");
+    assert!(live.contains("notifications/progress"), "{live}");
+    assert!(live.contains("not-json"), "{live}");
+    assert!(!live.contains('\u{1b}'), "escape sequences are neutralised");
+
+    let out = mcpscope(&["replay", path.to_str().unwrap(), "--print"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.clone(), live);
+    // Without --print the TUI replay is not in this build: a clear usage error.
+    let out = mcpscope(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--print"));
+}
+
+#[test]
+fn headless_call_prints_findings_after_the_events() {
+    let out = mcpscope(&[
+        "call",
+        "--demo",
+        "--tool",
+        "fault_not_increasing",
+        "-a",
+        "delay_ms=1",
+        "--json",
+    ]);
+    // The call itself succeeded: its exit code does not change.
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let err = &out.stderr;
+    let lines: Vec<&str> = err.lines().collect();
+    let finding = lines
+        .iter()
+        .position(|l| l.starts_with("[finding] progress-not-increasing (error) #"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let backwards = lines
+        .iter()
+        .position(|l| *l == "[progress] fault_not_increasing 2/5 (40%)")
+        .unwrap();
+    assert!(backwards < finding, "{err}");
+    assert_eq!(err.matches("[finding]").count(), 1, "{err}");
+    let out = mcpscope(&[
+        "call",
+        "--demo",
+        "--tool",
+        "build_report",
+        "-a",
+        "tasks=2",
+        "-a",
+        "delay_ms=1",
+    ]);
+    assert!(!out.stderr.contains("[finding]"));
+}

@@ -1,0 +1,16 @@
+//! The rule engine and the commands that report it (`check`, `rules`,
+//! `replay --print`): every rule over hand-written event sequences, on real
+//! sessions with misbehaving hosts and servers, and its bounded state.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bounds;
+mod cli;
+mod client;
+mod client_wire;
+mod demo;
+mod http;
+mod rules;
+mod servers;
+mod tasks;

@@ -1,0 +1,515 @@
+//! Rules against real servers that break them (`tests/servers/rule_faults.py`,
+//! one tool per fault) and against the demo server that keeps them: each
+//! rule fires on its fault and stays silent on the correct behaviour next to
+//! it.
+
+use crate::support;
+
+use crate::support::{BIN, Output, run};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn faults(extra: &[&str]) -> Vec<String> {
+    let mut v = vec![
+        "--".to_string(),
+        "python3".to_string(),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/rule_faults.py").to_string(),
+    ];
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// `mcpscope CMD ARGS… -- rule_faults.py SERVER_ARGS…`
+fn against(cmd: &[&str], server: &[&str]) -> Output {
+    let mut args: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
+    args.extend(faults(server));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&refs)
+}
+
+fn findings_of(o: &Output, rule: &str) -> Vec<String> {
+    o.stdout
+        .lines()
+        .chain(o.stderr.lines())
+        .filter(|l| l.contains(rule))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_server_request_the_client_did_not_offer_to_answer_is_found() {
+    let o = against(&["call", "--tool", "ask_anyway"], &[]);
+    let found = findings_of(&o, "server-request-without-capability");
+    assert_eq!(found.len(), 1, "{}", o.stderr);
+    assert!(found[0].contains("elicitation/create"), "{}", found[0]);
+    let o = against(&["call", "--tool", "roots_anyway"], &[]);
+    assert_eq!(
+        findings_of(&o, "server-request-without-capability").len(),
+        1,
+        "{}",
+        o.stderr
+    );
+    // Declared: nothing to say.
+    let o = against(
+        &["call", "--tool", "ask_anyway", "--elicit", "decline"],
+        &[],
+    );
+    assert!(
+        findings_of(&o, "server-request-without-capability").is_empty(),
+        "{}",
+        o.stderr
+    );
+    let o = against(&["call", "--tool", "roots_anyway", "--root", "/tmp"], &[]);
+    assert!(
+        findings_of(&o, "server-request-without-capability").is_empty(),
+        "{}",
+        o.stderr
+    );
+    // The demo server asks only a client that declared elicitation.
+    let o = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "interactive_wizard",
+        "--args",
+        r#"{"questions": 1}"#,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("[finding]"), "{}", o.stderr);
+}
+
+#[test]
+fn a_form_outside_what_elicitation_allows_is_found() {
+    let o = against(&["call", "--tool", "bad_form", "--elicit", "decline"], &[]);
+    let found = findings_of(&o, "elicitation-schema-invalid");
+    assert_eq!(found.len(), 1, "{}", o.stderr);
+    assert!(found[0].contains("address"), "{}", found[0]);
+    // The wizard's forms are within the rules.
+    let o = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "interactive_wizard",
+        "--args",
+        r#"{"questions": 2}"#,
+        "--elicit",
+        "defaults",
+    ]);
+    assert!(
+        !o.stderr.contains("elicitation-schema-invalid"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn structured_results_are_validated_against_the_declared_output_schema() {
+    for (tool, found) in [
+        ("typed_result", Some("want integer, but got string")),
+        ("missing_result", Some("no structuredContent")),
+        ("good_result", None),
+        ("error_result", None),
+    ] {
+        let o = against(&["check", "--tool", tool], &["--clean-listing"]);
+        let got = findings_of(&o, "tool-output-invalid");
+        match found {
+            Some(why) => {
+                assert_eq!(got.len(), 1, "{tool}: {}", o.stdout);
+                assert!(got[0].contains(why), "{tool}: {}", got[0]);
+                assert_eq!(o.code, 1, "{tool}");
+            }
+            None => {
+                assert!(got.is_empty(), "{tool}: {}", o.stdout);
+                assert_eq!(o.code, 0, "{tool}: {}{}", o.stdout, o.stderr);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_listing_with_a_duplicate_a_bad_name_and_a_bad_schema_is_found() {
+    let o = against(&["check", "--tool", "good_result", "--format", "json"], &[]);
+    let report: Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "tool-name-duplicate",
+            "tool-name-invalid",
+            "tool-schema-invalid"
+        ],
+        "{report:#}"
+    );
+    // The demo server's listing is clean.
+    let o = run(&[
+        "check", "--demo", "--tool", "echo", "-a", "text=hi", "--strict",
+    ]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+}
+
+/// A live server whose first call starts late (1.2 s idle, then progress
+/// 15 ms apart) is not buffering: the burst test alone would say it is.
+/// The true positive, a flush back to back, is the demo's `fault_buffered`.
+#[test]
+fn a_late_start_with_live_progress_is_not_buffered() {
+    let o = against(
+        &["check", "--tool", "slow_start", "--strict"],
+        &["--clean-listing"],
+    );
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("progress-buffered"), "{}", o.stdout);
+    let o = run(&[
+        "check",
+        "--demo",
+        "--tool",
+        "fault_buffered",
+        "--args",
+        r#"{"duration_ms": 1100}"#,
+    ]);
+    assert!(o.stdout.contains("progress-buffered"), "{}", o.stdout);
+}
+
+#[test]
+fn a_log_without_data_is_found() {
+    let o = against(&["call", "--tool", "log_no_data"], &[]);
+    assert_eq!(findings_of(&o, "log-invalid ").len(), 1, "{}", o.stderr);
+    let o = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "build_report",
+        "--args",
+        r#"{"tasks": 2, "delay_ms": 1}"#,
+        "--log-level",
+        "debug",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("log-invalid"), "{}", o.stderr);
+}
+
+#[test]
+fn a_status_for_a_task_never_created_is_found() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("t.jsonl");
+    let o = against(
+        &[
+            "call",
+            "--tool",
+            "ghost_task_status",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(&["check", "--trace", rec.to_str().unwrap()]);
+    let found = findings_of(&o, "task-status-unknown");
+    assert_eq!(found.len(), 1, "{}", o.stdout);
+    assert!(found[0].contains("ghost-1"), "{}", found[0]);
+    // A real task's statuses are not.
+    let rec2 = d.path().join("task.jsonl");
+    let o = run(&[
+        "call",
+        "--demo",
+        "--protocol",
+        "2026-07-28",
+        "--task",
+        "--tool",
+        "batch_job",
+        "-a",
+        "steps=2",
+        "-a",
+        "step_ms=5",
+        "-a",
+        "poll_ms=20",
+        "--record",
+        rec2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(&["check", "--trace", rec2.to_str().unwrap()]);
+    assert!(!o.stdout.contains("task-status-unknown"), "{}", o.stdout);
+}
+
+#[test]
+fn set_level_refused_though_logging_is_declared_is_found_once_said_once() {
+    let o = against(
+        &["call", "--tool", "good_result", "--log-level", "debug"],
+        &["--logging-refused"],
+    );
+    assert_eq!(
+        findings_of(&o, "logging-setlevel-refused").len(),
+        1,
+        "{}",
+        o.stderr
+    );
+    let failed: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("logging/setLevel failed"))
+        .collect();
+    assert!(
+        failed
+            .iter()
+            .all(|l| l.matches("logging/setLevel failed").count() == 1),
+        "{}",
+        o.stderr
+    );
+    // The demo server honours it.
+    let o = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "echo",
+        "-a",
+        "text=x",
+        "--log-level",
+        "debug",
+    ]);
+    assert!(
+        !o.stderr.contains("logging-setlevel-refused"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// A raw host behind `mcpscope proxy --record REC -- SERVER…`: it sends
+/// each frame of `frames` in turn and, after each one marked `true`, reads
+/// one line; the answers it read. The trace is complete when this returns.
+fn host_through_proxy(
+    server: &[String],
+    frames: &[(Value, bool)],
+    rec: &std::path::Path,
+    rt: &std::path::Path,
+) -> Vec<Value> {
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
+        .args(server)
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let mut answers = Vec::new();
+    for (frame, answered) in frames {
+        writeln!(to, "{frame}").unwrap();
+        if *answered {
+            let mut line = String::new();
+            from.read_line(&mut line).unwrap();
+            answers.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+        }
+    }
+    drop(to);
+    assert!(child.wait().unwrap().success());
+    answers
+}
+
+/// Through the proxy, a host calls `tool` of rule_faults.py (id 2), cancels
+/// it, and waits for the answer the server sends upon the cancel.
+fn call_then_cancel(tool: &str, rec: &std::path::Path, rt: &std::path::Path) {
+    let server: Vec<String> = faults(&[]).into_iter().skip(1).collect();
+    let frames = [
+        (
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
+            true,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            false,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":{}}}),
+            false,
+        ),
+        (
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}),
+            true,
+        ),
+    ];
+    let answers = host_through_proxy(&server, &frames, rec, rt);
+    assert_eq!(answers[1]["id"], 2, "{answers:?}");
+}
+
+#[test]
+fn a_response_after_the_client_cancelled_is_found_past_the_grace() {
+    let d = tempfile::tempdir().unwrap();
+    let late = d.path().join("late.jsonl");
+    call_then_cancel("late_answer", &late, d.path());
+    let check = |rec: &std::path::Path, grace: &str| {
+        let o = run(&[
+            "check",
+            "--trace",
+            rec.to_str().unwrap(),
+            "--cancel-grace-ms",
+            grace,
+        ]);
+        findings_of(&o, "response-after-cancel")
+    };
+    // At once after the cancel it may have been on its way: not reported.
+    assert!(check(&late, "1000").is_empty());
+    assert_eq!(check(&late, "0").len(), 1);
+    // A -32800 acknowledgement of the cancel is never reported.
+    let ack = d.path().join("ack.jsonl");
+    call_then_cancel("cancel_ack", &ack, d.path());
+    assert!(check(&ack, "0").is_empty());
+}
+
+#[test]
+fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
+    let modern = run(&[
+        "call",
+        "--demo",
+        "--protocol",
+        "2026-07-28",
+        "--tool",
+        "build_report",
+        "-a",
+        "tasks=3",
+        "-a",
+        "delay_ms=1",
+        "--log-level",
+        "debug",
+    ]);
+    assert_eq!(modern.code, 0, "{}", modern.stderr);
+    let server = findings_of(&modern, "[finding] deprecated-feature");
+    let client = findings_of(&modern, "[finding] client-deprecated-feature");
+    assert_eq!(server.len(), 1, "{}", modern.stderr);
+    assert!(
+        server[0].contains("logging") && server[0].contains("SEP-2577"),
+        "{}",
+        server[0]
+    );
+    // mcpscope's own session offers what the user asked for: no finding
+    // about itself.
+    assert!(client.is_empty(), "{}", modern.stderr);
+    // A host asking for a log level at 2026-07-28, seen through the proxy.
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("host.jsonl");
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "hi"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+            "io.modelcontextprotocol/logLevel": "info"}}});
+    let demo = [BIN.to_string(), "demo-server".to_string()];
+    let answers = host_through_proxy(&demo, &[(call, true)], &rec, d.path());
+    assert!(answers[0]["result"].is_object(), "{answers:?}");
+    let o = run(&["check", "--trace", rec.to_str().unwrap()]);
+    let client = findings_of(&o, "client-deprecated-feature");
+    assert_eq!(
+        client.len(),
+        2,
+        "logging and roots, once each: {}",
+        o.stdout
+    );
+    // The same calls in a 2025-11-25 session: nothing is deprecated there.
+    let legacy = run(&[
+        "call",
+        "--demo",
+        "--tool",
+        "build_report",
+        "-a",
+        "tasks=3",
+        "-a",
+        "delay_ms=1",
+        "--log-level",
+        "debug",
+    ]);
+    assert_eq!(legacy.code, 0, "{}", legacy.stderr);
+    assert!(
+        !legacy.stderr.contains("deprecated-feature"),
+        "{}",
+        legacy.stderr
+    );
+}
+
+#[test]
+fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
+    let d = tempfile::tempdir().unwrap();
+    let ack = d.path().join("ack.jsonl");
+    call_then_cancel("cancel_ack", &ack, d.path());
+    let o = run(&[
+        "check",
+        "--trace",
+        ack.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report: Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    let call = &report["calls"][0];
+    assert_eq!(call["outcome"], "cancelled", "{report:#}");
+    assert_eq!(report["failures"][0]["kind"], "cancelled", "{report:#}");
+    assert_eq!(
+        report["summary"]["passed"], false,
+        "a cancelled call is not a complete one"
+    );
+    // Its duration ends at the cancel, which the trace shows.
+    let lines = support::trace_lines(&ack);
+    let t = |pred: &dyn Fn(&Value) -> bool| {
+        lines
+            .iter()
+            .find(|l| pred(l))
+            .map(|l| l["t"].as_f64().unwrap())
+            .unwrap()
+    };
+    let sent = t(&|l| l["json"]["method"] == "tools/call");
+    let cancelled = t(&|l| l["json"]["method"] == "notifications/cancelled");
+    let ms = call["duration_ms"].as_f64().unwrap();
+    assert!(
+        (ms - (cancelled - sent) * 1000.0).abs() < 0.01,
+        "{ms} vs {}",
+        (cancelled - sent) * 1000.0
+    );
+}
+
+#[test]
+fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/hostile_stdio.py"
+    );
+    // One run: its stderr, and its recording.
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("t.jsonl");
+    let o = run(&[
+        "call",
+        "--tool",
+        "t",
+        "--record",
+        rec.to_str().unwrap(),
+        "--",
+        "python3",
+        script,
+        "roots-storm",
+        "2000",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let full: Vec<&str> = o
+        .lines("[finding] server-request-without-capability (error)")
+        .into_iter()
+        .collect();
+    assert_eq!(full.len(), 3, "{}", o.stderr);
+    let counted = o.lines("[finding] server-request-without-capability ×");
+    assert_eq!(counted.len(), 1, "{}", o.stderr);
+    assert!(counted[0].contains("×10 in all"), "{}", counted[0]);
+    // The trace keeps each: check lists all ten.
+    let check = run(&["check", "--trace", rec.to_str().unwrap()]);
+    assert_eq!(
+        check
+            .stdout
+            .matches("server-request-without-capability (error)")
+            .count(),
+        10,
+        "{}",
+        check.stdout
+    );
+}

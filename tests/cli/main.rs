@@ -1,0 +1,19 @@
+//! The headless commands through the real binary: `call` and `tools`,
+//! `request`, answers to server requests, tasks (both revisions),
+//! completions and man pages, mcpscope's own log, what it does to this
+//! machine, the order of recorded frames, and the test harness's own
+//! guarantees.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod answers;
+mod docs;
+mod ext_tasks;
+mod harness;
+mod headless;
+mod local_safety;
+mod request;
+mod selflog;
+mod tasks;
+mod wire_order;

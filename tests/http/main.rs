@@ -1,0 +1,12 @@
+//! HTTP through the real binary: the Streamable HTTP and HTTP+SSE
+//! transports against real peers and raw loopback servers, what is forwarded
+//! across redirects and origins, and authorization (OAuth) against a loopback
+//! server that misbehaves on request.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod auth;
+mod auth_safety;
+mod transports;
+mod trust;

@@ -1,0 +1,14 @@
+//! Whatever goes wrong stays a clear verdict: crashed, silent and damaged
+//! servers, files cut short or endless, mcpscope's own bounds where they
+//! bite, mutated frames and generated input through every parser.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bounds;
+mod client_bounds;
+mod damaged_files;
+mod faults;
+mod malformed;
+mod mutations;
+mod properties;

@@ -1,0 +1,16 @@
+//! Servers and hosts nobody here wrote, as real peers (installed by
+//! `tests/peers/install.sh`): server-everything (TypeScript SDK), the
+//! Python SDK, FastMCP and rmcp, the SDKs' own clients through the proxy and
+//! a real authorization server. A plain `cargo test` runs only the one that
+//! needs no peer.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod ask_user;
+mod auth;
+mod checks;
+mod fastmcp_rmcp;
+mod modern;
+mod proxy;
+mod stdio;
