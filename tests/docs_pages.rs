@@ -264,6 +264,7 @@ const OTHER_TOOLS: &[&str] = &[
     "--example",
     "--test",
     "--include-ignored",
+    "--ignored",
     "--all-targets",
     "--check",
     "--command",
