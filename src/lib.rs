@@ -32,6 +32,7 @@ pub mod protocol;
 pub mod proxy;
 pub mod selflog;
 pub mod session;
+pub mod signals;
 pub mod trace;
 pub mod transport;
 pub mod tui;
