@@ -346,9 +346,10 @@ impl Shared {
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         // Every Host and Origin line is read: two of either are refused.
-        if let Err(refusal) = self.guard.check_headers(req.headers()) {
-            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::FORBIDDEN);
-            return text(status, refusal.body());
+        if let Err(refusal) = self.guard.admit(req.headers()) {
+            return refusal
+                .response()
+                .map(|b| b.map_err(|never| match never {}).boxed());
         }
         let method = req.method().clone();
         let ch = match method.as_str() {
