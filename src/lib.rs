@@ -18,6 +18,7 @@
 //!   any later local listener) applies.
 
 pub mod auth;
+pub mod browser;
 pub mod calls;
 pub mod checks;
 pub mod cli;
