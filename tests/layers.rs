@@ -524,7 +524,7 @@ fn check_tree(root: &Path) -> Vec<String> {
     for (f, from, to) in KNOWN_UNTIL_MERGE {
         if !seen_known.contains(&(f.to_string(), from.to_string(), to.to_string())) {
             problems.push(format!(
-                "KNOWN_UNTIL_MERGE lists {f}: {from} -> {to}, which is gone: remove the entry"
+                "KNOWN_UNTIL_MERGE lists {f}: {from} -> {to}, but no such arrow is left: remove the entry"
             ));
         }
     }
