@@ -1,10 +1,11 @@
 //! mcpscope: an inspector and debugger for MCP servers.
 //!
 //! Layers, one-way, from the bottom:
-//! - `event` (what mcpscope observes besides frames) and `format` (how
-//!   numbers and progress read as text) depend on nothing else;
-//! - `protocol` (frames, methods, revisions) ← `transport` (stdio, HTTP) ←
-//!   `client` (the session engine) → `trace` (the event store, recordings);
+//! - `protocol` (frames, methods, revisions) at the bottom, and `event`
+//!   (what mcpscope observes besides frames) on it;
+//! - `transport` (stdio, HTTP) ← `client` (the session engine) → `trace`
+//!   (the event store, recordings); `auth` (OAuth) plugs into the HTTP
+//!   transport through its `Authorize` trait, which the transport defines;
 //! - `calls` (the calls of a session, from the store) and `checks` (the rule
 //!   engine) read the trace;
 //! - `session` opens a session: a resolved server, its trace and recording;
@@ -14,10 +15,17 @@
 //! - two faces over that core, which never import each other: `cli` (the
 //!   headless commands) and `tui` (the only module that touches the terminal);
 //! - `demo` is a stand-alone MCP server used for demos and tests;
-//!   `listen_guard` is the DNS-rebinding protection its HTTP listener (and
-//!   any later local listener) applies.
+//! - low-level utilities any layer may use, which depend on nothing in the
+//!   crate: `format`, `files`, `priority`, `listen_guard` (the DNS-rebinding
+//!   gate every local HTTP listener applies), `signals` (the stopping
+//!   signals, caught one way for both faces and the proxy) and `browser`
+//!   (opening a URL).
+//!
+//! `tests/layers.rs` holds the table of which module may use which, and
+//! fails on any other arrow.
 
 pub mod auth;
+pub mod browser;
 pub mod calls;
 pub mod checks;
 pub mod cli;
@@ -32,6 +40,7 @@ pub mod protocol;
 pub mod proxy;
 pub mod selflog;
 pub mod session;
+pub mod signals;
 pub mod trace;
 pub mod transport;
 pub mod tui;

@@ -86,6 +86,36 @@ impl Refusal {
         })
         .to_string()
     }
+
+    /// The refusal as a response: its status and JSON-RPC body.
+    pub fn response(&self) -> hyper::Response<http_body_util::Full<bytes::Bytes>> {
+        let mut r =
+            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(self.body())));
+        *r.status_mut() = self.status_code();
+        r.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("application/json"),
+        );
+        r
+    }
+
+    /// The same response as HTTP/1.1 bytes, for a listener that speaks it
+    /// on a raw socket; it closes the connection.
+    pub fn http1(&self) -> String {
+        let status = self.status_code();
+        let body = self.body();
+        format!(
+            "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+             connection: close\r\n\r\n{body}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or(""),
+            body.len()
+        )
+    }
+
+    fn status_code(&self) -> hyper::StatusCode {
+        hyper::StatusCode::from_u16(self.status).unwrap_or(hyper::StatusCode::FORBIDDEN)
+    }
 }
 
 /// True for addresses only this machine can reach.
@@ -213,9 +243,12 @@ impl ListenGuard {
         self
     }
 
-    /// Check a request's headers as hyper parsed them: every `Host` and
-    /// `Origin` value, so a second one cannot hide behind the first.
-    pub fn check_headers(&self, headers: &hyper::HeaderMap) -> Result<(), Refusal> {
+    /// The gate every local listener puts before anything else it does
+    /// with a request (even its 404: a rebound page must learn nothing):
+    /// every `Host` and `Origin` value the request carries, so a second one
+    /// cannot hide behind the first. On `Err`, answer with
+    /// [`Refusal::response`] (or [`Refusal::http1`] on a raw socket).
+    pub fn admit(&self, headers: &hyper::HeaderMap) -> Result<(), Refusal> {
         let all = |name| headers.get_all(name).iter().map(|v| v.as_bytes());
         self.check_values(all(hyper::header::HOST), all(hyper::header::ORIGIN))
     }
@@ -223,7 +256,7 @@ impl ListenGuard {
     /// Check every value a request carries of `Host` and of `Origin`, as
     /// raw bytes: more than one of either, or one that is not text, is
     /// malformed ([`MALFORMED_STATUS`]).
-    pub fn check_values<'a>(
+    fn check_values<'a>(
         &self,
         hosts: impl IntoIterator<Item = &'a [u8]>,
         origins: impl IntoIterator<Item = &'a [u8]>,
@@ -236,7 +269,7 @@ impl ListenGuard {
     /// Check one request's headers (`None`: the header is absent). The
     /// caller has made sure there is at most one of each; see
     /// [`ListenGuard::check_values`].
-    pub fn check(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
+    fn check(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
         if is_loopback(&self.bound) {
             self.check_host(host)?;
         }

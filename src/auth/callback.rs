@@ -3,8 +3,9 @@
 //! sends the browser to, answers it with a page saying the window may be
 //! closed, and hands the query on. Anything else it is sent (a favicon, a
 //! scanner) gets a 404 and the wait goes on; requests are read up to a cap.
-//! A request whose `Host` is not this listener's loopback address is
-//! refused (`listen_guard`: a rebound name from a web page cannot reach it).
+//! A request whose `Host` is not this listener's loopback address (or with
+//! a foreign `Origin`) is refused by the listener guard, as on every local
+//! listener: a rebound name from a web page cannot reach it.
 
 use reqwest::Url;
 use std::time::Duration;
@@ -57,18 +58,8 @@ impl Callback {
                     }
                 })
                 .unwrap_or_default();
-            let host = head.lines().skip(1).find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                k.trim()
-                    .eq_ignore_ascii_case("host")
-                    .then(|| v.trim().to_string())
-            });
-            if self.guard.check(host.as_deref(), None).is_err() {
-                let _ = sock
-                    .write_all(
-                        b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                    )
-                    .await;
+            if let Err(refusal) = self.guard.admit(&header_lines(&head)) {
+                let _ = sock.write_all(refusal.http1().as_bytes()).await;
                 continue;
             }
             let Some(query) = callback_query(&target) else {
@@ -104,6 +95,21 @@ async fn read_head(sock: &mut tokio::net::TcpStream) -> std::io::Result<String> 
         buf.extend_from_slice(&chunk[..n]);
     }
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The header lines of a request head, as the listener guard reads them
+/// (a line that is not a valid header is left out).
+fn header_lines(head: &str) -> hyper::HeaderMap {
+    let mut map = hyper::HeaderMap::new();
+    for l in head.lines().skip(1) {
+        if let Some((k, v)) = l.split_once(':')
+            && let Ok(k) = hyper::header::HeaderName::from_bytes(k.trim().as_bytes())
+            && let Ok(v) = hyper::header::HeaderValue::from_str(v.trim())
+        {
+            map.append(k, v);
+        }
+    }
+    map
 }
 
 /// The query of a request target on the callback path.
@@ -147,6 +153,17 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(rebound.status(), 403, "a rebound name is refused");
+        assert!(
+            rebound.text().await.unwrap().contains("refused"),
+            "the guard says why, as on every local listener"
+        );
+        let foreign = client
+            .get(format!("{uri}?code=stolen&state=s"))
+            .header("origin", "http://evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(foreign.status(), 403, "a foreign page is refused");
         let hit = client
             .get(format!("{uri}?code=c%20d&state=s"))
             .send()

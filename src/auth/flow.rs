@@ -475,7 +475,7 @@ async fn run_agent(
             show(&format!(
                 "Authorize mcpscope in your browser; if it does not open, visit:\n  {text}"
             ));
-            if *open && let Err(e) = open::that_detached(&text) {
+            if *open && let Err(e) = crate::browser::open(&text) {
                 show(&format!("(could not open a browser: {e})"));
             }
             let pasted_rx = if *paste {

@@ -99,7 +99,7 @@ impl Default for AuthConfig {
 
 /// How many authorizations one request may trigger (the first, then
 /// step-ups) before its refusal is final.
-pub const MAX_AUTHORIZATIONS: u32 = 3;
+const MAX_AUTHORIZATIONS: u32 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -486,6 +486,16 @@ impl crate::transport::http::Authorize for Authorizer {
 
     fn ready(&self) -> futures_util::future::BoxFuture<'_, ()> {
         Box::pin(Authorizer::ready(self))
+    }
+
+    /// A 401, or a 403 whose Bearer challenge asks for more scope (a step
+    /// up), while the request has had fewer than `MAX_AUTHORIZATIONS`.
+    fn wants(&self, status: u16, challenges: &[String], attempts: u32) -> bool {
+        attempts < MAX_AUTHORIZATIONS
+            && (status == 401
+                || (status == 403
+                    && Challenge::parse(challenges.iter().map(String::as_str))
+                        .insufficient_scope()))
     }
 
     fn refused<'a>(

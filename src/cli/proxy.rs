@@ -253,19 +253,9 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
             return 2;
         }
     };
-    let follow = match crate::proxy::follow::Follow::open(&entry) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("[error] cannot read {}: {e}", entry.trace.display());
-            return 2;
-        }
-    };
-    let path = entry.trace.display().to_string();
-    let mut reader = match TraceReader::from_reader(
-        path,
-        Box::new(follow),
-        crate::trace::reader::MAX_TRACE_LINE,
-    ) {
+    let mut reader = match TraceReader::open_with(&entry.trace, |_| {
+        crate::proxy::follow::Follow::open(&entry)
+    }) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("[error] {}", one_line(&e.to_string()));

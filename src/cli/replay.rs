@@ -106,11 +106,7 @@ pub fn load(path: &Path) -> Result<(Value, Store), TraceReadError> {
         |_, _, _| {},
     )?;
     if let Some(d) = loaded.damage {
-        return Err(TraceReadError::Bad {
-            path: path.display().to_string(),
-            line: d.line,
-            why: d.to_string(),
-        });
+        return Err(d.error(&path.display().to_string()));
     }
     Ok((loaded.header, loaded.store))
 }

@@ -4,8 +4,8 @@
 //! before mcpscope exits with 128 + the signal number.
 
 use crate::client::Session;
+use crate::signals::{Caught, HANGUP, INTERRUPT, TERMINATE};
 use crate::trace::Dir;
-use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// A stopping signal that arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,38 +17,34 @@ pub struct Stop {
     pub reason: &'static str,
 }
 
+impl Stop {
+    fn of(sig: i32) -> Stop {
+        let (name, reason) = match sig {
+            INTERRUPT => ("SIGINT", "interrupted by the user (Ctrl-C)"),
+            TERMINATE => ("SIGTERM", "mcpscope received SIGTERM"),
+            HANGUP => ("SIGHUP", "mcpscope received SIGHUP"),
+            _ => ("signal", "mcpscope received a signal"),
+        };
+        Stop {
+            name,
+            code: crate::signals::exit_code(sig),
+            reason,
+        }
+    }
+}
+
 /// Handlers installed once, before anything is started: from then on these
 /// signals no longer kill the process with the default action.
-pub struct Signals {
-    int: Option<Signal>,
-    term: Option<Signal>,
-    hup: Option<Signal>,
-}
+pub struct Signals(Caught);
 
 impl Signals {
     pub fn install() -> Signals {
-        Signals {
-            int: signal(SignalKind::interrupt()).ok(),
-            term: signal(SignalKind::terminate()).ok(),
-            hup: signal(SignalKind::hangup()).ok(),
-        }
+        Signals(Caught::stopping())
     }
 
     /// Resolves when one of the signals arrives.
     pub async fn recv(&mut self) -> Stop {
-        async fn next(s: &mut Option<Signal>) {
-            match s {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = next(&mut self.int) => Stop { name: "SIGINT", code: 130, reason: "interrupted by the user (Ctrl-C)" },
-            _ = next(&mut self.term) => Stop { name: "SIGTERM", code: 143, reason: "mcpscope received SIGTERM" },
-            _ = next(&mut self.hup) => Stop { name: "SIGHUP", code: 129, reason: "mcpscope received SIGHUP" },
-        }
+        Stop::of(self.0.recv().await)
     }
 }
 

@@ -198,9 +198,8 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 impl Server {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         // Before anything else, even the 404: a rebound page must learn nothing.
-        if let Err(refusal) = self.guard.check_headers(req.headers()) {
-            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::FORBIDDEN);
-            return full(status, "application/json", refusal.body());
+        if let Err(refusal) = self.guard.admit(req.headers()) {
+            return refusal.response().map(BodyExt::boxed);
         }
         if req.uri().path() != "/mcp" {
             return full(

@@ -192,7 +192,7 @@ impl HttpProxy {
         let checks = self
             .check
             .then(|| LiveChecks::spawn(self.trace.clone(), self.checks.clone()));
-        let mut signals = super::stdio::Forwarded::catch_exit();
+        let mut signals = crate::signals::Caught::stopping();
         let mut refresh = tokio::time::interval(std::time::Duration::from_millis(500));
         let code = loop {
             tokio::select! {
@@ -209,7 +209,7 @@ impl HttpProxy {
                             .await;
                     });
                 }
-                sig = signals.recv() => break 128 + sig,
+                sig = signals.recv() => break crate::signals::exit_code(sig),
                 _ = refresh.tick() => {
                     let events = self.trace.read().next_seq();
                     let findings = checks.as_ref().map(|c| {
@@ -346,9 +346,10 @@ impl Shared {
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         // Every Host and Origin line is read: two of either are refused.
-        if let Err(refusal) = self.guard.check_headers(req.headers()) {
-            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::FORBIDDEN);
-            return text(status, refusal.body());
+        if let Err(refusal) = self.guard.admit(req.headers()) {
+            return refusal
+                .response()
+                .map(|b| b.map_err(|never| match never {}).boxed());
         }
         let method = req.method().clone();
         let ch = match method.as_str() {

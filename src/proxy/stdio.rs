@@ -177,7 +177,7 @@ impl StdioProxy {
         };
         // Signals are caught before the server starts: from then on they
         // are the server's to act on.
-        let mut signals = match Forwarded::catch() {
+        let mut signals = match crate::signals::Caught::forwarded() {
             Ok(s) => s,
             Err(e) => return Outcome::Failed(format!("cannot catch signals: {e}")),
         };
@@ -400,69 +400,13 @@ impl StdioProxy {
     }
 }
 
-/// Signals caught: the ones passed on to the server, or the ones that end
-/// the HTTP proxy.
-pub(super) struct Forwarded(Vec<(i32, tokio::signal::unix::Signal)>);
-
-impl Forwarded {
-    fn catch() -> std::io::Result<Forwarded> {
-        Forwarded::of(&[
-            libc::SIGINT,
-            libc::SIGTERM,
-            libc::SIGHUP,
-            libc::SIGQUIT,
-            libc::SIGUSR1,
-            libc::SIGUSR2,
-        ])
-    }
-
-    /// SIGINT, SIGTERM and SIGHUP (if none can be caught, waits forever).
-    pub(super) fn catch_exit() -> Forwarded {
-        Forwarded::of(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP])
-            .unwrap_or_else(|_| Forwarded(Vec::new()))
-    }
-
-    fn of(sigs: &[i32]) -> std::io::Result<Forwarded> {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut v = Vec::new();
-        for &s in sigs {
-            v.push((s, signal(SignalKind::from_raw(s))?));
-        }
-        Ok(Forwarded(v))
-    }
-
-    pub(super) async fn recv(&mut self) -> i32 {
-        if self.0.is_empty() {
-            return std::future::pending().await;
-        }
-        let futs = self.0.iter_mut().map(|(n, s)| {
-            let n = *n;
-            Box::pin(async move {
-                s.recv().await;
-                n
-            })
-        });
-        futures_util::future::select_all(futs).await.0
-    }
-}
-
 /// End this process the way the server ended: its exit code, or the same
 /// signal (with the default action), so the host sees what it would have
 /// seen running the server directly.
 pub fn exit_like(exit: ExitInfo) -> ! {
     crate::trace::record::wait_all();
     if let Some(sig) = exit.signal {
-        // SAFETY: restoring the default action and raising a signal at
-        // ourselves; nothing is left to clean up (recordings are written).
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, sig);
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            libc::raise(sig);
-        }
-        std::process::exit(128 + sig);
+        crate::signals::die_by(sig);
     }
     std::process::exit(exit.code.unwrap_or(1))
 }

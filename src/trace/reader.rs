@@ -9,7 +9,6 @@
 
 use super::record::{FORMAT_VERSION, RecordedEvent, TraceReadError, parse_event};
 use serde_json::Value;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -27,6 +26,17 @@ pub struct Damage {
     pub after_seq: Option<u64>,
     /// How many bytes the incomplete line has.
     pub bytes: usize,
+}
+
+impl Damage {
+    /// The cut as an error, for readers that need the whole trace at `path`.
+    pub fn error(&self, path: &str) -> TraceReadError {
+        TraceReadError::Bad {
+            path: path.to_string(),
+            line: self.line,
+            why: self.to_string(),
+        }
+    }
 }
 
 impl std::fmt::Display for Damage {
@@ -58,18 +68,28 @@ pub struct TraceReader {
 }
 
 impl TraceReader {
+    /// Open the trace at `path`: a regular file or a pipe.
     pub fn open(path: &Path) -> Result<TraceReader, TraceReadError> {
+        TraceReader::open_with(path, |p| crate::files::open_regular(p, true))
+    }
+
+    /// Open the trace at `path` through `open` (for a live session, a
+    /// reader that follows the file as it grows). Every trace mcpscope
+    /// reads is opened here, so a file that cannot be read is reported one
+    /// way: "cannot read trace PATH: why".
+    pub fn open_with<R: Read + Send + 'static>(
+        path: &Path,
+        open: impl FnOnce(&Path) -> std::io::Result<R>,
+    ) -> Result<TraceReader, TraceReadError> {
         let p = path.display().to_string();
-        let f: File =
-            crate::files::open_regular(path, true).map_err(|source| TraceReadError::Io {
-                path: p.clone(),
-                source,
-            })?;
-        TraceReader::from_reader(p, Box::new(f), MAX_TRACE_LINE)
+        match open(path) {
+            Ok(r) => TraceReader::from_reader(p, Box::new(r), MAX_TRACE_LINE),
+            Err(source) => Err(TraceReadError::Io { path: p, source }),
+        }
     }
 
     /// Read a trace from any byte stream, with lines capped at `max_line`.
-    pub fn from_reader(
+    fn from_reader(
         path: String,
         r: Box<dyn Read + Send>,
         max_line: usize,
@@ -121,6 +141,15 @@ impl TraceReader {
     /// Set once the end is reached if the last line was cut short.
     pub fn damage(&self) -> Option<&Damage> {
         self.damage.as_ref()
+    }
+
+    /// At the end: a trace cut short as an error naming where, for readers
+    /// that need all of it.
+    pub fn complete(&self) -> Result<(), TraceReadError> {
+        match &self.damage {
+            Some(d) => Err(d.error(&self.path)),
+            None => Ok(()),
+        }
     }
 
     /// The next event, or `None` at the end (check `damage` then). A bad
@@ -224,6 +253,23 @@ mod tests {
             Box::new(std::io::Cursor::new(text.into_bytes())),
             max_line,
         )
+    }
+
+    #[test]
+    fn a_trace_that_cannot_be_opened_reads_the_same_however_it_is_opened() {
+        let missing = Path::new("/nonexistent/t.jsonl");
+        let file = TraceReader::open(missing).err().unwrap().to_string();
+        assert!(
+            file.starts_with("cannot read trace /nonexistent/t.jsonl: "),
+            "{file}"
+        );
+        let live = TraceReader::open_with(missing, |_| {
+            Err::<std::io::Empty, _>(std::io::Error::other("gone"))
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert_eq!(live, "cannot read trace /nonexistent/t.jsonl: gone");
     }
 
     #[test]

@@ -384,13 +384,7 @@ pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadE
     while let Some(ev) = r.next_event()? {
         events.push(ev);
     }
-    if let Some(d) = r.damage() {
-        return Err(TraceReadError::Bad {
-            path: path.display().to_string(),
-            line: d.line,
-            why: d.to_string(),
-        });
-    }
+    r.complete()?;
     Ok((r.header().clone(), events))
 }
 

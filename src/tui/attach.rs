@@ -10,7 +10,7 @@ use super::{AppOptions, action, exit, format, run_ui, runtime};
 use crate::checks::LiveChecks;
 use crate::proxy::follow::Follow;
 use crate::proxy::registry;
-use crate::trace::reader::{MAX_TRACE_LINE, TraceReader};
+use crate::trace::reader::TraceReader;
 use crate::trace::{MonotonicClock, Store, Trace};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -41,20 +41,13 @@ pub async fn attach(name: Option<&str>) -> i32 {
             return 2;
         }
     };
-    let reader = Follow::open(&entry)
-        .map_err(|e| format!("cannot read {}: {e}", entry.trace.display()))
-        .and_then(|f| {
-            TraceReader::from_reader(
-                entry.trace.display().to_string(),
-                Box::new(f),
-                MAX_TRACE_LINE,
-            )
-            .map_err(|e| e.to_string())
-        });
-    let mut reader = match reader {
+    let mut reader = match TraceReader::open_with(&entry.trace, |_| Follow::open(&entry)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+            eprintln!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(&e.to_string())
+            );
             return 2;
         }
     };

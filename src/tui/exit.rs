@@ -15,7 +15,6 @@ use std::future::Future;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
-use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// Why the event loop returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +32,7 @@ impl Ended {
     pub fn exit_code(self) -> i32 {
         match self {
             Ended::Quit => 0,
-            Ended::Signal(s) => 128 + s,
+            Ended::Signal(s) => crate::signals::exit_code(s),
         }
     }
 }
@@ -46,38 +45,18 @@ pub const PANIC_EXIT: i32 = 101;
 /// the terminal is restored and the server shut down. SIGINT matters
 /// although Ctrl-C is a key in raw mode: another process can still send it
 /// (`kill -INT`, a supervisor, a process-group signal).
-pub struct ExitSignals {
-    int: Option<Signal>,
-    term: Option<Signal>,
-    hup: Option<Signal>,
-}
+pub struct ExitSignals(crate::signals::Caught);
 
 impl ExitSignals {
     /// Must run inside the runtime.
     pub fn catch() -> ExitSignals {
-        ExitSignals {
-            int: signal(SignalKind::interrupt()).ok(),
-            term: signal(SignalKind::terminate()).ok(),
-            hup: signal(SignalKind::hangup()).ok(),
-        }
+        ExitSignals(crate::signals::Caught::stopping())
     }
 
     /// The next SIGINT, SIGTERM or SIGHUP (its number); pending forever if
     /// none could be caught.
     pub async fn recv(&mut self) -> i32 {
-        async fn one(s: &mut Option<Signal>) {
-            match s {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        }
-        tokio::select! {
-            _ = one(&mut self.int) => libc::SIGINT,
-            _ = one(&mut self.term) => libc::SIGTERM,
-            _ = one(&mut self.hup) => libc::SIGHUP,
-        }
+        self.0.recv().await
     }
 }
 

@@ -154,24 +154,12 @@ impl Executor {
                 let _ = out.flush();
             }
             Effect::OpenUrl(url) => {
-                let opener = if cfg!(target_os = "macos") {
-                    "open"
-                } else {
-                    "xdg-open"
-                };
-                // Never through a shell; waited for on a thread so no zombie stays.
-                match std::process::Command::new(opener)
-                    .arg(&url)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn()
-                {
-                    Ok(mut child) => {
-                        std::thread::spawn(move || child.wait());
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if let Err(e) = crate::browser::open(&url) {
+                        let _ = tx.send(Msg::Notice(format!("could not open a browser: {e}")));
                     }
-                    Err(e) => now.push(Msg::Notice(format!("{opener} failed: {e}"))),
-                }
+                });
             }
             Effect::SetRoots(roots) => {
                 if let Some(s) = &self.session

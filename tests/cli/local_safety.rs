@@ -362,7 +362,7 @@ fn the_demo_server_refuses_two_host_or_two_origin_headers_with_400() {
 }
 
 /// The HTTP proxy hands the guard every `Host` and `Origin` value
-/// (`ListenGuard::check_headers`), as the demo server does.
+/// (`ListenGuard::admit`), as the demo server does.
 #[test]
 fn the_http_proxy_refuses_two_host_or_two_origin_headers_with_400() {
     let rt = tempfile::tempdir().unwrap();

@@ -73,6 +73,11 @@ pub trait Authorize: Send + Sync + 'static {
     fn attach(&self, emit: std::sync::Arc<dyn Fn(crate::event::Event) + Send + Sync>);
     /// Renew credentials about to expire; called before each POST.
     fn ready(&self) -> futures_util::future::BoxFuture<'_, ()>;
+    /// Whether a refusal is one to authorize for: `status` with these
+    /// `WWW-Authenticate` values, after `attempts` authorizations of the
+    /// same request. What a challenge means and how often to try again is
+    /// the authorizer's to know.
+    fn wants(&self, status: u16, challenges: &[String], attempts: u32) -> bool;
     /// The server answered `status` (401, or 403 asking for more scope)
     /// with these `WWW-Authenticate` values to a request sent with `sent`:
     /// get credentials worth retrying with, or say why there are none.

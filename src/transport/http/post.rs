@@ -81,13 +81,7 @@ impl Inner {
             };
             let challenges = auth_challenges(&resp);
             let status = resp.status().as_u16();
-            let wants = status == 401
-                || (status == 403
-                    && crate::auth::challenge::Challenge::parse(
-                        challenges.iter().map(String::as_str),
-                    )
-                    .insufficient_scope());
-            if !wants || authorizations >= crate::auth::MAX_AUTHORIZATIONS {
+            if !auth.wants(status, &challenges, authorizations) {
                 break resp;
             }
             authorizations += 1;
