@@ -23,6 +23,7 @@ pub use timing::{Timed, Timing};
 use crate::event::{Event, ExitInfo};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::meta::ResultType;
 use crate::protocol::methods;
 use crate::protocol::views::CancelledView;
 use crate::trace::{Dir, EventRef, Store};
@@ -392,7 +393,8 @@ impl Tracker {
                 .and_then(|r| serde_json::from_str::<Outcome>(r.get()).ok())
                 .unwrap_or_default();
             let is_error = result.is_error.and_then(|v| v.as_bool()) == Some(true);
-            if result.result_type.as_ref().and_then(Value::as_str) == Some("input_required") {
+            let result_type = result.result_type.as_ref().and_then(Value::as_str);
+            if result_type.map(ResultType::parse) == Some(ResultType::InputRequired) {
                 Ending::InputRequired { is_error }
             } else if is_error {
                 Ending::ToolError

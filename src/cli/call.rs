@@ -359,7 +359,7 @@ pub(super) async fn task_mode(session: &Session, tool: &str, task: bool) -> Resu
         if task && !session.tasks_extension() {
             eprintln!(
                 "[error] --task: the server did not declare the tasks extension (capabilities.extensions[\"{}\"])",
-                crate::client::ext_tasks::EXTENSION
+                crate::protocol::task::EXTENSION
             );
             return Err(2);
         }

@@ -2,10 +2,10 @@
 //! `[stderr]`, `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
-use crate::client::tasks::TaskState;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::task::{self, TaskState, TaskStatus};
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
@@ -20,7 +20,7 @@ pub struct Printer {
     findings_shown: usize,
     http: super::http_lines::HttpLines,
     /// The last status said per task, so each change is one `[task]` line.
-    tasks: Vec<(String, String, Option<String>)>,
+    tasks: Vec<(String, TaskStatus, Option<String>)>,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
     /// Findings per rule: the first few are printed, the rest counted and
@@ -225,7 +225,7 @@ impl Printer {
                     let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
                 }
                 // CreateTaskResult and tasks/get answers; cheap to rule out.
-                if let Some(r) = result.filter(|r| r.get().contains("\"taskId\""))
+                if let Some(r) = result.filter(|r| task::may_report_task(r.get()))
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(r.get())
                     && let Some(t) = TaskState::of_result(&v)
                 {
@@ -280,7 +280,7 @@ impl Printer {
                     .frame()
                     .params
                     .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok());
-                match params.as_ref().and_then(TaskState::parse) {
+                match params.as_ref().and_then(TaskState::of_notification) {
                     Some(t) => self.task_line(t, buf),
                     None => {
                         let _ = writeln!(
@@ -373,7 +373,7 @@ impl Printer {
             buf,
             "[task] {} {}{}",
             one_line(&t.task_id),
-            one_line(&t.status),
+            one_line(t.status.as_str()),
             t.message
                 .map(|m| format!(" {}", one_line(&m)))
                 .unwrap_or_default()

@@ -26,7 +26,8 @@ use super::tools::batch::{self, Plan};
 use super::tools::{Args, pause};
 use super::{INVALID_PARAMS, METHOD_NOT_FOUND};
 
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+use crate::protocol::meta::ResultType;
+use crate::protocol::task::EXTENSION;
 /// Tasks kept; the oldest finished one is forgotten first ("Servers are not
 /// required to retain tasks indefinitely").
 const KEPT: usize = 256;
@@ -225,7 +226,7 @@ pub fn start(
     let worker = tokio::spawn(work(store.clone(), task_id.clone(), plan));
     store.with(&task_id, |r| r.abort = Some(worker.abort_handle()));
     // "Servers MUST set resultType to "task" when returning a CreateTaskResult".
-    handle.insert("resultType".into(), json!("task"));
+    handle.insert(ResultType::KEY.into(), json!(ResultType::Task.as_str()));
     out.respond(id, era::complete(era, Value::Object(handle)));
 }
 

@@ -12,10 +12,10 @@
 //! requests waiting for an answer are bounded and counted.
 
 use super::format::safe_row;
-use crate::client::tasks::{TaskState, is_terminal};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
+use crate::protocol::task::{self as task_model, TaskState, TaskStatus};
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ pub const MAX_WAITING: usize = 4096;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskStep {
     pub t_us: u64,
-    pub status: String,
+    pub status: TaskStatus,
     pub message: Option<String>,
     /// Where it was read: `created`, `tasks/get`, `tasks/cancel`,
     /// `notification`, `tasks/result`.
@@ -42,7 +42,8 @@ pub struct TaskStep {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskView {
     pub id: String,
-    pub status: String,
+    /// As reported; an unknown word made safe to show.
+    pub status: TaskStatus,
     pub message: Option<String>,
     /// Each change of status or message, oldest first (bounded).
     pub history: Vec<TaskStep>,
@@ -62,7 +63,7 @@ impl TaskView {
     fn new(s: &TaskState, t_us: u64) -> TaskView {
         let mut v = TaskView {
             id: s.task_id.clone(),
-            status: String::new(),
+            status: TaskStatus::Unknown(String::new()),
             message: None,
             history: Vec::new(),
             dropped: 0,
@@ -77,10 +78,11 @@ impl TaskView {
     /// A terminal status is final: later reports are not taken.
     fn report(&mut self, s: &TaskState, t_us: u64, source: &'static str) -> bool {
         let message = s.message.as_deref().map(safe_row);
-        if self.is_terminal() || (self.status == s.status && self.message == message) {
+        let status = s.status.map_unknown(safe_row);
+        if self.is_terminal() || (self.status == status && self.message == message) {
             return false;
         }
-        self.status = safe_row(&s.status);
+        self.status = status;
         self.message = message.clone();
         let step = TaskStep {
             t_us,
@@ -98,7 +100,7 @@ impl TaskView {
     }
 
     pub fn is_terminal(&self) -> bool {
-        is_terminal(&self.status)
+        self.status.is_terminal()
     }
 
     /// The id cut to fit a gauge row: long ids (UUIDs) keep their first 8.
@@ -211,10 +213,7 @@ fn detail(v: Value) -> Option<Value> {
 /// The task a call's response created, if it is a `CreateTaskResult` (or
 /// the extension's task handle).
 pub fn created(result: &Value, t_us: u64) -> Option<TaskView> {
-    if result.get("task").is_none() && !crate::client::ext_tasks::is_handle(result) {
-        return None;
-    }
-    TaskState::of_result(result).map(|s| TaskView::new(&s, t_us))
+    TaskState::created(result).map(|s| TaskView::new(&s, t_us))
 }
 
 /// Take in a status report for `task`; true when it changed.
@@ -227,7 +226,7 @@ pub fn report(task: &mut TaskView, s: &TaskState, t_us: u64, source: &'static st
 /// answer, a `CreateTaskResult`), `task 7f3a9c2e…` for a request naming
 /// one. `None` when the text is not such a thing.
 pub fn summary(text: &str) -> Option<String> {
-    if !text.contains("\"taskId\"") {
+    if !task_model::may_report_task(text) {
         return None;
     }
     let v: Value = serde_json::from_str(text).ok()?;
@@ -244,7 +243,7 @@ pub fn summary(text: &str) -> Option<String> {
             .as_deref()
             .map(|m| format!(" · {}", safe_row(m)))
             .unwrap_or_default();
-        let created = if v.get("task").is_some() || crate::client::ext_tasks::is_handle(&v) {
+        let created = if task_model::is_created(&v) {
             "created "
         } else {
             ""
@@ -252,7 +251,7 @@ pub fn summary(text: &str) -> Option<String> {
         // The status first: the timeline's column is narrow.
         return Some(format!(
             "{created}{}{msg} · task {}",
-            safe_row(&s.status),
+            safe_row(s.status.as_str()),
             short(&s.task_id)
         ));
     }
@@ -301,7 +300,7 @@ mod tests {
     fn state(status: &str, msg: Option<&str>) -> TaskState {
         TaskState {
             task_id: "t".into(),
-            status: status.into(),
+            status: TaskStatus::parse(status),
             message: msg.map(str::to_string),
             poll_ms: None,
         }
