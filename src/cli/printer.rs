@@ -5,7 +5,7 @@
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
-use crate::protocol::task::{self, TaskState, TaskStatus};
+use crate::protocol::task::{self, TaskState};
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
@@ -20,7 +20,7 @@ pub struct Printer {
     findings_shown: usize,
     http: super::http_lines::HttpLines,
     /// The last status said per task, so each change is one `[task]` line.
-    tasks: Vec<(String, TaskStatus, Option<String>)>,
+    tasks: crate::calls::tasks::TaskBook,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
     /// Findings per rule: the first few are printed, the rest counted and
@@ -31,10 +31,6 @@ pub struct Printer {
 /// Findings of one rule printed in full; further ones are counted.
 const SHOWN_PER_RULE: u64 = 3;
 
-/// Tasks whose last status is remembered; an older one is forgotten (it
-/// may then be said twice, never lost).
-const MAX_TASKS: usize = 256;
-
 impl Printer {
     pub fn new(quiet: bool) -> Printer {
         Printer {
@@ -43,7 +39,7 @@ impl Printer {
             calls: crate::calls::Tracker::default(),
             findings_shown: 0,
             http: Default::default(),
-            tasks: Vec::new(),
+            tasks: Default::default(),
             strays: Strays::default(),
             repeats: Default::default(),
         }
@@ -355,19 +351,8 @@ impl Printer {
         if self.quiet {
             return;
         }
-        match self.tasks.iter_mut().find(|(id, ..)| *id == t.task_id) {
-            Some((_, status, message)) if *status == t.status && *message == t.message => return,
-            Some((_, status, message)) => {
-                *status = t.status.clone();
-                *message = t.message.clone();
-            }
-            None => {
-                if self.tasks.len() >= MAX_TASKS {
-                    self.tasks.remove(0);
-                }
-                self.tasks
-                    .push((t.task_id.clone(), t.status.clone(), t.message.clone()));
-            }
+        if !self.tasks.changed(&t) {
+            return;
         }
         let _ = writeln!(
             buf,

@@ -10,7 +10,7 @@
 //! call keeps what was asked, so the composer can build the retry.
 
 use super::format::safe_row;
-use super::tasks::{self, TaskLinks, TaskNews, TaskView};
+use crate::calls::tasks::{self, TaskLinks, TaskNews, TaskView};
 use crate::calls::{Ending, Seen, Timed, Tracker};
 use crate::client::Limits;
 use crate::event::ExitInfo;

@@ -10,6 +10,7 @@
 //! its task's status history and its timing statistics.
 
 use super::{Body, full_width, inner};
+use crate::calls::tasks::TaskView;
 use crate::format::{bytes, duration, duration_fine, num, rate};
 use crate::protocol::task::TaskStatus;
 use crate::trace::Store;
@@ -555,7 +556,7 @@ fn updates(n: u64) -> String {
 
 /// The task's status history in the details view: each change, its time
 /// since the call was sent, and where it was read.
-fn task_lines(task: &crate::tui::tasks::TaskView, sent_us: u64, st: &State) -> Vec<Line<'static>> {
+fn task_lines(task: &TaskView, sent_us: u64, st: &State) -> Vec<Line<'static>> {
     let t = &st.theme;
     let mut out = vec![Line::styled(
         format!("   ── task {} ──", crate::tui::format::safe_row(&task.id)),
