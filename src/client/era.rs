@@ -84,19 +84,19 @@ impl Session {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let meta = params.entry(meta::META).or_insert_with(|| json!({}));
-        if let Value::Object(meta) = meta {
-            meta.insert(
+        let envelope = params.entry(meta::META).or_insert_with(|| json!({}));
+        if let Value::Object(envelope) = envelope {
+            envelope.insert(
                 meta::PROTOCOL_VERSION.into(),
                 json!(Revision::V2026_07_28.as_str()),
             );
-            meta.insert(meta::CLIENT_CAPABILITIES.into(), self.client_capabilities());
-            meta.insert(
+            envelope.insert(meta::CLIENT_CAPABILITIES.into(), self.client_capabilities());
+            envelope.insert(
                 meta::CLIENT_INFO.into(),
                 json!({"name": self.opts.client_name, "version": env!("CARGO_PKG_VERSION")}),
             );
             if let Some(level) = *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) {
-                meta.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
+                envelope.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
             }
         }
         Some(Value::Object(params))

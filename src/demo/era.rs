@@ -51,10 +51,10 @@ pub fn removed(method: &str) -> bool {
 /// The `_meta` keys every stateless request must carry that `params` lacks
 /// (`clientInfo` is only a SHOULD, so it is never required).
 pub fn missing_meta_keys(params: Option<&Map<String, Value>>) -> Vec<&'static str> {
-    let meta = params.and_then(|p| p.get("_meta"));
+    let envelope = params.and_then(|p| p.get(meta::META));
     [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES]
         .into_iter()
-        .filter(|k| meta.and_then(|m| m.get(*k)).is_none_or(Value::is_null))
+        .filter(|k| envelope.and_then(|m| m.get(*k)).is_none_or(Value::is_null))
         .collect()
 }
 

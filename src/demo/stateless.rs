@@ -109,8 +109,8 @@ pub fn check(
             format!("Invalid params: _meta lacks {}", missing.join(", ")),
         ));
     }
-    let meta = |key: &str| params?.get(meta::META)?.get(key);
-    let requested = match meta(META_VERSION) {
+    let in_envelope = |key: &str| params?.get(meta::META)?.get(key);
+    let requested = match in_envelope(META_VERSION) {
         Some(Value::String(v)) => v.as_str(),
         _ => {
             return Err(Rejection::bad(
