@@ -10,12 +10,13 @@
 //! one they report: the pane the first that stopped it, `check` the response
 //! if any, else what explains its absence.
 //!
-//! `tasks` follows the tasks calls run as (2025-11-25 tasks and the
-//! 2026-07-28 extension); `timing` holds the per-call timing statistics of
-//! progress notifications;
+//! `http` knows which channel carries an HTTP error's body; `tasks` follows
+//! the tasks calls run as (2025-11-25 tasks and the 2026-07-28 extension);
+//! `timing` holds the per-call timing statistics of progress notifications;
 //! `scope` says which host session an event belongs to (ids and tokens are
 //! a session's: a proxy may see several hosts at once).
 
+pub mod http;
 pub mod scope;
 pub mod task_end;
 pub mod tasks;

@@ -138,7 +138,7 @@ pub struct Checker {
     tok_epoch: u32,
     /// The protocolVersion the last initialize request offered.
     offered_version: Option<String>,
-    http: super::http::HttpExchanges,
+    http: crate::calls::http::HttpExchanges,
     client: client::ClientSide,
     tasks: tasks::Tasks,
     /// The revision the session speaks, once known.
@@ -386,11 +386,11 @@ impl Checker {
         let params: Option<Value> = f
             .params
             .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
-        let meta = params.as_ref().and_then(|v| v.get(meta::META)).cloned();
+        let envelope = params.as_ref().and_then(|v| v.get(meta::META)).cloned();
         let augmented = params
             .as_ref()
             .is_some_and(|v| v.get("task").is_some_and(Value::is_object));
-        if let Some(v) = meta
+        if let Some(v) = envelope
             .as_ref()
             .and_then(|m| m.get(meta::PROTOCOL_VERSION))
             .and_then(Value::as_str)
@@ -417,14 +417,14 @@ impl Checker {
                 self.client_caps = Some((capabilities::ClientCaps::parse(c), ev.seq));
             }
         }
-        let caps = meta
+        let caps = envelope
             .as_ref()
             .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
             .map(capabilities::ClientCaps::parse);
         let tool = (kind == ReqKind::ToolsCall)
             .then(|| params.as_ref()?.get("name")?.as_str().map(Box::from))
             .flatten();
-        let log_level = meta
+        let log_level = envelope
             .as_ref()
             .and_then(|m| m.get(meta::LOG_LEVEL))
             .map(|l| l.as_str().and_then(|s| s.parse().ok()));
