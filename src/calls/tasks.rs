@@ -330,4 +330,64 @@ mod tests {
         assert_eq!(b.said.len(), BOOK_TASKS);
         assert!(b.changed(&state("working", None)), "forgotten, said again");
     }
+
+    #[test]
+    fn links_turn_task_frames_into_news_about_their_task() {
+        use crate::trace::{ManualClock, Store, Trace};
+        let trace = Trace::new(Store::default(), ManualClock::new());
+        let frames: &[(Dir, &str)] = &[
+            (
+                Dir::Out,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","id":2,"result":{"taskId":"T","status":"working","statusMessage":"half"}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"T","status":"paused"}}"#,
+            ),
+            (
+                Dir::Out,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"T"}}"#,
+            ),
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+            ),
+            // An answer nobody asked for through tasks/* says nothing here.
+            (
+                Dir::In,
+                r#"{"jsonrpc":"2.0","id":9,"result":{"taskId":"T","status":"failed"}}"#,
+            ),
+        ];
+        trace.append(|s, now| {
+            for (d, f) in frames {
+                s.append_frame(*d, "stdio", now, f.as_bytes(), &mut Vec::new());
+            }
+        });
+        let store = trace.read();
+        let mut links = TaskLinks::default();
+        let news: Vec<(String, TaskNews)> = store
+            .range(store.first_seq(), store.next_seq())
+            .filter_map(|ev| links.observe(&ev))
+            .collect();
+        assert_eq!(news.len(), 3, "{}", news.len());
+        match &news[0] {
+            (id, TaskNews::Status(s, source, None)) => {
+                assert_eq!((id.as_str(), *source), ("T", methods::TASKS_GET));
+                assert_eq!(s.status, TaskStatus::Working);
+                assert_eq!(s.message.as_deref(), Some("half"));
+            }
+            _ => panic!("a tasks/get answer"),
+        }
+        match &news[1] {
+            (_, TaskNews::Status(s, "notification", None)) => {
+                assert_eq!(s.status, TaskStatus::Unknown("paused".into()));
+            }
+            _ => panic!("a status notification"),
+        }
+        assert!(matches!(&news[2], (_, TaskNews::Result(Ok(_)))));
+    }
 }

@@ -176,8 +176,8 @@ impl Session {
                         .collect()
                 })
                 .unwrap_or_default();
-            let modern = Revision::V2026_07_28.as_str();
-            if supported.iter().any(|v| v == modern) {
+            let modern = Revision::V2026_07_28;
+            if speaks(supported.iter().map(String::as_str), modern) {
                 self.meta(Event::VersionRetry {
                     protocol_version: modern.to_string(),
                     supported: supported.clone(),
@@ -202,8 +202,8 @@ impl Session {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let modern = Revision::V2026_07_28.as_str();
-        if !versions.is_empty() && !versions.contains(&modern) {
+        let modern = Revision::V2026_07_28;
+        if !versions.is_empty() && !speaks(versions.iter().copied(), modern) {
             return Err(ClientError::Handshake(format!(
                 "the server supports {} but not {modern}",
                 versions.join(", ")
@@ -213,7 +213,8 @@ impl Session {
             protocol_version: modern.to_string(),
             capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
             server_info: r
-                .pointer(&format!("/_meta/{}", meta::SERVER_INFO.replace('/', "~1")))
+                .get(meta::META)
+                .and_then(|m| m.get(meta::SERVER_INFO))
                 .cloned()
                 .unwrap_or(json!({})),
             instructions: r
@@ -280,4 +281,10 @@ impl Session {
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         super::answer::answer(self, method, &params, None).ok()
     }
+}
+
+/// Does a list of version strings (a server's `supported` or
+/// `supportedVersions`) name `revision`?
+fn speaks<'a>(mut versions: impl Iterator<Item = &'a str>, revision: Revision) -> bool {
+    versions.any(|v| v.parse::<Revision>().ok() == Some(revision))
 }
