@@ -10,12 +10,16 @@
 //! one they report: the pane the first that stopped it, `check` the response
 //! if any, else what explains its absence.
 //!
+//! `http` knows which channel carries an HTTP error's body; `tasks` follows
+//! the tasks calls run as (2025-11-25 tasks and the 2026-07-28 extension);
 //! `timing` holds the per-call timing statistics of progress notifications;
 //! `scope` says which host session an event belongs to (ids and tokens are
 //! a session's: a proxy may see several hosts at once).
 
+pub mod http;
 pub mod scope;
 pub mod task_end;
+pub mod tasks;
 pub mod timing;
 
 pub use timing::{Timed, Timing};
@@ -23,6 +27,7 @@ pub use timing::{Timed, Timing};
 use crate::event::{Event, ExitInfo};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::meta::ResultType;
 use crate::protocol::methods;
 use crate::protocol::views::CancelledView;
 use crate::trace::{Dir, EventRef, Store};
@@ -392,7 +397,8 @@ impl Tracker {
                 .and_then(|r| serde_json::from_str::<Outcome>(r.get()).ok())
                 .unwrap_or_default();
             let is_error = result.is_error.and_then(|v| v.as_bool()) == Some(true);
-            if result.result_type.as_ref().and_then(Value::as_str) == Some("input_required") {
+            let result_type = result.result_type.as_ref().and_then(Value::as_str);
+            if result_type.map(ResultType::parse) == Some(ResultType::InputRequired) {
                 Ending::InputRequired { is_error }
             } else if is_error {
                 Ending::ToolError

@@ -3,6 +3,7 @@
 //! The call's progress token stays valid for the task's life, so its
 //! notifications and duration run to the task's end, as the trace shows it.
 
+use crate::protocol::task::{self, TaskState};
 use crate::trace::{Dir, EventRef, Store};
 use serde_json::Value;
 
@@ -10,21 +11,11 @@ use serde_json::Value;
 pub fn created_task(ev: &EventRef<'_>) -> Option<String> {
     let raw = ev.frame().result?;
     // Most responses are not task handles: skip the parse for them.
-    if !raw.get().contains("\"taskId\"") {
+    if !task::may_report_task(raw.get()) {
         return None;
     }
     let v: Value = serde_json::from_str(raw.get()).ok()?;
-    let task = match v.get("task") {
-        Some(t) => t,
-        None if v.get("resultType").and_then(Value::as_str) == Some("task") => &v,
-        None => return None,
-    };
-    task.get("taskId")?.as_str().map(str::to_string)
-}
-
-/// A status a task never leaves (both task eras use these words).
-pub fn is_terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
+    TaskState::created(&v).map(|t| t.task_id)
 }
 
 /// When task `task_id` ended, looking from seq `from` on: the answer to a
@@ -48,12 +39,7 @@ pub fn end_us(store: &Store, task_id: &str, from: u64) -> Option<u64> {
             return Some(ev.t_us);
         }
         // A status: the task itself, or wrapped in `task`.
-        let t = v.get("task").unwrap_or(&v);
-        if t.get("taskId").and_then(Value::as_str) == Some(task_id)
-            && t.get("status")
-                .and_then(Value::as_str)
-                .is_some_and(is_terminal)
-        {
+        if TaskState::of_result(&v).is_some_and(|t| t.task_id == task_id && t.is_terminal()) {
             return Some(ev.t_us);
         }
     }

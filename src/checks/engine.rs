@@ -16,7 +16,7 @@ use crate::event::Event;
 use crate::format::num;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::views::{LogLevel, ProgressView};
-use crate::protocol::{Era, IdKey, Revision, methods};
+use crate::protocol::{Era, IdKey, Revision, meta, methods};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde_json::Value;
@@ -34,10 +34,6 @@ mod tokens;
 mod tools;
 
 pub use retire::{KEEP_FINISHED, MAX_OPEN};
-
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum ReqKind {
@@ -142,7 +138,7 @@ pub struct Checker {
     tok_epoch: u32,
     /// The protocolVersion the last initialize request offered.
     offered_version: Option<String>,
-    http: super::http::HttpExchanges,
+    http: crate::calls::http::HttpExchanges,
     client: client::ClientSide,
     tasks: tasks::Tasks,
     /// The revision the session speaks, once known.
@@ -390,13 +386,13 @@ impl Checker {
         let params: Option<Value> = f
             .params
             .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
-        let meta = params.as_ref().and_then(|v| v.get("_meta")).cloned();
+        let envelope = params.as_ref().and_then(|v| v.get(meta::META)).cloned();
         let augmented = params
             .as_ref()
             .is_some_and(|v| v.get("task").is_some_and(Value::is_object));
-        if let Some(v) = meta
+        if let Some(v) = envelope
             .as_ref()
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
             .and_then(Value::as_str)
             .and_then(|s| s.parse::<Revision>().ok())
         {
@@ -421,16 +417,16 @@ impl Checker {
                 self.client_caps = Some((capabilities::ClientCaps::parse(c), ev.seq));
             }
         }
-        let caps = meta
+        let caps = envelope
             .as_ref()
-            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
             .map(capabilities::ClientCaps::parse);
         let tool = (kind == ReqKind::ToolsCall)
             .then(|| params.as_ref()?.get("name")?.as_str().map(Box::from))
             .flatten();
-        let log_level = meta
+        let log_level = envelope
             .as_ref()
-            .and_then(|m| m.get(META_LOG_LEVEL))
+            .and_then(|m| m.get(meta::LOG_LEVEL))
             .map(|l| l.as_str().and_then(|s| s.parse().ok()));
         self.deprecated_by_client(ev, caps, log_level.is_some(), out);
         if let Some(p) = &params {

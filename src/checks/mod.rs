@@ -11,7 +11,6 @@
 pub mod config;
 pub mod engine;
 pub mod finding;
-pub mod http;
 pub mod live;
 pub mod rules;
 pub mod sessions;

@@ -8,6 +8,7 @@ use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::client::tasks::TaskSupport;
 use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::protocol::meta::ResultType;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
 use crate::trace::Trace;
@@ -351,8 +352,7 @@ async fn call(
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
-            if out.reply.result.get("resultType").and_then(Value::as_str) == Some("input_required")
-            {
+            if ResultType::of(&out.reply.result) == Some(ResultType::InputRequired) {
                 eprintln!(
                     "[error] the server needs input mcpscope was not asked to give (see inputRequests; --elicit and --root answer them)"
                 );
@@ -381,7 +381,7 @@ pub(super) async fn task_mode(session: &Session, tool: &str, task: bool) -> Resu
         if task && !session.tasks_extension() {
             eprintln!(
                 "[error] --task: the server did not declare the tasks extension (capabilities.extensions[\"{}\"])",
-                crate::client::ext_tasks::EXTENSION
+                crate::protocol::task::EXTENSION
             );
             return Err(2);
         }

@@ -3,7 +3,7 @@
 //! `redirect` trace events; `[auth]` lines for the authorization flow's
 //! steps and states.
 
-use crate::checks::http::HttpExchanges;
+use crate::calls::http::HttpExchanges;
 use crate::event::Event;
 use crate::trace::EventRef;
 use crate::transport::http::report::describe;

@@ -2,10 +2,10 @@
 //! `[stderr]`, `[protocol]`, `[http]`, `[finding]`. A view over the trace like any pane: it pulls new events
 //! when the store signals a change.
 
-use crate::client::tasks::TaskState;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::task::{self, TaskState};
 use crate::protocol::views::{LogView, ProgressView};
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Trace};
@@ -21,7 +21,7 @@ pub struct Printer {
     findings_shown: usize,
     http: super::http_lines::HttpLines,
     /// The last status said per task, so each change is one `[task]` line.
-    tasks: Vec<(String, String, Option<String>)>,
+    tasks: crate::calls::tasks::TaskBook,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
     /// Findings per rule: the first few are printed, the rest counted and
@@ -35,10 +35,6 @@ pub struct Printer {
 /// Findings of one rule printed in full; further ones are counted.
 const SHOWN_PER_RULE: u64 = 3;
 
-/// Tasks whose last status is remembered; an older one is forgotten (it
-/// may then be said twice, never lost).
-const MAX_TASKS: usize = 256;
-
 impl Printer {
     pub fn new(quiet: bool) -> Printer {
         Printer {
@@ -47,7 +43,7 @@ impl Printer {
             calls: crate::calls::Tracker::default(),
             findings_shown: 0,
             http: Default::default(),
-            tasks: Vec::new(),
+            tasks: Default::default(),
             strays: Strays::default(),
             repeats: Default::default(),
             say_era: false,
@@ -232,7 +228,7 @@ impl Printer {
                     let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
                 }
                 // CreateTaskResult and tasks/get answers; cheap to rule out.
-                if let Some(r) = result.filter(|r| r.get().contains("\"taskId\""))
+                if let Some(r) = result.filter(|r| task::may_report_task(r.get()))
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(r.get())
                     && let Some(t) = TaskState::of_result(&v)
                 {
@@ -287,7 +283,7 @@ impl Printer {
                     .frame()
                     .params
                     .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok());
-                match params.as_ref().and_then(TaskState::parse) {
+                match params.as_ref().and_then(TaskState::of_notification) {
                     Some(t) => self.task_line(t, buf),
                     None => {
                         let _ = writeln!(
@@ -362,25 +358,14 @@ impl Printer {
         if self.quiet {
             return;
         }
-        match self.tasks.iter_mut().find(|(id, ..)| *id == t.task_id) {
-            Some((_, status, message)) if *status == t.status && *message == t.message => return,
-            Some((_, status, message)) => {
-                *status = t.status.clone();
-                *message = t.message.clone();
-            }
-            None => {
-                if self.tasks.len() >= MAX_TASKS {
-                    self.tasks.remove(0);
-                }
-                self.tasks
-                    .push((t.task_id.clone(), t.status.clone(), t.message.clone()));
-            }
+        if !self.tasks.changed(&t) {
+            return;
         }
         let _ = writeln!(
             buf,
             "[task] {} {}{}",
             one_line(&t.task_id),
-            one_line(&t.status),
+            one_line(t.status.as_str()),
             t.message
                 .map(|m| format!(" {}", one_line(&m)))
                 .unwrap_or_default()

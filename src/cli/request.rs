@@ -10,6 +10,7 @@ use super::spec::{ServerArgs, UsageError};
 use crate::client::pages::list_key;
 use crate::client::{Limits, Reply, Session};
 use crate::protocol::IdKey;
+use crate::protocol::meta::{self, ResultType};
 use crate::protocol::methods;
 use clap::Args;
 use serde_json::{Map, Value};
@@ -78,11 +79,12 @@ pub fn with_token(params: Option<Value>, token: Option<IdKey>) -> Option<Value> 
         Some(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    let meta = obj
-        .entry("_meta")
+    let envelope = obj
+        .entry(meta::META)
         .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.entry("progressToken")
+    if let Value::Object(envelope) = envelope {
+        envelope
+            .entry(meta::PROGRESS_TOKEN)
             .or_insert_with(|| token.to_value());
     }
     Some(Value::Object(obj))
@@ -173,7 +175,7 @@ fn print_result(text: &str) {
 
 /// 1 for a tool's `isError` and for input the server still needs; else 0.
 fn verdict(reply: &Reply) -> i32 {
-    if reply.result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+    if ResultType::of(&reply.result) == Some(ResultType::InputRequired) {
         eprintln!(
             "[error] the server needs input mcpscope was not asked to give (see inputRequests; --elicit and --root answer them)"
         );

@@ -10,7 +10,9 @@
 //! it then is an error the server sees.
 
 use crate::protocol::IdKey;
+use crate::protocol::meta;
 use crate::protocol::methods::{self, codes};
+use crate::protocol::task::TaskStatus;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -37,19 +39,19 @@ struct Task {
 }
 
 impl Task {
-    fn status(&self) -> &'static str {
+    fn status(&self) -> TaskStatus {
         match (&self.outcome, self.cancelled) {
-            (_, true) => "cancelled",
-            (None, _) => "working",
-            (Some(Ok(_)), _) => "completed",
-            (Some(Err(_)), _) => "failed",
+            (_, true) => TaskStatus::Cancelled,
+            (None, _) => TaskStatus::Working,
+            (Some(Ok(_)), _) => TaskStatus::Completed,
+            (Some(Err(_)), _) => TaskStatus::Failed,
         }
     }
 
     fn task(&self) -> Value {
         let mut t = json!({
             "taskId": self.id,
-            "status": self.status(),
+            "status": self.status().as_str(),
             "createdAt": self.created,
             "lastUpdatedAt": self.updated,
             "ttl": self.ttl,
@@ -72,12 +74,12 @@ impl Task {
                 format!("task {} was cancelled", self.id),
             ));
         }
-        let related = json!({"io.modelcontextprotocol/related-task": {"taskId": self.id}});
+        let related = json!({meta::RELATED_TASK: {"taskId": self.id}});
         match &self.outcome {
             Some(Ok(v)) => {
                 let mut v = v.clone();
                 if let Value::Object(m) = &mut v {
-                    m.insert("_meta".into(), related);
+                    m.insert(meta::META.into(), related);
                 }
                 Ok(v)
             }

@@ -8,16 +8,12 @@ use super::options::{EraChoice, Limits};
 use super::{ClientError, Reply, Session};
 use crate::event::Event;
 use crate::protocol::Revision;
+use crate::protocol::meta::{self, ResultType};
 use crate::protocol::methods;
 use crate::protocol::views::InitializeResult;
 use serde_json::{Map, Value, json};
 use std::sync::atomic::Ordering;
 
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `input_required` rounds before giving up (as the official SDKs do).
 const MAX_INPUT_ROUNDS: usize = 10;
 /// `UnsupportedProtocolVersionError`: `data.supported` lists what the server speaks.
@@ -65,7 +61,7 @@ impl Session {
             // handle a `tools/call` is answered with.
             caps.insert(
                 "extensions".into(),
-                json!({super::ext_tasks::EXTENSION: {}}),
+                json!({crate::protocol::task::EXTENSION: {}}),
             );
         }
         Value::Object(caps)
@@ -88,16 +84,19 @@ impl Session {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let meta = params.entry("_meta").or_insert_with(|| json!({}));
-        if let Value::Object(meta) = meta {
-            meta.insert(META_VERSION.into(), json!(Revision::V2026_07_28.as_str()));
-            meta.insert(META_CAPABILITIES.into(), self.client_capabilities());
-            meta.insert(
-                META_CLIENT_INFO.into(),
+        let envelope = params.entry(meta::META).or_insert_with(|| json!({}));
+        if let Value::Object(envelope) = envelope {
+            envelope.insert(
+                meta::PROTOCOL_VERSION.into(),
+                json!(Revision::V2026_07_28.as_str()),
+            );
+            envelope.insert(meta::CLIENT_CAPABILITIES.into(), self.client_capabilities());
+            envelope.insert(
+                meta::CLIENT_INFO.into(),
                 json!({"name": self.opts.client_name, "version": env!("CARGO_PKG_VERSION")}),
             );
             if let Some(level) = *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) {
-                meta.insert(META_LOG_LEVEL.into(), json!(level.as_str()));
+                envelope.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
             }
         }
         Some(Value::Object(params))
@@ -203,8 +202,8 @@ impl Session {
                         .collect()
                 })
                 .unwrap_or_default();
-            let modern = Revision::V2026_07_28.as_str();
-            if supported.iter().any(|v| v == modern) {
+            let modern = Revision::V2026_07_28;
+            if speaks(supported.iter().map(String::as_str), modern) {
                 self.meta(Event::VersionRetry {
                     protocol_version: modern.to_string(),
                     supported: supported.clone(),
@@ -229,8 +228,8 @@ impl Session {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let modern = Revision::V2026_07_28.as_str();
-        if !versions.is_empty() && !versions.contains(&modern) {
+        let modern = Revision::V2026_07_28;
+        if !versions.is_empty() && !speaks(versions.iter().copied(), modern) {
             return Err(ClientError::Handshake(format!(
                 "the server supports {} but not {modern}",
                 versions.join(", ")
@@ -240,7 +239,8 @@ impl Session {
             protocol_version: modern.to_string(),
             capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
             server_info: r
-                .pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")))
+                .get(meta::META)
+                .and_then(|m| m.get(meta::SERVER_INFO))
                 .cloned()
                 .unwrap_or(json!({})),
             instructions: r
@@ -274,7 +274,7 @@ impl Session {
         limits: Limits,
     ) -> Result<Reply, ClientError> {
         for _ in 0..MAX_INPUT_ROUNDS {
-            if reply.result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            if ResultType::of(&reply.result) != Some(ResultType::InputRequired) {
                 return Ok(reply);
             }
             let mut responses = Map::new();
@@ -307,4 +307,10 @@ impl Session {
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         super::answer::answer(self, method, &params, None).ok()
     }
+}
+
+/// Does a list of version strings (a server's `supported` or
+/// `supportedVersions`) name `revision`?
+fn speaks<'a>(mut versions: impl Iterator<Item = &'a str>, revision: Revision) -> bool {
+    versions.any(|v| v.parse::<Revision>().ok() == Some(revision))
 }

@@ -9,17 +9,17 @@
 //! here from `--elicit`/`--sample`, in the TUI through its forms.
 
 use super::listen::TaskPushes;
-use super::tasks::{MAX_POLL, MIN_POLL, TaskState};
+use super::tasks::{MAX_POLL, MIN_POLL};
 use super::timeout::Expiry;
 use super::{ClientError, Limits, Reply, Session};
 use crate::protocol::json_text::lenient_value;
 use crate::protocol::methods;
+use crate::protocol::task::{EXTENSION, TaskState, TaskStatus};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// Input request keys remembered per task (answered ones are not asked twice).
 const MAX_KEYS: usize = 1024;
 /// The poll interval when the task suggests none.
@@ -28,13 +28,7 @@ const DEFAULT_POLL: Duration = Duration::from_millis(1000);
 /// Is this reply a task of the extension still waiting for input (the
 /// call's reply when nobody could give it)?
 pub fn is_waiting_for_input(result: &Value) -> bool {
-    result.get("status").and_then(Value::as_str) == Some("input_required")
-        && result.get("taskId").is_some()
-}
-
-/// Is this result a task handle of the extension?
-pub fn is_handle(result: &Value) -> bool {
-    result.get("resultType").and_then(Value::as_str) == Some("task")
+    TaskState::parse(result).is_some_and(|t| t.status == TaskStatus::InputRequired)
 }
 
 /// The `inputRequests` of a task that needs input, in the server's order.
@@ -123,10 +117,10 @@ impl Session {
         let mut current = handle.clone();
         loop {
             let state = TaskState::of_result(&current.result);
-            match state.as_ref().map(|s| s.status.as_str()) {
-                Some("completed") => return task_result(&current),
-                Some("failed") => return Err(task_error(&current.result)),
-                Some("cancelled") => {
+            match state.as_ref().map(|s| &s.status) {
+                Some(TaskStatus::Completed) => return task_result(&current),
+                Some(TaskStatus::Failed) => return Err(task_error(&current.result)),
+                Some(TaskStatus::Cancelled) => {
                     return Err(ClientError::Protocol(format!(
                         "the task {} was cancelled{}",
                         first.task_id,
@@ -136,7 +130,7 @@ impl Session {
                             .unwrap_or_default()
                     )));
                 }
-                Some("input_required")
+                Some(TaskStatus::InputRequired)
                     if !self
                         .answer_task_inputs(&first.task_id, &current.result, &mut seen)
                         .await? =>

@@ -4,10 +4,10 @@
 //! the `tools/list` results the session receives. The transport sends what
 //! it is handed; knowing methods and results is the session's business.
 
-use super::mcp_param::{self, ParamHeader};
 use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
+use crate::protocol::mcp_param::{self, ParamHeader};
 use crate::protocol::methods;
 use serde_json::Value;
 use std::collections::HashMap;

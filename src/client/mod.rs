@@ -15,7 +15,6 @@ mod link;
 mod listen;
 pub mod pages;
 // Shared with the demo server, which checks the headers this module builds.
-pub(crate) mod mcp_param;
 pub mod options;
 mod pending;
 pub mod tasks;
@@ -43,7 +42,7 @@ use crate::event::{Event, Loss};
 use crate::protocol::json_text::{RangeReport, lenient_value};
 use crate::protocol::methods;
 use crate::protocol::views::{InitializeResult, LogLevel, ToolsPage};
-use crate::protocol::{IdKey, Revision};
+use crate::protocol::{IdKey, Revision, meta};
 use crate::trace::{Dir, Trace};
 use crate::transport::http::{Flavor, HttpTransport};
 use crate::transport::stdio::{CommandSpec, StdioTransport};
@@ -731,7 +730,7 @@ impl Session {
         if !self.is_modern() || !matches!(self.transport, Link::Http(_)) {
             return true;
         }
-        match mcp_param::tool_headers(tool) {
+        match crate::protocol::mcp_param::tool_headers(tool) {
             Ok(_) => true,
             Err(reason) => {
                 let name = tool.get("name").cloned().unwrap_or(Value::Null);
@@ -748,7 +747,7 @@ impl Session {
     pub fn call_params(&self, name: &str, args: &Value, token: Option<&IdKey>) -> Value {
         let mut params = json!({"name": name, "arguments": args});
         if let Some(t) = token {
-            params["_meta"] = json!({"progressToken": t.to_value()});
+            params[meta::META] = json!({meta::PROGRESS_TOKEN: t.to_value()});
         }
         params
     }
@@ -800,7 +799,7 @@ impl Session {
             .await?;
         // "A client that has negotiated this extension MUST be prepared to
         // handle either CallToolResult or CreateTaskResult".
-        let reply = if self.is_modern() && ext_tasks::is_handle(&reply.result) {
+        let reply = if self.is_modern() && crate::protocol::task::is_handle(&reply.result) {
             self.follow_ext_task(&reply, limits).await?
         } else {
             reply

@@ -8,6 +8,7 @@
 
 use super::{CallOutcome, ClientError, Limits, Reply, Session, TokenPolicy};
 use crate::protocol::methods;
+use crate::protocol::task::{self, TaskState};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -33,46 +34,6 @@ impl TaskSupport {
     }
 }
 
-/// A task's state as `CreateTaskResult`, `tasks/get` and
-/// `notifications/tasks/status` report it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskState {
-    pub task_id: String,
-    pub status: String,
-    pub message: Option<String>,
-    pub poll_ms: Option<u64>,
-}
-
-impl TaskState {
-    /// From a `Task` object (`{taskId, status, statusMessage?, pollInterval?}`).
-    pub fn parse(v: &Value) -> Option<TaskState> {
-        Some(TaskState {
-            task_id: v.get("taskId")?.as_str()?.to_string(),
-            status: v.get("status")?.as_str()?.to_string(),
-            message: v
-                .get("statusMessage")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            // 2025-11-25 says `pollInterval`, the 2026-07-28 extension `pollIntervalMs`.
-            poll_ms: v
-                .get("pollInterval")
-                .or_else(|| v.get("pollIntervalMs"))
-                .and_then(Value::as_u64),
-        })
-    }
-
-    /// From a result: `CreateTaskResult` (`{task: {...}}`) or a `tasks/get` result.
-    pub fn of_result(result: &Value) -> Option<TaskState> {
-        TaskState::parse(result.get("task").unwrap_or(result))
-    }
-
-    pub fn is_terminal(&self) -> bool {
-        is_terminal(&self.status)
-    }
-}
-
-pub use crate::calls::task_end::is_terminal;
-
 /// The task a `CreateTaskResult` answering request `id` created, if one did
 /// and it is not known to have ended: read from the trace.
 pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) -> Option<String> {
@@ -82,19 +43,14 @@ pub fn created_task(store: &crate::trace::Store, id: &crate::protocol::IdKey) ->
             continue;
         }
         let f = ev.frame();
-        let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
+        let Some(raw) = f.result.filter(|r| task::may_report_task(r.get())) else {
             continue;
         };
         let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
             continue;
         };
         match (&task, TaskState::of_result(&v)) {
-            (None, Some(t))
-                if (v.get("task").is_some() || super::ext_tasks::is_handle(&v))
-                    && f.id.as_ref() == Some(id) =>
-            {
-                task = Some(t)
-            }
+            (None, Some(t)) if task::is_created(&v) && f.id.as_ref() == Some(id) => task = Some(t),
             // A later tasks/get answer for it may say it ended.
             (Some(cur), Some(t)) if t.task_id == cur.task_id => task = Some(t),
             _ => {}
@@ -283,28 +239,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn task_shapes() {
-        let created = json!({"task": {"taskId": "t1", "status": "working", "pollInterval": 250,
-            "createdAt": "2025-11-25T10:30:00Z"}});
-        let s = TaskState::of_result(&created).unwrap();
-        assert_eq!(
-            s,
-            TaskState {
-                task_id: "t1".into(),
-                status: "working".into(),
-                message: None,
-                poll_ms: Some(250)
-            }
-        );
-        assert!(!s.is_terminal());
-        let got = json!({"taskId": "t1", "status": "failed", "statusMessage": "boom"});
-        let s = TaskState::of_result(&got).unwrap();
-        assert!(s.is_terminal());
-        assert_eq!(s.message.as_deref(), Some("boom"));
-        assert!(TaskState::of_result(&json!({"content": []})).is_none());
+    fn task_support() {
         assert_eq!(
             TaskSupport::of_tool(&json!({"execution": {"taskSupport": "required"}})),
             TaskSupport::Required
+        );
+        assert_eq!(
+            TaskSupport::of_tool(&json!({"execution": {"taskSupport": "optional"}})),
+            TaskSupport::Optional
         );
         assert_eq!(TaskSupport::of_tool(&json!({})), TaskSupport::Forbidden);
     }

@@ -2,15 +2,13 @@
 //! carries the `_meta` envelope is answered without any handshake, logs only
 //! at the level that request asked for, and its results say `resultType`.
 
+use crate::protocol::Revision;
+use crate::protocol::meta::{self, ResultType};
 use serde_json::{Map, Value, json};
 
 use super::session::Level;
 
-pub const MODERN: &str = "2026-07-28";
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const MODERN: Revision = Revision::V2026_07_28;
 
 /// What a stateless request said about itself.
 #[derive(Debug, Clone)]
@@ -22,14 +20,15 @@ pub struct Modern {
 
 /// `Some` when the request's `_meta` names the 2026-07-28 revision.
 pub fn of_request(params: &Map<String, Value>) -> Option<Modern> {
-    let meta = params.get("_meta")?;
-    if meta.get(META_VERSION).and_then(Value::as_str) != Some(MODERN) {
+    let envelope = params.get(meta::META)?;
+    let version = envelope.get(meta::PROTOCOL_VERSION).and_then(Value::as_str);
+    if version.and_then(|v| v.parse::<Revision>().ok()) != Some(MODERN) {
         return None;
     }
     Some(Modern {
-        capabilities: meta.get(META_CAPABILITIES).cloned(),
-        log_level: meta
-            .get(META_LOG_LEVEL)
+        capabilities: envelope.get(meta::CLIENT_CAPABILITIES).cloned(),
+        log_level: envelope
+            .get(meta::LOG_LEVEL)
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok()),
     })
@@ -52,10 +51,10 @@ pub fn removed(method: &str) -> bool {
 /// The `_meta` keys every stateless request must carry that `params` lacks
 /// (`clientInfo` is only a SHOULD, so it is never required).
 pub fn missing_meta_keys(params: Option<&Map<String, Value>>) -> Vec<&'static str> {
-    let meta = params.and_then(|p| p.get("_meta"));
-    [META_VERSION, META_CAPABILITIES]
+    let envelope = params.and_then(|p| p.get(meta::META));
+    [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES]
         .into_iter()
-        .filter(|k| meta.and_then(|m| m.get(*k)).is_none_or(Value::is_null))
+        .filter(|k| envelope.and_then(|m| m.get(*k)).is_none_or(Value::is_null))
         .collect()
 }
 
@@ -65,10 +64,11 @@ pub fn complete(era: &Option<Modern>, mut result: Value) -> Value {
         && let Value::Object(map) = &mut result
     {
         // A result that already says what it is (`input_required`) keeps it.
-        map.entry("resultType").or_insert_with(|| json!("complete"));
-        let meta = map.entry("_meta").or_insert_with(|| json!({}));
-        if let Value::Object(meta) = meta {
-            meta.insert(META_SERVER_INFO.into(), server_info());
+        map.entry(ResultType::KEY)
+            .or_insert_with(|| json!(ResultType::Complete.as_str()));
+        let envelope = map.entry(meta::META).or_insert_with(|| json!({}));
+        if let Value::Object(envelope) = envelope {
+            envelope.insert(meta::SERVER_INFO.into(), server_info());
         }
     }
     result
@@ -94,10 +94,10 @@ pub fn server_info() -> Value {
 /// `server/discover`: what `initialize` says in the handshake era.
 pub fn discover_result(instructions: &str, capabilities: Value) -> Value {
     json!({
-        "supportedVersions": [MODERN],
+        "supportedVersions": [MODERN.as_str()],
         "capabilities": capabilities,
         "instructions": instructions,
-        "resultType": "complete",
-        "_meta": {META_SERVER_INFO: server_info()},
+        ResultType::KEY: ResultType::Complete.as_str(),
+        meta::META: {meta::SERVER_INFO: server_info()},
     })
 }

@@ -26,7 +26,8 @@ use super::tools::batch::{self, Plan};
 use super::tools::{Args, pause};
 use super::{INVALID_PARAMS, METHOD_NOT_FOUND};
 
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+use crate::protocol::meta::ResultType;
+use crate::protocol::task::{EXTENSION, TaskStatus};
 /// Tasks kept; the oldest finished one is forgotten first ("Servers are not
 /// required to retain tasks indefinitely").
 const KEPT: usize = 256;
@@ -49,7 +50,7 @@ pub fn capability() -> Value {
 
 struct Rec {
     id: String,
-    status: &'static str,
+    status: TaskStatus,
     message: Option<String>,
     created: String,
     updated: String,
@@ -67,14 +68,14 @@ struct Rec {
 
 impl Rec {
     fn terminal(&self) -> bool {
-        matches!(self.status, "completed" | "failed" | "cancelled")
+        self.status.is_terminal()
     }
 
     /// The `DetailedTask` for the current status.
     fn detailed(&self) -> Map<String, Value> {
         let mut t = Map::new();
         t.insert("taskId".into(), json!(self.id));
-        t.insert("status".into(), json!(self.status));
+        t.insert("status".into(), json!(self.status.as_str()));
         if let Some(m) = &self.message {
             t.insert("statusMessage".into(), json!(m));
         }
@@ -85,17 +86,17 @@ impl Rec {
         match self.status {
             // "The `inputRequests` field MUST contain all outstanding
             // requests from the server to the client".
-            "input_required" => {
+            TaskStatus::InputRequired => {
                 let mut reqs = Map::new();
                 if let Some((key, req, _)) = &self.input {
                     reqs.insert(key.clone(), req.clone());
                 }
                 t.insert("inputRequests".into(), Value::Object(reqs));
             }
-            "completed" => {
+            TaskStatus::Completed => {
                 t.insert("result".into(), self.result.clone().unwrap_or(json!({})));
             }
-            "failed" => {
+            TaskStatus::Failed => {
                 t.insert("error".into(), self.error.clone().unwrap_or(json!({})));
             }
             _ => {}
@@ -157,7 +158,7 @@ impl Store {
     }
 
     /// Move a task on, unless it ended already (a terminal status is final).
-    fn set(&self, id: &str, status: &'static str, message: Option<String>) {
+    fn set(&self, id: &str, status: TaskStatus, message: Option<String>) {
         let moved = self.with(id, |r| {
             if r.terminal() {
                 return false;
@@ -206,7 +207,7 @@ pub fn start(
     let task_id = store.fresh_id();
     let rec = Rec {
         id: task_id.clone(),
-        status: "working",
+        status: TaskStatus::Working,
         message: Some(plan.status(0)),
         created: now.clone(),
         updated: now,
@@ -225,7 +226,7 @@ pub fn start(
     let worker = tokio::spawn(work(store.clone(), task_id.clone(), plan));
     store.with(&task_id, |r| r.abort = Some(worker.abort_handle()));
     // "Servers MUST set resultType to "task" when returning a CreateTaskResult".
-    handle.insert("resultType".into(), json!("task"));
+    handle.insert(ResultType::KEY.into(), json!(ResultType::Task.as_str()));
     out.respond(id, era::complete(era, Value::Object(handle)));
 }
 
@@ -244,7 +245,7 @@ async fn work(store: Arc<Store>, id: String, plan: Plan) {
             });
             store.set(
                 &id,
-                "input_required",
+                TaskStatus::InputRequired,
                 Some("waiting for confirmation".into()),
             );
             // A dropped sender (the task forgotten) ends the work.
@@ -255,10 +256,10 @@ async fn work(store: Arc<Store>, id: String, plan: Plan) {
                 return finish(&store, &id, Ok(result), "stopped: not confirmed");
             }
             note = n;
-            store.set(&id, "working", Some(plan.status(step - 1)));
+            store.set(&id, TaskStatus::Working, Some(plan.status(step - 1)));
         }
         pause(plan.step_ms).await;
-        store.set(&id, "working", Some(plan.status(step)));
+        store.set(&id, TaskStatus::Working, Some(plan.status(step)));
     }
     if plan.fail {
         // "failed: The request failed due to a JSON-RPC error during
@@ -279,11 +280,11 @@ fn finish(store: &Store, id: &str, end: Result<Value, Value>, message: &str) {
         // field" — a tool error (isError) is a completed task.
         match end {
             Ok(result) => {
-                r.status = "completed";
+                r.status = TaskStatus::Completed;
                 r.result = Some(result);
             }
             Err(error) => {
-                r.status = "failed";
+                r.status = TaskStatus::Failed;
                 r.error = Some(error);
             }
         }
@@ -376,7 +377,7 @@ pub fn request(
                     // The answer is in: the task works again (the worker
                     // would say so a moment later; the ack is eventually
                     // consistent either way).
-                    r.status = "working";
+                    r.status = TaskStatus::Working;
                     r.message = Some("confirmation received".into());
                     r.updated = crate::format::rfc3339_now();
                     return true;
@@ -394,7 +395,7 @@ pub fn request(
                         a.abort();
                     }
                     r.input = None;
-                    r.status = "cancelled";
+                    r.status = TaskStatus::Cancelled;
                     r.message = Some("cancelled by the client".into());
                     r.updated = crate::format::rfc3339_now();
                     return true;

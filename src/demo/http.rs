@@ -33,6 +33,7 @@ use super::out;
 use super::session::Session;
 use super::stateless;
 use crate::listen_guard::{self, ListenGuard};
+use crate::protocol::Revision;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const MAX_BODY: usize = 16 << 20;
@@ -290,7 +291,7 @@ impl Server {
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let s = self.new_session(version >= "2025-11-25");
+            let s = self.new_session(Revision::floor_of(version) >= Some(Revision::V2025_11_25));
             let sid = format!(
                 "demo-{:08x}",
                 self.next_session.fetch_add(1, Ordering::Relaxed)

@@ -22,7 +22,7 @@ use super::out::{Link, Out, notification_line};
 use super::session::{Session, id_key, lock};
 use super::{INVALID_PARAMS, INVALID_REQUEST};
 
-pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+use crate::protocol::meta::{META, SUBSCRIPTION_ID};
 pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 pub const TASK_STATUS: &str = "notifications/tasks";
 /// Open listen streams kept; a new one past this is refused.
@@ -73,7 +73,7 @@ impl Watchers {
                 return true;
             }
             let mut params = params.clone();
-            params.insert("_meta".into(), json!({SUBSCRIPTION_ID: l.id}));
+            params.insert(META.into(), json!({SUBSCRIPTION_ID: l.id}));
             let open = l
                 .link
                 .send(notification_line(method, Value::Object(params)));

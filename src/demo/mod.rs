@@ -18,6 +18,7 @@ mod session;
 mod stateless;
 mod tools;
 
+use crate::protocol::Revision;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -26,11 +27,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use out::Out;
 use session::{Level, Session, id_key};
 use tools::Tool;
-
-/// Versions we can speak; the newest is offered when the client asks for
-/// anything else.
-const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -195,9 +191,12 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
         "initialize" => {
             session.set_client_capabilities(params.get("capabilities"));
             let requested = params.get("protocolVersion").and_then(Value::as_str);
+            // Any handshake revision is spoken; the newest is offered when
+            // the client asks for anything else.
             let version = requested
-                .filter(|v| PROTOCOL_VERSIONS.contains(v))
-                .unwrap_or(LATEST_PROTOCOL_VERSION);
+                .and_then(Revision::of_handshake)
+                .unwrap_or(Revision::LATEST_HANDSHAKE)
+                .as_str();
             out.respond(
                 &id,
                 json!({
@@ -304,8 +303,8 @@ fn call_tool(
     // Tokens are strings or integers; anything else is treated as absent
     // rather than echoed in a shape the client never sent.
     let token = params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
+        .get(crate::protocol::meta::META)
+        .and_then(|m| m.get(crate::protocol::meta::PROGRESS_TOKEN))
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
         .cloned();
     if let Err(e) = call::spawn(session, out, id.clone(), tool, args, token, era) {

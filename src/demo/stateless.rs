@@ -11,9 +11,11 @@ use hyper::StatusCode;
 use hyper::header::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::era::{self, META_VERSION, MODERN};
-use super::{INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSIONS};
-use crate::client::mcp_param;
+use super::era::{self, MODERN};
+use super::{INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::protocol::Revision;
+use crate::protocol::mcp_param;
+use crate::protocol::meta::{self, PROTOCOL_VERSION as META_VERSION};
 
 /// A header disagrees with the body, or a required header is missing.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -77,7 +79,8 @@ pub fn is_stateless(
     if params.is_some_and(|p| era::of_request(p).is_some()) {
         return true;
     }
-    !has_session && header(headers, VERSION_HEADER).is_some_and(|v| !PROTOCOL_VERSIONS.contains(&v))
+    !has_session
+        && header(headers, VERSION_HEADER).is_some_and(|v| Revision::of_handshake(v).is_none())
 }
 
 /// What `check` needs to know about the server: the `inputSchema`-carrying
@@ -106,8 +109,8 @@ pub fn check(
             format!("Invalid params: _meta lacks {}", missing.join(", ")),
         ));
     }
-    let meta = |key: &str| params?.get("_meta")?.get(key);
-    let requested = match meta(META_VERSION) {
+    let in_envelope = |key: &str| params?.get(meta::META)?.get(key);
+    let requested = match in_envelope(META_VERSION) {
         Some(Value::String(v)) => v.as_str(),
         _ => {
             return Err(Rejection::bad(
@@ -122,9 +125,9 @@ pub fn check(
             format!("Header mismatch: MCP-Protocol-Version {version} but _meta names {requested}"),
         ));
     }
-    if requested != MODERN {
+    if requested.parse::<Revision>().ok() != Some(MODERN) {
         return Err(Rejection {
-            data: Some(json!({"supported": [MODERN], "requested": requested})),
+            data: Some(json!({"supported": [MODERN.as_str()], "requested": requested})),
             ..Rejection::bad(
                 UNSUPPORTED_VERSION,
                 format!(

@@ -45,6 +45,28 @@ impl Revision {
         }
     }
 
+    /// The revision a version string speaks at least: the newest known
+    /// revision not newer than it. Revision names are dates that sort as
+    /// text, so one mcpscope does not know (a newer peer's) compares with
+    /// the known ones as its date would; `None` when it precedes them all.
+    pub fn floor_of(s: &str) -> Option<Revision> {
+        Revision::ALL.into_iter().rev().find(|r| r.as_str() <= s)
+    }
+
+    /// The revisions spoken with the `initialize` handshake, oldest first.
+    pub fn handshake() -> impl Iterator<Item = Revision> {
+        Revision::ALL
+            .into_iter()
+            .filter(|r| r.era() == Era::Handshake)
+    }
+
+    /// A version string that names a handshake-era revision.
+    pub fn of_handshake(s: &str) -> Option<Revision> {
+        s.parse::<Revision>()
+            .ok()
+            .filter(|r| r.era() == Era::Handshake)
+    }
+
     pub fn era(self) -> Era {
         if self >= Revision::V2026_07_28 {
             Era::Stateless
@@ -112,5 +134,49 @@ mod tests {
         assert!(!Revision::V2025_06_18.allows_batches());
         assert!(!Revision::V2024_11_05.progress_has_message());
         assert!("2025-13-01".parse::<Revision>().is_err());
+    }
+
+    #[test]
+    fn unknown_versions_compare_as_their_date() {
+        assert_eq!(
+            Revision::floor_of("2025-06-18"),
+            Some(Revision::V2025_06_18)
+        );
+        assert_eq!(
+            Revision::floor_of("2025-09-01"),
+            Some(Revision::V2025_06_18)
+        );
+        assert_eq!(
+            Revision::floor_of("2027-01-01"),
+            Some(Revision::V2026_07_28)
+        );
+        assert_eq!(Revision::floor_of("2024-01-01"), None);
+        assert_eq!(Revision::floor_of(""), None);
+        // Exactly what comparing the text would say, for any text.
+        for s in [
+            "",
+            "2024-11-04",
+            "2025-03-26",
+            "2025-12-31",
+            "abc",
+            "2026-07-28x",
+        ] {
+            for r in Revision::ALL {
+                assert_eq!(Revision::floor_of(s) >= Some(r), s >= r.as_str(), "{s} {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_handshake_revisions() {
+        let all: Vec<Revision> = Revision::handshake().collect();
+        assert_eq!(all.len(), 4);
+        assert_eq!(all.last(), Some(&Revision::LATEST_HANDSHAKE));
+        assert_eq!(
+            Revision::of_handshake("2025-03-26"),
+            Some(Revision::V2025_03_26)
+        );
+        assert_eq!(Revision::of_handshake("2026-07-28"), None);
+        assert_eq!(Revision::of_handshake("2025-09-01"), None);
     }
 }

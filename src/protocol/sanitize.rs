@@ -31,6 +31,21 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
 }
 
 /// `<U+200B>`: how an invisible character is shown everywhere.
+/// [`one_line`] of at most `max_chars` characters (an ellipsis marks the
+/// cut). Clipping comes first: a 10 MB string costs no more than the part
+/// that is kept.
+pub fn one_line_max(s: &str, max_chars: usize) -> String {
+    let cut = match s.char_indices().nth(max_chars) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    };
+    let mut out = one_line(cut).into_owned();
+    if cut.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
 pub fn push_code_point(out: &mut String, c: char) {
     use std::fmt::Write;
     let _ = write!(out, "<U+{:04X}>", c as u32);

@@ -311,11 +311,7 @@ impl Ask {
             arrived_us: now_us,
             kind,
             route: Route::Server,
-            task: a
-                .params
-                .pointer("/_meta/io.modelcontextprotocol~1related-task/taskId")
-                .and_then(Value::as_str)
-                .map(safe_row),
+            task: crate::protocol::meta::related_task(&a.params).map(safe_row),
         }
     }
 }

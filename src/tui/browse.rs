@@ -10,7 +10,7 @@ pub mod template;
 
 pub use detail::{Detail, Tone};
 
-use crate::protocol::methods;
+use crate::protocol::{Revision, methods};
 use crate::trace::{Dir, Store};
 use crate::tui::argform::ArgForm;
 use crate::tui::format::{safe, safe_row};
@@ -145,7 +145,8 @@ pub struct Caps {
 impl Caps {
     pub fn of(capabilities: &Value, revision: &str) -> Caps {
         let has = |k: &str| capabilities.get(k).is_some_and(|v| !v.is_null());
-        let stateless = revision >= "2026-07-28";
+        let revision = Revision::floor_of(revision);
+        let stateless = revision >= Some(Revision::V2026_07_28);
         Caps {
             resources: has("resources"),
             subscribe: capabilities
@@ -155,7 +156,7 @@ impl Caps {
             stateless,
             prompts: has("prompts"),
             completions: has("completions"),
-            context: revision >= "2025-06-18",
+            context: revision >= Some(Revision::V2025_06_18),
         }
     }
 }

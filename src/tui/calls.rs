@@ -10,13 +10,14 @@
 //! call keeps what was asked, so the composer can build the retry.
 
 use super::format::safe_row;
-use super::tasks::{self, TaskLinks, TaskNews, TaskView};
+use crate::calls::tasks::{self, TaskLinks, TaskNews, TaskView};
 use crate::calls::{Ending, Seen, Timed, Tracker};
 use crate::client::Limits;
 use crate::event::ExitInfo;
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
+use crate::protocol::task::TaskStatus;
 use crate::protocol::views::ProgressView;
 use crate::trace::{EventRef, Store};
 use serde_json::Value;
@@ -264,7 +265,7 @@ pub struct Calls {
     /// Task id → the call it runs.
     by_task: HashMap<String, IdKey>,
     /// Statuses of tasks not yet linked to a call (bounded).
-    early: std::collections::VecDeque<(crate::client::tasks::TaskState, &'static str, u64)>,
+    early: std::collections::VecDeque<(crate::protocol::task::TaskState, &'static str, u64)>,
 }
 
 impl Calls {
@@ -357,7 +358,7 @@ impl Calls {
                     tasks::report(task, &s, ev.t_us, source);
                     return;
                 }
-                let waiting = s.status == "input_required";
+                let waiting = s.status == TaskStatus::InputRequired;
                 if let Some(d) = detail.as_ref().filter(|_| waiting) {
                     // New input requests (repeated polls repeat the old ones).
                     let mut input = InputNeeded::parse(d, ev.seq);
@@ -378,7 +379,7 @@ impl Calls {
                     // withdrawn), and their forms go.
                     input.answered_by = Some(c.id.clone());
                 }
-                if s.status == "completed"
+                if s.status == TaskStatus::Completed
                     && let Some(result) = detail.as_ref().and_then(|d| d.get("result"))
                 {
                     // The extension: the answer that says completed carries
@@ -396,9 +397,9 @@ impl Calls {
                     return;
                 }
                 // Completed waits for tasks/result; failed and cancelled end it.
-                let status = match s.status.as_str() {
-                    "failed" => CallStatus::Failed,
-                    "cancelled" => CallStatus::Cancelled,
+                let status = match s.status {
+                    TaskStatus::Failed => CallStatus::Failed,
+                    TaskStatus::Cancelled => CallStatus::Cancelled,
                     _ => return,
                 };
                 c.status = status;
@@ -423,9 +424,9 @@ impl Calls {
                 match r {
                     Ok(v) => {
                         if !task.is_terminal() {
-                            let done = crate::client::tasks::TaskState {
+                            let done = crate::protocol::task::TaskState {
                                 task_id: task.id.clone(),
-                                status: "completed".into(),
+                                status: TaskStatus::Completed,
                                 message: None,
                                 poll_ms: None,
                             };
@@ -578,9 +579,9 @@ impl Calls {
                 }
                 self.early.retain(|e| e.0.task_id != task.id);
                 // Created failed or cancelled (or so reported before): ended.
-                let ended = match task.status.as_str() {
-                    "failed" => Some(CallStatus::Failed),
-                    "cancelled" => Some(CallStatus::Cancelled),
+                let ended = match task.status {
+                    TaskStatus::Failed => Some(CallStatus::Failed),
+                    TaskStatus::Cancelled => Some(CallStatus::Cancelled),
                     _ => None,
                 };
                 if let Some(status) = ended {

@@ -3,8 +3,6 @@
 //! command, and filter matching. Numbers, durations and sizes are
 //! `crate::format`'s, shared with the headless lines.
 
-use crate::protocol::sanitize::one_line;
-
 /// Longest server string a single row ever needs; clipping before sanitising
 /// keeps a 10 MB log line from costing 10 MB of work per frame.
 pub const ROW_CHARS: usize = 400;
@@ -13,15 +11,7 @@ pub const ROW_CHARS: usize = 400;
 /// characters (an ellipsis marks the cut), control characters and escapes
 /// replaced by visible stand-ins.
 pub fn safe(s: &str, max_chars: usize) -> String {
-    let cut = match s.char_indices().nth(max_chars) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    };
-    let mut out = one_line(cut).into_owned();
-    if cut.len() < s.len() {
-        out.push('…');
-    }
-    out
+    crate::protocol::sanitize::one_line_max(s, max_chars)
 }
 
 /// Like [`safe`] with the default row budget.

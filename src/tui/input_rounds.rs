@@ -11,7 +11,7 @@ use super::asks::{Answer, Ask, AskKind};
 use super::calls::{Call, CallStatus, InputNeeded};
 use crate::client::{Limits, ServerAsk};
 use crate::protocol::IdKey;
-use crate::protocol::methods;
+use crate::protocol::{meta, methods};
 use crate::trace::Store;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -100,10 +100,10 @@ pub fn retry_params(
         Value::Object(m) => m.clone(),
         _ => Map::new(),
     };
-    params.remove("_meta");
+    params.remove(meta::META);
     params.remove("inputResponses");
     params.remove("requestState");
-    params.insert("_meta".into(), json!({"progressToken": token}));
+    params.insert(meta::META.into(), json!({meta::PROGRESS_TOKEN: token}));
     params.insert("inputResponses".into(), Value::Object(responses));
     if let Some(s) = state {
         params.insert("requestState".into(), s.clone());

@@ -1,11 +1,12 @@
 //! The logging rules: levels, the `logging` capability, and in the
 //! 2026-07-28 era logs bound to the request that asked for them.
 
-use super::{Checker, META_LOG_LEVEL, Stage};
+use super::{Checker, Stage};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::checks::shape::article;
 use crate::protocol::Era;
+use crate::protocol::meta::LOG_LEVEL as META_LOG_LEVEL;
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::EventRef;
 

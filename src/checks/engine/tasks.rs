@@ -13,9 +13,9 @@
 //! request is not (until the requests kept in flight are over their cap).
 
 use super::{Checker, Req};
-use crate::calls::task_end::is_terminal;
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
+use crate::protocol::task::{self as task_model, TaskState, TaskStatus};
 use crate::protocol::{Era, methods};
 use crate::trace::EventRef;
 use serde_json::Value;
@@ -26,7 +26,7 @@ pub(super) const STATUS_EXT: &str = "notifications/tasks";
 
 /// Where a task's terminal status was first seen.
 struct Terminal {
-    status: Box<str>,
+    status: TaskStatus,
     seq: u64,
     t_us: u64,
     channel: Box<str>,
@@ -43,7 +43,7 @@ struct Task {
 /// notifications may overtake the CreateTaskResult on the call's stream.
 struct Early {
     id: Box<str>,
-    status: Box<str>,
+    status: TaskStatus,
     seq: u64,
     t_us: u64,
     channel: Box<str>,
@@ -89,22 +89,6 @@ impl<'a> Seen<'a> {
             channel: ev.channel,
         }
     }
-}
-
-/// `(taskId, status)` of a `Task` object.
-fn task_of(v: &Value) -> Option<(&str, &str)> {
-    Some((v.get("taskId")?.as_str()?, v.get("status")?.as_str()?))
-}
-
-/// The task a result creates, in either shape.
-fn created(result: &Value) -> Option<(&str, &str)> {
-    if let Some(task) = result.get("task") {
-        return task_of(task);
-    }
-    if result.get("resultType").and_then(Value::as_str) == Some("task") {
-        return task_of(result);
-    }
-    None
 }
 
 /// Requests whose answer is a `Task` object.
@@ -156,13 +140,19 @@ impl Checker {
     pub(super) fn task_answer(&mut self, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         let f = ev.frame();
         // Cheap filter first: every shape that matters names a taskId.
-        let Some(raw) = f.result.filter(|r| r.get().contains("\"taskId\"")) else {
+        let Some(raw) = f.result.filter(|r| task_model::may_report_task(r.get())) else {
             return;
         };
         let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
             return;
         };
-        if let Some((id, status)) = created(&v) {
+        if let Some(TaskState {
+            task_id: id,
+            status,
+            ..
+        }) = TaskState::created(&v)
+        {
+            let id = id.as_str();
             let task = Task {
                 id: id.into(),
                 req: ri,
@@ -199,7 +189,7 @@ impl Checker {
             });
             self.tasks.early = early;
             let sent = self.reqs[ri].seq;
-            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
+            self.task_status(ti, &status, Seen::of(ev), Some(sent), out);
         }
     }
 
@@ -217,17 +207,22 @@ impl Checker {
         else {
             return;
         };
-        let Some((id, status)) = task_of(&v) else {
+        let Some(TaskState {
+            task_id: id,
+            status,
+            ..
+        }) = TaskState::parse(&v)
+        else {
             return;
         };
         let (sent, rid) = (self.reqs[ri].seq, self.reqs[ri].id.clone());
         // The extension's cancel is an acknowledgement, whatever it carries.
         if self.reqs[ri].task_query == Some(Query::Cancel)
             && self.era != Era::Stateless
-            && status != "cancelled"
+            && status != TaskStatus::Cancelled
         {
-            let id = crate::protocol::sanitize::one_line(id).into_owned();
-            let status = crate::protocol::sanitize::one_line(status).into_owned();
+            let id = crate::protocol::sanitize::one_line(&id).into_owned();
+            let status = crate::protocol::sanitize::one_line(status.as_str()).into_owned();
             self.emit(
                 out,
                 Rule::TaskCancelNotCancelled,
@@ -239,8 +234,8 @@ impl Checker {
                 ),
             );
         }
-        if let Some(&ti) = self.tasks.by_id.get(id) {
-            self.task_status(ti, status, Seen::of(ev), Some(sent), out);
+        if let Some(&ti) = self.tasks.by_id.get(id.as_str()) {
+            self.task_status(ti, &status, Seen::of(ev), Some(sent), out);
         }
     }
 
@@ -253,11 +248,16 @@ impl Checker {
         else {
             return;
         };
-        let Some((id, status)) = task_of(&v) else {
+        let Some(TaskState {
+            task_id: id,
+            status,
+            ..
+        }) = TaskState::of_notification(&v)
+        else {
             return;
         };
-        if let Some(&ti) = self.tasks.by_id.get(id) {
-            return self.task_status(ti, status, Seen::of(ev), None, out);
+        if let Some(&ti) = self.tasks.by_id.get(id.as_str()) {
+            return self.task_status(ti, &status, Seen::of(ev), None, out);
         }
         let t = &mut self.tasks;
         if t.early.len() == EARLY_KEPT {
@@ -266,7 +266,7 @@ impl Checker {
         }
         t.early.push_back(Early {
             id: id.into(),
-            status: status.into(),
+            status,
             seq: ev.seq,
             t_us: ev.t_us,
             channel: ev.channel.into(),
@@ -298,7 +298,7 @@ impl Checker {
                 None,
                 format!(
                     "a status ({}) for task {id:?}, which no answer of the server created; send status notifications only for tasks that exist",
-                    crate::protocol::sanitize::one_line(&e.status)
+                    crate::protocol::sanitize::one_line(e.status.as_str())
                 ),
             );
         }
@@ -328,16 +328,16 @@ impl Checker {
     fn task_status(
         &mut self,
         ti: usize,
-        status: &str,
+        status: &TaskStatus,
         ev: Seen<'_>,
         asked: Option<u64>,
         out: &mut Vec<Finding>,
     ) {
         let task = &mut self.tasks.list[ti];
         let Some(term) = &task.terminal else {
-            if is_terminal(status) {
+            if status.is_terminal() {
                 task.terminal = Some(Terminal {
-                    status: status.into(),
+                    status: status.clone(),
                     seq: ev.seq,
                     t_us: ev.t_us,
                     channel: ev.channel.into(),
@@ -348,7 +348,7 @@ impl Checker {
             }
             return;
         };
-        if *term.status == *status {
+        if term.status == *status {
             return;
         }
         // Over Streamable HTTP two streams may deliver out of order: an
@@ -365,7 +365,7 @@ impl Checker {
         let (tseq, was) = (term.seq, term.status.clone());
         let id = task.id.clone();
         let rid = self.reqs[task.req].id.clone();
-        let status = crate::protocol::sanitize::one_line(status).into_owned();
+        let status = crate::protocol::sanitize::one_line(status.as_str()).into_owned();
         self.emit(
             out,
             Rule::TaskStatusRegressed,
@@ -404,6 +404,6 @@ impl Checker {
 /// The end of a task that progress arrived after.
 pub(super) struct Ended {
     pub(super) task: Box<str>,
-    pub(super) status: Box<str>,
+    pub(super) status: TaskStatus,
     pub(super) seq: u64,
 }

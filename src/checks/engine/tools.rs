@@ -15,6 +15,7 @@
 use super::Checker;
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
+use crate::protocol::meta::ResultType;
 use crate::protocol::{IdKey, Revision, sanitize};
 use crate::trace::EventRef;
 use serde_json::Value;
@@ -282,10 +283,7 @@ impl Checker {
         // result that is not the tool's yet (`input_required`, a task
         // handle, either era's) has none to judge.
         if result.get("isError").and_then(Value::as_bool) == Some(true)
-            || result
-                .get("resultType")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t != "complete")
+            || ResultType::of(result).is_some_and(|t| t != ResultType::Complete)
             || result.get("task").is_some_and(Value::is_object)
         {
             return;

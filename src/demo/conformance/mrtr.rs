@@ -8,6 +8,7 @@
 //! stateless era — so whatever a later round needs travels in `requestState`,
 //! signed so a client cannot forge or alter it.
 
+use crate::protocol::meta::ResultType;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
@@ -96,7 +97,8 @@ fn text(text: &str) -> Value {
 }
 
 fn input_required(requests: Value, state: Option<Value>) -> Value {
-    let mut result = json!({"resultType": "input_required", "inputRequests": requests});
+    let mut result =
+        json!({ResultType::KEY: ResultType::InputRequired.as_str(), "inputRequests": requests});
     if let Some(state) = state {
         result["requestState"] = sign(&state).into();
     }

@@ -27,7 +27,7 @@ const INVALID_PARAMS: i64 = -32602;
 /// Finished tasks kept for `tasks/get` and `tasks/result`; older ones are
 /// forgotten (as a receiver may, once their ttl passed).
 const KEPT: usize = 256;
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+use crate::protocol::meta::{self, RELATED_TASK};
 
 struct Entry {
     task: Value,
@@ -89,8 +89,8 @@ pub fn call(
         _ => return false,
     };
     let token = params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
+        .get(meta::META)
+        .and_then(|m| m.get(meta::PROGRESS_TOKEN))
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
     let progress = |n: u64, total: u64, message: &str| {
         if let Some(token) = token {
@@ -176,7 +176,7 @@ pub fn request(
         "tasks/get" => Ok(e.task.clone()),
         "tasks/result" => {
             let mut r = e.result.clone();
-            r["_meta"] = json!({RELATED_TASK: {"taskId": id}});
+            r[meta::META] = json!({RELATED_TASK: {"taskId": id}});
             Ok(r)
         }
         // Every task here is terminal by the time it can be named.

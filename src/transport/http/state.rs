@@ -5,7 +5,7 @@
 
 use super::{Flavor, Inner};
 use crate::event::{Event, Status};
-use crate::protocol::IdKey;
+use crate::protocol::{IdKey, Revision};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -51,7 +51,7 @@ impl Inner {
             req = req.header(SESSION_HEADER, sid);
         }
         if let Some(v) = &st.protocol_version
-            && v.as_str() >= "2025-06-18"
+            && Revision::floor_of(v) >= Some(Revision::V2025_06_18)
         {
             req = req.header(VERSION_HEADER, v);
         }

@@ -10,7 +10,9 @@
 //! its task's status history and its timing statistics.
 
 use super::{Body, full_width, inner};
+use crate::calls::tasks::TaskView;
 use crate::format::{bytes, duration, duration_fine, num, rate};
+use crate::protocol::task::TaskStatus;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
@@ -218,7 +220,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         head.push(Span::styled(
             format!("{}  ", task.status),
             Style::default()
-                .fg(task_color(t, &task.status))
+                .fg(task_color(t, task.status.as_str()))
                 .add_modifier(Modifier::BOLD),
         ));
     }
@@ -284,11 +286,11 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
             let room = (w / 2).max(20);
             row3.push(Span::styled(
                 super::fit(m, room.min(m.chars().count())),
-                Style::default().fg(task_color(t, &task.status)),
+                Style::default().fg(task_color(t, task.status.as_str())),
             ));
             row3.push(Span::styled(" · ", t.muted()));
         }
-        if task.status == "input_required" && running {
+        if task.status == TaskStatus::InputRequired && running {
             let key = st
                 .keymap
                 .keys_for(Context::Global, Action::AnswerServer)
@@ -347,7 +349,12 @@ fn call_lines(c: &Call, g: &Gauge, st: &State, w: usize) -> [Line<'static>; 3] {
         .map(|a| a.arrived_us)
         .min()
         // A task waiting for input says so itself, with the key.
-        .filter(|_| running && c.task.as_ref().is_none_or(|t| t.status != "input_required"));
+        .filter(|_| {
+            running
+                && c.task
+                    .as_ref()
+                    .is_none_or(|t| t.status != TaskStatus::InputRequired)
+        });
     if let Some(since) = asked {
         let key = st
             .keymap
@@ -549,7 +556,7 @@ fn updates(n: u64) -> String {
 
 /// The task's status history in the details view: each change, its time
 /// since the call was sent, and where it was read.
-fn task_lines(task: &crate::tui::tasks::TaskView, sent_us: u64, st: &State) -> Vec<Line<'static>> {
+fn task_lines(task: &TaskView, sent_us: u64, st: &State) -> Vec<Line<'static>> {
     let t = &st.theme;
     let mut out = vec![Line::styled(
         format!("   ── task {} ──", crate::tui::format::safe_row(&task.id)),
@@ -570,7 +577,7 @@ fn task_lines(task: &crate::tui::tasks::TaskView, sent_us: u64, st: &State) -> V
             Span::styled(
                 format!("{:<15}", step.status),
                 Style::default()
-                    .fg(task_color(t, &step.status))
+                    .fg(task_color(t, step.status.as_str()))
                     .add_modifier(Modifier::BOLD),
             ),
         ];

@@ -1,8 +1,8 @@
-//! What the checks learn from the transport's `http` trace events: which
-//! channel carries the body of an HTTP error status (that body is the
-//! server's HTTP answer — a login page, a proxy's error — not a protocol
-//! frame), and whether a POST carrying a request was answered with a content
-//! type Streamable HTTP allows.
+//! What the checks and the headless `[http]` lines learn from the
+//! transport's `http` trace events: which channel carries the body of an
+//! HTTP error status (that body is the server's HTTP answer — a login page,
+//! a proxy's error — not a protocol frame), and whether a POST carrying a
+//! request was answered with a content type Streamable HTTP allows.
 
 use crate::event::Event;
 use crate::trace::EventRef;
