@@ -8,22 +8,12 @@
 //! moves on withdraws its forms; Ctrl-C's sibling, the cancel key, sends
 //! `tasks/cancel`. The task rules stay silent. Snapshot at 80×24.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::support::*;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::App;
-use mcpscope::tui::action::{Action, Effect};
 use mcpscope::tui::asks::Route;
 use mcpscope::tui::calls::CallStatus;
-use serde_json::{Value, json};
-use tui_support::*;
 
 const TASK: &str = "52a47ed4ebb1a791abe4058a64784a0b";
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
-}
 
 fn task(status: &str, msg: &str) -> Value {
     json!({"taskId": TASK, "status": status, "statusMessage": msg,

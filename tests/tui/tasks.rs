@@ -6,14 +6,9 @@
 //! composer asking for task execution where the tool allows it; cancelling
 //! a task with `tasks/cancel`. Snapshots of a task gauge at 160×48 and 80×24.
 
-mod tui_support;
-
+use crate::support::*;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::App;
-use mcpscope::tui::action::{Action, Effect, Msg};
 use mcpscope::tui::calls::CallStatus;
-use serde_json::{Value, json};
-use tui_support::*;
 
 const TASK: &str = "7f3a9c2e-51b4-4f0e-9d1a-0c6b8e2f4a11";
 

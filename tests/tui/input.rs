@@ -6,30 +6,10 @@
 //! the composer's retry; a retry composed by hand withdraws the forms; a
 //! replay offers nothing. A server request tied to a task names it.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::support::*;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::action::{Action, Effect, Msg};
 use mcpscope::tui::asks::Route;
-use mcpscope::tui::{App, AppOptions};
-use serde_json::{Value, json};
-use tui_support::*;
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
 
 /// A stateless-era call whose result asks for `requests`.
 fn asking(requests: Value) -> Scenario {

@@ -3,15 +3,9 @@
 //! required fields, validation), URL mode, sampling; the waiting list with
 //! its age; snapshots of the overlay at 80×24 and wider.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::support::*;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::App;
-use mcpscope::tui::action::{Action, Effect, Msg};
-use serde_json::{Value, json};
-use tui_support::*;
 
 fn ask(app: &mut App, sc: &Scenario, id: &str, method: &str, params: Value) -> u64 {
     let text = params.to_string();
@@ -46,20 +40,6 @@ fn form_params() -> &'static str {
             "email": {"type": "string", "title": "E-mail", "format": "email"},
             "labels": {"type": "array", "title": "Labels", "items": {"type": "string", "enum": ["bug", "ops", "ui"]}}
         }, "required": ["project_name", "protected_branches"]}}"#
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
 }
 
 fn answer_of(effects: Vec<Effect>) -> (IdKey, Result<Value, (i64, String)>) {

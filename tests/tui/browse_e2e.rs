@@ -6,15 +6,13 @@
 //! polling the captured screen with a deadline, never by fixed sleeps.
 //! Ignored by a plain `cargo test` (it needs tmux and the peer).
 
-mod common;
-
-use common::tmux::{Tmux, require_tmux};
+use crate::common::tmux::{Tmux, require_tmux};
 use std::process::Command;
 
 #[test]
 #[ignore = "needs tmux and server-everything (tests/peers/install.sh)"]
 fn browse_everything_over_stdio() {
-    let bin = common::everything();
+    let bin = crate::common::everything();
     browse_everything(&format!("-- '{}' stdio", bin.display()));
 }
 
@@ -23,11 +21,11 @@ fn browse_everything_over_stdio() {
 #[ignore = "needs tmux and server-everything (tests/peers/install.sh)"]
 fn browse_everything_over_streamable_http() {
     let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
-    let mut cmd = Command::new(common::everything());
+    let mut cmd = Command::new(crate::common::everything());
     cmd.arg("streamableHttp")
         .env("PORT", "0")
         .env("NODE_OPTIONS", format!("--require {preload}"));
-    let (_srv, port) = common::http::start_reporting(cmd);
+    let (_srv, port) = crate::common::http::start_reporting(cmd);
     browse_everything(&format!("--url http://127.0.0.1:{port}/mcp"));
 }
 
@@ -128,7 +126,7 @@ fn watch_a_resource_in_the_stateless_revision() {
         "watch-2026",
         &format!(
             "--protocol 2026-07-28 -- '{}' demo-server --conformance",
-            common::BIN
+            crate::common::BIN
         ),
         160,
         48,

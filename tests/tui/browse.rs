@@ -5,15 +5,9 @@
 //! clock (stale replies dropped). Snapshots of each tab and form, 80×24
 //! and wide.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crate::support::*;
 use mcpscope::protocol::views::InitializeResult;
-use mcpscope::tui::action::{Action, Effect, Msg};
 use mcpscope::tui::browse::{Req, Tab};
-use mcpscope::tui::{App, AppOptions};
-use serde_json::{Value, json};
-use tui_support::*;
 
 fn init(caps: Value) -> InitializeResult {
     serde_json::from_value(json!({
@@ -37,18 +31,6 @@ fn browse_app(sc: &Scenario, caps: Value) -> App {
     app.on_msg(Msg::Tools(Ok(tools())));
     app.sync();
     app
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn typed(app: &mut App, text: &str) -> Vec<Effect> {
-    let mut out = Vec::new();
-    for c in text.chars() {
-        out.extend(key(app, KeyCode::Char(c)));
-    }
-    out
 }
 
 fn reqs(effects: Vec<Effect>) -> Vec<Req> {

@@ -7,10 +7,8 @@
 //! with a deadline, never by fixed sleeps. Ignored by a plain `cargo test`
 //! (they need tmux): `cargo test -- --include-ignored` runs them.
 
-mod common;
-
-use common::BIN;
-use common::tmux::{Tmux, assert_restored, assert_restored_with, require_tmux};
+use crate::common::BIN;
+use crate::common::tmux::{Tmux, assert_restored, assert_restored_with, require_tmux};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -490,7 +488,7 @@ fn replay_without_a_terminal_points_to_print() {
 /// killed when dropped.
 struct DemoHttp {
     #[allow(dead_code)] // held to keep the server running
-    srv: common::http::Bg,
+    srv: crate::common::http::Bg,
     port: u16,
 }
 
@@ -498,7 +496,7 @@ impl DemoHttp {
     fn start() -> DemoHttp {
         let mut cmd = Command::new(BIN);
         cmd.args(["demo-server", "--http", "127.0.0.1:0"]);
-        let (srv, port) = common::http::start_reporting(cmd);
+        let (srv, port) = crate::common::http::start_reporting(cmd);
         DemoHttp { srv, port }
     }
 }
@@ -595,7 +593,7 @@ fn the_wizard_form_answered_by_hand() {
     t.wait_for("the wizard done", 30, |s| s.contains("done in"));
     t.keys(&["q"]);
     assert_restored(&t);
-    let lines = common::trace_lines(&trace);
+    let lines = crate::common::trace_lines(&trace);
     let result = lines
         .iter()
         .find(|l| l["dir"] == "in" && l["json"]["result"]["structuredContent"].is_object())
@@ -625,7 +623,7 @@ fn a_sampling_task_answered_by_hand() {
         &format!(
             r#"--record '{}' --run 'trigger-sampling-request-async {{"prompt": "hi"}}' -- '{}' stdio"#,
             trace.display(),
-            common::everything().display()
+            crate::common::everything().display()
         ),
         120,
         36,
@@ -640,7 +638,7 @@ fn a_sampling_task_answered_by_hand() {
     t.wait_for("the call done", 60, |s| s.contains("done in"));
     t.keys(&["q"]);
     assert_restored(&t);
-    let lines = common::trace_lines(&trace);
+    let lines = crate::common::trace_lines(&trace);
     let sent = |method: &str| {
         lines
             .iter()

@@ -6,23 +6,21 @@
 //! 2026-07-28 `input_required` result is answered through the form and
 //! retried. Synchronisation is by polling the screen with a deadline.
 
-mod common;
-
-use common::BIN;
-use common::tmux::{Tmux, require_tmux};
+use crate::common::BIN;
+use crate::common::tmux::{Tmux, require_tmux};
 use std::process::Command;
 
 fn research(trace: &std::path::Path, args: &str) -> String {
     format!(
         "--record '{}' --run 'simulate-research-query {args}' -- '{}' stdio",
         trace.display(),
-        common::everything().display()
+        crate::common::everything().display()
     )
 }
 
 /// The text of the tool result in the trace.
 fn result_text(trace: &std::path::Path) -> String {
-    common::trace_lines(trace)
+    crate::common::trace_lines(trace)
         .iter()
         .filter(|l| l["dir"] == "in")
         .filter_map(|l| {
@@ -53,11 +51,16 @@ fn a_task_required_tool_runs_as_a_task_and_its_gauge_reaches_completed() {
         "one gauge: {screen}"
     );
     t.quit();
-    let lines = common::trace_lines(&trace);
-    let call = common::frames(&lines, "out", "tools/call").next().unwrap();
+    let lines = crate::common::trace_lines(&trace);
+    let call = crate::common::frames(&lines, "out", "tools/call")
+        .next()
+        .unwrap();
     assert!(call["params"]["task"].is_object(), "{call}");
-    assert!(common::frames(&lines, "out", "tasks/get").count() >= 1);
-    assert_eq!(common::frames(&lines, "out", "tasks/result").count(), 1);
+    assert!(crate::common::frames(&lines, "out", "tasks/get").count() >= 1);
+    assert_eq!(
+        crate::common::frames(&lines, "out", "tasks/result").count(),
+        1
+    );
     assert!(result_text(&trace).contains("# Research Report: rust"));
 }
 
@@ -104,8 +107,8 @@ fn a_task_is_cancelled_from_the_progress_pane() {
         s.contains("… cancelled  cancelled in") && s.contains("0 in flight")
     });
     t.quit();
-    let lines = common::trace_lines(&trace);
-    let cancel = common::frames(&lines, "out", "tasks/cancel")
+    let lines = crate::common::trace_lines(&trace);
+    let cancel = crate::common::frames(&lines, "out", "tasks/cancel")
         .next()
         .expect("tasks/cancel");
     let call_answer = lines
@@ -147,8 +150,10 @@ fn a_stateless_input_required_result_is_answered_through_the_form() {
         "{}",
         result_text(&trace)
     );
-    let lines = common::trace_lines(&trace);
-    let retry = common::frames(&lines, "out", "tools/call").nth(1).unwrap();
+    let lines = crate::common::trace_lines(&trace);
+    let retry = crate::common::frames(&lines, "out", "tools/call")
+        .nth(1)
+        .unwrap();
     assert_eq!(
         retry["params"]["inputResponses"]["user_name"],
         serde_json::json!({"action": "accept", "content": {"name": "Ada"}})
@@ -160,11 +165,11 @@ fn a_stateless_input_required_result_is_answered_through_the_form() {
 fn a_task_over_streamable_http_answered_while_input_required() {
     require_tmux();
     let preload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/report_port.cjs");
-    let mut cmd = Command::new(common::everything());
+    let mut cmd = Command::new(crate::common::everything());
     cmd.arg("streamableHttp")
         .env("PORT", "0")
         .env("NODE_OPTIONS", format!("--require {preload}"));
-    let (_srv, port) = common::http::start_reporting(cmd);
+    let (_srv, port) = crate::common::http::start_reporting(cmd);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("h.jsonl");
     let t = Tmux::start_cmd(
@@ -202,12 +207,12 @@ fn quitting_cancels_the_tasks_still_running() {
     let t = Tmux::start_cmd("quit", &research(&trace, r#"{"topic": "rust"}"#));
     t.wait_for("the task working", 30, |s| s.contains("… working"));
     t.quit();
-    let lines = common::trace_lines(&trace);
+    let lines = crate::common::trace_lines(&trace);
     let created = lines
         .iter()
         .find(|l| l["dir"] == "in" && l["json"]["result"]["task"].is_object())
         .unwrap();
-    let cancel = common::frames(&lines, "out", "tasks/cancel")
+    let cancel = crate::common::frames(&lines, "out", "tasks/cancel")
         .next()
         .expect("tasks/cancel on the way out");
     assert_eq!(
@@ -240,8 +245,9 @@ fn a_2026_task_in_input_required_is_answered_through_the_form_with_tasks_update(
     });
     assert!(!screen.contains("⚑"), "nothing waits any more:\n{screen}");
     t.quit();
-    let lines = common::trace_lines(&trace);
-    let updates: Vec<&serde_json::Value> = common::frames(&lines, "out", "tasks/update").collect();
+    let lines = crate::common::trace_lines(&trace);
+    let updates: Vec<&serde_json::Value> =
+        crate::common::frames(&lines, "out", "tasks/update").collect();
     assert_eq!(updates.len(), 1, "one tasks/update");
     assert_eq!(
         updates[0]["params"]["inputResponses"]["confirm-1"],
@@ -256,7 +262,7 @@ fn a_2026_task_in_input_required_is_answered_through_the_form_with_tasks_update(
         done["json"]["result"]["result"]["content"][0]["text"],
         "Batch done: 4 steps"
     );
-    let o = common::run(&[
+    let o = crate::common::run(&[
         "check",
         "--trace",
         trace.to_str().unwrap(),

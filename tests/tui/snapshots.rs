@@ -3,12 +3,7 @@
 //! on a manual clock, so times and spinners are fixed; the crate version is
 //! masked.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpscope::tui::action::Action;
-use serde_json::json;
-use tui_support::*;
+use crate::support::*;
 
 #[test]
 fn main_screen_mid_progress() {
@@ -166,7 +161,7 @@ fn footer(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
 }
 
-fn replay_app(sc: &tui_support::Scenario) -> mcpscope::tui::App {
+fn replay_app(sc: &crate::support::Scenario) -> mcpscope::tui::App {
     use mcpscope::trace::{ManualClock, Store, Trace};
     let clock = ManualClock::new();
     let trace = Trace::new(Store::default(), clock.clone());

@@ -4,13 +4,9 @@
 //! pasted into a terminal, an escape could end bracketed paste and a newline
 //! run what follows — and bash reads it back as exactly the arguments meant.
 
-mod tui_support;
-
-use mcpscope::tui::action::{Action, Effect, Msg};
+use crate::support::*;
 use mcpscope::tui::compose::{ServerCli, TokenMode};
 use mcpscope::tui::format::shell_quote;
-use serde_json::json;
-use tui_support::*;
 
 /// Raw characters a terminal would act on or hide.
 fn raw_controls(s: &str) -> Vec<char> {

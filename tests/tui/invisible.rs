@@ -2,13 +2,7 @@
 //! only by a zero-width space must look different on screen, and a call must
 //! still send the exact name the server listed.
 
-mod tui_support;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpscope::tui::action::{Action, Effect, Msg};
-use mcpscope::tui::{App, AppOptions};
-use serde_json::json;
-use tui_support::*;
+use crate::support::*;
 
 #[test]
 fn look_alike_tool_names_are_shown_apart_and_called_exactly() {

@@ -2,15 +2,47 @@
 //! (so every timestamp, elapsed time and spinner frame is deterministic), an
 //! App over it, and a TestBackend render to text.
 
-#![allow(dead_code)]
-
 use mcpscope::protocol::views::InitializeResult;
 use mcpscope::trace::{Dir, ManualClock, Store, Trace};
-use mcpscope::tui::{App, AppOptions, ui};
+use mcpscope::tui::calls::CallStatus;
+use mcpscope::tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::{Value, json};
 use std::sync::Arc;
+
+// What nearly every test module names: the App, its inputs and outputs.
+pub use crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+pub use mcpscope::tui::action::{Action, Effect, Msg};
+pub use mcpscope::tui::{App, AppOptions};
+pub use serde_json::{Value, json};
+
+/// A key without modifiers; what the App asked for in return.
+pub fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+pub fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+/// Each character of `text` as a key; every effect they asked for.
+pub fn typed(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for c in text.chars() {
+        out.extend(key(app, KeyCode::Char(c)));
+    }
+    out
+}
+
+pub fn status(app: &App, id: i64) -> CallStatus {
+    app.state
+        .calls
+        .get(&mcpscope::protocol::IdKey::Int(id))
+        .expect("call")
+        .status
+}
 
 pub struct Scenario {
     pub trace: Trace,
