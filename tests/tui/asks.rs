@@ -55,11 +55,12 @@ fn a_form_is_filled_checked_and_sent() {
     let mut app = app(&sc);
     ask_text(&mut app, &sc, "srv-1", "elicitation/create", form_params());
     // Waiting does not take the keyboard: the overlay opens on request.
-    assert!(!app.state.asks.open);
+    assert!(!app.overlays.asks.open);
     app.apply(Action::AnswerServer);
-    assert!(app.state.asks.open);
+    assert!(app.overlays.asks.open);
     {
-        let mcpscope::tui::asks::AskKind::Form(f) = &app.state.asks.waiting[0].kind else {
+        let mcpscope::tui::overlays::asks::AskKind::Form(f) = &app.overlays.asks.waiting[0].kind
+        else {
             panic!("a form")
         };
         let keys: Vec<&str> = f.fields.iter().map(|f| f.key.as_str()).collect();
@@ -78,7 +79,7 @@ fn a_form_is_filled_checked_and_sent() {
     }
     // The required integer is empty: accept is refused, the problem shown.
     assert!(key(&mut app, KeyCode::Enter).is_empty());
-    let mcpscope::tui::asks::AskKind::Form(f) = &app.state.asks.waiting[0].kind else {
+    let mcpscope::tui::overlays::asks::AskKind::Form(f) = &app.overlays.asks.waiting[0].kind else {
         unreachable!()
     };
     assert_eq!(f.problems, ["Protected: required"]);
@@ -111,8 +112,8 @@ fn a_form_is_filled_checked_and_sent() {
             "project_name": "demo-x", "protected_branches": 2, "readme": false,
             "visibility": "public", "email": "a@b.io", "labels": ["ops"]}})
     );
-    assert!(app.state.asks.waiting.is_empty());
-    assert!(!app.state.asks.open);
+    assert!(app.overlays.asks.waiting.is_empty());
+    assert!(!app.overlays.asks.open);
 }
 
 #[test]
@@ -123,23 +124,23 @@ fn decline_cancel_and_later() {
     ask_text(&mut app, &sc, "b", "elicitation/create", form_params());
     app.apply(Action::AnswerServer);
     key(&mut app, KeyCode::Esc);
-    assert!(!app.state.asks.open, "Esc hides it");
-    assert_eq!(app.state.asks.waiting.len(), 2, "still waiting");
+    assert!(!app.overlays.asks.open, "Esc hides it");
+    assert_eq!(app.overlays.asks.waiting.len(), 2, "still waiting");
     app.apply(Action::AnswerServer);
     let (id, answer) = answer_of(ctrl(&mut app, 'n'));
     assert_eq!(
         (id, answer.unwrap()),
         (IdKey::Str("a".into()), json!({"action": "decline"}))
     );
-    assert!(app.state.asks.open, "the next one is shown");
+    assert!(app.overlays.asks.open, "the next one is shown");
     let (id, answer) = answer_of(ctrl(&mut app, 'x'));
     assert_eq!(
         (id, answer.unwrap()),
         (IdKey::Str("b".into()), json!({"action": "cancel"}))
     );
-    assert!(!app.state.asks.open);
+    assert!(!app.overlays.asks.open);
     app.apply(Action::AnswerServer);
-    assert!(!app.state.asks.open, "nothing to open");
+    assert!(!app.overlays.asks.open, "nothing to open");
 }
 
 #[test]
@@ -250,7 +251,7 @@ fn roots_are_edited_and_offered() {
     let mut app = app(&sc);
     app.on_msg(Msg::Roots(vec!["file:///work".into()]));
     app.apply(Action::EditRoots);
-    assert!(app.state.asks.roots_editor.is_some());
+    assert!(app.overlays.asks.roots_editor.is_some());
     insta::assert_snapshot!(render(&mut app, 80, 24));
     key(&mut app, KeyCode::Enter);
     typed(&mut app, "/tmp/project");
@@ -262,12 +263,12 @@ fn roots_are_edited_and_offered() {
             "/tmp/project".into()
         ])]
     );
-    assert!(app.state.asks.roots_editor.is_none());
+    assert!(app.overlays.asks.roots_editor.is_none());
     // Esc drops an edit.
     app.apply(Action::EditRoots);
     typed(&mut app, "x");
     assert!(key(&mut app, KeyCode::Esc).is_empty());
-    assert_eq!(app.state.asks.roots, ["file:///work", "/tmp/project"]);
+    assert_eq!(app.overlays.asks.roots, ["file:///work", "/tmp/project"]);
 }
 
 #[test]
@@ -282,16 +283,16 @@ fn a_withdrawn_request_leaves_the_queue() {
         "params": {"requestId": "srv-7", "reason": "the call was cancelled"}}),
     );
     app.sync();
-    assert_eq!(app.state.asks.waiting.len(), 1);
-    assert_eq!(app.state.asks.waiting[0].id, IdKey::Str("srv-8".into()));
-    assert!(app.state.asks.open, "the next one is shown");
+    assert_eq!(app.overlays.asks.waiting.len(), 1);
+    assert_eq!(app.overlays.asks.waiting[0].id, IdKey::Str("srv-8".into()));
+    assert!(app.overlays.asks.open, "the next one is shown");
     sc.inn(
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": "srv-8"}}),
     );
     app.sync();
-    assert!(app.state.asks.waiting.is_empty());
-    assert!(!app.state.asks.open);
+    assert!(app.overlays.asks.waiting.is_empty());
+    assert!(!app.overlays.asks.open);
 }
 
 #[test]

@@ -85,8 +85,8 @@ fn resources_are_listed_once_read_and_scrolled() {
     let sc = Scenario::new();
     let mut app = browse_app(&sc, full_caps());
     on_resources(&mut app);
-    assert_eq!(app.state.browse.tab, Tab::Resources);
-    assert_eq!(app.state.browse.resources.len(), 3);
+    assert_eq!(app.panes.tools.browse.tab, Tab::Resources);
+    assert_eq!(app.panes.tools.browse.resources.len(), 3);
     // Showing the tab again does not list again.
     app.apply(Action::NextTab);
     assert!(reqs(app.apply(Action::PrevTab)).is_empty());
@@ -101,7 +101,7 @@ fn resources_are_listed_once_read_and_scrolled() {
     let read = reqs(app.apply(Action::Open));
     let uri = "demo://resource/static/document/features.md";
     assert_eq!(read, vec![Req::Read { uri: uri.into() }]);
-    assert!(app.state.browse.detail_focus);
+    assert!(app.panes.tools.browse.detail_focus);
     let text: String = (1..=60).map(|i| format!("line {i}\n")).collect();
     app.on_msg(Msg::Browse(
         Req::Read { uri: uri.into() },
@@ -115,7 +115,7 @@ fn resources_are_listed_once_read_and_scrolled() {
     // Keys scroll the contents while the detail view has them.
     app.apply(Action::PageDown);
     app.apply(Action::Down);
-    let d = app.state.browse.resources.detail.as_ref().unwrap();
+    let d = app.panes.tools.browse.resources.detail.as_ref().unwrap();
     assert!(d.scroll > 1, "scrolled: {}", d.scroll);
     app.apply(Action::Bottom);
     let screen = render(&mut app, 80, 24);
@@ -123,8 +123,8 @@ fn resources_are_listed_once_read_and_scrolled() {
     insta::assert_snapshot!("resource_text_80x24", screen);
     // Esc goes back to the list, where the cursor stayed.
     app.apply(Action::Back);
-    assert!(!app.state.browse.detail_focus);
-    assert_eq!(app.state.browse.resources.cursor.selected, 1);
+    assert!(!app.panes.tools.browse.detail_focus);
+    assert_eq!(app.panes.tools.browse.resources.cursor.selected, 1);
     insta::assert_snapshot!("resources_list_80x24", render(&mut app, 80, 24));
 }
 
@@ -142,7 +142,7 @@ fn a_blob_shows_its_size_type_and_hex() {
         Req::Read { uri: uri.into() },
         Ok(json!({"contents": [{"uri": uri, "mimeType": "application/octet-stream", "blob": blob}]})),
     ));
-    let d = app.state.browse.resources.detail.as_ref().unwrap();
+    let d = app.panes.tools.browse.resources.detail.as_ref().unwrap();
     assert!(
         d.lines[0]
             .1
@@ -168,7 +168,7 @@ fn subscribing_marks_the_resource_and_updates_count_live() {
         }]
     );
     app.on_msg(Msg::Browse(asked[0].clone(), Ok(json!({}))));
-    assert!(app.state.browse.resources.resources.items[0].subscribed);
+    assert!(app.panes.tools.browse.resources.resources.items[0].subscribed);
     for ms in [1000, 6000] {
         sc.at_ms(ms).inn(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}));
     }
@@ -176,7 +176,7 @@ fn subscribing_marks_the_resource_and_updates_count_live() {
     sc.inn(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "x://other"}}));
     sc.at_ms(8000);
     app.sync();
-    let r = &app.state.browse.resources.resources.items[0];
+    let r = &app.panes.tools.browse.resources.resources.items[0];
     assert_eq!((r.updates, r.last_update_us), (2, Some(6_000_000)));
     let screen = render(&mut app, 80, 24);
     assert!(screen.contains("●architecture.md"), "{screen}");
@@ -191,7 +191,7 @@ fn subscribing_marks_the_resource_and_updates_count_live() {
     );
     assert!(reqs(app.due()).is_empty(), "asked once");
     app.on_msg(Msg::Browse(Req::ListResources, Ok(resources())));
-    let r = &app.state.browse.resources.resources.items[0];
+    let r = &app.panes.tools.browse.resources.resources.items[0];
     assert!(r.subscribed && r.updates == 2);
     // Again: unsubscribe.
     let asked = reqs(app.apply(Action::Subscribe));
@@ -211,13 +211,13 @@ fn without_the_capabilities_nothing_is_asked() {
     on_resources(&mut app);
     assert!(reqs(app.apply(Action::Subscribe)).is_empty());
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .unwrap()
             .contains("resources.subscribe"),
         "{:?}",
-        app.state.notice
+        app.shell.notice
     );
     // No prompts declared: the tab says so and lists nothing.
     assert!(reqs(app.apply(Action::NextTab)).is_empty());
@@ -230,7 +230,7 @@ fn without_the_capabilities_nothing_is_asked() {
     app.apply(Action::PrevTab);
     app.apply(Action::Bottom);
     app.apply(Action::Open);
-    assert!(app.state.browse.form.is_some());
+    assert!(app.panes.tools.browse.form.is_some());
     typed(&mut app, "7");
     sc.at_ms(10_000);
     assert!(reqs(app.due()).is_empty());
@@ -244,7 +244,7 @@ fn a_template_form_expands_the_uri_with_completions() {
     app.apply(Action::Bottom);
     sc.at_ms(1000);
     assert!(reqs(app.apply(Action::Open)).is_empty());
-    assert!(app.state.browse.form.is_some());
+    assert!(app.panes.tools.browse.form.is_some());
     // Entering the field asks for its completions once the debounce ran out.
     sc.at_ms(1249);
     assert!(reqs(app.due()).is_empty());
@@ -280,19 +280,28 @@ fn a_template_form_expands_the_uri_with_completions() {
         },
         Ok(json!({"completion": {"values": ["1", "2", "3"]}})),
     ));
-    assert!(app.state.browse.form.as_ref().unwrap().shown().is_empty());
+    assert!(
+        app.panes
+            .tools
+            .browse
+            .form
+            .as_ref()
+            .unwrap()
+            .shown()
+            .is_empty()
+    );
     app.on_msg(Msg::Browse(
         asked[0].clone(),
         Ok(json!({"completion": {"values": ["12", "120", "121"], "total": 300, "hasMore": true}})),
     ));
-    let f = app.state.browse.form.as_ref().unwrap();
+    let f = app.panes.tools.browse.form.as_ref().unwrap();
     assert_eq!(f.shown(), ["12", "120", "121"]);
     insta::assert_snapshot!("template_form_completions_80x24", render(&mut app, 80, 24));
     // Down picks the second value, Tab takes it.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Tab);
-    let f = app.state.browse.form.as_ref().unwrap();
+    let f = app.panes.tools.browse.form.as_ref().unwrap();
     assert_eq!(f.value(0), "120");
     assert!(f.shown().is_empty());
     let sent = reqs(key(&mut app, KeyCode::Enter));
@@ -302,8 +311,8 @@ fn a_template_form_expands_the_uri_with_completions() {
             uri: "demo://resource/dynamic/text/120".into()
         }]
     );
-    assert!(app.state.browse.form.is_none());
-    assert!(app.state.browse.detail_focus);
+    assert!(app.panes.tools.browse.form.is_none());
+    assert!(app.panes.tools.browse.detail_focus);
 }
 
 #[test]
@@ -322,7 +331,16 @@ fn a_reply_for_a_value_since_changed_is_dropped() {
         asked[0].clone(),
         Ok(json!({"completion": {"values": ["5"]}})),
     ));
-    assert!(app.state.browse.form.as_ref().unwrap().shown().is_empty());
+    assert!(
+        app.panes
+            .tools
+            .browse
+            .form
+            .as_ref()
+            .unwrap()
+            .shown()
+            .is_empty()
+    );
     // Over 100 values: kept to 100, and said.
     sc.at_ms(2000);
     let asked = reqs(app.due());
@@ -331,14 +349,23 @@ fn a_reply_for_a_value_since_changed_is_dropped() {
         asked[0].clone(),
         Ok(json!({"completion": {"values": many}})),
     ));
-    let f = app.state.browse.form.as_ref().unwrap();
+    let f = app.panes.tools.browse.form.as_ref().unwrap();
     assert_eq!(f.shown().len(), 100);
     assert!(f.complete.as_ref().unwrap().cut);
     // Esc hides the values first, then closes the form.
     key(&mut app, KeyCode::Esc);
-    assert!(app.state.browse.form.as_ref().unwrap().shown().is_empty());
+    assert!(
+        app.panes
+            .tools
+            .browse
+            .form
+            .as_ref()
+            .unwrap()
+            .shown()
+            .is_empty()
+    );
     key(&mut app, KeyCode::Esc);
-    assert!(app.state.browse.form.is_none());
+    assert!(app.panes.tools.browse.form.is_none());
 }
 
 #[test]
@@ -364,7 +391,15 @@ fn a_prompt_form_checks_required_arguments_and_completes_with_context() {
     // Required arguments are checked before anything is sent.
     assert!(reqs(key(&mut app, KeyCode::Enter)).is_empty());
     assert_eq!(
-        app.state.browse.form.as_ref().unwrap().form.problems.len(),
+        app.panes
+            .tools
+            .browse
+            .form
+            .as_ref()
+            .unwrap()
+            .form
+            .problems
+            .len(),
         2
     );
     typed(&mut app, "Engineering");
@@ -448,12 +483,12 @@ fn a_click_on_a_tab_name_switches_to_it() {
         modifiers: KeyModifiers::NONE,
     };
     let asked = reqs(app.handle_mouse(click(26)));
-    assert_eq!(app.state.browse.tab, Tab::Prompts);
+    assert_eq!(app.panes.tools.browse.tab, Tab::Prompts);
     assert_eq!(asked, vec![Req::ListPrompts]);
     app.handle_mouse(click(5));
-    assert_eq!(app.state.browse.tab, Tab::Tools);
+    assert_eq!(app.panes.tools.browse.tab, Tab::Tools);
     app.handle_mouse(click(14));
-    assert_eq!(app.state.browse.tab, Tab::Resources);
+    assert_eq!(app.panes.tools.browse.tab, Tab::Resources);
 }
 
 #[test]
@@ -469,7 +504,7 @@ fn a_click_on_a_row_selects_it_and_huge_lists_are_cut_and_counted() {
         row: 4,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.state.browse.resources.cursor.selected, 2);
+    assert_eq!(app.panes.tools.browse.resources.cursor.selected, 2);
     let many: Vec<Value> = (0..5_200)
         .map(|i| json!({"uri": format!("r://{i}"), "name": format!("r{i}")}))
         .collect();
@@ -477,7 +512,7 @@ fn a_click_on_a_row_selects_it_and_huge_lists_are_cut_and_counted() {
         Req::ListResources,
         Ok(json!({"resources": many})),
     ));
-    let r = &app.state.browse.resources.resources;
+    let r = &app.panes.tools.browse.resources.resources;
     assert_eq!((r.items.len(), r.listed), (5_000, 5_200));
     let screen = render(&mut app, 100, 30);
     assert!(screen.contains("showing 5000 of 5200"), "{screen}");
@@ -519,19 +554,19 @@ fn a_tab_filters_its_own_list() {
     key(&mut app, KeyCode::Char('/'));
     typed(&mut app, "DYNAMIC");
     key(&mut app, KeyCode::Enter);
-    let r = &app.state.browse.resources;
+    let r = &app.panes.tools.browse.resources;
     assert_eq!((r.len(), r.filter.as_str()), (1, "DYNAMIC"));
     assert!(matches!(
         r.selected(),
         Some(mcpscope::tui::browse::Row::Template(_))
     ));
     // The Tools tab's filter is another one.
-    assert_eq!(app.state.tools.filter, "");
+    assert_eq!(app.panes.tools.filter, "");
     let screen = render(&mut app, 100, 30);
     assert!(screen.contains("filter \"DYNAMIC\" (1 shown)"), "{screen}");
     // Backspace drops it.
     key(&mut app, KeyCode::Backspace);
-    assert_eq!(app.state.browse.resources.len(), 3);
+    assert_eq!(app.panes.tools.browse.resources.len(), 3);
     // On the Prompts tab, a filter matching nothing says so.
     app.apply(Action::NextTab);
     app.on_msg(Msg::Browse(Req::ListPrompts, Ok(prompts())));
@@ -540,7 +575,7 @@ fn a_tab_filters_its_own_list() {
     key(&mut app, KeyCode::Enter);
     let screen = render(&mut app, 100, 30);
     assert!(screen.contains("no prompt matches the filter"), "{screen}");
-    assert!(app.state.browse.prompts.selected().is_none());
+    assert!(app.panes.tools.browse.prompts.selected().is_none());
     assert!(reqs(app.apply(Action::Open)).is_empty());
 }
 
@@ -571,8 +606,8 @@ fn the_stateless_revision_watches_through_one_listen_stream() {
         asked[0].clone(),
         Ok(json!({"resourceSubscriptions": [arch]})),
     ));
-    assert!(app.state.browse.resources.resources.items[0].subscribed);
-    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(app.panes.tools.browse.resources.resources.items[0].subscribed);
+    let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(notice.contains("watching"), "{notice}");
     // Updates on the listen stream carry its subscription id; they count the same.
     sc.at_ms(1000).inn(
@@ -580,7 +615,10 @@ fn the_stateless_revision_watches_through_one_listen_stream() {
         "params": {"uri": arch, "_meta": {"io.modelcontextprotocol/subscriptionId": 3}}}),
     );
     app.sync();
-    assert_eq!(app.state.browse.resources.resources.items[0].updates, 1);
+    assert_eq!(
+        app.panes.tools.browse.resources.resources.items[0].updates,
+        1
+    );
     // A second resource: the new set has both.
     key(&mut app, KeyCode::Down);
     let asked = reqs(app.apply(Action::Subscribe));
@@ -597,9 +635,9 @@ fn the_stateless_revision_watches_through_one_listen_stream() {
         asked[0].clone(),
         Ok(json!({"resourceSubscriptions": [arch]})),
     ));
-    let items = &app.state.browse.resources.resources.items;
+    let items = &app.panes.tools.browse.resources.resources.items;
     assert!(items[0].subscribed && !items[1].subscribed);
-    let notice = app.state.notice.clone().unwrap_or_default();
+    let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(notice.contains("did not take"), "{notice}");
     // Off again: the set without it; an error leaves the marks as they were.
     key(&mut app, KeyCode::Up);
@@ -616,8 +654,8 @@ fn the_stateless_revision_watches_through_one_listen_stream() {
         asked[0].clone(),
         Err("transport closed".into()),
     ));
-    assert!(app.state.browse.resources.resources.items[0].subscribed);
-    let notice = app.state.notice.clone().unwrap_or_default();
+    assert!(app.panes.tools.browse.resources.resources.items[0].subscribed);
+    let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(
         notice.contains("subscriptions/listen: transport closed"),
         "{notice}"
@@ -626,7 +664,7 @@ fn the_stateless_revision_watches_through_one_listen_stream() {
         asked[0].clone(),
         Ok(json!({"resourceSubscriptions": []})),
     ));
-    assert!(!app.state.browse.resources.resources.items[0].subscribed);
+    assert!(!app.panes.tools.browse.resources.resources.items[0].subscribed);
 }
 
 #[test]
@@ -637,7 +675,10 @@ fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
     app.apply(Action::Bottom);
     app.apply(Action::Open);
     app.handle_paste("4\n2");
-    assert_eq!(app.state.browse.form.as_ref().unwrap().value(0), "4 2");
+    assert_eq!(
+        app.panes.tools.browse.form.as_ref().unwrap().value(0),
+        "4 2"
+    );
     sc.at_ms(1000);
     let asked = reqs(app.due());
     let Req::Complete { params, .. } = &asked[0] else {
@@ -663,7 +704,7 @@ fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
             uri: "plain://fixed".into()
         }]
     );
-    assert!(app.state.browse.form.is_none());
+    assert!(app.panes.tools.browse.form.is_none());
 }
 
 #[test]
@@ -680,7 +721,7 @@ fn a_recorded_trace_asks_nothing() {
     for a in [Action::Open, Action::Subscribe, Action::Refresh] {
         assert!(reqs(app.apply(a)).is_empty());
         assert!(
-            app.state
+            app.shell
                 .notice
                 .as_deref()
                 .unwrap()
@@ -731,13 +772,13 @@ fn a_recorded_trace_shows_what_the_session_listed() {
         json!({"prompts": [{"name": "greet", "arguments": [{"name": "who"}]}]}),
     ));
     app.sync();
-    assert_eq!(app.state.server.name, "recorded-server");
-    assert!(app.state.browse.caps.resources && app.state.browse.caps.prompts);
-    let uris: Vec<&str> = (app.state.browse.resources.resources.items.iter())
+    assert_eq!(app.shell.server.name, "recorded-server");
+    assert!(app.panes.tools.browse.caps.resources && app.panes.tools.browse.caps.prompts);
+    let uris: Vec<&str> = (app.panes.tools.browse.resources.resources.items.iter())
         .map(|r| r.uri.as_str())
         .collect();
     assert_eq!(uris, ["a://1", "a://2"]);
-    assert_eq!(app.state.browse.prompts.list.items.len(), 1);
+    assert_eq!(app.panes.tools.browse.prompts.list.items.len(), 1);
     app.apply(Action::FocusTools);
     let screen = render(&mut app, 100, 30);
     assert!(screen.contains("echo"), "{screen}");
@@ -748,7 +789,7 @@ fn a_recorded_trace_shows_what_the_session_listed() {
     sc.out(rpc(5, "resources/list", json!({})));
     sc.inn(res(5, json!({"resources": [{"uri": "b://only"}]})));
     app.sync();
-    let items = &app.state.browse.resources.resources.items;
+    let items = &app.panes.tools.browse.resources.resources.items;
     assert_eq!((items.len(), items[0].uri.as_str()), (1, "b://only"));
     assert!(app.due().is_empty());
 }
@@ -764,7 +805,7 @@ fn updates_find_their_resource_after_the_list_reordered() {
     let uri = "demo://resource/static/document/features.md";
     sc.at_ms(3000).inn(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}));
     app.sync();
-    let items = &app.state.browse.resources.resources.items;
+    let items = &app.panes.tools.browse.resources.resources.items;
     assert_eq!(items[0].uri, uri);
     assert_eq!((items[0].updates, items[1].updates), (1, 0));
 }

@@ -5,15 +5,16 @@ use crate::support::*;
 use mcpscope::client::{Limits, TokenPolicy};
 use mcpscope::protocol::IdKey;
 use mcpscope::protocol::views::LogLevel;
-use mcpscope::tui::state::{Conn, Pane};
+use mcpscope::tui::pane::Pane;
+use mcpscope::tui::shell::Conn;
 
 #[test]
 fn composer_prefills_validates_and_sends() {
     let sc = mid_progress();
     let mut app = app(&sc);
-    assert_eq!(app.state.composer.tool.as_deref(), Some("upload_file"));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("upload_file"));
     assert!(
-        app.state
+        app.panes
             .composer
             .text()
             .contains("\"size_bytes\": 5242880")
@@ -25,9 +26,9 @@ fn composer_prefills_validates_and_sends() {
     typed(&mut app, "echo");
     key(&mut app, KeyCode::Enter);
     app.apply(Action::UseTool);
-    assert_eq!(app.state.focus, Pane::Composer);
-    assert_eq!(app.state.composer.tool.as_deref(), Some("echo"));
-    assert_eq!(app.state.composer.text(), "{\n  \"text\": \"\"\n}");
+    assert_eq!(app.shell.focus, Pane::Composer);
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("echo"));
+    assert_eq!(app.panes.composer.text(), "{\n  \"text\": \"\"\n}");
 
     // Break the JSON: sending is refused with the parser's position.
     app.apply(Action::Edit);
@@ -35,7 +36,7 @@ fn composer_prefills_validates_and_sends() {
     key(&mut app, KeyCode::End);
     typed(&mut app, ",");
     assert!(
-        app.state
+        app.panes
             .composer
             .check
             .error
@@ -45,13 +46,13 @@ fn composer_prefills_validates_and_sends() {
     );
     let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(app.handle_key(ctrl_s).is_empty());
-    assert!(app.state.notice.as_deref().unwrap().starts_with("not sent"));
+    assert!(app.shell.notice.as_deref().unwrap().starts_with("not sent"));
     key(&mut app, KeyCode::Backspace);
     key(&mut app, KeyCode::Left);
     typed(&mut app, "hey");
-    assert_eq!(app.state.composer.check.error, None);
+    assert_eq!(app.panes.composer.check.error, None);
     key(&mut app, KeyCode::Esc);
-    assert!(!app.state.composer.editing);
+    assert!(!app.panes.composer.editing);
 
     app.apply(Action::CycleToken); // auto int
     app.apply(Action::CycleLogLevel); // debug
@@ -71,7 +72,7 @@ fn composer_prefills_validates_and_sends() {
             task: false,
         }]
     );
-    let cmd = app.state.composer.command_line(&app.state.server_cli);
+    let cmd = app.panes.composer.command_line(&app.shell.server_cli);
     assert_eq!(
         cmd,
         r#"mcpscope call --demo --tool echo --args '{"text":"hey"}' --token auto-int --log-level debug --timeout 30"#
@@ -89,7 +90,7 @@ fn composer_prefills_validates_and_sends() {
     typed(&mut app, "echo");
     key(&mut app, KeyCode::Enter);
     app.apply(Action::UseTool);
-    assert!(app.state.composer.text().contains("hey"));
+    assert!(app.panes.composer.text().contains("hey"));
 }
 
 #[test]
@@ -111,10 +112,10 @@ fn raw_mode_sends_requests_and_notifications() {
         key(&mut app, KeyCode::Backspace);
     }
     assert_eq!(
-        app.state.composer.check.error,
+        app.panes.composer.check.error,
         None,
         "{}",
-        app.state.composer.text()
+        app.panes.composer.text()
     );
     let e = app.apply(Action::Send);
     assert!(
@@ -155,11 +156,11 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
         },
     );
     offline.set_tools(&tools());
-    assert_eq!(offline.state.conn, Conn::Offline);
+    assert_eq!(offline.shell.conn, Conn::Offline);
     assert!(offline.apply(Action::Send).is_empty());
     assert!(
         offline
-            .state
+            .shell
             .notice
             .as_deref()
             .unwrap()
@@ -167,7 +168,7 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
     );
     // Nothing can be sent: no Composer on screen, in the tabs or in focus.
     let wide =
-        mcpscope::tui::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 48), &offline.state);
+        mcpscope::tui::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 48), &offline.view());
     assert!(wide.panes.iter().all(|(p, _)| *p != Pane::Composer));
     let (_, tools) = wide.panes[0];
     assert_eq!(
@@ -175,12 +176,12 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
         (Pane::Tools, 46),
         "the whole column"
     );
-    assert!(offline.state.tabs().all(|p| p != Pane::Composer));
+    assert!(offline.view().tabs().all(|p| p != Pane::Composer));
     offline.apply(Action::FocusComposer);
-    assert_ne!(offline.state.focus, Pane::Composer);
+    assert_ne!(offline.shell.focus, Pane::Composer);
     assert!(
         offline
-            .state
+            .shell
             .notice
             .as_deref()
             .unwrap()
@@ -188,7 +189,7 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
     );
     for _ in 0..10 {
         offline.apply(Action::FocusNext);
-        assert_ne!(offline.state.focus, Pane::Composer);
+        assert_ne!(offline.shell.focus, Pane::Composer);
     }
 }
 
@@ -238,7 +239,7 @@ fn copied_command_runs_the_same_stdio_call_without_secrets() {
     );
     app.on_msg(mcpscope::tui::action::Msg::Tools(Ok(tools)));
     app.sync();
-    assert_eq!(app.state.composer.tool.as_deref(), Some(long.as_str()));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some(long.as_str()));
     let effects = app.apply(Action::Send);
     assert!(
         matches!(&effects[..], [Effect::Call { tool, .. }] if *tool == long),
@@ -294,19 +295,19 @@ fn the_composer_shows_what_a_run_sent_not_the_schema_defaults() {
     app.on_msg(Msg::Handshake(Ok(init_result())));
     assert_eq!(app.on_msg(Msg::Tools(Ok(tools()))).len(), 3);
     let shown = |app: &App| -> serde_json::Value {
-        serde_json::from_str(&app.state.composer.text()).unwrap()
+        serde_json::from_str(&app.panes.composer.text()).unwrap()
     };
     // It opens on the first run's tool, with exactly what was sent.
-    assert_eq!(app.state.composer.tool.as_deref(), Some("pipeline_wait"));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("pipeline_wait"));
     assert_eq!(shown(&app), json!({"polls": 2}));
     // Another tool that was run shows its last call's arguments…
     app.apply(Action::FocusTools);
     app.apply(Action::Top);
-    while app.state.tools.selected().map(|t| t.name.as_str()) != Some("echo") {
+    while app.panes.tools.selected().map(|t| t.name.as_str()) != Some("echo") {
         app.apply(Action::Down);
     }
     app.apply(Action::UseTool);
-    assert_eq!(app.state.composer.tool.as_deref(), Some("echo"));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("echo"));
     assert_eq!(shown(&app), json!({"text": "second"}));
     // …and sending repeats that call.
     app.apply(Action::FocusComposer);
@@ -318,10 +319,10 @@ fn the_composer_shows_what_a_run_sent_not_the_schema_defaults() {
     app.apply(Action::FocusTools);
     app.apply(Action::Top);
     app.apply(Action::UseTool);
-    assert_eq!(app.state.composer.tool.as_deref(), Some("upload_file"));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("upload_file"));
     assert_eq!(shown(&app)["size_bytes"], 5242880);
     app.apply(Action::FocusTools);
-    while app.state.tools.selected().map(|t| t.name.as_str()) != Some("pipeline_wait") {
+    while app.panes.tools.selected().map(|t| t.name.as_str()) != Some("pipeline_wait") {
         app.apply(Action::Down);
     }
     app.apply(Action::UseTool);

@@ -5,8 +5,8 @@
 //! run what follows — and bash reads it back as exactly the arguments meant.
 
 use crate::support::*;
-use mcpscope::tui::compose::{ServerCli, TokenMode};
 use mcpscope::tui::format::shell_quote;
+use mcpscope::tui::panes::composer::{ServerCli, TokenMode};
 
 /// Raw characters a terminal would act on or hide.
 fn raw_controls(s: &str) -> Vec<char> {
@@ -48,11 +48,11 @@ fn the_copied_command_quotes_control_characters_and_reads_back_exactly() {
     app.apply(Action::FocusTools);
     app.apply(Action::Top);
     app.apply(Action::UseTool);
-    assert_eq!(app.state.composer.tool.as_deref(), Some(tool));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some(tool));
     // What the user typed, and the server's command line, may carry them too.
-    app.state.composer.token = TokenMode::Custom;
-    app.state.composer.custom_token = "tok\u{7}en's".into();
-    app.state.server_cli = ServerCli {
+    app.panes.composer.token = TokenMode::Custom;
+    app.panes.composer.custom_token = "tok\u{7}en's".into();
+    app.shell.server_cli = ServerCli {
         options: format!("-e {}", shell_quote("KEY=a\tb\r")),
         command: ["/srv/run\u{1b}", "--name=x\u{200B}y"]
             .map(shell_quote)

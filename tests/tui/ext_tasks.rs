@@ -10,8 +10,8 @@
 
 use crate::support::*;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::asks::Route;
 use mcpscope::tui::calls::CallStatus;
+use mcpscope::tui::overlays::asks::Route;
 
 const TASK: &str = "52a47ed4ebb1a791abe4058a64784a0b";
 
@@ -87,8 +87,12 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
     let sc = waiting_task();
     let mut app = app(&sc);
     app.sync();
-    assert_eq!(app.state.calls.list.len(), 1, "one gauge for call and task");
-    let c = &app.state.calls.list[0];
+    assert_eq!(
+        app.panes.progress.calls.list.len(),
+        1,
+        "one gauge for call and task"
+    );
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Running, "the handle does not end it");
     let t = c.task.as_ref().unwrap();
     assert_eq!(t.id, TASK);
@@ -107,7 +111,7 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
         ]
     );
     // Asked twice, offered once.
-    let routes: Vec<&Route> = app.state.asks.waiting.iter().map(|a| &a.route).collect();
+    let routes: Vec<&Route> = app.overlays.asks.waiting.iter().map(|a| &a.route).collect();
     assert_eq!(
         routes,
         [&Route::Input {
@@ -116,12 +120,12 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
         }]
     );
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("the server needs input (1 request(s)) — A to answer")),
         "{:?}",
-        app.state.notice
+        app.shell.notice
     );
 
     let screen = render(&mut app, 160, 48);
@@ -133,7 +137,7 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
     app.apply(Action::FocusProgress);
     app.apply(Action::AnswerInput);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("batch_job (id 1) waits for its task's input: A answers it (sent as tasks/update)")
     );
 
@@ -146,10 +150,10 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(effects, vec![confirmed_update()]);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("answered: the task of id 1 got its inputs (tasks/update)")
     );
-    assert!(app.state.asks.waiting.is_empty());
+    assert!(app.overlays.asks.waiting.is_empty());
 
     // The update, then the task works again and completes with the result.
     sc.at_ms(720).out(json!({"jsonrpc": "2.0", "id": "task-update-1", "method": "tasks/update",
@@ -164,8 +168,8 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
     poll(&sc, 1012, 6, done);
     sc.at_ms(1100);
     app.sync();
-    assert!(app.state.asks.waiting.is_empty(), "nothing asked again");
-    let c = &app.state.calls.list[0];
+    assert!(app.overlays.asks.waiting.is_empty(), "nothing asked again");
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Done);
     assert_eq!(c.end_us, Some(1_014_000));
     let t = c.task.as_ref().unwrap();
@@ -204,13 +208,13 @@ fn a_task_that_moves_on_withdraws_its_forms() {
     let sc = waiting_task();
     let mut app = app(&sc);
     app.sync();
-    assert_eq!(app.state.asks.waiting.len(), 1);
+    assert_eq!(app.overlays.asks.waiting.len(), 1);
     // Answered elsewhere (or withdrawn): the task works again.
     poll(&sc, 800, 5, task("working", "step 2 of 4"));
     sc.at_ms(900);
     app.sync();
-    assert!(app.state.asks.waiting.is_empty(), "the form went");
-    assert_eq!(app.state.calls.list[0].status, CallStatus::Running);
+    assert!(app.overlays.asks.waiting.is_empty(), "the form went");
+    assert_eq!(app.panes.progress.calls.list[0].status, CallStatus::Running);
 }
 
 #[test]
@@ -233,7 +237,7 @@ fn a_failed_task_ends_its_call_with_the_error_and_cancel_sends_tasks_cancel() {
     sc.at_ms(900);
     let mut app = app(&sc);
     app.sync();
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Failed);
     assert_eq!(c.note, "task failed: batch failed after 4 steps");
     assert_eq!(c.task.as_ref().unwrap().status, "failed");
@@ -254,10 +258,10 @@ fn a_pushed_status_moves_the_gauge_and_reads_in_the_timeline() {
     let mut app = app(&sc);
     app.sync();
     assert!(
-        app.state.asks.waiting.is_empty(),
+        app.overlays.asks.waiting.is_empty(),
         "the pushed status withdrew the form"
     );
-    assert_eq!(app.state.calls.list[0].status, CallStatus::Running);
+    assert_eq!(app.panes.progress.calls.list[0].status, CallStatus::Running);
     let screen = render(&mut app, 200, 40);
     let row = screen
         .lines()
@@ -284,18 +288,18 @@ fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
     sc.at_ms(300);
     let mut app = app(&sc);
     app.sync();
-    assert_eq!(app.state.asks.waiting.len(), 2);
+    assert_eq!(app.overlays.asks.waiting.len(), 2);
     app.apply(Action::AnswerServer);
     assert!(
         key(&mut app, KeyCode::Enter).is_empty(),
         "one more to answer"
     );
-    let notice = app.state.notice.clone().unwrap_or_default();
+    let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(notice.contains("before tasks/update"), "{notice}");
     app.apply(Action::AnswerServer);
     let effects = app.handle_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL));
     assert_eq!(effects, vec![confirmed_update()]);
-    let notice = app.state.notice.clone().unwrap_or_default();
+    let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(
         notice.contains("still waits for sample-1")
             && notice.contains("the other answers went as tasks/update")
@@ -303,5 +307,5 @@ fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
             && !notice.contains("retry"),
         "{notice}"
     );
-    assert!(app.state.asks.waiting.is_empty());
+    assert!(app.overlays.asks.waiting.is_empty());
 }

@@ -2,7 +2,7 @@
 //! frames.
 
 use crate::support::*;
-use mcpscope::tui::state::Pane;
+use mcpscope::tui::pane::Pane;
 use mcpscope::tui::views::KindFilter;
 
 fn findings_app() -> (Scenario, App) {
@@ -29,7 +29,7 @@ fn a_finding_about_one_host_session_names_it_in_the_list() {
 #[test]
 fn findings_are_counted_flagged_and_listed() {
     let (sc, app) = findings_app();
-    let f = &app.state.findings;
+    let f = &app.panes.findings;
     assert!(f.counts.error >= 1, "{:?}", f.list);
     assert!(f.counts.warning >= 1, "{:?}", f.list);
     let not_inc = f
@@ -55,9 +55,9 @@ fn findings_are_counted_flagged_and_listed() {
 fn enter_on_a_finding_cycles_through_its_frames_in_timeline_and_raw() {
     let (sc, mut app) = findings_app();
     app.apply(Action::FocusFindings);
-    assert_eq!(app.state.focus, Pane::Findings);
+    assert_eq!(app.shell.focus, Pane::Findings);
     let i = app
-        .state
+        .panes
         .findings
         .list
         .iter()
@@ -67,14 +67,14 @@ fn enter_on_a_finding_cycles_through_its_frames_in_timeline_and_raw() {
     for _ in 0..i {
         app.apply(Action::Down);
     }
-    let seqs = app.state.findings.list[i].seqs.clone();
+    let seqs = app.panes.findings.list[i].seqs.clone();
     // A filter that hides the frame is dropped to show it.
-    app.state.timeline.view.set_filter(KindFilter::Logs, "");
+    app.panes.timeline.view.set_filter(KindFilter::Logs, "");
     for round in 0..2 {
         for s in &seqs {
             app.apply(Action::ShowFrame);
             let store = sc.trace.read();
-            let tl = &app.state.timeline;
+            let tl = &app.panes.timeline;
             assert_eq!(
                 tl.view.seq_at(tl.cursor.selected, &store),
                 Some(*s),
@@ -82,31 +82,31 @@ fn enter_on_a_finding_cycles_through_its_frames_in_timeline_and_raw() {
             );
             assert!(!tl.follow);
             drop(store);
-            assert_eq!(app.state.raw.seq, Some(*s), "Raw shows the frame");
+            assert_eq!(app.panes.raw.seq, Some(*s), "Raw shows the frame");
         }
     }
-    assert_eq!(app.state.timeline.view.kind, KindFilter::All);
+    assert_eq!(app.panes.timeline.view.kind, KindFilter::All);
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("progress-not-increasing")),
         "{:?}",
-        app.state.notice
+        app.shell.notice
     );
     // Moving to another finding starts again from its first frame.
     app.apply(Action::ShowFrame);
     app.apply(Action::Up);
     app.apply(Action::Down);
     app.apply(Action::ShowFrame);
-    assert_eq!(app.state.raw.seq, Some(seqs[0]));
+    assert_eq!(app.panes.raw.seq, Some(seqs[0]));
     // The cursor stays inside the list.
     for _ in 0..50 {
         app.apply(Action::Down);
     }
     assert_eq!(
-        app.state.findings.cursor.selected,
-        app.state.findings.list.len() - 1
+        app.panes.findings.cursor.selected,
+        app.panes.findings.list.len() - 1
     );
 }
 

@@ -9,7 +9,7 @@
 use crate::support::*;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::asks::Route;
+use mcpscope::tui::overlays::asks::Route;
 
 /// A stateless-era call whose result asks for `requests`.
 fn asking(requests: Value) -> Scenario {
@@ -46,7 +46,7 @@ fn live(sc: &Scenario) -> App {
 fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
     let sc = project_and_roots();
     let mut app = live(&sc);
-    let routes: Vec<&Route> = app.state.asks.waiting.iter().map(|a| &a.route).collect();
+    let routes: Vec<&Route> = app.overlays.asks.waiting.iter().map(|a| &a.route).collect();
     assert_eq!(
         routes,
         [
@@ -76,14 +76,14 @@ fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
     );
     // Required field empty: refused, nothing sent.
     assert!(key(&mut app, KeyCode::Enter).is_empty());
-    assert_eq!(app.state.asks.waiting.len(), 2);
+    assert_eq!(app.overlays.asks.waiting.len(), 2);
     typed(&mut app, "gizmo");
     assert!(
         key(&mut app, KeyCode::Enter).is_empty(),
         "one answer still missing"
     );
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("project answered; 1 more for id 1 before the retry")
     );
 
@@ -115,10 +115,10 @@ fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
             },
         }]
     );
-    assert!(app.state.asks.waiting.is_empty());
-    assert!(!app.state.asks.open);
+    assert!(app.overlays.asks.waiting.is_empty());
+    assert!(!app.overlays.asks.open);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("answered: id 1 retried with its inputs")
     );
 
@@ -131,12 +131,12 @@ fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
         "inputRequests": {"step2": {"method": "elicitation/create", "params": {"message": "Colour?",
             "requestedSchema": {"type": "object", "properties": {"color": {"type": "string"}}}}}}}}));
     app.sync();
-    let first = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    let first = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     assert_eq!(
         first.input.as_ref().unwrap().answered_by,
         Some(IdKey::Str("input-1".into()))
     );
-    assert_eq!(app.state.asks.waiting.len(), 1);
+    assert_eq!(app.overlays.asks.waiting.len(), 1);
     app.apply(Action::AnswerServer);
     typed(&mut app, "teal");
     match &key(&mut app, KeyCode::Enter)[..] {
@@ -164,14 +164,14 @@ fn a_declined_sampling_request_leaves_the_retry_to_the_composer() {
             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}
     }));
     let mut app = live(&sc);
-    assert_eq!(app.state.asks.waiting.len(), 2);
+    assert_eq!(app.overlays.asks.waiting.len(), 2);
     app.apply(Action::AnswerServer);
     assert!(ctrl(&mut app, 'n').is_empty());
     assert!(
-        app.state.asks.waiting.is_empty(),
+        app.overlays.asks.waiting.is_empty(),
         "the rest of the round went too"
     );
-    let notice = app.state.notice.clone().unwrap();
+    let notice = app.shell.notice.clone().unwrap();
     assert!(
         notice.starts_with(
             "interactive_wizard (id 1) is not retried: greeting has no answer to send"
@@ -184,11 +184,11 @@ fn a_declined_sampling_request_leaves_the_retry_to_the_composer() {
     );
     // Offered once only.
     app.sync();
-    assert!(app.state.asks.waiting.is_empty());
+    assert!(app.overlays.asks.waiting.is_empty());
     // The composer's retry still works.
     app.apply(Action::FocusProgress);
     app.apply(Action::AnswerInput);
-    assert!(app.state.composer.raw_mode);
+    assert!(app.panes.composer.raw_mode);
 }
 
 #[test]
@@ -223,7 +223,7 @@ fn a_sampling_reply_and_an_elicitation_decline_complete_a_round() {
 fn a_retry_composed_by_hand_withdraws_the_forms() {
     let sc = project_and_roots();
     let mut app = live(&sc);
-    assert_eq!(app.state.asks.waiting.len(), 2);
+    assert_eq!(app.overlays.asks.waiting.len(), 2);
     sc.at_ms(40).out(
         json!({"jsonrpc": "2.0", "id": "answer-1", "method": "tools/call", "params": {
         "name": "interactive_wizard", "arguments": {"questions": 2},
@@ -231,7 +231,7 @@ fn a_retry_composed_by_hand_withdraws_the_forms() {
         "requestState": "opaque-state-1"}}),
     );
     app.sync();
-    assert!(app.state.asks.waiting.is_empty());
+    assert!(app.overlays.asks.waiting.is_empty());
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn a_replay_offers_no_forms() {
     };
     let mut app = App::new(sc.trace.clone(), opts);
     app.sync();
-    assert!(app.state.asks.waiting.is_empty());
+    assert!(app.overlays.asks.waiting.is_empty());
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn the_requests_wait_in_the_order_the_server_wrote_them() {
     );
     let app = live(&sc);
     let keys: Vec<String> = app
-        .state
+        .overlays
         .asks
         .waiting
         .iter()
@@ -318,15 +318,16 @@ fn open_rounds_are_bounded_and_the_rest_is_left_to_the_composer() {
                 "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}}}}}));
     }
     let app = live(&sc);
-    assert_eq!(app.state.asks.waiting.len(), MAX_ROUNDS);
+    assert_eq!(app.overlays.asks.waiting.len(), MAX_ROUNDS);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some(&*format!(
             "the server needs input ({MAX_ROUNDS} request(s)) — A to answer; 1 call(s) more wait for a in Progress (too much is open)"
         ))
     );
     let last = app
-        .state
+        .panes
+        .progress
         .calls
         .get(&IdKey::Int(MAX_ROUNDS as i64 + 1))
         .unwrap();

@@ -25,7 +25,7 @@ fn look_alike_tool_names_are_shown_apart_and_called_exactly() {
         "{screen}"
     );
     // The call carries the name as the server wrote it.
-    assert_eq!(app.state.composer.tool.as_deref(), Some("ec\u{200B}ho"));
+    assert_eq!(app.panes.composer.tool.as_deref(), Some("ec\u{200B}ho"));
     let effects = app.apply(Action::Send);
     assert!(
         matches!(&effects[..], [Effect::Call { tool, .. }] if tool == "ec\u{200B}ho"),

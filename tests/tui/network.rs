@@ -5,13 +5,13 @@ use crate::support::*;
 use mcpscope::protocol::IdKey;
 use mcpscope::tui::calls::CallStatus;
 use mcpscope::tui::network::{HttpStatus, StreamEnd};
-use mcpscope::tui::state::Pane;
+use mcpscope::tui::pane::Pane;
 
 #[test]
 fn network_rows_come_from_http_meta_events_and_their_channels() {
     let sc = http_session();
     let app = app(&sc);
-    let rows = &app.state.network.view.rows;
+    let rows = &app.panes.network.view.rows;
     let summary: Vec<(&str, &str, String)> = rows
         .iter()
         .map(|x| (x.channel.as_str(), x.method.as_str(), x.status.label()))
@@ -72,8 +72,8 @@ fn network_rows_come_from_http_meta_events_and_their_channels() {
         rows[7].stream_events(),
         ["primed", "open"].map(String::from)
     );
-    assert!(app.state.offers(Pane::Network));
-    assert!(app.state.shows_channels());
+    assert!(app.view().offers(Pane::Network));
+    assert!(app.view().shows_channels());
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn network_view_extends_incrementally_and_follows_the_newest_exchange() {
     let sc = http_session();
     let mut app = app(&sc);
     app.apply(Action::FocusNetwork);
-    assert_eq!(app.state.network.cursor.selected, 7);
+    assert_eq!(app.panes.network.cursor.selected, 7);
     sc.at_ms(950).inn_on(
         "post:6",
         json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [], "isError": false}}),
@@ -90,29 +90,29 @@ fn network_view_extends_incrementally_and_follows_the_newest_exchange() {
         .meta_on("post:6", json!({"event": "stream-end"}));
     sc.at_ms(960).meta_on("http", json!({"event": "http", "method": "DELETE", "status": 200, "session": "demo-00000001", "ms": 1}));
     app.sync();
-    let rows = &app.state.network.view.rows;
+    let rows = &app.panes.network.view.rows;
     assert_eq!(rows.len(), 9);
     assert_eq!(rows[7].frames, 2);
     assert_eq!(rows[7].end, Some(StreamEnd::Ended));
     assert_eq!(rows[8].rpc, "(end session)");
-    assert_eq!(app.state.network.cursor.selected, 8, "following");
+    assert_eq!(app.panes.network.cursor.selected, 8, "following");
     // Scrolling up stops following; a new exchange does not move the cursor.
     app.apply(Action::Up);
-    assert!(!app.state.network.follow);
+    assert!(!app.panes.network.follow);
     sc.at_ms(970).meta_on(
         "get",
         json!({"event": "http-error", "method": "GET", "error": "connection refused"}),
     );
     app.sync();
-    assert_eq!(app.state.network.cursor.selected, 7);
-    let last = app.state.network.view.rows.last().unwrap();
+    assert_eq!(app.panes.network.cursor.selected, 7);
+    let last = app.panes.network.view.rows.last().unwrap();
     assert_eq!(last.status, HttpStatus::Error("connection refused".into()));
     // The Raw pane shows the selected exchange's meta event.
-    let seq = app.state.network.view.rows[7].seq;
-    assert_eq!(app.state.raw.seq, Some(seq));
+    let seq = app.panes.network.view.rows[7].seq;
+    assert_eq!(app.panes.raw.seq, Some(seq));
     app.apply(Action::Follow);
     app.sync();
-    assert_eq!(app.state.network.cursor.selected, 9);
+    assert_eq!(app.panes.network.cursor.selected, 9);
 }
 
 #[test]
@@ -124,12 +124,12 @@ fn enter_on_an_exchange_shows_its_channel_in_the_timeline() {
     for _ in 0..3 {
         app.apply(Action::Down);
     }
-    assert_eq!(app.state.network.view.rows[3].channel, "post:3");
+    assert_eq!(app.panes.network.view.rows[3].channel, "post:3");
     app.apply(Action::ShowChannel);
-    assert_eq!(app.state.focus, Pane::Timeline);
+    assert_eq!(app.shell.focus, Pane::Timeline);
     let channel_rows = |app: &App| -> Vec<(String, Option<String>)> {
         let store = sc.trace.read();
-        let v = &app.state.timeline.view;
+        let v = &app.panes.timeline.view;
         (0..v.len(&store))
             .map(|i| {
                 let ev = store.get(v.seq_at(i, &store).unwrap()).unwrap();
@@ -160,7 +160,7 @@ fn enter_on_an_exchange_shows_its_channel_in_the_timeline() {
             "stream-released"
         ]
     );
-    assert_eq!(app.state.timeline.cursor.selected, 0);
+    assert_eq!(app.panes.timeline.cursor.selected, 0);
     // New events of that channel join, others do not.
     sc.at_ms(950)
         .meta_on("post:3", json!({"event": "stream-end"}));
@@ -171,30 +171,30 @@ fn enter_on_an_exchange_shows_its_channel_in_the_timeline() {
     // `a` shows every event again.
     app.apply(Action::ClearLane);
     let store_len = sc.trace.read().len() as usize;
-    assert_eq!(app.state.timeline.view.len(&sc.trace.read()), store_len);
+    assert_eq!(app.panes.timeline.view.len(&sc.trace.read()), store_len);
 }
 
 #[test]
 fn the_network_pane_is_offered_only_to_http_sessions() {
     let sc = mid_progress();
     let mut app = app(&sc);
-    assert!(!app.state.offers(Pane::Network));
-    assert!(!app.state.shows_channels());
-    assert!(!app.state.tabs().any(|p| p == Pane::Network));
+    assert!(!app.view().offers(Pane::Network));
+    assert!(!app.view().shows_channels());
+    assert!(!app.view().tabs().any(|p| p == Pane::Network));
     // Tab never lands on it…
     app.apply(Action::FocusFindings);
     app.apply(Action::FocusNext);
-    assert_eq!(app.state.focus, Pane::Progress);
+    assert_eq!(app.shell.focus, Pane::Progress);
     app.apply(Action::FocusPrev);
-    assert_eq!(app.state.focus, Pane::Findings);
+    assert_eq!(app.shell.focus, Pane::Findings);
     // …but its key shows it (with nothing in it).
     key(&mut app, KeyCode::Char('8'));
-    assert_eq!(app.state.focus, Pane::Network);
-    assert!(app.state.network.view.is_empty());
+    assert_eq!(app.shell.focus, Pane::Network);
+    assert!(app.panes.network.view.is_empty());
     app.apply(Action::ShowChannel);
-    assert_eq!(app.state.focus, Pane::Network);
+    assert_eq!(app.shell.focus, Pane::Network);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("no HTTP exchange selected")
     );
 }
@@ -227,7 +227,7 @@ fn stateless_cancel_legacy_sse_and_transport_failures_show_on_their_exchanges() 
         json!({"event": "failed", "request": 9, "error": "POST failed: connection refused"}),
     );
     let app = app(&sc);
-    let rows = &app.state.network.view.rows;
+    let rows = &app.panes.network.view.rows;
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[0].rpc, "(legacy SSE stream)");
     assert_eq!(
@@ -248,13 +248,13 @@ fn stateless_cancel_legacy_sse_and_transport_failures_show_on_their_exchanges() 
     );
     assert_eq!(rows[3].status.label(), "ERR");
     // The calls: cancelled by closing the stream, failed by the transport.
-    let c = app.state.calls.get(&IdKey::Int(7)).unwrap();
+    let c = app.panes.progress.calls.get(&IdKey::Int(7)).unwrap();
     assert_eq!(c.status, CallStatus::Cancelled);
     assert_eq!(
         c.note,
         "cancelled by the user in mcpscope (closed the response stream)"
     );
-    let c = app.state.calls.get(&IdKey::Int(9)).unwrap();
+    let c = app.panes.progress.calls.get(&IdKey::Int(9)).unwrap();
     assert_eq!(c.status, CallStatus::Failed);
     assert_eq!(c.note, "POST failed: connection refused");
 }
@@ -316,7 +316,7 @@ fn the_authorization_flow_is_rows_in_the_network_pane_and_a_state_in_the_header(
         header.contains("⚿ authorized as fixture-client"),
         "{header}"
     );
-    let rows = &app.state.network.view.rows;
+    let rows = &app.panes.network.view.rows;
     let auth: Vec<(String, String, String)> = rows
         .iter()
         .filter(|r| r.channel == "auth")

@@ -4,13 +4,14 @@
 use crate::support::*;
 use mcpscope::protocol::IdKey;
 use mcpscope::tui::calls::{ByteMode, CallStatus, Gauge};
-use mcpscope::tui::state::{Conn, Pane};
+use mcpscope::tui::pane::Pane;
+use mcpscope::tui::shell::Conn;
 
 #[test]
 fn calls_are_found_in_the_trace_and_keep_their_final_state() {
     let sc = mid_progress();
     let mut app = app(&sc);
-    assert_eq!(app.state.calls.list.len(), 5);
+    assert_eq!(app.panes.progress.calls.list.len(), 5);
     assert_eq!(status(&app, 1), CallStatus::Running);
     assert_eq!(status(&app, 4), CallStatus::Done);
     assert_eq!(
@@ -18,7 +19,7 @@ fn calls_are_found_in_the_trace_and_keep_their_final_state() {
         CallStatus::Cancelled,
         "a late response does not undo the cancel"
     );
-    assert_eq!(app.state.calls.running(), 3);
+    assert_eq!(app.panes.progress.calls.running(), 3);
 
     sc.at_ms(1500).result(1, "uploaded", false);
     sc.at_ms(1510)
@@ -28,7 +29,7 @@ fn calls_are_found_in_the_trace_and_keep_their_final_state() {
     assert_eq!(status(&app, 1), CallStatus::Done);
     assert_eq!(status(&app, 2), CallStatus::ToolError);
     assert_eq!(status(&app, 3), CallStatus::TimedOut);
-    let c = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    let c = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     assert_eq!(c.end_us, Some(1_500_000));
     assert_eq!(c.sent_us, 100_000);
 }
@@ -42,7 +43,7 @@ fn a_server_exit_crashes_running_calls_and_shows_in_the_header() {
     app.sync();
     assert_eq!(status(&app, 1), CallStatus::Crashed);
     assert_eq!(status(&app, 4), CallStatus::Done);
-    assert!(matches!(&app.state.conn, Conn::Exited(why) if why.contains("signal 9")));
+    assert!(matches!(&app.shell.conn, Conn::Exited(why) if why.contains("signal 9")));
 }
 
 #[test]
@@ -50,7 +51,7 @@ fn gauges_read_bytes_steps_rates_and_etas() {
     let sc = mid_progress();
     let app = app(&sc);
     let store = sc.trace.read();
-    let upload = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    let upload = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     let g = Gauge::of(upload, &store, ByteMode::Auto);
     assert_eq!(g.notifications, 4);
     assert!(g.bytes);
@@ -62,12 +63,12 @@ fn gauges_read_bytes_steps_rates_and_etas() {
     assert_eq!(g.eta_us(), Some(1_500_000));
     assert!(!Gauge::of(upload, &store, ByteMode::Plain).bytes);
 
-    let wizard = app.state.calls.get(&IdKey::Int(3)).unwrap();
+    let wizard = app.panes.progress.calls.get(&IdKey::Int(3)).unwrap();
     let g = Gauge::of(wizard, &store, ByteMode::Auto);
     assert!(g.zero_based_steps);
     assert_eq!((g.progress, g.total), (Some(1.0), Some(3.0)));
 
-    let ctx = app.state.calls.get(&IdKey::Int(2)).unwrap();
+    let ctx = app.panes.progress.calls.get(&IdKey::Int(2)).unwrap();
     let g = Gauge::of(ctx, &store, ByteMode::Auto);
     assert_eq!((g.notifications, g.total, g.ratio()), (3, None, None));
     assert_eq!(
@@ -91,7 +92,7 @@ fn cancel_targets_the_selected_running_call() {
     app.apply(Action::Down); // echo, finished
     assert!(app.apply(Action::CancelCall).is_empty());
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .unwrap()
@@ -105,7 +106,7 @@ fn cancel_targets_the_selected_running_call() {
             .token_seqs(&IdKey::Str("mcpscope-2".into()))
             .nth(1)
             .expect("a second seq");
-        app.state.timeline.view.position_of(seq, &store)
+        app.panes.timeline.view.position_of(seq, &store)
     };
     app.apply(Action::Top);
     for _ in 0..pos {
@@ -123,9 +124,9 @@ fn details_show_timing_statistics_of_the_selected_call() {
     let mut app = app(&sc);
     app.apply(Action::FocusProgress);
     app.apply(Action::Details);
-    assert!(app.state.progress_details);
+    assert!(app.panes.progress.details);
     // The upload: notifications at 350, 600, 850 and 1100 ms after a request at 100 ms.
-    let tm = &app.state.timing;
+    let tm = &app.panes.progress.timing;
     assert_eq!(tm.id, Some(IdKey::Int(1)));
     assert_eq!(tm.count, 4);
     assert_eq!(tm.first_after_us(), Some(250_000));
@@ -140,7 +141,7 @@ fn details_show_timing_statistics_of_the_selected_call() {
         "Read 2621440 / 5242880 bytes",
     );
     app.sync();
-    let tm = &app.state.timing;
+    let tm = &app.panes.progress.timing;
     assert_eq!(tm.count, 5);
     assert_eq!(tm.min_gap_us, Some(50_000));
     assert_eq!(tm.median_gap_us(), Some(250_000));
@@ -158,10 +159,10 @@ fn details_show_timing_statistics_of_the_selected_call() {
     );
     // Another call: the numbers follow the selection.
     app.apply(Action::Down);
-    assert_eq!(app.state.timing.id, Some(IdKey::Int(2)));
-    assert_eq!(app.state.timing.count, 3);
+    assert_eq!(app.panes.progress.timing.id, Some(IdKey::Int(2)));
+    assert_eq!(app.panes.progress.timing.count, 3);
     app.apply(Action::Details);
-    assert!(!app.state.progress_details);
+    assert!(!app.panes.progress.details);
 }
 
 /// A stateless-era call whose result asks for an elicitation and roots.
@@ -197,7 +198,7 @@ fn an_input_required_result_is_its_own_state_listing_the_requests() {
         screen.contains("needs elicitation/create \"Project name?\" · roots/list · a answers it"),
         "{screen}"
     );
-    let c = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    let c = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     assert_eq!(c.status, CallStatus::InputRequired);
     assert!(!c.status.is_running());
     assert_eq!(c.status.label(), "input required");
@@ -214,10 +215,10 @@ fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
     let mut app = app(&sc);
     app.apply(Action::FocusProgress);
     key(&mut app, KeyCode::Char('a'));
-    assert_eq!(app.state.focus, Pane::Composer);
-    assert!(app.state.composer.raw_mode);
-    assert_eq!(app.state.composer.check.error, None);
-    let msg: serde_json::Value = serde_json::from_str(&app.state.composer.text()).unwrap();
+    assert_eq!(app.shell.focus, Pane::Composer);
+    assert!(app.panes.composer.raw_mode);
+    assert_eq!(app.panes.composer.check.error, None);
+    let msg: serde_json::Value = serde_json::from_str(&app.panes.composer.text()).unwrap();
     assert_eq!(
         msg,
         json!({
@@ -256,21 +257,26 @@ fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
     // The retry, once in the trace, is a call of its own and answers the first.
     sc.at_ms(30).out_on("post:2", msg);
     app.sync();
-    let first = app.state.calls.get(&IdKey::Int(1)).unwrap();
+    let first = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     assert_eq!(
         first.input.as_ref().unwrap().answered_by,
         Some(IdKey::Str("answer-1".into()))
     );
-    let retry = app.state.calls.get(&IdKey::Str("answer-1".into())).unwrap();
+    let retry = app
+        .panes
+        .progress
+        .calls
+        .get(&IdKey::Str("answer-1".into()))
+        .unwrap();
     assert_eq!(retry.status, CallStatus::Running);
     assert_eq!(retry.token, Some(IdKey::Str("answer-1".into())));
     // A second answer gets a fresh id.
     app.apply(Action::FocusProgress);
     app.apply(Action::Top);
     app.apply(Action::AnswerInput);
-    assert!(app.state.composer.text().contains("\"answer-2\""));
+    assert!(app.panes.composer.text().contains("\"answer-2\""));
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("answered already"))
@@ -283,14 +289,14 @@ fn answering_a_call_that_needs_no_input_explains_why_not() {
     let mut app = app(&sc);
     app.apply(Action::FocusProgress);
     app.apply(Action::AnswerInput);
-    assert_eq!(app.state.focus, Pane::Progress);
+    assert_eq!(app.shell.focus, Pane::Progress);
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("only an input_required result can be answered")),
         "{:?}",
-        app.state.notice
+        app.shell.notice
     );
 }
 
@@ -316,7 +322,8 @@ fn two_host_sessions_with_one_id_each_settle_their_own_call() {
     );
     app.sync();
     let status = |tool: &str| {
-        app.state
+        app.panes
+            .progress
             .calls
             .list
             .iter()

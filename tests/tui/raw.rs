@@ -10,14 +10,14 @@ fn raw_pane_searches_and_switches_to_exact_bytes() {
     app.apply(Action::Top);
     app.apply(Action::Down); // initialize request
     app.apply(Action::FocusRaw);
-    assert!(app.state.raw.lines.len() > 3);
+    assert!(app.panes.raw.lines.len() > 3);
     app.apply(Action::Search);
     typed(&mut app, "protocolversion");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.state.raw.matches.len(), 1);
+    assert_eq!(app.panes.raw.matches.len(), 1);
     app.apply(Action::ToggleBytes);
     let shown: String = app
-        .state
+        .panes
         .raw
         .lines
         .iter()
@@ -26,7 +26,7 @@ fn raw_pane_searches_and_switches_to_exact_bytes() {
     let frame = sc
         .trace
         .read()
-        .get(app.state.raw.seq.unwrap())
+        .get(app.panes.raw.seq.unwrap())
         .unwrap()
         .text()
         .into_owned();

@@ -2,7 +2,7 @@
 
 use crate::support::*;
 use mcpscope::tui::calls::CallStatus;
-use mcpscope::tui::state::Conn;
+use mcpscope::tui::shell::Conn;
 
 fn replay_app(sc: &Scenario) -> App {
     use mcpscope::trace::{ManualClock, Store, Trace};
@@ -22,7 +22,7 @@ fn replay_app(sc: &Scenario) -> App {
 }
 
 fn fed(app: &App) -> usize {
-    app.state.replay.unwrap().fed
+    app.shell.replay.unwrap().fed
 }
 
 #[test]
@@ -30,28 +30,28 @@ fn replay_plays_in_recorded_time_scaled_by_speed() {
     use std::time::Duration;
     let sc = mid_progress();
     let mut app = replay_app(&sc);
-    let r = app.state.replay.unwrap();
+    let r = app.shell.replay.unwrap();
     assert_eq!((r.fed, r.speed, r.paused), (0, 1.0, false));
-    assert_eq!(app.state.conn, Conn::Offline);
+    assert_eq!(app.shell.conn, Conn::Offline);
     // 100 ms at ×1: the events up to t = 100 ms (spawn … initialized, the upload call).
     app.advance_replay(Duration::from_millis(100));
     app.sync();
     assert_eq!(fed(&app), 6);
-    assert_eq!(app.state.events, 6);
+    assert_eq!(app.shell.events, 6);
     assert_eq!(
         app.trace().now_us(),
         100_000,
         "the trace clock is the playback position"
     );
-    assert_eq!(app.state.calls.list.len(), 1);
+    assert_eq!(app.panes.progress.calls.list.len(), 1);
     // ×4: 50 ms of wall time is 200 ms of trace.
     app.apply(Action::ReplayFaster);
     app.apply(Action::ReplayFaster);
-    assert_eq!(app.state.replay.unwrap().speed, 4.0);
+    assert_eq!(app.shell.replay.unwrap().speed, 4.0);
     app.advance_replay(Duration::from_millis(50));
     app.sync();
-    assert_eq!(app.state.replay.unwrap().pos_us, 300_000);
-    assert_eq!(app.state.calls.list.len(), 5);
+    assert_eq!(app.shell.replay.unwrap().pos_us, 300_000);
+    assert_eq!(app.panes.progress.calls.list.len(), 5);
     // Paused: time passes, nothing is fed, the clock stands still.
     app.apply(Action::ReplayPause);
     let before = fed(&app);
@@ -60,7 +60,7 @@ fn replay_plays_in_recorded_time_scaled_by_speed() {
     assert_eq!(app.trace().now_us(), 300_000);
     app.apply(Action::ReplayPause);
     app.advance_replay(Duration::from_millis(1));
-    assert!(app.state.replay.unwrap().pos_us > 300_000);
+    assert!(app.shell.replay.unwrap().pos_us > 300_000);
 }
 
 #[test]
@@ -68,26 +68,26 @@ fn replay_steps_one_event_and_clamps_its_speed() {
     let sc = mid_progress();
     let mut app = replay_app(&sc);
     app.apply(Action::ReplayStep);
-    let r = app.state.replay.unwrap();
+    let r = app.shell.replay.unwrap();
     assert_eq!((r.fed, r.paused), (1, true));
-    assert_eq!(app.state.events, 1);
+    assert_eq!(app.shell.events, 1);
     app.apply(Action::ReplayStep);
     app.apply(Action::ReplayStep);
     assert_eq!(fed(&app), 3);
-    assert_eq!(app.state.events, 3);
+    assert_eq!(app.shell.events, 3);
     assert_eq!(
-        app.state.replay.unwrap().pos_us,
+        app.shell.replay.unwrap().pos_us,
         5_000,
         "at the stepped event's time"
     );
     for _ in 0..10 {
         app.apply(Action::ReplayFaster);
     }
-    assert_eq!(app.state.replay.unwrap().speed, 16.0);
+    assert_eq!(app.shell.replay.unwrap().speed, 16.0);
     for _ in 0..10 {
         app.apply(Action::ReplaySlower);
     }
-    assert_eq!(app.state.replay.unwrap().speed, 0.5);
+    assert_eq!(app.shell.replay.unwrap().speed, 0.5);
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn replay_jump_to_end_reproduces_the_full_timeline() {
     let mut app = replay_app(&sc);
     app.apply(Action::ReplayEnd);
     while app.sync() {}
-    let r = app.state.replay.unwrap();
+    let r = app.shell.replay.unwrap();
     assert!(r.done());
     assert_eq!(r.fed, r.total);
     assert_eq!(r.pos_us, 1_100_000, "the last recorded event's time");
@@ -104,13 +104,16 @@ fn replay_jump_to_end_reproduces_the_full_timeline() {
     let replayed = mcpscope::cli::replay::format_store(&app.trace().read());
     assert_eq!(replayed, original);
     let live = crate::support::app(&sc);
-    assert_eq!(app.state.calls.list.len(), live.state.calls.list.len());
+    assert_eq!(
+        app.panes.progress.calls.list.len(),
+        live.panes.progress.calls.list.len()
+    );
     assert_eq!(status(&app, 4), CallStatus::Done);
     assert_eq!(status(&app, 5), CallStatus::Cancelled);
     // Stepping past the end says so; nothing can be sent.
     app.apply(Action::ReplayStep);
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("end of the trace"))
@@ -119,12 +122,12 @@ fn replay_jump_to_end_reproduces_the_full_timeline() {
     let effects = app.apply(Action::Send);
     assert!(effects.is_empty());
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("recorded trace")),
         "{:?}",
-        app.state.notice
+        app.shell.notice
     );
 }
 
@@ -133,9 +136,9 @@ fn playback_keys_outside_a_replay_only_explain_themselves() {
     let sc = mid_progress();
     let mut app = app(&sc);
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.state.replay.is_none());
+    assert!(app.shell.replay.is_none());
     assert!(
-        app.state
+        app.shell
             .notice
             .as_deref()
             .is_some_and(|n| n.contains("mcpscope replay"))
@@ -156,7 +159,7 @@ async fn findings_are_computed_during_replay() {
     checks.sync();
     app.add_findings(checks.findings_since(0));
     assert!(
-        app.state
+        app.panes
             .findings
             .list
             .iter()

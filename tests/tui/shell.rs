@@ -1,26 +1,26 @@
 //! What is global to the screen: help, zoom, focus, the mouse, the header.
 
 use crate::support::*;
-use mcpscope::tui::state::Pane;
+use mcpscope::tui::pane::Pane;
 
 #[test]
 fn keys_help_zoom_focus_and_mouse() {
     let sc = mid_progress();
     let mut app = app(&sc);
     key(&mut app, KeyCode::Char('?'));
-    assert!(app.state.help.is_some());
+    assert!(app.overlays.help.is_some());
     key(&mut app, KeyCode::Char('j'));
-    assert_eq!(app.state.help, Some(1));
+    assert_eq!(app.overlays.help, Some(1));
     key(&mut app, KeyCode::Esc);
-    assert!(app.state.help.is_none());
+    assert!(app.overlays.help.is_none());
     key(&mut app, KeyCode::Char('3'));
-    assert_eq!(app.state.focus, Pane::Logs);
+    assert_eq!(app.shell.focus, Pane::Logs);
     key(&mut app, KeyCode::Tab);
-    assert_eq!(app.state.focus, Pane::Raw);
+    assert_eq!(app.shell.focus, Pane::Raw);
     key(&mut app, KeyCode::Char('z'));
-    assert!(app.state.zoom);
+    assert!(app.shell.zoom);
     key(&mut app, KeyCode::Esc);
-    assert!(!app.state.zoom);
+    assert!(!app.shell.zoom);
 
     // A click in the Timeline focuses it and selects the row under the pointer.
     app.resize(160, 48);
@@ -31,18 +31,18 @@ fn keys_help_zoom_focus_and_mouse() {
         row: r.y + 3,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.state.focus, Pane::Timeline);
-    let len = app.state.timeline.view.len(&sc.trace.read());
+    assert_eq!(app.shell.focus, Pane::Timeline);
+    let len = app.panes.timeline.view.len(&sc.trace.read());
     let h = (r.height - 3) as usize;
-    assert_eq!(app.state.timeline.cursor.selected, len - h + 1);
-    assert!(!app.state.timeline.follow);
+    assert_eq!(app.panes.timeline.cursor.selected, len - h + 1);
+    assert!(!app.panes.timeline.follow);
     app.handle_mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
         column: r.x + 5,
         row: r.y + 3,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.state.timeline.cursor.selected, len - h - 2);
+    assert_eq!(app.panes.timeline.cursor.selected, len - h - 2);
     key(&mut app, KeyCode::Char('q'));
     assert!(app.should_quit());
 }

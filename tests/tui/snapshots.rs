@@ -264,7 +264,7 @@ fn replay_offers_no_server_actions_in_the_footer() {
         (Action::FocusComposer, "read-only"),
     ] {
         replay.apply(focus);
-        assert_eq!(replay.state.focus, mcpscope::tui::state::Pane::Progress);
+        assert_eq!(replay.shell.focus, mcpscope::tui::pane::Pane::Progress);
         let screen = render(&mut replay, 240, 24);
         let f = footer(&screen);
         assert!(f.contains(keep), "{f}");
@@ -325,10 +325,10 @@ fn header_cuts_long_texts_but_keeps_what_always_stays() {
     let sc = with_faults();
     let mut app = app(&sc);
     app.add_findings(check_all(&sc));
-    app.state.conn = mcpscope::tui::state::Conn::Failed(
+    app.shell.conn = mcpscope::tui::shell::Conn::Failed(
         "the server closed its stdout before answering initialize (exit code 1)".into(),
     );
-    app.state.recording = Some("/home/someone/a/rather/deep/directory/session.jsonl".into());
+    app.shell.recording = Some("/home/someone/a/rather/deep/directory/session.jsonl".into());
     for w in [80u16, 100, 120] {
         let screen = render(&mut app, w, 24);
         let h = header(&screen).trim_end();

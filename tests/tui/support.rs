@@ -37,7 +37,8 @@ pub fn typed(app: &mut App, text: &str) -> Vec<Effect> {
 }
 
 pub fn status(app: &App, id: i64) -> CallStatus {
-    app.state
+    app.panes
+        .progress
         .calls
         .get(&mcpscope::protocol::IdKey::Int(id))
         .expect("call")
@@ -208,7 +209,7 @@ pub fn render(app: &mut App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
     let trace = app.trace().clone();
     let store = trace.read();
-    term.draw(|f| ui::draw(f, &app.state, &store)).unwrap();
+    term.draw(|f| ui::draw(f, &app.view(), &store)).unwrap();
     let buf = term.backend().buffer();
     let mut out = String::new();
     for y in 0..h {

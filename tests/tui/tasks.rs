@@ -93,11 +93,11 @@ fn a_task_call_keeps_one_gauge_and_follows_the_task_to_its_result() {
     let mut app = task_app(&sc);
     let screen = render(&mut app, 160, 48);
     assert_eq!(
-        app.state.calls.list.len(),
+        app.panes.progress.calls.list.len(),
         1,
         "one gauge for the call and its task"
     );
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(
         c.status,
         CallStatus::Running,
@@ -137,7 +137,7 @@ fn a_task_call_keeps_one_gauge_and_follows_the_task_to_its_result() {
 
     finish(&sc);
     let screen = render(&mut app, 160, 48);
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Done);
     assert_eq!(c.end_us, Some(4_000_000));
     let task = c.task.as_ref().unwrap();
@@ -186,7 +186,7 @@ fn a_failed_or_cancelled_task_ends_its_call() {
     );
     let mut app = task_app(&sc);
     let screen = render(&mut app, 160, 48);
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Cancelled);
     assert_eq!(c.end_us, Some(2_605_000));
     assert_eq!(c.task.as_ref().unwrap().status, "cancelled");
@@ -202,7 +202,7 @@ fn a_failed_or_cancelled_task_ends_its_call() {
     );
     let mut app = task_app(&sc);
     let screen = render(&mut app, 160, 48);
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Failed);
     assert_eq!(c.note, "task failed");
     assert!(screen.contains("task 7f3a9c2e… failed"), "{screen}");
@@ -218,7 +218,7 @@ fn a_task_created_failed_ends_its_call_at_once() {
     );
     let mut app = task_app(&sc);
     app.sync();
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Failed);
     assert_eq!(c.end_us, Some(30_000));
     assert_eq!(
@@ -252,7 +252,7 @@ fn an_error_from_tasks_result_and_a_server_exit_end_the_call() {
     );
     let mut app = task_app(&sc);
     app.sync();
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::RpcError);
     assert_eq!(c.note, "tasks/result: task expired");
 
@@ -261,7 +261,7 @@ fn an_error_from_tasks_result_and_a_server_exit_end_the_call() {
         .meta(json!({"event": "exit", "code": 1, "signal": null}));
     let mut app = task_app(&sc);
     app.sync();
-    let c = &app.state.calls.list[0];
+    let c = &app.panes.progress.calls.list[0];
     assert_eq!(c.status, CallStatus::Crashed);
     assert_eq!(c.note, "the server exited with status 1");
 }
@@ -289,10 +289,16 @@ fn cancel_sends_tasks_cancel_once_the_task_runs() {
         }]
     );
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("cancelling research (task 7f3a9c2e…)")
     );
-    assert!(app.state.calls.list[0].task.as_ref().unwrap().cancel_sent);
+    assert!(
+        app.panes.progress.calls.list[0]
+            .task
+            .as_ref()
+            .unwrap()
+            .cancel_sent
+    );
 }
 
 #[test]
@@ -306,7 +312,7 @@ fn the_composer_asks_for_a_task_where_the_tool_allows_it() {
     let pick = |app: &mut App, name: &str| {
         app.apply(Action::FocusTools);
         app.apply(Action::Top);
-        while app.state.tools.selected().map(|t| t.name.as_str()) != Some(name) {
+        while app.panes.tools.selected().map(|t| t.name.as_str()) != Some(name) {
             app.apply(Action::Down);
         }
         app.apply(Action::UseTool);
@@ -316,7 +322,7 @@ fn the_composer_asks_for_a_task_where_the_tool_allows_it() {
     assert!(send(&mut app));
     app.apply(Action::ToggleTask);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("research always runs as a task (taskSupport: required)")
     );
     assert!(send(&mut app));
@@ -331,15 +337,15 @@ fn the_composer_asks_for_a_task_where_the_tool_allows_it() {
     let screen = render(&mut app, 160, 48);
     assert!(screen.contains("tools/call · task: off [x]"), "{screen}");
     assert!(!send(&mut app));
-    assert!(!app.state.composer_command().contains("--task"));
+    assert!(!app.view().composer_command().contains("--task"));
     app.apply(Action::ToggleTask);
     assert!(send(&mut app));
     assert_eq!(
-        app.state.composer_command(),
+        app.view().composer_command(),
         "mcpscope call --demo --tool export --task"
     );
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("sent tools/call export as a task")
     );
     let screen = render(&mut app, 160, 48);
@@ -349,7 +355,7 @@ fn the_composer_asks_for_a_task_where_the_tool_allows_it() {
     pick(&mut app, "echo");
     app.apply(Action::ToggleTask);
     assert_eq!(
-        app.state.notice.as_deref(),
+        app.shell.notice.as_deref(),
         Some("echo does not run as a task (no taskSupport)")
     );
     assert!(!send(&mut app));

@@ -2,7 +2,7 @@
 
 use crate::support::*;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::state::Pane;
+use mcpscope::tui::pane::Pane;
 use mcpscope::tui::views::KindFilter;
 
 #[test]
@@ -11,24 +11,24 @@ fn follow_mode_stops_when_scrolling_and_resumes_at_the_end() {
     let mut app = app(&sc);
     app.apply(Action::FocusTimeline);
     let len = sc.trace.read().len() as usize;
-    assert!(app.state.timeline.follow);
-    assert_eq!(app.state.timeline.cursor.selected, len - 1);
+    assert!(app.panes.timeline.follow);
+    assert_eq!(app.panes.timeline.cursor.selected, len - 1);
     app.apply(Action::Up);
-    assert!(!app.state.timeline.follow);
-    let held = app.state.timeline.cursor.selected;
+    assert!(!app.panes.timeline.follow);
+    let held = app.panes.timeline.cursor.selected;
     sc.at_ms(1500).log("info", "x", json!("more"));
     app.sync();
     assert_eq!(
-        app.state.timeline.cursor.selected, held,
+        app.panes.timeline.cursor.selected, held,
         "paused: new events do not move the selection"
     );
     app.apply(Action::Bottom);
-    assert!(app.state.timeline.follow);
+    assert!(app.panes.timeline.follow);
     sc.at_ms(1600).log("info", "x", json!("even more"));
     app.sync();
-    assert_eq!(app.state.timeline.cursor.selected, len + 1);
+    assert_eq!(app.panes.timeline.cursor.selected, len + 1);
     // The Raw pane follows the timeline's selection.
-    assert_eq!(app.state.raw.seq, Some(len as u64 + 1));
+    assert_eq!(app.panes.raw.seq, Some(len as u64 + 1));
 }
 
 #[test]
@@ -40,10 +40,10 @@ fn kind_and_text_filters_are_incremental() {
     for _ in 0..3 {
         app.apply(Action::CycleKind);
     }
-    assert_eq!(app.state.timeline.view.kind, KindFilter::Progress);
+    assert_eq!(app.panes.timeline.view.kind, KindFilter::Progress);
     let store_len = |app: &App| {
         let s = sc.trace.read();
-        app.state.timeline.view.len(&s)
+        app.panes.timeline.view.len(&s)
     };
     assert_eq!(store_len(&app), 10);
     sc.at_ms(1500).progress(
@@ -68,13 +68,13 @@ fn kind_and_text_filters_are_incremental() {
     app.apply(Action::CycleKindBack);
     app.apply(Action::CycleKindBack);
     app.apply(Action::CycleKindBack);
-    assert_eq!(app.state.timeline.view.kind, KindFilter::All);
+    assert_eq!(app.panes.timeline.view.kind, KindFilter::All);
     assert_eq!(store_len(&app), sc.trace.read().len() as usize);
 
     for _ in 0..KindFilter::ORDER.len() - 1 {
         app.apply(Action::CycleKind);
     }
-    assert_eq!(app.state.timeline.view.kind, KindFilter::Problems);
+    assert_eq!(app.panes.timeline.view.kind, KindFilter::Problems);
     assert_eq!(
         store_len(&app),
         2,
@@ -89,8 +89,8 @@ fn a_lane_shows_one_request_and_flags_what_came_after_its_response() {
     app.apply(Action::FocusProgress);
     app.apply(Action::Top);
     app.apply(Action::ShowLane);
-    assert_eq!(app.state.focus, Pane::Timeline);
-    let lane = app.state.timeline.view.lane.clone().expect("lane");
+    assert_eq!(app.shell.focus, Pane::Timeline);
+    let lane = app.panes.timeline.view.lane.clone().expect("lane");
     assert_eq!(lane.id, IdKey::Int(1));
     assert_eq!(lane.seqs.len(), 5, "request + 4 progress");
     sc.at_ms(1500).result(1, "done", false);
@@ -98,7 +98,7 @@ fn a_lane_shows_one_request_and_flags_what_came_after_its_response() {
         .progress(json!("mcpscope-1"), 5_242_880.0, Some(5_242_880.0), "late");
     sc.at_ms(1520).log("info", "x", json!("unrelated"));
     app.sync();
-    let lane = app.state.timeline.view.lane.clone().unwrap();
+    let lane = app.panes.timeline.view.lane.clone().unwrap();
     assert_eq!(lane.seqs.len(), 7);
     let store = sc.trace.read();
     let resp = lane.response_seq(&store).unwrap();
@@ -109,5 +109,5 @@ fn a_lane_shows_one_request_and_flags_what_came_after_its_response() {
     );
     drop(store);
     app.apply(Action::ClearLane);
-    assert!(app.state.timeline.view.lane.is_none());
+    assert!(app.panes.timeline.view.lane.is_none());
 }
