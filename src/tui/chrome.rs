@@ -9,6 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Draw a prepared pane: no store needed.
 pub fn paint(f: &mut Frame, area: Rect, st: &View, pane: Pane, body: Body) {
@@ -104,14 +105,46 @@ pub fn inner(r: Rect) -> Rect {
 
 /// Fit text into `w` columns (by display width: a wide character takes two).
 pub fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
+    let n = s.width();
     if n <= w {
-        format!("{s:<w$}")
+        let mut out = String::with_capacity(s.len() + w - n);
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(' ', w - n));
+        out
     } else if w == 0 {
         String::new()
     } else {
-        let mut out: String = s.chars().take(w - 1).collect();
+        // Whole characters up to one column short, then the ellipsis; a
+        // wide character that would straddle the edge leaves a space.
+        let mut out = String::new();
+        let mut used = 0;
+        for c in s.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > w - 1 {
+                break;
+            }
+            used += cw;
+            out.push(c);
+        }
+        out.extend(std::iter::repeat_n(' ', w - 1 - used));
         out.push('…');
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn fit_counts_columns_not_chars() {
+        // Two columns per CJK character: padded and cut by what the terminal shows.
+        assert_eq!(fit("日本", 6), "日本  ");
+        assert_eq!(fit("日本語テキスト", 6), "日本 …");
+        assert_eq!(fit("日本語テキスト", 6).width(), 6);
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("ab", 4), "ab  ");
+        assert_eq!(fit("x", 0), "");
     }
 }

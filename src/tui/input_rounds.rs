@@ -281,14 +281,15 @@ pub fn unoffered(calls: &mut [Call]) -> impl Iterator<Item = &mut Call> {
 }
 
 /// What the rounds' sync step reads and changes: the calls (the Progress
-/// pane's), the asks queue (an overlay's), the composer's limits, and the
-/// notice it leaves for the status line.
+/// pane's), the asks queue (an overlay's), and the notice it leaves for
+/// the status line.
 pub struct RoundsCx<'a> {
     pub live: bool,
     pub now_us: u64,
     pub calls: &'a mut super::calls::Calls,
     pub asks: &'a mut super::overlays::asks::Asks,
-    pub composer: &'a super::panes::composer::Composer,
+    /// The composer's limits, for a round whose call had none.
+    pub fallback: Limits,
     pub notice: Option<String>,
 }
 
@@ -312,7 +313,7 @@ pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
     for id in &answered {
         st.asks.drop_round(id);
     }
-    let fallback = st.composer.limits();
+    let fallback = st.fallback;
     let mut added = 0;
     let mut skipped = 0;
     for c in unoffered(&mut st.calls.list) {

@@ -9,7 +9,7 @@
 use crate::support::*;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::overlays::asks::Route;
+use mcpscope::tui::input_rounds::Route;
 
 /// A stateless-era call whose result asks for `requests`.
 fn asking(requests: Value) -> Scenario {

@@ -53,7 +53,7 @@ impl App {
             now_us: self.shell.now_us,
             calls: &mut self.panes.progress.calls,
             asks: &mut self.overlays.asks,
-            composer: &self.panes.composer,
+            fallback: self.panes.composer.limits(),
             notice: None,
         };
         if input_rounds::sync(&mut rounds, store) > 0 {

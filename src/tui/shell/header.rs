@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// One part of the header. When the line is wider than the terminal,
 /// parts go in `drop` order (lowest first; `None`: never) and then the
@@ -325,7 +326,7 @@ fn cut(s: &str, cols: usize) -> String {
     let mut out = String::new();
     let mut w = 0;
     for c in s.chars() {
-        let cw = Span::raw(c.to_string()).width();
+        let cw = c.width().unwrap_or(0);
         if w + cw > cols {
             break;
         }
@@ -341,7 +342,7 @@ pub fn tab_spans(area: Rect, st: &View) -> Vec<(Pane, u16, u16)> {
     let mut x = area.x;
     st.tabs()
         .map(|p| {
-            let w = crate::tui::chrome::tab_label(p).chars().count() as u16 + 1;
+            let w = crate::tui::chrome::tab_label(p).width() as u16 + 1;
             x += w;
             (p, x - w, x)
         })

@@ -15,7 +15,7 @@ use crate::protocol::IdKey;
 use crate::protocol::elicit::{self, Field, Kind};
 use crate::protocol::methods;
 use crate::tui::format::safe_row;
-pub use crate::tui::input_rounds::{Rounds, Route};
+use crate::tui::input_rounds::{Rounds, Route};
 use ratatui_textarea::TextArea;
 use serde_json::{Map, Value, json};
 

@@ -5,8 +5,9 @@
 //! type into a text or number field. A sampling reply is typed (Enter is a
 //! new line there; Ctrl-S sends it).
 
-use super::{AskKind, Asks, Choice, Input, Route};
+use super::{AskKind, Asks, Choice, Input};
 use crate::tui::action::Effect;
+use crate::tui::input_rounds::Route;
 use crate::tui::input_rounds::Step;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

@@ -12,6 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 /// Where the overlay goes on a screen of `area`.
 fn frame(area: Rect) -> Rect {
@@ -37,7 +38,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let age = st.shell.now_us.saturating_sub(ask.arrived_us) / 1_000_000;
     let more = st.overlays.asks.waiting.len() - 1;
     let whose = match (&ask.route, &ask.task) {
-        (crate::tui::overlays::asks::Route::Input { call, key }, _) => {
+        (crate::tui::input_rounds::Route::Input { call, key }, _) => {
             format!(" · input {key:?} for id {call}")
         }
         (_, Some(task)) if task.chars().count() > 10 => {
@@ -235,7 +236,7 @@ pub(crate) fn form_lines(st: &View, form: &Form, width: usize) -> (Vec<Line<'sta
     let label_w = form
         .fields
         .iter()
-        .map(|f| f.label().chars().count() + 2)
+        .map(|f| f.label().width() + 2)
         .max()
         .unwrap_or(0)
         .min(width / 3);

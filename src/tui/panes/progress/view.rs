@@ -23,6 +23,7 @@ use crate::tui::ui::hits;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// The pane's rows, read from the store (the caller holds its lock), and
 /// which call each drawn row shows.
@@ -283,7 +284,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         if running && let Some(eta) = g.eta_us() {
             extra.push_str(&format!(" · ETA {}", duration(eta)));
         }
-        let text_w = label.chars().count() + extra.chars().count() + 2;
+        let text_w = label.width() + extra.width() + 2;
         let bar_w = w.saturating_sub(text_w + 4).clamp(8, 48);
         row2.extend(bar(t, bar_w, g, c, now));
         row2.push(Span::styled(
@@ -299,7 +300,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         if let Some(m) = task.message.as_deref().filter(|m| !m.is_empty()) {
             let room = (w / 2).max(20);
             row3.push(Span::styled(
-                crate::tui::chrome::fit(m, room.min(m.chars().count())),
+                crate::tui::chrome::fit(m, room.min(m.width())),
                 Style::default().fg(task_color(t, &task.status)),
             ));
             row3.push(Span::styled(" · ", t.muted()));
@@ -338,7 +339,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
     if !msg.is_empty() {
         let room = (w / 2).max(20);
         row3.push(Span::styled(
-            crate::tui::chrome::fit(&msg, room.min(msg.chars().count())),
+            crate::tui::chrome::fit(&msg, room.min(msg.width())),
             Style::default().fg(t.fg),
         ));
         row3.push(Span::styled(" · ", t.muted()));

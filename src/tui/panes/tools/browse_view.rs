@@ -17,6 +17,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 /// The title's pieces: text, and the tab it names (if it names one).
 fn title_parts(st: &View) -> Vec<(Option<Tab>, String)> {
@@ -45,7 +46,7 @@ fn title_parts(st: &View) -> Vec<(Option<Tab>, String)> {
 pub fn tab_at(st: &View, area: Rect, x: u16) -> Option<Tab> {
     let mut x0 = area.x + 1;
     for (tab, text) in title_parts(st) {
-        let x1 = x0 + text.chars().count() as u16;
+        let x1 = x0 + text.width() as u16;
         if x >= x0 && x < x1 {
             return tab;
         }
