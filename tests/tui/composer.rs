@@ -44,8 +44,7 @@ fn composer_prefills_validates_and_sends() {
             .unwrap()
             .starts_with("line 3")
     );
-    let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
-    assert!(app.handle_key(ctrl_s).is_empty());
+    assert!(ctrl(&mut app, 's').is_empty());
     assert!(app.shell.notice.as_deref().unwrap().starts_with("not sent"));
     key(&mut app, KeyCode::Backspace);
     key(&mut app, KeyCode::Left);

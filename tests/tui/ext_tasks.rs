@@ -297,7 +297,7 @@ fn a_refused_task_input_sends_the_rest_and_says_the_task_waits() {
     let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(notice.contains("before tasks/update"), "{notice}");
     app.apply(Action::AnswerServer);
-    let effects = app.handle_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL));
+    let effects = ctrl(&mut app, 'n');
     assert_eq!(effects, vec![confirmed_update()]);
     let notice = app.shell.notice.clone().unwrap_or_default();
     assert!(

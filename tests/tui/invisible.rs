@@ -15,7 +15,7 @@ fn look_alike_tool_names_are_shown_apart_and_called_exactly() {
     ];
     app.on_msg(Msg::Tools(Ok(tools)));
     app.apply(Action::FocusTools);
-    app.handle_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+    key(&mut app, KeyCode::Down);
     app.apply(Action::UseTool);
     let screen = render(&mut app, 160, 50);
     assert!(screen.contains("ec<U+200B>ho"), "{screen}");

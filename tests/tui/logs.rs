@@ -8,15 +8,26 @@ fn logs_filter_by_level_text_and_source() {
     let sc = mid_progress();
     let mut app = app(&sc);
     app.apply(Action::FocusLogs);
-    assert_eq!(app.panes.logs.view.len(), 5, "4 messages + 1 stderr line");
-    app.apply(Action::LevelUp);
-    app.apply(Action::LevelUp);
-    app.apply(Action::LevelUp);
-    assert_eq!(app.panes.logs.view.min, LogLevel::Warning);
-    assert_eq!(app.panes.logs.view.len(), 3, "warning, error, stderr");
-    app.apply(Action::ToggleStderr);
-    assert_eq!(app.panes.logs.view.len(), 2);
-    app.apply(Action::LevelDown);
+    use Action::{LevelDown, LevelUp, ToggleStderr};
+    // (actions, minimum level, rows shown, what they are)
+    let steps: &[(&[Action], LogLevel, usize, &str)] = &[
+        (&[], LogLevel::Debug, 5, "4 messages + 1 stderr line"),
+        (
+            &[LevelUp, LevelUp, LevelUp],
+            LogLevel::Warning,
+            3,
+            "warning, error, stderr",
+        ),
+        (&[ToggleStderr], LogLevel::Warning, 2, "warning, error"),
+        (&[LevelDown], LogLevel::Notice, 2, "no notice among them"),
+    ];
+    for (actions, min, rows, what) in steps {
+        for a in *actions {
+            app.apply(*a);
+        }
+        assert_eq!(app.panes.logs.view.min, *min, "{what}");
+        assert_eq!(app.panes.logs.view.len(), *rows, "{what}");
+    }
     app.apply(Action::Filter);
     typed(&mut app, "flaky");
     key(&mut app, KeyCode::Enter);

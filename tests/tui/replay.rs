@@ -143,6 +143,24 @@ fn playback_keys_outside_a_replay_only_explain_themselves() {
             .as_deref()
             .is_some_and(|n| n.contains("mcpscope replay"))
     );
+    for a in [
+        Action::ReplayPause,
+        Action::ReplayStep,
+        Action::ReplayFaster,
+        Action::ReplaySlower,
+        Action::ReplayEnd,
+    ] {
+        app.shell.notice = None;
+        assert!(app.apply(a).is_empty(), "{a:?}");
+        assert!(app.shell.replay.is_none(), "{a:?}");
+        assert!(
+            app.shell
+                .notice
+                .as_deref()
+                .is_some_and(|n| n.contains("mcpscope replay")),
+            "{a:?}"
+        );
+    }
 }
 
 #[tokio::test]

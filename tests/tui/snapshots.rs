@@ -31,24 +31,11 @@ fn raw_frame_with_search() {
     let mut app = app(&sc);
     app.apply(Action::FocusTimeline);
     app.apply(Action::Filter);
-    for c in "read 2097152".chars() {
-        app.handle_key(crossterm::event::KeyEvent::new(
-            crossterm::event::KeyCode::Char(c),
-            crossterm::event::KeyModifiers::NONE,
-        ));
-    }
-    app.handle_key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Enter,
-        crossterm::event::KeyModifiers::NONE,
-    ));
+    typed(&mut app, "read 2097152");
+    key(&mut app, KeyCode::Enter);
     app.apply(Action::FocusRaw);
     app.apply(Action::Search);
-    for c in "bytes".chars() {
-        app.handle_key(crossterm::event::KeyEvent::new(
-            crossterm::event::KeyCode::Char(c),
-            crossterm::event::KeyModifiers::NONE,
-        ));
-    }
+    typed(&mut app, "bytes");
     app.apply(Action::Zoom);
     insta::assert_snapshot!(render(&mut app, 120, 24));
 }
@@ -279,12 +266,9 @@ fn replay_offers_no_server_actions_in_the_footer() {
 fn help_lists_playback_keys_only_in_a_replay_and_scrolls_to_its_end() {
     let sc = mid_progress();
     let mut live = app(&sc);
-    let press = |app: &mut mcpscope::tui::App, code: KeyCode| {
-        app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
-    };
     live.apply(Action::Help);
     render(&mut live, 80, 24);
-    press(&mut live, KeyCode::End);
+    key(&mut live, KeyCode::End);
     let end = render(&mut live, 80, 24);
     assert!(
         end.contains("Mouse: click"),
@@ -294,12 +278,12 @@ fn help_lists_playback_keys_only_in_a_replay_and_scrolls_to_its_end() {
     assert!(end.contains("end of help"), "{end}");
     assert!(!end.contains("replay:"), "a live session:\n{end}");
     // One step back up moves at once (End did not scroll past the end).
-    press(&mut live, KeyCode::Up);
+    key(&mut live, KeyCode::Up);
     let up = render(&mut live, 80, 24);
     assert!(up.contains(" 1 more below"), "{up}");
-    press(&mut live, KeyCode::Char('G'));
+    key(&mut live, KeyCode::Char('G'));
     assert!(render(&mut live, 80, 24).contains("Mouse: click"), "G too");
-    press(&mut live, KeyCode::Home);
+    key(&mut live, KeyCode::Home);
     let top = render(&mut live, 80, 24);
     assert!(
         top.contains("more below: ↓/PgDn scroll, End jumps to the end"),
