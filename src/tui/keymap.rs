@@ -41,28 +41,25 @@ const NAMES: [(&str, Context); 12] = [
     ("prompts", Context::Prompts),
 ];
 
+/// The names alone, for the error an unknown one gets.
+const EXPECTED: [&str; NAMES.len()] = {
+    let mut names = [""; NAMES.len()];
+    let mut i = 0;
+    while i < NAMES.len() {
+        names[i] = NAMES[i].0;
+        i += 1;
+    }
+    names
+};
+
 impl<'de> Deserialize<'de> for Context {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Context, D::Error> {
-        const EXPECTED: &[&str] = &[
-            "global",
-            "tools",
-            "composer",
-            "editor",
-            "progress",
-            "timeline",
-            "logs",
-            "raw",
-            "findings",
-            "network",
-            "resources",
-            "prompts",
-        ];
         let name = String::deserialize(d)?;
         NAMES
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, c)| *c)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&name, EXPECTED))
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &EXPECTED))
     }
 }
 
@@ -463,6 +460,21 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contexts_are_named_as_the_settings_file_names_them() {
+        let over: Overrides = toml::from_str("[raw]\ncopy = [\"y\"]\n").unwrap();
+        assert!(over.contains_key(&Context::Pane(Pane::Raw)));
+        let e = toml::from_str::<Overrides>("[rawx]\ncopy = [\"y\"]\n").unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
+                 `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
+                 `resources`, `prompts`"
+            ),
+            "{e}"
+        );
+    }
 
     #[test]
     fn parse_and_lookup() {

@@ -62,19 +62,3 @@ impl Pane {
         self
     }
 }
-
-impl Pane {
-    /// The name of its `[keys.*]` table in the settings file.
-    pub fn key(self) -> &'static str {
-        match self {
-            Pane::Progress => "progress",
-            Pane::Timeline => "timeline",
-            Pane::Logs => "logs",
-            Pane::Raw => "raw",
-            Pane::Tools => "tools",
-            Pane::Composer => "composer",
-            Pane::Findings => "findings",
-            Pane::Network => "network",
-        }
-    }
-}
