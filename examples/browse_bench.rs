@@ -64,7 +64,7 @@ fn frame(app: &mut App, trace: &Trace, term: &mut Terminal<TestBackend>) -> Dura
     median(50, || {
         app.sync();
         let store = trace.read();
-        term.draw(|f| ui::draw(f, &app.state, &store)).unwrap();
+        term.draw(|f| ui::draw(f, &app.view(), &store)).unwrap();
     })
 }
 
@@ -148,7 +148,8 @@ fn main() {
     big.sync();
     let sync = s.elapsed();
     let updates: u64 = big
-        .state
+        .panes
+        .tools
         .browse
         .resources
         .resources

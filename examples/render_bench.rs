@@ -147,7 +147,7 @@ fn frame(app: &mut App, term: &mut Terminal<TestBackend>) {
     let trace = app.trace().clone();
     let store = trace.read();
     app.sync_with(&store);
-    term.draw(|f| ui::draw(f, &app.state, &store))
+    term.draw(|f| ui::draw(f, &app.view(), &store))
         .expect("draw");
 }
 
@@ -264,8 +264,8 @@ fn main() {
         if http && actions.is_empty() {
             println!(
                 "(HTTP traces: {} and {} Network rows)",
-                a.state.network.view.len(),
-                b.state.network.view.len()
+                a.panes.network.view.len(),
+                b.panes.network.view.len()
             );
         }
         let (ma, _) = measure(&mut a, 300);

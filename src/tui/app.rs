@@ -1,9 +1,10 @@
-//! The application: state plus the trace it views (and the session, when
-//! live). A thin dispatcher: keys, clicks and messages go to the pane
-//! controllers (`panes/*_ctl.rs`), which change the state without touching
-//! the store; then one sync step (`sync.rs`) takes the store's read lock to
-//! pull what the update left for it and re-fit the views. No terminal
-//! here: tests drive it with actions.
+//! The application: the shell, the panes and the overlays, plus the trace
+//! they view. A thin router: keys, clicks and messages go to the focused
+//! pane or open overlay, which changes its own state without touching the
+//! store and returns `Command`s; the App hands each to its owner. Then one
+//! sync step (`sync.rs`) takes the store's read lock to run the commands
+//! that read it and re-fit the views. No terminal here: tests drive it
+//! with actions.
 
 mod msgs;
 mod options;
@@ -14,14 +15,26 @@ mod tests;
 pub use options::AppOptions;
 
 use super::action::{Action, Effect};
-use super::calls::{ByteMode, Calls};
-use super::compose::Composer;
+use super::command::{Command, Commands};
 use super::keymap::{Context, Key};
 use super::layout::{self, Layout};
-use super::panes::ctl::{self, After, Out, Pull};
-use super::panes::*;
+use super::overlays::Overlays;
+use super::overlays::status::{self, InputTarget};
+use super::overlays::{argform, asks, help};
+use super::pane::Pane;
+use super::panes::composer::Composer;
+use super::panes::findings::FindingsState;
+use super::panes::logs::LogsState;
+use super::panes::network::NetworkState;
+use super::panes::progress::ProgressState;
+use super::panes::progress::update::Selection;
+use super::panes::raw::RawState;
+use super::panes::timeline::TimelineState;
+use super::panes::tools::ToolsState;
+use super::panes::{Cx, Panes};
 use super::replay::Playback;
-use super::state::*;
+use super::screen::View;
+use super::shell::{Conn, ServerView, Shell};
 use super::ui::hits::FrameMap;
 use crate::checks::Finding;
 use crate::client::Limits;
@@ -32,15 +45,19 @@ use serde_json::Value;
 use std::time::Duration;
 
 pub struct App {
-    pub state: State,
+    pub shell: Shell,
+    pub panes: Panes,
+    pub overlays: Overlays,
     trace: Trace,
     runs: Vec<(String, Value)>,
     default_limits: Limits,
     playback: Option<Playback>,
     /// Retries composed for `input_required` results (their ids count up).
     answers: u32,
-    /// Effects of a click (sent with the next `due` batch).
-    pending: Vec<Effect>,
+    /// Effects the commands routed so far asked for, in order.
+    effects: Vec<Effect>,
+    /// Commands that read the store, for the sync step after the update.
+    queued: Vec<Command>,
     /// Where the last frame drawn put things: clicks are tested against it.
     frame: Option<FrameMap>,
     /// What a recorded or attached session listed (nothing is asked there).
@@ -52,18 +69,30 @@ pub struct App {
     quit: bool,
 }
 
+/// What the sync step does after an update's store-reading commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Then {
+    Nothing,
+    /// Re-fit cursors and caches to the state (no new events taken in).
+    Settle,
+    /// Take in new events when a view is behind, else settle.
+    SyncIfBehind,
+    /// Take in new events (a filter typed: its rows show at once).
+    Sync,
+}
+
 impl App {
     pub fn new(trace: Trace, opts: AppOptions) -> App {
         let composer = Composer::new(&opts.theme, opts.idle_timeout_secs, opts.max_timeout_secs);
-        let state = State {
+        let shell = Shell {
             theme: opts.theme,
             keymap: opts.keymap,
             focus: Pane::Progress,
             zoom: false,
-            help: None,
             width: 160,
             height: 50,
             now_us: 0,
+            notice: None,
             conn: if opts.live {
                 Conn::Starting
             } else {
@@ -74,26 +103,16 @@ impl App {
                 transport: opts.transport,
                 ..ServerView::default()
             },
-            findings: FindingsState::default(),
-            network: NetworkState {
-                follow: true,
-                ..NetworkState::default()
-            },
-            timing: Default::default(),
-            progress_details: false,
-            replay: opts.playback.as_ref().map(Playback::view),
+            server_cli: opts.server_cli,
             recording: opts.recording,
             events: 0,
             evicted: 0,
-            tools: ToolsState {
-                loading: opts.live,
-                ..ToolsState::default()
-            },
-            composer,
-            calls: Calls::default(),
-            progress: Cursor::default(),
-            byte_mode: ByteMode::Auto,
-            stale_after_us: opts.stale_after_us,
+            live: opts.live,
+            fps: opts.fps,
+            replay: opts.playback.as_ref().map(Playback::view),
+        };
+        let panes = Panes {
+            progress: ProgressState::new(opts.stale_after_us),
             timeline: TimelineState {
                 follow: true,
                 ..TimelineState::default()
@@ -103,17 +122,21 @@ impl App {
                 ..LogsState::default()
             },
             raw: RawState::default(),
-            raw_source: Pane::Timeline,
-            input: None,
-            notice: None,
-            server_cli: opts.server_cli,
-            live: opts.live,
-            fps: opts.fps,
-            asks: Default::default(),
-            browse: Default::default(),
+            tools: ToolsState {
+                loading: opts.live,
+                ..ToolsState::default()
+            },
+            composer,
+            findings: FindingsState::default(),
+            network: NetworkState {
+                follow: true,
+                ..NetworkState::default()
+            },
         };
         App {
-            state,
+            shell,
+            panes,
+            overlays: Overlays::default(),
             trace,
             runs: opts.runs,
             default_limits: Limits {
@@ -122,12 +145,22 @@ impl App {
             },
             playback: opts.playback,
             answers: 0,
-            pending: Vec::new(),
+            effects: Vec::new(),
+            queued: Vec::new(),
             frame: None,
             recorded: Default::default(),
             dirty: true,
             behind: true,
             quit: false,
+        }
+    }
+
+    /// The screen's state, read-only: what frames are drawn from.
+    pub fn view(&self) -> View<'_> {
+        View {
+            shell: &self.shell,
+            panes: &self.panes,
+            overlays: &self.overlays,
         }
     }
 
@@ -142,7 +175,7 @@ impl App {
     /// Findings the checks published since the last call, in order.
     pub fn add_findings(&mut self, fresh: Vec<Finding>) {
         if !fresh.is_empty() {
-            self.state.findings.add(fresh);
+            self.panes.findings.add(fresh);
             self.dirty = true;
             self.behind = true;
         }
@@ -154,7 +187,7 @@ impl App {
         if let Some(p) = &mut self.playback
             && p.advance(wall)
         {
-            self.state.replay = Some(p.view());
+            self.shell.replay = Some(p.view());
             self.dirty = true;
             self.behind = true;
         }
@@ -169,31 +202,42 @@ impl App {
     }
 
     pub fn resize(&mut self, width: u16, height: u16) {
-        self.state.width = width;
-        self.state.height = height;
+        self.shell.width = width;
+        self.shell.height = height;
         self.dirty = true;
         self.behind = true;
     }
 
     pub fn layout(&self) -> Layout {
         layout::compute(
-            Rect::new(0, 0, self.state.width, self.state.height),
-            &self.state,
+            Rect::new(0, 0, self.shell.width, self.shell.height),
+            &self.view(),
         )
     }
 
+    /// What pane `p`'s input may read: its rows and area as laid out.
+    fn cx(&self, p: Pane) -> Cx {
+        let v = self.view();
+        Cx {
+            rows: layout::list_height(&v, p),
+            area: self.layout().rect(p),
+            live: self.shell.live,
+            now_us: self.trace.now_us(),
+        }
+    }
+
     /// Work that came due without a key: completions once typing paused,
-    /// lists the server said changed, a click's requests. The runtime
-    /// asks on every tick; tests set the trace clock and ask.
+    /// lists the server said changed. The runtime asks on every tick;
+    /// tests set the trace clock and ask.
     pub fn due(&mut self) -> Vec<Effect> {
         let now = self.trace.now_us();
-        let st = &mut self.state;
-        let mut out = std::mem::take(&mut self.pending);
-        if st.live {
-            out.extend(st.browse.queued.drain(..).map(Effect::Browse));
-            out.extend(argform_ctl::due(st, now));
+        let browse = &mut self.panes.tools.browse;
+        let mut out = Vec::new();
+        if self.shell.live {
+            out.extend(browse.queued.drain(..).map(Effect::Browse));
+            out.extend(argform::update::due(browse, now));
         } else {
-            st.browse.queued.clear();
+            browse.queued.clear();
         }
         if !out.is_empty() {
             self.dirty = true;
@@ -206,6 +250,80 @@ impl App {
         self.frame = Some(map);
     }
 
+    // -------------------------------------------------------------- routing
+
+    /// Move focus. Leaving the composer stops editing; the lists the Raw
+    /// pane can follow become its source.
+    fn focus(&mut self, p: Pane) {
+        if self.shell.focus == Pane::Composer && p != Pane::Composer {
+            self.panes.composer.set_editing(false);
+        }
+        self.shell.focus = p;
+        if matches!(
+            p,
+            Pane::Timeline | Pane::Logs | Pane::Progress | Pane::Network
+        ) {
+            self.panes.raw.source = p;
+        }
+        self.behind = true;
+    }
+
+    /// Hand each command to its owner; those that read the store wait for
+    /// the sync step.
+    fn route(&mut self, cmds: Commands) {
+        for c in cmds {
+            match c {
+                Command::Effect(e) => self.effects.push(e),
+                Command::Notice(n) => self.shell.notice = Some(n),
+                Command::Focus(p) => self.focus(p),
+                Command::RawFollows(p) => self.panes.raw.source = p,
+                Command::Rescan => self.behind = true,
+                Command::ShowLane(lane) => self.panes.timeline.show_lane(lane),
+                Command::ShowChannel(lane) => self.panes.timeline.show_channel(lane),
+                Command::LoadTool { name, schema } => {
+                    self.panes
+                        .composer
+                        .load_tool(&name, &schema, &self.shell.theme)
+                }
+                Command::Input(target) => {
+                    let before = self.text_of(target);
+                    self.overlays.input = Some(status::update::open(target, before));
+                }
+                Command::SetText(target, text) => self.set_text(target, text),
+                c => self.queued.push(c),
+            }
+        }
+    }
+
+    /// The text a field for `target` starts from.
+    fn text_of(&self, target: InputTarget) -> String {
+        let p = &self.panes;
+        match target {
+            InputTarget::ToolsFilter => p.tools.filter.clone(),
+            InputTarget::BrowseFilter => p.tools.browse_filter_text(),
+            InputTarget::TimelineFilter => p.timeline.view.text.clone(),
+            InputTarget::LogsFilter => p.logs.view.text.clone(),
+            InputTarget::RawSearch => p.raw.search.clone(),
+            InputTarget::CustomToken => p.composer.custom_token.clone(),
+        }
+    }
+
+    /// The field's text, to the pane it belongs to (filters apply while typing).
+    fn set_text(&mut self, target: InputTarget, text: String) {
+        use super::panes::PaneInput;
+        match target {
+            InputTarget::ToolsFilter => self.panes.tools.set_tools_filter(&text),
+            InputTarget::BrowseFilter => self.panes.tools.browse_set_filter(&text),
+            InputTarget::TimelineFilter => self.panes.timeline.set_filter(&text),
+            InputTarget::LogsFilter => self.panes.logs.set_filter(&text),
+            InputTarget::RawSearch => {
+                let h = self.cx(Pane::Raw).rows;
+                self.panes.raw.set_search(text, h)
+            }
+            InputTarget::CustomToken => self.panes.composer.set_custom_token(text),
+        }
+    }
+
     // ---------------------------------------------------------------- input
 
     pub fn handle_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
@@ -214,40 +332,51 @@ impl App {
         }
         self.dirty = true;
         let key = Key::from_event(&ev);
-        let st = &mut self.state;
-        if st.help.is_some() {
-            help_ctl::key(st, key);
+        if let Some(at) = self.overlays.help {
+            let end = help::view::max_scroll(&self.view());
+            self.overlays.help = help::update::key(&self.shell.keymap, at, end, key);
             return Vec::new();
         }
-        if st.asks.roots_editor.is_some() {
-            return crate::tui::panes::ask_ctl::roots_key(st, ev);
+        if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
+            let mut cx = asks::update::AsksCx {
+                asks: &mut self.overlays.asks,
+                notice: None,
+            };
+            let effects = if cx.asks.roots_editor.is_some() {
+                asks::update::roots_key(&mut cx, ev)
+            } else {
+                asks::update::key(&mut cx, ev)
+            };
+            if let Some(n) = cx.notice {
+                self.shell.notice = Some(n);
+            }
+            return effects;
         }
-        if st.asks.open {
-            return crate::tui::panes::ask_ctl::key(st, ev);
-        }
-        if st.browse.form.is_some() {
+        if self.panes.tools.browse.form.is_some() {
             let now = self.trace.now_us();
-            return argform_ctl::key(&mut self.state, ev, now);
+            return argform::update::key(&mut self.panes.tools.browse, ev, now);
         }
-        if st.input.is_some() {
+        if self.overlays.input.is_some() {
             // A changed filter shows its rows at once.
-            if status_ctl::key(st, ev) {
-                self.finish(Out::default(), After::Sync);
+            if let Some(set) = status::update::key(&mut self.overlays.input, ev) {
+                self.route(vec![set]);
+                return self.finish(Then::Sync);
             }
             return Vec::new();
         }
-        if st.focus == Pane::Composer && st.composer.editing {
-            if let Some(a) = st.keymap.lookup(Context::Editor, key) {
+        if self.shell.focus == Pane::Composer && self.panes.composer.editing {
+            if let Some(a) = self.shell.keymap.lookup(Context::Editor, key) {
                 return self.apply(a);
             }
-            composer_ctl::type_key(st, ev);
+            self.panes.composer.type_key(ev);
             return Vec::new();
         }
-        st.notice = None;
-        let action = st
+        self.shell.notice = None;
+        let action = self
+            .shell
             .keymap
-            .lookup(st.key_context(), key)
-            .or_else(|| st.keymap.lookup(Context::Global, key));
+            .lookup(self.view().key_context(), key)
+            .or_else(|| self.shell.keymap.lookup(Context::Global, key));
         match action {
             Some(a) => self.apply(a),
             None => Vec::new(),
@@ -257,13 +386,13 @@ impl App {
     pub fn handle_paste(&mut self, text: &str) {
         self.dirty = true;
         let now = self.trace.now_us();
-        let st = &mut self.state;
-        if st.browse.form.is_some() {
-            argform_ctl::paste(st, text, now);
-        } else if status_ctl::paste(st, text) {
-            self.finish(Out::default(), After::Sync);
-        } else if st.focus == Pane::Composer {
-            composer_ctl::paste(st, text);
+        if self.panes.tools.browse.form.is_some() {
+            argform::update::paste(&mut self.panes.tools.browse, text, now);
+        } else if let Some(set) = status::update::paste(&mut self.overlays.input, text) {
+            self.route(vec![set]);
+            self.finish(Then::Sync);
+        } else if self.shell.focus == Pane::Composer {
+            self.panes.composer.paste(text);
         }
     }
 
@@ -271,66 +400,66 @@ impl App {
     /// any frame of this size was drawn (tests, right after a resize), the
     /// sync step prepares one from the store to test it against.
     pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Effect> {
-        if self.state.help.is_some()
-            || self.state.input.is_some()
-            || self.state.asks.open
-            || self.state.browse.form.is_some()
-            || self.state.asks.roots_editor.is_some()
+        if self.overlays.help.is_some()
+            || self.overlays.input.is_some()
+            || self.overlays.asks.open
+            || self.panes.tools.browse.form.is_some()
+            || self.overlays.asks.roots_editor.is_some()
         {
             return Vec::new();
         }
-        let size = (self.state.width, self.state.height);
+        let size = (self.shell.width, self.shell.height);
         match self.frame.take().filter(|m| m.size == size) {
             Some(map) => {
-                let after = self.mouse(ev, &map);
+                let settle = self.mouse(ev, &map);
                 self.frame = Some(map);
-                let mut effects = self.finish(Out::default(), after);
-                effects.append(&mut self.pending);
-                effects
+                self.finish(if settle { Then::Settle } else { Then::Nothing })
             }
             None => {
-                let mut effects = self.finish(Out::pull(Pull::Click(ev)), After::Pulls);
-                effects.append(&mut self.pending);
-                effects
+                self.queued.push(Command::Click(ev));
+                self.finish(Then::Nothing)
             }
         }
     }
 
-    /// The update for a mouse event against `map`; says what the sync step
-    /// does after it.
-    fn mouse(&mut self, ev: MouseEvent, map: &FrameMap) -> After {
-        let st = &mut self.state;
-        let mut out = Out::default();
+    /// The update for a mouse event against `map`; true when the sync
+    /// step settles after it.
+    fn mouse(&mut self, ev: MouseEvent, map: &FrameMap) -> bool {
         let left = matches!(ev.kind, MouseEventKind::Down(MouseButton::Left));
         if left && let Some(tab) = map.tab_at(ev.column, ev.row) {
             if let Some(p) = tab {
-                ctl::focus(st, p, &mut out);
+                self.focus(p);
             }
-            self.behind |= out.behind;
-            return After::Pulls;
+            return false;
         }
         let Some(pm) = map.pane_at(ev.column, ev.row) else {
-            return After::Pulls;
+            return false;
         };
         self.dirty = true;
-        let c = ctl::controller(pm.pane);
-        match ev.kind {
+        let cx = self.cx(pm.pane);
+        let cmds = match ev.kind {
             MouseEventKind::Down(MouseButton::Left) => {
-                ctl::focus(st, pm.pane, &mut out);
-                let on_tabs = pm.pane == Pane::Tools
-                    && ev.row == pm.area.y
-                    && browse_ctl::click_title(st, ev.column, pm.area, &mut out);
-                if !on_tabs {
-                    c.click(st, pm.item_at(ev.row));
+                self.focus(pm.pane);
+                let tab = (pm.pane == Pane::Tools && ev.row == pm.area.y)
+                    .then(|| {
+                        super::panes::tools::browse_view::tab_at(&self.view(), pm.area, ev.column)
+                    })
+                    .flatten();
+                match tab {
+                    Some(tab) => {
+                        let mut out = Vec::new();
+                        self.panes.tools.show(tab, self.shell.live, &mut out);
+                        out
+                    }
+                    None => self.panes.input(pm.pane).click(pm.item_at(ev.row), &cx),
                 }
             }
-            MouseEventKind::ScrollUp => c.scroll(st, -3),
-            MouseEventKind::ScrollDown => c.scroll(st, 3),
-            _ => return After::Pulls,
-        }
-        self.behind |= out.behind;
-        self.pending.extend(out.effects);
-        After::Settle
+            MouseEventKind::ScrollUp => self.panes.input(pm.pane).scroll(-3, &cx),
+            MouseEventKind::ScrollDown => self.panes.input(pm.pane).scroll(3, &cx),
+            _ => return false,
+        };
+        self.route(cmds);
+        true
     }
 
     // --------------------------------------------------------------- update
@@ -339,128 +468,153 @@ impl App {
     pub fn apply(&mut self, action: Action) -> Vec<Effect> {
         use Action::*;
         self.dirty = true;
-        let st = &mut self.state;
-        let focus = st.focus;
-        let pane = ctl::controller(focus);
+        let focus = self.shell.focus;
+        let cx = self.cx(focus);
         // Rows a page key moves: what the pane shows.
-        let page = |st: &State| layout::list_height(st, focus).max(1) as isize;
-        let mut out = Out::default();
-        match action {
+        let page = cx.rows.max(1) as isize;
+        let live = self.shell.live;
+        let cmds: Commands = match action {
             Quit => {
                 self.quit = true;
                 return vec![Effect::Quit];
             }
-            Help => st.help = Some(0),
-            EditRoots => st.asks.edit_roots(),
+            Help => {
+                self.overlays.help = Some(0);
+                Vec::new()
+            }
+            EditRoots => {
+                self.overlays.asks.edit_roots();
+                Vec::new()
+            }
             AnswerServer => {
-                if st.asks.waiting.is_empty() {
-                    st.notice = Some("no server request is waiting".into());
+                if self.overlays.asks.waiting.is_empty() {
+                    vec![Command::Notice("no server request is waiting".into())]
                 } else {
-                    st.asks.open = true;
+                    self.overlays.asks.open = true;
+                    Vec::new()
                 }
             }
             Back => {
-                if focus == Pane::Tools && browse_ctl::back(st) {
+                if focus == Pane::Tools && self.panes.tools.back() {
                     // From a read resource or a prompt's messages back to the list.
-                } else if st.composer.editing {
-                    st.composer.set_editing(false);
-                } else if st.zoom {
-                    st.zoom = false;
+                    Vec::new()
+                } else if self.panes.composer.editing {
+                    self.panes.composer.set_editing(false);
+                    Vec::new()
+                } else if self.shell.zoom {
+                    self.shell.zoom = false;
+                    Vec::new()
                 } else if focus == Pane::Timeline {
-                    timeline_ctl::back(st, &mut out);
+                    self.panes.timeline.back()
+                } else {
+                    Vec::new()
                 }
             }
             FocusNext | FocusPrev => {
-                let p = focus.step(action == FocusNext, |p| st.offers(p));
-                ctl::focus(st, p, &mut out);
+                let v = self.view();
+                let p = focus.step(action == FocusNext, |p| v.offers(p));
+                vec![Command::Focus(p)]
             }
-            FocusTools => ctl::focus(st, Pane::Tools, &mut out),
-            FocusComposer if !st.offers(Pane::Composer) => {
-                st.notice = Some("read-only: nothing can be sent from here".into());
+            FocusComposer if !self.view().offers(Pane::Composer) => vec![Command::Notice(
+                "read-only: nothing can be sent from here".into(),
+            )],
+            FocusTools => vec![Command::Focus(Pane::Tools)],
+            FocusComposer => vec![Command::Focus(Pane::Composer)],
+            FocusProgress => vec![Command::Focus(Pane::Progress)],
+            FocusTimeline => vec![Command::Focus(Pane::Timeline)],
+            FocusLogs => vec![Command::Focus(Pane::Logs)],
+            FocusRaw => vec![Command::Focus(Pane::Raw)],
+            FocusFindings => vec![Command::Focus(Pane::Findings)],
+            FocusNetwork => vec![Command::Focus(Pane::Network)],
+            Zoom => {
+                self.shell.zoom = !self.shell.zoom;
+                Vec::new()
             }
-            FocusComposer => ctl::focus(st, Pane::Composer, &mut out),
-            FocusProgress => ctl::focus(st, Pane::Progress, &mut out),
-            FocusTimeline => ctl::focus(st, Pane::Timeline, &mut out),
-            FocusLogs => ctl::focus(st, Pane::Logs, &mut out),
-            FocusRaw => ctl::focus(st, Pane::Raw, &mut out),
-            FocusFindings => ctl::focus(st, Pane::Findings, &mut out),
-            FocusNetwork => ctl::focus(st, Pane::Network, &mut out),
-            Zoom => st.zoom = !st.zoom,
-            Up => pane.scroll(st, -1),
-            Down => pane.scroll(st, 1),
-            PageUp => pane.scroll(st, -page(st)),
-            PageDown => pane.scroll(st, page(st)),
-            Top => pane.scroll(st, isize::MIN / 2),
-            Bottom => pane.scroll(st, isize::MAX / 2),
-            Filter => {
-                if let Some(t) = pane.filter() {
-                    // The Tools pane's other tabs filter their own lists.
-                    let t = match t {
-                        InputTarget::ToolsFilter
-                            if st.browse.tab != crate::tui::browse::Tab::Tools =>
-                        {
-                            InputTarget::BrowseFilter
-                        }
-                        t => t,
-                    };
-                    status_ctl::start_input(st, t);
-                }
-            }
-            Search => status_ctl::start_input(st, InputTarget::RawSearch),
+            Up => self.panes.input(focus).scroll(-1, &cx),
+            Down => self.panes.input(focus).scroll(1, &cx),
+            PageUp => self.panes.input(focus).scroll(-page, &cx),
+            PageDown => self.panes.input(focus).scroll(page, &cx),
+            Top => self.panes.input(focus).scroll(isize::MIN / 2, &cx),
+            Bottom => self.panes.input(focus).scroll(isize::MAX / 2, &cx),
+            Filter => match self.panes.input(focus).filter() {
+                Some(t) => vec![Command::Input(t)],
+                None => Vec::new(),
+            },
+            Search => vec![Command::Input(InputTarget::RawSearch)],
             ClearFilter => {
-                pane.clear_filter(st);
-                out.behind = true;
+                self.panes.input(focus).set_filter("");
+                vec![Command::Rescan]
             }
-            Follow => pane.follow(st),
-            UseTool => tools_ctl::use_tool(st, &mut out),
+            Follow => {
+                if !self.panes.input(focus).follow() {
+                    self.panes.timeline.follow = true;
+                }
+                Vec::new()
+            }
+            UseTool => self.panes.tools.use_tool(),
             Edit | StopEdit | Send | CycleToken | EditToken | CycleLogLevel | IdleDown | IdleUp
             | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand | ToggleTask => {
-                composer_ctl::apply(st, action, &mut out)
+                let p = &mut self.panes;
+                let sh = &self.shell;
+                p.composer
+                    .apply(action, &p.tools, &sh.server_cli, sh.live, &sh.theme)
             }
-            CancelCall | CycleByteMode | ClearFinished | Details | AnswerInput => {
-                progress_ctl::apply(st, action, &mut out)
+            CancelCall | CycleByteMode | ClearFinished | Details | AnswerInput | ShowLane => {
+                let key = match focus {
+                    Pane::Timeline => Some(self.panes.timeline.selected_call.clone()),
+                    _ => None,
+                };
+                let sel = match &key {
+                    Some(k) => Selection::Timeline(k.as_ref()),
+                    None => Selection::Progress,
+                };
+                self.panes.progress.apply(action, sel, live)
             }
-            ShowLane | CycleKind | CycleKindBack | ClearLane => {
-                timeline_ctl::apply(st, action, &mut out)
+            CycleKind | CycleKindBack | ClearLane => self.panes.timeline.apply(action),
+            LevelUp | LevelDown | ToggleStderr | Expand => self.panes.logs.apply(action),
+            ToggleBytes | NextMatch | PrevMatch | Copy => {
+                let h = self.cx(Pane::Raw).rows;
+                self.panes.raw.apply(action, h)
             }
-            LevelUp | LevelDown | ToggleStderr | Expand => logs_ctl::apply(st, action, &mut out),
-            ToggleBytes | NextMatch | PrevMatch | Copy => raw_ctl::apply(st, action, &mut out),
-            ShowFrame => findings_ctl::show_frame(st, &mut out),
-            ShowChannel => network_ctl::show_channel(st, &mut out),
+            ShowFrame => self.panes.findings.show_frame(),
+            ShowChannel => self.panes.network.show_channel(),
             ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
-            NextTab | PrevTab => browse_ctl::step(st, action == NextTab, &mut out),
-            Open | Subscribe | Refresh if !st.live => {
-                st.notice = Some("this is a recorded trace: there is no server to ask".into());
-            }
-            Open => {
-                let now = self.trace.now_us();
-                browse_ctl::open(&mut self.state, now, &mut out)
-            }
-            Subscribe => browse_ctl::subscribe(st, &mut out),
-            Refresh => browse_ctl::refresh(st, &mut out),
-        }
-        self.finish(out, After::SyncIfBehind)
+            NextTab | PrevTab => self.panes.tools.step(action == NextTab, live),
+            Open | Subscribe | Refresh if !live => vec![Command::Notice(
+                "this is a recorded trace: there is no server to ask".into(),
+            )],
+            Open => self.panes.tools.open(self.trace.now_us()),
+            Subscribe => self.panes.tools.subscribe(),
+            Refresh => self.panes.tools.refresh(live),
+        };
+        self.route(cmds);
+        self.finish(Then::SyncIfBehind)
     }
 
-    fn replay_action(&mut self, action: Action) {
+    fn replay_action(&mut self, action: Action) -> Commands {
         let Some(p) = &mut self.playback else {
-            self.state.notice = Some("playback keys work in a replay: mcpscope replay FILE".into());
-            return;
+            return vec![Command::Notice(
+                "playback keys work in a replay: mcpscope replay FILE".into(),
+            )];
         };
+        let mut out = Vec::new();
         match action {
             Action::ReplayPause => p.toggle_pause(),
             Action::ReplayStep if !p.step() => {
-                self.state.notice = Some("end of the trace: nothing left to step".into());
+                out.push(Command::Notice(
+                    "end of the trace: nothing left to step".into(),
+                ));
             }
             Action::ReplayFaster => p.change_speed(true),
             Action::ReplaySlower => p.change_speed(false),
             Action::ReplayEnd => p.jump_to_end(),
             _ => {}
         }
-        self.state.replay = Some(p.view());
+        self.shell.replay = Some(p.view());
         self.behind = true;
+        out
     }
 }
 

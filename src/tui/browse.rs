@@ -12,9 +12,9 @@ pub use detail::{Detail, Tone};
 
 use crate::protocol::{Revision, methods};
 use crate::trace::{Dir, Store};
-use crate::tui::argform::ArgForm;
+use crate::tui::cursor::Cursor;
 use crate::tui::format::{safe, safe_row};
-use crate::tui::state::Cursor;
+use crate::tui::overlays::argform::ArgForm;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -625,7 +625,7 @@ fn prompt_of(v: &Value) -> Prompt {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .take(crate::tui::argform::MAX_FIELDS)
+            .take(crate::tui::overlays::argform::MAX_FIELDS)
             .map(|a| PromptArg {
                 name: raw_str(a, "name"),
                 description: raw_str(a, "description"),

@@ -7,8 +7,8 @@
 //! declined sampling request has no result to send) is left to the
 //! composer's hand-edited retry, which stays available throughout.
 
-use super::asks::{Answer, Ask, AskKind};
 use super::calls::{Call, CallStatus, InputNeeded};
+use super::overlays::asks::{Answer, Ask, AskKind};
 use crate::client::{Limits, ServerAsk};
 use crate::protocol::IdKey;
 use crate::protocol::{meta, methods};
@@ -280,10 +280,23 @@ pub fn unoffered(calls: &mut [Call]) -> impl Iterator<Item = &mut Call> {
     })
 }
 
+/// What the rounds' sync step reads and changes: the calls (the Progress
+/// pane's), the asks queue (an overlay's), and the notice it leaves for
+/// the status line.
+pub struct RoundsCx<'a> {
+    pub live: bool,
+    pub now_us: u64,
+    pub calls: &'a mut super::calls::Calls,
+    pub asks: &'a mut super::overlays::asks::Asks,
+    /// The composer's limits, for a round whose call had none.
+    pub fallback: Limits,
+    pub notice: Option<String>,
+}
+
 /// Sync step: offer the `input_required` results not offered yet as
 /// waiting asks, and drop the asks of a round answered otherwise (a retry
 /// composed by hand). Only in a live session. Returns how many asks came.
-pub fn sync(st: &mut crate::tui::state::State, store: &Store) -> usize {
+pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
     if !st.live {
         return 0;
     }
@@ -300,7 +313,7 @@ pub fn sync(st: &mut crate::tui::state::State, store: &Store) -> usize {
     for id in &answered {
         st.asks.drop_round(id);
     }
-    let fallback = st.composer.limits();
+    let fallback = st.fallback;
     let mut added = 0;
     let mut skipped = 0;
     for c in unoffered(&mut st.calls.list) {

@@ -3,6 +3,7 @@
 //! trip) and tags each piece for colouring. Also the exact-bytes view.
 
 use crate::protocol::sanitize::one_line;
+use unicode_width::UnicodeWidthStr;
 
 /// What a piece of text is, for colouring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +176,7 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
                 for ch in s.chars() {
                     let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
                     // An invisible character is shown as `<U+XXXX>`: wider than one column.
-                    let w = txt.chars().count();
+                    let w = UnicodeWidthStr::width(txt.as_str());
                     push(Tok::Plain, txt, w, &mut lines, &mut cur);
                     if lines.len() >= max_lines {
                         return (lines, true);
@@ -188,7 +189,7 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
                 for ch in std::str::from_utf8(good).unwrap_or("").chars() {
                     let txt = one_line(ch.encode_utf8(&mut [0; 4])).into_owned();
                     // An invisible character is shown as `<U+XXXX>`: wider than one column.
-                    let w = txt.chars().count();
+                    let w = UnicodeWidthStr::width(txt.as_str());
                     push(Tok::Plain, txt, w, &mut lines, &mut cur);
                 }
                 let n = e.error_len().unwrap_or(bad.len()).max(1);

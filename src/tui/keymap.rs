@@ -3,60 +3,87 @@
 //! in the focused pane's context first, then in `global`.
 
 use super::action::Action;
+use super::pane::Pane;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Where a binding applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Where a binding applies: everywhere, a pane (its `[keys.*]` table is
+/// the pane's name), the JSON editor while it has the keyboard, or one of
+/// the Tools pane's other tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Context {
     Global,
-    Tools,
-    Composer,
+    Pane(Pane),
     /// While the JSON editor has the keyboard: everything else is typed.
     Editor,
-    Progress,
-    Timeline,
-    Logs,
-    Raw,
-    Findings,
-    Network,
     /// The Tools pane showing its Resources tab.
     Resources,
     /// The Tools pane showing its Prompts tab.
     Prompts,
 }
 
+/// The settings file's names of the contexts, in the order an unknown one
+/// lists them.
+const NAMES: [(&str, Context); 12] = [
+    ("global", Context::Global),
+    ("tools", Context::Pane(Pane::Tools)),
+    ("composer", Context::Pane(Pane::Composer)),
+    ("editor", Context::Editor),
+    ("progress", Context::Pane(Pane::Progress)),
+    ("timeline", Context::Pane(Pane::Timeline)),
+    ("logs", Context::Pane(Pane::Logs)),
+    ("raw", Context::Pane(Pane::Raw)),
+    ("findings", Context::Pane(Pane::Findings)),
+    ("network", Context::Pane(Pane::Network)),
+    ("resources", Context::Resources),
+    ("prompts", Context::Prompts),
+];
+
+/// The names alone, for the error an unknown one gets.
+const EXPECTED: [&str; NAMES.len()] = {
+    let mut names = [""; NAMES.len()];
+    let mut i = 0;
+    while i < NAMES.len() {
+        names[i] = NAMES[i].0;
+        i += 1;
+    }
+    names
+};
+
+impl<'de> Deserialize<'de> for Context {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Context, D::Error> {
+        let name = String::deserialize(d)?;
+        NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &EXPECTED))
+    }
+}
+
 impl Context {
     pub const ALL: [Context; 12] = [
         Context::Global,
-        Context::Tools,
+        Context::Pane(Pane::Tools),
         Context::Resources,
         Context::Prompts,
-        Context::Composer,
+        Context::Pane(Pane::Composer),
         Context::Editor,
-        Context::Progress,
-        Context::Timeline,
-        Context::Logs,
-        Context::Raw,
-        Context::Findings,
-        Context::Network,
+        Context::Pane(Pane::Progress),
+        Context::Pane(Pane::Timeline),
+        Context::Pane(Pane::Logs),
+        Context::Pane(Pane::Raw),
+        Context::Pane(Pane::Findings),
+        Context::Pane(Pane::Network),
     ];
 
     pub fn title(self) -> &'static str {
         match self {
             Context::Global => "Everywhere",
-            Context::Tools => "Tools",
-            Context::Composer => "Composer",
+            Context::Pane(p) => p.title(),
             Context::Editor => "Composer, while editing",
-            Context::Progress => "Progress",
-            Context::Timeline => "Timeline",
-            Context::Logs => "Logs",
-            Context::Raw => "Raw",
-            Context::Findings => "Findings",
-            Context::Network => "Network",
             Context::Resources => "Tools pane, Resources tab",
             Context::Prompts => "Tools pane, Prompts tab",
         }
@@ -193,7 +220,7 @@ impl fmt::Display for Key {
 /// The default bindings: (context, keys, action).
 const DEFAULTS: &[(Context, &[&str], Action)] = {
     use Action::*;
-    use Context::*;
+    use Context::{Editor, Global, Prompts, Resources};
     &[
         (Global, &["q", "ctrl-c"], Quit),
         (Global, &["?", "f1"], Help),
@@ -222,11 +249,11 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["E"], ReplayEnd),
         (Global, &["A"], AnswerServer),
         (Global, &["ctrl-r"], EditRoots),
-        (Tools, &["/"], Filter),
-        (Tools, &["backspace"], ClearFilter),
-        (Tools, &["enter"], UseTool),
-        (Tools, &["t"], NextTab),
-        (Tools, &["T"], PrevTab),
+        (Context::Pane(Pane::Tools), &["/"], Filter),
+        (Context::Pane(Pane::Tools), &["backspace"], ClearFilter),
+        (Context::Pane(Pane::Tools), &["enter"], UseTool),
+        (Context::Pane(Pane::Tools), &["t"], NextTab),
+        (Context::Pane(Pane::Tools), &["T"], PrevTab),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),
@@ -240,50 +267,50 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Prompts, &["r"], Refresh),
         (Prompts, &["/"], Filter),
         (Prompts, &["backspace"], ClearFilter),
-        (Composer, &["enter", "e", "i"], Edit),
-        (Composer, &["s", "ctrl-s"], Send),
-        (Composer, &["t"], CycleToken),
-        (Composer, &["T"], EditToken),
-        (Composer, &["l"], CycleLogLevel),
-        (Composer, &["["], IdleDown),
-        (Composer, &["]"], IdleUp),
-        (Composer, &["{"], MaxDown),
-        (Composer, &["}"], MaxUp),
-        (Composer, &["r"], ToggleRawMode),
-        (Composer, &["R"], ResetArgs),
-        (Composer, &["y"], CopyCommand),
-        (Composer, &["x"], ToggleTask),
+        (Context::Pane(Pane::Composer), &["enter", "e", "i"], Edit),
+        (Context::Pane(Pane::Composer), &["s", "ctrl-s"], Send),
+        (Context::Pane(Pane::Composer), &["t"], CycleToken),
+        (Context::Pane(Pane::Composer), &["T"], EditToken),
+        (Context::Pane(Pane::Composer), &["l"], CycleLogLevel),
+        (Context::Pane(Pane::Composer), &["["], IdleDown),
+        (Context::Pane(Pane::Composer), &["]"], IdleUp),
+        (Context::Pane(Pane::Composer), &["{"], MaxDown),
+        (Context::Pane(Pane::Composer), &["}"], MaxUp),
+        (Context::Pane(Pane::Composer), &["r"], ToggleRawMode),
+        (Context::Pane(Pane::Composer), &["R"], ResetArgs),
+        (Context::Pane(Pane::Composer), &["y"], CopyCommand),
+        (Context::Pane(Pane::Composer), &["x"], ToggleTask),
         (Editor, &["esc"], StopEdit),
         (Editor, &["ctrl-s"], Send),
-        (Progress, &["c", "delete"], CancelCall),
-        (Progress, &["enter"], ShowLane),
-        (Progress, &["b"], CycleByteMode),
-        (Progress, &["x"], ClearFinished),
-        (Progress, &["d"], Details),
-        (Progress, &["a"], AnswerInput),
-        (Timeline, &["/"], Filter),
-        (Timeline, &["backspace"], ClearFilter),
-        (Timeline, &["f"], Follow),
-        (Timeline, &["K"], CycleKind),
-        (Timeline, &["J"], CycleKindBack),
-        (Timeline, &["enter"], ShowLane),
-        (Timeline, &["a"], ClearLane),
-        (Timeline, &["c"], CancelCall),
-        (Logs, &["/"], Filter),
-        (Logs, &["backspace"], ClearFilter),
-        (Logs, &["f"], Follow),
-        (Logs, &["+", "="], LevelUp),
-        (Logs, &["-"], LevelDown),
-        (Logs, &["s"], ToggleStderr),
-        (Logs, &["enter"], Expand),
-        (Raw, &["b"], ToggleBytes),
-        (Raw, &["/"], Search),
-        (Raw, &["n"], NextMatch),
-        (Raw, &["N"], PrevMatch),
-        (Raw, &["y"], Copy),
-        (Findings, &["enter"], ShowFrame),
-        (Network, &["enter"], ShowChannel),
-        (Network, &["f"], Follow),
+        (Context::Pane(Pane::Progress), &["c", "delete"], CancelCall),
+        (Context::Pane(Pane::Progress), &["enter"], ShowLane),
+        (Context::Pane(Pane::Progress), &["b"], CycleByteMode),
+        (Context::Pane(Pane::Progress), &["x"], ClearFinished),
+        (Context::Pane(Pane::Progress), &["d"], Details),
+        (Context::Pane(Pane::Progress), &["a"], AnswerInput),
+        (Context::Pane(Pane::Timeline), &["/"], Filter),
+        (Context::Pane(Pane::Timeline), &["backspace"], ClearFilter),
+        (Context::Pane(Pane::Timeline), &["f"], Follow),
+        (Context::Pane(Pane::Timeline), &["K"], CycleKind),
+        (Context::Pane(Pane::Timeline), &["J"], CycleKindBack),
+        (Context::Pane(Pane::Timeline), &["enter"], ShowLane),
+        (Context::Pane(Pane::Timeline), &["a"], ClearLane),
+        (Context::Pane(Pane::Timeline), &["c"], CancelCall),
+        (Context::Pane(Pane::Logs), &["/"], Filter),
+        (Context::Pane(Pane::Logs), &["backspace"], ClearFilter),
+        (Context::Pane(Pane::Logs), &["f"], Follow),
+        (Context::Pane(Pane::Logs), &["+", "="], LevelUp),
+        (Context::Pane(Pane::Logs), &["-"], LevelDown),
+        (Context::Pane(Pane::Logs), &["s"], ToggleStderr),
+        (Context::Pane(Pane::Logs), &["enter"], Expand),
+        (Context::Pane(Pane::Raw), &["b"], ToggleBytes),
+        (Context::Pane(Pane::Raw), &["/"], Search),
+        (Context::Pane(Pane::Raw), &["n"], NextMatch),
+        (Context::Pane(Pane::Raw), &["N"], PrevMatch),
+        (Context::Pane(Pane::Raw), &["y"], Copy),
+        (Context::Pane(Pane::Findings), &["enter"], ShowFrame),
+        (Context::Pane(Pane::Network), &["enter"], ShowChannel),
+        (Context::Pane(Pane::Network), &["f"], Follow),
     ]
 };
 
@@ -299,13 +326,13 @@ pub const REPLAY_HINTS: &[Action] = &[
 /// Actions worth showing in the status line, per context.
 pub const HINTS: &[(Context, &[Action])] = {
     use Action::*;
-    use Context::*;
+    use Context::{Editor, Prompts, Resources};
     &[
-        (Tools, &[UseTool, Filter, Up, Down]),
+        (Context::Pane(Pane::Tools), &[UseTool, Filter, Up, Down]),
         (Resources, &[Open, Subscribe, Refresh, NextTab]),
         (Prompts, &[Open, Refresh, NextTab]),
         (
-            Composer,
+            Context::Pane(Pane::Composer),
             &[
                 Edit,
                 Send,
@@ -318,7 +345,7 @@ pub const HINTS: &[(Context, &[Action])] = {
         ),
         (Editor, &[StopEdit, Send]),
         (
-            Progress,
+            Context::Pane(Pane::Progress),
             &[
                 CancelCall,
                 ShowLane,
@@ -328,14 +355,23 @@ pub const HINTS: &[(Context, &[Action])] = {
                 ClearFinished,
             ],
         ),
-        (Timeline, &[Follow, Filter, CycleKind, ShowLane, ClearLane]),
         (
-            Logs,
+            Context::Pane(Pane::Timeline),
+            &[Follow, Filter, CycleKind, ShowLane, ClearLane],
+        ),
+        (
+            Context::Pane(Pane::Logs),
             &[LevelUp, LevelDown, ToggleStderr, Expand, Filter, Follow],
         ),
-        (Raw, &[ToggleBytes, Search, NextMatch, Copy]),
-        (Findings, &[ShowFrame, Up, Down]),
-        (Network, &[ShowChannel, Follow, Up, Down]),
+        (
+            Context::Pane(Pane::Raw),
+            &[ToggleBytes, Search, NextMatch, Copy],
+        ),
+        (Context::Pane(Pane::Findings), &[ShowFrame, Up, Down]),
+        (
+            Context::Pane(Pane::Network),
+            &[ShowChannel, Follow, Up, Down],
+        ),
     ]
 };
 
@@ -426,6 +462,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn contexts_are_named_as_the_settings_file_names_them() {
+        let over: Overrides = toml::from_str("[raw]\ncopy = [\"y\"]\n").unwrap();
+        assert!(over.contains_key(&Context::Pane(Pane::Raw)));
+        let e = toml::from_str::<Overrides>("[rawx]\ncopy = [\"y\"]\n").unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
+                 `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
+                 `resources`, `prompts`"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn parse_and_lookup() {
         assert_eq!(
             Key::parse("ctrl-s").unwrap(),
@@ -441,7 +492,7 @@ mod tests {
         let g = Key::from_event(&KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT));
         assert_eq!(km.lookup(Context::Global, g), Some(Action::Bottom));
         assert_eq!(
-            km.lookup(Context::Raw, Key::parse("y").unwrap()),
+            km.lookup(Context::Pane(Pane::Raw), Key::parse("y").unwrap()),
             Some(Action::Copy)
         );
     }
@@ -457,7 +508,7 @@ mod tests {
         );
         assert_eq!(km.lookup(Context::Global, Key::parse("q").unwrap()), None);
         assert_eq!(
-            km.lookup(Context::Raw, Key::parse("c").unwrap()),
+            km.lookup(Context::Pane(Pane::Raw), Key::parse("c").unwrap()),
             Some(Action::Copy)
         );
         let bad: Overrides = toml::from_str("[global]\nquit = [\"nokey\"]\n").unwrap();

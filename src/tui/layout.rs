@@ -24,7 +24,8 @@
 //!   status line: keys of the focused pane / text input
 //! ```
 
-use super::state::{Pane, State};
+use super::pane::Pane;
+use super::screen::View;
 use ratatui::layout::Rect;
 
 /// Rows the Progress details view needs inside its border.
@@ -81,7 +82,7 @@ fn cols(r: Rect, left: u16) -> (Rect, Rect) {
     )
 }
 
-pub fn compute(area: Rect, st: &State) -> Layout {
+pub fn compute(area: Rect, st: &View) -> Layout {
     let (header, rest) = rows(area, 1);
     let (body, status) = rows(rest, rest.height.saturating_sub(1));
     let mut l = Layout {
@@ -89,14 +90,14 @@ pub fn compute(area: Rect, st: &State) -> Layout {
         status,
         ..Layout::default()
     };
-    if st.zoom {
-        l.panes.push((st.focus, body));
+    if st.shell.zoom {
+        l.panes.push((st.shell.focus, body));
         return l;
     }
     if !is_wide(area) {
         let (tabs, pane) = rows(body, 1);
         l.tabs = Some(tabs);
-        l.panes.push((st.focus, pane));
+        l.panes.push((st.shell.focus, pane));
         return l;
     }
     let left_w = (body.width * 3 / 10).max(44);
@@ -107,9 +108,9 @@ pub fn compute(area: Rect, st: &State) -> Layout {
     } else {
         (left, Rect::default())
     };
-    let calls = st.calls.list.len().max(1) as u16;
+    let calls = st.panes.progress.calls.list.len().max(1) as u16;
     // The details view shows one call's gauge plus its timing statistics.
-    let gauge_rows = if st.progress_details {
+    let gauge_rows = if st.panes.progress.details {
         (3 * calls).max(DETAIL_ROWS)
     } else {
         3 * calls
@@ -123,14 +124,14 @@ pub fn compute(area: Rect, st: &State) -> Layout {
     l.panes.push((Pane::Progress, progress));
     if st.offers(Pane::Network) {
         // Border, column header, the rows, the selected one in full.
-        let want = 5 + st.network.view.len().max(1) as u16;
+        let want = 5 + st.panes.network.view.len().max(1) as u16;
         let h = want.clamp(6, (right.height / 4).max(6));
         let (network, rest) = rows(lower, h);
         l.panes.push((Pane::Network, network));
         lower = rest;
     }
     let (lists, raw) = cols(lower, lower.width * 13 / 20);
-    if !st.findings.list.is_empty() || st.focus == Pane::Findings {
+    if !st.panes.findings.list.is_empty() || st.shell.focus == Pane::Findings {
         let (timeline, rest) = rows(lists, lists.height / 2);
         let (logs, findings) = rows(rest, rest.height / 2);
         l.panes.push((Pane::Timeline, timeline));
@@ -146,20 +147,12 @@ pub fn compute(area: Rect, st: &State) -> Layout {
 }
 
 /// Rows a list pane shows (inside its border, below any column header).
-pub fn list_height(st: &State, pane: Pane) -> usize {
-    let area = Rect::new(0, 0, st.width, st.height);
+pub fn list_height(st: &View, pane: Pane) -> usize {
+    let area = Rect::new(0, 0, st.shell.width, st.shell.height);
     let Some(r) = compute(area, st).rect(pane) else {
         return 0;
     };
-    let inner = r.height.saturating_sub(2) as usize;
-    match pane {
-        Pane::Timeline => inner.saturating_sub(1),
-        Pane::Progress => inner / 3,
-        Pane::Tools => tools_list_height(r.height.saturating_sub(2)) as usize,
-        Pane::Findings => findings_list_height(r.height.saturating_sub(2)) as usize,
-        Pane::Network => network_list_height(r.height.saturating_sub(2)) as usize,
-        _ => inner,
-    }
+    st.pane(pane).list_rows(r.height.saturating_sub(2))
 }
 
 /// The Tools pane gives its list at most half its height; details get the rest.
@@ -181,8 +174,8 @@ pub fn network_list_height(inner_h: u16) -> u16 {
 }
 
 /// Inner width of a pane (for cutting exact-bytes lines).
-pub fn inner_width(st: &State, pane: Pane) -> usize {
-    let area = Rect::new(0, 0, st.width, st.height);
+pub fn inner_width(st: &View, pane: Pane) -> usize {
+    let area = Rect::new(0, 0, st.shell.width, st.shell.height);
     compute(area, st)
         .rect(pane)
         .map_or(80, |r| r.width.saturating_sub(2) as usize)

@@ -1,23 +1,27 @@
 //! The interactive UI (`mcpscope [SERVER]`, `mcpscope demo`, `mcpscope
 //! replay FILE`). The only module that touches the terminal.
 //!
-//! Layout of the module: `app` (state + update), `state`, `action`
-//! (actions, effects, messages), `keymap`, `settings`, `theme`, `views`
-//! (incremental filtered lists), `calls` (gauges), `tasks` (calls running
-//! as tasks), `network` (HTTP
-//! exchanges), `compose` (composer state), `timing` (per-call statistics), `replay` (playback of a recorded
-//! trace), `schema`, `summary`, `jsonfmt`, `format`, `layout`, `ui` and
-//! `panes/*` (rendering, one file per pane), `terminal` (guard), `runtime`
-//! (event loop and effects).
+//! Layout of the module: `app` (the router: update and sync step),
+//! `shell` (focus, zoom, size, notice, theme, key map, header), `panes/*`
+//! (one folder per pane: its state, update and view), `overlays/*` (help,
+//! the server's requests, forms, the status line), `command` (cross-pane
+//! intent), `pane` (pane ids), `screen` (what a frame is drawn from, and
+//! the pane registry), `action` (actions, effects, messages), `keymap`,
+//! `settings`, `theme`, `views` (incremental filtered lists), `calls`
+//! (gauges), `tasks` (calls running as tasks), `network` (HTTP exchanges),
+//! `replay` (playback of a recorded trace), `schema`, `summary`,
+//! `jsonfmt`, `format`, `chrome` (frames and fitting), `layout`, `ui`
+//! (prepare and paint a frame), `terminal` (guard), `runtime` (event loop
+//! and effects).
 
 pub mod action;
 pub mod app;
-pub mod argform;
-pub mod asks;
 pub mod attach;
 pub mod browse;
 pub mod calls;
-pub mod compose;
+pub mod chrome;
+pub mod command;
+pub mod cursor;
 pub mod exit;
 pub mod format;
 pub mod input_rounds;
@@ -25,18 +29,20 @@ pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
 pub mod network;
+pub mod overlays;
+pub mod pane;
 pub mod panes;
 pub mod recorded;
 pub mod replay;
 pub mod runtime;
 pub mod schema;
+pub mod screen;
 pub mod settings;
-pub mod state;
+pub mod shell;
 pub mod summary;
 pub mod tasks;
 pub mod terminal;
 pub mod theme;
-pub mod timing;
 pub mod ui;
 pub mod views;
 
@@ -45,8 +51,8 @@ pub use attach::attach;
 
 use crate::checks::LiveChecks;
 use crate::session::Launch;
-use compose::ServerCli;
 use format::shell_quote;
+use panes::composer::ServerCli;
 use settings::{Settings, clamp_fps};
 use std::io::IsTerminal;
 use std::path::Path;

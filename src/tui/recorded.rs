@@ -54,7 +54,7 @@ impl Recorded {
     /// Take in the answers since the last look. Returns whether a list or
     /// the server changed.
     pub fn sync(app: &mut App, store: &Store) -> bool {
-        if app.state.live {
+        if app.shell.live {
             return false;
         }
         let mut me = std::mem::take(&mut app.recorded);
@@ -100,7 +100,7 @@ impl Recorded {
             }
         }
         for key in &changed {
-            let st = &mut app.state;
+            let st = &mut app.panes.tools;
             match *key {
                 "tools" => {
                     let tools = me.tools.clone();

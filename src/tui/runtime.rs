@@ -345,7 +345,7 @@ async fn browse_request(
 pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     term.autoresize()?;
     let size = term.size()?;
-    if (size.width, size.height) != (app.state.width, app.state.height) {
+    if (size.width, size.height) != (app.shell.width, app.shell.height) {
         app.resize(size.width, size.height);
     }
     let area = Rect::new(0, 0, size.width, size.height);
@@ -353,10 +353,10 @@ pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     let prepared = {
         let store = trace.read();
         app.sync_with(&store);
-        ui::prepare(area, &app.state, &store)
+        ui::prepare(area, &app.view(), &store)
     };
     let mut frame = term.get_frame();
-    let map = ui::paint(&mut frame, &app.state, prepared);
+    let map = ui::paint(&mut frame, &app.view(), prepared);
     term.apply_buffer()?;
     app.drawn(map);
     app.dirty = false;
@@ -416,7 +416,7 @@ pub async fn event_loop(
         // Effects may answer with messages, whose effects run in turn.
         let mut queue = std::collections::VecDeque::from(effects);
         queue.extend(app.due());
-        exec.set_browse_limits(app.state.composer.limits());
+        exec.set_browse_limits(app.panes.composer.limits());
         while let Some(e) = queue.pop_front() {
             let Some(msgs) = exec.run(e, term) else {
                 return Ok(ended);
@@ -436,7 +436,7 @@ pub async fn event_loop(
             last_check_tick = now;
         }
         let since = last_draw.elapsed();
-        let live = app.state.calls.running() > 0 && since >= clock;
+        let live = app.panes.progress.calls.running() > 0 && since >= clock;
         if ((app.dirty || app.behind) && since >= frame) || live {
             draw(app, term)?;
             last_draw = Instant::now();

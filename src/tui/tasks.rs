@@ -39,40 +39,6 @@ pub fn summary(text: &str) -> Option<String> {
     Some(format!("task {}", short(id)))
 }
 
-impl super::state::State {
-    /// What the tools list says about running `tool` as a task (forbidden
-    /// when the tool is not listed).
-    pub fn task_support(&self, tool: &str) -> crate::client::tasks::TaskSupport {
-        self.tools
-            .all
-            .iter()
-            .find(|t| t.name == tool)
-            .map_or(crate::client::tasks::TaskSupport::Forbidden, |t| t.task)
-    }
-
-    /// The composer's equivalent `mcpscope call`: `--task` where the call
-    /// asks for a task the tool only allows.
-    pub fn composer_command(&self) -> String {
-        use crate::client::tasks::TaskSupport;
-        let c = &self.composer;
-        let optional =
-            c.tool.as_deref().map(|t| self.task_support(t)) == Some(TaskSupport::Optional);
-        c.command_line_with(&self.server_cli, optional && c.as_task)
-    }
-
-    /// Whether the composer's call goes out as a task: always for a tool
-    /// that requires it, on request (the composer's toggle) where optional.
-    pub fn composer_task(&self) -> bool {
-        use crate::client::tasks::TaskSupport;
-        let c = &self.composer;
-        match c.tool.as_deref().map(|t| self.task_support(t)) {
-            Some(TaskSupport::Required) => true,
-            Some(TaskSupport::Optional) => c.as_task,
-            _ => false,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,69 +1,69 @@
 //! Messages into the App: the handshake, the tool list, effects' results,
 //! findings. Like keys, they change the state without the store; a failed
-//! call is the one that reads it (in the sync step, as a `Pull`).
+//! call is the one that reads it (in the sync step, as a `Command`).
 
 use super::App;
+use super::Then;
 use crate::client::TokenPolicy;
 use crate::client::tasks::TaskSupport;
 use crate::protocol::views::InitializeResult;
 use crate::tui::action::{Effect, Msg};
+use crate::tui::command::Command;
 use crate::tui::format::{safe, safe_row};
-use crate::tui::panes::ctl::{After, Out, Pull};
-use crate::tui::state::{Conn, ToolInfo};
+use crate::tui::panes::tools::ToolInfo;
+use crate::tui::shell::Conn;
 use serde_json::Value;
 
 impl App {
     pub fn on_msg(&mut self, msg: Msg) -> Vec<Effect> {
         self.dirty = true;
         let now_us = self.trace().now_us();
-        let st = &mut self.state;
-        let mut out = Out::default();
         match msg {
             Msg::Handshake(Ok(init)) => {
-                st.conn = Conn::Ready;
+                self.shell.conn = Conn::Ready;
                 self.set_server(&init);
             }
             Msg::Handshake(Err(e)) => {
                 let e = safe_row(&e);
-                st.tools.loading = false;
-                st.notice = Some(format!("connection failed: {e}"));
-                st.conn = Conn::Failed(e);
+                self.panes.tools.loading = false;
+                self.shell.notice = Some(format!("connection failed: {e}"));
+                self.shell.conn = Conn::Failed(e);
             }
             Msg::Tools(Ok(tools)) => {
                 self.set_tools(&tools);
-                out.effects = self.fire_runs();
+                self.effects = self.fire_runs();
             }
             Msg::Tools(Err(e)) => {
-                st.tools.loading = false;
-                st.tools.error = Some(safe_row(&e));
-                out.effects = self.fire_runs();
+                self.panes.tools.loading = false;
+                self.panes.tools.error = Some(safe_row(&e));
+                self.effects = self.fire_runs();
             }
-            Msg::CallPrepared { id, limits } => st.calls.expect(id, limits),
+            Msg::CallPrepared { id, limits } => self.panes.progress.calls.expect(id, limits),
             // What ended the call (a cancel, the server's exit) is already in
             // the store: the sync step sees it first, so the final state names the cause.
-            Msg::CallFailed { id, why } => out.pulls.push(Pull::FailCall { id, why }),
-            Msg::Notice(n) => st.notice = Some(safe_row(&n)),
+            Msg::CallFailed { id, why } => self.queued.push(Command::FailCall { id, why }),
+            Msg::Notice(n) => self.shell.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
-            Msg::Roots(r) => st.asks.roots = r,
+            Msg::Roots(r) => self.overlays.asks.roots = r,
             Msg::Browse(req, result) => {
-                if let Some(n) = st.browse.on_reply(req, result) {
-                    st.notice = Some(n);
+                if let Some(n) = self.panes.tools.browse.on_reply(req, result) {
+                    self.shell.notice = Some(n);
                 }
             }
             Msg::ServerAsk(a) => {
-                let ask = crate::tui::asks::Ask::new(&a, now_us);
-                st.notice = Some(format!(
+                let ask = crate::tui::overlays::asks::Ask::new(&a, now_us);
+                self.shell.notice = Some(format!(
                     "the server asks: {} — A to answer",
                     safe(&a.method, 40)
                 ));
-                st.asks.push(ask);
+                self.overlays.asks.push(ask);
             }
         }
-        self.finish(out, After::Pulls)
+        self.finish(Then::Nothing)
     }
 
     pub fn set_server(&mut self, init: &InitializeResult) {
-        let s = &mut self.state.server;
+        let s = &mut self.shell.server;
         s.name = safe(init.server_name(), 60);
         s.version = safe(init.server_version(), 30);
         s.revision = safe(&init.protocol_version, 30);
@@ -73,12 +73,12 @@ impl App {
             .map(|o| o.keys().map(|k| safe(k, 30)).collect())
             .unwrap_or_default();
         s.instructions = init.instructions.as_deref().map(safe_row);
-        self.state.browse.caps =
+        self.panes.tools.browse.caps =
             crate::tui::browse::Caps::of(&init.capabilities, &init.protocol_version);
     }
 
     pub fn set_tools(&mut self, tools: &[Value]) {
-        let st = &mut self.state;
+        let st = &mut self.panes;
         let text = |v: &Value, k: &str, n: usize| {
             v.get(k)
                 .and_then(Value::as_str)
@@ -111,7 +111,7 @@ impl App {
         if st.composer.tool.is_none()
             && let Some(t) = st.tools.selected().cloned()
         {
-            st.composer.load_tool(&t.name, &t.schema, &st.theme);
+            st.composer.load_tool(&t.name, &t.schema, &self.shell.theme);
         }
     }
 
@@ -120,17 +120,15 @@ impl App {
         let first = runs.first().map(|(tool, _)| tool.clone());
         let mut out = Vec::new();
         for (tool, args) in runs {
-            let st = &mut self.state;
-            st.composer.remember_sent(&tool, &args, &st.theme);
-            if !self.state.tools.all.is_empty()
-                && !self.state.tools.all.iter().any(|t| t.name == tool)
-            {
-                self.state.notice = Some(format!(
+            let st = &mut self.panes;
+            st.composer.remember_sent(&tool, &args, &self.shell.theme);
+            if !st.tools.all.is_empty() && !st.tools.all.iter().any(|t| t.name == tool) {
+                self.shell.notice = Some(format!(
                     "--run: the server lists no tool {tool:?}; sending anyway"
                 ));
             }
             // A tool that requires it runs as a task; `--run` asks no more.
-            let task = self.state.task_support(&tool) == TaskSupport::Required;
+            let task = self.panes.tools.task_support(&tool) == TaskSupport::Required;
             out.push(Effect::Call {
                 tool,
                 args,
@@ -142,13 +140,13 @@ impl App {
         }
         // The composer opens on the first call the user asked for, showing
         // what it sent (the user has not touched it yet: the tools just came).
-        let st = &mut self.state;
+        let st = &mut self.panes;
         if let Some(first) = first
             && !st.composer.editing
             && st.composer.tool.as_deref() != Some(first.as_str())
             && let Some(t) = st.tools.all.iter().find(|t| t.name == first)
         {
-            st.composer.load_tool(&t.name, &t.schema, &st.theme);
+            st.composer.load_tool(&t.name, &t.schema, &self.shell.theme);
         }
         out
     }

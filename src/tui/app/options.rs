@@ -1,7 +1,7 @@
 //! What the App is started with besides the trace.
 
-use crate::tui::compose::ServerCli;
 use crate::tui::keymap::Keymap;
+use crate::tui::panes::composer::ServerCli;
 use crate::tui::replay::Playback;
 use crate::tui::theme::Theme;
 use serde_json::Value;

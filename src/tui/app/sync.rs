@@ -1,15 +1,20 @@
 //! The App's sync step: the only place the update side reads the store.
 //! It pulls what the store gained (bounded per call, so a filter rebuild
-//! over a million events is spread over frames), does the store reads an
-//! update left behind (`Pull`s), and re-fits cursors and caches to what
+//! over a million events is spread over frames), runs the commands an
+//! update left that read the store, and re-fits cursors and caches to what
 //! the views now hold. Each call takes the read lock once.
 
+use super::{App, Then};
 use crate::trace::Store;
 use crate::tui::action::Effect;
-use crate::tui::app::App;
-use crate::tui::panes::ctl::{After, Out, Pull};
-use crate::tui::panes::*;
-use crate::tui::state::Conn;
+use crate::tui::command::Command;
+use crate::tui::input_rounds::{self, RoundsCx};
+use crate::tui::layout;
+use crate::tui::pane::Pane;
+use crate::tui::panes::findings::update::shown;
+use crate::tui::panes::progress::update::retry;
+use crate::tui::panes::raw::update::target;
+use crate::tui::shell::Conn;
 use crate::tui::ui;
 use ratatui::layout::Rect;
 
@@ -27,45 +32,55 @@ impl App {
     }
 
     pub fn sync_with(&mut self, store: &Store) -> bool {
-        let st = &mut self.state;
-        st.now_us = self.trace.now_us();
-        let before = (st.events, st.calls.list.len());
-        st.events = store.len();
-        let withdrawn = st.asks.sync(store);
+        self.shell.now_us = self.trace.now_us();
+        let before = (self.shell.events, self.panes.progress.calls.list.len());
+        self.shell.events = store.len();
+        let withdrawn = self.overlays.asks.sync(store);
         if withdrawn > 0 {
-            st.notice = Some(format!("the server withdrew {withdrawn} request(s)"));
+            self.shell.notice = Some(format!("the server withdrew {withdrawn} request(s)"));
             self.dirty = true;
         }
-        if st.browse.sync(store) {
+        if self.panes.tools.browse.sync(store) {
             self.dirty = true;
         }
         if crate::tui::recorded::Recorded::sync(self, store) {
             self.dirty = true;
         }
-        let st = &mut self.state;
-        st.evicted = store.evicted();
-        let mut done = st.calls.sync(store, SYNC_BUDGET);
-        if crate::tui::input_rounds::sync(st, store) > 0 {
+        self.shell.evicted = store.evicted();
+        let mut done = self.panes.progress.calls.sync(store, SYNC_BUDGET);
+        let mut rounds = RoundsCx {
+            live: self.shell.live,
+            now_us: self.shell.now_us,
+            calls: &mut self.panes.progress.calls,
+            asks: &mut self.overlays.asks,
+            fallback: self.panes.composer.limits(),
+            notice: None,
+        };
+        if input_rounds::sync(&mut rounds, store) > 0 {
             self.dirty = true;
         }
-        if let Some(why) = st.calls.exit_note.take()
-            && st.live
+        if let Some(n) = rounds.notice {
+            self.shell.notice = Some(n);
+        }
+        let p = &mut self.panes;
+        if let Some(why) = p.progress.calls.exit_note.take()
+            && self.shell.live
         {
-            st.conn = Conn::Exited(why);
+            self.shell.conn = Conn::Exited(why);
         }
-        let tl = st.timeline.view.sync(store, SYNC_BUDGET);
-        st.timeline.rebuilding = !tl;
+        let tl = p.timeline.view.sync(store, SYNC_BUDGET);
+        p.timeline.rebuilding = !tl;
         done &= tl;
-        done &= st.logs.view.sync(store, SYNC_BUDGET as usize);
-        let exchanges = st.network.view.len();
-        done &= st.network.view.sync(store, SYNC_BUDGET);
-        if st.network.view.len() != exchanges {
+        done &= p.logs.view.sync(store, SYNC_BUDGET as usize);
+        let exchanges = p.network.view.len();
+        done &= p.network.view.sync(store, SYNC_BUDGET);
+        if p.network.view.len() != exchanges {
             self.dirty = true;
         }
-        if (st.events, st.calls.list.len()) != before || !done {
+        if (self.shell.events, p.progress.calls.list.len()) != before || !done {
             self.dirty = true;
         }
-        if st.calls.running() > 0 {
+        if p.progress.calls.running() > 0 {
             // Elapsed times and countdowns move even without new events.
             self.dirty = true;
         }
@@ -78,82 +93,99 @@ impl App {
     /// selected call's timing current. Returns false when the timing has
     /// more to take in (a call with very many notifications, just selected).
     pub(super) fn settle(&mut self, store: &Store) -> bool {
-        let st = &mut self.state;
-        timeline_ctl::settle(st, store);
-        logs_ctl::settle(st);
-        let (caught_up, timing_moved) = progress_ctl::settle(st, store);
-        tools_ctl::settle(st);
-        browse_ctl::settle(st);
-        findings_ctl::settle(st);
-        network_ctl::settle(st);
-        let raw_remade = raw_ctl::refresh(st, store);
+        let v = self.view();
+        let h = |p: Pane| layout::list_height(&v, p);
+        let rows = [
+            h(Pane::Timeline),
+            h(Pane::Logs),
+            h(Pane::Progress),
+            h(Pane::Tools),
+            h(Pane::Findings),
+            h(Pane::Network),
+        ];
+        let raw_width = layout::inner_width(&v, Pane::Raw).saturating_sub(1);
+        let p = &mut self.panes;
+        p.timeline.settle(store, rows[0]);
+        p.logs.settle(rows[1]);
+        let (caught_up, timing_moved) = p.progress.settle(store, rows[2]);
+        p.tools.settle(rows[3]);
+        p.findings.settle(rows[4]);
+        p.network.settle(rows[5]);
+        let seq = target(p, store);
+        let raw_remade = p.raw.refresh(store, seq, raw_width);
         if timing_moved || raw_remade {
             self.dirty = true;
         }
         caught_up
     }
 
-    /// The sync step after an update: one read lock for the update's pulls,
-    /// then what `after` asks. Returns the update's effects and the pulls'.
-    pub(super) fn finish(&mut self, out: Out, after: After) -> Vec<Effect> {
-        self.behind |= out.behind;
-        let mut effects = out.effects;
-        if out.pulls.is_empty() && after == After::Pulls {
-            return effects;
-        }
-        let trace = self.trace.clone();
-        let store = trace.read();
-        for p in out.pulls {
-            effects.extend(self.resolve(p, &store));
-        }
-        match after {
-            After::Pulls => {}
-            After::Sync => {
-                self.sync_with(&store);
+    /// The sync step after an update: one read lock for the commands that
+    /// read the store, then what `then` asks. Returns the update's effects.
+    pub(super) fn finish(&mut self, then: Then) -> Vec<Effect> {
+        if !self.queued.is_empty() || then != Then::Nothing {
+            let trace = self.trace.clone();
+            let store = trace.read();
+            while !self.queued.is_empty() {
+                for c in std::mem::take(&mut self.queued) {
+                    self.run(c, &store);
+                }
             }
-            After::SyncIfBehind if self.behind => {
-                self.sync_with(&store);
-            }
-            After::Settle | After::SyncIfBehind => {
-                if !self.settle(&store) {
-                    self.behind = true;
+            match then {
+                Then::Nothing => {}
+                Then::Sync => {
+                    self.sync_with(&store);
+                }
+                Then::SyncIfBehind if self.behind => {
+                    self.sync_with(&store);
+                }
+                Then::Settle | Then::SyncIfBehind => {
+                    if !self.settle(&store) {
+                        self.behind = true;
+                    }
                 }
             }
         }
-        effects
+        std::mem::take(&mut self.effects)
     }
 
-    fn resolve(&mut self, pull: Pull, store: &Store) -> Vec<Effect> {
-        let st = &mut self.state;
-        let mut out = Out::default();
-        match pull {
-            Pull::ShowFrame { seq, rule, k, n } => {
-                findings_ctl::resolve_show_frame(st, store, seq, rule, k, n)
+    /// One command that reads the store.
+    fn run(&mut self, c: Command, store: &Store) {
+        match c {
+            Command::ShowFrame { seq, rule, k, n } => {
+                let cleared = self.panes.timeline.show_seq(store, seq);
+                if cleared.is_some() {
+                    self.panes.raw.source = Pane::Timeline;
+                }
+                self.shell.notice = Some(shown(seq, rule, k, n, cleared));
             }
-            Pull::Expand(seq) => logs_ctl::expand(st, store, seq),
-            Pull::Copy => out.effects.extend(raw_ctl::copy(st, store)),
-            Pull::Answer { id, seq, input } => progress_ctl::resolve_answer(
-                st,
-                store,
-                &mut self.answers,
-                (id, seq, &input),
-                &mut out,
-            ),
-            Pull::FailCall { id, why } => {
+            Command::Expand(seq) => self.panes.logs.expand(store, seq),
+            Command::CopyFrame => {
+                let cmds = self.panes.raw.copy(store);
+                self.route(cmds);
+            }
+            Command::Answer { id, seq, input } => {
+                match retry(store, &mut self.answers, &id, seq, &input) {
+                    Ok((msg, notice)) => {
+                        self.panes.composer.load_raw(&msg, &self.shell.theme);
+                        self.shell.notice = Some(notice);
+                        self.route(vec![Command::Focus(Pane::Composer)]);
+                    }
+                    Err(notice) => self.shell.notice = Some(notice),
+                }
+            }
+            Command::FailCall { id, why } => {
                 self.sync_with(store);
-                let st = &mut self.state;
-                st.calls.fail(&id, &why, st.now_us);
+                let now = self.shell.now_us;
+                self.panes.progress.calls.fail(&id, &why, now);
             }
-            Pull::Click(ev) => {
-                let area = Rect::new(0, 0, st.width, st.height);
-                let map = ui::prepare(area, st, store).map;
-                let after = self.mouse(ev, &map);
-                if after == After::Settle && !self.settle(store) {
+            Command::Click(ev) => {
+                let area = Rect::new(0, 0, self.shell.width, self.shell.height);
+                let map = ui::prepare(area, &self.view(), store).map;
+                if self.mouse(ev, &map) && !self.settle(store) {
                     self.behind = true;
                 }
             }
+            other => self.route(vec![other]),
         }
-        self.behind |= out.behind;
-        out.effects
     }
 }

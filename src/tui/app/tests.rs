@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::trace::{Dir, ManualClock, Store};
+use crate::tui::panes::timeline::CallKey;
 use crate::tui::ui;
 use crossterm::event::KeyModifiers;
 use ratatui::Terminal;
@@ -60,9 +61,9 @@ fn draw(app: &mut App) {
     term.draw(|f| {
         let store = trace.read();
         app.sync_with(&store);
-        let p = ui::prepare(f.area(), &app.state, &store);
+        let p = ui::prepare(f.area(), &app.view(), &store);
         drop(store);
-        map = Some(ui::paint(f, &app.state, p));
+        map = Some(ui::paint(f, &app.view(), p));
     })
     .unwrap();
     app.drawn(map.unwrap());
@@ -83,15 +84,15 @@ fn a_click_on_any_of_a_calls_three_rows_selects_it() {
     let mut app = app(&frames);
     draw(&mut app);
     let r = app.layout().rect(Pane::Progress).unwrap();
-    assert_eq!(app.state.calls.list.len(), 4);
+    assert_eq!(app.panes.progress.calls.list.len(), 4);
     // Inside the border: rows 0-2 are the first call, 3-5 the second.
     click(&mut app, r.x + 5, r.y + 1 + 5);
-    assert_eq!(app.state.focus, Pane::Progress);
-    assert_eq!(app.state.progress.selected, 1);
+    assert_eq!(app.shell.focus, Pane::Progress);
+    assert_eq!(app.panes.progress.cursor.selected, 1);
     click(&mut app, r.x + 5, r.y + 1 + 3);
-    assert_eq!(app.state.progress.selected, 1);
+    assert_eq!(app.panes.progress.cursor.selected, 1);
     click(&mut app, r.x + 5, r.y + 1 + 2);
-    assert_eq!(app.state.progress.selected, 0);
+    assert_eq!(app.panes.progress.cursor.selected, 0);
 }
 
 #[test]
@@ -101,17 +102,17 @@ fn a_click_below_an_unfolded_log_entry_selects_the_entry_drawn_there() {
     app.apply(Action::FocusLogs);
     app.apply(Action::Top);
     app.apply(Action::Expand);
-    let unfolded = app.state.logs.expanded.as_ref().map(|(_, l)| l.len());
+    let unfolded = app.panes.logs.expanded.as_ref().map(|(_, l)| l.len());
     assert!(unfolded.is_some_and(|n| n > 1), "the entry unfolds");
     draw(&mut app);
     let r = app.layout().rect(Pane::Logs).unwrap();
     // Entry 0, its unfolded lines, then entry 1.
     let below = r.y + 1 + 1 + unfolded.unwrap() as u16;
     click(&mut app, r.x + 5, below);
-    assert_eq!(app.state.logs.cursor.selected, 1);
+    assert_eq!(app.panes.logs.cursor.selected, 1);
     // An unfolded line belongs to its entry.
     click(&mut app, r.x + 5, r.y + 2);
-    assert_eq!(app.state.logs.cursor.selected, 0);
+    assert_eq!(app.panes.logs.cursor.selected, 0);
 }
 
 #[test]
@@ -120,15 +121,15 @@ fn a_click_lands_on_what_was_drawn_even_if_the_state_moved_since() {
     let mut app = app(&frames);
     draw(&mut app);
     let r = app.layout().rect(Pane::Timeline).unwrap();
-    let len = app.state.timeline.len;
+    let len = app.panes.timeline.len;
     let rows = (r.height - 3) as usize;
     // Following: the last rows are on screen. Jump to the top without drawing.
     app.apply(Action::FocusTimeline);
     app.apply(Action::Top);
-    assert_eq!(app.state.timeline.cursor.selected, 0);
+    assert_eq!(app.panes.timeline.cursor.selected, 0);
     // The first data row on screen still shows row len - rows.
     click(&mut app, r.x + 5, r.y + 2);
-    assert_eq!(app.state.timeline.cursor.selected, len - rows);
+    assert_eq!(app.panes.timeline.cursor.selected, len - rows);
 }
 
 #[test]
@@ -140,8 +141,8 @@ fn tabs_are_hit_where_the_tab_bar_drew_them() {
     let mut map = None;
     term.draw(|f| {
         let store = trace.read();
-        let p = ui::prepare(f.area(), &app.state, &store);
-        map = Some(ui::paint(f, &app.state, p));
+        let p = ui::prepare(f.area(), &app.view(), &store);
+        map = Some(ui::paint(f, &app.view(), p));
     })
     .unwrap();
     let map = map.unwrap();
@@ -149,7 +150,7 @@ fn tabs_are_hit_where_the_tab_bar_drew_them() {
     let (pane, x0, _) = bar.tabs[2];
     app.drawn(map);
     click(&mut app, x0 + 1, bar.y);
-    assert_eq!(app.state.focus, pane);
+    assert_eq!(app.shell.focus, pane);
 }
 
 #[test]
@@ -158,7 +159,7 @@ fn cancelling_from_the_timeline_uses_the_call_read_at_the_last_sync() {
     app.apply(Action::FocusTimeline);
     app.apply(Action::Top);
     assert_eq!(
-        app.state.timeline.selected_call,
+        app.panes.timeline.selected_call,
         Some(CallKey::Id(crate::protocol::IdKey::Int(1)))
     );
     let fx = app.apply(Action::CancelCall);

@@ -1,157 +1,87 @@
-//! Two files per pane: `NAME.rs` draws it, `NAME_ctl.rs` (its controller)
-//! handles its input. Drawing formats only the rows shown and does no I/O.
-//! Panes whose rows come from the store (header, progress, timeline, logs,
-//! raw) split drawing in two: `prepare` reads the store (under the lock)
-//! into a `Body` of owned lines, and painting it needs no lock. The others
-//! draw from the state alone. Each list pane says which item every drawn
-//! row shows, for mouse hit-testing (see `hits.rs`).
+//! The panes, one folder each: `mod.rs` holds the pane's state, `update.rs`
+//! its input (keys, clicks, the sync step's upkeep), `view.rs` its drawing
+//! (only the rows shown, no I/O). A pane changes only its own state; what
+//! it wants elsewhere it returns as `Command`s, which the App routes.
 
-pub mod argform;
-pub mod argform_ctl;
-pub mod ask;
-pub mod ask_ctl;
-pub mod browse;
-pub mod browse_ctl;
 pub mod composer;
-pub mod composer_ctl;
-pub mod ctl;
 pub mod findings;
-pub mod findings_ctl;
-pub mod header;
-pub mod help;
-pub mod help_ctl;
 pub mod logs;
-pub mod logs_ctl;
 pub mod network;
-pub mod network_ctl;
 pub mod progress;
-pub mod progress_ctl;
 pub mod raw;
-pub mod raw_ctl;
-pub mod status;
-pub mod status_ctl;
 pub mod timeline;
-pub mod timeline_ctl;
 pub mod tools;
-pub mod tools_ctl;
 
-use super::state::{Pane, State};
-use ratatui::Frame;
+use super::command::Commands;
+use super::overlays::status::InputTarget;
+use super::pane::Pane;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
-/// A bordered pane prepared from the store: title info, the lines inside
-/// the border, and (screen row, list item) for each row showing an item.
-pub struct Body {
-    pub info: String,
-    pub lines: Vec<Line<'static>>,
-    pub rows: Vec<(u16, usize)>,
+pub struct Panes {
+    pub progress: progress::ProgressState,
+    pub timeline: timeline::TimelineState,
+    pub logs: logs::LogsState,
+    pub raw: raw::RawState,
+    pub tools: tools::ToolsState,
+    pub composer: composer::Composer,
+    pub findings: findings::FindingsState,
+    pub network: network::NetworkState,
 }
 
-/// Draw a prepared pane: no store needed.
-pub fn paint(f: &mut Frame, area: Rect, st: &State, pane: Pane, body: Body) {
-    f.render_widget(block(st, pane, body.info), area);
-    f.render_widget(
-        Paragraph::new(body.lines).style(st.theme.base()),
-        inner(area),
-    );
+/// What a pane's input handling may read besides its own state.
+#[derive(Debug, Clone, Copy)]
+pub struct Cx {
+    /// Rows the pane's list shows (a page key moves this many).
+    pub rows: usize,
+    /// Where the pane is laid out (None when it is not shown).
+    pub area: Option<Rect>,
+    pub live: bool,
+    pub now_us: u64,
 }
 
-/// A pane's frame: number and title, extra info, focus colour.
-pub fn block<'a>(st: &State, pane: Pane, info: String) -> Block<'a> {
-    framed(st, pane, info, |title| {
-        vec![Span::styled(
-            format!(" {} {} ", pane.number(), pane.title()),
-            title,
-        )]
-    })
-}
+/// A pane's input, as the App sends it to whichever pane is focused or
+/// under the pointer. Pane-specific actions (a lane, a level, a search…)
+/// are plain methods of each pane's state.
+pub trait PaneInput {
+    /// Move the selection (or the view) by `delta` rows.
+    fn scroll(&mut self, delta: isize, cx: &Cx) -> Commands;
 
-/// The frame of an overlay (a form, help): thick, in the focus colour,
-/// its title in bold.
-pub fn overlay_block<'a>(st: &State, title: String) -> Block<'a> {
-    let t = &st.theme;
-    Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Thick)
-        .border_style(t.fg(t.border_focus))
-        .style(t.base())
-        .title(Span::styled(
-            title,
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        ))
-}
-
-/// A pane's frame whose title spans `title_spans` makes from the title
-/// style (focused or not), with extra info after them.
-pub fn framed<'a>(
-    st: &State,
-    pane: Pane,
-    info: String,
-    title_spans: impl FnOnce(Style) -> Vec<Span<'a>>,
-) -> Block<'a> {
-    let focused = st.focus == pane;
-    let t = &st.theme;
-    let (border, title) = if focused {
-        (
-            t.fg(t.border_focus),
-            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
-        )
-    } else {
-        (t.fg(t.border), t.fg(t.title))
-    };
-    let mut spans = title_spans(title);
-    if !info.is_empty() {
-        spans.push(Span::styled(format!("{info} "), t.muted()));
+    /// A click on the pane; `item` is the list item drawn on that row.
+    fn click(&mut self, _item: Option<usize>, _cx: &Cx) -> Commands {
+        Vec::new()
     }
-    Block::default()
-        .borders(Borders::ALL)
-        .border_type(if focused {
-            BorderType::Thick
-        } else {
-            BorderType::Rounded
-        })
-        .border_style(border)
-        .style(t.base())
-        .title(Line::from(spans))
-}
 
-/// Label of a pane in the tab bar (also used for mouse hit-testing).
-pub fn tab_label(p: Pane) -> String {
-    format!(" {} {} ", p.number(), p.title())
-}
-
-/// Pad a row to the full width so a selection highlight spans it.
-pub fn full_width(mut line: Line<'_>, width: usize, style: Style) -> Line<'_> {
-    let w = line.width();
-    if w < width {
-        line.spans.push(Span::raw(" ".repeat(width - w)));
+    /// The text field the Filter key opens here.
+    fn filter(&self) -> Option<InputTarget> {
+        None
     }
-    line.style(style)
-}
 
-/// Inner area of a bordered pane.
-pub fn inner(r: Rect) -> Rect {
-    Rect {
-        x: r.x + 1,
-        y: r.y + 1,
-        width: r.width.saturating_sub(2),
-        height: r.height.saturating_sub(2),
-    }
-}
-
-/// Fit text into `w` columns (by chars; panes only show sanitised text).
-pub fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        format!("{s:<w$}")
-    } else if w == 0 {
+    /// The filter's text now (the field starts from it).
+    fn filter_text(&self) -> String {
         String::new()
-    } else {
-        let mut out: String = s.chars().take(w - 1).collect();
-        out.push('…');
-        out
+    }
+
+    fn set_filter(&mut self, _text: &str) {}
+
+    /// The Follow key; false where the pane has no follow mode (the key is
+    /// global, and then resumes the timeline's, which follows by default).
+    fn follow(&mut self) -> bool {
+        false
+    }
+}
+
+impl Panes {
+    /// The registry: pane `p`'s input.
+    pub fn input(&mut self, p: Pane) -> &mut dyn PaneInput {
+        match p {
+            Pane::Progress => &mut self.progress,
+            Pane::Timeline => &mut self.timeline,
+            Pane::Logs => &mut self.logs,
+            Pane::Raw => &mut self.raw,
+            Pane::Tools => &mut self.tools,
+            Pane::Composer => &mut self.composer,
+            Pane::Findings => &mut self.findings,
+            Pane::Network => &mut self.network,
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! lands on what the user saw (however a pane spaces its rows: three per
 //! call, a header row, an unfolded log entry, a detail footer).
 
-use crate::tui::state::Pane;
+use crate::tui::pane::Pane;
 use ratatui::layout::Rect;
 
 #[derive(Debug, Clone, Default, PartialEq)]

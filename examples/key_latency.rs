@@ -1,0 +1,156 @@
+//! Key latency of the TUI (budget: ≤ 50 ms from key to screen): the real
+//! release binary in tmux, on the demo server while its `flood` tool sends
+//! progress notifications as fast as the transport takes them. Each sample
+//! sends one focus key (alternately `2` and `1`) and polls
+//! `tmux capture-pane` until the newly focused pane's thick border shows;
+//! the time from sending the key to that screen is the sample. Prints the
+//! median, the 90th percentile and the worst.
+//!
+//! The tmux server runs on a socket of its own and is killed at the end.
+//!
+//! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES]`
+
+#[path = "support/release_bin.rs"]
+mod release_bin;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const W: u16 = 160;
+const H: u16 = 48;
+
+/// One tmux server on its own socket, killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("tmux");
+        c.arg("-L").arg(&self.socket).args(args);
+        c
+    }
+
+    fn capture(&self) -> String {
+        let out = self
+            .cmd(&["capture-pane", "-p", "-t", "0"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn key(&self, key: &str) {
+        let ok = self
+            .cmd(&["send-keys", "-t", "0", key])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux send-keys failed");
+    }
+
+    /// Poll the screen until `pred` holds; None after `limit`.
+    fn wait(&self, limit: Duration, pred: impl Fn(&str) -> bool) -> Option<Instant> {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if pred(&self.capture()) {
+                return Some(Instant::now());
+            }
+        }
+        None
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).status();
+    }
+}
+
+fn main() {
+    let samples: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40);
+    let bin = release_bin::release_bin();
+    let config = std::env::temp_dir().join(format!("mcpscope-keylat-{}", std::process::id()));
+    std::fs::create_dir_all(&config).expect("config dir");
+    let t = Tmux {
+        socket: format!("mcpscope-keylat-{}", std::process::id()),
+    };
+    let line = format!(
+        "MCPSCOPE_CONFIG_DIR='{}' '{}' demo --run 'flood {{\"count\": 1000000000}}'",
+        config.display(),
+        bin.display()
+    );
+    let ok = t
+        .cmd(&[
+            "new-session",
+            "-d",
+            "-x",
+            &W.to_string(),
+            "-y",
+            &H.to_string(),
+            &line,
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "tmux new-session failed (is tmux installed?)");
+
+    // The flood is running once its gauge shows items arriving.
+    let flooding = t.wait(Duration::from_secs(20), |s| {
+        s.contains("flood") && s.contains("item ")
+    });
+    if flooding.is_none() {
+        eprintln!("the flood did not start; last screen:\n{}", t.capture());
+        std::process::exit(1);
+    }
+    // Let the store fill a little before measuring.
+    std::thread::sleep(Duration::from_secs(2));
+
+    let focus = [("2", "┏ 2 Timeline"), ("1", "┏ 1 Progress")];
+    let mut lat = Vec::with_capacity(samples);
+    for i in 0..samples {
+        let (key, shown) = focus[i % 2];
+        let sent = Instant::now();
+        t.key(key);
+        match t.wait(Duration::from_secs(5), |s| s.contains(shown)) {
+            Some(at) => lat.push(at - sent),
+            None => {
+                eprintln!(
+                    "key {key} did not show within 5 s; last screen:\n{}",
+                    t.capture()
+                );
+                std::process::exit(1);
+            }
+        }
+    }
+    let screen = t.capture();
+    let events = screen
+        .lines()
+        .next()
+        .and_then(|l| l.split("events").next())
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap_or("?")
+        .to_string();
+    t.key("q");
+    let _ = std::fs::remove_dir_all(&config);
+
+    lat.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let median = ms(lat[lat.len() / 2]);
+    let p90 = ms(lat[(lat.len() * 9 / 10).min(lat.len() - 1)]);
+    let worst = ms(*lat.last().expect("samples"));
+    println!(
+        "key → screen latency during a flood ({samples} focus keys, {W}×{H}, store at {events} events)"
+    );
+    println!(
+        "  median {median:.1} ms · p90 {p90:.1} ms · worst {worst:.1} ms (budget: median ≤ 50 ms)"
+    );
+    println!(
+        "  {}",
+        if median <= 50.0 {
+            "within budget"
+        } else {
+            "OVER BUDGET"
+        }
+    );
+}

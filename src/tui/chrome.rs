@@ -1,0 +1,150 @@
+//! What every pane and overlay is framed and fitted with: borders and
+//! titles in the focus colour, the tab label, rows padded to full width,
+//! text cut to a number of columns.
+
+use super::pane::Pane;
+use super::screen::{Body, View};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Draw a prepared pane: no store needed.
+pub fn paint(f: &mut Frame, area: Rect, st: &View, pane: Pane, body: Body) {
+    f.render_widget(block(st, pane, body.info), area);
+    f.render_widget(
+        Paragraph::new(body.lines).style(st.shell.theme.base()),
+        inner(area),
+    );
+}
+
+/// A pane's frame: number and title, extra info, focus colour.
+pub fn block<'a>(st: &View, pane: Pane, info: String) -> Block<'a> {
+    framed(st, pane, info, |title| {
+        vec![Span::styled(
+            format!(" {} {} ", pane.number(), pane.title()),
+            title,
+        )]
+    })
+}
+
+/// The frame of an overlay (a form, help): thick, in the focus colour,
+/// its title in bold.
+pub fn overlay_block<'a>(st: &View, title: String) -> Block<'a> {
+    let t = &st.shell.theme;
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Thick)
+        .border_style(t.fg(t.border_focus))
+        .style(t.base())
+        .title(Span::styled(
+            title,
+            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
+        ))
+}
+
+/// A pane's frame whose title spans `title_spans` makes from the title
+/// style (focused or not), with extra info after them.
+pub fn framed<'a>(
+    st: &View,
+    pane: Pane,
+    info: String,
+    title_spans: impl FnOnce(Style) -> Vec<Span<'a>>,
+) -> Block<'a> {
+    let focused = st.shell.focus == pane;
+    let t = &st.shell.theme;
+    let (border, title) = if focused {
+        (
+            t.fg(t.border_focus),
+            t.fg(t.title_focus).add_modifier(Modifier::BOLD),
+        )
+    } else {
+        (t.fg(t.border), t.fg(t.title))
+    };
+    let mut spans = title_spans(title);
+    if !info.is_empty() {
+        spans.push(Span::styled(format!("{info} "), t.muted()));
+    }
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(border)
+        .style(t.base())
+        .title(Line::from(spans))
+}
+
+/// Label of a pane in the tab bar (also used for mouse hit-testing).
+pub fn tab_label(p: Pane) -> String {
+    format!(" {} {} ", p.number(), p.title())
+}
+
+/// Pad a row to the full width so a selection highlight spans it.
+pub fn full_width(mut line: Line<'_>, width: usize, style: Style) -> Line<'_> {
+    let w = line.width();
+    if w < width {
+        line.spans.push(Span::raw(" ".repeat(width - w)));
+    }
+    line.style(style)
+}
+
+/// Inner area of a bordered pane.
+pub fn inner(r: Rect) -> Rect {
+    Rect {
+        x: r.x + 1,
+        y: r.y + 1,
+        width: r.width.saturating_sub(2),
+        height: r.height.saturating_sub(2),
+    }
+}
+
+/// Fit text into `w` columns (by display width: a wide character takes two).
+pub fn fit(s: &str, w: usize) -> String {
+    let n = s.width();
+    if n <= w {
+        let mut out = String::with_capacity(s.len() + w - n);
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(' ', w - n));
+        out
+    } else if w == 0 {
+        String::new()
+    } else {
+        // Whole characters up to one column short, then the ellipsis; a
+        // wide character that would straddle the edge leaves a space.
+        let mut out = String::new();
+        let mut used = 0;
+        for c in s.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > w - 1 {
+                break;
+            }
+            used += cw;
+            out.push(c);
+        }
+        out.extend(std::iter::repeat_n(' ', w - 1 - used));
+        out.push('…');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn fit_counts_columns_not_chars() {
+        // Two columns per CJK character: padded and cut by what the terminal shows.
+        assert_eq!(fit("日本", 6), "日本  ");
+        assert_eq!(fit("日本語テキスト", 6), "日本 …");
+        assert_eq!(fit("日本語テキスト", 6).width(), 6);
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("ab", 4), "ab  ");
+        assert_eq!(fit("x", 0), "");
+    }
+}

@@ -1,0 +1,137 @@
+//! Help overlay: every binding of the key map, grouped by where it applies.
+//! The playback keys are listed (as their own group) only in a replay.
+
+use crate::tui::action::Action;
+use crate::tui::keymap::Context;
+use crate::tui::screen::View;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+
+/// Where the overlay goes on a screen of `area`.
+fn frame(area: Rect) -> Rect {
+    let w = area.width.saturating_sub(4).min(100);
+    let h = area.height.saturating_sub(2);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + 1,
+        width: w,
+        height: h,
+    }
+}
+
+/// Rows of text the overlay shows at once on a screen `height` rows high:
+/// a row is left free above and below it, and its border takes two more.
+pub fn rows(height: u16) -> usize {
+    height.saturating_sub(4) as usize
+}
+
+/// The furthest the help can scroll on the current screen.
+pub fn max_scroll(st: &View) -> usize {
+    lines(st).len().saturating_sub(rows(st.shell.height))
+}
+
+/// Every line of the help, unscrolled.
+fn lines(st: &View) -> Vec<Line<'static>> {
+    let t = &st.shell.theme;
+    let heading = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
+    let row = |keys: &str, action: Action| {
+        Line::from(vec![
+            Span::styled(format!("  {keys:<22}"), Style::default().fg(t.key)),
+            Span::styled(action.describe(), Style::default().fg(t.fg)),
+        ])
+    };
+    let mut out = Vec::new();
+    let mut playback = Vec::new();
+    for (ctx, rows) in st.shell.keymap.describe() {
+        let mut group = Vec::new();
+        for (keys, action) in rows {
+            // Playback keys are bound everywhere but do nothing live: list
+            // them apart, and only where they work.
+            if ctx == Context::Global && action.is_replay() {
+                playback.push(row(&keys, action));
+            } else {
+                group.push(row(&keys, action));
+            }
+        }
+        if group.is_empty() {
+            continue;
+        }
+        out.push(Line::styled(ctx.title(), heading));
+        out.extend(group);
+        out.push(Line::raw(""));
+    }
+    if st.shell.replay.is_some() && !playback.is_empty() {
+        out.push(Line::styled("Replay", heading));
+        out.extend(playback);
+        out.push(Line::raw(""));
+    }
+    out.push(Line::styled(
+        "Mouse: click focuses a pane and selects a row; the wheel scrolls the pane under the pointer.",
+        t.muted(),
+    ));
+    out
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &View) {
+    let t = &st.shell.theme;
+    let r = frame(area);
+    f.render_widget(Clear, r);
+    let lines = lines(st);
+    let height = r.height.saturating_sub(2) as usize;
+    let scroll = st
+        .overlays
+        .help
+        .unwrap_or(0)
+        .min(lines.len().saturating_sub(height));
+    let below = lines.len().saturating_sub(scroll + height);
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Thick)
+        .border_style(Style::default().fg(t.border_focus))
+        .style(t.base())
+        .title(Span::styled(
+            " Help — keys (rebind in settings.toml [keys.*]) · Esc closes ",
+            Style::default()
+                .fg(t.title_focus)
+                .add_modifier(Modifier::BOLD),
+        ));
+    // Without this a cut list looks complete: say how much is left, and how
+    // to get there.
+    // The keys are the user's bindings, which may not be the defaults.
+    let key = |a: Action| {
+        st.shell
+            .keymap
+            .keys_for(Context::Global, a)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| "?".into())
+    };
+    if below > 0 {
+        block = block.title_bottom(Span::styled(
+            format!(
+                " {below} more below: {}/{} scroll, {} jumps to the end ",
+                key(Action::Down),
+                key(Action::PageDown),
+                key(Action::Bottom)
+            ),
+            Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+    } else if scroll > 0 {
+        block = block.title_bottom(Span::styled(
+            format!(
+                " end of help: {}/{} scroll back, {} to the top ",
+                key(Action::Up),
+                key(Action::PageUp),
+                key(Action::Top)
+            ),
+            Style::default().fg(t.muted),
+        ));
+    }
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
+    f.render_widget(Paragraph::new(visible).style(t.base()), inner);
+}

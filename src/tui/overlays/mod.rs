@@ -1,0 +1,22 @@
+//! What is drawn over the panes and takes every key while open: help, the
+//! server's requests and the forms answering them (`asks`), the argument
+//! form of a template or prompt (`argform`), and the status line's text
+//! field (`status`).
+
+pub mod argform;
+pub mod asks;
+pub mod help;
+pub mod status;
+
+use asks::Asks;
+use status::LineInput;
+
+#[derive(Default)]
+pub struct Overlays {
+    /// The help overlay and its scroll position.
+    pub help: Option<usize>,
+    /// Server requests waiting for the user (elicitation, sampling).
+    pub asks: Asks,
+    /// The status line's text field, while open.
+    pub input: Option<LineInput>,
+}

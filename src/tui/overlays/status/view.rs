@@ -1,0 +1,167 @@
+//! The status line: the text field being typed, a notice, and the keys that
+//! matter in the focused pane (read from the key map, so rebinding shows).
+
+use crate::tui::action::Action;
+use crate::tui::keymap::{Context, HINTS, REPLAY_HINTS};
+use crate::tui::pane::Pane;
+use crate::tui::screen::View;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+fn short(a: Action) -> &'static str {
+    use Action::*;
+    match a {
+        Quit => "quit",
+        Help => "help",
+        FocusNext => "next pane",
+        Zoom => "zoom",
+        UseTool => "use tool",
+        Filter => "filter",
+        Up => "up",
+        Down => "down",
+        Edit => "edit",
+        Send => "send",
+        CycleToken => "token",
+        CycleLogLevel => "level",
+        IdleUp => "timeout",
+        ToggleRawMode => "raw",
+        CopyCommand => "copy cmd",
+        StopEdit => "stop editing",
+        CancelCall => "cancel",
+        ShowLane => "lane",
+        CycleByteMode => "units",
+        ClearFinished => "clear done",
+        Follow => "follow",
+        CycleKind => "kind",
+        ClearLane => "all events",
+        LevelUp => "level+",
+        LevelDown => "level-",
+        ToggleStderr => "stderr",
+        Expand => "expand",
+        ToggleBytes => "bytes",
+        Search => "search",
+        NextMatch => "next",
+        Copy => "copy",
+        ShowFrame => "show frame",
+        Details => "details",
+        AnswerInput => "answer input",
+        ShowChannel => "stream in timeline",
+        ReplayPause => "pause",
+        ReplayStep => "step",
+        ReplayFaster => "faster",
+        ReplaySlower => "slower",
+        ReplayEnd => "end",
+        NextTab => "next tab",
+        Open => "open",
+        Subscribe => "(un)subscribe",
+        Refresh => "refresh",
+        _ => "",
+    }
+}
+
+fn push_key(
+    spans: &mut Vec<Span<'static>>,
+    st: &View,
+    a: Action,
+    label: &str,
+    key: Style,
+    base: Style,
+) {
+    if let Some(k) = st.shell.keymap.keys_for(Context::Global, a).first() {
+        spans.push(Span::styled(format!(" {k}"), key));
+        spans.push(Span::styled(format!(" {label}"), base));
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, st: &View) {
+    let t = &st.shell.theme;
+    let base = Style::default().fg(t.status_fg).bg(t.status_bg);
+    let key = base.fg(t.key).add_modifier(Modifier::BOLD);
+    if let Some(inp) = &st.overlays.input {
+        let line = Line::from(vec![
+            Span::styled(format!(" {}: ", inp.target.prompt()), key),
+            Span::styled(inp.text.clone(), base),
+            Span::styled("█", base.fg(t.accent)),
+            Span::styled("   Enter keep · Esc cancel", base.fg(t.muted)),
+        ]);
+        f.render_widget(Paragraph::new(line).style(base), area);
+        return;
+    }
+    let mut spans = Vec::new();
+    if let Some(first) = st.overlays.asks.waiting.first() {
+        let age = st.shell.now_us.saturating_sub(first.arrived_us) / 1_000_000;
+        spans.push(Span::styled(
+            format!(
+                " ⚑ {} waiting ({} {age}s)",
+                st.overlays.asks.waiting.len(),
+                first.method
+            ),
+            base.fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        push_key(&mut spans, st, Action::AnswerServer, "answer", key, base);
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+    }
+    if let Some(n) = &st.shell.notice {
+        spans.push(Span::styled(
+            format!(" {n} "),
+            base.fg(t.warn).add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled("│", base.fg(t.muted)));
+    }
+    let ctx = if st.shell.focus == Pane::Composer && st.panes.composer.editing {
+        Context::Editor
+    } else {
+        st.key_context()
+    };
+    let push = |spans: &mut Vec<Span<'static>>, c: Context, a: Action| {
+        if let Some(k) = st.shell.keymap.keys_for(c, a).first() {
+            spans.push(Span::styled(format!(" {k}"), key));
+            spans.push(Span::styled(format!(" {}", short(a)), base));
+        }
+    };
+    if let Some(r) = &st.shell.replay {
+        let mut pos = format!(" {}/{} ×{}", r.fed, r.total, crate::format::num(r.speed));
+        if r.paused && !r.done() {
+            pos.push_str(" paused");
+        }
+        spans.push(Span::styled(
+            pos,
+            base.fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        for a in REPLAY_HINTS {
+            push(&mut spans, Context::Global, *a);
+        }
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+    }
+    // "answer input" only matters for a call waiting for input.
+    let waiting = st
+        .panes
+        .progress
+        .calls
+        .list
+        .get(st.panes.progress.cursor.selected)
+        .is_some_and(|c| c.input.is_some());
+    for (c, actions) in HINTS {
+        if *c == ctx {
+            for a in *actions {
+                if *a == Action::AnswerInput && !waiting {
+                    continue;
+                }
+                // A recorded trace has no server to cancel or send to.
+                if !st.shell.live && a.needs_server() {
+                    continue;
+                }
+                push(&mut spans, ctx, *a);
+            }
+        }
+    }
+    if ctx != Context::Editor {
+        for a in [Action::FocusNext, Action::Zoom, Action::Help, Action::Quit] {
+            push(&mut spans, Context::Global, a);
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}

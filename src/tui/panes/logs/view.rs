@@ -1,0 +1,163 @@
+//! Logs: `notifications/message` by level (colour per level), logger and
+//! data folded to one line, the selected entry expandable; server stderr as
+//! a second source; per-level counters from the store's level index.
+
+use crate::format::rel_ms;
+use crate::protocol::views::{LogLevel, LogView};
+use crate::trace::{Dir, Store};
+use crate::tui::chrome::{fit, full_width, inner};
+use crate::tui::format::{safe, safe_row};
+use crate::tui::jsonfmt::Tok;
+use crate::tui::pane::Pane;
+use crate::tui::screen::Body;
+use crate::tui::screen::View;
+use crate::tui::summary::data_one_line;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+fn short(l: LogLevel) -> &'static str {
+    match l {
+        LogLevel::Debug => "dbg",
+        LogLevel::Info => "inf",
+        LogLevel::Notice => "ntc",
+        LogLevel::Warning => "wrn",
+        LogLevel::Error => "err",
+        LogLevel::Critical => "crt",
+        LogLevel::Alert => "alr",
+        LogLevel::Emergency => "emg",
+    }
+}
+
+/// The rows on screen, read from the store (the caller holds its lock),
+/// and which entry each drawn line shows (an unfolded entry's lines show it too).
+pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
+    let t = &st.shell.theme;
+    let lg = &st.panes.logs;
+    let v = &lg.view;
+    let counts: Vec<String> = LogLevel::ALL
+        .iter()
+        .map(|l| format!("{}:{}", short(*l), store.by_level(*l).len()))
+        .collect();
+    let mut info = format!(
+        "· ≥ {} · {} · stderr {}",
+        v.min,
+        counts.join(" "),
+        store.stderr_lines().len()
+    );
+    if !v.stderr {
+        info.push_str(" (hidden)");
+    }
+    if !v.text.is_empty() {
+        info.push_str(&format!(" · filter \"{}\"", v.text));
+    }
+    let inner = inner(area);
+    let mut hit_rows = Vec::with_capacity(inner.height as usize);
+    let w = inner.width as usize;
+    let rows = inner.height as usize;
+    let len = v.len();
+    let mut lines: Vec<Line> = Vec::new();
+    let start = lg.cursor.window(len, rows);
+    for i in start..len {
+        if lines.len() >= rows {
+            break;
+        }
+        let Some(seq) = v.seq_at(i) else { break };
+        let Some(ev) = store.get(seq) else { continue };
+        let mut spans = vec![Span::styled(rel_ms(ev.t_us), t.muted()), Span::raw(" ")];
+        if ev.dir == Dir::Stderr {
+            spans.push(Span::styled(
+                format!("{:<9} ", "stderr"),
+                Style::default().fg(t.dir_stderr),
+            ));
+            spans.push(Span::styled(
+                safe_row(&ev.text()),
+                Style::default().fg(t.fg),
+            ));
+        } else {
+            let fr = ev.frame();
+            match LogView::parse(fr.params) {
+                Ok(l) => {
+                    let (label, color) = match &l.level {
+                        Ok(lv) => (lv.as_str().to_string(), t.level(*lv)),
+                        Err(raw) => (format!("{}?", safe(raw, 8)), t.kind_problem),
+                    };
+                    let mut style = Style::default().fg(color);
+                    if l.level.as_ref().is_ok_and(|lv| *lv >= LogLevel::Error) || l.level.is_err() {
+                        style = style.add_modifier(Modifier::BOLD);
+                    }
+                    spans.push(Span::styled(format!("{:<9} ", label), style));
+                    let logger = l.logger.as_deref().map(|g| safe(g, 30)).unwrap_or_default();
+                    spans.push(Span::styled(format!("{} ", fit(&logger, 12)), t.muted()));
+                    spans.push(Span::styled(data_one_line(&l), Style::default().fg(t.fg)));
+                }
+                Err(why) => {
+                    spans.push(Span::styled(
+                        "invalid   ",
+                        Style::default().fg(t.kind_problem),
+                    ));
+                    spans.push(Span::styled(
+                        safe_row(&why),
+                        Style::default().fg(t.kind_problem),
+                    ));
+                }
+            }
+        }
+        let line = Line::from(spans);
+        hit_rows.push((inner.y + lines.len() as u16, i));
+        lines.push(if i == lg.cursor.selected && st.shell.focus == Pane::Logs {
+            full_width(line, w, t.selected())
+        } else {
+            line
+        });
+        if let Some((s, detail)) = &lg.expanded
+            && *s == seq
+        {
+            for dl in detail.iter().take(rows.saturating_sub(lines.len()).min(20)) {
+                let mut spans = vec![Span::raw("            │ ")];
+                spans.extend(
+                    dl.iter()
+                        .map(|(k, txt)| Span::styled(txt.clone(), json_style(st, *k))),
+                );
+                hit_rows.push((inner.y + lines.len() as u16, i));
+                lines.push(Line::from(spans));
+            }
+        }
+    }
+    if len == 0 {
+        lines.push(Line::styled(
+            " No log messages yet (the composer's level key asks for them with logging/setLevel).",
+            t.muted(),
+        ));
+    }
+    Body {
+        info,
+        lines,
+        rows: hit_rows,
+    }
+}
+
+/// Colour for a piece of pretty-printed JSON.
+pub fn json_style(st: &View, k: Tok) -> Style {
+    let t = &st.shell.theme;
+    Style::default().fg(match k {
+        Tok::Key => t.json_key,
+        Tok::Str => t.json_string,
+        Tok::Num => t.json_number,
+        Tok::Lit => t.json_literal,
+        Tok::Punct => t.json_punct,
+        Tok::Plain => t.fg,
+        Tok::Odd => t.kind_problem,
+    })
+}
+
+impl crate::tui::screen::PaneView for super::LogsState {
+    fn prepare(
+        &self,
+        area: Rect,
+        v: &View,
+        store: &crate::trace::Store,
+    ) -> Option<crate::tui::screen::Body> {
+        Some(prepare(area, v, store))
+    }
+}

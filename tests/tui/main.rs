@@ -1,0 +1,29 @@
+//! The TUI's tests, in one binary: the App driven by actions, keys and
+//! clicks with no terminal (one module per pane and overlay), whole-screen
+//! snapshots on a TestBackend, and the real binary end to end in tmux
+//! (the `*_e2e` modules, `#[ignore]`d: they need tmux and the peers).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod support;
+
+mod asks;
+mod browse;
+mod browse_e2e;
+mod composer;
+mod copy_command;
+mod e2e;
+mod ext_tasks;
+mod findings;
+mod input;
+mod invisible;
+mod logs;
+mod network;
+mod progress;
+mod raw;
+mod replay;
+mod shell;
+mod snapshots;
+mod tasks;
+mod tasks_e2e;
+mod timeline;

@@ -1,0 +1,340 @@
+//! The Progress pane: calls found in the trace and their endings, gauges,
+//! cancelling, the details view, answering an `input_required` result.
+
+use crate::support::*;
+use mcpscope::protocol::IdKey;
+use mcpscope::tui::calls::{ByteMode, CallStatus, Gauge};
+use mcpscope::tui::pane::Pane;
+use mcpscope::tui::shell::Conn;
+
+#[test]
+fn calls_are_found_in_the_trace_and_keep_their_final_state() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    assert_eq!(app.panes.progress.calls.list.len(), 5);
+    assert_eq!(status(&app, 1), CallStatus::Running);
+    assert_eq!(status(&app, 4), CallStatus::Done);
+    assert_eq!(
+        status(&app, 5),
+        CallStatus::Cancelled,
+        "a late response does not undo the cancel"
+    );
+    assert_eq!(app.panes.progress.calls.running(), 3);
+
+    sc.at_ms(1500).result(1, "uploaded", false);
+    sc.at_ms(1510)
+        .inn(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": true}}));
+    sc.at_ms(1520).meta(json!({"event": "timeout", "request": 3, "method": "tools/call", "limit": "idle", "secs": 1.0}));
+    app.sync();
+    assert_eq!(status(&app, 1), CallStatus::Done);
+    assert_eq!(status(&app, 2), CallStatus::ToolError);
+    assert_eq!(status(&app, 3), CallStatus::TimedOut);
+    let c = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
+    assert_eq!(c.end_us, Some(1_500_000));
+    assert_eq!(c.sent_us, 100_000);
+}
+
+#[test]
+fn a_server_exit_crashes_running_calls_and_shows_in_the_header() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    sc.at_ms(2000)
+        .meta(json!({"event": "exit", "code": null, "signal": 9}));
+    app.sync();
+    assert_eq!(status(&app, 1), CallStatus::Crashed);
+    assert_eq!(status(&app, 4), CallStatus::Done);
+    assert!(matches!(&app.shell.conn, Conn::Exited(why) if why.contains("signal 9")));
+}
+
+#[test]
+fn gauges_read_bytes_steps_rates_and_etas() {
+    let sc = mid_progress();
+    let app = app(&sc);
+    let store = sc.trace.read();
+    let upload = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
+    let g = Gauge::of(upload, &store, ByteMode::Auto);
+    assert_eq!(g.notifications, 4);
+    assert!(g.bytes);
+    assert_eq!(g.progress, Some(2_097_152.0));
+    assert_eq!(g.ratio(), Some(0.4));
+    assert_eq!(g.first_us, Some(350_000));
+    // 3 chunks of 512 KiB in 750 ms.
+    assert_eq!(g.rate.map(|r| r.round()), Some(2_097_152.0));
+    assert_eq!(g.eta_us(), Some(1_500_000));
+    assert!(!Gauge::of(upload, &store, ByteMode::Plain).bytes);
+
+    let wizard = app.panes.progress.calls.get(&IdKey::Int(3)).unwrap();
+    let g = Gauge::of(wizard, &store, ByteMode::Auto);
+    assert!(g.zero_based_steps);
+    assert_eq!((g.progress, g.total), (Some(1.0), Some(3.0)));
+
+    let ctx = app.panes.progress.calls.get(&IdKey::Int(2)).unwrap();
+    let g = Gauge::of(ctx, &store, ByteMode::Auto);
+    assert_eq!((g.notifications, g.total, g.ratio()), (3, None, None));
+    assert_eq!(
+        g.message.as_deref(),
+        Some("[discovering] routing_confirmed")
+    );
+}
+
+#[test]
+fn cancel_targets_the_selected_running_call() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Top);
+    assert_eq!(
+        app.apply(Action::CancelCall),
+        vec![Effect::Cancel { id: IdKey::Int(1) }]
+    );
+    app.apply(Action::Down);
+    app.apply(Action::Down);
+    app.apply(Action::Down); // echo, finished
+    assert!(app.apply(Action::CancelCall).is_empty());
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("already done")
+    );
+    // From the timeline: a progress row names its call through the token.
+    app.apply(Action::FocusTimeline);
+    let pos = {
+        let store = sc.trace.read();
+        let seq = store
+            .token_seqs(&IdKey::Str("mcpscope-2".into()))
+            .nth(1)
+            .expect("a second seq");
+        app.panes.timeline.view.position_of(seq, &store)
+    };
+    app.apply(Action::Top);
+    for _ in 0..pos {
+        app.apply(Action::Down);
+    }
+    assert_eq!(
+        app.apply(Action::CancelCall),
+        vec![Effect::Cancel { id: IdKey::Int(2) }]
+    );
+}
+
+#[test]
+fn details_show_timing_statistics_of_the_selected_call() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    assert!(app.panes.progress.details);
+    // The upload: notifications at 350, 600, 850 and 1100 ms after a request at 100 ms.
+    let tm = &app.panes.progress.timing;
+    assert_eq!(tm.id, Some(IdKey::Int(1)));
+    assert_eq!(tm.count, 4);
+    assert_eq!(tm.first_after_us(), Some(250_000));
+    assert_eq!(tm.min_gap_us, Some(250_000));
+    assert_eq!(tm.median_gap_us(), Some(250_000));
+    assert_eq!(tm.max_gap_us, Some(250_000));
+    // New notifications extend the numbers without a rescan.
+    sc.at_ms(1150).progress(
+        json!("mcpscope-1"),
+        2_621_440.0,
+        Some(5_242_880.0),
+        "Read 2621440 / 5242880 bytes",
+    );
+    app.sync();
+    let tm = &app.panes.progress.timing;
+    assert_eq!(tm.count, 5);
+    assert_eq!(tm.min_gap_us, Some(50_000));
+    assert_eq!(tm.median_gap_us(), Some(250_000));
+    // The same numbers as the checks' statistics.
+    let stats = mcpscope::checks::stats::call_stats(&sc.trace.read());
+    let s = stats
+        .iter()
+        .find(|c| c.request_id == IdKey::Int(1))
+        .unwrap();
+    assert_eq!(s.first_progress_ms, Some(250.0));
+    let spread = s.inter_arrival_ms.unwrap();
+    assert_eq!(
+        (spread.min, spread.median, spread.max),
+        (50.0, 250.0, 250.0)
+    );
+    // Another call: the numbers follow the selection.
+    app.apply(Action::Down);
+    assert_eq!(app.panes.progress.timing.id, Some(IdKey::Int(2)));
+    assert_eq!(app.panes.progress.timing.count, 3);
+    app.apply(Action::Details);
+    assert!(!app.panes.progress.details);
+}
+
+/// A stateless-era call whose result asks for an elicitation and roots.
+fn input_required_session() -> Scenario {
+    let sc = Scenario::new();
+    sc.at_ms(10).out_on("post:1", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "interactive_wizard", "arguments": {"questions": 2},
+        "_meta": {"progressToken": "mcpscope-1", "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    sc.at_ms(12).meta_on("post:1", json!({"event": "http", "method": "POST", "status": 200, "content_type": "application/json", "session": null, "ms": 2}));
+    sc.at_ms(12).inn_on("post:1", json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "input_required",
+        "inputRequests": {
+            "project": {"method": "elicitation/create", "params": {
+                "message": "Project name?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "visibility": {"type": "string", "enum": ["private", "public"], "default": "private"},
+                    "seats": {"type": "integer"}}}}},
+            "where": {"method": "roots/list", "params": {}}
+        },
+        "requestState": "opaque-state-1"}}));
+    sc.at_ms(20);
+    sc
+}
+
+#[test]
+fn an_input_required_result_is_its_own_state_listing_the_requests() {
+    let sc = input_required_session();
+    let mut app = app(&sc);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("input required"), "{screen}");
+    assert!(
+        screen.contains("needs elicitation/create \"Project name?\" · roots/list · a answers it"),
+        "{screen}"
+    );
+    let c = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
+    assert_eq!(c.status, CallStatus::InputRequired);
+    assert!(!c.status.is_running());
+    assert_eq!(c.status.label(), "input required");
+    let input = c.input.as_ref().unwrap();
+    let asks: Vec<String> = input.asks.iter().map(|a| a.summary()).collect();
+    assert_eq!(asks, ["elicitation/create \"Project name?\"", "roots/list"]);
+    assert_eq!(input.request_state, Some(json!("opaque-state-1")));
+    assert_eq!(input.answered_by, None);
+}
+
+#[test]
+fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
+    let sc = input_required_session();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.shell.focus, Pane::Composer);
+    assert!(app.panes.composer.raw_mode);
+    assert_eq!(app.panes.composer.check.error, None);
+    let msg: serde_json::Value = serde_json::from_str(&app.panes.composer.text()).unwrap();
+    assert_eq!(
+        msg,
+        json!({
+            "jsonrpc": "2.0",
+            "id": "answer-1",
+            "method": "tools/call",
+            "params": {
+                "name": "interactive_wizard",
+                "arguments": {"questions": 2},
+                "_meta": {"progressToken": "answer-1"},
+                "inputResponses": {
+                    "project": {"action": "accept", "content": {"name": "", "visibility": "private", "seats": 0}},
+                    "where": {"roots": []}
+                },
+                "requestState": "opaque-state-1"
+            }
+        })
+    );
+    let e = app.apply(Action::Send);
+    match &e[..] {
+        [
+            Effect::Raw {
+                id: Some(IdKey::Str(id)),
+                method,
+                params: Some(p),
+                ..
+            },
+        ] => {
+            assert_eq!(&**id, "answer-1");
+            assert_eq!(method, "tools/call");
+            assert_eq!(p["requestState"], json!("opaque-state-1"));
+            assert_eq!(p["inputResponses"]["project"]["action"], json!("accept"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The retry, once in the trace, is a call of its own and answers the first.
+    sc.at_ms(30).out_on("post:2", msg);
+    app.sync();
+    let first = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
+    assert_eq!(
+        first.input.as_ref().unwrap().answered_by,
+        Some(IdKey::Str("answer-1".into()))
+    );
+    let retry = app
+        .panes
+        .progress
+        .calls
+        .get(&IdKey::Str("answer-1".into()))
+        .unwrap();
+    assert_eq!(retry.status, CallStatus::Running);
+    assert_eq!(retry.token, Some(IdKey::Str("answer-1".into())));
+    // A second answer gets a fresh id.
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Top);
+    app.apply(Action::AnswerInput);
+    assert!(app.panes.composer.text().contains("\"answer-2\""));
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("answered already"))
+    );
+}
+
+#[test]
+fn answering_a_call_that_needs_no_input_explains_why_not() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::AnswerInput);
+    assert_eq!(app.shell.focus, Pane::Progress);
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("only an input_required result can be answered")),
+        "{:?}",
+        app.shell.notice
+    );
+}
+
+#[test]
+fn two_host_sessions_with_one_id_each_settle_their_own_call() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    let call = |tool: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": {"progressToken": "t"}}})
+    };
+    let start = |s: &str| json!({"event": "host-request", "method": "POST", "session": s});
+    sc.at_ms(10);
+    sc.meta_on("post:1", start("A"));
+    sc.out_on("post:1", call("first"));
+    sc.at_ms(20);
+    sc.meta_on("post:2", start("B"));
+    sc.out_on("post:2", call("second"));
+    sc.at_ms(30);
+    sc.inn_on(
+        "post:1",
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": false}}),
+    );
+    app.sync();
+    let status = |tool: &str| {
+        app.panes
+            .progress
+            .calls
+            .list
+            .iter()
+            .find(|c| c.tool == tool)
+            .map(|c| c.status)
+            .unwrap()
+    };
+    assert_eq!(
+        status("first"),
+        CallStatus::Done,
+        "host A's answer ends host A's call"
+    );
+    assert_eq!(status("second"), CallStatus::Running);
+}

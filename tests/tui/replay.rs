@@ -1,0 +1,187 @@
+//! `mcpscope replay`: playback in recorded time, stepping, speed, the end.
+
+use crate::support::*;
+use mcpscope::tui::calls::CallStatus;
+use mcpscope::tui::shell::Conn;
+
+fn replay_app(sc: &Scenario) -> App {
+    use mcpscope::trace::{ManualClock, Store, Trace};
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let playback = mcpscope::tui::replay::Playback::new(recorded(sc), trace.clone(), clock);
+    let mut app = App::new(
+        trace,
+        AppOptions {
+            live: false,
+            playback: Some(playback),
+            ..AppOptions::default()
+        },
+    );
+    app.sync();
+    app
+}
+
+fn fed(app: &App) -> usize {
+    app.shell.replay.unwrap().fed
+}
+
+#[test]
+fn replay_plays_in_recorded_time_scaled_by_speed() {
+    use std::time::Duration;
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    let r = app.shell.replay.unwrap();
+    assert_eq!((r.fed, r.speed, r.paused), (0, 1.0, false));
+    assert_eq!(app.shell.conn, Conn::Offline);
+    // 100 ms at ×1: the events up to t = 100 ms (spawn … initialized, the upload call).
+    app.advance_replay(Duration::from_millis(100));
+    app.sync();
+    assert_eq!(fed(&app), 6);
+    assert_eq!(app.shell.events, 6);
+    assert_eq!(
+        app.trace().now_us(),
+        100_000,
+        "the trace clock is the playback position"
+    );
+    assert_eq!(app.panes.progress.calls.list.len(), 1);
+    // ×4: 50 ms of wall time is 200 ms of trace.
+    app.apply(Action::ReplayFaster);
+    app.apply(Action::ReplayFaster);
+    assert_eq!(app.shell.replay.unwrap().speed, 4.0);
+    app.advance_replay(Duration::from_millis(50));
+    app.sync();
+    assert_eq!(app.shell.replay.unwrap().pos_us, 300_000);
+    assert_eq!(app.panes.progress.calls.list.len(), 5);
+    // Paused: time passes, nothing is fed, the clock stands still.
+    app.apply(Action::ReplayPause);
+    let before = fed(&app);
+    app.advance_replay(Duration::from_secs(10));
+    assert_eq!(fed(&app), before);
+    assert_eq!(app.trace().now_us(), 300_000);
+    app.apply(Action::ReplayPause);
+    app.advance_replay(Duration::from_millis(1));
+    assert!(app.shell.replay.unwrap().pos_us > 300_000);
+}
+
+#[test]
+fn replay_steps_one_event_and_clamps_its_speed() {
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayStep);
+    let r = app.shell.replay.unwrap();
+    assert_eq!((r.fed, r.paused), (1, true));
+    assert_eq!(app.shell.events, 1);
+    app.apply(Action::ReplayStep);
+    app.apply(Action::ReplayStep);
+    assert_eq!(fed(&app), 3);
+    assert_eq!(app.shell.events, 3);
+    assert_eq!(
+        app.shell.replay.unwrap().pos_us,
+        5_000,
+        "at the stepped event's time"
+    );
+    for _ in 0..10 {
+        app.apply(Action::ReplayFaster);
+    }
+    assert_eq!(app.shell.replay.unwrap().speed, 16.0);
+    for _ in 0..10 {
+        app.apply(Action::ReplaySlower);
+    }
+    assert_eq!(app.shell.replay.unwrap().speed, 0.5);
+}
+
+#[test]
+fn replay_jump_to_end_reproduces_the_full_timeline() {
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayEnd);
+    while app.sync() {}
+    let r = app.shell.replay.unwrap();
+    assert!(r.done());
+    assert_eq!(r.fed, r.total);
+    assert_eq!(r.pos_us, 1_100_000, "the last recorded event's time");
+    let original = mcpscope::cli::replay::format_store(&sc.trace.read());
+    let replayed = mcpscope::cli::replay::format_store(&app.trace().read());
+    assert_eq!(replayed, original);
+    let live = crate::support::app(&sc);
+    assert_eq!(
+        app.panes.progress.calls.list.len(),
+        live.panes.progress.calls.list.len()
+    );
+    assert_eq!(status(&app, 4), CallStatus::Done);
+    assert_eq!(status(&app, 5), CallStatus::Cancelled);
+    // Stepping past the end says so; nothing can be sent.
+    app.apply(Action::ReplayStep);
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("end of the trace"))
+    );
+    app.apply(Action::FocusComposer);
+    let effects = app.apply(Action::Send);
+    assert!(effects.is_empty());
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("recorded trace")),
+        "{:?}",
+        app.shell.notice
+    );
+}
+
+#[test]
+fn playback_keys_outside_a_replay_only_explain_themselves() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    key(&mut app, KeyCode::Char(' '));
+    assert!(app.shell.replay.is_none());
+    assert!(
+        app.shell
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("mcpscope replay"))
+    );
+    for a in [
+        Action::ReplayPause,
+        Action::ReplayStep,
+        Action::ReplayFaster,
+        Action::ReplaySlower,
+        Action::ReplayEnd,
+    ] {
+        app.shell.notice = None;
+        assert!(app.apply(a).is_empty(), "{a:?}");
+        assert!(app.shell.replay.is_none(), "{a:?}");
+        assert!(
+            app.shell
+                .notice
+                .as_deref()
+                .is_some_and(|n| n.contains("mcpscope replay")),
+            "{a:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn findings_are_computed_during_replay() {
+    let sc = with_faults();
+    let mut app = replay_app(&sc);
+    let checks = mcpscope::checks::LiveChecks::spawn(
+        app.trace().clone(),
+        mcpscope::checks::CheckConfig::default(),
+    );
+    checks.sync();
+    assert!(checks.is_empty(), "nothing played yet");
+    app.apply(Action::ReplayEnd);
+    checks.sync();
+    app.add_findings(checks.findings_since(0));
+    assert!(
+        app.panes
+            .findings
+            .list
+            .iter()
+            .any(|f| f.rule.id() == "progress-not-increasing")
+    );
+    checks.stop();
+}
