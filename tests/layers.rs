@@ -114,15 +114,6 @@ const LAYERS: &[(&str, &[&str])] = &[
 const TERMINAL_CRATES: &[&str] = &["ratatui", "crossterm"];
 const TERMINAL_OWNER: &str = "tui";
 
-/// Arrows another branch in flight removes (the task model moves into
-/// `protocol`; the demo's stateless answers stop borrowing the engine's
-/// `_meta` reader). Each is one file and one arrow; an entry that no longer
-/// matches fails the test, so this list is emptied when they merge.
-const KNOWN_UNTIL_MERGE: &[(&str, &str, &str)] = &[
-    ("src/client/tasks.rs", "client", "calls"),
-    ("src/demo/stateless.rs", "demo", "client"),
-];
-
 /// One module naming another (or a terminal crate) at a place in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Arrow {
@@ -173,12 +164,6 @@ fn breaks(a: &Arrow) -> Option<String> {
         "{}:{}: {} -> {} is forbidden ({} may use {may}, and the utilities)",
         a.file, a.line, a.from, a.to, a.from
     ))
-}
-
-fn known(a: &Arrow) -> bool {
-    KNOWN_UNTIL_MERGE
-        .iter()
-        .any(|(f, from, to)| a.file == *f && a.from == *from && a.to == *to)
 }
 
 /// The module path of a file under `src/`: `src/a/b.rs` and `src/a/b/mod.rs`
@@ -497,7 +482,6 @@ fn check_tree(root: &Path) -> Vec<String> {
     sources(&src, &mut files);
     let mut problems = Vec::new();
     let mut modules = BTreeSet::new();
-    let mut seen_known = BTreeSet::new();
     for f in &files {
         let rel = f.strip_prefix(&src).expect("under src");
         let Some(path) = module_path(rel) else {
@@ -512,20 +496,9 @@ fn check_tree(root: &Path) -> Vec<String> {
         }
         let text = std::fs::read_to_string(f).expect("readable source");
         for a in arrows(&name, &path, &text) {
-            match breaks(&a) {
-                Some(_) if known(&a) => {
-                    seen_known.insert((a.file.clone(), a.from.clone(), a.to.clone()));
-                }
-                Some(why) => problems.push(why),
-                None => {}
+            if let Some(why) = breaks(&a) {
+                problems.push(why);
             }
-        }
-    }
-    for (f, from, to) in KNOWN_UNTIL_MERGE {
-        if !seen_known.contains(&(f.to_string(), from.to_string(), to.to_string())) {
-            problems.push(format!(
-                "KNOWN_UNTIL_MERGE lists {f}: {from} -> {to}, but no such arrow is left: remove the entry"
-            ));
         }
     }
     problems
@@ -668,17 +641,4 @@ fn super_chains_that_leave_the_module_count() {
         ),
         owned(&[("auth", "cli", 1)])
     );
-}
-
-#[test]
-fn known_arrows_are_exact() {
-    let a = |file: &str, from: &str, to: &str| Arrow {
-        file: file.into(),
-        line: 1,
-        from: from.into(),
-        to: to.into(),
-    };
-    assert!(known(&a("src/client/tasks.rs", "client", "calls")));
-    assert!(!known(&a("src/client/mod.rs", "client", "calls")));
-    assert!(!known(&a("src/client/tasks.rs", "client", "checks")));
 }

@@ -3,7 +3,9 @@
 //! snapshots on a TestBackend, and the real binary end to end in tmux
 //! (the `*_e2e` modules, `#[ignore]`d: they need tmux and the peers).
 
-#[path = "../common/mod.rs"]
+// The support every test binary shares, named apart from the TUI's own.
+#[path = "../support/mod.rs"]
+#[allow(unused_imports)]
 mod common;
 mod support;
 
