@@ -133,6 +133,17 @@ impl Store {
         self.lock().iter().any(|r| r.id == id)
     }
 
+    /// Give `send` the task's complete state as it is now, read and sent
+    /// under the tasks' lock: a stream that starts watching gets it at once
+    /// (a change made before it opened is not missed), and no change
+    /// announced meanwhile can reach the stream before this older state.
+    pub fn tell_current(&self, id: &str, send: impl FnOnce(Map<String, Value>)) {
+        let all = self.lock();
+        if let Some(r) = all.iter().find(|r| r.id == id) {
+            send(r.detailed());
+        }
+    }
+
     /// Tell the streams watching this task its complete state now.
     fn announce(&self, id: &str) {
         if !self.watchers.watches_task(id) {

@@ -6,7 +6,8 @@
 //!   resources): `notifications/resources/updated` whenever
 //!   `test_touch_resource` marks one of its URIs changed;
 //! - `taskIds` (tasks of the extension this server knows):
-//!   `notifications/tasks` with the task's complete state at each change.
+//!   `notifications/tasks` with the task's complete state at once, then at
+//!   each change.
 //!
 //! List changes are never granted: nothing changes the lists. The streams
 //! are the server's ([`Watchers`]): stateless requests over HTTP each get
@@ -158,6 +159,7 @@ pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Val
     let link = Link::new(out.clone(), gate.clone());
     let uris = uris.unwrap_or_default();
     let tasks = tasks.unwrap_or_default();
+    let watched: Vec<String> = tasks.iter().cloned().collect();
     // The acknowledgement goes out before the stream can carry anything else.
     let ack = notification_line(
         "notifications/subscriptions/acknowledged",
@@ -179,6 +181,14 @@ pub fn listen(session: &Session, out: &Out, id: &Value, params: &Map<String, Val
                 INVALID_REQUEST,
                 &format!("too many listen streams open: at most {MAX_LISTENERS}"),
             );
+        }
+        // Each watched task's state now: what changed before the stream
+        // opened would otherwise wait for the next change.
+        for t in &watched {
+            session.ext_tasks.tell_current(t, |mut task| {
+                task.insert(META.into(), json!({SUBSCRIPTION_ID: id}));
+                link.send(notification_line(TASK_STATUS, Value::Object(task)));
+            });
         }
     }
     let task = tokio::spawn(async move {
