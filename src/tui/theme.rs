@@ -240,9 +240,15 @@ impl Theme {
     pub fn muted(&self) -> Style {
         Style::default().fg(self.muted)
     }
+    /// A selected row's style. It lies under the row's spans, which keep
+    /// their own foreground: a selection background must suit every colour
+    /// a row can show. A theme that cannot pick one (bright colours only)
+    /// leaves `selection_bg` reset and selects in reverse video, where each
+    /// span's colour becomes its background and the text takes the
+    /// terminal's background colour, so no span can vanish into the bar.
     pub fn selected(&self) -> Style {
         let s = Style::default().fg(self.selection_fg).bg(self.selection_bg);
-        if self.mono {
+        if self.mono || self.selection_bg == Color::Reset {
             s.add_modifier(Modifier::REVERSED)
         } else {
             s
