@@ -26,6 +26,11 @@ macro_rules! roles {
             pub name: String,
             /// True when colours are off (NO_COLOR): styles use modifiers only.
             pub mono: bool,
+            /// The terminal's own background and foreground, which the theme
+            /// assumes wherever a role is `reset` (never drawn: they say
+            /// what "reset" looks like, for checking contrast).
+            pub terminal_bg: Color,
+            pub terminal_fg: Color,
             $(pub $name: Color,)*
         }
 
@@ -33,7 +38,13 @@ macro_rules! roles {
             const ROLES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             fn blank(name: &str) -> Theme {
-                Theme { name: name.to_string(), mono: false, $($name: Color::Reset,)* }
+                Theme {
+                    name: name.to_string(),
+                    mono: false,
+                    terminal_bg: DARK_TERMINAL.0,
+                    terminal_fg: DARK_TERMINAL.1,
+                    $($name: Color::Reset,)*
+                }
             }
 
             fn set(&mut self, role: &str, c: Color) -> bool {
@@ -107,14 +118,27 @@ roles!(
     lane_late,
 );
 
+/// What a theme that does not say otherwise assumes of the terminal: a
+/// dark background (background, foreground).
+const DARK_TERMINAL: (Color, Color) = (Color::Rgb(0x28, 0x2c, 0x34), Color::Rgb(0xab, 0xb2, 0xbf));
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ThemeFile {
     name: Option<String>,
     /// Start from this built-in theme and override some roles.
     extends: Option<String>,
+    /// The terminal colours the theme is drawn over where a role is `reset`.
+    terminal: Option<TerminalFile>,
     #[serde(default)]
     colors: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TerminalFile {
+    background: String,
+    foreground: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +169,21 @@ impl Theme {
             _ => Theme::blank(&name),
         };
         theme.name = name;
+        if let Some(term) = &file.terminal {
+            for (key, value, slot) in [
+                ("background", &term.background, &mut theme.terminal_bg),
+                ("foreground", &term.foreground, &mut theme.terminal_fg),
+            ] {
+                *slot = match parse_color(value) {
+                    Some(c) if c != Color::Reset => c,
+                    _ => {
+                        return Err(ThemeError(format!(
+                            "theme {origin}: terminal.{key} = {value:?} is not a colour (a name, \"#rrggbb\" or an index 0-255)"
+                        )));
+                    }
+                };
+            }
+        }
         for (role, value) in &file.colors {
             let c = parse_color(value).ok_or_else(|| {
                 ThemeError(format!(
@@ -201,9 +240,15 @@ impl Theme {
     pub fn muted(&self) -> Style {
         Style::default().fg(self.muted)
     }
+    /// A selected row's style. It lies under the row's spans, which keep
+    /// their own foreground: a selection background must suit every colour
+    /// a row can show. A theme that cannot pick one (bright colours only)
+    /// leaves `selection_bg` reset and selects in reverse video, where each
+    /// span's colour becomes its background and the text takes the
+    /// terminal's background colour, so no span can vanish into the bar.
     pub fn selected(&self) -> Style {
         let s = Style::default().fg(self.selection_fg).bg(self.selection_bg);
-        if self.mono {
+        if self.mono || self.selection_bg == Color::Reset {
             s.add_modifier(Modifier::REVERSED)
         } else {
             s
@@ -300,5 +345,19 @@ mod tests {
         assert!(e.0.contains("not a colour"), "{e}");
         assert!(Theme::resolve("nope", None).is_err());
         assert!(Theme::dark().without_colors().mono);
+    }
+
+    #[test]
+    fn themes_state_the_terminal_they_assume() {
+        let light = Theme::builtin("light").unwrap();
+        assert_eq!(light.terminal_bg, Color::Rgb(0xfa, 0xfa, 0xfa));
+        let mine = Theme::parse("extends = \"light\"\n", "mine").unwrap();
+        assert_eq!(mine.terminal_bg, light.terminal_bg);
+        let e = Theme::parse(
+            "[terminal]\nbackground = \"reset\"\nforeground = \"white\"\n",
+            "x",
+        )
+        .unwrap_err();
+        assert!(e.0.contains("terminal.background"), "{e}");
     }
 }

@@ -28,4 +28,5 @@ mod shell;
 mod snapshots;
 mod tasks;
 mod tasks_e2e;
+mod themes;
 mod timeline;
