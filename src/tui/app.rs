@@ -340,6 +340,7 @@ impl App {
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
             let mut cx = asks::update::AsksCx {
                 asks: &mut self.overlays.asks,
+                rounds: &mut self.overlays.rounds,
                 notice: None,
             };
             let effects = if cx.asks.roots_editor.is_some() {

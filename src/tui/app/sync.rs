@@ -64,6 +64,7 @@ impl App {
             now_us: self.shell.now_us,
             calls: &mut self.panes.progress.calls,
             asks: &mut self.overlays.asks,
+            rounds: &mut self.overlays.rounds,
             fallback: self.panes.composer.limits(),
             notice: None,
         };

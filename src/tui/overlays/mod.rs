@@ -8,6 +8,7 @@ pub mod asks;
 pub mod help;
 pub mod status;
 
+use crate::tui::input_rounds::Rounds;
 use asks::Asks;
 use status::LineInput;
 
@@ -17,6 +18,8 @@ pub struct Overlays {
     pub help: Option<usize>,
     /// Server requests waiting for the user (elicitation, sampling).
     pub asks: Asks,
+    /// `input_required` results being answered through the asks queue.
+    pub rounds: Rounds,
     /// The status line's text field, while open.
     pub input: Option<LineInput>,
 }
