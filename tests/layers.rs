@@ -642,3 +642,297 @@ fn super_chains_that_leave_the_module_count() {
         owned(&[("auth", "cli", 1)])
     );
 }
+
+// ---------------------------------------------------------------------------
+// No import circle inside `tui`: each file is a module (`a/b.rs` and
+// `a/b/mod.rs` are `a::b`), and a module names another through
+// `crate::tui::…` or a `super::` chain. A circle means neither side can be
+// read, tested or moved without the other; the check names every file
+// that closes one.
+
+/// The full paths a `use` or an inline path names from `at`, with `{…}`
+/// groups expanded (`a::{b, c::d}` is `a::b` and `a::c::d`; `self` in a
+/// group is the group's own path).
+fn full_paths(toks: &[(Tok, usize)], at: usize) -> Vec<(Vec<String>, usize)> {
+    fn walk(
+        toks: &[(Tok, usize)],
+        mut k: usize,
+        mut prefix: Vec<String>,
+        out: &mut Vec<(Vec<String>, usize)>,
+    ) -> usize {
+        let line = toks.get(k).map_or(0, |t| t.1);
+        loop {
+            match toks.get(k) {
+                Some((Tok::Ident(name), _)) => {
+                    if name != "self" {
+                        prefix.push(name.clone());
+                    }
+                    k += 1;
+                    if matches!(toks.get(k), Some((Tok::Sep, _))) {
+                        k += 1;
+                        continue;
+                    }
+                    out.push((prefix, line));
+                    return k;
+                }
+                Some((Tok::Open, _)) => {
+                    k += 1;
+                    loop {
+                        match toks.get(k) {
+                            Some((Tok::Close, _)) => return k + 1,
+                            Some((Tok::Comma, _)) => k += 1,
+                            None => return k,
+                            _ => k = walk(toks, k, prefix.clone(), out),
+                        }
+                    }
+                }
+                _ => {
+                    out.push((prefix, line));
+                    return k + 1;
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(toks, at, Vec::new(), &mut out);
+    out
+}
+
+/// Every module under `tui` that the file at `file` (module path `path`)
+/// names, with the line: the longest module prefix of each path.
+fn tui_imports(
+    path: &[String],
+    src: &str,
+    modules: &BTreeSet<Vec<String>>,
+) -> Vec<(Vec<String>, usize)> {
+    let toks = tokens(&strip(src));
+    let ident = |k: usize| match toks.get(k) {
+        Some((Tok::Ident(s), _)) => Some(s.as_str()),
+        _ => None,
+    };
+    let sep = |k: usize| matches!(toks.get(k), Some((Tok::Sep, _)));
+    let mut out = Vec::new();
+    let mut inline: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    for k in 0..toks.len() {
+        match &toks[k].0 {
+            Tok::Open => {
+                depth += 1;
+                if k >= 2 && ident(k - 2) == Some("mod") && ident(k - 1).is_some() {
+                    inline.push(depth);
+                }
+            }
+            Tok::Close => {
+                if inline.last() == Some(&depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Ident(word) if (k == 0 || !sep(k - 1)) && sep(k + 1) => {
+                let (base, at) = if word == "crate" {
+                    (Vec::new(), k + 2)
+                } else if word == "super" {
+                    let mut ups = 0usize;
+                    let mut m = k;
+                    while ident(m) == Some("super") && sep(m + 1) {
+                        ups += 1;
+                        m += 2;
+                    }
+                    // Inside an inline `mod`, the first `super`s stay in the file.
+                    let ups = ups.saturating_sub(inline.len());
+                    if ups > path.len() {
+                        continue;
+                    }
+                    (path[..path.len() - ups].to_vec(), m)
+                } else {
+                    continue;
+                };
+                for (segs, line) in full_paths(&toks, at) {
+                    let full: Vec<String> = base.iter().cloned().chain(segs).collect();
+                    let target = (1..=full.len())
+                        .rev()
+                        .map(|n| full[..n].to_vec())
+                        .find(|p| modules.contains(p));
+                    if let Some(t) = target.filter(|t| t[0] == "tui" && t != path) {
+                        out.push((t, line));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The import circles among the `tui` modules of `files` (a `src/…` path
+/// and its text each): one message per circle, naming each arrow of it
+/// with the file and line that draws it.
+fn tui_cycles(files: &[(String, String)]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let path_of = |f: &str| module_path(Path::new(f.strip_prefix("src/").expect("a src path")));
+    let modules: BTreeSet<Vec<String>> = files.iter().filter_map(|(f, _)| path_of(f)).collect();
+    let name = |p: &[String]| p.join("::");
+    // module -> module it names -> the first place it does.
+    let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (file, src) in files {
+        let Some(path) = path_of(file).filter(|p| p[0] == "tui") else {
+            continue;
+        };
+        let from = edges.entry(name(&path)).or_default();
+        for (to, line) in tui_imports(&path, src, &modules) {
+            from.entry(name(&to)).or_insert(format!("{file}:{line}"));
+        }
+    }
+    // Strongly connected components (Tarjan); a component of more than
+    // one module holds a circle.
+    struct Scc<'a> {
+        edges: &'a BTreeMap<String, BTreeMap<String, String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        comps: Vec<Vec<&'a str>>,
+    }
+    fn visit<'a>(s: &mut Scc<'a>, v: &'a str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        let edges = s.edges;
+        for w in edges.get(v).into_iter().flat_map(|m| m.keys()) {
+            if !s.index.contains_key(w.as_str()) {
+                visit(s, w);
+                let lw = s.low[w.as_str()];
+                let lv = s.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(lw);
+            } else if s.stack.contains(&w.as_str()) {
+                let iw = s.index[w.as_str()];
+                let lv = s.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let at = s.stack.iter().rposition(|x| *x == v).expect("on the stack");
+            s.comps.push(s.stack.split_off(at));
+        }
+    }
+    let mut s = Scc {
+        edges: &edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        comps: Vec::new(),
+    };
+    for v in edges.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    let mut out = Vec::new();
+    for comp in s.comps.iter().filter(|c| c.len() > 1) {
+        // One circle through the component's first module: the shortest
+        // way back to it (breadth first, inside the component).
+        let start = *comp.iter().min().expect("not empty");
+        let mut came: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut last = None;
+        'search: while let Some(v) = queue.pop_front() {
+            for w in edges[v].keys().map(String::as_str) {
+                if w == start {
+                    last = Some(v);
+                    break 'search;
+                }
+                if comp.contains(&w) && !came.contains_key(w) {
+                    came.insert(w, v);
+                    queue.push_back(w);
+                }
+            }
+        }
+        let mut ring = vec![last.expect("a component has a circle")];
+        while let Some(prev) = came.get(ring.last().expect("not empty")) {
+            ring.push(prev);
+        }
+        ring.reverse();
+        ring.push(start);
+        let arrows: Vec<String> = ring
+            .windows(2)
+            .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[w[0]][w[1]]))
+            .collect();
+        let mut all = comp.clone();
+        all.sort();
+        out.push(format!(
+            "an import circle among {}: {}",
+            all.join(", "),
+            arrows.join(", ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn no_two_tui_modules_import_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let mut paths = Vec::new();
+    sources(&src.join("tui"), &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(root).expect("under the crate");
+            let text = std::fs::read_to_string(f).expect("readable source");
+            (rel.display().to_string(), text)
+        })
+        .collect();
+    let circles = tui_cycles(&files);
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
+
+#[test]
+fn an_import_circle_is_found_and_named_with_its_files() {
+    let files = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(f, s)| (f.to_string(), s.to_string()))
+            .collect()
+    };
+    // a -> b -> c::d -> a, drawn by a grouped use, a `super` chain and an
+    // inline path; e stands aside and names a, which is no circle.
+    let ring = files(&[
+        ("src/tui/a.rs", "use crate::tui::{b::B, format};\n"),
+        ("src/tui/b.rs", "//! B.\nuse super::c::d::D;\n"),
+        ("src/tui/c/mod.rs", "pub mod d;\n"),
+        (
+            "src/tui/c/d.rs",
+            "fn f() -> super::super::a::A { todo!() }\n",
+        ),
+        ("src/tui/e.rs", "use crate::tui::a;\n"),
+        ("src/tui/format.rs", "// use crate::tui::e;\n"),
+    ]);
+    assert_eq!(
+        tui_cycles(&ring),
+        vec![
+            "an import circle among tui::a, tui::b, tui::c::d: \
+             tui::a -> tui::b (src/tui/a.rs:1), tui::b -> tui::c::d (src/tui/b.rs:2), \
+             tui::c::d -> tui::a (src/tui/c/d.rs:1)"
+                .to_string()
+        ]
+    );
+    // Two modules naming each other is the smallest circle.
+    let pair = files(&[
+        ("src/tui/app.rs", "use super::recorded::Recorded;\n"),
+        ("src/tui/recorded.rs", "use super::app::App;\n"),
+    ]);
+    assert_eq!(tui_cycles(&pair).len(), 1);
+    // A child naming its parent, and `use super::*` in an inline test
+    // module, are no circle.
+    let tree = files(&[
+        (
+            "src/tui/panes/mod.rs",
+            "pub mod x;\nuse crate::tui::pane::Pane;\n",
+        ),
+        (
+            "src/tui/panes/x/mod.rs",
+            "use super::Panes;\nmod tests { use super::*; }\n",
+        ),
+        ("src/tui/pane.rs", "pub enum Pane {}\n"),
+    ]);
+    assert_eq!(tui_cycles(&tree), Vec::<String>::new());
+}

@@ -235,7 +235,7 @@ impl App {
         let mut out = Vec::new();
         if self.shell.live {
             out.extend(browse.queued.drain(..).map(Effect::Browse));
-            out.extend(argform::update::due(browse, now));
+            out.extend(argform::update::due(&mut self.overlays.argform, now));
         } else {
             browse.queued.clear();
         }
@@ -285,6 +285,7 @@ impl App {
                         .composer
                         .load_tool(&name, &schema, &self.shell.theme)
                 }
+                Command::OpenForm(form) => self.overlays.argform = Some(*form),
                 Command::Input(target) => {
                     let before = self.text_of(target);
                     self.overlays.input = Some(status::update::open(target, before));
@@ -340,6 +341,7 @@ impl App {
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
             let mut cx = asks::update::AsksCx {
                 asks: &mut self.overlays.asks,
+                rounds: &mut self.overlays.rounds,
                 notice: None,
             };
             let effects = if cx.asks.roots_editor.is_some() {
@@ -352,9 +354,10 @@ impl App {
             }
             return effects;
         }
-        if self.panes.tools.browse.form.is_some() {
+        if self.overlays.argform.is_some() {
             let now = self.trace.now_us();
-            return argform::update::key(&mut self.panes.tools.browse, ev, now);
+            let browse = &mut self.panes.tools.browse;
+            return argform::update::key(&mut self.overlays.argform, browse, ev, now);
         }
         if self.overlays.input.is_some() {
             // A changed filter shows its rows at once.
@@ -386,8 +389,8 @@ impl App {
     pub fn handle_paste(&mut self, text: &str) {
         self.dirty = true;
         let now = self.trace.now_us();
-        if self.panes.tools.browse.form.is_some() {
-            argform::update::paste(&mut self.panes.tools.browse, text, now);
+        if self.overlays.argform.is_some() {
+            argform::update::paste(&mut self.overlays.argform, text, now);
         } else if let Some(set) = status::update::paste(&mut self.overlays.input, text) {
             self.route(vec![set]);
             self.finish(Then::Sync);
@@ -403,7 +406,7 @@ impl App {
         if self.overlays.help.is_some()
             || self.overlays.input.is_some()
             || self.overlays.asks.open
-            || self.panes.tools.browse.form.is_some()
+            || self.overlays.argform.is_some()
             || self.overlays.asks.roots_editor.is_some()
         {
             return Vec::new();

@@ -14,7 +14,6 @@ use crate::protocol::{Revision, methods};
 use crate::trace::{Dir, Store};
 use crate::tui::cursor::Cursor;
 use crate::tui::format::{safe, safe_row};
-use crate::tui::overlays::argform::ArgForm;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -375,6 +374,10 @@ impl PromptsTab {
     }
 }
 
+/// Arguments of a prompt (and fields of the argument form built from it)
+/// kept, at most.
+pub const MAX_FIELDS: usize = 64;
+
 #[derive(Default)]
 pub struct Browse {
     pub tab: Tab,
@@ -382,8 +385,6 @@ pub struct Browse {
     pub prompts: PromptsTab,
     /// Keys scroll the detail view instead of moving in the list.
     pub detail_focus: bool,
-    /// The argument form (a prompt's arguments, a template's variables).
-    pub form: Option<ArgForm>,
     pub caps: Caps,
     /// Requests the server's notifications asked for, sent on the next tick.
     pub queued: Vec<Req>,
@@ -548,12 +549,8 @@ impl Browse {
                 });
                 None
             }
-            Req::Complete { round, .. } => {
-                if let Some(f) = &mut self.form {
-                    f.on_values(round, result);
-                }
-                None
-            }
+            // The argument form's: the App hands it to the overlay.
+            Req::Complete { .. } => None,
         }
     }
 
@@ -625,7 +622,7 @@ fn prompt_of(v: &Value) -> Prompt {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .take(crate::tui::overlays::argform::MAX_FIELDS)
+            .take(MAX_FIELDS)
             .map(|a| PromptArg {
                 name: raw_str(a, "name"),
                 description: raw_str(a, "description"),

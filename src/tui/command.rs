@@ -7,6 +7,7 @@
 
 use super::action::Effect;
 use super::calls::InputNeeded;
+use super::overlays::argform::ArgForm;
 use super::overlays::status::InputTarget;
 use super::pane::Pane;
 use super::views::{ChannelLane, Lane};
@@ -35,6 +36,8 @@ pub enum Command {
         name: String,
         schema: Value,
     },
+    /// Open the argument form overlay on this form.
+    OpenForm(Box<ArgForm>),
     /// Open the status line's text field.
     Input(InputTarget),
     /// The text field's new text for its target.

@@ -8,7 +8,7 @@
 //! composer's hand-edited retry, which stays available throughout.
 
 use super::calls::{Call, CallStatus, InputNeeded};
-use super::overlays::asks::{Answer, Ask, AskKind};
+use super::overlays::asks::{Answer, Ask, AskKind, Asks, Route};
 use crate::client::{Limits, ServerAsk};
 use crate::protocol::IdKey;
 use crate::protocol::{meta, methods};
@@ -19,15 +19,6 @@ use std::collections::HashMap;
 
 /// Rounds being answered at once; more wait for the composer.
 pub const MAX_ROUNDS: usize = 16;
-
-/// Where an answer goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route {
-    /// Back to the server request it answers.
-    Server,
-    /// Into the retry of call `call`, under `key` of `inputResponses`.
-    Input { call: IdKey, key: String },
-}
 
 /// One `input_required` result being answered.
 #[derive(Debug)]
@@ -281,13 +272,14 @@ pub fn unoffered(calls: &mut [Call]) -> impl Iterator<Item = &mut Call> {
 }
 
 /// What the rounds' sync step reads and changes: the calls (the Progress
-/// pane's), the asks queue (an overlay's), and the notice it leaves for
-/// the status line.
+/// pane's), the asks queue and the rounds answered through it (the
+/// overlays'), and the notice it leaves for the status line.
 pub struct RoundsCx<'a> {
     pub live: bool,
     pub now_us: u64,
     pub calls: &'a mut super::calls::Calls,
-    pub asks: &'a mut super::overlays::asks::Asks,
+    pub asks: &'a mut Asks,
+    pub rounds: &'a mut Rounds,
     /// The composer's limits, for a round whose call had none.
     pub fallback: Limits,
     pub notice: Option<String>,
@@ -305,12 +297,13 @@ pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
         .list
         .iter()
         .filter(|c| {
-            st.asks.rounds.open.contains_key(&c.id)
+            st.rounds.open.contains_key(&c.id)
                 && c.input.as_ref().is_some_and(|i| i.answered_by.is_some())
         })
         .map(|c| c.id.clone())
         .collect();
     for id in &answered {
+        st.rounds.forget(id);
         st.asks.drop_round(id);
     }
     let fallback = st.fallback;
@@ -323,7 +316,7 @@ pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
         let room = crate::client::answer_limit().saturating_sub(st.asks.waiting.len());
         let limits = c.limits.unwrap_or(fallback);
         let offered = (input.asks.len() <= room)
-            .then(|| st.asks.rounds.offer(c, &input, store, limits, st.now_us))
+            .then(|| st.rounds.offer(c, &input, store, limits, st.now_us))
             .flatten();
         match offered {
             Some(asks) => {

@@ -6,7 +6,6 @@
 //! a cursor starts over, a page with one is added to it (bounded like a
 //! live listing).
 
-use super::app::App;
 use super::browse::Req;
 use crate::protocol::IdKey;
 use crate::protocol::views::InitializeResult;
@@ -50,14 +49,29 @@ fn asked_a_page(store: &Store, id: Option<&IdKey>) -> bool {
     })
 }
 
+/// What a look at the recorded answers found, for the App to apply in this
+/// order (the App owns the panes; this module only reads the store).
+#[derive(Debug)]
+pub enum Found {
+    /// The server's `initialize` (or `server/discover`) answer.
+    Server(Box<InitializeResult>),
+    /// The joined tool list.
+    Tools(Vec<Value>),
+    /// A joined resource, template or prompt list, as the Tools pane's
+    /// reply to its own listing request.
+    Listing(Req, Value),
+}
+
 impl Recorded {
-    /// Take in the answers since the last look. Returns whether a list or
-    /// the server changed.
-    pub fn sync(app: &mut App, store: &Store) -> bool {
-        if app.shell.live {
-            return false;
+    /// Take in the answers since the last look: what changed, the server
+    /// first, in the order it was found. Nothing while the session is live
+    /// (`live`), where the server is asked instead.
+    pub fn sync(&mut self, live: bool, store: &Store) -> Vec<Found> {
+        let mut found = Vec::new();
+        if live {
+            return found;
         }
-        let mut me = std::mem::take(&mut app.recorded);
+        let me = self;
         let end = store.next_seq();
         let from = me.scanned.max(store.first_seq());
         me.scanned = end;
@@ -76,8 +90,7 @@ impl Recorded {
             };
             if method == "initialize" || method == "server/discover" {
                 if let Ok(init) = serde_json::from_value::<InitializeResult>(result) {
-                    app.set_server(&init);
-                    changed.push("server");
+                    found.push(Found::Server(Box::new(init)));
                 }
                 continue;
             }
@@ -100,28 +113,18 @@ impl Recorded {
             }
         }
         for key in &changed {
-            let st = &mut app.panes.tools;
-            match *key {
-                "tools" => {
-                    let tools = me.tools.clone();
-                    app.set_tools(&tools);
-                }
+            found.push(match *key {
+                "tools" => Found::Tools(me.tools.clone()),
                 "resources" => {
-                    let v = json!({"resources": me.resources});
-                    st.browse.on_reply(Req::ListResources, Ok(v));
+                    Found::Listing(Req::ListResources, json!({"resources": me.resources}))
                 }
-                "resourceTemplates" => {
-                    let v = json!({"resourceTemplates": me.templates});
-                    st.browse.on_reply(Req::ListTemplates, Ok(v));
-                }
-                "prompts" => {
-                    let v = json!({"prompts": me.prompts});
-                    st.browse.on_reply(Req::ListPrompts, Ok(v));
-                }
-                _ => {}
-            }
+                "resourceTemplates" => Found::Listing(
+                    Req::ListTemplates,
+                    json!({"resourceTemplates": me.templates}),
+                ),
+                _ => Found::Listing(Req::ListPrompts, json!({"prompts": me.prompts})),
+            });
         }
-        app.recorded = me;
-        !changed.is_empty()
+        found
     }
 }

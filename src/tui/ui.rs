@@ -102,7 +102,7 @@ pub fn paint(f: &mut Frame, st: &View, p: Prepared) -> FrameMap {
     if st.overlays.asks.open {
         overlays::asks::view::draw(f, area, st);
     }
-    if st.panes.tools.browse.form.is_some() {
+    if st.overlays.argform.is_some() {
         overlays::argform::view::draw(f, area, st);
     }
     if st.overlays.asks.roots_editor.is_some() {

@@ -230,7 +230,7 @@ fn without_the_capabilities_nothing_is_asked() {
     app.apply(Action::PrevTab);
     app.apply(Action::Bottom);
     app.apply(Action::Open);
-    assert!(app.panes.tools.browse.form.is_some());
+    assert!(app.overlays.argform.is_some());
     typed(&mut app, "7");
     sc.at_ms(10_000);
     assert!(reqs(app.due()).is_empty());
@@ -244,7 +244,7 @@ fn a_template_form_expands_the_uri_with_completions() {
     app.apply(Action::Bottom);
     sc.at_ms(1000);
     assert!(reqs(app.apply(Action::Open)).is_empty());
-    assert!(app.panes.tools.browse.form.is_some());
+    assert!(app.overlays.argform.is_some());
     // Entering the field asks for its completions once the debounce ran out.
     sc.at_ms(1249);
     assert!(reqs(app.due()).is_empty());
@@ -280,28 +280,19 @@ fn a_template_form_expands_the_uri_with_completions() {
         },
         Ok(json!({"completion": {"values": ["1", "2", "3"]}})),
     ));
-    assert!(
-        app.panes
-            .tools
-            .browse
-            .form
-            .as_ref()
-            .unwrap()
-            .shown()
-            .is_empty()
-    );
+    assert!(app.overlays.argform.as_ref().unwrap().shown().is_empty());
     app.on_msg(Msg::Browse(
         asked[0].clone(),
         Ok(json!({"completion": {"values": ["12", "120", "121"], "total": 300, "hasMore": true}})),
     ));
-    let f = app.panes.tools.browse.form.as_ref().unwrap();
+    let f = app.overlays.argform.as_ref().unwrap();
     assert_eq!(f.shown(), ["12", "120", "121"]);
     insta::assert_snapshot!("template_form_completions_80x24", render(&mut app, 80, 24));
     // Down picks the second value, Tab takes it.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Tab);
-    let f = app.panes.tools.browse.form.as_ref().unwrap();
+    let f = app.overlays.argform.as_ref().unwrap();
     assert_eq!(f.value(0), "120");
     assert!(f.shown().is_empty());
     let sent = reqs(key(&mut app, KeyCode::Enter));
@@ -311,7 +302,7 @@ fn a_template_form_expands_the_uri_with_completions() {
             uri: "demo://resource/dynamic/text/120".into()
         }]
     );
-    assert!(app.panes.tools.browse.form.is_none());
+    assert!(app.overlays.argform.is_none());
     assert!(app.panes.tools.browse.detail_focus);
 }
 
@@ -331,16 +322,7 @@ fn a_reply_for_a_value_since_changed_is_dropped() {
         asked[0].clone(),
         Ok(json!({"completion": {"values": ["5"]}})),
     ));
-    assert!(
-        app.panes
-            .tools
-            .browse
-            .form
-            .as_ref()
-            .unwrap()
-            .shown()
-            .is_empty()
-    );
+    assert!(app.overlays.argform.as_ref().unwrap().shown().is_empty());
     // Over 100 values: kept to 100, and said.
     sc.at_ms(2000);
     let asked = reqs(app.due());
@@ -349,23 +331,14 @@ fn a_reply_for_a_value_since_changed_is_dropped() {
         asked[0].clone(),
         Ok(json!({"completion": {"values": many}})),
     ));
-    let f = app.panes.tools.browse.form.as_ref().unwrap();
+    let f = app.overlays.argform.as_ref().unwrap();
     assert_eq!(f.shown().len(), 100);
     assert!(f.complete.as_ref().unwrap().cut);
     // Esc hides the values first, then closes the form.
     key(&mut app, KeyCode::Esc);
-    assert!(
-        app.panes
-            .tools
-            .browse
-            .form
-            .as_ref()
-            .unwrap()
-            .shown()
-            .is_empty()
-    );
+    assert!(app.overlays.argform.as_ref().unwrap().shown().is_empty());
     key(&mut app, KeyCode::Esc);
-    assert!(app.panes.tools.browse.form.is_none());
+    assert!(app.overlays.argform.is_none());
 }
 
 #[test]
@@ -391,15 +364,7 @@ fn a_prompt_form_checks_required_arguments_and_completes_with_context() {
     // Required arguments are checked before anything is sent.
     assert!(reqs(key(&mut app, KeyCode::Enter)).is_empty());
     assert_eq!(
-        app.panes
-            .tools
-            .browse
-            .form
-            .as_ref()
-            .unwrap()
-            .form
-            .problems
-            .len(),
+        app.overlays.argform.as_ref().unwrap().form.problems.len(),
         2
     );
     typed(&mut app, "Engineering");
@@ -675,10 +640,7 @@ fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
     app.apply(Action::Bottom);
     app.apply(Action::Open);
     app.handle_paste("4\n2");
-    assert_eq!(
-        app.panes.tools.browse.form.as_ref().unwrap().value(0),
-        "4 2"
-    );
+    assert_eq!(app.overlays.argform.as_ref().unwrap().value(0), "4 2");
     sc.at_ms(1000);
     let asked = reqs(app.due());
     let Req::Complete { params, .. } = &asked[0] else {
@@ -704,7 +666,7 @@ fn a_paste_fills_the_field_and_a_plain_template_is_read_at_once() {
             uri: "plain://fixed".into()
         }]
     );
-    assert!(app.panes.tools.browse.form.is_none());
+    assert!(app.overlays.argform.is_none());
 }
 
 #[test]

@@ -11,7 +11,7 @@
 use crate::support::*;
 use mcpscope::protocol::IdKey;
 use mcpscope::tui::calls::CallStatus;
-use mcpscope::tui::input_rounds::Route;
+use mcpscope::tui::overlays::asks::Route;
 
 const TASK: &str = "52a47ed4ebb1a791abe4058a64784a0b";
 

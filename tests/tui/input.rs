@@ -9,7 +9,7 @@
 use crate::support::*;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
-use mcpscope::tui::input_rounds::Route;
+use mcpscope::tui::overlays::asks::Route;
 
 /// A stateless-era call whose result asks for `requests`.
 fn asking(requests: Value) -> Scenario {

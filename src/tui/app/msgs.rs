@@ -8,6 +8,7 @@ use crate::client::TokenPolicy;
 use crate::client::tasks::TaskSupport;
 use crate::protocol::views::InitializeResult;
 use crate::tui::action::{Effect, Msg};
+use crate::tui::browse::Req;
 use crate::tui::command::Command;
 use crate::tui::format::{safe, safe_row};
 use crate::tui::panes::tools::ToolInfo;
@@ -45,6 +46,11 @@ impl App {
             Msg::Notice(n) => self.shell.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
             Msg::Roots(r) => self.overlays.asks.roots = r,
+            Msg::Browse(Req::Complete { round, .. }, result) => {
+                if let Some(f) = &mut self.overlays.argform {
+                    f.on_values(round, result);
+                }
+            }
             Msg::Browse(req, result) => {
                 if let Some(n) = self.panes.tools.browse.on_reply(req, result) {
                     self.shell.notice = Some(n);

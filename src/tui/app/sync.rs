@@ -14,6 +14,7 @@ use crate::tui::pane::Pane;
 use crate::tui::panes::findings::update::shown;
 use crate::tui::panes::progress::update::retry;
 use crate::tui::panes::raw::update::target;
+use crate::tui::recorded::Found;
 use crate::tui::shell::Conn;
 use crate::tui::ui;
 use ratatui::layout::Rect;
@@ -43,8 +44,18 @@ impl App {
         if self.panes.tools.browse.sync(store) {
             self.dirty = true;
         }
-        if crate::tui::recorded::Recorded::sync(self, store) {
+        let found = self.recorded.sync(self.shell.live, store);
+        if !found.is_empty() {
             self.dirty = true;
+        }
+        for f in found {
+            match f {
+                Found::Server(init) => self.set_server(&init),
+                Found::Tools(tools) => self.set_tools(&tools),
+                Found::Listing(req, v) => {
+                    self.panes.tools.browse.on_reply(req, Ok(v));
+                }
+            }
         }
         self.shell.evicted = store.evicted();
         let mut done = self.panes.progress.calls.sync(store, SYNC_BUDGET);
@@ -53,6 +64,7 @@ impl App {
             now_us: self.shell.now_us,
             calls: &mut self.panes.progress.calls,
             asks: &mut self.overlays.asks,
+            rounds: &mut self.overlays.rounds,
             fallback: self.panes.composer.limits(),
             notice: None,
         };

@@ -8,15 +8,22 @@ pub mod asks;
 pub mod help;
 pub mod status;
 
+use crate::tui::input_rounds::Rounds;
+use argform::ArgForm;
 use asks::Asks;
 use status::LineInput;
 
 #[derive(Default)]
 pub struct Overlays {
+    /// The argument form (a prompt's arguments, a template's variables),
+    /// while open; the Tools pane opens it with a command.
+    pub argform: Option<ArgForm>,
     /// The help overlay and its scroll position.
     pub help: Option<usize>,
     /// Server requests waiting for the user (elicitation, sampling).
     pub asks: Asks,
+    /// `input_required` results being answered through the asks queue.
+    pub rounds: Rounds,
     /// The status line's text field, while open.
     pub input: Option<LineInput>,
 }

@@ -15,7 +15,7 @@ use crate::tui::overlays::asks::{Form, Input};
 use serde_json::{Map, Value, json};
 
 /// Fields a form is built with (a prompt listing more is cut).
-pub const MAX_FIELDS: usize = 64;
+pub use crate::tui::browse::MAX_FIELDS;
 /// Completion values kept (the spec's maximum per response).
 pub const MAX_VALUES: usize = 100;
 /// Quiet time after the last keystroke before completions are asked for.
@@ -59,6 +59,14 @@ pub struct ArgForm {
     pub complete: Option<Completion>,
     /// Send `context.arguments` (the other fields) with completions.
     pub context: bool,
+}
+
+/// Commands are `Debug` and carry a form to open; its text fields are not
+/// worth printing.
+impl std::fmt::Debug for ArgForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgForm").finish_non_exhaustive()
+    }
 }
 
 /// A schema of string properties, written in order (the form keeps the

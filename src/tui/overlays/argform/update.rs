@@ -5,19 +5,25 @@
 //! template's URI read), Esc closes the form. Other keys type; a change
 //! (or entering a field) asks for completions once typing pauses.
 
+use super::ArgForm;
 use crate::tui::action::Effect;
 use crate::tui::browse::Browse;
 use crate::tui::browse::{Req, Tab};
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub fn key(browse: &mut Browse, ev: KeyEvent, now_us: u64) -> Vec<Effect> {
-    let Some(f) = browse.form.as_mut() else {
+pub fn key(
+    form: &mut Option<ArgForm>,
+    browse: &mut Browse,
+    ev: KeyEvent,
+    now_us: u64,
+) -> Vec<Effect> {
+    let Some(f) = form.as_mut() else {
         return Vec::new();
     };
     match ev.code {
         KeyCode::Esc => {
             if !f.hide() {
-                browse.form = None;
+                *form = None;
             }
             return Vec::new();
         }
@@ -29,7 +35,7 @@ pub fn key(browse: &mut Browse, ev: KeyEvent, now_us: u64) -> Vec<Effect> {
             let Some(req) = f.submit() else {
                 return Vec::new();
             };
-            browse.form = None;
+            *form = None;
             browse.detail_focus = true;
             match (&req, browse.tab) {
                 (Req::Read { .. }, Tab::Resources) => browse.resources.detail = None,
@@ -52,16 +58,16 @@ pub fn key(browse: &mut Browse, ev: KeyEvent, now_us: u64) -> Vec<Effect> {
 }
 
 /// Completions due at `now_us` (the debounce ran out): the request to send.
-pub fn due(browse: &mut Browse, now_us: u64) -> Option<Effect> {
-    let f = browse.form.as_mut()?;
+pub fn due(form: &mut Option<ArgForm>, now_us: u64) -> Option<Effect> {
+    let f = form.as_mut()?;
     let (round, params) = f.due(now_us)?;
     Some(Effect::Browse(Req::Complete { round, params }))
 }
 
 /// Pasted text goes into the focused field (one line: line breaks become
 /// spaces), and asks for its completions like typing does.
-pub fn paste(browse: &mut Browse, text: &str, now_us: u64) {
-    let Some(f) = browse.form.as_mut() else {
+pub fn paste(form: &mut Option<ArgForm>, text: &str, now_us: u64) {
+    let Some(f) = form.as_mut() else {
         return;
     };
     let line: String = text

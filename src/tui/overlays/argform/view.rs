@@ -16,7 +16,7 @@ use ratatui::widgets::{Clear, Paragraph};
 const DROPDOWN: usize = 8;
 
 pub fn draw(f: &mut Frame, area: Rect, st: &View) {
-    let Some(form) = &st.panes.tools.browse.form else {
+    let Some(form) = &st.overlays.argform else {
         return;
     };
     let w = area.width.saturating_sub(4).min(90);

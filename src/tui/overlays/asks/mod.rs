@@ -15,7 +15,6 @@ use crate::protocol::IdKey;
 use crate::protocol::elicit::{self, Field, Kind};
 use crate::protocol::methods;
 use crate::tui::format::safe_row;
-use crate::tui::input_rounds::{Rounds, Route};
 use ratatui_textarea::TextArea;
 use serde_json::{Map, Value, json};
 
@@ -278,6 +277,15 @@ pub enum AskKind {
     },
 }
 
+/// Where an answer goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// Back to the server request it answers.
+    Server,
+    /// Into the retry of call `call`, under `key` of `inputResponses`.
+    Input { call: IdKey, key: String },
+}
+
 pub struct Ask {
     pub id: IdKey,
     pub seq: u64,
@@ -341,8 +349,6 @@ pub struct Asks {
     pub roots_editor: Option<Box<TextArea<'static>>>,
     /// Store events looked at for withdrawn requests.
     scanned: u64,
-    /// `input_required` results being answered through the forms.
-    pub rounds: Rounds,
 }
 
 impl Asks {
@@ -407,9 +413,9 @@ impl Asks {
         Some((ask.id, ask.route, answer))
     }
 
-    /// Drop the waiting entries of `call`'s `input_required` round.
+    /// Drop the waiting entries of `call`'s `input_required` round (the
+    /// round itself is `input_rounds`' to forget).
     pub fn drop_round(&mut self, call: &IdKey) {
-        self.rounds.forget(call);
         self.waiting
             .retain(|a| !matches!(&a.route, Route::Input { call: c, .. } if c == call));
         if self.waiting.is_empty() {

@@ -5,16 +5,17 @@
 //! type into a text or number field. A sampling reply is typed (Enter is a
 //! new line there; Ctrl-S sends it).
 
+use super::Route;
 use super::{AskKind, Asks, Choice, Input};
 use crate::tui::action::Effect;
-use crate::tui::input_rounds::Route;
-use crate::tui::input_rounds::Step;
+use crate::tui::input_rounds::{Rounds, Step};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// What the overlay's keys change: the queue, and the notice they leave
-/// for the status line.
+/// What the overlay's keys change: the queue, the `input_required` rounds
+/// its answers go into, and the notice they leave for the status line.
 pub struct AsksCx<'a> {
     pub asks: &'a mut Asks,
+    pub rounds: &'a mut Rounds,
     pub notice: Option<String>,
 }
 
@@ -47,9 +48,9 @@ pub fn key(st: &mut AsksCx, ev: KeyEvent) -> Vec<Effect> {
                 vec![Effect::AnswerServer { id, answer }]
             }
             Some((_, Route::Input { call, key }, answer)) => {
-                match st.asks.rounds.answer(&call, &key, answer) {
+                match st.rounds.answer(&call, &key, answer) {
                     Step::Waiting(n) => {
-                        let then = if st.asks.rounds.is_task(&call) {
+                        let then = if st.rounds.is_task(&call) {
                             "tasks/update"
                         } else {
                             "the retry"
@@ -70,12 +71,14 @@ pub fn key(st: &mut AsksCx, ev: KeyEvent) -> Vec<Effect> {
                         vec![e]
                     }
                     Step::Abandoned(why) => {
+                        st.rounds.forget(&call);
                         st.asks.drop_round(&call);
                         st.notice =
                             Some(format!("{why}; a in Progress composes the retry by hand"));
                         Vec::new()
                     }
                     Step::TaskWaits(update, why) => {
+                        st.rounds.forget(&call);
                         st.asks.drop_round(&call);
                         let sent = if update.is_some() {
                             "; the other answers went as tasks/update"

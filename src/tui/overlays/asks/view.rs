@@ -5,7 +5,7 @@
 //! the bottom. All server text is sanitised when the request is read.
 
 use crate::protocol::elicit::{Field, Format, Kind};
-use crate::tui::overlays::asks::{Ask, AskKind, Form, Input};
+use crate::tui::overlays::asks::{Ask, AskKind, Form, Input, Route};
 use crate::tui::screen::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -38,7 +38,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let age = st.shell.now_us.saturating_sub(ask.arrived_us) / 1_000_000;
     let more = st.overlays.asks.waiting.len() - 1;
     let whose = match (&ask.route, &ask.task) {
-        (crate::tui::input_rounds::Route::Input { call, key }, _) => {
+        (Route::Input { call, key }, _) => {
             format!(" · input {key:?} for id {call}")
         }
         (_, Some(task)) if task.chars().count() > 10 => {

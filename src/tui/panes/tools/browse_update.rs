@@ -131,7 +131,7 @@ impl ToolsState {
         match form {
             Some(Ok(mut f)) => {
                 f.touched(now_us);
-                self.browse.form = Some(f);
+                out.push(Command::OpenForm(Box::new(f)));
             }
             Some(Err(e)) => out.push(Command::Notice(format!("no form for it: {e}"))),
             None => {}
