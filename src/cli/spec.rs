@@ -38,14 +38,10 @@ pub struct ServerArgs {
     #[arg(long, default_value = "legacy", help_heading = "Server")]
     pub protocol: String,
     /// `--protocol auto`: how long the `server/discover` probe waits, in
-    /// seconds, before trying `initialize` (a slow server is then discovered again).
-    #[arg(
-        long,
-        default_value_t = 5.0,
-        value_name = "SECS",
-        help_heading = "Server"
-    )]
-    pub probe_timeout: f64,
+    /// seconds, before trying `initialize` (a slow server is then discovered
+    /// again) [default: 5].
+    #[arg(long, value_name = "SECS", help_heading = "Server")]
+    pub probe_timeout: Option<f64>,
     /// Answer roots/list with this path or URI (repeatable; declares `roots`).
     #[arg(long = "root", help_heading = "Server")]
     pub roots: Vec<String>,
@@ -215,14 +211,20 @@ impl ServerArgs {
                 r => (EraChoice::Handshake, r),
             },
         };
-        let probe = self.probe_timeout;
-        if !(probe.is_finite() && probe > 0.0 && probe <= 3600.0) {
-            return Err(usage(
-                "--probe-timeout must be a positive number of seconds (at most 3600)",
-            ));
-        }
+        // Unset (also where the arguments are built in code): the client's own.
+        let probe = match self.probe_timeout {
+            None => ClientOptions::default().probe_timeout,
+            Some(p) if p.is_finite() && p > 0.0 && p <= 3600.0 => {
+                std::time::Duration::from_secs_f64(p)
+            }
+            Some(_) => {
+                return Err(usage(
+                    "--probe-timeout must be a positive number of seconds (at most 3600)",
+                ));
+            }
+        };
         Ok(ClientOptions {
-            probe_timeout: std::time::Duration::from_secs_f64(probe),
+            probe_timeout: probe,
             listen: self.listen,
             redact: !self.no_redact,
             era,
@@ -287,5 +289,27 @@ pub fn server_cli(a: &ServerArgs) -> ServerCli {
     ServerCli {
         options: out.join(" "),
         command,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arguments built in code (the conformance client) leave the probe
+    /// unset: the client's own limit, not a zero that refuses to run.
+    #[test]
+    fn unset_probe_timeout_is_the_clients_default() {
+        let auto = ServerArgs {
+            protocol: "auto".into(),
+            ..ServerArgs::default()
+        };
+        let o = auto.client_options().expect("valid");
+        assert_eq!(o.probe_timeout, ClientOptions::default().probe_timeout);
+        let bad = ServerArgs {
+            probe_timeout: Some(0.0),
+            ..auto
+        };
+        assert!(bad.client_options().is_err());
     }
 }
