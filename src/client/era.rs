@@ -152,9 +152,7 @@ impl Session {
                                 Ok(r)
                             }
                             Err(ClientError::Rpc { code, message, .. }) => {
-                                Err(ClientError::Handshake(format!(
-                                    "the server rejected initialize: JSON-RPC error {code}: {message}"
-                                )))
+                                Err(super::initialize_rejected(code, &message))
                             }
                             other => other,
                         }

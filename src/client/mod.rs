@@ -34,6 +34,13 @@ pub fn answer_limit() -> usize {
 pub fn roots_result(roots: &[String]) -> Value {
     answer::roots(roots)
 }
+/// `initialize` answered with a JSON-RPC error: the handshake failed.
+fn initialize_rejected(code: i64, message: &str) -> ClientError {
+    ClientError::Handshake(format!(
+        "the server rejected initialize: JSON-RPC error {code}: {message}"
+    ))
+}
+
 pub use options::{ClientOptions, ElicitMode, EraChoice, Limits, SampleMode, TokenPolicy};
 pub use pending::Gone;
 pub use timeout::Expiry;
@@ -643,9 +650,7 @@ impl Session {
                 },
             ) if self.opts.era == EraChoice::Auto => return Err(e),
             Err(ClientError::Rpc { code, message, .. }) => {
-                return Err(ClientError::Handshake(format!(
-                    "the server rejected initialize: JSON-RPC error {code}: {message}"
-                )));
+                return Err(initialize_rejected(code, &message));
             }
             Err(ClientError::Timeout { expiry, secs, .. }) => {
                 return Err(ClientError::HandshakeTimeout { expiry, secs });
