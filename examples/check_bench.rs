@@ -60,8 +60,13 @@ fn main() {
         trace_phase(std::path::Path::new(&path));
         return;
     }
+    // `--one none|plain|checked COUNT`: one ingest round and nothing else,
+    // for instruction counting (`valgrind --tool=callgrind`), which is
+    // repeatable where wall time on a shared machine is not.
+    let one = (std::env::args().nth(1).as_deref() == Some("--one"))
+        .then(|| std::env::args().nth(2).unwrap_or_default());
     let count: u64 = std::env::args()
-        .nth(1)
+        .nth(if one.is_some() { 3 } else { 1 })
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
     // The demo `flood` tool's exact line shape, a request before and the
@@ -93,14 +98,30 @@ fn main() {
         let mut checker = Sessions::new(CheckConfig::default());
         let mut findings = Vec::new();
         let mut routes = Vec::new();
-        for (dir, t, b) in &frames {
-            let seq = store.append_frame(*dir, "stdio", *t, b, &mut routes);
-            if check && let Some(ev) = store.get(seq) {
-                checker.observe(&ev, &mut findings);
+        // As the live checks task does: it wakes on the store's "changed"
+        // signal and walks what arrived since (`Store::range`), here every
+        // `WAKE` events; a flood fills far bigger batches between wake-ups.
+        const WAKE: usize = 1024;
+        let mut next = 0;
+        for (i, (dir, t, b)) in frames.iter().enumerate() {
+            store.append_frame(*dir, "stdio", *t, b, &mut routes);
+            if check && (i % WAKE == WAKE - 1 || i + 1 == frames.len()) {
+                for ev in store.range(next, store.next_seq()) {
+                    checker.observe(&ev, &mut findings);
+                }
+                next = store.next_seq();
             }
         }
         (store.len(), findings.len())
     };
+    if let Some(mode) = one {
+        match mode.as_str() {
+            "plain" => println!("{:?}", ingest(false)),
+            "checked" => println!("{:?}", ingest(true)),
+            _ => println!("{bytes}"),
+        }
+        return;
+    }
     // Interleave the variants so both see the same machine state.
     let mut plain = f64::MAX;
     let mut checked = f64::MAX;

@@ -83,6 +83,7 @@ impl Sessions {
 
     /// Check one event; findings are appended to `out`, each naming its
     /// host session when the trace names sessions.
+    #[inline]
     pub fn observe(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         if !self.scopes.routing() && ev.dir != crate::trace::Dir::Meta {
             // The hot path: one session.
