@@ -249,12 +249,7 @@ fn create_backup_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)
 
 /// A new file, mode 0600; fails if anything is at `path` already.
 fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
+    crate::files::private_file(std::fs::OpenOptions::new().write(true).create_new(true)).open(path)
 }
 
 /// Replace `target` by `text` with its mode: written to a temporary file
