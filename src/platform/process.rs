@@ -25,6 +25,11 @@ mod unix {
     use super::*;
     use std::os::unix::process::{CommandExt, ExitStatusExt};
 
+    /// A command running `program` (looked up on `PATH` by the system).
+    pub fn command(program: &str) -> Command {
+        Command::new(program)
+    }
+
     /// Start the child in a process group of its own.
     pub fn own_group(cmd: &mut Command) -> &mut Command {
         cmd.process_group(0)
@@ -166,6 +171,31 @@ mod windows {
         CREATE_NEW_PROCESS_GROUP, GetExitCodeProcess, GetProcessTimes, OpenProcess,
         PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SET_QUOTA, PROCESS_TERMINATE, TerminateProcess,
     };
+
+    /// A command running `program`. A bare name (no directory, no
+    /// extension) is looked up on `PATH` with each of `PATHEXT`'s
+    /// extensions, as a shell does: the standard library looks for `.exe`
+    /// only, and host configs name launchers like `npx`, which is
+    /// `npx.cmd` (the standard library runs `.cmd` and `.bat` files through
+    /// `cmd.exe`, quoting the arguments for it).
+    pub fn command(program: &str) -> Command {
+        Command::new(resolve(program).unwrap_or_else(|| program.into()))
+    }
+
+    fn resolve(program: &str) -> Option<std::path::PathBuf> {
+        let p = std::path::Path::new(program);
+        if program.contains(['/', '\\', ':']) || p.extension().is_some() {
+            return None;
+        }
+        let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path).find_map(|dir| {
+            exts.split(';')
+                .filter(|e| !e.is_empty())
+                .map(|e| dir.join(format!("{program}{e}")))
+                .find(|c| c.is_file())
+        })
+    }
 
     /// Start the child in a process group of its own: the console's Ctrl-C
     /// no longer reaches it, and Ctrl-Break can be sent to it alone.

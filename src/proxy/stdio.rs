@@ -20,7 +20,7 @@ use crate::session::ServerSpec;
 use crate::transport::stdio::CommandSpec;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -154,7 +154,7 @@ impl StdioProxy {
             Ok(f) => f,
             Err(e) => return Outcome::Failed(format!("cannot take over stdin/stdout: {e}")),
         };
-        let mut cmd = Command::new(&argv[0]);
+        let mut cmd = process::command(&argv[0]);
         cmd.args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -11,7 +11,7 @@ use crate::event::{Event, Loss};
 use crate::platform::process::{self, Tree};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
@@ -93,7 +93,7 @@ impl StdioTransport {
         sink: Arc<dyn Sink>,
     ) -> Result<StdioTransport, TransportError> {
         let program = spec.argv.first().cloned().unwrap_or_default();
-        let mut cmd = Command::new(&program);
+        let mut cmd = process::command(&program);
         cmd.args(&spec.argv[1.min(spec.argv.len())..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
