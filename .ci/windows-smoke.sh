@@ -136,6 +136,14 @@ if run timeout-stops-tree 4 win call --tool x --timeout 2 -- cmd /c ping -n 120 
     fi
 fi
 
+# A bare command name found on PATH as a .cmd script (as `npx` is npx.cmd).
+mkdir -p "$work/bin"
+printf '@"%s" demo-server\r\n' "$winexe" >"$work/bin/mcpscope-demo.cmd"
+bindir="$work/bin"
+WINEPATH="Z:${bindir//\//\\}" run cmd-script 0 win call --tool echo --args '{"text":"via cmd"}' \
+    -- mcpscope-demo \
+    && json 'j["structuredContent"]["text"] == "via cmd"' && ok
+
 # The server exits before answering: a connection failure (3).
 run server-exits 3 win call --tool x -- cmd /c exit 0 && ok
 
