@@ -155,6 +155,17 @@ run proxy-stdio 0 win call --tool build_report -- "$winexe" proxy \
 run proxy-trace 0 "$linux" check --trace "$(unixtrace proxy.jsonl)" --format json \
     && json 'j["findings"] == [] and j["calls"][0]["outcome"] == "ok"' && ok
 
+# `wrap --write` on a Claude Desktop config: the entry runs the .exe by its
+# Windows path, and a backup is kept.
+printf '{\n  "mcpServers": {\n    "everything": {\n      "command": "npx",\n      "args": ["-y", "@modelcontextprotocol/server-everything", "stdio"]\n    }\n  }\n}\n' \
+    >"$work/claude_desktop_config.json"
+if run wrap-write 0 win wrap --config "$(wintrace claude_desktop_config.json)" \
+    --server everything --write; then
+    cp "$work/claude_desktop_config.json" "$work/out"
+    json 'j["mcpServers"]["everything"]["command"].lower().endswith("mcpscope.exe") and j["mcpServers"]["everything"]["args"][:5] == ["proxy", "--name", "everything", "--", "npx"]' \
+        && if [[ -f $work/claude_desktop_config.json.bak ]]; then ok; else fail "no backup"; fi
+fi
+
 # The HTTP demo server under Wine, reached by the Linux build.
 name=demo-server-http
 "$wine" "$exe" demo-server --http 127.0.0.1:0 >"$work/http.log" 2>&1 </dev/null &

@@ -1,5 +1,5 @@
-//! Private files and directories, and the special kinds of file a user may
-//! name by mistake.
+//! Private files and directories, the special kinds of file a user may
+//! name by mistake, and making a directory's new names durable.
 //!
 //! Unix: files are created mode 0600, directories 0700, and a directory is
 //! refused unless it is this user's with no access for others. Windows:
@@ -53,6 +53,11 @@ mod unix {
         DirBuilder::new().recursive(true).mode(0o700).create(dir)
     }
 
+    /// fsync a directory: the names created or renamed in it are on disk.
+    pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+        std::fs::File::open(dir)?.sync_all()
+    }
+
     /// Why `meta` (a directory) is not private: another owner, or mode
     /// bits in `forbidden` set. `None` when it is.
     pub fn not_private(meta: &Metadata, forbidden: Forbidden) -> Option<NotPrivate> {
@@ -91,6 +96,12 @@ mod windows {
     /// Create `dir` and its parents; they inherit the profile's access list.
     pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         DirBuilder::new().recursive(true).create(dir)
+    }
+
+    /// Nothing to do: a directory cannot be opened as a file to flush it,
+    /// and NTFS journals the names created or renamed in it.
+    pub fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+        Ok(())
     }
 
     /// Nothing is checked: see the module's comment.

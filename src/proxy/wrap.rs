@@ -3,6 +3,7 @@
 //! comments, trailing commas, order, indentation — left as it was: only the
 //! entry's `command` and `args` values are replaced in the text.
 
+use crate::platform::files::sync_dir;
 use crate::session::config::{config_from_text, strip_jsonc};
 use crate::session::{ServerSpec, UsageError};
 use serde_json::Value;
@@ -287,11 +288,6 @@ fn replace(target: &Path, text: &str, perms: &std::fs::Permissions) -> std::io::
         let _ = std::fs::remove_file(&tmp);
     }
     written
-}
-
-/// fsync a directory: the names created or renamed in it are on disk.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// The members of server `name`'s entry: (key, value start, value end),
