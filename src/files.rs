@@ -147,6 +147,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn a_directory_others_may_use_is_refused() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
@@ -179,6 +180,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn devices_and_directories_are_refused_at_once() {
         let e = read_small(Path::new("/dev/zero"), MAX_CONFIG_BYTES).unwrap_err();
         assert!(e.to_string().contains("character device"), "{e}");

@@ -284,6 +284,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn zombies_and_missing_processes_are_not_alive() {
         assert!(alive(std::process::id()));
         let mut child = std::process::Command::new("true").spawn().unwrap();
