@@ -410,17 +410,19 @@ impl fmt::Display for ExitInfo {
     }
 }
 
-/// The usual name of a Unix signal number.
+/// The usual name of a Unix signal number (a trace recorded on Linux or
+/// macOS reads the same everywhere).
 pub fn signal_name(sig: i32) -> &'static str {
+    use crate::signals;
     match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGTERM => "SIGTERM",
+        signals::HANGUP => "SIGHUP",
+        signals::INTERRUPT => "SIGINT",
+        signals::QUIT => "SIGQUIT",
+        signals::ABORT => "SIGABRT",
+        signals::KILL => "SIGKILL",
+        signals::SEGV => "SIGSEGV",
+        signals::PIPE => "SIGPIPE",
+        signals::TERMINATE => "SIGTERM",
         _ => "signal",
     }
 }

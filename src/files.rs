@@ -12,23 +12,18 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::platform::files as platform;
+
 /// Settings, themes and server configs are hand-written: 1 MiB is far more
 /// than any of them needs.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// What kind of file a path names, for error messages.
 pub fn kind_of(ft: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
     if ft.is_dir() {
         "a directory"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else if ft.is_fifo() {
-        "a pipe"
-    } else if ft.is_socket() {
-        "a socket"
+    } else if let Some(kind) = platform::special_kind(ft) {
+        kind
     } else if ft.is_file() {
         "a regular file"
     } else {
@@ -39,8 +34,7 @@ pub fn kind_of(ft: std::fs::FileType) -> &'static str {
 /// Open `path` and check (on the open file, so nothing can swap it in
 /// between) that it is a regular file, or also a pipe when `pipes` is set.
 pub fn open_regular(path: &Path, pipes: bool) -> io::Result<File> {
-    use std::os::unix::fs::FileTypeExt;
-    let accept = |ft: std::fs::FileType| ft.is_file() || (pipes && ft.is_fifo());
+    let accept = |ft: std::fs::FileType| ft.is_file() || (pipes && platform::is_pipe(ft));
     // Checked before opening too: opening a pipe nobody writes to blocks.
     let mut ft = std::fs::metadata(path)?.file_type();
     if accept(ft) {
@@ -92,7 +86,7 @@ pub enum Others {
 
 impl Others {
     /// The mode bits that must be clear.
-    fn forbidden(self) -> u32 {
+    fn forbidden(self) -> platform::Forbidden {
         match self {
             Others::Nothing => 0o077,
             Others::Read => 0o022,
@@ -102,14 +96,10 @@ impl Others {
 
 /// Create `dir` (mode 0700, with its parents) if it is missing, and refuse
 /// it unless it is this user's, with no more access for `others`
-/// ([`check_private_dir`]).
+/// ([`check_private_dir`]). On Windows the directory is private by where it
+/// is (under the user's profile): see [`crate::platform::files`].
 pub fn private_dir(dir: &Path, others: Others) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| at(dir, e))?;
+    platform::create_private_dir(dir).map_err(|e| at(dir, e))?;
     check_private_dir(dir, others)
 }
 
@@ -123,32 +113,33 @@ fn at(dir: &Path, e: io::Error) -> io::Error {
 /// (a token cache naming their endpoints, a session entry pointing at
 /// their trace) for their own.
 pub fn check_private_dir(dir: &Path, others: Others) -> io::Result<()> {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(dir).map_err(|e| at(dir, e))?;
     let refuse = |why: String| Err(at(dir, io::Error::other(why)));
     if !meta.is_dir() {
         return refuse(format!("{}, not a directory", kind_of(meta.file_type())));
     }
-    // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() };
-    if meta.uid() != uid {
-        return refuse(format!(
-            "the directory belongs to another user (uid {}), not to this one (uid {uid})",
-            meta.uid()
-        ));
+    match platform::not_private(&meta, others.forbidden()) {
+        None => Ok(()),
+        Some(platform::NotPrivate::Owner { owner, me }) => refuse(format!(
+            "the directory belongs to another user (uid {owner}), not to this one (uid {me})"
+        )),
+        Some(platform::NotPrivate::Mode(mode)) => {
+            let may = match others {
+                Others::Nothing => "enter",
+                Others::Read => "write to",
+            };
+            refuse(format!(
+                "other users may {may} the directory (mode {mode:03o}); `chmod 700 {}` makes it private",
+                dir.display()
+            ))
+        }
     }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & others.forbidden() != 0 {
-        let may = match others {
-            Others::Nothing => "enter",
-            Others::Read => "write to",
-        };
-        return refuse(format!(
-            "other users may {may} the directory (mode {mode:03o}); `chmod 700 {}` makes it private",
-            dir.display()
-        ));
-    }
-    Ok(())
+}
+
+/// Options that create a file only this user may read and write (0600 on
+/// Unix).
+pub fn private_file(o: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    platform::private_file(o)
 }
 
 #[cfg(test)]
@@ -156,6 +147,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn a_directory_others_may_use_is_refused() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
@@ -188,6 +180,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn devices_and_directories_are_refused_at_once() {
         let e = read_small(Path::new("/dev/zero"), MAX_CONFIG_BYTES).unwrap_err();
         assert!(e.to_string().contains("character device"), "{e}");

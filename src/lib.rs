@@ -35,6 +35,7 @@ pub mod event;
 pub mod files;
 pub mod format;
 pub mod listen_guard;
+pub mod platform;
 pub mod priority;
 pub mod protocol;
 pub mod proxy;

@@ -5,13 +5,21 @@
 //! terminal — and the process exits with 128 + the signal (130, 143, 129).
 //! The stdio proxy catches a few more, to pass them on to its server.
 //!
-//! What is platform-specific about catching and re-raising them lives in
-//! this module only (`imp`), so a port swaps one block.
+//! What is platform-specific about catching and re-raising them (and what
+//! they are on Windows: console control events) lives in
+//! [`crate::platform::signals`].
 
 /// Signal numbers, the same on every Unix (and in C's `signal.h` elsewhere).
 pub const INTERRUPT: i32 = 2;
 pub const TERMINATE: i32 = 15;
 pub const HANGUP: i32 = 1;
+/// The signal that cannot be caught: stop at once.
+pub const KILL: i32 = 9;
+/// Further numbers a server's exit can name (the same on Linux and macOS).
+pub const QUIT: i32 = 3;
+pub const ABORT: i32 = 6;
+pub const SEGV: i32 = 11;
+pub const PIPE: i32 = 13;
 
 /// The signals that stop mcpscope.
 const STOPPING: [i32; 3] = [INTERRUPT, TERMINATE, HANGUP];
@@ -34,7 +42,8 @@ impl Caught {
     }
 
     /// The stopping signals and the others a stdio proxy passes on to its
-    /// server (SIGQUIT, SIGUSR1, SIGUSR2): all of them, or an error.
+    /// server (SIGQUIT, SIGUSR1, SIGUSR2; on Windows only the console
+    /// events read as the stopping signals): all of them, or an error.
     pub fn forwarded() -> std::io::Result<Caught> {
         imp::catch_all(imp::FORWARDED).map(Caught)
     }
@@ -53,99 +62,4 @@ pub fn die_by(sig: i32) -> ! {
     std::process::exit(exit_code(sig))
 }
 
-#[cfg(unix)]
-mod imp {
-    use tokio::signal::unix::{Signal, SignalKind, signal};
-
-    pub const FORWARDED: &[i32] = &[
-        libc::SIGINT,
-        libc::SIGTERM,
-        libc::SIGHUP,
-        libc::SIGQUIT,
-        libc::SIGUSR1,
-        libc::SIGUSR2,
-    ];
-
-    pub struct Set(Vec<(i32, Signal)>);
-
-    pub fn catch_each(sigs: &[i32]) -> Set {
-        Set(sigs
-            .iter()
-            .filter_map(|&s| Some((s, signal(SignalKind::from_raw(s)).ok()?)))
-            .collect())
-    }
-
-    pub fn catch_all(sigs: &[i32]) -> std::io::Result<Set> {
-        let mut v = Vec::new();
-        for &s in sigs {
-            v.push((s, signal(SignalKind::from_raw(s))?));
-        }
-        Ok(Set(v))
-    }
-
-    pub async fn recv(set: &mut Set) -> i32 {
-        if set.0.is_empty() {
-            return std::future::pending().await;
-        }
-        let each = set.0.iter_mut().map(|(n, s)| {
-            let n = *n;
-            Box::pin(async move {
-                s.recv().await;
-                n
-            })
-        });
-        futures_util::future::select_all(each).await.0
-    }
-
-    pub fn raise_default(sig: i32) {
-        // SAFETY: restoring the default action and raising a signal at
-        // ourselves; the caller has nothing left to clean up.
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, sig);
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            libc::raise(sig);
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn the_numbers_are_the_platforms() {
-            assert_eq!(super::super::INTERRUPT, libc::SIGINT);
-            assert_eq!(super::super::TERMINATE, libc::SIGTERM);
-            assert_eq!(super::super::HANGUP, libc::SIGHUP);
-        }
-    }
-}
-
-/// Elsewhere only Ctrl-C is caught (as SIGINT), and nothing is re-raised.
-#[cfg(not(unix))]
-mod imp {
-    pub const FORWARDED: &[i32] = &[super::INTERRUPT];
-
-    pub struct Set {
-        interrupt: bool,
-    }
-
-    pub fn catch_each(sigs: &[i32]) -> Set {
-        Set {
-            interrupt: sigs.contains(&super::INTERRUPT),
-        }
-    }
-
-    pub fn catch_all(sigs: &[i32]) -> std::io::Result<Set> {
-        Ok(catch_each(sigs))
-    }
-
-    pub async fn recv(set: &mut Set) -> i32 {
-        if set.interrupt && tokio::signal::ctrl_c().await.is_ok() {
-            return super::INTERRUPT;
-        }
-        std::future::pending().await
-    }
-
-    pub fn raise_default(_sig: i32) {}
-}
+use crate::platform::signals as imp;

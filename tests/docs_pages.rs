@@ -271,6 +271,9 @@ const OTHER_TOOLS: &[&str] = &[
     "--scenario",
     "--spec-version",
     "--color",
+    // cargo's cross-building, and the macOS command line tools' installer
+    "--target",
+    "--install",
     // the placeholder in the redaction rule: `--flag VALUE`/`--flag=VALUE`
     "--flag",
 ];

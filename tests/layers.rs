@@ -15,13 +15,16 @@ use std::path::{Path, PathBuf};
 /// are empty) and that every module may use: how numbers read as text
 /// (`format`), the Host/Origin guard of local listeners (`listen_guard`),
 /// reading user-named and private files (`files`), background thread
-/// priority (`priority`), the stopping signals (`signals`) and opening a
-/// URL in the browser (`browser`).
+/// priority (`priority`), the stopping signals (`signals`), opening a
+/// URL in the browser (`browser`) and what differs between operating
+/// systems (`platform`: signals, processes, private files, the proxy's
+/// stdio).
 const UTILITIES: &[&str] = &[
     "browser",
     "files",
     "format",
     "listen_guard",
+    "platform",
     "priority",
     "signals",
 ];
@@ -46,6 +49,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("files", &[]),
     ("format", &[]),
     ("listen_guard", &[]),
+    ("platform", &[]),
     ("priority", &[]),
     ("signals", &[]),
     ("selflog", &["protocol", "event"]),

@@ -144,19 +144,19 @@ fn load() -> Result<CacheFile, String> {
 }
 
 fn save(c: &CacheFile) -> Result<(), String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = dir().ok_or("no data directory for the token cache")?;
     crate::files::private_dir(&dir, OTHERS).map_err(cannot_use)?;
     let target = dir.join(FILE);
     let tmp = dir.join(format!(".{FILE}.{}", std::process::id()));
     let text = serde_json::to_vec_pretty(c).map_err(|e| e.to_string())?;
     let write = || -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
+        let mut f = crate::files::private_file(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true),
+        )
+        .open(&tmp)?;
         f.write_all(&text)?;
         f.sync_all()?;
         std::fs::rename(&tmp, &target)

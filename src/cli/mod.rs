@@ -78,6 +78,7 @@ pub enum Cmd {
     Rules,
     /// Sit between a host and a stdio server: bytes pass unchanged, the
     /// session is observed, recorded and checked beside the path.
+    #[command(after_help = proxy::SIGNALS_HELP)]
     Proxy(proxy::ProxyArgs),
     /// List the live proxy sessions on this machine.
     Sessions(proxy::SessionsArgs),

@@ -11,6 +11,18 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// What the stdio proxy passes on to its server, as `proxy --help` says.
+#[cfg(unix)]
+pub const SIGNALS_HELP: &str = "Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 \
+    are forwarded to the server (which runs in a process group of its own); the server's exit \
+    status, or the signal that killed it, becomes the proxy's.";
+/// What the stdio proxy passes on to its server, as `proxy --help` says.
+#[cfg(windows)]
+pub const SIGNALS_HELP: &str = "Console events: Ctrl-C, Ctrl-Break and the console closing \
+    reach the server as Ctrl-Break to its process group (which is its own: Windows cannot send \
+    Ctrl-C to one group alone). Windows has no signals: SIGQUIT, SIGUSR1 and SIGUSR2 cannot be \
+    forwarded, and the server's exit code becomes the proxy's.";
+
 #[derive(Args, Debug, Clone)]
 pub struct ProxyArgs {
     /// The session's name in `mcpscope sessions` and for `attach` (default:

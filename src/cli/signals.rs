@@ -1,7 +1,9 @@
 //! The signals that end a headless command the way Ctrl-C does: SIGINT,
 //! SIGTERM (`timeout`, CI cancellation, `docker stop`) and SIGHUP (the
 //! terminal went away). Each cancels the call in flight and stops the server
-//! before mcpscope exits with 128 + the signal number.
+//! before mcpscope exits with 128 + the signal number. On Windows: Ctrl-C,
+//! Ctrl-Break (and logoff, shutdown) and the console closing, with the same
+//! codes (see [`crate::platform::signals`]).
 
 use crate::client::Session;
 use crate::signals::{Caught, HANGUP, INTERRUPT, TERMINATE};
@@ -19,11 +21,23 @@ pub struct Stop {
 
 impl Stop {
     fn of(sig: i32) -> Stop {
+        #[cfg(unix)]
         let (name, reason) = match sig {
             INTERRUPT => ("SIGINT", "interrupted by the user (Ctrl-C)"),
             TERMINATE => ("SIGTERM", "mcpscope received SIGTERM"),
             HANGUP => ("SIGHUP", "mcpscope received SIGHUP"),
             _ => ("signal", "mcpscope received a signal"),
+        };
+        // The console events that stand for the signals there.
+        #[cfg(windows)]
+        let (name, reason) = match sig {
+            INTERRUPT => ("Ctrl-C", "interrupted by the user (Ctrl-C)"),
+            TERMINATE => (
+                "Ctrl-Break",
+                "mcpscope received Ctrl-Break (or a logoff or shutdown)",
+            ),
+            HANGUP => ("console close", "the console of mcpscope was closed"),
+            _ => ("console event", "mcpscope received a console event"),
         };
         Stop {
             name,

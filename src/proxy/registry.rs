@@ -7,12 +7,12 @@
 //! an entry is data, and the paths it names are never deleted on its word.
 //!
 //! The directory: `MCPSCOPE_RUNTIME_DIR` if set, else the platform's runtime
-//! directory (`$XDG_RUNTIME_DIR/mcpscope`), else a `mcpscope-UID` directory
-//! in the temporary directory; created mode 0700.
+//! directory (`$XDG_RUNTIME_DIR/mcpscope`), else on Linux a `mcpscope-UID`
+//! directory in the temporary directory and elsewhere the user's cache
+//! directory; created mode 0700 (Unix).
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Entry files read at most (a directory full of junk must not hang `sessions`).
@@ -87,13 +87,7 @@ impl Entry {
     }
 }
 
-/// Process `pid`'s start time (field 22 of `/proc/PID/stat`), if readable.
-pub fn start_time(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the parenthesised command name start at field 3 (state).
-    let (_, rest) = s.rsplit_once(')')?;
-    rest.split_whitespace().nth(22 - 3)?.parse().ok()
-}
+pub use crate::platform::process::{alive, start_time};
 
 /// The sessions directory, created (0700) if needed.
 pub fn dir() -> std::io::Result<PathBuf> {
@@ -104,9 +98,7 @@ pub fn dir() -> std::io::Result<PathBuf> {
     {
         d
     } else {
-        // SAFETY: getuid(2) cannot fail.
-        let uid = unsafe { libc::getuid() };
-        std::env::temp_dir().join(format!("mcpscope-{uid}"))
+        fallback_dir()
     };
     let d = base.join("sessions");
     // A directory someone else made, or made open to others, is refused.
@@ -114,23 +106,20 @@ pub fn dir() -> std::io::Result<PathBuf> {
     Ok(d)
 }
 
-/// Is process `pid` running? (A zombie counts as gone.)
-pub fn alive(pid: u32) -> bool {
-    let Ok(p) = i32::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill(2) with signal 0 only checks.
-    let r = unsafe { libc::kill(p, 0) };
-    if r != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
-        return false;
+/// Where the sessions directory is when the platform names no runtime
+/// directory. Linux: a `mcpscope-UID` directory in the temporary directory.
+/// Elsewhere the user's cache directory (`~/Library/Caches/mcpscope` on
+/// macOS, `%LOCALAPPDATA%\mcpscope\cache` on Windows), else the temporary
+/// directory (per user on both) — with the same privacy check either way.
+fn fallback_dir() -> PathBuf {
+    let in_temp =
+        || std::env::temp_dir().join(format!("mcpscope-{}", crate::platform::process::user_tag()));
+    if cfg!(target_os = "linux") {
+        return in_temp();
     }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // State is the field after the parenthesised command name.
-        Ok(s) => !s
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => r == 0,
-    }
+    directories::ProjectDirs::from("", "", "mcpscope")
+        .map(|p| p.cache_dir().to_path_buf())
+        .unwrap_or_else(in_temp)
 }
 
 /// This process's entry: written on `register`, rewritten by `update`,
@@ -165,12 +154,13 @@ impl Registration {
 
     fn write(&self) -> std::io::Result<()> {
         let tmp = self.path.with_extension("json.tmp");
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
+        let mut f = crate::files::private_file(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true),
+        )
+        .open(&tmp)?;
         serde_json::to_writer(&mut f, &self.entry)?;
         f.write_all(b"\n")?;
         drop(f);
@@ -294,6 +284,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn zombies_and_missing_processes_are_not_alive() {
         assert!(alive(std::process::id()));
         let mut child = std::process::Command::new("true").spawn().unwrap();

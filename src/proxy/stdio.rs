@@ -15,14 +15,12 @@ use super::observer::{Feed, Observer};
 use super::registry::{Entry, Registration};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::event::{Event, ExitInfo};
+use crate::platform::process::{self, Tree};
 use crate::session::ServerSpec;
 use crate::transport::stdio::CommandSpec;
-use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -89,35 +87,6 @@ pub fn default_name(argv: &[String]) -> String {
         .map_or(prog, |a| a.split('@').next().unwrap_or(&a).to_string())
 }
 
-/// Take the host's stdin and stdout away from fds 0 and 1 (which then read
-/// and write /dev/null): only the copies hold the host's pipes, so dropping
-/// one closes that pipe for the host, and the server never inherits them.
-fn take_host_fds() -> std::io::Result<(File, File)> {
-    let dup = |fd: i32| -> std::io::Result<File> {
-        // SAFETY: fcntl(2) on a descriptor this process has; the new one is
-        // owned by the returned File alone.
-        let n = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
-        if n < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `n` is a fresh descriptor nothing else owns.
-        Ok(unsafe { File::from_raw_fd(n) })
-    };
-    let host_in = dup(0)?;
-    let host_out = dup(1)?;
-    let null = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")?;
-    for fd in [0, 1] {
-        // SAFETY: dup2(2) onto the standard descriptors, which stay open.
-        if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), fd) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok((host_in, host_out))
-}
-
 /// Copy `from` → `to` until either side ends. Each piece is offered to the
 /// observer (which never waits) just before it is written: whatever the
 /// other side does in answer is read after that, so the trace has both
@@ -181,16 +150,16 @@ impl StdioProxy {
             Ok(s) => s,
             Err(e) => return Outcome::Failed(format!("cannot catch signals: {e}")),
         };
-        let (host_in, host_out) = match take_host_fds() {
+        let (host_in, host_out) = match crate::platform::stdio::take_host_stdio() {
             Ok(f) => f,
             Err(e) => return Outcome::Failed(format!("cannot take over stdin/stdout: {e}")),
         };
-        let mut cmd = Command::new(&argv[0]);
+        let mut cmd = process::command(&argv[0]);
         cmd.args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
+        process::own_group(&mut cmd);
         for (k, v) in &self.cmd.env {
             cmd.env(k, v);
         }
@@ -218,6 +187,7 @@ impl StdioProxy {
             }
         };
         let child_pid = child.id();
+        let tree = Tree::of(&child);
         let mut spawn = Event::Spawn {
             argv: argv.clone(),
             pid: Some(child_pid),
@@ -304,18 +274,18 @@ impl StdioProxy {
                 let status = child.wait();
                 reaped_w.store(true, Ordering::SeqCst);
                 let info = match status {
-                    Ok(st) => ExitInfo {
-                        code: st.code(),
-                        signal: st.signal(),
-                    },
+                    Ok(st) => {
+                        let (code, signal) = process::exit_parts(&st);
+                        ExitInfo { code, signal }
+                    }
                     Err(_) => ExitInfo::default(),
                 };
                 let _ = exit_tx.send(info);
             })
         });
         if let Err(e) = threads {
-            // SAFETY: kill(2); the child is not reaped (its waiter never ran).
-            unsafe { libc::kill(child_pid as i32, libc::SIGKILL) };
+            // The child is not reaped (its waiter never ran).
+            tree.signal_child(crate::signals::KILL);
             return Outcome::Failed(format!("cannot start the proxy's threads: {e}"));
         }
 
@@ -345,8 +315,8 @@ impl StdioProxy {
                 sig = signals.recv() => {
                     say(&format!("forwarding signal {sig} to the server"));
                     if !reaped.load(Ordering::SeqCst) {
-                        // SAFETY: kill(2); the pid is our unreaped child's.
-                        unsafe { libc::kill(child_pid as i32, sig) };
+                        // The pid is our unreaped child's.
+                        tree.signal_child(sig);
                     }
                 }
                 _ = refresh.tick() => {

@@ -3,6 +3,7 @@
 //! comments, trailing commas, order, indentation — left as it was: only the
 //! entry's `command` and `args` values are replaced in the text.
 
+use crate::platform::files::sync_dir;
 use crate::session::config::{config_from_text, strip_jsonc};
 use crate::session::{ServerSpec, UsageError};
 use serde_json::Value;
@@ -249,12 +250,7 @@ fn create_backup_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)
 
 /// A new file, mode 0600; fails if anything is at `path` already.
 fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
+    crate::files::private_file(std::fs::OpenOptions::new().write(true).create_new(true)).open(path)
 }
 
 /// Replace `target` by `text` with its mode: written to a temporary file
@@ -292,11 +288,6 @@ fn replace(target: &Path, text: &str, perms: &std::fs::Permissions) -> std::io::
         let _ = std::fs::remove_file(&tmp);
     }
     written
-}
-
-/// fsync a directory: the names created or renamed in it are on disk.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// The members of server `name`'s entry: (key, value start, value end),

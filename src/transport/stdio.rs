@@ -8,10 +8,10 @@
 use super::lines::read_lines_capped;
 use super::{ExitInfo, Sink, TransportError};
 use crate::event::{Event, Loss};
+use crate::platform::process::{self, Tree};
 use std::io::Write;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
@@ -45,7 +45,8 @@ pub struct StdioTransport {
     stdin: Mutex<Option<std_mpsc::Sender<Vec<u8>>>>,
     /// Bytes sent to the writer thread and not yet written.
     queued: Arc<AtomicUsize>,
-    pid: u32,
+    /// The server and what it starts, to stop at the end.
+    tree: Tree,
     exited: watch::Receiver<Option<ExitInfo>>,
     /// Set the moment the child is reaped: its pid (and group id) may then be
     /// reused by an unrelated process, so it must not be signalled any more.
@@ -92,14 +93,14 @@ impl StdioTransport {
         sink: Arc<dyn Sink>,
     ) -> Result<StdioTransport, TransportError> {
         let program = spec.argv.first().cloned().unwrap_or_default();
-        let mut cmd = Command::new(&program);
+        let mut cmd = process::command(&program);
         cmd.args(&spec.argv[1.min(spec.argv.len())..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group: Ctrl-C in the terminal reaches mcpscope,
-            // which cancels properly, instead of killing the server mid-call.
-            .process_group(0);
+            .stderr(Stdio::piped());
+        // Its own process group: Ctrl-C in the terminal reaches mcpscope,
+        // which cancels properly, instead of killing the server mid-call.
+        process::own_group(&mut cmd);
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
@@ -111,6 +112,7 @@ impl StdioTransport {
             source,
         })?;
         let pid = child.id();
+        let tree = Tree::of(&child);
         sink.event(
             CHANNEL,
             Event::Spawn {
@@ -227,10 +229,10 @@ impl StdioTransport {
                 let status = child.wait();
                 reaped_w.set();
                 let info = match status {
-                    Ok(st) => ExitInfo {
-                        code: st.code(),
-                        signal: st.signal(),
-                    },
+                    Ok(st) => {
+                        let (code, signal) = process::exit_parts(&st);
+                        ExitInfo { code, signal }
+                    }
                     Err(_) => ExitInfo::default(),
                 };
                 // Everything the server wrote before dying is ingested before
@@ -245,7 +247,7 @@ impl StdioTransport {
         Ok(StdioTransport {
             stdin: Mutex::new(Some(tx)),
             queued,
-            pid,
+            tree,
             exited,
             reaped,
         })
@@ -290,23 +292,22 @@ impl StdioTransport {
         if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
             return info;
         }
-        self.signal(libc::SIGTERM);
+        self.signal(crate::signals::TERMINATE);
         if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
             return info;
         }
-        self.signal(libc::SIGKILL);
+        self.signal(crate::signals::KILL);
         self.wait().await
     }
 
     /// Signal the server's process group (it may have spawned helpers: npx → node).
+    /// On Windows: [`crate::signals::KILL`] ends the server's job, anything
+    /// else is Ctrl-Break to its group.
     pub fn signal(&self, sig: i32) {
         // Only the instants between `wait` returning and the flag being set
         // remain racy; before, the process group cannot have been reused.
         if !self.reaped.is_set() {
-            // SAFETY: kill(2) has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-(self.pid as i32), sig);
-            }
+            self.tree.signal_group(sig);
         }
     }
 }

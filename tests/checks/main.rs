@@ -1,6 +1,10 @@
 //! The rule engine and the commands that report it (`check`, `rules`,
 //! `replay --print`): every rule over hand-written event sequences, on real
 //! sessions with misbehaving hosts and servers, and its bounded state.
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -3,6 +3,10 @@
 //! completions and man pages, mcpscope's own log, what it does to this
 //! machine, the order of recorded frames, and the test harness's own
 //! guarantees.
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -2,6 +2,10 @@
 //! a test peer) against mcpscope: its client scenarios (with authorization)
 //! drive the `conformance-client` command, its server scenarios the demo
 //! server. Every run needs the peers of `tests/peers/install.sh`.
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -2,6 +2,10 @@
 //! transports against real peers and raw loopback servers, what is forwarded
 //! across redirects and origins, and authorization (OAuth) against a loopback
 //! server that misbehaves on request.
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -3,6 +3,10 @@
 //! Python SDK, FastMCP and rmcp, the SDKs' own clients through the proxy and
 //! a real authorization server. A plain `cargo test` runs only the one that
 //! needs no peer.
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -73,8 +73,15 @@ pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
     // SAFETY: plain socket calls on a descriptor this function owns; the
     // address structs are fully initialised and their sizes passed along.
     unsafe {
+        #[cfg(target_os = "linux")]
         let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        // No SOCK_CLOEXEC on macOS: set it right after (tests spawn no
+        // child in between on this thread).
+        #[cfg(not(target_os = "linux"))]
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
         assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        #[cfg(not(target_os = "linux"))]
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
         let fd = OwnedFd::from_raw_fd(fd);
         let mut addr: libc::sockaddr_in = std::mem::zeroed();
         addr.sin_family = libc::AF_INET as libc::sa_family_t;

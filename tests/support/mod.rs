@@ -21,7 +21,6 @@ pub mod tmux;
 pub use headless::{Headless, Run, headless};
 
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -74,8 +73,11 @@ impl Drop for Watchdog {
     }
 }
 
-/// Arm a watchdog on `child`, which must not have been waited yet.
+/// Arm a watchdog on `child`, which must not have been waited yet. Linux
+/// kills through a pidfd (never another process that got the pid).
+#[cfg(target_os = "linux")]
 pub fn watchdog(child: &Child, limit: Duration) -> Watchdog {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     // SAFETY: pidfd_open(2) takes a pid and flags and returns a new
     // descriptor (owned below) or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
@@ -97,6 +99,28 @@ pub fn watchdog(child: &Child, limit: Duration) -> Watchdog {
                 0,
             );
         }
+        true
+    });
+    Watchdog {
+        cancel: Some(cancel),
+        thread: Some(thread),
+    }
+}
+
+/// Arm a watchdog on `child`, which must not have been waited yet. Without
+/// pidfds (macOS) the pid is signalled: should the limit pass just as the
+/// child is reaped, another process could have got the pid — a risk taken
+/// for tests only.
+#[cfg(not(target_os = "linux"))]
+pub fn watchdog(child: &Child, limit: Duration) -> Watchdog {
+    let pid = child.id() as libc::pid_t;
+    let (cancel, cancelled) = mpsc::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        if cancelled.recv_timeout(limit) != Err(mpsc::RecvTimeoutError::Timeout) {
+            return false;
+        }
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
         true
     });
     Watchdog {

@@ -2,6 +2,10 @@
 //! clicks with no terminal (one module per pane and overlay), whole-screen
 //! snapshots on a TestBackend, and the real binary end to end in tmux
 //! (the `*_e2e` modules, `#[ignore]`d: they need tmux and the peers).
+// The integration suite runs the binary as a Unix process (signals,
+// process groups, descriptors); the Windows build is exercised by
+// .ci/windows-smoke.sh under Wine instead.
+#![cfg(unix)]
 
 // The support every test binary shares, named apart from the TUI's own.
 #[path = "../support/mod.rs"]
