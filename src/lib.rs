@@ -31,6 +31,7 @@ pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod demo;
+pub mod diff;
 pub mod event;
 pub mod files;
 pub mod format;

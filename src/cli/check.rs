@@ -262,6 +262,18 @@ impl CheckRun {
         }
     }
 
+    /// The findings over everything observed (the rules that wait for the
+    /// end have judged), without the rest of the report.
+    pub fn findings(self) -> Vec<Finding> {
+        let CheckRun {
+            mut checker,
+            mut findings,
+            ..
+        } = self;
+        checker.finish(&mut findings);
+        findings
+    }
+
     /// The report over everything observed; `events` is how many were,
     /// `unchecked` how many were evicted before the rules saw them (a check
     /// cannot vouch for those, so it does not pass).
