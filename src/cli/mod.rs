@@ -14,6 +14,7 @@ pub mod proxy;
 pub mod replay;
 pub mod request;
 pub mod rules;
+pub mod sarif;
 pub mod signals;
 pub mod spec;
 pub mod tools;
