@@ -8,6 +8,7 @@
 mod support;
 
 mod answers;
+mod diff;
 mod docs;
 mod ext_tasks;
 mod harness;
