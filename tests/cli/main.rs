@@ -8,6 +8,7 @@
 mod support;
 
 mod answers;
+mod baseline;
 mod diff;
 mod docs;
 mod ext_tasks;
@@ -15,6 +16,7 @@ mod harness;
 mod headless;
 mod local_safety;
 mod request;
+mod sarif;
 mod selflog;
 mod tasks;
 mod wire_order;
