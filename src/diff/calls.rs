@@ -481,10 +481,10 @@ pub fn compare(a: &Side, x: &CallView, b: &Side, y: &CallView, tol: &Tolerances)
         out.push(Change {
             aspect: Aspect::Timing,
             what: format!(
-                "took {:.1} ms → {:.1} ms ({}{ratio:.1}×)",
+                "took {:.1} ms → {:.1} ms ({ratio:.1}× {})",
                 ms(da),
                 ms(db),
-                if db >= da { "" } else { "÷" }
+                if db >= da { "slower" } else { "faster" }
             ),
             a: json!(ms(da)),
             b: json!(ms(db)),

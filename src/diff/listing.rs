@@ -137,18 +137,36 @@ pub fn compare(
     }
 }
 
-/// Top-level fields that differ, in name order.
+/// Top-level fields that differ, in name order (compared as listed; the
+/// values reported with secret-named values redacted).
 fn fields(a: &Value, b: &Value) -> Vec<FieldChange> {
     let empty = serde_json::Map::new();
     let x = a.as_object().unwrap_or(&empty);
     let y = b.as_object().unwrap_or(&empty);
     let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+    let shown = |v: Option<&Value>| {
+        v.map(|v| {
+            let mut v = serde_json::json!({ "v": v });
+            crate::protocol::secrets::redact_json(&mut v);
+            v["v"].take()
+        })
+    };
     keys.into_iter()
         .filter(|k| x.get(*k) != y.get(*k))
-        .map(|k| FieldChange {
-            field: k.clone(),
-            a: x.get(k).cloned(),
-            b: y.get(k).cloned(),
+        .map(|k| {
+            let (a, b) = if crate::protocol::secrets::is_secret_name(k) {
+                let r = |v: Option<&Value>| {
+                    v.map(|_| Value::String(crate::protocol::secrets::REDACTED.into()))
+                };
+                (r(x.get(k)), r(y.get(k)))
+            } else {
+                (shown(x.get(k)), shown(y.get(k)))
+            };
+            FieldChange {
+                field: k.clone(),
+                a,
+                b,
+            }
         })
         .collect()
 }
