@@ -370,7 +370,7 @@ impl CheckRun {
 }
 
 /// How long `check` waits for the tool listing it asks for after its calls.
-const LISTING_LIMIT: Duration = Duration::from_secs(2);
+pub const LISTING_LIMIT: Duration = Duration::from_secs(2);
 
 pub async fn run(a: CheckArgs) -> i32 {
     let mut cfg = match a.thresholds.config() {
@@ -635,7 +635,7 @@ fn apply_baseline(
 
 /// List resources, resource templates and prompts when the server declares
 /// them (bounded; a failure is in the trace, not a failure of the check).
-async fn list_the_rest(session: &crate::client::Session, limits: crate::client::Limits) {
+pub async fn list_the_rest(session: &crate::client::Session, limits: crate::client::Limits) {
     let (res, prompts) = session.server().map_or((false, false), |s| {
         (s.has_capability("resources"), s.has_capability("prompts"))
     });

@@ -112,7 +112,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Request(a) => request::run(a).await,
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
-        Cmd::Diff(a) => diff::run(a),
+        Cmd::Diff(a) => diff::run(a).await,
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),

@@ -84,8 +84,8 @@ pub struct CallView {
     pub token: Option<IdKey>,
     pub method: String,
     pub tool: Option<String>,
-    /// `arguments` of a `tools/call`; the params without `_meta` of any
-    /// other request.
+    /// `arguments` of a `tools/call` (`{}` when absent or null); the params
+    /// without `_meta` of any other request.
     pub args: Value,
     pub request_seq: u64,
     pub sent_us: u64,
@@ -110,8 +110,12 @@ impl CallView {
             .params
             .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
         let args = match params {
+            // Absent and null arguments are no arguments: `{}`.
             Some(Value::Object(mut m)) if c.method == crate::protocol::methods::TOOLS_CALL => {
-                m.remove("arguments").unwrap_or(Value::Null)
+                match m.remove("arguments") {
+                    None | Some(Value::Null) => Value::Object(Default::default()),
+                    Some(a) => a,
+                }
             }
             Some(Value::Object(mut m)) => {
                 m.remove("_meta");

@@ -89,6 +89,9 @@ pub struct Side {
     pub lines: LineMap,
     /// Where the trace was cut short, if it was.
     pub damage: Option<String>,
+    /// The level the client asked for with `logging/setLevel` before its
+    /// first call, if it asked.
+    pub log_level: Option<String>,
 }
 
 impl Side {
@@ -129,8 +132,12 @@ pub struct Folder {
     /// The call sent last: notifications that name no call, and server
     /// requests, are counted as its.
     last_call: Option<usize>,
+    /// The token progress named last (as raw JSON) and its call: a flood
+    /// names one token, looked up once.
+    last_token: Option<(Box<str>, usize)>,
     lines: LineMap,
     events: u64,
+    log_level: Option<String>,
 }
 
 impl Folder {
@@ -139,12 +146,24 @@ impl Folder {
         self.events += 1;
         self.lines.push(ev.seq, line);
         self.listings.observe(ev);
+        if ev.dir == Dir::Out
+            && ev.method == Some(methods::SET_LEVEL)
+            && self.views.is_empty()
+            && let Some(level) = ev
+                .frame()
+                .params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .and_then(|p| p.get("level").and_then(Value::as_str).map(str::to_owned))
+        {
+            self.log_level = Some(level);
+        }
         match self.tracker.observe(ev) {
             Seen::Sent(i) => {
                 let c = &self.tracker.calls[i];
                 let view = CallView::sent(c, ev);
                 if let Some(t) = &c.token {
                     self.by_token.insert(t.clone(), i);
+                    self.last_token = None;
                 }
                 debug_assert_eq!(self.views.len(), i);
                 self.views.push(view);
@@ -171,10 +190,18 @@ impl Folder {
                 let Ok(p) = ProgressView::parse(f.params) else {
                     return;
                 };
-                let key = IdKey::from_raw(p.token.get());
-                if let Some(&i) = self.by_token.get(&key)
-                    && let Some(v) = self.views.get_mut(i)
-                {
+                let raw = p.token.get();
+                let i = match &self.last_token {
+                    Some((t, i)) if &**t == raw => Some(*i),
+                    _ => {
+                        let i = self.by_token.get(&IdKey::from_raw(raw)).copied();
+                        if let Some(i) = i {
+                            self.last_token = Some((raw.into(), i));
+                        }
+                        i
+                    }
+                };
+                if let Some(v) = i.and_then(|i| self.views.get_mut(i)) {
                     v.progressed(&p, ev.seq);
                 }
             }
@@ -219,6 +246,7 @@ impl Folder {
             mut views,
             lines,
             events,
+            log_level,
             ..
         } = self;
         for (v, c) in views.iter_mut().zip(&tracker.calls) {
@@ -232,6 +260,7 @@ impl Folder {
             findings,
             lines,
             damage,
+            log_level,
         }
     }
 }

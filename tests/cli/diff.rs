@@ -297,3 +297,48 @@ fn unreadable_and_damaged_traces() {
         o.stdout
     );
 }
+
+#[test]
+fn a_live_server_as_b_runs_a_calls_again() {
+    let a = record(REPORT.0, REPORT.1);
+    let o = headless(["diff"])
+        .args([a.trace_path().display().to_string()])
+        .args(["--demo"])
+        .expect(0);
+    assert!(
+        o.stdout.contains("+++ B mcpscope-demo (run now)"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.ends_with("no differences\n"), "{}", o.stdout);
+    // A listed the conformance fixtures; the plain demo server lacks them.
+    let more = headless(["check", "--tool", "echo", "--args", "{}"])
+        .record()
+        .server([BIN, "demo-server", "--conformance"])
+        .expect(0);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("b.jsonl");
+    let o = headless(["diff"])
+        .args([more.trace_path().display().to_string()])
+        .args([
+            "--demo".to_string(),
+            "--record".to_string(),
+            rec.display().to_string(),
+        ])
+        .expect(1);
+    assert!(
+        o.stdout.contains("- tool test_simple_text: removed"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("0 call(s)"), "{}", o.stdout);
+    assert!(rec.exists(), "the session run now is recorded where asked");
+    // A trace and a server at once is a usage error.
+    headless(["diff"])
+        .args([
+            a.trace_path().display().to_string(),
+            a.trace_path().display().to_string(),
+        ])
+        .args(["--demo"])
+        .expect(2);
+}
