@@ -59,7 +59,7 @@ fn write(path: &Path, count: u64, late: u64) {
             push(&mut store, Dir::In, response);
             events += 1;
         }
-        if i % 1000 == 0 {
+        if i % 1000 == 0 && events + 1 < end {
             let log = format!(
                 r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","logger":"flood","data":"at {i}"}}}}"#
             );
@@ -110,6 +110,10 @@ fn main() {
         .unwrap_or(1_000_000);
     let dir = tempfile::tempdir().expect("tempdir");
     let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    if let Ok(keep) = std::env::var("DIFF_BENCH_KEEP") {
+        write(Path::new(&keep), count, 0);
+        return;
+    }
     write(&a, count, 0);
     write(&b, count, 3);
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len()) as f64 / 1e6;

@@ -21,7 +21,7 @@ pub mod report;
 use crate::calls::listings::Listings;
 use crate::calls::{Seen, Tracker};
 use crate::checks::Finding;
-use crate::protocol::frame::FrameKind;
+use crate::protocol::frame::{FrameKind, well_formed_progress};
 use crate::protocol::views::{LogView, ProgressView};
 use crate::protocol::{IdKey, methods};
 use crate::trace::{Dir, EventRef};
@@ -186,9 +186,17 @@ impl Folder {
         }
         match ev.kind {
             FrameKind::Notification if ev.method == Some(methods::PROGRESS) => {
-                let f = ev.frame();
-                let Ok(p) = ProgressView::parse(f.params) else {
-                    return;
+                // A flood's frames take the one-parse path.
+                let f;
+                let p = match well_formed_progress(ev.bytes) {
+                    Some(p) => p,
+                    None => {
+                        f = ev.frame();
+                        match ProgressView::parse(f.params) {
+                            Ok(p) => p,
+                            Err(_) => return,
+                        }
+                    }
                 };
                 let raw = p.token.get();
                 let i = match &self.last_token {
