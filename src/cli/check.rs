@@ -566,7 +566,8 @@ pub async fn run(a: CheckArgs) -> i32 {
         report.summary.passed = false;
     }
     if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
-        return c;
+        // A session that failed keeps its own code.
+        return if code == 0 { c } else { code };
     }
     let art = a.record.as_ref().map(|p| super::sarif::Artifact {
         uri: super::sarif::uri_of(&p.display().to_string()),
