@@ -672,7 +672,7 @@ pub fn drift_line(c: &ListingChange) -> String {
             let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
             format!("{} changed", fields.join(", "))
         }
-        Status::NotListed => "could not be compared".to_string(),
+        Status::NotListed => return format!("{}: {}", c.kind, c.name),
     };
     let mut s = format!("{} {}: {what}", c.kind, c.name);
     if !c.less_safe.is_empty() {

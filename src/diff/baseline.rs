@@ -121,7 +121,7 @@ impl Baseline {
                 out.push(ListingChange {
                     kind: format!("{} listing", kind.label()),
                     name: format!(
-                        "{} pinned {}, not listed in the session",
+                        "{} {} pinned, not listed in the session",
                         pinned.len(),
                         kind.key()
                     ),

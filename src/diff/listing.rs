@@ -236,10 +236,11 @@ pub fn compare_sides(a: &super::Side, b: &super::Side, out: &mut Vec<ListingChan
                 out.push(ListingChange {
                     kind: format!("{} listing", kind.label()),
                     name: format!(
-                        "{} {} listed in {} only",
+                        "{} {} in {}, not listed in {}",
                         l.items.len(),
                         kind.key(),
-                        if in_a { "A" } else { "B" }
+                        if in_a { "A" } else { "B" },
+                        if in_a { "B" } else { "A" }
                     ),
                     change: Status::NotListed,
                     fields: Vec::new(),

@@ -355,15 +355,19 @@ pub fn text(r: &Report) -> String {
                 Status::Added => ("+", "added"),
                 Status::Removed => ("-", "removed"),
                 Status::Changed => ("~", "changed"),
-                Status::NotListed => ("~", "listed on one side only"),
+                Status::NotListed => ("~", ""),
             };
             let mark = if l.less_safe.is_empty() { mark } else { "!" };
-            let _ = writeln!(
-                s,
-                "{mark} {} {}: {what}{at}",
-                one_line(&l.kind),
-                one_line(&l.name)
-            );
+            if l.change == Status::NotListed {
+                let _ = writeln!(s, "{mark} {}: {}{at}", one_line(&l.kind), one_line(&l.name));
+            } else {
+                let _ = writeln!(
+                    s,
+                    "{mark} {} {}: {what}{at}",
+                    one_line(&l.kind),
+                    one_line(&l.name)
+                );
+            }
             for w in &l.less_safe {
                 let _ = writeln!(s, "    less safe: {}", one_line(w));
             }
