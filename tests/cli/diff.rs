@@ -342,3 +342,80 @@ fn a_live_server_as_b_runs_a_calls_again() {
         .args(["--demo"])
         .expect(2);
 }
+
+/// Move the last log before the response to just after it, keeping the
+/// file's seq and time order (the demo server never logs after a result).
+fn log_after_response(from: &Path, to: &Path) {
+    let text = std::fs::read_to_string(from).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let resp = lines
+        .iter()
+        .position(|v| v["dir"] == "in" && v["json"]["id"] == 1 && v["json"].get("result").is_some())
+        .expect("the response");
+    let log = (0..resp)
+        .rev()
+        .find(|&i| lines[i]["json"]["method"] == "notifications/message")
+        .expect("a log before the response");
+    let moved = lines.remove(log);
+    lines.insert(resp, moved);
+    // Renumber seq and t in file order.
+    let mut stamps: Vec<(Value, Value)> = lines[1..]
+        .iter()
+        .map(|v| (v["seq"].clone(), v["t"].clone()))
+        .collect();
+    stamps.sort_by_key(|s| s.0.as_u64());
+    for (v, (seq, t)) in lines[1..].iter_mut().zip(stamps) {
+        v["seq"] = seq;
+        v["t"] = t;
+    }
+    let out: String = lines.iter().map(|v| v.to_string() + "\n").collect();
+    std::fs::write(to, out).unwrap();
+}
+
+#[test]
+fn a_log_that_moved_past_the_result_and_server_requests() {
+    let a = record(REPORT.0, REPORT.1);
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.jsonl");
+    log_after_response(a.trace_path(), &b);
+    let o = diff(a.trace_path(), &b, &[], 1);
+    assert!(
+        o.stdout
+            .contains("~ log(notice tracker) came before the response, now after it  [A line "),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("1 call(s)"), "{}", o.stdout);
+    let o = diff(&b, a.trace_path(), &[], 1);
+    assert!(
+        o.stdout
+            .contains("~ log(notice tracker) came after the response, now before it"),
+        "{}",
+        o.stdout
+    );
+
+    // Elicitation asked and answered, or not asked at all.
+    let args = r#"{"questions":2,"delay_ms":30}"#;
+    let asked = headless([
+        "call",
+        "--demo",
+        "--tool",
+        "interactive_wizard",
+        "--args",
+        args,
+    ])
+    .args(["--elicit", "defaults"])
+    .record()
+    .expect(0);
+    let not = record("interactive_wizard", args);
+    let o = diff(asked.trace_path(), not.trace_path(), &[], 1);
+    assert!(
+        o.stdout
+            .contains("~ server requests: elicitation/create, elicitation/create → none"),
+        "{}",
+        o.stdout
+    );
+}
