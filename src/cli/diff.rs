@@ -121,11 +121,18 @@ pub fn read_both(a: &Path, b: &Path) -> Result<(Side, Side), TraceReadError> {
     })
 }
 
+/// The store's bound while a trace is folded.
+const FOLD_STORE: usize = 64 << 20;
+
 /// Fold one trace into a side, line by line: the rule engine and the
 /// comparison's fold see every event as it is read.
 pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
     let mut reader = TraceReader::open(path)?;
-    let mut store = Store::new(StoreLimits::default());
+    // Every event is folded and checked as it is appended: the store only
+    // hands each one over, so a small bound serves (older chunks go).
+    let mut store = Store::new(StoreLimits {
+        max_bytes: FOLD_STORE,
+    });
     let mut run = CheckRun::new(CheckConfig::default().for_recording(reader.header()));
     let mut fold = Folder::default();
     while let Some(e) = reader.next_event()? {
