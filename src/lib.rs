@@ -7,7 +7,8 @@
 //!   (the event store, recordings); `auth` (OAuth) plugs into the HTTP
 //!   transport through its `Authorize` trait, which the transport defines;
 //! - `calls` (the calls of a session, from the store) and `checks` (the rule
-//!   engine) read the trace;
+//!   engine) read the trace; `diff` compares two sessions (and a session
+//!   with pinned definitions) over both;
 //! - `session` opens a session: a resolved server, its trace and recording;
 //! - `proxy` sits between a host and a server, forwarding byte for byte
 //!   and observing beside the path into a trace; live sessions are found
@@ -31,6 +32,7 @@ pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod demo;
+pub mod diff;
 pub mod event;
 pub mod files;
 pub mod format;

@@ -14,9 +14,11 @@
 //! the tasks calls run as (2025-11-25 tasks and the 2026-07-28 extension);
 //! `timing` holds the per-call timing statistics of progress notifications;
 //! `scope` says which host session an event belongs to (ids and tokens are
-//! a session's: a proxy may see several hosts at once).
+//! a session's: a proxy may see several hosts at once); `listings` holds
+//! what the server listed (tools, resources, templates, prompts).
 
 pub mod http;
+pub mod listings;
 pub mod scope;
 pub mod task_end;
 pub mod tasks;

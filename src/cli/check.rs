@@ -10,7 +10,14 @@
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
 //!   "failures": [{kind: timeout|connection|handshake|cancelled, reason, request_id?, tool?}],
 //!   "summary": {error, warning, info, client: {error, warning, info},
-//!               suppressed: {rule: n}, events, strict, passed}}`
+//!               suppressed: {rule: n}, events, strict, passed},
+//!   "baseline"?: {file, drift: [ListingChange as in `diff`]}}`
+//!
+//! `--baseline FILE` compares the tool, resource, resource template and
+//! prompt definitions the session listed with the pinned ones
+//! (`crate::diff::baseline`); any drift fails the check as an error
+//! finding would (exit 1, `passed: false`). `--write-baseline FILE` pins
+//! what the session listed. `--format sarif` is `super::sarif`.
 //!
 //! `party` is `server` or `client`: which side the rule judges (the
 //! `client-` rules judge what the client, or a proxied host, sent).
@@ -22,14 +29,18 @@
 
 use super::call::{RequestOpts, build_args, fail, task_mode};
 use super::connect::{Failure, connect, handshake};
-use super::replay::read_into;
+use super::replay::read_lines_into;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
+use crate::calls::listings::Listings;
 use crate::checks::rules::Needs;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
 use crate::checks::{CheckConfig, Finding, Party, Rule, Sessions, Severity, SeverityCounts};
 use crate::client::{ClientError, TokenPolicy};
+use crate::diff::LineMap;
+use crate::diff::baseline::Baseline;
+use crate::diff::listing::{ListingChange, Status};
 use crate::event::Event;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::{Era, IdKey};
@@ -48,6 +59,7 @@ pub enum Format {
     Text,
     Json,
     Junit,
+    Sarif,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +107,15 @@ pub struct CheckArgs {
     /// Warnings fail the check too.
     #[arg(long)]
     pub strict: bool,
+    /// Fail when the tool, resource or prompt definitions the session
+    /// listed differ from those pinned in FILE (written by --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Pin the tool, resource and prompt definitions the session listed in
+    /// FILE (with a server, --tool may then be left out: the server is only
+    /// listed).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub thresholds: Thresholds,
 }
@@ -189,6 +210,16 @@ pub struct Report {
     #[serde(default)]
     pub failures: Vec<Incomplete>,
     pub summary: Summary,
+    /// The comparison with `--baseline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineDrift>,
+}
+
+/// How the session's definitions drift from the pinned ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineDrift {
+    pub file: String,
+    pub drift: Vec<ListingChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -262,6 +293,18 @@ impl CheckRun {
         }
     }
 
+    /// The findings over everything observed (the rules that wait for the
+    /// end have judged), without the rest of the report.
+    pub fn findings(self) -> Vec<Finding> {
+        let CheckRun {
+            mut checker,
+            mut findings,
+            ..
+        } = self;
+        checker.finish(&mut findings);
+        findings
+    }
+
     /// The report over everything observed; `events` is how many were,
     /// `unchecked` how many were evicted before the rules saw them (a check
     /// cannot vouch for those, so it does not pass).
@@ -321,12 +364,13 @@ impl CheckRun {
                 damage: None,
             },
             findings,
+            baseline: None,
         }
     }
 }
 
 /// How long `check` waits for the tool listing it asks for after its calls.
-const LISTING_LIMIT: Duration = Duration::from_secs(2);
+pub const LISTING_LIMIT: Duration = Duration::from_secs(2);
 
 pub async fn run(a: CheckArgs) -> i32 {
     let mut cfg = match a.thresholds.config() {
@@ -342,16 +386,24 @@ pub async fn run(a: CheckArgs) -> i32 {
         // The store has a live session's bound; every event is checked as it
         // is read, before that bound could evict it. Who the client was is in
         // the header, read before the first event.
+        let pinned = match read_baseline(&a) {
+            Ok(b) => b,
+            Err(c) => return c,
+        };
         let mut run: Option<CheckRun> = None;
         let mut events = 0u64;
-        let read = read_into(
+        let mut listings = Listings::default();
+        let mut lines = LineMap::default();
+        let read = read_lines_into(
             path,
             crate::trace::StoreLimits::default(),
-            |header, store, seq| {
+            |header, store, seq, line| {
                 let run =
                     run.get_or_insert_with(|| CheckRun::new(cfg.clone().for_recording(header)));
                 if let Some(ev) = store.get(seq) {
                     run.observe(&ev);
+                    listings.observe(&ev);
+                    lines.push(seq, line);
                     events += 1;
                 }
             },
@@ -376,10 +428,22 @@ pub async fn run(a: CheckArgs) -> i32 {
             report.summary.damage = Some(why);
             report.summary.passed = false;
         }
-        emit(&report, a.format);
+        if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
+            return c;
+        }
+        let art = super::sarif::Artifact {
+            uri: super::sarif::uri_of(&path.display().to_string()),
+            lines: &lines,
+        };
+        emit(&report, a.format, Some(&art));
         return if report.summary.passed { 0 } else { 1 };
     }
-    let Some(tool) = a.tool.clone() else {
+    let pinned = match read_baseline(&a) {
+        Ok(b) => b,
+        Err(c) => return c,
+    };
+    let lists_only = a.tool.is_none() && (a.baseline.is_some() || a.write_baseline.is_some());
+    let Some(tool) = a.tool.clone().or_else(|| lists_only.then(String::new)) else {
         return fail(&Failure::Usage(UsageError(
             "check needs --tool NAME (with a server) or --trace FILE".into(),
         )));
@@ -422,11 +486,13 @@ pub async fn run(a: CheckArgs) -> i32 {
             Ok(_) => {
                 a.request.apply_log_level(&session, false).await;
                 let policy = a.request.policy();
-                let as_task = match task_mode(&session, &tool, a.task).await {
-                    Ok(t) => t,
-                    Err(c) => return c,
-                };
-                for _ in 0..a.repeat {
+                let as_task = !lists_only
+                    && match task_mode(&session, &tool, a.task).await {
+                        Ok(t) => t,
+                        Err(c) => return c,
+                    };
+                let repeat = if lists_only { 0 } else { a.repeat };
+                for _ in 0..repeat {
                     let outcome = if as_task {
                         session
                             .call_tool_as_task(&tool, &args, &policy, limits)
@@ -458,6 +524,11 @@ pub async fn run(a: CheckArgs) -> i32 {
             // Bounded: a server that never answers costs the check this much.
             let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
         }
+        // Pinning (or checking a pin) lists the rest the server declares.
+        let pins = a.baseline.is_some() || a.write_baseline.is_some();
+        if matches!(code, 0 | 1) && session_failure.is_none() && pins {
+            list_the_rest(&session, limits).await;
+        }
         if code != 3 {
             tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
         }
@@ -474,17 +545,35 @@ pub async fn run(a: CheckArgs) -> i32 {
     let recording_failed = trace.finish_recording().map(|e| {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
     });
-    let source =
-        json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat});
-    let mut report = {
+    let source = if lists_only {
+        json!({"server": spec.name()})
+    } else {
+        json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat})
+    };
+    let (mut report, listings, lines) = {
         let store = trace.read();
-        check_store(&store, cfg, source, a.strict)
+        let mut listings = Listings::default();
+        let mut lines = LineMap::default();
+        for ev in store.range(0, store.next_seq()) {
+            listings.observe(&ev);
+        }
+        // A recording has the header on line 1, then one event a line.
+        lines.push(store.first_seq(), store.first_seq() + 2);
+        (check_store(&store, cfg, source, a.strict), listings, lines)
     };
     if let Some(f) = session_failure {
         report.failures.insert(0, f);
         report.summary.passed = false;
     }
-    emit(&report, a.format);
+    if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
+        // A session that failed keeps its own code.
+        return if code == 0 { c } else { code };
+    }
+    let art = a.record.as_ref().map(|p| super::sarif::Artifact {
+        uri: super::sarif::uri_of(&p.display().to_string()),
+        lines: &lines,
+    });
+    emit(&report, a.format, art.as_ref());
     match code {
         0 if !report.summary.passed => 1,
         // The check ran, but the recording asked for is incomplete.
@@ -493,11 +582,111 @@ pub async fn run(a: CheckArgs) -> i32 {
     }
 }
 
-fn emit(report: &Report, format: Format) {
+/// The pinned definitions of `--baseline`, read before the session runs
+/// (a file that cannot be read is a usage error: exit 2).
+fn read_baseline(a: &CheckArgs) -> Result<Option<Baseline>, i32> {
+    let Some(path) = &a.baseline else {
+        return Ok(None);
+    };
+    Baseline::read(path).map(Some).map_err(|e| {
+        eprintln!("[error] {}", one_line(&e));
+        2
+    })
+}
+
+/// Compare with the pinned definitions (drift fails the report) and write
+/// the new pin, as asked.
+fn apply_baseline(
+    a: &CheckArgs,
+    pinned: Option<&Baseline>,
+    listings: &Listings,
+    lines: &LineMap,
+    report: &mut Report,
+) -> Result<(), i32> {
+    if let (Some(b), Some(path)) = (pinned, &a.baseline) {
+        let drift = b.drift(listings, &|s| lines.at(s));
+        if !drift.is_empty() {
+            report.summary.passed = false;
+        }
+        report.baseline = Some(BaselineDrift {
+            file: path.display().to_string(),
+            drift,
+        });
+    }
+    if let Some(path) = &a.write_baseline {
+        let b = Baseline::of(listings);
+        if b.is_empty() {
+            eprintln!(
+                "[error] the session listed no tools, resources or prompts: nothing to pin in {}",
+                one_line(&path.display().to_string())
+            );
+            return Err(2);
+        }
+        if let Err(e) = std::fs::write(path, b.to_text()) {
+            eprintln!(
+                "[error] cannot write baseline {}: {}",
+                one_line(&path.display().to_string()),
+                one_line(&e.to_string())
+            );
+            return Err(2);
+        }
+    }
+    Ok(())
+}
+
+/// List resources, resource templates and prompts when the server declares
+/// them (bounded; a failure is in the trace, not a failure of the check).
+pub async fn list_the_rest(session: &crate::client::Session, limits: crate::client::Limits) {
+    let (res, prompts) = session.server().map_or((false, false), |s| {
+        (s.has_capability("resources"), s.has_capability("prompts"))
+    });
+    let mut methods = Vec::new();
+    if res {
+        methods.push(crate::protocol::methods::RESOURCES_LIST);
+        methods.push(crate::protocol::methods::RESOURCE_TEMPLATES_LIST);
+    }
+    if prompts {
+        methods.push(crate::protocol::methods::PROMPTS_LIST);
+    }
+    for m in methods {
+        let mut cursor: Option<Value> = None;
+        for _ in 0..100 {
+            let params = cursor.take().map(|c| json!({"cursor": c}));
+            let reply =
+                tokio::time::timeout(LISTING_LIMIT, session.request(m, params, limits)).await;
+            let Ok(Ok(reply)) = reply else { break };
+            match reply.result.get("nextCursor") {
+                Some(c) if !c.is_null() && c != "" => cursor = Some(c.clone()),
+                _ => break,
+            }
+        }
+    }
+}
+
+/// One drift line: `tool echo: description changed`.
+pub fn drift_line(c: &ListingChange) -> String {
+    let what = match c.change {
+        Status::Added => "not pinned (added)".to_string(),
+        Status::Removed => "pinned, no longer listed (removed)".to_string(),
+        Status::Changed => {
+            let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
+            format!("{} changed", fields.join(", "))
+        }
+        Status::NotListed => return format!("{}: {}", c.kind, c.name),
+    };
+    let mut s = format!("{} {}: {what}", c.kind, c.name);
+    if !c.less_safe.is_empty() {
+        s.push_str(&format!(" — less safe: {}", c.less_safe.join("; ")));
+    }
+    s
+}
+
+fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>>) {
     let text = match format {
         Format::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
         Format::Text => text(report),
         Format::Junit => junit(report),
+        Format::Sarif => super::sarif::sarif(report, art),
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
@@ -547,6 +736,25 @@ pub fn text(r: &Report) -> String {
     }
     if let Some(d) = &r.summary.damage {
         let _ = writeln!(s, "damaged trace: {}", one_line(d));
+    }
+    if let Some(b) = &r.baseline {
+        if b.drift.is_empty() {
+            let _ = writeln!(s, "baseline {}: no drift", one_line(&b.file));
+        } else {
+            let _ = writeln!(
+                s,
+                "baseline {}: {} definition(s) drifted",
+                one_line(&b.file),
+                b.drift.len()
+            );
+            for c in &b.drift {
+                let at = c
+                    .at_b
+                    .map(|a| format!("  [line {}]", a.line))
+                    .unwrap_or_default();
+                let _ = writeln!(s, "  drift: {}{at}", one_line(&drift_line(c)));
+            }
+        }
     }
     if r.summary.evicted > 0 {
         let _ = writeln!(
@@ -741,6 +949,22 @@ pub fn junit(r: &Report) -> String {
             suites,
             "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
             xml(name)
+        );
+    }
+    if let Some(b) = r.baseline.as_ref().filter(|b| !b.drift.is_empty()) {
+        // The drift fails one test case of a suite of its own.
+        all_tests += 1;
+        all_failures += 1;
+        let body: String = b
+            .drift
+            .iter()
+            .map(|c| xml(&one_line(&drift_line(c))) + "\n")
+            .collect();
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"baseline\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"baseline\" name=\"baseline-drift\"><failure type=\"drift\" message=\"{} definition(s) drifted from {}\">{body}</failure></testcase>\n  </testsuite>\n",
+            b.drift.len(),
+            xml(&one_line(&b.file))
         );
     }
     if let Some(d) = &r.summary.damage {

@@ -6,6 +6,7 @@ pub mod check;
 pub mod conformance;
 pub mod connect;
 pub mod demo_server;
+pub mod diff;
 pub mod docs;
 pub mod http_lines;
 pub mod printer;
@@ -13,6 +14,7 @@ pub mod proxy;
 pub mod replay;
 pub mod request;
 pub mod rules;
+pub mod sarif;
 pub mod signals;
 pub mod spec;
 pub mod tools;
@@ -74,6 +76,9 @@ pub enum Cmd {
     Check(check::CheckArgs),
     /// Replay a recorded trace (`--print`: the timeline as text).
     Replay(replay::ReplayArgs),
+    /// Compare two recorded sessions: listings, calls (outcome, result
+    /// shape, progress, notification order, timing) and findings.
+    Diff(diff::DiffArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
     /// Sit between a host and a stdio server: bytes pass unchanged, the
@@ -108,6 +113,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Request(a) => request::run(a).await,
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
+        Cmd::Diff(a) => diff::run(a).await,
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),

@@ -80,11 +80,23 @@ pub fn read_into(
     limits: StoreLimits,
     mut each: impl FnMut(&Value, &Store, u64),
 ) -> Result<Loaded, TraceReadError> {
+    read_lines_into(path, limits, |header, store, seq, _| {
+        each(header, store, seq)
+    })
+}
+
+/// `read_into`, also giving each event's line in the file (the header is
+/// line 1).
+pub fn read_lines_into(
+    path: &Path,
+    limits: StoreLimits,
+    mut each: impl FnMut(&Value, &Store, u64, u64),
+) -> Result<Loaded, TraceReadError> {
     let mut reader = TraceReader::open(path)?;
     let mut store = Store::new(limits);
     while let Some(e) = reader.next_event()? {
         let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
-        each(reader.header(), &store, seq);
+        each(reader.header(), &store, seq, reader.line() as u64);
     }
     Ok(Loaded {
         header: reader.header().clone(),

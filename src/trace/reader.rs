@@ -133,6 +133,12 @@ impl TraceReader {
         &self.header
     }
 
+    /// The line number of the line read last (the header is line 1): the
+    /// line of the event `next_event` returned.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
     /// How many events were read so far.
     pub fn events(&self) -> u64 {
         self.events

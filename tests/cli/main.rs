@@ -12,12 +12,15 @@
 mod support;
 
 mod answers;
+mod baseline;
+mod diff;
 mod docs;
 mod ext_tasks;
 mod harness;
 mod headless;
 mod local_safety;
 mod request;
+mod sarif;
 mod selflog;
 mod tasks;
 mod wire_order;

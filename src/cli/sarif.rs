@@ -1,0 +1,204 @@
+//! `check --format sarif`: the report as SARIF 2.1.0, for code scanning.
+//!
+//! One run. `tool.driver.rules` is the rule catalog (id, description,
+//! default level from the severity), then three checks of mcpscope's own
+//! that are no catalog rule: `call-completed` (a call that did not
+//! complete), `trace-complete` (a trace cut short) and `baseline-drift`
+//! (a definition that differs from the pinned one). Each finding is a
+//! `result`: `ruleId`/`ruleIndex`, `level` (error → `error`, warning →
+//! `warning`, info → `note`), the message, and — when the session is in a
+//! file (`--trace`, or `--record`) — a `location` in it: the artifact is
+//! the trace file, `region.startLine` the line of the finding's first
+//! frame; its other frames are `relatedLocations`. `properties` carry the
+//! seq numbers, the party judged, the token and request id.
+
+use super::check::Report;
+use crate::checks::{Rule, Severity};
+use crate::diff::LineMap;
+use crate::protocol::sanitize::one_line;
+use serde_json::{Value, json};
+
+/// Where the session's frames are: the trace file and each seq's line.
+pub struct Artifact<'a> {
+    pub uri: String,
+    pub lines: &'a LineMap,
+}
+
+const OWN: [(&str, &str, &str); 3] = [
+    (
+        "call-completed",
+        "error",
+        "a call that did not complete (timeout, the server exited, the connection failed): never a pass",
+    ),
+    (
+        "trace-complete",
+        "error",
+        "the trace ends mid-line: what came after the cut is unknown",
+    ),
+    (
+        "baseline-drift",
+        "error",
+        "a tool, resource or prompt definition differs from the one pinned with --baseline",
+    ),
+];
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A path as a URI reference: unreserved characters and `/` kept, the rest
+/// percent-encoded.
+pub fn uri_of(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn location(art: Option<&Artifact<'_>>, seq: u64) -> Option<Value> {
+    let art = art?;
+    let line = art.lines.line(seq);
+    let mut region = json!({});
+    if line > 0 {
+        region["startLine"] = line.into();
+    }
+    Some(json!({
+        "physicalLocation": {
+            "artifactLocation": {"uri": art.uri},
+            "region": region,
+        }
+    }))
+}
+
+/// The SARIF log of a check report.
+pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
+    let mut rules: Vec<Value> = Rule::ALL
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.id(),
+                "shortDescription": {"text": rule.description()},
+                "defaultConfiguration": {"level": level(rule.severity())},
+            })
+        })
+        .collect();
+    for (id, lvl, text) in OWN {
+        rules.push(json!({
+            "id": id,
+            "shortDescription": {"text": text},
+            "defaultConfiguration": {"level": lvl},
+        }));
+    }
+    let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
+    let mut results = Vec::new();
+    for f in &r.findings {
+        let mut res = json!({
+            "ruleId": f.rule.id(),
+            "level": level(f.severity),
+            "message": {"text": one_line(&f.message)},
+        });
+        if let Some(i) = index_of(f.rule.id()) {
+            res["ruleIndex"] = i.into();
+        }
+        let mut seqs = f.seqs.iter().copied();
+        if let Some(loc) = seqs.next().and_then(|s| location(art, s)) {
+            res["locations"] = json!([loc]);
+            let related: Vec<Value> = seqs
+                .filter_map(|s| location(art, s))
+                .enumerate()
+                .map(|(i, mut l)| {
+                    l["id"] = i.into();
+                    l
+                })
+                .collect();
+            if !related.is_empty() {
+                res["relatedLocations"] = Value::Array(related);
+            }
+        }
+        let mut props = json!({
+            "seq": f.seqs,
+            "party": f.party,
+        });
+        if let Some(t) = &f.token {
+            props["token"] = t.to_value();
+        }
+        if let Some(id) = &f.request_id {
+            props["requestId"] = id.to_value();
+        }
+        res["properties"] = props;
+        results.push(res);
+    }
+    let own = |id: &str, message: String, seq: Option<u64>| {
+        let mut res = json!({
+            "ruleId": id,
+            "level": "error",
+            "message": {"text": one_line(&message)},
+        });
+        if let Some(i) = index_of(id) {
+            res["ruleIndex"] = i.into();
+        }
+        if let Some(loc) = seq.and_then(|s| location(art, s)) {
+            res["locations"] = json!([loc]);
+        }
+        res
+    };
+    for f in &r.failures {
+        let what = match (&f.request_id, &f.tool) {
+            (Some(id), Some(t)) => format!("call id={} {t}", id.to_value()),
+            (Some(id), None) => format!("call id={}", id.to_value()),
+            _ => "session".into(),
+        };
+        let seq = f.request_id.as_ref().and_then(|id| {
+            r.calls
+                .iter()
+                .find(|c| &c.request_id == id)
+                .map(|c| c.request_seq)
+        });
+        results.push(own(
+            "call-completed",
+            format!("{what} did not complete: {}", f.reason),
+            seq,
+        ));
+    }
+    if let Some(d) = &r.summary.damage {
+        let mut res = own("trace-complete", d.clone(), None);
+        if let Some(a) = art {
+            res["locations"] = json!([{"physicalLocation": {"artifactLocation": {"uri": a.uri}}}]);
+        }
+        results.push(res);
+    }
+    if let Some(b) = &r.baseline {
+        for c in &b.drift {
+            let what = super::check::drift_line(c);
+            results.push(own("baseline-drift", what, c.at_b.map(|a| a.seq)));
+        }
+    }
+    let mut run = json!({
+        "tool": {"driver": {
+            "name": "mcpscope",
+            "version": env!("CARGO_PKG_VERSION"),
+            "rules": rules,
+        }},
+        "results": results,
+        "invocations": [{"executionSuccessful": true}],
+    });
+    if let Some(a) = art {
+        run["artifacts"] = json!([{"location": {"uri": a.uri}}]);
+    }
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    });
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}

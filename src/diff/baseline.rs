@@ -1,0 +1,170 @@
+//! Baselines: the tool, resource, resource template and prompt definitions
+//! a server exposed, pinned in a file, and how a session drifts from them.
+//!
+//! The file is JSON, pretty-printed, stable: each kind's items sorted by
+//! name (`name`, `uri`, `uriTemplate`), every object's keys sorted, so two
+//! baselines of the same server are byte-identical and a change reads well
+//! in `git diff`:
+//!
+//! ```json
+//! {
+//!   "mcpscope_baseline": 1,
+//!   "prompts": [ … ],
+//!   "resourceTemplates": [ … ],
+//!   "resources": [ … ],
+//!   "tools": [ { "description": "…", "inputSchema": { … }, "name": "echo" } ]
+//! }
+//! ```
+//!
+//! Only the kinds the session listed are written; a kind absent from the
+//! file is not pinned. Each item is kept exactly as the server listed it.
+//! Drift is the listing comparison of `diff` with the baseline as A and the
+//! session as B; a pinned kind the session did not list is drift too (the
+//! definitions could not be checked).
+
+use super::At;
+use super::listing::{self, Items, ListingChange, Status};
+use crate::calls::listings::{Kind, Listings};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+pub const FORMAT_VERSION: u64 = 1;
+
+/// Largest baseline file read.
+const MAX_FILE: u64 = 64 << 20;
+
+/// The pinned definitions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Baseline {
+    /// Per kind, its items; `None`: the kind is not pinned.
+    pub pinned: [Option<Vec<Value>>; 4],
+}
+
+impl Baseline {
+    /// What a session listed.
+    pub fn of(listings: &Listings) -> Baseline {
+        let mut b = Baseline::default();
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            b.pinned[i] = listings.get(kind).map(|l| {
+                let mut items: Vec<Value> = l.items.iter().map(|i| i.item.clone()).collect();
+                let name = |v: &Value| {
+                    v.get(kind.name_field())
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                items.sort_by(|x, y| {
+                    name(x)
+                        .cmp(&name(y))
+                        .then_with(|| x.to_string().cmp(&y.to_string()))
+                });
+                items
+            });
+        }
+        b
+    }
+
+    /// Nothing pinned at all.
+    pub fn is_empty(&self) -> bool {
+        self.pinned.iter().all(Option::is_none)
+    }
+
+    /// The file's text.
+    pub fn to_text(&self) -> String {
+        let mut m = Map::new();
+        m.insert("mcpscope_baseline".into(), FORMAT_VERSION.into());
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            if let Some(items) = &self.pinned[i] {
+                m.insert(kind.key().into(), Value::Array(items.clone()));
+            }
+        }
+        // serde_json's maps keep keys sorted: the text is stable.
+        serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default() + "\n"
+    }
+
+    pub fn parse(text: &str) -> Result<Baseline, String> {
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        if v.get("mcpscope_baseline").and_then(Value::as_u64) != Some(FORMAT_VERSION) {
+            return Err("not an mcpscope baseline (no \"mcpscope_baseline\": 1)".into());
+        }
+        let mut b = Baseline::default();
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            match v.get(kind.key()) {
+                None => {}
+                Some(Value::Array(items)) => b.pinned[i] = Some(items.clone()),
+                Some(_) => return Err(format!("\"{}\" is not an array", kind.key())),
+            }
+        }
+        Ok(b)
+    }
+
+    pub fn read(path: &Path) -> Result<Baseline, String> {
+        let what = |e: &dyn std::fmt::Display| format!("baseline {}: {e}", path.display());
+        let meta = std::fs::metadata(path).map_err(|e| what(&e))?;
+        if meta.len() > MAX_FILE {
+            return Err(what(&"larger than 64 MiB"));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| what(&e))?;
+        Baseline::parse(&text).map_err(|e| what(&e))
+    }
+
+    /// How a session's listings differ from the pinned ones; `at` places a
+    /// session seq.
+    pub fn drift(&self, listings: &Listings, at: &dyn Fn(u64) -> At) -> Vec<ListingChange> {
+        let mut out = Vec::new();
+        let none = |_| At { seq: 0, line: 0 };
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            let Some(pinned) = &self.pinned[i] else {
+                continue;
+            };
+            let Some(l) = listings.get(kind) else {
+                out.push(ListingChange {
+                    kind: format!("{} listing", kind.label()),
+                    name: format!(
+                        "{} {} pinned, not listed in the session",
+                        pinned.len(),
+                        kind.key()
+                    ),
+                    change: Status::NotListed,
+                    fields: Vec::new(),
+                    less_safe: Vec::new(),
+                    at_a: None,
+                    at_b: None,
+                });
+                continue;
+            };
+            listing::compare(
+                kind,
+                &Items::of(kind, pinned.iter().map(|v| (v, None))),
+                &Items::of_listing(kind, l),
+                &none,
+                at,
+                &mut out,
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_text_is_sorted_and_reads_back() {
+        let mut b = Baseline::default();
+        b.pinned[0] = Some(vec![
+            json!({"name": "a", "inputSchema": {"type": "object"}, "description": "x"}),
+        ]);
+        let text = b.to_text();
+        assert!(
+            text.starts_with("{\n  \"mcpscope_baseline\": 1,\n  \"tools\": ["),
+            "{text}"
+        );
+        assert!(text.find("description").unwrap() < text.find("inputSchema").unwrap());
+        assert_eq!(Baseline::parse(&text).unwrap(), b);
+        assert!(Baseline::parse("{}").is_err());
+        assert!(Baseline::parse("{\"mcpscope_baseline\":1,\"tools\":{}}").is_err());
+    }
+}

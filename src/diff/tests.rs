@@ -1,0 +1,134 @@
+//! Two sides folded from small stores: the same session is no difference,
+//! each kind of change is one.
+
+use super::*;
+use crate::trace::Store;
+
+/// A side from `(dir, json)` lines, one event each (seq = index, line =
+/// seq + 2 as `--record` writes them), at `t` = index ms.
+pub(crate) fn side(lines: &[(&str, &str)]) -> Side {
+    let mut s = Store::default();
+    let mut f = Folder::default();
+    for (i, (dir, json)) in lines.iter().enumerate() {
+        let d = Dir::parse(dir).unwrap();
+        let seq = s.append_recorded(d, "stdio", i as u64 * 1000, json.as_bytes(), false);
+        let ev = s.get(seq).unwrap();
+        f.observe(&ev, seq + 2);
+    }
+    f.finish("t".into(), Vec::new(), None)
+}
+
+const LIST: (&str, &str) = ("out", r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+const CALL: (&str, &str) = (
+    "out",
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"build","arguments":{"n":2},"_meta":{"progressToken":"t"}}}"#,
+);
+const P1: (&str, &str) = (
+    "in",
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}"#,
+);
+const P2: (&str, &str) = (
+    "in",
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}"#,
+);
+const LOG: (&str, &str) = (
+    "in",
+    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tracker","data":"x"}}"#,
+);
+const OK: (&str, &str) = (
+    "in",
+    r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}"#,
+);
+
+fn tools(list: &str) -> (&'static str, String) {
+    (
+        "in",
+        format!(r#"{{"jsonrpc":"2.0","id":9,"result":{{"tools":{list}}}}}"#),
+    )
+}
+
+fn session(tool_list: &str, frames: &[(&str, &str)]) -> Side {
+    let t = tools(tool_list);
+    let mut lines: Vec<(&str, &str)> = vec![LIST, (t.0, t.1.as_str())];
+    lines.extend_from_slice(frames);
+    side(&lines)
+}
+
+const TOOLS: &str =
+    r#"[{"name":"build","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}]"#;
+
+#[test]
+fn the_same_session_is_no_difference() {
+    let a = session(TOOLS, &[CALL, P1, LOG, P2, OK]);
+    let b = session(TOOLS, &[CALL, P1, LOG, P2, OK]);
+    let r = report::diff(&a, &b, Tolerances::default());
+    assert!(r.same, "{}", report::text(&r));
+    assert!(report::text(&r).ends_with("no differences\n"));
+}
+
+#[test]
+fn a_log_after_the_result_and_a_less_safe_tool_are_differences() {
+    let a = session(TOOLS, &[CALL, P1, LOG, P2, OK]);
+    let b = session(
+        r#"[{"name":"build","annotations":{"readOnlyHint":false},"inputSchema":{"type":"object"}}]"#,
+        &[CALL, P1, P2, OK, LOG],
+    );
+    let r = report::diff(&a, &b, Tolerances::default());
+    assert!(!r.same);
+    assert_eq!(r.summary.less_safe, 1);
+    assert_eq!(r.listings[0].less_safe, ["readOnlyHint true → false"]);
+    let c = &r.calls[0];
+    let what: Vec<&str> = c.changes.iter().map(|c| c.what.as_str()).collect();
+    assert!(
+        what.contains(&"log(info tracker) came before the response, now after it"),
+        "{what:?}"
+    );
+    let moved = c
+        .changes
+        .iter()
+        .find(|c| c.what.starts_with("log("))
+        .unwrap();
+    // A's log is line 6 (seq 4); B's is line 8 (seq 6).
+    assert_eq!(moved.at_a, [At { seq: 4, line: 6 }]);
+    assert_eq!(moved.at_b, [At { seq: 6, line: 8 }]);
+    let text = report::text(&r);
+    assert!(text.contains("! tool build: changed"), "{text}");
+}
+
+#[test]
+fn outcome_progress_and_missing_calls_are_differences() {
+    let err = (
+        "in",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"no"}],"isError":true}}"#,
+    );
+    let a = session(TOOLS, &[CALL, P1, P2, OK]);
+    let b = session(TOOLS, &[CALL, P2, err]);
+    let r = report::diff(&a, &b, Tolerances::default());
+    let what: Vec<&str> = r.calls[0].changes.iter().map(|c| c.what.as_str()).collect();
+    assert!(what.contains(&"outcome ok → is-error"), "{what:?}");
+    assert!(what.contains(&"progress notifications 2 → 1"), "{what:?}");
+    assert!(
+        what.iter()
+            .any(|w| w.starts_with("result shape: added .isError")),
+        "{what:?}"
+    );
+    let c = session(TOOLS, &[]);
+    let r = report::diff(&a, &c, Tolerances::default());
+    assert_eq!(r.calls[0].status, report::CallStatus::OnlyA);
+    let r = report::diff(&c, &c, Tolerances::default());
+    assert!(r.same);
+}
+
+#[test]
+fn lines_follow_the_file_not_the_seq() {
+    let mut m = LineMap::default();
+    m.push(0, 2);
+    m.push(1, 3);
+    m.push(2, 5);
+    m.push(3, 6);
+    assert_eq!(m.line(0), 2);
+    assert_eq!(m.line(1), 3);
+    assert_eq!(m.line(2), 5);
+    assert_eq!(m.line(3), 6);
+    assert_eq!(m.breaks.len(), 2);
+}

@@ -1,0 +1,151 @@
+//! `check --write-baseline` / `check --baseline` against the real demo
+//! server: a pin written from a live server and from a trace is the same
+//! stable file; the same server does not drift; another tool list, an
+//! edited definition and a kind the session did not list do (exit 1, in
+//! text, JSON, JUnit).
+
+use crate::support::{BIN, headless};
+use serde_json::Value;
+
+#[test]
+fn a_pin_of_the_same_server_does_not_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.json");
+    let again = dir.path().join("again.json");
+    let from_trace = dir.path().join("trace.json");
+    // From a live server, with no tool to call: the server is only listed.
+    headless(["check", "--demo", "--write-baseline"])
+        .args([live.display().to_string()])
+        .expect(0);
+    headless(["check", "--demo", "--write-baseline"])
+        .args([again.display().to_string()])
+        .expect(0);
+    let run = headless(["check", "--demo", "--tool", "echo"])
+        .record()
+        .expect(0);
+    headless(["check", "--trace"])
+        .args([run.trace_path().display().to_string()])
+        .args([
+            "--write-baseline".to_string(),
+            from_trace.display().to_string(),
+        ])
+        .expect(0);
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&again).unwrap());
+    assert_eq!(text, std::fs::read_to_string(&from_trace).unwrap());
+    let pin: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(pin["mcpscope_baseline"], 1);
+    let names: Vec<&str> = pin["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "tools are pinned in name order");
+    assert!(names.contains(&"echo"));
+
+    let o = headless(["check", "--demo", "--baseline"])
+        .args([live.display().to_string()])
+        .expect(0);
+    assert!(o.stdout.contains("no drift"), "{}", o.stdout);
+    let o = headless(["check", "--trace"])
+        .args([run.trace_path().display().to_string()])
+        .args(["--baseline".to_string(), live.display().to_string()])
+        .args(["--format", "json"])
+        .expect(0);
+    assert_eq!(o.json()["baseline"]["drift"], serde_json::json!([]));
+}
+
+#[test]
+fn drift_fails_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    headless(["check", "--demo", "--write-baseline"])
+        .args([pin.display().to_string()])
+        .expect(0);
+    // More tools: each one a drift line.
+    let o = headless(["check", "--baseline"])
+        .args([pin.display().to_string()])
+        .server([BIN, "demo-server", "--conformance"])
+        .expect(1);
+    assert!(
+        o.stdout
+            .contains("  drift: tool test_simple_text: not pinned (added)  [line "),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("FAIL"), "{}", o.stdout);
+
+    // An edited pin: echo's description and annotations as they were.
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&pin).unwrap()).unwrap();
+    for t in v["tools"].as_array_mut().unwrap() {
+        if t["name"] == "echo" {
+            t["description"] = "Echo, as pinned".into();
+            t["annotations"] = serde_json::json!({"readOnlyHint": true});
+        }
+    }
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = headless(["check", "--demo", "--tool", "echo", "--baseline"])
+        .args([edited.display().to_string()])
+        .args(["--format", "json"])
+        .expect(1);
+    let j = o.json();
+    assert_eq!(j["summary"]["passed"], false);
+    let drift = j["baseline"]["drift"].as_array().unwrap();
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert_eq!(drift[0]["name"], "echo");
+    assert_eq!(drift[0]["change"], "changed");
+    let fields: Vec<&str> = drift[0]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["annotations", "description"]);
+    assert_eq!(drift[0]["less_safe"][0], "readOnlyHint true → absent");
+    let o = headless([
+        "check",
+        "--demo",
+        "--tool",
+        "echo",
+        "--format",
+        "junit",
+        "--baseline",
+    ])
+    .args([edited.display().to_string()])
+    .expect(1);
+    assert!(
+        o.stdout.contains("name=\"baseline-drift\"><failure"),
+        "{}",
+        o.stdout
+    );
+
+    // A pinned kind the session never listed cannot be vouched for.
+    let call = headless(["call", "--demo", "--tool", "echo", "--args", "{}"])
+        .record()
+        .run();
+    let o = headless(["check", "--trace"])
+        .args([call.trace_path().display().to_string()])
+        .args(["--baseline".to_string(), pin.display().to_string()])
+        .expect(1);
+    assert!(
+        o.stdout.contains("not listed in the session"),
+        "{}",
+        o.stdout
+    );
+
+    // A baseline that cannot be read is a usage error.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{}").unwrap();
+    let o = headless(["check", "--demo", "--baseline"])
+        .args([bad.display().to_string()])
+        .expect(2);
+    assert!(
+        o.stderr.contains("not an mcpscope baseline"),
+        "{}",
+        o.stderr
+    );
+}
