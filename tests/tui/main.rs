@@ -24,6 +24,7 @@ mod network;
 mod progress;
 mod raw;
 mod replay;
+mod scope;
 mod shell;
 mod snapshots;
 mod tasks;
