@@ -132,7 +132,10 @@ impl App {
                 follow: true,
                 ..NetworkState::default()
             },
-            scope: Default::default(),
+            scope: super::panes::scope::ScopeState {
+                wall: opts.wall_start,
+                ..Default::default()
+            },
         };
         App {
             shell,

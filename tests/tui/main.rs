@@ -25,6 +25,7 @@ mod progress;
 mod raw;
 mod replay;
 mod scope;
+mod scope_e2e;
 mod shell;
 mod snapshots;
 mod tasks;

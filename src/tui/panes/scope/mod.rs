@@ -59,6 +59,78 @@ pub struct ScopeState {
     pub lane_offset: usize,
     /// HTTP: a lane per stream (channel) below the others.
     pub streams: bool,
+    /// When the session started by the wall clock, if known.
+    pub wall: Option<WallStart>,
+}
+
+/// The wall-clock time of the session's start (its µs 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WallStart {
+    /// Microseconds since the Unix epoch.
+    pub unix_us: u64,
+    /// False when known to the second only (a trace header's `started`).
+    pub exact: bool,
+}
+
+impl WallStart {
+    /// A session whose clock reads `elapsed_us` now.
+    pub fn now_minus(elapsed_us: u64) -> Option<WallStart> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_micros() as u64;
+        Some(WallStart {
+            unix_us: now.saturating_sub(elapsed_us),
+            exact: true,
+        })
+    }
+
+    /// A trace header's `started` (`2026-12-01T21:19:33Z`, RFC 3339 UTC).
+    pub fn parse_rfc3339(s: &str) -> Option<WallStart> {
+        let b = s.as_bytes();
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            std::str::from_utf8(b.get(r)?).ok()?.parse().ok()
+        };
+        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'Z' {
+            return None;
+        }
+        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+            return None;
+        }
+        // Howard Hinnant's days_from_civil.
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
+        Some(WallStart {
+            unix_us: u64::try_from(secs).ok()? * 1_000_000,
+            exact: false,
+        })
+    }
+
+    /// Time `t_us` of the session by the wall clock: `21:19:33.250 UTC`
+    /// (`≈21:19:33 UTC` when the start is known to the second only).
+    pub fn at(&self, t_us: u64) -> String {
+        let us = self.unix_us.saturating_add(t_us);
+        let ms_of_day = us / 1000 % 86_400_000;
+        let (h, m, s, ms) = (
+            ms_of_day / 3_600_000,
+            ms_of_day / 60_000 % 60,
+            ms_of_day / 1000 % 60,
+            ms_of_day % 1000,
+        );
+        if self.exact {
+            format!("{h:02}:{m:02}:{s:02}.{ms:03} UTC")
+        } else {
+            format!("≈{h:02}:{m:02}:{s:02} UTC")
+        }
+    }
 }
 
 impl Default for ScopeState {
@@ -72,6 +144,7 @@ impl Default for ScopeState {
             lane: 0,
             lane_offset: 0,
             streams: false,
+            wall: None,
         }
     }
 }
@@ -180,5 +253,26 @@ pub fn span_label(us: u64) -> String {
         format!("{} s", us / 1_000_000)
     } else {
         format!("{} min", us / 60_000_000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WallStart;
+
+    #[test]
+    fn the_wall_clock_reads_from_the_sessions_start() {
+        let w = WallStart::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+        assert_eq!(w.unix_us, 1_767_225_600 * 1_000_000);
+        assert_eq!(w.at(1_500_000), "≈00:00:01 UTC");
+        let w = WallStart::parse_rfc3339("2026-12-01T21:19:33Z").unwrap();
+        assert_eq!(w.at(0), "≈21:19:33 UTC");
+        assert!(WallStart::parse_rfc3339("now").is_none());
+        assert!(WallStart::parse_rfc3339("2026-13-01T21:19:33Z").is_none());
+        let exact = WallStart {
+            unix_us: w.unix_us,
+            exact: true,
+        };
+        assert_eq!(exact.at(86_400_000_000 + 1_250_000), "21:19:34.250 UTC");
     }
 }

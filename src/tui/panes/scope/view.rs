@@ -426,11 +426,14 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
 
     // The readout: the cursor's time, the column's width, the event under it.
     let (lo, hi) = (edges[cur], edges[cur + 1].max(edges[cur] + 1));
-    let mut text = format!(
-        "{} · col {}",
-        exact(lo),
+    let mut text = exact(lo);
+    if let Some(wall) = sc.wall {
+        text.push_str(&format!(" ({})", wall.at(lo)));
+    }
+    text.push_str(&format!(
+        " · col {}",
         col_width(win.span_us as f64 / cols as f64)
-    );
+    ));
     let mut spans_out = Vec::new();
     if let Some(lane) = lanes.get(sc.lane) {
         text.push_str(&format!(" · {}", lane.label));
