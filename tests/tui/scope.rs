@@ -269,3 +269,43 @@ fn replay_draws_the_scope_as_events_are_fed() {
     assert!(lane_row(&s, "fault_buffered #2").contains('◆'), "{s}");
     assert!(lane_row(&s, "upload_file #1").contains('▶'), "{s}");
 }
+
+#[test]
+fn over_http_a_lane_per_stream_on_request() {
+    let sc = Scenario::new();
+    for (ms, id, ch) in [(100, 1, "post:1"), (200, 2, "post:2")] {
+        sc.at_ms(ms).out_on(
+            ch,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "upload_file", "arguments": {}, "_meta": {"progressToken": id}}}),
+        );
+    }
+    for k in 1..=5u64 {
+        let ch = if k % 2 == 0 { "post:2" } else { "post:1" };
+        sc.at_ms(200 + 100 * k).inn_on(
+            ch,
+            json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 1 + (k % 2 == 0) as i64, "progress": k}}),
+        );
+    }
+    sc.at_ms(900).inn_on(
+        "get",
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+    );
+    sc.at_ms(1000);
+    let mut app = http_app(&sc);
+    app.apply(Action::FocusScope);
+    app.apply(Action::ZoomFit);
+    let s = render(&mut app, 160, 48);
+    assert!(!s.contains("┃post:1"), "streams are hidden at first: {s}");
+    assert!(
+        s.contains("s: streams"),
+        "the title says how to show them: {s}"
+    );
+    app.apply(Action::ToggleStreams);
+    let s = render(&mut app, 160, 48);
+    for lane in ["post:1", "post:2", "get", "notifications"] {
+        assert!(s.contains(&format!("┃{lane}")), "lane {lane}: {s}");
+    }
+    assert!(lane_row(&s, "post:2").contains('▶'), "{s}");
+}
