@@ -532,10 +532,21 @@ enum LaneRef {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::trace::{ManualClock, Trace};
     use serde_json::json;
+
+    /// An index of stderr lines at `times` (µs).
+    pub(crate) fn indexed(times: &[u64]) -> ScopeIndex {
+        let (tr, _) = trace();
+        for t in times {
+            tr.append(|s, _| s.append_stderr("stdio", *t, b"line"));
+        }
+        let mut ix = ScopeIndex::default();
+        ix.sync(&tr.read(), 1000);
+        ix
+    }
 
     fn trace() -> (Trace, std::sync::Arc<ManualClock>) {
         let clock = ManualClock::new();

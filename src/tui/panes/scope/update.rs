@@ -58,12 +58,14 @@ impl ScopeState {
                 ))];
             }
             Action::ZoomFit => {
-                let fit = SPANS_US
+                // From the start to the last event; following when that
+                // also reaches now (a live session still going on).
+                let last = self.index.last_us().max(1);
+                self.span = SPANS_US
                     .iter()
-                    .position(|s| *s >= edge)
+                    .position(|s| *s >= last)
                     .unwrap_or(SPANS_US.len() - 1);
-                self.span = fit;
-                self.follow = true;
+                self.pin(0, edge);
             }
             Action::PanLeft => self.pin(win.start_us.saturating_sub(win.span_us / 2), edge),
             Action::PanRight => self.pin(win.start_us.saturating_add(win.span_us / 2), edge),
@@ -209,6 +211,25 @@ mod tests {
         let after = s.window(cols, now);
         assert_eq!(after.span_us, 5_000_000);
         assert!(after.col_start(s.col).abs_diff(before) <= after.span_us / cols as u64);
+    }
+
+    #[test]
+    fn fit_shows_the_session_from_its_start_to_its_last_event() {
+        let mut s = ScopeState::default();
+        let cols = super::super::plot_cols(Rect::new(0, 0, 122, 20));
+        // Nothing yet: the narrowest span, following.
+        s.apply(Action::ZoomFit, &cx(0));
+        assert_eq!(s.span_us(), 1_000);
+        assert!(s.follow);
+        // Idle after its events: pinned from 0 past the last event.
+        s.index = crate::tui::panes::scope::index::tests::indexed(&[100, 2_400_000]);
+        s.apply(Action::ZoomFit, &cx(60_000_000));
+        assert_eq!(s.span_us(), 5_000_000);
+        assert!(!s.follow);
+        assert_eq!(s.window(cols, 60_000_000).start_us, 0);
+        // A session whose last event is now: following.
+        s.apply(Action::ZoomFit, &cx(2_400_000));
+        assert!(s.follow);
     }
 
     #[test]
