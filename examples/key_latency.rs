@@ -4,11 +4,13 @@
 //! sends one focus key (alternately `2` and `1`) and polls
 //! `tmux capture-pane` until the newly focused pane's thick border shows;
 //! the time from sending the key to that screen is the sample. Prints the
-//! median, the 90th percentile and the worst.
+//! median, the 90th percentile and the worst. With `scope` the Scope view
+//! is focused first and each sample is a zoom key (alternately `-` and
+//! `+`), awaited until the title shows the new time scale.
 //!
 //! The tmux server runs on a socket of its own and is killed at the end.
 //!
-//! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES]`
+//! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES] [scope]`
 
 #[path = "support/release_bin.rs"]
 mod release_bin;
@@ -70,6 +72,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(40);
+    let scope = std::env::args().nth(2).is_some_and(|a| a == "scope");
     let bin = release_bin::release_bin();
     let config = std::env::temp_dir().join(format!("mcpscope-keylat-{}", std::process::id()));
     std::fs::create_dir_all(&config).expect("config dir");
@@ -106,7 +109,22 @@ fn main() {
     // Let the store fill a little before measuring.
     std::thread::sleep(Duration::from_secs(2));
 
-    let focus = [("2", "┏ 2 Timeline"), ("1", "┏ 1 Progress")];
+    let mut focus = [("2", "┏ 2 Timeline"), ("1", "┏ 1 Progress")];
+    if scope {
+        t.key("9");
+        if t.wait(Duration::from_secs(5), |s| {
+            s.contains("┏ 9 Scope · 10 s per width")
+        })
+        .is_none()
+        {
+            eprintln!("the Scope did not show; last screen:\n{}", t.capture());
+            std::process::exit(1);
+        }
+        focus = [
+            ("-", "┏ 9 Scope · 20 s per width"),
+            ("+", "┏ 9 Scope · 10 s per width"),
+        ];
+    }
     let mut lat = Vec::with_capacity(samples);
     for i in 0..samples {
         let (key, shown) = focus[i % 2];
@@ -140,7 +158,8 @@ fn main() {
     let p90 = ms(lat[(lat.len() * 9 / 10).min(lat.len() - 1)]);
     let worst = ms(*lat.last().expect("samples"));
     println!(
-        "key → screen latency during a flood ({samples} focus keys, {W}×{H}, store at {events} events)"
+        "key → screen latency during a flood ({samples} {} keys, {W}×{H}, store at {events} events)",
+        if scope { "Scope zoom" } else { "focus" }
     );
     println!(
         "  median {median:.1} ms · p90 {p90:.1} ms · worst {worst:.1} ms (budget: median ≤ 50 ms)"

@@ -6,7 +6,10 @@
 //! measured frames. A second pair of traces looks like a Streamable HTTP
 //! session (every event on a `post:N` channel, an HTTP exchange per 100
 //! events: 10,000 Network rows at 1M) for the Network pane, the channel
-//! column and the timeline narrowed to one channel. Uses ratatui's
+//! column and the timeline narrowed to one channel. The Scope view is
+//! measured following the live edge, with the whole session on screen
+//! (every event binned into the columns), and over HTTP with a lane per
+//! stream. Uses ratatui's
 //! TestBackend: this measures our work (views, formatting, layout), not a
 //! terminal's.
 //!
@@ -187,7 +190,7 @@ fn main() {
 
     println!("frame at {W}x{H}            1,000 events   1,000,000 events   ratio");
     // (name, HTTP trace?, actions before measuring)
-    let scenarios: [(&str, bool, &[Action]); 8] = [
+    let scenarios: [(&str, bool, &[Action]); 11] = [
         ("following (default)", false, &[]),
         (
             "timeline filter: progress",
@@ -246,6 +249,17 @@ fn main() {
                 Action::ShowChannel,
                 Action::Bottom,
             ],
+        ),
+        ("scope, following (10 s)", false, &[Action::FocusScope]),
+        (
+            "scope, whole session",
+            false,
+            &[Action::FocusScope, Action::ZoomFit],
+        ),
+        (
+            "HTTP: scope with streams",
+            true,
+            &[Action::FocusScope, Action::ZoomFit, Action::ToggleStreams],
         ),
     ];
     let mut worst = 0.0f64;

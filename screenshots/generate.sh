@@ -2,12 +2,12 @@
 # Regenerate the README screenshots: real renders of the real app (main
 # screen, raw, logs, a finished run, 80x24 tabs, the Findings pane, the
 # Network pane of an HTTP session, `attach` on a live proxy session, a form,
-# tasks).
+# tasks, the Scope view).
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), narrow, findings, network,
-#                                        # attach, form, task, browse (task and
+#                                        # attach, form, task, browse, scope (task and
 #                                        # browse need the test peers:
 #                                        # tests/peers/install.sh)
 #
@@ -38,7 +38,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network attach form task browse} "
+STEPS=" ${*:-demo narrow findings network attach form task browse scope} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -250,4 +250,20 @@ keys -l A
 wait_for 'Alice'
 shot prompt-form 100 30
 fi
+fi
+
+if want scope; then
+# 12. Scope: the session on a time axis. Interleaved calls, a buffered
+#     burst (fault_buffered: every tick just before the response), progress
+#     after the response (fault_after_response), logs by level; once all
+#     have ended, the whole session fitted to the screen.
+start 160 48 "--run 'upload_file {\"size_bytes\": 4194304, \"chunk_bytes\": 262144, \"delay_ms\": 150}' \
+      --run 'fault_buffered {}' --run 'fault_after_response {}' \
+      --run 'build_report {\"tasks\": 6, \"delay_ms\": 400}'"
+wait_for 'build_report .*done in' 60
+wait_for 'fault_buffered .*done in' 60
+wait_for ' 0 in flight' 60
+keys 9 w
+wait_for '┏ 9 Scope .* per width'
+shot scope 160 48
 fi

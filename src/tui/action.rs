@@ -27,6 +27,7 @@ pub enum Action {
     FocusRaw,
     FocusFindings,
     FocusNetwork,
+    FocusScope,
     Zoom,
     Up,
     Down,
@@ -84,6 +85,15 @@ pub enum Action {
     Open,
     Subscribe,
     Refresh,
+    ZoomIn,
+    ZoomOut,
+    ZoomFit,
+    PanLeft,
+    PanRight,
+    CursorLeft,
+    CursorRight,
+    ShowEvent,
+    ToggleStreams,
 }
 
 impl Action {
@@ -128,6 +138,7 @@ impl Action {
             FocusRaw => "focus Raw",
             FocusFindings => "focus Findings",
             FocusNetwork => "focus Network (HTTP exchanges)",
+            FocusScope => "focus Scope (the session on a time axis)",
             Zoom => "zoom the focused pane to full screen (again to restore)",
             Up => "move up / scroll up",
             Down => "move down / scroll down",
@@ -189,6 +200,15 @@ impl Action {
             Open => "read the resource, or fill the template's or prompt's form",
             Subscribe => "subscribe to the resource (again: unsubscribe); updates count on it",
             Refresh => "list again (every page)",
+            ZoomIn => "time scale: less time per screen width (down to 1 ms)",
+            ZoomOut => "time scale: more time per screen width (up to 10 minutes)",
+            ZoomFit => "time scale: the whole session on one screen",
+            PanLeft => "look earlier by half a screen (stops following)",
+            PanRight => "look later by half a screen (reaching the live edge follows it)",
+            CursorLeft => "cursor one column earlier",
+            CursorRight => "cursor one column later",
+            ShowEvent => "show the event under the cursor in Timeline and Raw",
+            ToggleStreams => "HTTP: a lane per stream (channel), or not",
         }
     }
 }

@@ -132,6 +132,10 @@ impl App {
                 follow: true,
                 ..NetworkState::default()
             },
+            scope: super::panes::scope::ScopeState {
+                wall: opts.wall_start,
+                ..Default::default()
+            },
         };
         App {
             shell,
@@ -529,6 +533,7 @@ impl App {
             FocusRaw => vec![Command::Focus(Pane::Raw)],
             FocusFindings => vec![Command::Focus(Pane::Findings)],
             FocusNetwork => vec![Command::Focus(Pane::Network)],
+            FocusScope => vec![Command::Focus(Pane::Scope)],
             Zoom => {
                 self.shell.zoom = !self.shell.zoom;
                 Vec::new()
@@ -581,6 +586,8 @@ impl App {
             }
             ShowFrame => self.panes.findings.show_frame(),
             ShowChannel => self.panes.network.show_channel(),
+            ZoomIn | ZoomOut | ZoomFit | PanLeft | PanRight | CursorLeft | CursorRight
+            | ShowEvent | ToggleStreams => self.panes.scope.apply(action, &cx),
             ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }

@@ -104,6 +104,10 @@ pub async fn attach(name: Option<&str>) -> i32 {
         runs: Vec::new(),
         live: false,
         playback: None,
+        wall_start: Some(super::panes::scope::WallStart {
+            unix_us: entry.started_ms.saturating_mul(1000),
+            exact: true,
+        }),
     };
     let mut app = super::App::new(trace.clone(), opts);
     app.on_msg(action::Msg::Notice(format!(

@@ -52,6 +52,9 @@ pub enum Command {
         k: usize,
         n: usize,
     },
+    /// Timeline and Raw: select event `seq` (the Scope's cursor), dropping
+    /// a filter that hides it, and focus the Timeline.
+    ShowSeq(u64),
     /// Logs: unfold the entry's data.
     Expand(u64),
     /// Raw: put the frame shown on the clipboard.
@@ -78,6 +81,7 @@ impl Command {
         matches!(
             self,
             Command::ShowFrame { .. }
+                | Command::ShowSeq(_)
                 | Command::Expand(_)
                 | Command::CopyFrame
                 | Command::Answer { .. }

@@ -26,7 +26,7 @@ pub enum Context {
 
 /// The settings file's names of the contexts, in the order an unknown one
 /// lists them.
-const NAMES: [(&str, Context); 12] = [
+const NAMES: [(&str, Context); 13] = [
     ("global", Context::Global),
     ("tools", Context::Pane(Pane::Tools)),
     ("composer", Context::Pane(Pane::Composer)),
@@ -37,6 +37,7 @@ const NAMES: [(&str, Context); 12] = [
     ("raw", Context::Pane(Pane::Raw)),
     ("findings", Context::Pane(Pane::Findings)),
     ("network", Context::Pane(Pane::Network)),
+    ("scope", Context::Pane(Pane::Scope)),
     ("resources", Context::Resources),
     ("prompts", Context::Prompts),
 ];
@@ -64,7 +65,7 @@ impl<'de> Deserialize<'de> for Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 12] = [
+    pub const ALL: [Context; 13] = [
         Context::Global,
         Context::Pane(Pane::Tools),
         Context::Resources,
@@ -77,6 +78,7 @@ impl Context {
         Context::Pane(Pane::Raw),
         Context::Pane(Pane::Findings),
         Context::Pane(Pane::Network),
+        Context::Pane(Pane::Scope),
     ];
 
     pub fn title(self) -> &'static str {
@@ -235,6 +237,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["6"], FocusComposer),
         (Global, &["7"], FocusFindings),
         (Global, &["8"], FocusNetwork),
+        (Global, &["9"], FocusScope),
         (Global, &["z"], Zoom),
         (Global, &["up", "k"], Up),
         (Global, &["down", "j"], Down),
@@ -311,6 +314,16 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Context::Pane(Pane::Findings), &["enter"], ShowFrame),
         (Context::Pane(Pane::Network), &["enter"], ShowChannel),
         (Context::Pane(Pane::Network), &["f"], Follow),
+        (Context::Pane(Pane::Scope), &["+", "="], ZoomIn),
+        (Context::Pane(Pane::Scope), &["-"], ZoomOut),
+        (Context::Pane(Pane::Scope), &["w"], ZoomFit),
+        (Context::Pane(Pane::Scope), &["left", "h"], CursorLeft),
+        (Context::Pane(Pane::Scope), &["right", "l"], CursorRight),
+        (Context::Pane(Pane::Scope), &["[", "H"], PanLeft),
+        (Context::Pane(Pane::Scope), &["]", "L"], PanRight),
+        (Context::Pane(Pane::Scope), &["f"], Follow),
+        (Context::Pane(Pane::Scope), &["enter"], ShowEvent),
+        (Context::Pane(Pane::Scope), &["s"], ToggleStreams),
     ]
 };
 
@@ -371,6 +384,10 @@ pub const HINTS: &[(Context, &[Action])] = {
         (
             Context::Pane(Pane::Network),
             &[ShowChannel, Follow, Up, Down],
+        ),
+        (
+            Context::Pane(Pane::Scope),
+            &[ZoomIn, ZoomOut, CursorRight, PanRight, ShowEvent, Follow],
         ),
     ]
 };
@@ -470,7 +487,7 @@ mod tests {
             e.to_string().contains(
                 "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
                  `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
-                 `resources`, `prompts`"
+                 `scope`, `resources`, `prompts`"
             ),
             "{e}"
         );

@@ -130,6 +130,11 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         l.panes.push((Pane::Network, network));
         lower = rest;
     }
+    if st.shell.focus == Pane::Scope {
+        // The time axis wants width: the Scope takes the lists and Raw.
+        l.panes.push((Pane::Scope, lower));
+        return l;
+    }
     let (lists, raw) = cols(lower, lower.width * 13 / 20);
     if !st.panes.findings.list.is_empty() || st.shell.focus == Pane::Findings {
         let (timeline, rest) = rows(lists, lists.height / 2);

@@ -171,6 +171,10 @@ pub async fn replay(path: &Path) -> i32 {
             runs: Vec::new(),
             live: false,
             playback: Some(playback),
+            wall_start: header
+                .get("started")
+                .and_then(serde_json::Value::as_str)
+                .and_then(panes::scope::WallStart::parse_rfc3339),
         };
         let mut app = App::new(trace.clone(), opts);
         app.on_msg(action::Msg::Notice(match &damage {
@@ -334,6 +338,7 @@ impl Setup {
             runs: self.runs,
             live: true,
             playback: None,
+            wall_start: panes::scope::WallStart::now_minus(trace.now_us()),
         };
         // mcpscope is the client here: a tokenless call or a cancel the
         // user asked for in the composer or with the cancel key is no finding.

@@ -13,10 +13,12 @@ pub enum Pane {
     Findings,
     /// HTTP exchanges; offered once the session has any.
     Network,
+    /// The session on a time axis, one lane per call.
+    Scope,
 }
 
 impl Pane {
-    pub const ORDER: [Pane; 8] = [
+    pub const ORDER: [Pane; 9] = [
         Pane::Progress,
         Pane::Timeline,
         Pane::Logs,
@@ -25,6 +27,7 @@ impl Pane {
         Pane::Composer,
         Pane::Findings,
         Pane::Network,
+        Pane::Scope,
     ];
 
     pub fn title(self) -> &'static str {
@@ -37,6 +40,7 @@ impl Pane {
             Pane::Composer => "Composer",
             Pane::Findings => "Findings",
             Pane::Network => "Network",
+            Pane::Scope => "Scope",
         }
     }
 

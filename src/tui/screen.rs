@@ -63,6 +63,7 @@ impl<'a> View<'a> {
             Pane::Composer => &ps.composer,
             Pane::Findings => &ps.findings,
             Pane::Network => &ps.network,
+            Pane::Scope => &ps.scope,
         }
     }
 

@@ -28,6 +28,8 @@ mod network;
 mod progress;
 mod raw;
 mod replay;
+mod scope;
+mod scope_e2e;
 mod shell;
 mod snapshots;
 mod tasks;

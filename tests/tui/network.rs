@@ -181,10 +181,10 @@ fn the_network_pane_is_offered_only_to_http_sessions() {
     assert!(!app.view().offers(Pane::Network));
     assert!(!app.view().shows_channels());
     assert!(!app.view().tabs().any(|p| p == Pane::Network));
-    // Tab never lands on it…
+    // Tab never lands on it (Scope follows Findings)…
     app.apply(Action::FocusFindings);
     app.apply(Action::FocusNext);
-    assert_eq!(app.shell.focus, Pane::Progress);
+    assert_eq!(app.shell.focus, Pane::Scope);
     app.apply(Action::FocusPrev);
     assert_eq!(app.shell.focus, Pane::Findings);
     // …but its key shows it (with nothing in it).

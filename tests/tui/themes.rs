@@ -262,7 +262,7 @@ fn ask(app: &mut App, sc: &Scenario) {
 /// and cell it was seen at and how often.
 type Failures = std::collections::BTreeMap<String, (String, usize)>;
 
-const FOCUS: [Action; 8] = [
+const FOCUS: [Action; 9] = [
     Action::FocusProgress,
     Action::FocusTimeline,
     Action::FocusLogs,
@@ -271,6 +271,7 @@ const FOCUS: [Action; 8] = [
     Action::FocusComposer,
     Action::FocusFindings,
     Action::FocusNetwork,
+    Action::FocusScope,
 ];
 
 /// Render every screen of one app at every size; the failures found.

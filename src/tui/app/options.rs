@@ -2,6 +2,7 @@
 
 use crate::tui::keymap::Keymap;
 use crate::tui::panes::composer::ServerCli;
+use crate::tui::panes::scope::WallStart;
 use crate::tui::replay::Playback;
 use crate::tui::theme::Theme;
 use serde_json::Value;
@@ -25,6 +26,8 @@ pub struct AppOptions {
     pub live: bool,
     /// The playback feeding the trace, for `mcpscope replay FILE`.
     pub playback: Option<Playback>,
+    /// When the session started by the wall clock (the Scope's readout).
+    pub wall_start: Option<WallStart>,
 }
 
 impl Default for AppOptions {
@@ -43,6 +46,7 @@ impl Default for AppOptions {
             runs: Vec::new(),
             live: true,
             playback: None,
+            wall_start: None,
         }
     }
 }

@@ -84,6 +84,11 @@ impl App {
         p.timeline.rebuilding = !tl;
         done &= tl;
         done &= p.logs.view.sync(store, SYNC_BUDGET as usize);
+        let marks = (p.scope.index.marks(), p.scope.index.dropped);
+        done &= p.scope.index.sync(store, SYNC_BUDGET);
+        if (p.scope.index.marks(), p.scope.index.dropped) != marks {
+            self.dirty = true;
+        }
         let exchanges = p.network.view.len();
         done &= p.network.view.sync(store, SYNC_BUDGET);
         if p.network.view.len() != exchanges {
@@ -114,6 +119,7 @@ impl App {
             h(Pane::Tools),
             h(Pane::Findings),
             h(Pane::Network),
+            h(Pane::Scope),
         ];
         let raw_width = layout::inner_width(&v, Pane::Raw).saturating_sub(1);
         let p = &mut self.panes;
@@ -123,6 +129,7 @@ impl App {
         p.tools.settle(rows[3]);
         p.findings.settle(rows[4]);
         p.network.settle(rows[5]);
+        p.scope.settle(rows[6]);
         let seq = target(p, store);
         let raw_remade = p.raw.refresh(store, seq, raw_width);
         if timing_moved || raw_remade {
@@ -170,6 +177,22 @@ impl App {
                 }
                 self.shell.notice = Some(shown(seq, rule, k, n, cleared));
             }
+            Command::ShowSeq(seq) => match self.panes.timeline.show_seq(store, seq) {
+                Some(cleared) => {
+                    self.panes.raw.source = Pane::Timeline;
+                    self.focus(Pane::Timeline);
+                    self.shell.notice = Some(if cleared {
+                        format!(
+                            "event #{seq} in Timeline and Raw (the timeline's filter was dropped)"
+                        )
+                    } else {
+                        format!("event #{seq} in Timeline and Raw (9 goes back to the Scope)")
+                    });
+                }
+                None => {
+                    self.shell.notice = Some(format!("event #{seq} was evicted from memory"));
+                }
+            },
             Command::Expand(seq) => self.panes.logs.expand(store, seq),
             Command::CopyFrame => {
                 let cmds = self.panes.raw.copy(store);

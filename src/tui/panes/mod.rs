@@ -9,6 +9,7 @@ pub mod logs;
 pub mod network;
 pub mod progress;
 pub mod raw;
+pub mod scope;
 pub mod timeline;
 pub mod tools;
 
@@ -26,6 +27,7 @@ pub struct Panes {
     pub composer: composer::Composer,
     pub findings: findings::FindingsState,
     pub network: network::NetworkState,
+    pub scope: scope::ScopeState,
 }
 
 /// What a pane's input handling may read besides its own state.
@@ -82,6 +84,7 @@ impl Panes {
             Pane::Composer => &mut self.composer,
             Pane::Findings => &mut self.findings,
             Pane::Network => &mut self.network,
+            Pane::Scope => &mut self.scope,
         }
     }
 }

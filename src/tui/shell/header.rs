@@ -339,26 +339,62 @@ fn cut(s: &str, cols: usize) -> String {
 /// Where `draw_tabs` puts each tab: its label, then one space.
 pub fn tab_spans(area: Rect, st: &View) -> Vec<(Pane, u16, u16)> {
     let mut x = area.x;
-    st.tabs()
-        .map(|p| {
-            let w = crate::tui::chrome::tab_label(p).width() as u16 + 1;
+    tab_labels(st, area.width)
+        .into_iter()
+        .map(|(p, label)| {
+            let w = label.width() as u16 + 1;
             x += w;
             (p, x - w, x)
         })
         .collect()
 }
 
+/// The tab bar's labels: every pane's full name, padded, where they all
+/// fit in `width`; else unpadded; else the focused tab keeps its name and
+/// the others shorten to three letters, or to their number alone.
+pub fn tab_labels(st: &View, width: u16) -> Vec<(Pane, String)> {
+    let focus = st.shell.focus;
+    let padded = |p: Pane| crate::tui::chrome::tab_label(p);
+    let tiers: [&dyn Fn(Pane) -> String; 4] = [
+        &padded,
+        &|p| format!("{} {}", p.number(), p.title()),
+        &|p| {
+            if p == focus {
+                padded(p)
+            } else {
+                format!("{} {}", p.number(), &p.title()[..3])
+            }
+        },
+        &|p| {
+            if p == focus {
+                padded(p)
+            } else {
+                p.number().to_string()
+            }
+        },
+    ];
+    let mut out = Vec::new();
+    for label in tiers {
+        out = st.tabs().map(|p| (p, label(p))).collect::<Vec<_>>();
+        let w: usize = out.iter().map(|(_, l)| l.width() + 1).sum();
+        if w <= width as usize + 1 {
+            break;
+        }
+    }
+    out
+}
+
 /// The tab bar of the narrow layout.
 pub fn draw_tabs(f: &mut Frame, area: Rect, st: &View) {
     let t = &st.shell.theme;
     let mut spans = Vec::new();
-    for p in st.tabs() {
+    for (p, label) in tab_labels(st, area.width) {
         let style = if p == st.shell.focus {
             t.selected().add_modifier(Modifier::BOLD)
         } else {
             t.muted()
         };
-        spans.push(Span::styled(crate::tui::chrome::tab_label(p), style));
+        spans.push(Span::styled(label, style));
         spans.push(Span::raw(" "));
     }
     f.render_widget(Paragraph::new(Line::from(spans)).style(t.base()), area);

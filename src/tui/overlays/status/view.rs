@@ -58,6 +58,15 @@ fn short(a: Action) -> &'static str {
         Open => "open",
         Subscribe => "(un)subscribe",
         Refresh => "refresh",
+        ZoomIn => "zoom in",
+        ZoomOut => "zoom out",
+        ZoomFit => "fit",
+        PanLeft => "earlier",
+        PanRight => "later",
+        CursorLeft => "cursor",
+        CursorRight => "cursor",
+        ShowEvent => "show event",
+        ToggleStreams => "streams",
         _ => "",
     }
 }

@@ -101,7 +101,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     Body { info, lines, rows }
 }
 
-fn status_color(t: &Theme, s: CallStatus) -> Color {
+pub fn status_color(t: &Theme, s: CallStatus) -> Color {
     match s {
         CallStatus::Running => t.state_running,
         CallStatus::Done => t.state_done,

@@ -1,0 +1,63 @@
+//! End to end: the Scope view in the real binary, in tmux, against the
+//! demo server live (a buffered burst, progress after the response, an
+//! upload interleaved with them), recorded, and the recording replayed.
+//! Synchronisation polls the captured screen with a deadline. Ignored by a
+//! plain `cargo test` (they need tmux): `--include-ignored` runs them.
+
+use crate::common::tmux::{Tmux, assert_restored, require_tmux};
+
+/// The row of the capture whose Scope lane label starts with `label`.
+fn lane<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
+    screen.lines().find(|l| l.contains(&format!("┃{label}")))
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn scope_live_then_replayed() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("scope.jsonl");
+    let t = Tmux::start(
+        "scope",
+        &format!(
+            r#"--record '{}' --run 'upload_file {{"size_bytes": 1048576, "chunk_bytes": 131072, "delay_ms": 120}}' --run 'fault_buffered {{}}' --run 'fault_after_response {{}}'"#,
+            trace.display()
+        ),
+    );
+    // Live, while the calls run: the Scope follows the live edge.
+    t.wait_for("the calls started", 30, |s| {
+        s.contains("fault_after_response")
+    });
+    t.keys(&["9"]);
+    t.wait_for("the Scope focused and following", 20, |s| {
+        s.contains("┏ 9 Scope") && s.contains("following")
+    });
+    t.wait_for("every call done", 60, |s| {
+        s.matches("done in").count() >= 3 && s.contains(" 0 in flight")
+    });
+    // The whole session: each call's lane has its request and its response.
+    t.keys(&["w"]);
+    let s = t.wait_for("the buffered call's lane with its response", 20, |s| {
+        s.contains("┃fault_buffered #")
+    });
+    assert!(s.contains("▶"), "{s}");
+    assert!(s.contains("◆"), "{s}");
+    // Enter on the cursor shows the event in the Timeline and Raw.
+    t.keys(&["Enter"]);
+    t.wait_for("the event shown", 20, |s| s.contains("in Timeline and Raw"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+
+    // The recording replayed: the same lanes, once played to its end.
+    let r = Tmux::start_cmd("scope-replay", &format!("replay '{}'", trace.display()));
+    r.wait_for("the replay open", 30, |s| s.contains("replay"));
+    r.keys(&["E", "9", "w"]);
+    let s = r.wait_for("the replayed lanes", 30, |s| {
+        s.contains("replay ended")
+            && lane(s, "fault_buffered #").is_some()
+            && lane(s, "upload_file #").is_some()
+    });
+    assert!(s.contains("◆"), "{s}");
+    r.keys(&["q"]);
+    assert_restored(&r);
+}
