@@ -12,32 +12,10 @@ use mcpscope::cli::replay::load;
 use mcpscope::trace::record::{Recorder, read_trace};
 use mcpscope::trace::{Dir, Store};
 use serde_json::json;
-use std::time::Instant;
 
-fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut best = f64::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let r = f();
-        best = best.min(t0.elapsed().as_secs_f64());
-        last = Some(r);
-    }
-    (best, last.expect("at least one run"))
-}
-
-/// CPU time of this thread, in seconds: on a shared machine other
-/// processes stretch wall time but not the time this thread computed, so
-/// the ingest ratio is also given in it.
-fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
-}
+#[path = "support/timing.rs"]
+mod timing;
+use timing::{best, thread_cpu};
 
 /// The trace half, in its own process: prints read seconds, events read,
 /// check seconds, findings and calls.
