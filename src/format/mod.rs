@@ -7,7 +7,8 @@ mod numbers;
 mod progress;
 
 pub use numbers::{
-    bytes, duration, duration_fine, duration_prose, millis_exact, num, rate, rel_ms, timeout_secs,
+    bytes, duration, duration_fine, duration_prose, millis_exact, num, rate, rel_ms, thousands,
+    timeout_secs,
 };
 pub use progress::progress;
 

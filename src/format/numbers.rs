@@ -12,6 +12,19 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// A count with thousands separators: `1,927,097`.
+pub fn thousands(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// Milliseconds relative to the session start, fixed width for columns:
 /// `    1503.2`.
 pub fn rel_ms(t_us: u64) -> String {
@@ -112,6 +125,11 @@ mod tests {
         assert_eq!(num(-0.0), "0");
         assert_eq!(num(1e20), "100000000000000000000");
         assert_eq!(num(f64::NAN), "NaN");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_927_097), "1,927,097");
+        assert_eq!(thousands(100_000), "100,000");
         assert_eq!(rate(250.4), "250");
         assert_eq!(rate(12.53), "12.5");
         assert_eq!(rate(0.254), "0.25");

@@ -161,7 +161,7 @@ impl Action {
             MaxUp => "longer max timeout",
             ToggleRawMode => "switch between tools/call and a raw JSON-RPC message",
             ResetArgs => "refill the arguments from the tool's input schema",
-            CopyCommand => "copy the equivalent `mcpscope call` command (OSC 52)",
+            CopyCommand => "copy the equivalent `mcpscope call` command (OSC 52, or tmux's buffer)",
             ToggleTask => "run the call as a task or not (tools whose taskSupport is optional)",
             CancelCall => {
                 "cancel the selected call (notifications/cancelled; tasks/cancel once it runs as a task)"
@@ -181,7 +181,7 @@ impl Action {
             Search => "search in the frame",
             NextMatch => "next match",
             PrevMatch => "previous match",
-            Copy => "copy the frame to the clipboard (OSC 52)",
+            Copy => "copy the frame to the clipboard (OSC 52, or tmux's buffer)",
             ShowFrame => "show the finding's frame in Timeline and Raw (again: its next frame)",
             Details => "details of the selected call: timing statistics",
             AnswerInput => {
@@ -248,8 +248,12 @@ pub enum Effect {
     SetRoots(Vec<String>),
     /// Open a URL in the user's browser (`xdg-open`, `open` on macOS).
     OpenUrl(String),
-    /// Put text on the clipboard with OSC 52.
-    Copy(String),
+    /// Put `text` on the clipboard (see `tui::clipboard`); `what` names it
+    /// in the notice that says where it went.
+    Copy {
+        text: String,
+        what: String,
+    },
     /// A request of the Resources or Prompts tab (or a completion).
     Browse(super::browse::Req),
     Quit,

@@ -20,6 +20,7 @@ pub mod attach;
 pub mod browse;
 pub mod calls;
 pub mod chrome;
+pub mod clipboard;
 pub mod command;
 pub mod cursor;
 pub mod exit;

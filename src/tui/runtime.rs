@@ -15,7 +15,6 @@ use super::ui;
 use crate::checks::LiveChecks;
 use crate::client::{ClientError, Session};
 use crate::protocol::views::LogLevel;
-use base64::Engine as _;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
@@ -146,12 +145,24 @@ impl Executor {
                 }
                 return None;
             }
-            Effect::Copy(text) => {
-                // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard.
-                let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-                let out = term.backend_mut();
-                let _ = write!(out, "\x1b]52;c;{b64}\x07");
-                let _ = out.flush();
+            Effect::Copy { text, what } => {
+                use super::clipboard::{self, Landed};
+                let bytes = text.len();
+                if clipboard::in_tmux() {
+                    // Inside tmux an application's OSC 52 is dropped by
+                    // default: tmux is handed the text, off the UI thread,
+                    // and its answer is the notice.
+                    let tx = self.tx.clone();
+                    std::thread::spawn(move || {
+                        let landed = clipboard::via_tmux(&text);
+                        let _ = tx.send(Msg::Notice(landed.notice(&what, bytes)));
+                    });
+                } else {
+                    let out = term.backend_mut();
+                    let _ = write!(out, "{}", clipboard::osc52(&text));
+                    let _ = out.flush();
+                    now.push(Msg::Notice(Landed::Osc52.notice(&what, bytes)));
+                }
             }
             Effect::OpenUrl(url) => {
                 let tx = self.tx.clone();

@@ -77,7 +77,13 @@ fn composer_prefills_validates_and_sends() {
         r#"mcpscope call --demo --tool echo --args '{"text":"hey"}' --token auto-int --log-level debug --timeout 30"#
     );
     let copied = app.apply(Action::CopyCommand);
-    assert_eq!(copied, vec![Effect::Copy(cmd)]);
+    assert_eq!(
+        copied,
+        vec![Effect::Copy {
+            text: cmd,
+            what: "the command line".into()
+        }]
+    );
 
     // Arguments typed for a tool survive switching away and back.
     app.apply(Action::FocusTools);
@@ -246,7 +252,7 @@ fn copied_command_runs_the_same_stdio_call_without_secrets() {
     );
 
     let copied = app.apply(Action::CopyCommand);
-    let [Effect::Copy(cmd)] = &copied[..] else {
+    let [Effect::Copy { text: cmd, .. }] = &copied[..] else {
         panic!("{copied:?}")
     };
     for secret in ["s3cret", "t0k", "hunter2"] {

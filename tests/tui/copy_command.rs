@@ -60,7 +60,7 @@ fn the_copied_command_quotes_control_characters_and_reads_back_exactly() {
     };
 
     let copied = app.apply(Action::CopyCommand);
-    let [Effect::Copy(cmd)] = copied.as_slice() else {
+    let [Effect::Copy { text: cmd, .. }] = copied.as_slice() else {
         panic!("one copy effect: {copied:?}");
     };
     assert_eq!(raw_controls(cmd), Vec::<char>::new(), "{cmd:?}");

@@ -697,3 +697,43 @@ fn a_slow_answer_does_not_time_the_call_out() {
     t.keys(&["q"]);
     assert_restored(&t);
 }
+
+/// `y` inside tmux: under tmux's default `set-clipboard external` an
+/// application's OSC 52 is dropped, so the frame goes through tmux's own
+/// buffer, and the notice says where it landed — also when set-clipboard
+/// is off and only the paste buffer has it.
+#[test]
+#[ignore = "needs tmux"]
+fn copy_inside_tmux_lands_in_tmuxs_buffer_and_says_so() {
+    require_tmux();
+    let t = Tmux::start("clip", r#"--run 'echo {"text": "on the clipboard"}'"#);
+    t.wait_for("the echo call done", 30, |s| s.contains("done in"));
+    // The Raw pane follows the newest frame: the echo's response.
+    t.keys(&["4"]);
+    t.wait_for("the echo response in Raw", 10, |s| {
+        s.contains("on the clipboard")
+    });
+    t.keys(&["y"]);
+    let said = t.wait_for("the copy notice", 10, |s| {
+        s.contains("tmux's paste buffer and the clipboard")
+    });
+    assert!(!said.contains("OSC 52"), "{said}");
+    let buffer = t.cmd(&["show-buffer"]).output().expect("tmux show-buffer");
+    let buffer = String::from_utf8_lossy(&buffer.stdout);
+    assert!(buffer.contains("on the clipboard"), "{buffer}");
+    assert!(buffer.contains("\"jsonrpc\""), "{buffer}");
+
+    assert!(
+        t.cmd(&["set-option", "-g", "set-clipboard", "off"])
+            .status()
+            .expect("tmux set-option")
+            .success()
+    );
+    t.keys(&["y"]);
+    let only = t.wait_for("the buffer-only notice", 10, |s| {
+        s.contains("paste buffer only")
+    });
+    assert!(only.contains("set-clipboard"), "{only}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}

@@ -31,6 +31,13 @@ fn raw_pane_searches_and_switches_to_exact_bytes() {
         .text()
         .into_owned();
     assert_eq!(shown, frame, "exact bytes, cut into lines only");
+    let seq = app.panes.raw.seq.unwrap();
     let copied = app.apply(Action::Copy);
-    assert_eq!(copied, vec![Effect::Copy(frame)]);
+    assert_eq!(
+        copied,
+        vec![Effect::Copy {
+            text: frame,
+            what: format!("frame #{seq}")
+        }]
+    );
 }

@@ -81,10 +81,10 @@ impl Composer {
             Action::ToggleTask => return self.toggle_task(tools),
             Action::CopyCommand => {
                 let cmd = self.command(tools, server_cli);
-                return vec![
-                    Command::Notice("copied the command line (OSC 52)".into()),
-                    Command::Effect(Effect::Copy(cmd)),
-                ];
+                return vec![Command::Effect(Effect::Copy {
+                    text: cmd,
+                    what: "the command line".into(),
+                })];
             }
             _ => {}
         }

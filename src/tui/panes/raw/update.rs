@@ -127,14 +127,10 @@ impl RawState {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        vec![
-            Command::Notice(format!(
-                "copied frame #{} ({} bytes, OSC 52)",
-                self.seq.unwrap_or(0),
-                text.len()
-            )),
-            Command::Effect(Effect::Copy(text)),
-        ]
+        vec![Command::Effect(Effect::Copy {
+            text,
+            what: format!("frame #{}", self.seq.unwrap_or(0)),
+        })]
     }
 }
 
