@@ -170,41 +170,6 @@ impl EventRef<'_> {
     }
 }
 
-/// Events of a seq range in order (`Store::range`): a plain walk through
-/// each chunk's events, which the live checks and the printers run per event.
-pub struct Range<'a> {
-    store: &'a Store,
-    chunk: usize,
-    i: usize,
-    hi: usize,
-    to: u64,
-}
-
-impl<'a> Iterator for Range<'a> {
-    type Item = EventRef<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<EventRef<'a>> {
-        loop {
-            if self.i < self.hi {
-                let c = &self.store.chunks[self.chunk];
-                self.i += 1;
-                return Some(self.store.event_ref(c, self.i - 1));
-            }
-            // The chunk is done: the next starts at its first event.
-            if self.chunk >= self.store.chunks.len() {
-                return None;
-            }
-            self.chunk += 1;
-            let from = self.store.chunks.get(self.chunk)?.first_seq;
-            (self.i, self.hi) = self.store.span(self.chunk, from, self.to);
-            if self.i >= self.hi {
-                return None;
-            }
-        }
-    }
-}
-
 /// What the session engine must act on after an append.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Route {
@@ -385,38 +350,6 @@ impl Store {
             flags: m.flags,
             bytes: &chunk.bytes[start as usize..m.end as usize],
             progress,
-        }
-    }
-
-    /// Events with `from <= seq < to`, skipping evicted ones. Walks the chunks
-    /// in order (one search for the first event, none per event), so scanning
-    /// consumers — checks, printers, recorders — pay nothing per lookup.
-    pub fn range(&self, from: u64, to: u64) -> Range<'_> {
-        let from = from.max(self.first_seq());
-        let to = to.min(self.next_seq);
-        let chunk = if from < to {
-            self.chunks.partition_point(|c| c.first_seq <= from) - 1
-        } else {
-            self.chunks.len()
-        };
-        let (i, hi) = self.span(chunk, from, to);
-        Range {
-            store: self,
-            chunk,
-            i,
-            hi,
-            to,
-        }
-    }
-
-    /// The events of chunk `k` (if any) with `from <= seq < to`, as indexes.
-    fn span(&self, k: usize, from: u64, to: u64) -> (usize, usize) {
-        match self.chunks.get(k) {
-            Some(c) => {
-                let hi = (to.saturating_sub(c.first_seq) as usize).min(c.events.len());
-                ((from.saturating_sub(c.first_seq) as usize).min(hi), hi)
-            }
-            None => (0, 0),
         }
     }
 
@@ -917,5 +850,8 @@ impl Store {
     }
 }
 
+mod range;
 #[cfg(test)]
 mod tests;
+
+pub use range::Range;
