@@ -126,7 +126,16 @@ pub struct CallOpts {
     /// Record the session as a JSONL trace.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Keep listening this long after the response before disconnecting.
+    /// Default: 200 over Streamable HTTP while the server keeps its GET
+    /// stream open (what it sends there, logs included, has no order
+    /// relative to the response), 0 otherwise.
+    #[arg(long, value_name = "MS")]
+    pub settle_ms: Option<u64>,
 }
+
+/// How long `call` listens after the response where streams race.
+const HTTP_SETTLE: Duration = Duration::from_millis(200);
 
 /// `--args` merged with each `-a key=value`.
 pub fn build_args(json: Option<&str>, pairs: &[String]) -> Result<Value, UsageError> {
@@ -249,8 +258,23 @@ where
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
     printer.say_era(server.protocol == "auto");
+    let settle = opts.settle_ms.map(Duration::from_millis);
+    let run = async {
+        let code = work(session.clone(), printer.clone()).await;
+        let settle = settle.unwrap_or(if session.has_standalone_stream() {
+            HTTP_SETTLE
+        } else {
+            Duration::ZERO
+        });
+        // After a call that ran (not after a failure or a timeout): what is
+        // still in flight on the other streams is printed and recorded.
+        if matches!(code, 0 | 1) && !settle.is_zero() {
+            tokio::time::sleep(settle).await;
+        }
+        code
+    };
     let code = tokio::select! {
-        code = work(session.clone(), printer.clone()) => code,
+        code = run => code,
         stop = signals.recv() => {
             cancel_in_flight(&session, stop);
             stop.code

@@ -265,6 +265,12 @@ impl Session {
         &self.trace
     }
 
+    /// Over Streamable HTTP, whether a server-to-client stream besides each
+    /// request's own is open (see `HttpTransport::has_standalone_stream`).
+    pub fn has_standalone_stream(&self) -> bool {
+        matches!(&self.transport, Link::Http(h) if h.has_standalone_stream())
+    }
+
     pub fn options(&self) -> &ClientOptions {
         &self.opts
     }

@@ -196,6 +196,56 @@ fn progress(p: u32) -> String {
     )
 }
 
+/// Streamable HTTP orders nothing between streams: a log the server sends on
+/// its standalone GET stream can arrive after the response on the POST
+/// stream (rmcp sends its logs there). `call` keeps listening a moment after
+/// the response, so that log is printed and recorded, not lost.
+#[test]
+fn log_on_the_get_stream_after_the_response_is_kept() {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let get = std::sync::Mutex::new(Some(rx));
+    let tx = std::sync::Mutex::new(tx);
+    let port = raw_server(move |req| match req.json()["method"].as_str() {
+        Some("initialize" | "notifications/initialized") => init_or(req, |_| Reply::Hang),
+        Some("tools/call") => {
+            let tx = tx.lock().unwrap().clone();
+            // The server's log leaves 50 ms after its response: what the
+            // client sees when the two streams are scheduled that way.
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"raw","data":"late on GET"}}"#;
+                let _ = tx.send(format!("data: {log}\n\n"));
+            });
+            Reply::Body(
+                200,
+                "application/json",
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#.into(),
+            )
+        }
+        _ if req.method == "GET" => match get.lock().unwrap().take() {
+            Some(rx) => Reply::SseLater(rx),
+            None => Reply::Hang,
+        },
+        _ => init_or(req, |_| Reply::Body(400, "text/plain", "unexpected".into())),
+    });
+    let o = call_url(&format!("http://127.0.0.1:{port}/mcp"), &["--tool", "t"])
+        .record()
+        .expect(0);
+    assert_eq!(
+        o.lines("[log]"),
+        vec!["[log] warning raw: late on GET"],
+        "{}",
+        o.stderr
+    );
+    let lines = o.trace();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["ch"] == "get" && l["json"]["params"]["data"] == "late on GET"),
+        "and recorded"
+    );
+}
+
 #[test]
 fn dropped_stream_is_resumed_without_loss_or_duplicates() {
     let port = raw_server(|req| {

@@ -127,6 +127,9 @@ pub enum Reply {
     Sse(String),
     /// Keep the connection open and never answer.
     Hang,
+    /// An SSE stream whose head is sent at once; each string received is
+    /// written as it comes, and the connection closes when the sender drops.
+    SseLater(mpsc::Receiver<String>),
     /// Status, every header but Content-Length (which is added), body.
     With(u16, Vec<(String, String)>, String),
 }
@@ -223,6 +226,26 @@ fn serve_conn(conn: TcpStream, handler: &dyn Fn(&Req) -> Reply) {
             }
             Reply::Hang => {
                 let _ = reader.read(&mut [0u8; 1]);
+                return;
+            }
+            Reply::SseLater(events) => {
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                if out
+                    .write_all(head.as_bytes())
+                    .and_then(|_| out.flush())
+                    .is_err()
+                {
+                    return;
+                }
+                for e in events {
+                    if out
+                        .write_all(e.as_bytes())
+                        .and_then(|_| out.flush())
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
                 return;
             }
         }

@@ -229,6 +229,13 @@ impl HttpTransport {
         self.inner.lock().session_id = None;
     }
 
+    /// Whether the server keeps a standalone GET stream open: what it sends
+    /// there has no order relative to a request's own stream.
+    pub fn has_standalone_stream(&self) -> bool {
+        let st = self.inner.lock();
+        st.get_task.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
     /// End the session: stop streams, DELETE the session if there is one.
     pub async fn shutdown(&self) {
         self.inner.shutdown.send_replace(true);
