@@ -33,6 +33,7 @@ mod retire;
 mod tasks;
 mod tokens;
 mod tools;
+mod trace_context;
 
 pub use retire::{KEEP_FINISHED, MAX_OPEN};
 
@@ -234,8 +235,14 @@ impl Checker {
     /// Every event but incoming progress.
     fn other(&mut self, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
         match ev.dir {
-            Dir::In => self.incoming(ev, out),
-            Dir::Out => self.outgoing(ev, out),
+            Dir::In => {
+                self.incoming(ev, out);
+                self.trace_context(ev, out);
+            }
+            Dir::Out => {
+                self.outgoing(ev, out);
+                self.trace_context(ev, out);
+            }
             Dir::Meta => {
                 let event = ev.event();
                 if let Some(Event::Cancel { request, .. }) = &event {

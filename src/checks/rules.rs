@@ -123,10 +123,12 @@ pub enum Rule {
     ElicitationSchemaInvalid,
     TaskStatusUnknown,
     ServerRequestsUnanswered,
+    TraceContextInvalid,
+    ClientTraceContextInvalid,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 52] = [
+    pub const ALL: [Rule; 54] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -179,6 +181,8 @@ impl Rule {
         Rule::ElicitationSchemaInvalid,
         Rule::TaskStatusUnknown,
         Rule::ServerRequestsUnanswered,
+        Rule::TraceContextInvalid,
+        Rule::ClientTraceContextInvalid,
     ];
 
     pub fn id(self) -> &'static str {
@@ -235,6 +239,8 @@ impl Rule {
             Rule::ElicitationSchemaInvalid => "elicitation-schema-invalid",
             Rule::TaskStatusUnknown => "task-status-unknown",
             Rule::ServerRequestsUnanswered => "server-requests-unanswered",
+            Rule::TraceContextInvalid => "trace-context-invalid",
+            Rule::ClientTraceContextInvalid => "client-trace-context-invalid",
         }
     }
 
@@ -270,7 +276,9 @@ impl Rule {
             | Rule::ToolSchemaInvalid
             | Rule::ToolNameDuplicate
             | Rule::LogInvalid
-            | Rule::ElicitationSchemaInvalid => Severity::Error,
+            | Rule::ElicitationSchemaInvalid
+            | Rule::TraceContextInvalid
+            | Rule::ClientTraceContextInvalid => Severity::Error,
             Rule::ProgressExceedsTotal
             | Rule::ProgressTotalChanged
             | Rule::ProgressFlood
@@ -433,6 +441,12 @@ impl Rule {
             }
             Rule::ServerRequestsUnanswered => {
                 "the server sent requests (sampling, elicitation, roots, ping) faster than they could be answered: more than mcpscope keeps waiting at once went unanswered; a server should wait for answers before asking more"
+            }
+            Rule::TraceContextInvalid => {
+                "a traceparent, tracestate or baggage key in the _meta of a message the server sent does not follow the W3C Trace Context or Baggage format (SEP-414: these keys \"follow W3C Trace Context and W3C Baggage value formats\")"
+            }
+            Rule::ClientTraceContextInvalid => {
+                "a traceparent, tracestate or baggage key in the _meta of a message the client sent does not follow the W3C Trace Context or Baggage format (SEP-414)"
             }
         }
     }

@@ -710,3 +710,63 @@ fn invented_tokens_keep_no_state_and_reused_store_slots_never_mislead() {
     assert_eq!(not_inc.len(), 1, "{not_inc:?}");
     assert_eq!(not_inc[0].token, Some(IdKey::Str("t".into())));
 }
+
+#[test]
+fn trace_context_invalid_in_either_direction() {
+    let good = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"rojo=00f067aa0ba902b7","baggage":"userId=alice"}}}"#;
+    let bad_call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"traceparent":"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"}}}"#;
+    let bad_request = r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list","params":{"_meta":{"baggage":"key with space=1"}}}"#;
+    let bad_result = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"_meta":{"traceparent":"00-00000000000000000000000000000000-00f067aa0ba902b7-01"}}}"#;
+    // Clean: valid keys both ways, and a value that only mentions a key.
+    let mention = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"traceparent baggage"}],"isError":false}}"#;
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", INIT_OK),
+        (2, "out", "stdio", good),
+        (3, "in", "stdio", mention),
+    ]);
+    assert!(only(&f, Rule::TraceContextInvalid).is_empty(), "{f:?}");
+    assert!(
+        only(&f, Rule::ClientTraceContextInvalid).is_empty(),
+        "{f:?}"
+    );
+
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", INIT_OK),
+        (2, "out", "stdio", bad_call),
+        (3, "in", "stdio", bad_request),
+        (4, "in", "stdio", bad_result),
+    ]);
+    let client = only(&f, Rule::ClientTraceContextInvalid);
+    assert_eq!(client.len(), 1, "{f:?}");
+    assert_eq!(client[0].seqs, vec![2]);
+    assert_eq!(client[0].severity, Severity::Error);
+    assert!(
+        client[0].message.contains("_meta.traceparent"),
+        "{}",
+        client[0].message
+    );
+    assert!(
+        client[0].message.contains("lowercase hex"),
+        "{}",
+        client[0].message
+    );
+    let server = only(&f, Rule::TraceContextInvalid);
+    assert_eq!(
+        server.iter().map(|f| f.seqs[0]).collect::<Vec<_>>(),
+        vec![3, 4],
+        "{f:?}"
+    );
+    assert!(
+        server[0].message.contains("_meta.baggage") && server[0].message.contains("roots/list"),
+        "{}",
+        server[0].message
+    );
+    assert!(
+        server[1].message.contains("all zeros")
+            && server[1].message.contains("the result of tools/call"),
+        "{}",
+        server[1].message
+    );
+}
