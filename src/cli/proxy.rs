@@ -45,6 +45,11 @@ pub struct ProxyArgs {
     /// the wire).
     #[arg(long, value_name = "SIZE", value_parser = crate::trace::size::parse_store_size)]
     pub max_store: Option<usize>,
+    /// Accepted for symmetry with the other commands: the proxy never adds a
+    /// `traceparent` (the host's bytes pass unchanged; the host's own one is
+    /// what the server sees and what the checks judge).
+    #[arg(long)]
+    pub no_trace_context: bool,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
     #[arg(

@@ -69,6 +69,10 @@ pub struct ServerArgs {
     /// Keep secrets in recordings (they are redacted by default).
     #[arg(long, help_heading = "Server")]
     pub no_redact: bool,
+    /// Send no W3C `traceparent` in the requests' `_meta` (by default each
+    /// request starts a trace of its own, SEP-414).
+    #[arg(long, help_heading = "Server")]
+    pub no_trace_context: bool,
     #[command(flatten)]
     pub auth: super::auth::AuthArgs,
     /// The stdio server command, after `--`.
@@ -227,6 +231,7 @@ impl ServerArgs {
             probe_timeout: probe,
             listen: self.listen,
             redact: !self.no_redact,
+            trace_context: !self.no_trace_context,
             era,
             revision,
             roots: self.roots.clone(),

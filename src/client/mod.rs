@@ -19,6 +19,7 @@ pub mod options;
 mod pending;
 pub mod tasks;
 pub mod timeout;
+pub mod trace_context;
 pub mod user_wait;
 
 pub use answer::ServerAsk;
@@ -446,7 +447,7 @@ impl Session {
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))
             .map(IdKey::from_value);
-        let params = self.with_envelope(params);
+        let params = self.with_trace_context(self.with_envelope(params));
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
         if let Some(p) = params {
             msg["params"] = p;

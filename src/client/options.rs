@@ -105,6 +105,8 @@ pub struct ClientOptions {
     pub listen: bool,
     /// Redact secrets in what mcpscope itself records (the spawn event's argv and env).
     pub redact: bool,
+    /// Each request carries a fresh W3C `traceparent` in its `_meta`.
+    pub trace_context: bool,
     /// How long `--protocol auto` waits for `server/discover`.
     pub probe_timeout: Duration,
     /// `roots/list` answers (paths or file:// URIs); the capability is declared when non-empty.
@@ -131,6 +133,7 @@ impl Default for ClientOptions {
             probe_timeout: Duration::from_secs(5),
             listen: false,
             redact: true,
+            trace_context: true,
             roots: Vec::new(),
             elicit: None,
             sample: None,

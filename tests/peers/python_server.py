@@ -12,6 +12,9 @@ Tools:
     float_progress {}                         progress 0.5, 1.5, 2.5 of total 3.0
     log_only {}                               logs info + warning, no progress
     echo {text:str}                           returns text unchanged
+    current_trace {}                          the W3C trace id of the span the call runs in (the
+                                              SDK continues the request's _meta.traceparent), or
+                                              "none"
     greet {}                                  elicits a name (default "world"): a mid-call
                                               elicitation/create, or input_required at 2026-07-28
 
@@ -93,6 +96,15 @@ async def log_only(ctx: Context) -> str:
     await log(ctx, "info", "log_only info message")
     await log(ctx, "warning", "log_only warning message")
     return "log_only done"
+
+
+@server.tool()
+def current_trace() -> str:
+    """The trace id of the span this call runs in, as 32 hex digits, or "none"."""
+    from opentelemetry import trace
+
+    span = trace.get_current_span().get_span_context()
+    return format(span.trace_id, "032x") if span.is_valid else "none"
 
 
 @server.tool()

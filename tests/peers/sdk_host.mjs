@@ -6,7 +6,8 @@
 // result), so a run through `mcpscope proxy` can be compared with a direct one.
 //   node sdk_host.mjs TOOL ARGS_JSON CMD [ARGS...]
 // SDK_HOST_SUMMARY=1 prints counts and the call's wall time instead of every
-// notification (for floods: examples/proxy_bench.rs).
+// notification (for floods: examples/proxy_bench.rs); SDK_HOST_META='{...}'
+// is sent as the call's _meta (beside the SDK's progressToken).
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,7 +27,8 @@ const summary = process.env.SDK_HOST_SUMMARY === '1';
 const progress = [];
 let received = 0;
 const t0 = performance.now();
-const result = await client.callTool({ name: tool, arguments: JSON.parse(argsJson) }, undefined, {
+const meta = process.env.SDK_HOST_META ? { _meta: JSON.parse(process.env.SDK_HOST_META) } : {};
+const result = await client.callTool({ name: tool, arguments: JSON.parse(argsJson), ...meta }, undefined, {
   onprogress: (p) => {
     received++;
     if (!summary) progress.push(p);

@@ -18,3 +18,4 @@ mod fastmcp_rmcp;
 mod modern;
 mod proxy;
 mod stdio;
+mod trace_context;

@@ -211,3 +211,77 @@ fn ts_sdk_host_under_a_flood_and_the_recording_keeps_every_frame_in_order() {
     assert_eq!(progress.len(), 50_000);
     assert!(progress.windows(2).all(|w| w[0] < w[1]));
 }
+
+/// The proxy adds no trace context (the bytes pass unchanged): the host's
+/// own `traceparent` reaches the server, which continues the host's trace;
+/// one that breaks the W3C format is the host's finding.
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): TypeScript SDK, Python SDK"]
+fn the_hosts_trace_context_passes_unchanged_and_is_judged() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |meta: &str, trace: &Path| {
+        let mut cmd = Command::new(&ts_host()[0]);
+        cmd.args(&ts_host()[1..])
+            .args(["current_trace", "{}"])
+            .args(proxy::proxied(
+                &support::python_server(),
+                trace,
+                &["--no-trace-context"],
+            ))
+            .env("MCPSCOPE_RUNTIME_DIR", d.path())
+            .env("SDK_HOST_META", meta)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let out = support::finish(cmd.spawn().unwrap());
+        assert_eq!(out.code, 0, "host failed: {}", out.stderr);
+        let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        let call = recorded(trace)
+            .into_iter()
+            .filter(|r| r.dir == "out")
+            .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+            .find(|v| v["method"] == "tools/call")
+            .expect("the call is recorded");
+        let check = support::run(&["check", "--trace", &trace.display().to_string()]);
+        (
+            v["result"]["structuredContent"]["result"].clone(),
+            call,
+            check,
+        )
+    };
+    let good = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let (seen, call, check) = run(
+        &format!(r#"{{"traceparent":"{good}"}}"#),
+        &d.path().join("good.jsonl"),
+    );
+    assert_eq!(
+        seen, "0af7651916cd43dd8448eb211c80319c",
+        "the server continued the host's trace"
+    );
+    assert_eq!(
+        call["params"]["_meta"]["traceparent"], good,
+        "passed as the host sent it"
+    );
+    assert!(
+        !check.stdout.contains("trace-context-invalid"),
+        "{}",
+        check.stdout
+    );
+
+    let bad = "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01";
+    let (_, call, check) = run(
+        &format!(r#"{{"traceparent":"{bad}"}}"#),
+        &d.path().join("bad.jsonl"),
+    );
+    assert_eq!(call["params"]["_meta"]["traceparent"], bad);
+    assert!(
+        check.stdout.contains("client-trace-context-invalid"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        !check.stdout.contains("\ntrace-context-invalid"),
+        "{}",
+        check.stdout
+    );
+}
