@@ -20,7 +20,6 @@ use super::{At, Side, canonical};
 use crate::calls::{Call, Ending};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::views::ProgressView;
 use crate::trace::EventRef;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -162,21 +161,21 @@ impl CallView {
     }
 
     /// A progress notification for it.
-    pub fn progressed(&mut self, p: &ProgressView<'_>, seq: u64) {
+    pub fn progressed(&mut self, progress: f64, total: bool, message: bool, seq: u64) {
         let g = &mut self.progress;
         g.count += 1;
         g.first_seq.get_or_insert(seq);
-        if p.total.is_some() {
+        if total {
             g.with_total += 1;
         }
-        if p.message.is_some() {
+        if message {
             g.with_message += 1;
         }
-        if g.last.is_some_and(|l| p.progress <= l) {
+        if g.last.is_some_and(|l| progress <= l) {
             g.monotonic = false;
             g.regressed_seq.get_or_insert(seq);
         }
-        g.last = Some(p.progress);
+        g.last = Some(progress);
         self.order.push(Sym::Progress, seq);
     }
 

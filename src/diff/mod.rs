@@ -21,9 +21,10 @@ pub mod report;
 use crate::calls::listings::Listings;
 use crate::calls::{Seen, Tracker};
 use crate::checks::Finding;
-use crate::protocol::frame::{FrameKind, well_formed_progress};
+use crate::protocol::frame::FrameKind;
 use crate::protocol::views::{LogView, ProgressView};
 use crate::protocol::{IdKey, methods};
+use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -132,9 +133,9 @@ pub struct Folder {
     /// The call sent last: notifications that name no call, and server
     /// requests, are counted as its.
     last_call: Option<usize>,
-    /// The token progress named last (as raw JSON) and its call: a flood
-    /// names one token, looked up once.
-    last_token: Option<(Box<str>, usize)>,
+    /// The token progress named last (its store slot and serial) and its
+    /// call: a flood names one token, looked up once.
+    last_token: Option<((u32, u64), usize)>,
     lines: LineMap,
     events: u64,
     log_level: Option<String>,
@@ -186,31 +187,28 @@ impl Folder {
         }
         match ev.kind {
             FrameKind::Notification if ev.method == Some(methods::PROGRESS) => {
-                // A flood's frames take the one-parse path.
-                let f;
-                let p = match well_formed_progress(ev.bytes) {
-                    Some(p) => p,
-                    None => {
-                        f = ev.frame();
-                        match ProgressView::parse(f.params) {
-                            Ok(p) => p,
-                            Err(_) => return,
-                        }
-                    }
-                };
-                let raw = p.token.get();
-                let i = match &self.last_token {
-                    Some((t, i)) if &**t == raw => Some(*i),
+                // The store parsed it once (a malformed one has no values:
+                // the rules report it, the comparison has nothing to count).
+                let Some(p) = ev.progress else { return };
+                let key = (p.slot, p.serial);
+                let i = match self.last_token {
+                    Some((k, i)) if k == key => Some(i),
                     _ => {
-                        let i = self.by_token.get(&IdKey::from_raw(raw)).copied();
+                        // A new token: its text, once, from the frame.
+                        let f = ev.frame();
+                        let i = ProgressView::parse(f.params)
+                            .ok()
+                            .and_then(|v| self.by_token.get(&IdKey::from_raw(v.token.get())))
+                            .copied();
                         if let Some(i) = i {
-                            self.last_token = Some((raw.into(), i));
+                            self.last_token = Some((key, i));
                         }
                         i
                     }
                 };
                 if let Some(v) = i.and_then(|i| self.views.get_mut(i)) {
-                    v.progressed(&p, ev.seq);
+                    let message = ev.flags & flags::PROGRESS_MESSAGE != 0;
+                    v.progressed(p.progress, p.total.is_some(), message, ev.seq);
                 }
             }
             FrameKind::Notification => {

@@ -132,3 +132,31 @@ fn lines_follow_the_file_not_the_seq() {
     assert_eq!(m.line(3), 6);
     assert_eq!(m.breaks.len(), 2);
 }
+
+/// Whether progress carries a message is read from the store's flag, for
+/// compact frames (the store's one-parse path) and others alike.
+#[test]
+fn progress_messages_are_counted_from_the_store() {
+    let with_msg = (
+        "in",
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2,"message":"half"}}"#,
+    );
+    // Keys in another order: not the compact envelope.
+    let spaced = (
+        "in",
+        r#"{ "params": {"message": "all", "progress": 2, "total": 2, "progressToken": "t"}, "method": "notifications/progress", "jsonrpc": "2.0" }"#,
+    );
+    let a = session(TOOLS, &[CALL, with_msg, spaced, OK]);
+    assert_eq!(a.calls[0].progress.with_message, 2);
+    assert_eq!(a.calls[0].progress.count, 2);
+    let b = session(TOOLS, &[CALL, P1, P2, OK]);
+    assert_eq!(b.calls[0].progress.with_message, 0);
+    let r = report::diff(&a, &b, Tolerances::default());
+    let what: Vec<&str> = r.calls[0].changes.iter().map(|c| c.what.as_str()).collect();
+    assert_eq!(
+        what,
+        ["progress with a message: all → none"],
+        "{}",
+        report::text(&r)
+    );
+}

@@ -73,6 +73,11 @@ pub mod flags {
     /// The first bytes of a frame over the size cap (an `oversized` event
     /// follows with its length).
     pub const CUT: u8 = 32;
+    /// A valid progress notification that carries a `message` (its other
+    /// values are in `ProgressInfo`, so folds need not parse it).
+    pub const PROGRESS_MESSAGE: u8 = 64;
+    /// The flags that mark something wrong with a frame.
+    pub const PROBLEMS: u8 = LATE | DUPLICATE | UNKNOWN_ID | MALFORMED | CUT;
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -428,7 +433,12 @@ impl Store {
             let info = self.index_progress(seq, t_us, &p);
             let method = self.methods.intern(methods::PROGRESS);
             let kind = FrameKind::Notification;
-            return self.push(dir, channel, t_us, bytes, kind, method, 0, Some(info));
+            let fl = if p.message.is_some() {
+                flags::PROGRESS_MESSAGE
+            } else {
+                0
+            };
+            return self.push(dir, channel, t_us, bytes, kind, method, fl, Some(info));
         }
         let frame = classify(bytes);
         let seq = self.append_classified(dir, channel, t_us, bytes, &frame, 0, routes);
@@ -584,7 +594,12 @@ impl Store {
             FrameKind::Notification if dir == Dir::In || dir == Dir::Out => {
                 match frame.method.as_deref() {
                     Some(methods::PROGRESS) => match ProgressView::parse(frame.params) {
-                        Ok(p) => progress = Some(self.index_progress(seq, t_us, &p)),
+                        Ok(p) => {
+                            if p.message.is_some() {
+                                fl |= flags::PROGRESS_MESSAGE;
+                            }
+                            progress = Some(self.index_progress(seq, t_us, &p));
+                        }
                         Err(_) => {
                             fl |= flags::MALFORMED;
                             self.idx.problems.push(seq);

@@ -97,7 +97,7 @@ impl KindFilter {
             KindFilter::Meta => ev.dir == Dir::Meta,
             KindFilter::Problems => {
                 msg && (!ev.kind.is_message() && ev.kind != FrameKind::Batch
-                    || ev.flags != 0 && ev.flags != crate::trace::store::flags::IN_BATCH)
+                    || ev.flags & crate::trace::store::flags::PROBLEMS != 0)
             }
         }
     }
