@@ -149,9 +149,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let waiting = st
         .panes
         .progress
-        .calls
-        .list
-        .get(st.panes.progress.cursor.selected)
+        .selected_call()
         .is_some_and(|c| c.input.is_some());
     for (c, actions) in HINTS {
         if *c == ctx {

@@ -146,7 +146,7 @@ pub fn target(panes: &Panes, store: &Store) -> Option<u64> {
             .map(|x| x.seq),
         Pane::Progress => {
             let pr = &panes.progress;
-            let c = pr.calls.list.get(pr.cursor.selected)?;
+            let c = pr.selected_call()?;
             let req = store.request(Origin::Client, &c.id);
             if let Some(r) = req.and_then(|r| r.response_seq) {
                 return Some(r);
