@@ -579,6 +579,10 @@ impl App {
                 self.panes.progress.apply(action, sel, live)
             }
             CycleKind | CycleKindBack | ClearLane => self.panes.timeline.apply(action),
+            ToggleClock => {
+                let wall = self.panes.scope.wall.is_some();
+                self.panes.timeline.toggle_clock(wall)
+            }
             LevelUp | LevelDown | ToggleStderr | Expand => self.panes.logs.apply(action),
             ToggleBytes | NextMatch | PrevMatch | Copy => {
                 let h = self.cx(Pane::Raw).rows;

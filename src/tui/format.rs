@@ -21,6 +21,21 @@ pub fn safe_row(s: &str) -> String {
 
 pub use crate::session::spec::shell_quote;
 
+/// A time since the session started, to the millisecond, as a list column
+/// reads it: `+12.345s`, `+12:34.567` past a minute, `+1:02:03.456` past
+/// an hour.
+pub fn since_start(t_us: u64) -> String {
+    let ms = t_us / 1000;
+    let (h, m, s, frac) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    if h > 0 {
+        format!("+{h}:{m:02}:{s:02}.{frac:03}")
+    } else if m > 0 {
+        format!("+{m}:{s:02}.{frac:03}")
+    } else {
+        format!("+{s}.{frac:03}s")
+    }
+}
+
 /// Case-insensitive (ASCII) substring search over raw bytes; the needle must
 /// already be lowercase. Filters run over stored frames without copying them.
 pub fn contains_ci(hay: &[u8], needle_lower: &[u8]) -> bool {
@@ -66,5 +81,9 @@ mod tests {
         assert!(contains_ci(b"xxWORLD", b"world"));
         assert!(!contains_ci(b"word", b"world"));
         assert!(contains_ci(b"anything", b""));
+        assert_eq!(since_start(0), "+0.000s");
+        assert_eq!(since_start(12_345_678), "+12.345s");
+        assert_eq!(since_start(754_567_000), "+12:34.567");
+        assert_eq!(since_start(3_723_456_000), "+1:02:03.456");
     }
 }

@@ -299,6 +299,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Context::Pane(Pane::Timeline), &["enter"], ShowLane),
         (Context::Pane(Pane::Timeline), &["a"], ClearLane),
         (Context::Pane(Pane::Timeline), &["c"], CancelCall),
+        (Context::Pane(Pane::Timeline), &["t"], ToggleClock),
         (Context::Pane(Pane::Logs), &["/"], Filter),
         (Context::Pane(Pane::Logs), &["backspace"], ClearFilter),
         (Context::Pane(Pane::Logs), &["f"], Follow),
