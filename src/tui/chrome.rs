@@ -132,9 +132,48 @@ pub fn fit(s: &str, w: usize) -> String {
     }
 }
 
+/// Fit text into `w` columns, cut in the middle when too long: names and
+/// URIs that share a prefix (`trigger-elicitation-request` and its
+/// `-async` twin) stay told apart by their ends.
+pub fn fit_middle(s: &str, w: usize) -> String {
+    if s.width() <= w || w < 5 {
+        return fit(s, w);
+    }
+    // One column for the ellipsis; the end gets the odd one.
+    let head_w = (w - 1) / 2;
+    let tail_w = w - 1 - head_w;
+    let mut head = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > head_w {
+            break;
+        }
+        used += cw;
+        head.push(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut tail_used = 0;
+    for c in s.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if tail_used + cw > tail_w {
+            break;
+        }
+        tail_used += cw;
+        tail.push(c);
+    }
+    let mut out = head;
+    // A wide character that would straddle the cut leaves a space.
+    out.extend(std::iter::repeat_n(' ', head_w - used));
+    out.push('…');
+    out.extend(std::iter::repeat_n(' ', tail_w - tail_used));
+    out.extend(tail.into_iter().rev());
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::{fit, fit_middle};
     use unicode_width::UnicodeWidthStr;
 
     #[test]
@@ -146,5 +185,16 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("ab", 4), "ab  ");
         assert_eq!(fit("x", 0), "");
+    }
+
+    #[test]
+    fn fit_middle_keeps_both_ends() {
+        let a = fit_middle("trigger-elicitation-request", 22);
+        let b = fit_middle("trigger-elicitation-request-async", 22);
+        assert_eq!(a, "trigger-el…ion-request");
+        assert_eq!(b, "trigger-el…quest-async");
+        assert_eq!(a.width(), 22);
+        assert_eq!(fit_middle("short", 8), "short   ");
+        assert_eq!(fit_middle("日本語テキスト", 8).width(), 8);
     }
 }

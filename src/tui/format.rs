@@ -36,6 +36,34 @@ pub fn since_start(t_us: u64) -> String {
     }
 }
 
+/// How well a list entry matches a filter (`f` already lower case): by one
+/// of its `names` — exactly (0), at the start (1), anywhere (2) — or only
+/// by one of its `others`, a description (3). `None`: no match. Lists sort
+/// by it, so the best match comes first and is selected.
+pub fn match_rank(f: &str, names: &[&str], others: &[&str]) -> Option<u8> {
+    if f.is_empty() {
+        return Some(0);
+    }
+    let names = names.iter().map(|n| n.to_lowercase());
+    let best = names
+        .filter_map(|n| {
+            if n == f {
+                Some(0)
+            } else if n.starts_with(f) {
+                Some(1)
+            } else {
+                n.contains(f).then_some(2)
+            }
+        })
+        .min();
+    best.or_else(|| {
+        others
+            .iter()
+            .any(|o| o.to_lowercase().contains(f))
+            .then_some(3)
+    })
+}
+
 /// Case-insensitive (ASCII) substring search over raw bytes; the needle must
 /// already be lowercase. Filters run over stored frames without copying them.
 pub fn contains_ci(hay: &[u8], needle_lower: &[u8]) -> bool {
@@ -81,6 +109,11 @@ mod tests {
         assert!(contains_ci(b"xxWORLD", b"world"));
         assert!(!contains_ci(b"word", b"world"));
         assert!(contains_ci(b"anything", b""));
+        assert_eq!(match_rank("echo", &["echo"], &[]), Some(0));
+        assert_eq!(match_rank("ech", &["Echo"], &[]), Some(1));
+        assert_eq!(match_rank("cho", &["echo"], &["say cho"]), Some(2));
+        assert_eq!(match_rank("say", &["echo"], &["Say it"]), Some(3));
+        assert_eq!(match_rank("zz", &["echo"], &["say"]), None);
         assert_eq!(since_start(0), "+0.000s");
         assert_eq!(since_start(12_345_678), "+12.345s");
         assert_eq!(since_start(754_567_000), "+12:34.567");

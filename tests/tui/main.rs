@@ -36,3 +36,4 @@ mod tasks;
 mod tasks_e2e;
 mod themes;
 mod timeline;
+mod tools;
