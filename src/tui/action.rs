@@ -153,7 +153,9 @@ impl Action {
             Edit => "edit the JSON arguments (Esc stops editing)",
             StopEdit => "stop editing",
             Send => "send the call (or the raw message)",
-            CycleToken => "progress token: auto string → auto integer → custom → none",
+            CycleToken => {
+                "progress token: auto string → auto integer → none (→ the custom one, once typed)"
+            }
             EditToken => "type a custom progress token",
             CycleLogLevel => "log level to request (logging/setLevel) before sending",
             IdleDown => "shorter idle timeout",
