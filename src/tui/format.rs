@@ -21,6 +21,40 @@ pub fn safe_row(s: &str) -> String {
 
 pub use crate::session::spec::shell_quote;
 
+/// A count and its noun, singular for one: `1 row`, `1,234 rows`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        crate::format::thousands(n),
+        if n == 1 { one } else { many }
+    )
+}
+
+/// A JSON number as a person reads it on screen: whole values with
+/// thousands separators (`100,000`), others as `crate::format::num`.
+pub fn amount(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let digits = crate::format::thousands(v.abs() as u64);
+        if v < 0.0 {
+            format!("-{digits}")
+        } else {
+            digits
+        }
+    } else {
+        crate::format::num(v)
+    }
+}
+
+/// A rate per second: `crate::format::rate`, with thousands separators
+/// from 1,000 on (`1,927,097`).
+pub fn per_second(v: f64) -> String {
+    if v.is_finite() && v >= 1000.0 {
+        crate::format::thousands(v.round() as u64)
+    } else {
+        crate::format::rate(v)
+    }
+}
+
 /// A time since the session started, to the millisecond, as a list column
 /// reads it: `+12.345s`, `+12:34.567` past a minute, `+1:02:03.456` past
 /// an hour.
@@ -114,6 +148,13 @@ mod tests {
         assert_eq!(match_rank("cho", &["echo"], &["say cho"]), Some(2));
         assert_eq!(match_rank("say", &["echo"], &["Say it"]), Some(3));
         assert_eq!(match_rank("zz", &["echo"], &["say"]), None);
+        assert_eq!(count(1, "row", "rows"), "1 row");
+        assert_eq!(count(1234, "row", "rows"), "1,234 rows");
+        assert_eq!(amount(100_000.0), "100,000");
+        assert_eq!(amount(-1500.0), "-1,500");
+        assert_eq!(amount(2.5), "2.5");
+        assert_eq!(per_second(1_927_096.6), "1,927,097");
+        assert_eq!(per_second(2.33), "2.33");
         assert_eq!(since_start(0), "+0.000s");
         assert_eq!(since_start(12_345_678), "+12.345s");
         assert_eq!(since_start(754_567_000), "+12:34.567");

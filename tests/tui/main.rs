@@ -37,3 +37,4 @@ mod tasks_e2e;
 mod themes;
 mod timeline;
 mod tools;
+mod wording;

@@ -2,6 +2,7 @@
 //! in flight, findings, event count, recording (or why it stopped).
 
 use crate::trace::Store;
+use crate::tui::format::count;
 use crate::tui::pane::Pane;
 use crate::tui::screen::View;
 use crate::tui::shell::Conn;
@@ -215,12 +216,22 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
     let mut events = Vec::new();
     match &st.shell.replay {
         Some(r) => {
-            events.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
+            events.push(Span::styled(
+                format!(
+                    "{}/{}",
+                    crate::format::thousands(r.fed as u64),
+                    count(r.total as u64, "event", "events")
+                ),
+                base,
+            ));
             if r.cut {
                 events.push(Span::styled(" (trace cut)", base.fg(t.warn)));
             }
         }
-        None => events.push(Span::styled(format!("{} events", st.shell.events), base)),
+        None => events.push(Span::styled(
+            count(st.shell.events, "event", "events"),
+            base,
+        )),
     }
     if st.shell.evicted > 0 {
         events.push(Span::styled(

@@ -10,12 +10,13 @@
 //! its task's status history and its timing statistics.
 
 use crate::calls::tasks::TaskView;
-use crate::format::{bytes, duration, duration_fine, num, rate};
+use crate::format::{bytes, duration, duration_fine};
 use crate::protocol::task::TaskStatus;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
 use crate::tui::chrome::{full_width, inner};
+use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
 use crate::tui::pane::Pane;
 use crate::tui::screen::Body;
@@ -583,7 +584,7 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
             label("notifications per second"),
             value(format!(
                 "{per_s} ({} over {})",
-                tm.count,
+                crate::format::thousands(tm.count),
                 duration(end.saturating_sub(c.sent_us))
             )),
         ]));
@@ -602,11 +603,7 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
 }
 
 fn updates(n: u64) -> String {
-    if n == 1 {
-        "1 update".into()
-    } else {
-        format!("{n} updates")
-    }
+    count(n, "update", "updates")
 }
 
 /// The task's status history in the details view: each change, its time

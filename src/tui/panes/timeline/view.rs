@@ -9,7 +9,7 @@
 
 use crate::trace::{Dir, Store};
 use crate::tui::chrome::{fit, full_width, inner};
-use crate::tui::format::{safe, since_start};
+use crate::tui::format::{count, safe, since_start};
 use crate::tui::panes::findings::view::{severity_color, severity_glyph};
 use crate::tui::screen::Body;
 use crate::tui::screen::View;
@@ -36,7 +36,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let t = &st.shell.theme;
     let tl = &st.panes.timeline;
     let len = tl.view.len(store);
-    let mut info = vec![format!("· {len} rows")];
+    let mut info = vec![format!("· {}", count(len as u64, "row", "rows"))];
     if let Some(l) = &tl.view.lane {
         info.push(format!("lane id {}", l.id));
     } else if let Some(c) = &tl.view.channel {
