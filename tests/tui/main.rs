@@ -21,6 +21,7 @@ mod copy_command;
 mod e2e;
 mod ext_tasks;
 mod findings;
+mod help;
 mod input;
 mod invisible;
 mod logs;

@@ -358,14 +358,12 @@ fn help_line(f: &Field) -> Option<String> {
             }
             match (min_len, max_len) {
                 (Some(a), Some(b)) => parts.push(format!("{a}–{b} characters")),
-                (Some(a), None) => parts.push(format!(
-                    "at least {}",
-                    count(*a, "character", "characters")
-                )),
-                (None, Some(b)) => parts.push(format!(
-                    "at most {}",
-                    count(*b, "character", "characters")
-                )),
+                (Some(a), None) => {
+                    parts.push(format!("at least {}", count(*a, "character", "characters")))
+                }
+                (None, Some(b)) => {
+                    parts.push(format!("at most {}", count(*b, "character", "characters")))
+                }
                 _ => {}
             }
         }
