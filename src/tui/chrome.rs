@@ -142,6 +142,22 @@ pub fn fit(s: &str, w: usize) -> String {
     }
 }
 
+/// The first of `chars` that fit in `cols` columns (a wide character that
+/// would straddle the edge stops it), and the columns they take.
+pub fn take_cols(chars: impl Iterator<Item = char>, cols: usize) -> (Vec<char>, usize) {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for c in chars {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > cols {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
+    (out, used)
+}
+
 /// Text cut to at most `w` columns at a word boundary, an ellipsis marking
 /// the cut (a word longer than the room is cut where it must). Not padded.
 pub fn fit_words(s: &str, w: usize) -> String {
@@ -193,32 +209,15 @@ pub fn fit_middle(s: &str, w: usize) -> String {
     // One column for the ellipsis; the end gets the odd one.
     let head_w = (w - 1) / 2;
     let tail_w = w - 1 - head_w;
-    let mut head = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw > head_w {
-            break;
-        }
-        used += cw;
-        head.push(c);
-    }
-    let mut tail: Vec<char> = Vec::new();
-    let mut tail_used = 0;
-    for c in s.chars().rev() {
-        let cw = c.width().unwrap_or(0);
-        if tail_used + cw > tail_w {
-            break;
-        }
-        tail_used += cw;
-        tail.push(c);
-    }
-    let mut out = head;
+    let (head, used) = take_cols(s.chars(), head_w);
+    let (mut tail, tail_used) = take_cols(s.chars().rev(), tail_w);
+    tail.reverse();
+    let mut out: String = head.into_iter().collect();
     // A wide character that would straddle the cut leaves a space.
     out.extend(std::iter::repeat_n(' ', head_w - used));
     out.push('…');
     out.extend(std::iter::repeat_n(' ', tail_w - tail_used));
-    out.extend(tail.into_iter().rev());
+    out.extend(tail);
     out
 }
 

@@ -326,6 +326,20 @@ fn themes() -> Vec<Theme> {
     all
 }
 
+/// Fail listing every distinct illegible text, with where it was first seen.
+fn assert_legible(failures: &Failures) {
+    let report: Vec<String> = failures
+        .iter()
+        .map(|(problem, (first, n))| format!("{problem}\n    first at {first} (seen {n} times)"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} illegible texts (theme: glyphs, colours; first place seen):\n{}",
+        failures.len(),
+        report.join("\n")
+    );
+}
+
 #[test]
 fn every_theme_keeps_every_cell_legible() {
     let mut failures = Failures::new();
@@ -351,16 +365,7 @@ fn every_theme_keeps_every_cell_legible() {
         let app = themed_app(&http, &theme, true);
         sweep(&theme, app, "http", 6, &mut failures);
     }
-    let report: Vec<String> = failures
-        .iter()
-        .map(|(problem, (first, n))| format!("{problem}\n    first at {first} (seen {n} times)"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} illegible texts (theme: glyphs, colours; first place seen):\n{}",
-        failures.len(),
-        report.join("\n")
-    );
+    assert_legible(&failures);
 }
 
 #[test]
@@ -457,14 +462,5 @@ fn every_theme_keeps_forms_and_the_browse_tabs_legible() {
             check(&mut app, "prompt argument form");
         }
     }
-    let report: Vec<String> = failures
-        .iter()
-        .map(|(problem, (first, n))| format!("{problem}\n    first at {first} (seen {n} times)"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} illegible texts (theme: glyphs, colours; first place seen):\n{}",
-        failures.len(),
-        report.join("\n")
-    );
+    assert_legible(&failures);
 }

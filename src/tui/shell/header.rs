@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 /// One part of the header. When the line is wider than the terminal,
 /// parts go in `drop` order (lowest first; `None`: never) and then the
@@ -333,16 +333,8 @@ fn text(p: &Part) -> String {
 
 /// `s` cut to at most `cols` columns, plus an ellipsis.
 fn cut(s: &str, cols: usize) -> String {
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > cols {
-            break;
-        }
-        w += cw;
-        out.push(c);
-    }
+    let (kept, _) = crate::tui::chrome::take_cols(s.chars(), cols);
+    let mut out: String = kept.into_iter().collect();
     out.push('…');
     out
 }
