@@ -60,6 +60,7 @@ pub enum Action {
     CycleKind,
     CycleKindBack,
     ClearLane,
+    ToggleClock,
     LevelUp,
     LevelDown,
     ToggleStderr,
@@ -152,7 +153,9 @@ impl Action {
             Edit => "edit the JSON arguments (Esc stops editing)",
             StopEdit => "stop editing",
             Send => "send the call (or the raw message)",
-            CycleToken => "progress token: auto string → auto integer → custom → none",
+            CycleToken => {
+                "progress token: auto string → auto integer → none (→ the custom one, once typed)"
+            }
             EditToken => "type a custom progress token",
             CycleLogLevel => "log level to request (logging/setLevel) before sending",
             IdleDown => "shorter idle timeout",
@@ -173,6 +176,7 @@ impl Action {
             CycleKind => "filter by kind: next",
             CycleKindBack => "filter by kind: previous",
             ClearLane => "leave the lane and show every event",
+            ToggleClock => "times: since the session started ↔ by the wall clock",
             LevelUp => "raise the minimum level shown",
             LevelDown => "lower the minimum level shown",
             ToggleStderr => "show or hide server stderr lines",

@@ -339,7 +339,9 @@ impl App {
         let key = Key::from_event(&ev);
         if let Some(at) = self.overlays.help {
             let end = help::view::max_scroll(&self.view());
-            self.overlays.help = help::update::key(&self.shell.keymap, at, end, key);
+            // A page keeps its last row in sight, at the top.
+            let page = help::view::rows(self.shell.height).saturating_sub(1);
+            self.overlays.help = help::update::key(&self.shell.keymap, at, end, page, key);
             return Vec::new();
         }
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
@@ -579,6 +581,10 @@ impl App {
                 self.panes.progress.apply(action, sel, live)
             }
             CycleKind | CycleKindBack | ClearLane => self.panes.timeline.apply(action),
+            ToggleClock => {
+                let wall = self.panes.scope.wall.is_some();
+                self.panes.timeline.toggle_clock(wall)
+            }
             LevelUp | LevelDown | ToggleStderr | Expand => self.panes.logs.apply(action),
             ToggleBytes | NextMatch | PrevMatch | Copy => {
                 let h = self.cx(Pane::Raw).rows;

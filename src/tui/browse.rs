@@ -13,7 +13,7 @@ pub use detail::{Detail, Tone};
 use crate::protocol::{Revision, methods};
 use crate::trace::{Dir, Store};
 use crate::tui::cursor::Cursor;
-use crate::tui::format::{safe, safe_row};
+use crate::tui::format::{match_rank, safe, safe_row};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -271,9 +271,12 @@ pub struct ResourcesTab {
     by_uri: HashMap<String, usize>,
 }
 
-/// Does any of `fields` hold `f` (already lower case)?
-fn matches(f: &str, fields: &[&str]) -> bool {
-    f.is_empty() || fields.iter().any(|x| x.to_lowercase().contains(f))
+/// Rows the filter `f` keeps, best match first: `rank` gives each row's
+/// match (see `match_rank`).
+fn ranked(total: usize, rank: impl Fn(usize) -> Option<u8>) -> Vec<usize> {
+    let mut r: Vec<(u8, usize)> = (0..total).filter_map(|i| rank(i).map(|k| (k, i))).collect();
+    r.sort_by_key(|(k, _)| *k);
+    r.into_iter().map(|(_, i)| i).collect()
 }
 
 impl ResourcesTab {
@@ -311,18 +314,19 @@ impl ResourcesTab {
     pub fn set_filter(&mut self, text: &str) {
         self.filter = text.to_string();
         self.refilter();
+        if !text.is_empty() {
+            self.cursor.selected = 0;
+        }
     }
 
     fn refilter(&mut self) {
         let f = self.filter.to_lowercase();
         let total = self.resources.items.len() + self.templates.items.len();
-        self.visible = (0..total)
-            .filter(|i| match self.raw_row(*i) {
-                Some(Row::Resource(r)) => matches(&f, &[&r.uri, &r.name, &r.description]),
-                Some(Row::Template(t)) => matches(&f, &[&t.template, &t.name, &t.description]),
-                None => false,
-            })
-            .collect();
+        self.visible = ranked(total, |i| match self.raw_row(i) {
+            Some(Row::Resource(r)) => match_rank(&f, &[&r.uri, &r.name], &[&r.description]),
+            Some(Row::Template(t)) => match_rank(&f, &[&t.template, &t.name], &[&t.description]),
+            None => None,
+        });
         let n = self.visible.len();
         self.cursor.move_by(0, n);
     }
@@ -359,16 +363,17 @@ impl PromptsTab {
     pub fn set_filter(&mut self, text: &str) {
         self.filter = text.to_string();
         self.refilter();
+        if !text.is_empty() {
+            self.cursor.selected = 0;
+        }
     }
 
     fn refilter(&mut self) {
         let f = self.filter.to_lowercase();
-        self.visible = (0..self.list.items.len())
-            .filter(|i| {
-                let p = &self.list.items[*i];
-                matches(&f, &[&p.name, &p.title, &p.description])
-            })
-            .collect();
+        self.visible = ranked(self.list.items.len(), |i| {
+            let p = &self.list.items[i];
+            match_rank(&f, &[&p.name, &p.title], &[&p.description])
+        });
         let n = self.visible.len();
         self.cursor.move_by(0, n);
     }

@@ -65,7 +65,17 @@ pub fn framed<'a>(
     };
     let mut spans = title_spans(title);
     if !info.is_empty() {
-        spans.push(Span::styled(format!("{info} "), t.muted()));
+        // The info fits the top border whole or by whole parts: never a word cut.
+        let width =
+            crate::tui::layout::compute(Rect::new(0, 0, st.shell.width, st.shell.height), st)
+                .rect(pane)
+                .map_or(usize::MAX, |r| r.width as usize);
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        let room = width.saturating_sub(used + 2 + 1);
+        let info = fit_parts(&info, room);
+        if !info.is_empty() {
+            spans.push(Span::styled(format!("{info} "), t.muted()));
+        }
     }
     Block::default()
         .borders(Borders::ALL)
@@ -132,9 +142,88 @@ pub fn fit(s: &str, w: usize) -> String {
     }
 }
 
+/// The first of `chars` that fit in `cols` columns (a wide character that
+/// would straddle the edge stops it), and the columns they take.
+pub fn take_cols(chars: impl Iterator<Item = char>, cols: usize) -> (Vec<char>, usize) {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for c in chars {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > cols {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
+    (out, used)
+}
+
+/// Text cut to at most `w` columns at a word boundary, an ellipsis marking
+/// the cut (a word longer than the room is cut where it must). Not padded.
+pub fn fit_words(s: &str, w: usize) -> String {
+    if s.width() <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let cut = fit(s, w);
+    let kept = cut.trim_end_matches('…').trim_end();
+    // The cut fell inside a word unless the next character is a space.
+    let inside = s[kept.len()..].chars().next().is_some_and(|c| c != ' ');
+    match kept.rfind(' ').filter(|_| inside) {
+        Some(sp) if sp > 0 => format!("{}…", kept[..sp].trim_end()),
+        _ => format!("{kept}…"),
+    }
+}
+
+/// Info of `part · part · part` in at most `w` columns: whole parts from
+/// the start while they fit; a first part alone too long is cut at a word.
+pub fn fit_parts(s: &str, w: usize) -> String {
+    if s.width() <= w {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for (i, part) in s.split(" · ").enumerate() {
+        let sep = if i == 0 { "" } else { " · " };
+        if out.width() + sep.width() + part.width() > w {
+            if i == 0 {
+                let joined = format!("{out}{sep}{part}");
+                return fit_words(&joined, w);
+            }
+            break;
+        }
+        out.push_str(sep);
+        out.push_str(part);
+    }
+    out
+}
+
+/// Fit text into `w` columns, cut in the middle when too long: names and
+/// URIs that share a prefix (`trigger-elicitation-request` and its
+/// `-async` twin) stay told apart by their ends.
+pub fn fit_middle(s: &str, w: usize) -> String {
+    if s.width() <= w || w < 5 {
+        return fit(s, w);
+    }
+    // One column for the ellipsis; the end gets the odd one.
+    let head_w = (w - 1) / 2;
+    let tail_w = w - 1 - head_w;
+    let (head, used) = take_cols(s.chars(), head_w);
+    let (mut tail, tail_used) = take_cols(s.chars().rev(), tail_w);
+    tail.reverse();
+    let mut out: String = head.into_iter().collect();
+    // A wide character that would straddle the cut leaves a space.
+    out.extend(std::iter::repeat_n(' ', head_w - used));
+    out.push('…');
+    out.extend(std::iter::repeat_n(' ', tail_w - tail_used));
+    out.extend(tail);
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::{fit, fit_middle, fit_parts, fit_words};
     use unicode_width::UnicodeWidthStr;
 
     #[test]
@@ -146,5 +235,27 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("ab", 4), "ab  ");
         assert_eq!(fit("x", 0), "");
+    }
+
+    #[test]
+    fn words_and_parts_are_never_cut_inside() {
+        assert_eq!(fit_words("the server asks again", 14), "the server…");
+        assert_eq!(fit_words("short", 14), "short");
+        assert_eq!(fit_words("abcdefghij", 5), "abcd…");
+        let info = "· #27 ← notification · notifications/progress · 231 B · pretty";
+        assert_eq!(fit_parts(info, 24), "· #27 ← notification");
+        assert_eq!(fit_parts(info, 200), info);
+        assert_eq!(fit_parts("· 3 running · 5 total", 8), "· 3…");
+    }
+
+    #[test]
+    fn fit_middle_keeps_both_ends() {
+        let a = fit_middle("trigger-elicitation-request", 22);
+        let b = fit_middle("trigger-elicitation-request-async", 22);
+        assert_eq!(a, "trigger-el…ion-request");
+        assert_eq!(b, "trigger-el…quest-async");
+        assert_eq!(a.width(), 22);
+        assert_eq!(fit_middle("short", 8), "short   ");
+        assert_eq!(fit_middle("日本語テキスト", 8).width(), 8);
     }
 }

@@ -16,6 +16,8 @@ pub enum Tok {
     Plain,
     /// A byte that is not valid UTF-8, or an elision marker.
     Odd,
+    /// The mark opening a wrapped line's continuation.
+    Wrap,
 }
 
 pub type Seg = (Tok, String);
@@ -206,6 +208,69 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
     (lines, false)
 }
 
+/// The mark a continuation row starts with, after the line's indent.
+pub const WRAP_MARK: &str = "↪ ";
+
+/// Lines wider than `width` columns continued on the rows below (at a
+/// space near the edge, else anywhere), each continuation indented as its
+/// line and opened by [`WRAP_MARK`], so a long string reads whole instead
+/// of being clipped at the pane's edge. At most
+/// `max_lines` rows; the second value says whether that cut it short.
+pub fn wrap(lines: Lines, width: usize, max_lines: usize) -> (Lines, bool) {
+    use unicode_width::UnicodeWidthChar;
+    let mut out: Lines = Vec::with_capacity(lines.len());
+    for line in lines {
+        if out.len() >= max_lines {
+            return (out, true);
+        }
+        let total: usize = line.iter().map(|(_, s)| s.width()).sum();
+        if total <= width || width < 8 {
+            out.push(line);
+            continue;
+        }
+        let indent = line
+            .first()
+            .filter(|(k, _)| *k == Tok::Plain)
+            .map_or(0, |(_, s)| s.len() - s.trim_start().len())
+            .min(width / 2);
+        let lead = format!("{}{WRAP_MARK}", " ".repeat(indent));
+        let mut row: Vec<Seg> = Vec::new();
+        let mut used = 0;
+        for (k, s) in line {
+            let mut piece = String::new();
+            for c in s.chars() {
+                let cw = c.width().unwrap_or(0);
+                if used + cw > width {
+                    // At a space when one is near the edge: words stay whole.
+                    let tail = match piece.rfind(' ') {
+                        Some(sp) if piece[sp + 1..].width() < width / 3 => piece.split_off(sp + 1),
+                        _ => String::new(),
+                    };
+                    if !piece.is_empty() {
+                        row.push((k, std::mem::take(&mut piece)));
+                    }
+                    out.push(std::mem::take(&mut row));
+                    if out.len() >= max_lines {
+                        return (out, true);
+                    }
+                    row.push((Tok::Wrap, lead.clone()));
+                    used = lead.width() + tail.width();
+                    piece = tail;
+                }
+                piece.push(c);
+                used += cw;
+            }
+            if !piece.is_empty() {
+                row.push((k, piece));
+            }
+        }
+        if !row.is_empty() {
+            out.push(row);
+        }
+    }
+    (out, false)
+}
+
 /// A line's plain text (search works on what is shown).
 pub fn line_text(line: &[Seg]) -> String {
     line.iter().map(|(_, s)| s.as_str()).collect()
@@ -234,6 +299,27 @@ mod tests {
         assert_eq!(l[1][1], (Tok::Key, "\"z\"".into()));
         assert_eq!(l[1][3], (Tok::Num, "1.0".into()));
         let (_, cut) = pretty("[1,2,3,4]", 3);
+        assert!(cut);
+    }
+
+    #[test]
+    fn long_lines_continue_below_marked_and_indented() {
+        let s = format!(r#"{{"message":"{}"}}"#, "x".repeat(50));
+        let (l, _) = pretty(&s, 100);
+        let (w, cut) = wrap(l, 20, 100);
+        assert!(!cut);
+        let rows: Vec<String> = w.iter().map(|l| line_text(l)).collect();
+        assert!(rows.iter().all(|r| r.width() <= 20), "{rows:?}");
+        assert_eq!(rows[1], "  \"message\": \"xxxxxx");
+        assert_eq!(rows[2], format!("  ↪ {}", "x".repeat(16)));
+        assert_eq!(w[2][0], (Tok::Wrap, "  ↪ ".into()));
+        // Nothing is lost: the rows without their marks are the line.
+        let joined: String = rows[1..rows.len() - 1]
+            .iter()
+            .map(|r| r.trim_start().trim_start_matches(WRAP_MARK))
+            .collect();
+        assert_eq!(joined, format!("\"message\": \"{}\"", "x".repeat(50)));
+        let (_, cut) = wrap(pretty(&s, 100).0, 20, 3);
         assert!(cut);
     }
 

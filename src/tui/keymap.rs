@@ -291,6 +291,8 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Context::Pane(Pane::Progress), &["x"], ClearFinished),
         (Context::Pane(Pane::Progress), &["d"], Details),
         (Context::Pane(Pane::Progress), &["a"], AnswerInput),
+        // The empty pane's hint says "send (s)": it works from here too.
+        (Context::Pane(Pane::Progress), &["s"], Send),
         (Context::Pane(Pane::Timeline), &["/"], Filter),
         (Context::Pane(Pane::Timeline), &["backspace"], ClearFilter),
         (Context::Pane(Pane::Timeline), &["f"], Follow),
@@ -299,6 +301,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Context::Pane(Pane::Timeline), &["enter"], ShowLane),
         (Context::Pane(Pane::Timeline), &["a"], ClearLane),
         (Context::Pane(Pane::Timeline), &["c"], CancelCall),
+        (Context::Pane(Pane::Timeline), &["t"], ToggleClock),
         (Context::Pane(Pane::Logs), &["/"], Filter),
         (Context::Pane(Pane::Logs), &["backspace"], ClearFilter),
         (Context::Pane(Pane::Logs), &["f"], Follow),

@@ -108,12 +108,13 @@ pub fn compute(area: Rect, st: &View) -> Layout {
     } else {
         (left, Rect::default())
     };
-    let calls = st.panes.progress.calls.list.len().max(1) as u16;
+    let pr = &st.panes.progress;
+    let calls = pr.order.total_rows(pr.calls.list.len()).max(3) as u16;
     // The details view shows one call's gauge plus its timing statistics.
-    let gauge_rows = if st.panes.progress.details {
-        (3 * calls).max(DETAIL_ROWS)
+    let gauge_rows = if pr.details {
+        calls.max(DETAIL_ROWS)
     } else {
-        3 * calls
+        calls
     };
     let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
     let (progress, mut lower) = rows(right, progress_h);
@@ -158,6 +159,14 @@ pub fn list_height(st: &View, pane: Pane) -> usize {
         return 0;
     };
     st.pane(pane).list_rows(r.height.saturating_sub(2))
+}
+
+/// Rows inside pane `pane`'s border.
+pub fn inner_height(st: &View, pane: Pane) -> usize {
+    let area = Rect::new(0, 0, st.shell.width, st.shell.height);
+    compute(area, st)
+        .rect(pane)
+        .map_or(0, |r| r.height.saturating_sub(2) as usize)
 }
 
 /// The Tools pane gives its list at most half its height; details get the rest.

@@ -92,7 +92,8 @@ fn resources_are_listed_once_read_and_scrolled() {
     assert!(reqs(app.apply(Action::PrevTab)).is_empty());
     let screen = render(&mut app, 160, 48);
     assert!(
-        screen.contains("5 Tools │ Resources │ Prompts (t) · 2 · 1 tem"),
+        // The title's parts that do not fit go whole ("· 1 template").
+        screen.contains("5 Tools │ Resources │ Prompts (t) · 2 ━"),
         "{screen}"
     );
     assert!(screen.contains("◇Dynamic Text Resource"), "{screen}");

@@ -336,3 +336,54 @@ fn the_composer_shows_what_a_run_sent_not_the_schema_defaults() {
     app.apply(Action::ResetArgs);
     assert_eq!(shown(&app), json!({"polls": 5, "outcome": "success"}));
 }
+
+#[test]
+fn t_cycles_token_modes_without_a_prompt_and_capital_t_types_a_custom_one() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    app.apply(Action::FocusComposer);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Char('t'));
+        assert!(
+            app.overlays.input.is_none(),
+            "t never opens a text field (after {seen:?})"
+        );
+        seen.push(app.panes.composer.token.label());
+    }
+    assert_eq!(
+        seen,
+        ["auto integer", "none", "auto string", "auto integer"]
+    );
+    // T types a custom token; from then on t cycles through it too.
+    key(&mut app, KeyCode::Char('T'));
+    assert!(app.overlays.input.is_some());
+    typed(&mut app, "job-7");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.panes.composer.token.label(), "custom");
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Char('t'));
+        assert!(app.overlays.input.is_none());
+        seen.push(app.panes.composer.token.label());
+    }
+    assert_eq!(seen, ["auto string", "auto integer", "none", "custom"]);
+}
+
+#[test]
+fn the_first_screens_send_hint_works_where_focus_starts() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTools);
+    app.apply(Action::Top);
+    key(&mut app, KeyCode::Enter);
+    // Focus back where a fresh session starts: the empty Progress pane.
+    app.apply(Action::FocusProgress);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("send (s)"), "{screen}");
+    let effects = key(&mut app, KeyCode::Char('s'));
+    assert!(
+        matches!(&effects[..], [Effect::Call { tool, .. }] if tool == "upload_file"),
+        "{effects:?}"
+    );
+}

@@ -270,9 +270,10 @@ fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
         .unwrap();
     assert_eq!(retry.status, CallStatus::Running);
     assert_eq!(retry.token, Some(IdKey::Str("answer-1".into())));
-    // A second answer gets a fresh id.
+    // A second answer gets a fresh id. The first call, answered, is listed
+    // after the running retry.
     app.apply(Action::FocusProgress);
-    app.apply(Action::Top);
+    app.apply(Action::Bottom);
     app.apply(Action::AnswerInput);
     assert!(app.panes.composer.text().contains("\"answer-2\""));
     assert!(
@@ -337,4 +338,107 @@ fn two_host_sessions_with_one_id_each_settle_their_own_call() {
         "host A's answer ends host A's call"
     );
     assert_eq!(status("second"), CallStatus::Running);
+}
+
+/// The mid-progress session, then five calls that finished without a
+/// progress notification, all there when the App starts.
+fn many_calls() -> Scenario {
+    let sc = mid_progress();
+    for id in 6..=10 {
+        let ms = 1200 + id as u64 * 10;
+        sc.at_ms(ms).call(
+            id,
+            "echo",
+            json!({"text": "x"}),
+            Some(json!(format!("t{id}"))),
+        );
+        sc.at_ms(ms + 2).result(id, "x", false);
+    }
+    sc.at_ms(1400);
+    sc
+}
+
+/// The screen row (index) of the first line containing `what`.
+fn row_of(screen: &str, what: &str) -> Option<usize> {
+    screen.lines().position(|l| l.contains(what))
+}
+
+#[test]
+fn a_new_call_is_selected_and_shown_before_the_finished_ones_at_every_size() {
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        let sc = many_calls();
+        let mut app = app(&sc);
+        app.apply(Action::FocusProgress);
+        // Calls there at start are history: the selection stays at the top.
+        assert_eq!(
+            app.apply(Action::CancelCall),
+            vec![Effect::Cancel { id: IdKey::Int(1) }]
+        );
+        sc.at_ms(1500).call(
+            11,
+            "upload_file",
+            json!({"size_bytes": 1}),
+            Some(json!("mcpscope-11")),
+        );
+        let screen = render(&mut app, w, h);
+        let new = row_of(&screen, "id 11")
+            .unwrap_or_else(|| panic!("{w}x{h}: the new call is on screen:\n{screen}"));
+        // Running calls come first: the new one sits above every finished one.
+        for done in ["id 4 ", "id 6 ", "id 10 "] {
+            if let Some(r) = row_of(&screen, done) {
+                assert!(r > new, "{w}x{h}: {done} below the running call:\n{screen}");
+            }
+        }
+        // A finished call that sent no progress takes one row and says so.
+        if let Some(r) = row_of(&screen, "id 6 ") {
+            let line = screen.lines().nth(r).unwrap();
+            assert!(
+                line.contains("done in") && line.contains("no progress sent"),
+                "{line}"
+            );
+            let next = screen.lines().nth(r + 1).unwrap();
+            assert!(
+                next.contains("id 7 ") || !next.contains("░"),
+                "{w}x{h}:\n{screen}"
+            );
+        }
+        assert!(!screen.contains("waiting for progress") || screen.contains("running"));
+        assert!(!screen.contains("✓ done"), "{screen}");
+        // The call keys act on the new call.
+        assert_eq!(
+            app.apply(Action::CancelCall),
+            vec![Effect::Cancel { id: IdKey::Int(11) }],
+            "{w}x{h}"
+        );
+    }
+}
+
+#[test]
+fn the_selection_stays_on_its_call_when_it_finishes_and_moves_down() {
+    let sc = many_calls();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    sc.at_ms(1500)
+        .call(11, "echo", json!({"text": "y"}), Some(json!("t11")));
+    app.sync();
+    let pos = app.panes.progress.cursor.selected;
+    assert_eq!(pos, 3, "after the three running calls");
+    sc.at_ms(1510).result(11, "y", false);
+    app.sync();
+    assert_eq!(
+        app.panes.progress.selected_call().unwrap().id,
+        IdKey::Int(11)
+    );
+    assert_eq!(
+        app.panes.progress.cursor.selected, 10,
+        "the last of the finished calls"
+    );
+    // The user's own choice is kept while nothing new comes.
+    app.apply(Action::Top);
+    sc.at_ms(1600).result(2, "built", false);
+    app.sync();
+    assert_eq!(
+        app.panes.progress.selected_call().unwrap().id,
+        IdKey::Int(1)
+    );
 }

@@ -41,3 +41,41 @@ fn raw_pane_searches_and_switches_to_exact_bytes() {
         }]
     );
 }
+
+#[test]
+fn long_strings_wrap_in_the_pretty_view_at_every_size() {
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        let sc = mid_progress();
+        let long = format!(
+            "{} THE-END",
+            "a long log line from the server that goes on ".repeat(4)
+        );
+        sc.at_ms(1300).log("info", "tracker", json!(long));
+        let mut app = app(&sc);
+        // The Timeline follows: the log is selected and Raw shows it.
+        app.apply(Action::FocusRaw);
+        let mut screen = render(&mut app, w, h);
+        assert!(
+            screen.contains("↪ "),
+            "{w}x{h}: continuation marked:\n{screen}"
+        );
+        // Paging down reaches the string's end: nothing is clipped away.
+        for _ in 0..5 {
+            if screen.contains("THE-END") {
+                break;
+            }
+            app.apply(Action::PageDown);
+            screen = render(&mut app, w, h);
+        }
+        assert!(
+            screen.contains("THE-END"),
+            "{w}x{h}: the string's end is on screen:\n{screen}"
+        );
+        // Copying gives the frame as pretty-printed, without the wrapping.
+        let copied = app.apply(Action::Copy);
+        let [Effect::Copy { text, .. }] = &copied[..] else {
+            panic!("{copied:?}")
+        };
+        assert!(!text.contains('↪') && text.contains(&long), "{text}");
+    }
+}

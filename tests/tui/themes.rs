@@ -2,7 +2,8 @@
 //! and every file in `themes/` renders the screens a session shows (each
 //! pane focused, its rows selected in turn, every call state, the header's
 //! states, the footer, the help overlay, the narrow tabs) at 80×24, 120×30
-//! and 160×48, and every cell with a visible glyph is checked: its
+//! and 160×48 — and the forms (elicitation, a prompt's arguments) and the
+//! Resources and Prompts tabs — and every cell with a visible glyph is checked: its
 //! foreground must differ from its background, and their WCAG contrast
 //! ratio must reach `MIN_TEXT_CONTRAST` (text) or `MIN_MARK_CONTRAST`
 //! (borders, gauge tracks and other block or line drawing).
@@ -325,6 +326,20 @@ fn themes() -> Vec<Theme> {
     all
 }
 
+/// Fail listing every distinct illegible text, with where it was first seen.
+fn assert_legible(failures: &Failures) {
+    let report: Vec<String> = failures
+        .iter()
+        .map(|(problem, (first, n))| format!("{problem}\n    first at {first} (seen {n} times)"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} illegible texts (theme: glyphs, colours; first place seen):\n{}",
+        failures.len(),
+        report.join("\n")
+    );
+}
+
 #[test]
 fn every_theme_keeps_every_cell_legible() {
     let mut failures = Failures::new();
@@ -350,16 +365,7 @@ fn every_theme_keeps_every_cell_legible() {
         let app = themed_app(&http, &theme, true);
         sweep(&theme, app, "http", 6, &mut failures);
     }
-    let report: Vec<String> = failures
-        .iter()
-        .map(|(problem, (first, n))| format!("{problem}\n    first at {first} (seen {n} times)"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} illegible texts (theme: glyphs, colours; first place seen):\n{}",
-        failures.len(),
-        report.join("\n")
-    );
+    assert_legible(&failures);
 }
 
 #[test]
@@ -368,4 +374,93 @@ fn the_contrast_measure_is_wcags() {
     assert!((contrast((0x77, 0x77, 0x77), (255, 255, 255)) - 4.48).abs() < 0.01);
     assert_eq!(indexed(196), (255, 0, 0));
     assert_eq!(indexed(244), (128, 128, 128));
+}
+
+/// A session whose server offers resources and prompts: the Browse tabs.
+fn browse_app(sc: &Scenario, theme: &Theme) -> App {
+    let init: mcpscope::protocol::views::InitializeResult = serde_json::from_value(json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}, "resources": {"subscribe": true, "listChanged": true},
+                         "prompts": {"listChanged": true}, "completions": {}},
+        "serverInfo": {"name": "everything", "version": "2.0.0"}}))
+    .unwrap();
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            theme: theme.clone(),
+            ..AppOptions::default()
+        },
+    );
+    app.set_server(&init);
+    app.on_msg(Msg::Handshake(Ok(init)));
+    app.on_msg(Msg::Tools(Ok(tools())));
+    app.sync();
+    app
+}
+
+#[test]
+fn every_theme_keeps_forms_and_the_browse_tabs_legible() {
+    use mcpscope::tui::browse::Req;
+    let mut failures = Failures::new();
+    for theme in themes() {
+        for (w, h) in SIZES {
+            let mut check = |app: &mut App, what: &str| {
+                let buf = draw(app, w, h);
+                let label = format!("{w}x{h} {what}");
+                for (problem, place) in illegible(&theme, &buf, &label) {
+                    failures.entry(problem).or_insert((place, 0)).1 += 1;
+                }
+            };
+            // The elicitation form, its first field and then the next.
+            let sc = every_state();
+            let mut app = themed_app(&sc, &theme, false);
+            ask(&mut app, &sc);
+            app.apply(Action::AnswerServer);
+            assert!(app.overlays.asks.open, "the form is open");
+            check(&mut app, "elicitation form");
+            key(&mut app, KeyCode::Tab);
+            check(&mut app, "elicitation form, next field");
+
+            // Resources (a subscribed one, a template) and Prompts, each
+            // row selected, and a prompt's argument form.
+            let sc = Scenario::new();
+            let mut app = browse_app(&sc, &theme);
+            app.apply(Action::FocusTools);
+            app.apply(Action::NextTab);
+            app.on_msg(Msg::Browse(
+                Req::ListResources,
+                Ok(json!({"resources": [
+                    {"uri": "demo://resource/static/document/architecture.md", "name": "architecture.md",
+                     "description": "How the server is built"},
+                    {"uri": "demo://resource/static/document/features.md", "name": "features.md"}]})),
+            ));
+            app.on_msg(Msg::Browse(
+                Req::ListTemplates,
+                Ok(json!({"resourceTemplates": [
+                    {"uriTemplate": "demo://resource/dynamic/text/{id}", "name": "Dynamic Text",
+                     "description": "Made from {id}"}]})),
+            ));
+            assert_eq!(app.panes.tools.browse.resources.len(), 3);
+            for row in 0..3 {
+                check(&mut app, &format!("resources row {row}"));
+                app.apply(Action::Down);
+            }
+            app.apply(Action::NextTab);
+            app.on_msg(Msg::Browse(
+                Req::ListPrompts,
+                Ok(json!({"prompts": [
+                    {"name": "simple-prompt", "title": "Simple Prompt", "description": "No arguments"},
+                    {"name": "team", "title": "Team Management", "description": "Two arguments",
+                     "arguments": [{"name": "department", "required": true},
+                                   {"name": "name", "description": "Lead"}]}]})),
+            ));
+            check(&mut app, "prompts row 0");
+            app.apply(Action::Down);
+            check(&mut app, "prompts row 1");
+            app.apply(Action::Open);
+            assert!(app.overlays.argform.is_some(), "the argument form is open");
+            check(&mut app, "prompt argument form");
+        }
+    }
+    assert_legible(&failures);
 }

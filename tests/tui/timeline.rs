@@ -111,3 +111,115 @@ fn a_lane_shows_one_request_and_flags_what_came_after_its_response() {
     app.apply(Action::ClearLane);
     assert!(app.panes.timeline.view.lane.is_none());
 }
+
+/// The Timeline's rows on screen: the lines from its column header (which
+/// starts with `time` or `UTC`) down to its border.
+fn timeline_rows(screen: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for l in screen.lines() {
+        let cell = l
+            .split(['│', '┃'])
+            .find(|c| c.trim_start().starts_with("time ") || c.trim_start().starts_with("UTC "));
+        if let Some(c) = cell {
+            inside = true;
+            out.push(c.to_string());
+            continue;
+        }
+        if inside {
+            match l
+                .split(['│', '┃'])
+                .find(|c| c.contains(" ← ") || c.contains(" → "))
+            {
+                Some(c) => out.push(c.to_string()),
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_summary_gets_what_is_left_and_times_read_since_the_start_at_every_size() {
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        let sc = mid_progress();
+        let mut app = app(&sc);
+        app.apply(Action::FocusTimeline);
+        app.apply(Action::Zoom);
+        app.apply(Action::Zoom);
+        let screen = render(&mut app, w, h);
+        let rows = timeline_rows(&screen);
+        assert!(
+            rows.len() > 3,
+            "{w}x{h}: the timeline is on screen:\n{screen}"
+        );
+        let header = &rows[0];
+        let at = header
+            .find("summary")
+            .unwrap_or_else(|| panic!("{w}x{h}: {header}"));
+        let room = header.chars().count() - header[..at].chars().count();
+        assert!(
+            room >= 20,
+            "{w}x{h}: the summary gets {room} columns:\n{screen}"
+        );
+        // Times since the session started, to the millisecond.
+        assert!(screen.contains("+1.100s"), "{w}x{h}:\n{screen}");
+        assert!(!screen.contains("1100.0"), "{w}x{h}:\n{screen}");
+        // The upload's last progress row shows its numbers whole.
+        assert!(
+            rows.iter().any(|r| r.contains("2097152/5242880 (40%)")),
+            "{w}x{h}:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn the_channel_column_shows_only_where_the_rows_come_from_several_streams() {
+    let sc = http_session();
+    let mut app = http_app(&sc);
+    app.apply(Action::FocusTimeline);
+    let screen = render(&mut app, 160, 48);
+    let rows = timeline_rows(&screen);
+    assert!(rows[0].contains("channel"), "{screen}");
+    // One stream's rows only: the column says nothing and is gone.
+    app.apply(Action::Filter);
+    typed(&mut app, "provider_process_starting");
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 160, 48);
+    let rows = timeline_rows(&screen);
+    assert!(!rows[0].contains("channel"), "{screen}");
+    // A stdio session never has it.
+    let sc = mid_progress();
+    let mut stdio = crate::support::app(&sc);
+    let screen = render(&mut stdio, 160, 48);
+    assert!(!timeline_rows(&screen)[0].contains("channel"), "{screen}");
+}
+
+#[test]
+fn t_toggles_the_wall_clock_when_the_start_is_known() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTimeline);
+    key(&mut app, KeyCode::Char('t'));
+    assert!(!app.panes.timeline.wall_clock, "no wall-clock start known");
+    assert!(app.shell.notice.as_deref().unwrap().contains("not known"));
+    let opts = AppOptions {
+        wall_start: mcpscope::tui::panes::scope::WallStart::parse_rfc3339("2026-12-01T21:19:33Z"),
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
+    app.on_msg(Msg::Tools(Ok(tools())));
+    app.apply(Action::FocusTimeline);
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.panes.timeline.wall_clock);
+    let screen = render(&mut app, 160, 48);
+    // Known to the second only: marked as approximate.
+    assert!(screen.contains("≈21:19:34"), "{screen}");
+    assert!(
+        timeline_rows(&screen)[0].trim_start().starts_with("UTC"),
+        "{screen}"
+    );
+    key(&mut app, KeyCode::Char('t'));
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("+1.100s"), "{screen}");
+}

@@ -57,11 +57,9 @@ impl App {
                 }
             }
             Msg::ServerAsk(a) => {
+                // The status line's ⚑ says it is waiting, and the key: no
+                // notice repeats it.
                 let ask = crate::tui::overlays::asks::Ask::new(&a, now_us);
-                self.shell.notice = Some(format!(
-                    "the server asks: {} — A to answer",
-                    safe(&a.method, 40)
-                ));
                 self.overlays.asks.push(ask);
             }
         }

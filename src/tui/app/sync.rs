@@ -115,21 +115,21 @@ impl App {
         let rows = [
             h(Pane::Timeline),
             h(Pane::Logs),
-            h(Pane::Progress),
             h(Pane::Tools),
             h(Pane::Findings),
             h(Pane::Network),
             h(Pane::Scope),
         ];
         let raw_width = layout::inner_width(&v, Pane::Raw).saturating_sub(1);
+        let progress_rows = layout::inner_height(&v, Pane::Progress);
         let p = &mut self.panes;
         p.timeline.settle(store, rows[0]);
         p.logs.settle(rows[1]);
-        let (caught_up, timing_moved) = p.progress.settle(store, rows[2]);
-        p.tools.settle(rows[3]);
-        p.findings.settle(rows[4]);
-        p.network.settle(rows[5]);
-        p.scope.settle(rows[6]);
+        let (caught_up, timing_moved) = p.progress.settle(store, progress_rows);
+        p.tools.settle(rows[2]);
+        p.findings.settle(rows[3]);
+        p.network.settle(rows[4]);
+        p.scope.settle(rows[5]);
         let seq = target(p, store);
         let raw_remade = p.raw.refresh(store, seq, raw_width);
         if timing_moved || raw_remade {

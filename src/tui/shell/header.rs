@@ -2,6 +2,7 @@
 //! in flight, findings, event count, recording (or why it stopped).
 
 use crate::trace::Store;
+use crate::tui::format::count;
 use crate::tui::pane::Pane;
 use crate::tui::screen::View;
 use crate::tui::shell::Conn;
@@ -10,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 /// One part of the header. When the line is wider than the terminal,
 /// parts go in `drop` order (lowest first; `None`: never) and then the
@@ -215,12 +216,22 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
     let mut events = Vec::new();
     match &st.shell.replay {
         Some(r) => {
-            events.push(Span::styled(format!("{}/{} events", r.fed, r.total), base));
+            events.push(Span::styled(
+                format!(
+                    "{}/{}",
+                    crate::format::thousands(r.fed as u64),
+                    count(r.total as u64, "event", "events")
+                ),
+                base,
+            ));
             if r.cut {
                 events.push(Span::styled(" (trace cut)", base.fg(t.warn)));
             }
         }
-        None => events.push(Span::styled(format!("{} events", st.shell.events), base)),
+        None => events.push(Span::styled(
+            count(st.shell.events, "event", "events"),
+            base,
+        )),
     }
     if st.shell.evicted > 0 {
         events.push(Span::styled(
@@ -322,16 +333,8 @@ fn text(p: &Part) -> String {
 
 /// `s` cut to at most `cols` columns, plus an ellipsis.
 fn cut(s: &str, cols: usize) -> String {
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > cols {
-            break;
-        }
-        w += cw;
-        out.push(c);
-    }
+    let (kept, _) = crate::tui::chrome::take_cols(s.chars(), cols);
+    let mut out: String = kept.into_iter().collect();
     out.push('…');
     out
 }

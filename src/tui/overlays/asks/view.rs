@@ -5,6 +5,7 @@
 //! the bottom. All server text is sanitised when the request is read.
 
 use crate::protocol::elicit::{Field, Format, Kind};
+use crate::tui::format::count;
 use crate::tui::overlays::asks::{Ask, AskKind, Form, Input, Route};
 use crate::tui::screen::View;
 use ratatui::Frame;
@@ -357,8 +358,12 @@ fn help_line(f: &Field) -> Option<String> {
             }
             match (min_len, max_len) {
                 (Some(a), Some(b)) => parts.push(format!("{a}–{b} characters")),
-                (Some(a), None) => parts.push(format!("at least {a} characters")),
-                (None, Some(b)) => parts.push(format!("at most {b} characters")),
+                (Some(a), None) => {
+                    parts.push(format!("at least {}", count(*a, "character", "characters")))
+                }
+                (None, Some(b)) => {
+                    parts.push(format!("at most {}", count(*b, "character", "characters")))
+                }
                 _ => {}
             }
         }

@@ -1,5 +1,6 @@
-//! Help overlay: every binding of the key map, grouped by where it applies.
-//! The playback keys are listed (as their own group) only in a replay.
+//! Help overlay: every binding of the key map, grouped by where it applies,
+//! the focused pane's group first. The playback keys are listed (as their
+//! own group) only in a replay.
 
 use crate::tui::action::Action;
 use crate::tui::keymap::Context;
@@ -45,7 +46,18 @@ fn lines(st: &View) -> Vec<Line<'static>> {
     };
     let mut out = Vec::new();
     let mut playback = Vec::new();
-    for (ctx, rows) in st.shell.keymap.describe() {
+    // The focused pane's keys first: they are what the user came for.
+    let here = if st.shell.focus == crate::tui::pane::Pane::Composer && st.panes.composer.editing {
+        Context::Editor
+    } else {
+        st.key_context()
+    };
+    let mut groups = st.shell.keymap.describe();
+    if let Some(i) = groups.iter().position(|(c, _)| *c == here) {
+        let g = groups.remove(i);
+        groups.insert(0, g);
+    }
+    for (ctx, rows) in groups {
         let mut group = Vec::new();
         for (keys, action) in rows {
             // Playback keys are bound everywhere but do nothing live: list

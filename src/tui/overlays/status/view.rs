@@ -85,6 +85,35 @@ fn push_key(
     }
 }
 
+/// Append the hint groups that fit in `width` columns after `spans`:
+/// `last` (help, quit) is kept when anything is, the others in order until
+/// one does not fit. A hint is never cut.
+fn fit_groups(
+    spans: &mut Vec<Span<'static>>,
+    hints: Vec<Vec<Span<'static>>>,
+    last: Vec<Vec<Span<'static>>>,
+    width: usize,
+) {
+    let w = |g: &[Span]| g.iter().map(|s| s.width()).sum::<usize>();
+    let mut used = w(spans);
+    let tail: usize = last.iter().map(|g| w(g)).sum();
+    let reserve = if used + tail <= width { tail } else { 0 };
+    for g in hints {
+        if used + w(&g) + reserve > width {
+            break;
+        }
+        used += w(&g);
+        spans.extend(g);
+    }
+    for g in last {
+        if used + w(&g) > width {
+            break;
+        }
+        used += w(&g);
+        spans.extend(g);
+    }
+}
+
 pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let t = &st.shell.theme;
     let base = Style::default().fg(t.status_fg).bg(t.status_bg);
@@ -114,6 +143,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         spans.push(Span::styled(" │", base.fg(t.muted)));
     }
     if let Some(n) = &st.shell.notice {
+        // The notice comes first; it is cut at a word, never inside one.
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        let room = (area.width as usize).saturating_sub(used + 3);
+        let n = crate::tui::chrome::fit_words(n, room);
         spans.push(Span::styled(
             format!(" {n} "),
             base.fg(t.warn).add_modifier(Modifier::BOLD),
@@ -125,10 +158,14 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     } else {
         st.key_context()
     };
-    let push = |spans: &mut Vec<Span<'static>>, c: Context, a: Action| {
+    // Each hint is a group of its own, kept or dropped whole.
+    let mut hints: Vec<Vec<Span<'static>>> = Vec::new();
+    let push = |hints: &mut Vec<Vec<Span<'static>>>, c: Context, a: Action| {
         if let Some(k) = st.shell.keymap.keys_for(c, a).first() {
-            spans.push(Span::styled(format!(" {k}"), key));
-            spans.push(Span::styled(format!(" {}", short(a)), base));
+            hints.push(vec![
+                Span::styled(format!(" {k}"), key),
+                Span::styled(format!(" {}", short(a)), base),
+            ]);
         }
     };
     if let Some(r) = &st.shell.replay {
@@ -141,17 +178,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
             base.fg(t.accent).add_modifier(Modifier::BOLD),
         ));
         for a in REPLAY_HINTS {
-            push(&mut spans, Context::Global, *a);
+            push(&mut hints, Context::Global, *a);
         }
-        spans.push(Span::styled(" │", base.fg(t.muted)));
+        hints.push(vec![Span::styled(" │", base.fg(t.muted))]);
     }
     // "answer input" only matters for a call waiting for input.
     let waiting = st
         .panes
         .progress
-        .calls
-        .list
-        .get(st.panes.progress.cursor.selected)
+        .selected_call()
         .is_some_and(|c| c.input.is_some());
     for (c, actions) in HINTS {
         if *c == ctx {
@@ -163,14 +198,20 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
                 if !st.shell.live && a.needs_server() {
                     continue;
                 }
-                push(&mut spans, ctx, *a);
+                push(&mut hints, ctx, *a);
             }
         }
     }
+    // Help and quit are kept whatever else goes.
+    let mut last: Vec<Vec<Span<'static>>> = Vec::new();
     if ctx != Context::Editor {
-        for a in [Action::FocusNext, Action::Zoom, Action::Help, Action::Quit] {
-            push(&mut spans, Context::Global, a);
+        for a in [Action::FocusNext, Action::Zoom] {
+            push(&mut hints, Context::Global, a);
+        }
+        for a in [Action::Help, Action::Quit] {
+            push(&mut last, Context::Global, a);
         }
     }
+    fit_groups(&mut spans, hints, last, area.width as usize);
     f.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
 }

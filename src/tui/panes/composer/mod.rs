@@ -29,14 +29,17 @@ pub enum TokenMode {
 }
 
 impl TokenMode {
-    pub fn next(self) -> TokenMode {
+    /// The mode after this one: auto string → auto integer → none, then
+    /// the custom token when one was typed (with `T`), never a prompt.
+    pub fn next(self, have_custom: bool) -> TokenMode {
         match self {
             TokenMode::AutoString => TokenMode::AutoInt,
-            TokenMode::AutoInt => TokenMode::Custom,
-            TokenMode::Custom => TokenMode::None,
-            TokenMode::None => TokenMode::AutoString,
+            TokenMode::AutoInt => TokenMode::None,
+            TokenMode::None if have_custom => TokenMode::Custom,
+            TokenMode::None | TokenMode::Custom => TokenMode::AutoString,
         }
     }
+
     pub fn label(self) -> &'static str {
         match self {
             TokenMode::AutoString => "auto string",

@@ -62,10 +62,7 @@ impl Composer {
             Action::StopEdit => self.set_editing(false),
             Action::Send => return self.send(tools, live),
             Action::CycleToken => {
-                self.token = self.token.next();
-                if self.token == TokenMode::Custom && self.custom_token.is_empty() {
-                    return vec![Command::Input(InputTarget::CustomToken)];
-                }
+                self.token = self.token.next(!self.custom_token.trim().is_empty());
             }
             Action::EditToken => return vec![Command::Input(InputTarget::CustomToken)],
             Action::CycleLogLevel => self.cycle_level(),

@@ -148,6 +148,7 @@ pub fn json_style(st: &View, k: Tok) -> Style {
         Tok::Punct => t.json_punct,
         Tok::Plain => t.fg,
         Tok::Odd => t.kind_problem,
+        Tok::Wrap => t.muted,
     })
 }
 

@@ -46,7 +46,8 @@ impl NetworkState {
             Command::ShowChannel(lane),
             Command::RawFollows(Pane::Timeline),
             Command::Notice(format!(
-                "timeline: channel {name} ({n} events so far) · a or Esc shows every event"
+                "timeline: channel {name} ({} so far) · a or Esc shows every event",
+                crate::tui::format::count(n as u64, "event", "events")
             )),
             Command::Focus(Pane::Timeline),
         ]

@@ -34,7 +34,7 @@ impl PaneInput for ProgressState {
     }
 
     fn click(&mut self, item: Option<usize>, _cx: &Cx) -> Commands {
-        if let Some(i) = item.filter(|i| *i < self.calls.list.len()) {
+        if let Some(i) = item.filter(|i| *i < self.order.list.len()) {
             self.cursor.selected = i;
         }
         Vec::new()
@@ -52,7 +52,7 @@ impl ProgressState {
                     .find(|c| c.token.as_ref() == Some(key)),
                 CallKey::Id(id) => self.calls.get(id),
             },
-            Selection::Progress => self.calls.list.get(self.cursor.selected),
+            Selection::Progress => self.selected_call(),
         }
     }
 
@@ -70,6 +70,8 @@ impl ProgressState {
             Action::ClearFinished => {
                 self.calls.clear_finished();
                 self.cursor = Cursor::default();
+                self.order.arrange(&self.calls.list);
+                self.order.seen = Some(self.calls.list.len());
                 Vec::new()
             }
             Action::Details => {
@@ -162,14 +164,40 @@ impl ProgressState {
         }]
     }
 
-    /// Sync step: the window (`h` rows), and the selected call's timing
-    /// while its details are shown. Returns false when the timing has more
-    /// to take in (a call with very many notifications, just selected);
-    /// the second value says whether it moved.
-    pub fn settle(&mut self, store: &Store, h: usize) -> (bool, bool) {
-        self.cursor.refit(self.calls.list.len(), h, false);
+    /// Sync step: the order (a new call selected, else the selection kept
+    /// on its call), the window (`rows` rows), and the selected call's
+    /// timing while its details are shown. Returns false when the timing
+    /// has more to take in (a call with very many notifications, just
+    /// selected); the second value says whether it moved.
+    pub fn settle(&mut self, store: &Store, rows: usize) -> (bool, bool) {
+        let len = self.calls.list.len();
+        let was = self.selected_call().map(|c| c.request_seq);
+        let newest = self.order.seen.filter(|n| len > *n).map(|_| len - 1);
+        self.order.seen = Some(len);
+        self.order.arrange(&self.calls.list);
+        let keep = |o: &super::order::Order, list: &[Call], seq: Option<u64>| {
+            o.list
+                .iter()
+                .position(|&i| Some(list[i].request_seq) == seq)
+        };
+        let pos = match newest {
+            Some(i) => self.order.list.iter().position(|&at| at == i),
+            None => keep(&self.order, &self.calls.list, was),
+        };
+        if let Some(p) = pos {
+            self.cursor.selected = p;
+        }
+        self.cursor.move_by(0, len);
+        self.order.measure(&self.calls.list, store);
+        self.cursor.offset = self
+            .order
+            .window(len, self.cursor.selected, self.cursor.offset, rows);
         if self.details
-            && let Some(c) = self.calls.list.get(self.cursor.selected)
+            && let Some(c) = self
+                .order
+                .list
+                .get(self.cursor.selected)
+                .and_then(|&i| self.calls.list.get(i))
         {
             let before = self.timing.count;
             let done = self.timing.sync(c, store, TIMING_BUDGET);

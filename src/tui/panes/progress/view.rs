@@ -10,12 +10,13 @@
 //! its task's status history and its timing statistics.
 
 use crate::calls::tasks::TaskView;
-use crate::format::{bytes, duration, duration_fine, num, rate};
+use crate::format::{bytes, duration, duration_fine};
 use crate::protocol::task::TaskStatus;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
 use crate::tui::chrome::{full_width, inner};
+use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
 use crate::tui::pane::Pane;
 use crate::tui::screen::Body;
@@ -53,44 +54,45 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             st.shell.theme.muted(),
         ));
     }
-    if st.panes.progress.details
-        && let Some(c) = st
-            .panes
-            .progress
-            .calls
-            .list
-            .get(st.panes.progress.cursor.selected)
+    let pr = &st.panes.progress;
+    if pr.details
+        && let Some(c) = pr.selected_call()
     {
-        let g = Gauge::of(c, store, st.panes.progress.byte_mode);
+        let g = Gauge::of(c, store, pr.byte_mode);
         lines.extend(call_lines(c, &g, st, w));
         if let Some(task) = &c.task {
             lines.extend(task_lines(task, c.sent_us, st));
         }
         lines.extend(detail_lines(c, st, store));
         // Only the call's own three rows: the statistics name no other call.
-        let sel = st.panes.progress.cursor.selected;
+        let sel = pr.cursor.selected;
         let rows = hits::uniform(inner.y, sel, sel + 1, 3);
         return Body { info, lines, rows };
     }
-    let per_page = (inner.height as usize / 3).max(1);
-    let start = st.panes.progress.cursor.window(n, per_page);
-    // Three rows per call, as `call_lines` makes them.
-    let rows = hits::uniform(inner.y, start, (start + per_page).min(n), 3);
-    for (i, c) in st
-        .panes
-        .progress
-        .calls
-        .list
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(per_page)
-    {
-        let g = Gauge::of(c, store, st.panes.progress.byte_mode);
-        let selected = i == st.panes.progress.cursor.selected && st.shell.focus == Pane::Progress;
+    let height = inner.height as usize;
+    let start = pr
+        .order
+        .window(n, pr.cursor.selected, pr.cursor.offset, height);
+    let mut rows = Vec::new();
+    let mut y = inner.y;
+    for pos in start..n {
+        let Some(c) = pr.call_at(pos) else { break };
+        let h = pr.order.height(pos);
+        if (y - inner.y) as usize + h as usize > height {
+            break;
+        }
+        rows.extend(hits::uniform(y, pos, pos + 1, h));
+        y += h;
+        let selected = pos == pr.cursor.selected && st.shell.focus == Pane::Progress;
+        let drawn: Vec<Line> = if h == 1 {
+            vec![one_line(c, st)]
+        } else {
+            let g = Gauge::of(c, store, pr.byte_mode);
+            call_lines(c, &g, st, w).into()
+        };
         // Only the head row is highlighted: a selection colour behind the
         // bar would hide its empty part.
-        for (k, l) in call_lines(c, &g, st, w).into_iter().enumerate() {
+        for (k, l) in drawn.into_iter().enumerate() {
             lines.push(if selected && k == 0 {
                 full_width(l, w, st.shell.theme.selected())
             } else {
@@ -203,21 +205,20 @@ fn bar(t: &Theme, width: usize, g: &Gauge, c: &Call, now_us: u64) -> Vec<Span<'s
     }
 }
 
-fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
+/// A call's head row: state, tool, id/token, its task, elapsed.
+fn head_spans(c: &Call, st: &View) -> Vec<Span<'static>> {
     let t = &st.shell.theme;
     let now = st.shell.now_us;
     let running = c.status.is_running();
-    let end = c.end_us.unwrap_or(now);
-    let elapsed = end.saturating_sub(c.sent_us);
+    let elapsed = c.end_us.unwrap_or(now).saturating_sub(c.sent_us);
     let color = status_color(t, c.status);
-
     // Row 1: state, tool, id/token, elapsed.
     let mut ids = format!("id {}", c.id);
     match &c.token {
         Some(tok) => ids.push_str(&format!(" · token {tok}")),
         None => ids.push_str(" · no token"),
     }
-    let head = vec![
+    let mut head = vec![
         Span::styled(
             format!(" {} ", icon(c.status, now)),
             Style::default().fg(color).add_modifier(Modifier::BOLD),
@@ -228,7 +229,6 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         ),
         Span::styled(format!("  {ids}  "), t.muted()),
     ];
-    let mut head = head;
     if let Some(task) = &c.task {
         head.push(Span::styled(
             format!("task {} ", task.short_id()),
@@ -249,6 +249,39 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         },
         Style::default().fg(color).add_modifier(Modifier::BOLD),
     )]);
+
+    head
+}
+
+/// A finished call that sent no progress, on one row: its head, then
+/// that nothing came, then its note.
+fn one_line(c: &Call, st: &View) -> Line<'static> {
+    let t = &st.shell.theme;
+    let mut spans = head_spans(c, st);
+    let why = if c.token.is_some() {
+        " · no progress sent"
+    } else {
+        " · no progress asked for"
+    };
+    spans.push(Span::styled(why, t.muted()));
+    if !c.note.is_empty() {
+        spans.push(Span::styled(
+            format!(" · {}", c.note),
+            Style::default().fg(status_color(t, c.status)),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
+    let t = &st.shell.theme;
+    let now = st.shell.now_us;
+    let running = c.status.is_running();
+    let end = c.end_us.unwrap_or(now);
+    let elapsed = end.saturating_sub(c.sent_us);
+    let color = status_color(t, c.status);
+
+    let head = head_spans(c, st);
 
     // Row 2: the bar and its numbers.
     let mut row2 = vec![Span::raw("   ")];
@@ -398,17 +431,13 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         let last = g.last_us.unwrap_or(c.sent_us);
         let since = now.saturating_sub(last);
         let stale = since > st.panes.progress.stale_after_us;
-        let what = if g.last_us.is_some() {
-            "last"
+        let when = if g.last_us.is_some() {
+            format!("last {} ago", duration(since))
         } else {
-            "nothing for"
+            format!("nothing in {}", duration(since))
         };
         stats.push(Span::styled(
-            format!(
-                " · {what} {} ago{}",
-                duration(since),
-                if stale { " ⚠ stale" } else { "" }
-            ),
+            format!(" · {when}{}", if stale { " ⚠ stale" } else { "" }),
             if stale {
                 Style::default().fg(t.stale).add_modifier(Modifier::BOLD)
             } else {
@@ -555,7 +584,7 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
             label("notifications per second"),
             value(format!(
                 "{per_s} ({} over {})",
-                tm.count,
+                crate::format::thousands(tm.count),
                 duration(end.saturating_sub(c.sent_us))
             )),
         ]));
@@ -574,11 +603,7 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
 }
 
 fn updates(n: u64) -> String {
-    if n == 1 {
-        "1 update".into()
-    } else {
-        format!("{n} updates")
-    }
+    count(n, "update", "updates")
 }
 
 /// The task's status history in the details view: each change, its time

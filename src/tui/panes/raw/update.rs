@@ -85,8 +85,8 @@ impl RawState {
     /// Sync step: make the lines again when the event `seq` (or, for exact
     /// bytes, the `width`) changed. Returns true when it did.
     pub fn refresh(&mut self, store: &Store, seq: Option<u64>, width: usize) -> bool {
-        let width_matters = self.bytes_mode;
-        if self.seq == seq && (!width_matters || self.width == width) && !self.lines.is_empty() {
+        // Both views are laid out for the width: exact bytes cut, pretty wrapped.
+        if self.seq == seq && self.width == width && !self.lines.is_empty() {
             return false;
         }
         if self.seq != seq {
@@ -102,7 +102,9 @@ impl RawState {
         };
         let as_json = !self.bytes_mode && ev.kind.is_json();
         let (lines, cut) = if as_json {
-            jsonfmt::pretty(&String::from_utf8_lossy(ev.bytes), RAW_MAX_LINES)
+            let (lines, cut) = jsonfmt::pretty(&String::from_utf8_lossy(ev.bytes), RAW_MAX_LINES);
+            let (lines, wrapped_cut) = jsonfmt::wrap(lines, width, RAW_MAX_LINES);
+            (lines, cut || wrapped_cut)
         } else {
             jsonfmt::exact_bytes(ev.bytes, width, RAW_MAX_LINES)
         };
@@ -121,7 +123,9 @@ impl RawState {
         let text = if self.bytes_mode || !ev.kind.is_json() {
             ev.text().into_owned()
         } else {
-            self.lines
+            // As pretty-printed, without the rows the pane's width wrapped.
+            jsonfmt::pretty(&String::from_utf8_lossy(ev.bytes), RAW_MAX_LINES)
+                .0
                 .iter()
                 .map(|l| jsonfmt::line_text(l))
                 .collect::<Vec<_>>()
@@ -146,7 +150,7 @@ pub fn target(panes: &Panes, store: &Store) -> Option<u64> {
             .map(|x| x.seq),
         Pane::Progress => {
             let pr = &panes.progress;
-            let c = pr.calls.list.get(pr.cursor.selected)?;
+            let c = pr.selected_call()?;
             let req = store.request(Origin::Client, &c.id);
             if let Some(r) = req.and_then(|r| r.response_seq) {
                 return Some(r);

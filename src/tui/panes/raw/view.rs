@@ -1,4 +1,5 @@
-//! Raw: the selected event's frame, pretty-printed with JSON colouring or as
+//! Raw: the selected event's frame, pretty-printed with JSON colouring (long
+//! lines wrapped at the pane's width, continuations marked `↪`) or as
 //! exact bytes, with search matches highlighted. The lines were prepared
 //! when the selection changed; drawing only slices them.
 

@@ -117,6 +117,12 @@ impl WallStart {
     /// Time `t_us` of the session by the wall clock: `21:19:33.250 UTC`
     /// (`≈21:19:33 UTC` when the start is known to the second only).
     pub fn at(&self, t_us: u64) -> String {
+        format!("{} UTC", self.clock(t_us))
+    }
+
+    /// The time of day of `t_us` (UTC): `21:19:33.250`, or `≈21:19:33`
+    /// when the start is known to the second only.
+    pub fn clock(&self, t_us: u64) -> String {
         let us = self.unix_us.saturating_add(t_us);
         let ms_of_day = us / 1000 % 86_400_000;
         let (h, m, s, ms) = (
@@ -126,9 +132,9 @@ impl WallStart {
             ms_of_day % 1000,
         );
         if self.exact {
-            format!("{h:02}:{m:02}:{s:02}.{ms:03} UTC")
+            format!("{h:02}:{m:02}:{s:02}.{ms:03}")
         } else {
-            format!("≈{h:02}:{m:02}:{s:02} UTC")
+            format!("≈{h:02}:{m:02}:{s:02}")
         }
     }
 }

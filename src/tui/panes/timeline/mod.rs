@@ -23,6 +23,8 @@ pub struct TimelineState {
     pub selected_call: Option<CallKey>,
     /// The seq `selected_call` was read from (it is re-read only on change).
     pub selected_seq: Option<u64>,
+    /// Times by the wall clock instead of since the session started.
+    pub wall_clock: bool,
 }
 
 /// How a timeline row names its call: a request, response or cancellation

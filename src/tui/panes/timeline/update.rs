@@ -70,6 +70,25 @@ impl TimelineState {
         }
     }
 
+    /// Times since the start ↔ by the wall clock (when the start is known).
+    pub fn toggle_clock(&mut self, wall_known: bool) -> Commands {
+        if !wall_known {
+            self.wall_clock = false;
+            return vec![Command::Notice(
+                "times stay since the session started: its wall-clock start is not known".into(),
+            )];
+        }
+        self.wall_clock = !self.wall_clock;
+        vec![Command::Notice(
+            if self.wall_clock {
+                "timeline times: by the wall clock (UTC)"
+            } else {
+                "timeline times: since the session started"
+            }
+            .into(),
+        )]
+    }
+
     /// Esc in the Timeline leaves a lane or channel view.
     pub fn back(&mut self) -> Commands {
         let v = &mut self.view;

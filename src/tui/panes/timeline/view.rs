@@ -1,24 +1,34 @@
 //! Timeline: every event in exact arrival order (or the filtered/lane view),
 //! one row each, formatted only for the rows on screen. Frames named by a
-//! finding carry its severity mark. Over HTTP a narrow column names each
+//! finding carry its severity mark. Times read since the session started
+//! (`+12.345s`) or, toggled, by the wall clock. Over HTTP, when the rows on
+//! screen come from more than one stream, a narrow column names each
 //! event's channel (`post:3`, `get`…), so the order within each stream is
-//! visible; the Network pane narrows the view to one channel.
+//! visible; the Network pane narrows the view to one channel. The columns
+//! are sized from the rows on screen and the summary gets what is left.
 
-use crate::format::rel_ms;
 use crate::trace::{Dir, Store};
 use crate::tui::chrome::{fit, full_width, inner};
-use crate::tui::format::safe;
+use crate::tui::format::{count, safe, since_start};
 use crate::tui::panes::findings::view::{severity_color, severity_glyph};
 use crate::tui::screen::Body;
 use crate::tui::screen::View;
-use crate::tui::summary::{Class, dir_glyph, summarize};
+use crate::tui::summary::{Class, Summary, dir_glyph, summarize};
 use crate::tui::views::KindFilter;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// The channel column: `post:1234`, `listen:12`, `get` fit; longer names are cut.
 const CHANNEL_W: usize = 9;
+/// The summary, the most useful column, gets at least this much when the
+/// pane is wide enough for the narrowest other columns.
+const SUMMARY_MIN: usize = 20;
+const METHOD_MIN: usize = 8;
+const METHOD_MAX: usize = 28;
+const IDS_MIN: usize = 8;
+const IDS_MAX: usize = 26;
 
 /// The rows on screen, read from the store (the caller holds its lock),
 /// and which timeline row each drawn line shows.
@@ -26,7 +36,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let t = &st.shell.theme;
     let tl = &st.panes.timeline;
     let len = tl.view.len(store);
-    let mut info = vec![format!("· {len} rows")];
+    let mut info = vec![format!("· {}", count(len as u64, "row", "rows"))];
     if let Some(l) = &tl.view.lane {
         info.push(format!("lane id {}", l.id));
     } else if let Some(c) = &tl.view.channel {
@@ -52,43 +62,71 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let inner = inner(area);
     let w = inner.width as usize;
     let rows = (inner.height as usize).saturating_sub(1);
-    // Method and id columns share the width; the summary gets the rest.
-    let mw = (w / 5).clamp(16, 28);
-    let iw = (w / 6).clamp(16, 26);
-    let channels = st.shows_channels();
+    let start = tl.cursor.window(len, rows);
+    let late_after = tl.view.lane.as_ref().and_then(|l| l.response_seq(store));
+    let wall = st.panes.scope.wall.filter(|_| tl.wall_clock);
+    // Only the rows on screen are read and summarised, once; the columns
+    // are sized from them.
+    let shown: Vec<(usize, u64, Option<Shown>)> = (start..(start + rows).min(len))
+        .map_while(|i| {
+            let seq = tl.view.seq_at(i, store)?;
+            let row = store.get(seq).map(|ev| Shown {
+                time: match &wall {
+                    Some(w) => w.clock(ev.t_us),
+                    None => since_start(ev.t_us),
+                },
+                dir: ev.dir,
+                channel: safe(ev.channel, 40),
+                s: summarize(&ev),
+            });
+            Some((i, seq, row))
+        })
+        .collect();
+    let cols = Columns::fit(w, st, shown.iter().filter_map(|r| r.2.as_ref()));
+    let Columns {
+        time: tw,
+        channel: cw,
+        method: mw,
+        ids: iw,
+    } = cols;
     let mut lines = vec![Line::styled(
         fit(
             &format!(
-                "{:>10}   {}{:<5} {:<mw$} {:<iw$} summary",
-                "ms",
-                if channels {
-                    format!("{:<CHANNEL_W$} ", "channel")
+                "{:>tw$}   {}{:<5} {} {}summary",
+                if wall.is_some() { "UTC" } else { "time" },
+                if cw > 0 {
+                    format!("{} ", fit("channel", cw))
                 } else {
                     String::new()
                 },
                 "kind",
-                "method",
-                "id / token"
+                fit("method", mw),
+                if iw > 0 {
+                    let label = if iw >= 10 { "id / token" } else { "id" };
+                    format!("{} ", fit(label, iw))
+                } else {
+                    String::new()
+                },
             ),
             w,
         ),
         t.muted().add_modifier(Modifier::BOLD),
     )];
-    let start = tl.cursor.window(len, rows);
     let mut hit_rows = Vec::with_capacity(rows);
-    let late_after = tl.view.lane.as_ref().and_then(|l| l.response_seq(store));
-    for i in start..(start + rows).min(len) {
-        let Some(seq) = tl.view.seq_at(i, store) else {
-            break;
-        };
+    for (i, seq, row) in shown {
         // Below the column header: line k of `lines` is screen row inner.y + k.
         hit_rows.push((inner.y + lines.len() as u16, i));
-        let Some(ev) = store.get(seq) else {
+        let Some(Shown {
+            time,
+            dir,
+            channel,
+            s,
+        }) = row
+        else {
             lines.push(Line::styled(format!("#{seq} (evicted)"), t.muted()));
             continue;
         };
-        let s = summarize(&ev);
-        let dir_color = match ev.dir {
+        let dir_color = match dir {
             Dir::Out => t.dir_out,
             Dir::In => t.dir_in,
             Dir::Stderr => t.dir_stderr,
@@ -114,8 +152,9 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             Style::default().fg(t.fg)
         };
         // A flagged frame carries its worst finding's mark in the gutter left
-        // of the time: one map lookup per visible row.
-        let ms = rel_ms(ev.t_us);
+        // of the time (the column is one wider than its longest time): one
+        // map lookup per visible row.
+        let ms = format!("{time:>tw$}");
         let mut spans = match st.panes.findings.flag(seq) {
             Some(fl) => vec![
                 Span::styled(
@@ -124,8 +163,6 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                         .fg(severity_color(t, fl.severity))
                         .add_modifier(Modifier::BOLD),
                 ),
-                // The time is right-aligned: its first column is a space
-                // unless the session ran for more than a day.
                 Span::styled(ms.strip_prefix(' ').unwrap_or(&ms).to_string(), t.muted()),
             ],
             None => vec![Span::styled(ms, t.muted())],
@@ -133,16 +170,13 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         spans.extend([
             Span::raw(" "),
             Span::styled(
-                format!("{} ", dir_glyph(ev.dir)),
+                format!("{} ", dir_glyph(dir)),
                 Style::default().fg(dir_color).add_modifier(Modifier::BOLD),
             ),
         ]);
-        if channels {
-            spans.push(Span::styled(
-                // A replayed trace names its own channels: sanitised like any text.
-                format!("{} ", fit(&safe(ev.channel, 40), CHANNEL_W)),
-                t.muted(),
-            ));
+        if cw > 0 {
+            // A replayed trace names its own channels: sanitised like any text.
+            spans.push(Span::styled(format!("{} ", fit(&channel, cw)), t.muted()));
         }
         spans.extend([
             Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
@@ -150,11 +184,13 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                 format!("{} ", fit(short_method(&s.method), mw)),
                 Style::default().fg(t.fg),
             ),
-            Span::styled(
+        ]);
+        if iw > 0 {
+            spans.push(Span::styled(
                 format!("{} ", fit(&s.ids, iw)),
                 Style::default().fg(t.accent),
-            ),
-        ]);
+            ));
+        }
         if late {
             spans.push(Span::styled("after response! ", text_style));
         }
@@ -170,6 +206,70 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         info,
         lines,
         rows: hit_rows,
+    }
+}
+
+/// What a row on screen shows, read once from its event.
+struct Shown {
+    time: String,
+    dir: Dir,
+    channel: String,
+    s: Summary,
+}
+
+/// The widths of the columns before the summary, which gets what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Columns {
+    time: usize,
+    /// 0: no channel column.
+    channel: usize,
+    method: usize,
+    /// 0: no id column.
+    ids: usize,
+}
+
+impl Columns {
+    /// Each column as wide as its widest row on screen (within bounds);
+    /// when that leaves the summary less than `SUMMARY_MIN`, the id and
+    /// then the method columns give way down to their minimums, then the
+    /// id column goes. The
+    /// channel column is drawn only over HTTP when the rows on screen come
+    /// from more than one stream.
+    fn fit<'a>(w: usize, st: &View, rows: impl Iterator<Item = &'a Shown> + Clone) -> Columns {
+        let widest = |f: &dyn Fn(&Shown) -> usize| rows.clone().map(f).max().unwrap_or(0);
+        let time = widest(&|r| r.time.width()).max(4) + 1;
+        let mut first = None;
+        let several = rows.clone().any(|r| {
+            let c = first.get_or_insert(r.channel.as_str());
+            *c != r.channel
+        });
+        let channel = if st.shows_channels() && st.panes.timeline.view.channel.is_none() && several
+        {
+            widest(&|r| r.channel.width()).clamp(7, CHANNEL_W)
+        } else {
+            0
+        };
+        let mut method = widest(&|r| short_method(&r.s.method).width()).clamp(6, METHOD_MAX);
+        let mut ids = widest(&|r| r.s.ids.width()).clamp(5, IDS_MAX);
+        // Time, the direction glyph, the channel, the kind, and a space after each.
+        let fixed = time + 3 + if channel > 0 { channel + 1 } else { 0 } + 6;
+        let used = |m: usize, i: usize| fixed + m + 1 + if i > 0 { i + 1 } else { 0 } + SUMMARY_MIN;
+        while used(method, ids) > w && ids > IDS_MIN {
+            ids -= 1;
+        }
+        while used(method, ids) > w && method > METHOD_MIN {
+            method -= 1;
+        }
+        // Still short: the ids go (the Raw pane and the lane show them).
+        if used(method, ids) > w {
+            ids = 0;
+        }
+        Columns {
+            time,
+            channel,
+            method,
+            ids,
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::tui::action::Action;
 use crate::tui::browse::{Detail, Listing, Row, Tab, Tone};
-use crate::tui::chrome::{fit, full_width, inner};
+use crate::tui::chrome::{fit, fit_middle, full_width, inner};
 use crate::tui::format::safe_row;
 use crate::tui::keymap::Context;
 use crate::tui::layout::{self, tools_list_height};
@@ -213,7 +213,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
             }
             for i in start..end {
                 let Some(row) = r.row(i) else { break };
-                let line = resource_row(st, row);
+                let line = resource_row(st, row, w);
                 lines.push(if i == r.cursor.selected {
                     full_width(line, w, t.selected())
                 } else {
@@ -242,7 +242,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
             for i in start..end {
                 let Some(pr) = p.item(i) else { break };
                 let mut spans = vec![
-                    Span::styled(format!(" {}", fit(&pr.label, 24)), t.fg(t.accent)),
+                    Span::styled(format!(" {}", fit_middle(&pr.label, 24)), t.fg(t.accent)),
                     Span::styled(format!(" {}", pr.title), t.muted()),
                 ];
                 if !pr.args.is_empty() {
@@ -282,8 +282,11 @@ fn ago(st: &View, at_us: u64) -> String {
     format!("{s}s ago")
 }
 
-fn resource_row(st: &View, row: Row) -> Line<'static> {
+/// A resource or template: its name, then its URI, both cut in the middle
+/// when too long (URIs differ most at their ends).
+fn resource_row(st: &View, row: Row, w: usize) -> Line<'static> {
     let t = &st.shell.theme;
+    let room = |spans: &[Span]| w.saturating_sub(spans.iter().map(|s| s.width()).sum::<usize>());
     match row {
         Row::Resource(r) => {
             let name = if r.name.is_empty() { &r.label } else { &r.name };
@@ -292,7 +295,7 @@ fn resource_row(st: &View, row: Row) -> Line<'static> {
                     if r.subscribed { " ●" } else { "  " },
                     Style::default().fg(t.warn),
                 ),
-                Span::styled(format!("{} ", fit(name, 22)), t.fg(t.accent)),
+                Span::styled(format!("{} ", fit_middle(name, 22)), t.fg(t.accent)),
             ];
             if r.updates > 0 {
                 spans.push(Span::styled(
@@ -304,7 +307,8 @@ fn resource_row(st: &View, row: Row) -> Line<'static> {
                     Style::default().fg(t.warn),
                 ));
             }
-            spans.push(Span::styled(r.label.clone(), t.muted()));
+            let uri = fit_middle(&r.label, room(&spans));
+            spans.push(Span::styled(uri.trim_end().to_string(), t.muted()));
             Line::from(spans)
         }
         Row::Template(tp) => {
@@ -313,11 +317,13 @@ fn resource_row(st: &View, row: Row) -> Line<'static> {
             } else {
                 &tp.name
             };
-            Line::from(vec![
+            let mut spans = vec![
                 Span::styled(" ◇", t.muted()),
-                Span::styled(format!("{} ", fit(name, 22)), t.fg(t.json_key)),
-                Span::styled(tp.label.clone(), t.muted()),
-            ])
+                Span::styled(format!("{} ", fit_middle(name, 22)), t.fg(t.json_key)),
+            ];
+            let uri = fit_middle(&tp.label, room(&spans));
+            spans.push(Span::styled(uri.trim_end().to_string(), t.muted()));
+            Line::from(spans)
         }
     }
 }

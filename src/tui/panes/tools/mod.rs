@@ -8,6 +8,7 @@ pub mod view;
 
 use crate::tui::browse::Browse;
 use crate::tui::cursor::Cursor;
+use crate::tui::format::match_rank;
 use serde_json::Value;
 
 #[derive(Debug, Clone)]
@@ -37,17 +38,18 @@ pub struct ToolsState {
 }
 
 impl ToolsState {
+    /// The tools the filter keeps, name matches before description
+    /// matches (each in listed order).
     pub fn refilter(&mut self) {
         let f = self.filter.to_lowercase();
-        self.visible = (0..self.all.len())
-            .filter(|i| {
-                let t = &self.all[*i];
-                f.is_empty()
-                    || t.name.to_lowercase().contains(&f)
-                    || t.title.to_lowercase().contains(&f)
-                    || t.description.to_lowercase().contains(&f)
+        let mut ranked: Vec<(u8, usize)> = (0..self.all.len())
+            .filter_map(|i| {
+                let t = &self.all[i];
+                match_rank(&f, &[&t.name, &t.title], &[&t.description]).map(|r| (r, i))
             })
             .collect();
+        ranked.sort_by_key(|(r, _)| *r);
+        self.visible = ranked.into_iter().map(|(_, i)| i).collect();
         self.cursor.move_by(0, self.visible.len());
     }
 

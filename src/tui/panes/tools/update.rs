@@ -59,6 +59,10 @@ impl ToolsState {
     pub fn set_tools_filter(&mut self, text: &str) {
         self.filter = text.to_string();
         self.refilter();
+        // The best match is selected.
+        if !text.is_empty() {
+            self.cursor.selected = 0;
+        }
     }
 
     /// Enter: the selected tool into the composer, and focus there.

@@ -2,7 +2,7 @@
 //! tool's description and input schema.
 
 use crate::tui::browse::Tab;
-use crate::tui::chrome::{fit, full_width, inner};
+use crate::tui::chrome::{fit_middle, full_width, inner};
 use crate::tui::format::safe_row;
 use crate::tui::layout::tools_list_height;
 use crate::tui::schema::describe_props;
@@ -12,6 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 /// The list's area, the line a status message takes above it (loading, an
 /// error, no tools), and the tools listed (`start..end`).
@@ -83,11 +84,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         lines.push(Line::styled(" no tools", t.muted()));
     }
     let (_, _, start, end) = window(area, st);
+    let name_w = name_width(tools.all.iter().map(|t| t.label.as_str()), w);
     for (i, idx) in tools.visible.iter().enumerate().take(end).skip(start) {
         let tool = &tools.all[*idx];
         let line = Line::from(vec![
             Span::styled(
-                format!(" {}", fit(&tool.label, 22)),
+                format!(" {}", fit_middle(&tool.label, name_w)),
                 Style::default().fg(t.accent),
             ),
             Span::styled(format!(" {}", tool.title), t.muted()),
@@ -141,6 +143,14 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         Paragraph::new(d).style(t.base()).wrap(Wrap { trim: false }),
         detail_area,
     );
+}
+
+/// The name column: 22 columns, wider for the longest name while the
+/// column takes at most three fifths of the pane (longer names are cut in
+/// the middle).
+pub fn name_width<'a>(names: impl Iterator<Item = &'a str>, pane_w: usize) -> usize {
+    let longest = names.map(|n| n.width()).max().unwrap_or(0);
+    longest.max(22).min(pane_w * 3 / 5).max(8)
 }
 
 impl crate::tui::screen::PaneView for super::ToolsState {
