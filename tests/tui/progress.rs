@@ -442,3 +442,36 @@ fn the_selection_stays_on_its_call_when_it_finishes_and_moves_down() {
         IdKey::Int(1)
     );
 }
+
+#[test]
+fn details_show_the_trace_the_request_carried() {
+    let sc = Scenario::new();
+    sc.at_ms(2).out(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}));
+    sc.at_ms(9).inn(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}));
+    sc.at_ms(100).out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {},
+        "_meta": {"progressToken": "mcpscope-1", "traceparent": "00-9fa5806d28a258f47b16ef63667b3963-6e1174658acba428-01"}}}));
+    sc.at_ms(120).out(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {},
+        "_meta": {"progressToken": "mcpscope-2", "traceparent": "not one"}}}));
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Top);
+    app.apply(Action::Details);
+    let shown = |app: &mut App| {
+        render(app, 160, 48).lines().any(|l| {
+            l.contains("trace (W3C traceparent)")
+                && l.contains("9fa5806d28a258f47b16ef63667b3963 · span 6e1174658acba428")
+        })
+    };
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let id = app.panes.progress.selected_call().map(|c| c.id.clone());
+        seen.push((id, shown(&mut app)));
+        app.apply(Action::Down);
+    }
+    seen.sort_by_key(|(id, _)| format!("{id:?}"));
+    // Only call 1 carried a valid traceparent.
+    assert_eq!(
+        seen,
+        vec![(Some(IdKey::Int(1)), true), (Some(IdKey::Int(2)), false)]
+    );
+}

@@ -11,7 +11,9 @@
 
 use crate::calls::tasks::TaskView;
 use crate::format::{bytes, duration, duration_fine};
+use crate::protocol::meta;
 use crate::protocol::task::TaskStatus;
+use crate::protocol::trace_context::{self, TraceParent};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
@@ -599,7 +601,24 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
             None => format!("request #{} · no response yet", c.request_seq),
         }),
     ]));
+    if let Some(tp) = store.get(c.request_seq).and_then(|ev| traceparent(&ev)) {
+        out.push(Line::from(vec![
+            label("trace (W3C traceparent)"),
+            value(format!("{} · span {}", tp.trace_id, tp.parent_id)),
+        ]));
+    }
     out
+}
+
+/// The trace context the request carried in `_meta` (SEP-414), when it is
+/// a valid one: what a server's spans of this call are filed under.
+fn traceparent(ev: &crate::trace::EventRef<'_>) -> Option<TraceParent> {
+    let params: serde_json::Value = serde_json::from_str(ev.frame().params?.get()).ok()?;
+    let tp = params
+        .get(meta::META)?
+        .get(trace_context::TRACEPARENT)?
+        .as_str()?;
+    TraceParent::parse(tp).ok()
 }
 
 fn updates(n: u64) -> String {
