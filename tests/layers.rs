@@ -62,6 +62,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("auth", &["protocol", "event", "transport"]),
     ("otel", &["protocol", "event", "trace", "calls"]),
     ("demo", &["protocol", "event"]),
+    // A server like `demo`, whose script is a recorded trace.
+    ("mock", &["protocol", "event", "trace"]),
     (
         "session",
         &["protocol", "event", "transport", "client", "trace", "auth"],
@@ -91,6 +93,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "auth",
             "otel",
             "demo",
+            "mock",
             "session",
             "proxy",
             "selflog",
