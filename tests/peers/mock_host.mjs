@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// A real host for the `mcpscope mock` tests: the official TypeScript SDK
+// client (@modelcontextprotocol/sdk, pinned in node/package.json) connects
+// over stdio (CMD...) or Streamable HTTP (--url URL), optionally lists the
+// tools, calls TOOL once with a progress handler, a log handler and an
+// elicitation handler, and prints one JSON line: every progress, log and
+// elicitation it saw with the milliseconds since the call went to the
+// transport, and the
+// result (or the error the call failed with).
+//   node mock_host.mjs TOOL ARGS_JSON (--url URL | CMD [ARGS...])
+// MOCK_HOST_LIST=1 lists the tools first; MOCK_HOST_ANSWER_MS=N answers an
+// elicitation N ms after it came (accepting the schema's defaults).
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const esm = join(here, '.installed/node/node_modules/@modelcontextprotocol/sdk/dist/esm');
+const load = (p) => import(pathToFileURL(join(esm, p)).href);
+const { Client } = await load('client/index.js');
+const { StdioClientTransport } = await load('client/stdio.js');
+const { StreamableHTTPClientTransport } = await load('client/streamableHttp.js');
+const { LoggingMessageNotificationSchema, ElicitRequestSchema } = await load('types.js');
+
+const [tool, argsJson, first, ...rest] = process.argv.slice(2);
+const transport = first === '--url'
+  ? new StreamableHTTPClientTransport(new URL(rest[0]))
+  : new StdioClientTransport({ command: first, args: rest, env: process.env, stderr: 'ignore' });
+const client = new Client(
+  { name: 'mock-test-ts-host', version: '1.0.0' },
+  { capabilities: { elicitation: {} } },
+);
+const events = [];
+let t0 = performance.now();
+const ms = () => performance.now() - t0;
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  events.push({ kind: 'log', ms: ms(), level: n.params.level, logger: n.params.logger ?? null, data: n.params.data });
+});
+const answerMs = Number(process.env.MOCK_HOST_ANSWER_MS ?? 0);
+client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  const ev = { kind: 'elicit', ms: ms(), message: req.params.message };
+  events.push(ev);
+  if (answerMs > 0) await new Promise((r) => setTimeout(r, answerMs));
+  const props = req.params.requestedSchema?.properties ?? {};
+  const content = Object.fromEntries(
+    Object.entries(props).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]),
+  );
+  ev.answered_ms = ms();
+  return { action: 'accept', content };
+});
+await client.connect(transport);
+if (process.env.MOCK_HOST_LIST === '1') await client.listTools();
+// Times count from the moment the call goes to the transport: the SDK's
+// first call spends tens of milliseconds before it sends anything.
+const send = transport.send.bind(transport);
+transport.send = (message, options) => {
+  if (message.method === 'tools/call') t0 = performance.now();
+  return send(message, options);
+};
+const onmessage = transport.onmessage;
+transport.onmessage = (message, extra) => {
+  if (process.env.MOCK_HOST_DEBUG) console.error(ms().toFixed(1), message.method ?? 'response');
+  onmessage(message, extra);
+};
+let result = null;
+let error = null;
+t0 = performance.now();
+try {
+  result = await client.callTool({ name: tool, arguments: JSON.parse(argsJson) }, undefined, {
+    onprogress: (p) => events.push({ kind: 'progress', ms: ms(), progress: p.progress, total: p.total ?? null, message: p.message ?? null }),
+    timeout: 60_000,
+  });
+} catch (e) {
+  error = String(e?.message ?? e);
+}
+await client.close();
+console.log(JSON.stringify({ server: client.getServerVersion() ?? null, events, result, error }));
+process.exit(0);
