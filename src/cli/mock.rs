@@ -21,7 +21,7 @@ pub struct MockArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
     /// Pace: 1 as recorded, 2 twice as fast, 0 everything at once (0.01 to 1000, or 0).
-    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_speed)]
+    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_speed, allow_negative_numbers = true)]
     pub speed: f64,
 }
 
