@@ -126,6 +126,16 @@ impl Out {
     }
 }
 
+/// Forgets a server→client request once its playback no longer waits for
+/// it (answered, or the playback was cancelled).
+struct Forget<'a>(&'a Mutex<HashMap<IdKey, oneshot::Sender<()>>>, IdKey);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(self.0).remove(&self.1);
+    }
+}
+
 /// What a host message was, for the transport's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handled {
@@ -140,6 +150,8 @@ pub struct Conn {
     pace: Pace,
     cursor: Mutex<Cursor>,
     running: Mutex<HashMap<IdKey, AbortHandle>>,
+    /// What plays for host notifications (no id to cancel it by).
+    background: Mutex<Vec<AbortHandle>>,
     /// Server→client requests sent, by the id the mock gave them.
     pending: Mutex<HashMap<IdKey, oneshot::Sender<()>>>,
     next_id: AtomicU64,
@@ -170,6 +182,7 @@ impl Conn {
             rec,
             pace,
             running: Mutex::new(HashMap::new()),
+            background: Mutex::new(Vec::new()),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             after,
@@ -179,6 +192,9 @@ impl Conn {
     /// Stop every playback (the host went away).
     pub fn stop(&self) {
         for (_, h) in lock(&self.running).drain() {
+            h.abort();
+        }
+        for h in lock(&self.background).drain(..) {
             h.abort();
         }
         lock(&self.pending).clear();
@@ -291,10 +307,14 @@ impl Conn {
         if let Ok(ex) = found
             && !self.rec.exchanges[ex].steps.is_empty()
         {
-            tokio::spawn(
-                self.clone()
-                    .play(ex, None, None, self.after.clone(), Instant::now()),
-            );
+            let mut background = lock(&self.background);
+            background.retain(|h| !h.is_finished());
+            if background.len() < MAX_RUNNING {
+                let play = self
+                    .clone()
+                    .play(ex, None, None, self.after.clone(), Instant::now());
+                background.push(tokio::spawn(play).abort_handle());
+            }
         }
     }
 
@@ -339,8 +359,10 @@ impl Conn {
                         self.next_id.fetch_add(1, Ordering::Relaxed)
                     ));
                     let (tx, rx) = oneshot::channel();
-                    lock(&self.pending).insert(IdKey::from_value(&mine), tx);
-                    answered = Some((rx, answer_t_us.unwrap_or(step.t_us)));
+                    let key = IdKey::from_value(&mine);
+                    lock(&self.pending).insert(key.clone(), tx);
+                    let forget = Forget(&self.pending, key);
+                    answered = Some((rx, forget, answer_t_us.unwrap_or(step.t_us)));
                     let mut v = v.clone();
                     v["id"] = mine;
                     frame(&v)
@@ -361,7 +383,7 @@ impl Conn {
                 // The request's stream ends with its response.
                 stream = None;
             }
-            if let Some((rx, recorded)) = answered {
+            if let Some((rx, _forget, recorded)) = answered {
                 let _ = rx.await;
                 anchor = (recorded, Instant::now());
             }
@@ -510,6 +532,10 @@ mod tests {
         let req = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "a", "_meta": {"progressToken": "t"}}});
         conn.handle(req, Out::Stream(tx.clone())).await;
         assert!(rx.recv().await.is_some());
+        // Cancelled while it waits for the answer to its elicitation.
+        let ask: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        assert_eq!(ask["method"], "elicitation/create");
+        assert_eq!(lock(&conn.pending).len(), 1);
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}});
         assert_eq!(
             conn.handle(cancel, Out::Stream(tx.clone())).await,
@@ -518,5 +544,6 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(5)).await;
         assert!(rx.try_recv().is_err());
         assert!(lock(&conn.running).is_empty());
+        assert!(lock(&conn.pending).is_empty(), "the question is forgotten");
     }
 }

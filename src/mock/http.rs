@@ -16,27 +16,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use super::conn::{Conn, Handled, Out, Pace, Standalone};
 use super::recording::Recording;
+use crate::demo::http::{Body, full, gate, header, read_message, rpc_error, serve_connections};
 use crate::listen_guard::ListenGuard;
-use crate::protocol::methods::{self, codes};
+use crate::protocol::methods;
 
 const SESSION_HEADER: &str = "mcp-session-id";
-const MAX_BODY: usize = 16 << 20;
 /// Sessions at once, at most; the oldest goes beyond.
 const MAX_SESSIONS: usize = 256;
-
-type Body = BoxBody<Bytes, Infallible>;
 
 struct Session {
     conn: Arc<Conn>,
@@ -63,33 +58,7 @@ pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> st
         sessions: Mutex::new(HashMap::new()),
         next: AtomicU64::new(1),
     });
-    loop {
-        let (stream, _) = listener.accept().await?;
-        let server = server.clone();
-        tokio::spawn(async move {
-            let svc = service_fn(move |req| {
-                let server = server.clone();
-                async move { Ok::<_, Infallible>(server.handle(req).await) }
-            });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc)
-                .await;
-        });
-    }
-}
-
-fn full(status: StatusCode, ctype: &str, body: impl Into<Bytes>) -> Response<Body> {
-    let mut r = Response::new(Full::new(body.into()).boxed());
-    *r.status_mut() = status;
-    if let Ok(v) = ctype.parse() {
-        r.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
-    }
-    r
-}
-
-fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    full(status, "application/json", body.to_string())
+    serve_connections(listener, move |req| server.clone().handle(req)).await
 }
 
 /// An SSE response carrying what arrives on `rx`, ending when every sender is gone.
@@ -119,22 +88,10 @@ fn sse(rx: mpsc::Receiver<Bytes>) -> Response<Body> {
     r
 }
 
-fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
 impl Server {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
-        // Before anything else, even the 404: a rebound page must learn nothing.
-        if let Err(refusal) = self.guard.admit(req.headers()) {
-            return refusal.response().map(BodyExt::boxed);
-        }
-        if req.uri().path() != "/mcp" {
-            return full(
-                StatusCode::NOT_FOUND,
-                "text/plain",
-                "not found: the endpoint is /mcp",
-            );
+        if let Some(refused) = gate(&self.guard, &req) {
+            return refused;
         }
         match *req.method() {
             Method::POST => self.post(req).await,
@@ -163,35 +120,9 @@ impl Server {
 
     async fn post(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         let sid = header(&req, SESSION_HEADER).map(str::to_string);
-        let body = match http_body_util::Limited::new(req.into_body(), MAX_BODY)
-            .collect()
-            .await
-        {
-            Ok(b) => b.to_bytes(),
-            Err(_) => {
-                return rpc_error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    codes::INVALID_REQUEST,
-                    "request body too large",
-                );
-            }
-        };
-        let msg: Value = match serde_json::from_slice(&body) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    codes::INVALID_REQUEST,
-                    "expected one JSON-RPC message",
-                );
-            }
-            Err(e) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    codes::PARSE_ERROR,
-                    &format!("Parse error: {e}"),
-                );
-            }
+        let msg = match read_message(req.into_body()).await {
+            Ok(m) => Value::Object(m),
+            Err(refused) => return refused,
         };
         let initialize = msg.get("method").and_then(Value::as_str) == Some(methods::INITIALIZE);
         let mut new_sid = None;

@@ -294,30 +294,17 @@ mod tests {
         let p = json!({"name": "a", "arguments": {"n": 5, "extra": true}});
         let e = c.take(&rec, true, "tools/call", Some(&p)).unwrap_err();
         assert_eq!(e.code, codes::INVALID_PARAMS);
-        assert!(
-            e.message
-                .contains("nearest: the tools/call at line 9 (seq 7)"),
-            "{}",
-            e.message
-        );
-        assert!(
-            e.message.contains("arguments.n: recorded 3, got 5"),
-            "{}",
-            e.message
-        );
-        assert!(
-            e.message
-                .contains("arguments.extra: not recorded (got true)"),
-            "{}",
-            e.message
-        );
+        for part in [
+            "nearest: the tools/call at line 9 (seq 7)",
+            "arguments.n: recorded 3, got 5",
+            "arguments.extra: not recorded (got true)",
+        ] {
+            assert!(e.message.contains(part), "{part}: {}", e.message);
+        }
+        assert_eq!(e.data["differences"].as_array().map(Vec::len), Some(2));
         let e = c.take(&rec, true, "resources/list", None).unwrap_err();
         assert_eq!(e.code, codes::METHOD_NOT_FOUND);
-        assert!(
-            e.message
-                .contains("recorded requests: initialize, tools/call"),
-            "{}",
-            e.message
-        );
+        let want = "recorded requests: initialize, tools/call";
+        assert!(e.message.contains(want), "{}", e.message);
     }
 }

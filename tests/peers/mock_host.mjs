@@ -36,8 +36,11 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
   events.push({ kind: 'log', ms: ms(), level: n.params.level, logger: n.params.logger ?? null, data: n.params.data });
 });
 const answerMs = Number(process.env.MOCK_HOST_ANSWER_MS ?? 0);
+// An elicitation counts from when it reached the transport: the SDK's first
+// one spends tens of milliseconds validating before the handler runs.
+let elicitArrived = null;
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
-  const ev = { kind: 'elicit', ms: ms(), message: req.params.message };
+  const ev = { kind: 'elicit', ms: elicitArrived ?? ms(), handler_ms: ms(), message: req.params.message };
   events.push(ev);
   if (answerMs > 0) await new Promise((r) => setTimeout(r, answerMs));
   const props = req.params.requestedSchema?.properties ?? {};
@@ -58,7 +61,7 @@ transport.send = (message, options) => {
 };
 const onmessage = transport.onmessage;
 transport.onmessage = (message, extra) => {
-  if (process.env.MOCK_HOST_DEBUG) console.error(ms().toFixed(1), message.method ?? 'response');
+  if (message.method === 'elicitation/create') elicitArrived = ms();
   onmessage(message, extra);
 };
 let result = null;

@@ -243,18 +243,20 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 const REPORT: &str = r#"{"tasks":3,"delay_ms":150}"#;
 
+/// `call --demo` of build_report with every log, recorded: the trace,
+/// when the call went out, what the server sent for it, when it answered.
+fn record_report(dir: &Path) -> (PathBuf, f64, Vec<RecEvent>, f64) {
+    let trace = record_call(dir, "build_report", REPORT, &["--log-level", "debug"]);
+    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    (trace, t0, rec, response_t)
+}
+
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn typescript_host_sees_the_recorded_progress_and_logs_at_the_recorded_pace() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let trace = record_call(
-        dir.path(),
-        "build_report",
-        REPORT,
-        &["--log-level", "debug"],
-    );
-    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    let (trace, t0, rec, response_t) = record_report(dir.path());
     assert!(
         rec.iter().filter(|e| e.kind == "log").count() >= 8,
         "{rec:?}"
@@ -339,13 +341,7 @@ fn elicitations_are_replayed_and_wait_for_the_hosts_answer() {
 fn speed_scales_the_pace_and_zero_sends_everything_at_once() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let trace = record_call(
-        dir.path(),
-        "build_report",
-        REPORT,
-        &["--log-level", "debug"],
-    );
-    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    let (trace, t0, rec, response_t) = record_report(dir.path());
     assert!(response_t - t0 > 0.4, "the recorded call takes time");
     let seen = observe(
         Host::Ts,
