@@ -2,7 +2,8 @@
 //! against the real demo server (stdio or Streamable HTTP, either era) is
 //! served back, over stdio and over HTTP, and `mcpscope call` prints the
 //! same progress, log and notification lines and the same result as it did
-//! live; requests the recording lacks are refused naming what it has; a
+//! live (and for sessions the HTTP proxy and the TUI recorded); requests the
+//! recording lacks are refused naming what it has; a
 //! trace that cannot be served is a usage error (exit 2); the HTTP
 //! listener is loopback-only and refuses foreign origins.
 
@@ -241,4 +242,89 @@ fn the_http_mock_refuses_foreign_origins() {
         served.contains("mcp-session-id: mock-") && served.contains("\"protocolVersion\""),
         "{served}"
     );
+}
+
+#[test]
+fn a_session_recorded_by_the_http_proxy_is_served_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("proxy.jsonl");
+    let (_demo, url) = demo_http();
+    let mut proxy = Command::new(BIN);
+    proxy
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &url,
+            "--record",
+        ])
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", dir.path());
+    let (mut proxy, port) = start_reporting(proxy);
+    let via_proxy = format!("http://127.0.0.1:{port}/mcp");
+    let live = headless(["call"])
+        .args(REPORT)
+        .args(["--url", &via_proxy])
+        .expect(0);
+    // SIGTERM: the proxy completes its recording before it exits.
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe { libc::kill(proxy.0.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = proxy.0.wait();
+    let header = &crate::support::trace_lines(&trace)[0];
+    assert!(header["proxy"].is_object(), "a proxy's recording: {header}");
+    let mock = [BIN, "mock", trace.to_str().unwrap()];
+    let o = headless(["call"]).args(REPORT).server(mock).expect(0);
+    assert_eq!(
+        server_lines(&o.stderr),
+        server_lines(&live.stderr),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.json(), live.json());
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn a_session_recorded_by_the_tui_is_served_too() {
+    use crate::support::tmux::{Tmux, require_tmux};
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("tui.jsonl");
+    let t = Tmux::start_sized(
+        "mock-tui",
+        &format!(
+            r#"demo --record '{}' --run 'build_report {{"tasks": 2, "delay_ms": 20}}'"#,
+            trace.display()
+        ),
+        120,
+        40,
+    );
+    t.wait_for("the call done", 30, |s| s.contains("done in"));
+    t.keys(&["q"]);
+    // mcpscope completes its recording before it exits (the script then
+    // prints its exit code).
+    t.wait_for("mcpscope's exit", 20, |s| s.contains("EXIT=0"));
+    let lines = crate::support::trace_lines(&trace);
+    let call = lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"]["method"] == "tools/call")
+        .expect("the TUI's call");
+    let args = call["json"]["params"]["arguments"].to_string();
+    let progress: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["method"] == "notifications/progress")
+        .filter_map(|l| l["json"]["params"]["message"].as_str())
+        .collect();
+    assert_eq!(progress.len(), 2, "{lines:?}");
+    let mock = [BIN, "mock", trace.to_str().unwrap()];
+    let o = headless(["call", "--tool", "build_report", "--args", &args])
+        .server(mock)
+        .expect(0);
+    let printed = o.lines("[progress]");
+    assert_eq!(printed.len(), progress.len(), "{}", o.stderr);
+    for (line, message) in printed.iter().zip(&progress) {
+        assert!(line.ends_with(message), "{line} / {message}");
+    }
+    assert_eq!(o.json()["structuredContent"]["tasks"], 2, "{}", o.stdout);
 }
