@@ -328,3 +328,59 @@ fn a_session_recorded_by_the_tui_is_served_too() {
     }
     assert_eq!(o.json()["structuredContent"]["tasks"], 2, "{}", o.stdout);
 }
+
+/// `call`'s stderr without the server's own stderr lines, seq numbers
+/// (`#12`) masked (the mock does not replay stderr, so seqs shift), sorted
+/// (a finding's line and a progress line of one batch may print in either
+/// order).
+fn masked(stderr: &str) -> Vec<String> {
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("[stderr]"))
+        .map(|l| {
+            let mut out = String::new();
+            let mut after_hash = false;
+            for c in l.chars() {
+                if after_hash && c.is_ascii_digit() {
+                    continue;
+                }
+                after_hash = c == '#';
+                out.push(c);
+            }
+            out
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn a_faulty_server_is_replayed_with_its_faults() {
+    let dir = tempfile::tempdir().unwrap();
+    for tool in [
+        "fault_stdout_garbage",
+        "fault_after_response",
+        "fault_duplicate_response",
+        "fault_not_increasing",
+    ] {
+        let trace = dir.path().join(format!("{tool}.jsonl"));
+        let live = headless([
+            "call",
+            "--demo",
+            "--tool",
+            tool,
+            "--record",
+            trace.to_str().unwrap(),
+        ])
+        .run();
+        let mock = [BIN, "mock", trace.to_str().unwrap()];
+        let o = headless(["call", "--tool", tool]).server(mock).run();
+        assert_eq!(o.code, live.code, "{tool}: {}", o.stderr);
+        assert!(
+            live.stderr.contains("[finding] "),
+            "{tool}: {}",
+            live.stderr
+        );
+        assert_eq!(masked(&o.stderr), masked(&live.stderr), "{tool}");
+    }
+}
