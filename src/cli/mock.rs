@@ -35,7 +35,15 @@ pub async fn run(a: MockArgs) -> i32 {
         return 2;
     };
     let rec = match mock::load(&a.trace) {
-        Ok(r) => Arc::new(r),
+        Ok(r) => {
+            if r.unattributed > 0 {
+                eprintln!(
+                    "mcpscope mock: {} frame(s) the server sent before the client's first message are not replayed",
+                    r.unattributed
+                );
+            }
+            Arc::new(r)
+        }
         Err(e) => {
             eprintln!("[error] {e}");
             return 2;

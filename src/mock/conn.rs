@@ -224,6 +224,13 @@ impl Conn {
                 self.notification(method, params);
                 Handled::Accepted
             }
+            (None, Some(id)) if m.contains_key("method") => {
+                let why = "Invalid Request: method must be a string";
+                reply
+                    .send(error(&id, codes::INVALID_REQUEST, why, None))
+                    .await;
+                Handled::Request
+            }
             (None, Some(id)) => {
                 if let Some(tx) = lock(&self.pending).remove(&IdKey::from_value(&id)) {
                     let _ = tx.send(());

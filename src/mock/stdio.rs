@@ -146,7 +146,7 @@ mod tests {
         });
         let mut input = vec![b'x'; MAX_LINE + 10];
         input.extend_from_slice(
-            b"\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n",
+            b"\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n",
         );
         let (mut host_in, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, host_out) = tokio::io::duplex(1 << 16);
@@ -154,7 +154,7 @@ mod tests {
         host_in.write_all(&input).await.unwrap();
         let mut reader = BufReader::new(host_out);
         let mut lines = Vec::new();
-        for _ in 0..3 {
+        for _ in 0..4 {
             let mut l = String::new();
             reader.read_line(&mut l).await.unwrap();
             lines.push(serde_json::from_str::<Value>(&l).unwrap());
@@ -162,7 +162,8 @@ mod tests {
         drop(host_in);
         server.await.unwrap().unwrap();
         let out = format!("{lines:?}");
-        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines.len(), 4, "{out}");
+        assert_eq!(lines[2]["error"]["code"], codes::INVALID_REQUEST);
         assert!(
             lines[0]["error"]["message"]
                 .as_str()
@@ -171,7 +172,7 @@ mod tests {
         );
         assert_eq!(lines[1]["error"]["code"], codes::PARSE_ERROR);
         assert_eq!(
-            lines[2],
+            lines[3],
             json!({"jsonrpc": "2.0", "id": 7, "result": {"tools": []}})
         );
     }
