@@ -105,7 +105,8 @@ impl Standalone {
     }
 }
 
-/// Where frames go.
+/// Where frames go: each message one frame, or several joined by `'\n'`
+/// (a JSON frame never holds one).
 #[derive(Clone)]
 pub enum Out {
     /// A stream with a reader (stdout; an HTTP response); a send fails once
@@ -114,7 +115,24 @@ pub enum Out {
     Standalone(Arc<Standalone>),
 }
 
+/// Send what `batch` holds; false when the host closed that stream (a
+/// 2026-07-28 host cancels a request over HTTP so).
+async fn flush(batch: &mut Option<(Out, Vec<u8>)>) -> bool {
+    match batch.take() {
+        Some((out, buf)) => out.send(Bytes::from(buf)).await,
+        None => true,
+    }
+}
+
 impl Out {
+    fn same(&self, other: &Out) -> bool {
+        match (self, other) {
+            (Out::Stream(a), Out::Stream(b)) => a.same_channel(b),
+            (Out::Standalone(a), Out::Standalone(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     async fn send(&self, b: Bytes) -> bool {
         match self {
             Out::Stream(tx) => tx.send(b).await.is_ok(),
@@ -339,8 +357,19 @@ impl Conn {
         let exchange = &rec.exchanges[ex];
         let mut anchor = (exchange.t_us, arrived);
         let mut stream = Some(stream);
+        // Frames due together go out in one write (lines joined by '\n'),
+        // as a server's one write came: a host reads them in one go, and
+        // one that stops at the response may miss those after it, as then.
+        let mut batch: Option<(Out, Vec<u8>)> = None;
+        let mut cancelled = false;
         for step in &exchange.steps {
-            if let Some(due) = self.pace.due(anchor, step.t_us) {
+            if let Some(due) = self.pace.due(anchor, step.t_us)
+                && due > Instant::now()
+            {
+                if !flush(&mut batch).await {
+                    cancelled = true;
+                    break;
+                }
                 tokio::time::sleep_until(due).await;
             }
             let mut answered = None;
@@ -377,23 +406,38 @@ impl Conn {
                 StepKind::Frame(v) => frame(v),
                 StepKind::Raw(b) => Bytes::from(b.clone()),
             };
-            let is_response = matches!(step.kind, StepKind::Response(_));
             let out = match &stream {
                 Some(s) if !step.standalone => s,
                 _ => &self.after,
             };
-            if !out.send(bytes).await {
-                // The host closed the request's stream: cancelled (2026-07-28 over HTTP).
-                break;
+            match &mut batch {
+                Some((to, buf)) if to.same(out) => {
+                    buf.push(b'\n');
+                    buf.extend_from_slice(&bytes);
+                }
+                _ => {
+                    if !flush(&mut batch).await {
+                        cancelled = true;
+                        break;
+                    }
+                    batch = Some((out.clone(), bytes.to_vec()));
+                }
             }
-            if is_response {
+            if matches!(step.kind, StepKind::Response(_)) {
                 // The request's stream ends with its response.
                 stream = None;
             }
             if let Some((rx, _forget, recorded)) = answered {
+                if !flush(&mut batch).await {
+                    cancelled = true;
+                    break;
+                }
                 let _ = rx.await;
                 anchor = (recorded, Instant::now());
             }
+        }
+        if !cancelled {
+            flush(&mut batch).await;
         }
         if let Some(id) = &id {
             lock(&self.running).remove(&IdKey::from_value(id));
@@ -552,5 +596,47 @@ mod tests {
         assert!(rx.try_recv().is_err());
         assert!(lock(&conn.running).is_empty());
         assert!(lock(&conn.pending).is_empty(), "the question is forgotten");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn frames_of_one_instant_go_out_in_one_write() {
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        let rec = Arc::new(Recording {
+            exchanges: vec![Exchange {
+                seq: 1,
+                line: 2,
+                t_us: 0,
+                method: "tools/call".into(),
+                id: Some(json!(1)),
+                params: None,
+                steps: vec![
+                    step(10, StepKind::Frame(log.clone())),
+                    step(
+                        10,
+                        StepKind::Response(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+                    ),
+                    step(10, StepKind::Frame(log.clone())),
+                    step(20, StepKind::Frame(log.clone())),
+                ],
+            }],
+            unattributed: 0,
+        });
+        let (tx, mut rx) = mpsc::channel(16);
+        let conn = Conn::new(rec, Pace::new(1.0).unwrap(), Out::Stream(tx.clone()));
+        let req = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"});
+        conn.handle(req, Out::Stream(tx.clone())).await;
+        let first = rx.recv().await.unwrap();
+        let lines: Vec<Value> = first
+            .split(|b| *b == b'\n')
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines.len(),
+            3,
+            "the log, the response and the late log of 10 ms"
+        );
+        assert_eq!(lines[1]["id"], 4);
+        let second: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        assert_eq!(second, log);
     }
 }

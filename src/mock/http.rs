@@ -65,14 +65,13 @@ pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> st
 fn sse(rx: mpsc::Receiver<Bytes>) -> Response<Body> {
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         let data = rx.recv().await?;
+        // One event per frame (a message may join several by '\n').
         let mut ev = Vec::with_capacity(data.len() + 16);
-        // A frame that is not JSON may hold line breaks: each line its own `data:`.
         for line in data.split(|b| *b == b'\n') {
             ev.extend_from_slice(b"data: ");
             ev.extend_from_slice(line);
-            ev.push(b'\n');
+            ev.extend_from_slice(b"\n\n");
         }
-        ev.push(b'\n');
         Some((Ok::<_, Infallible>(Frame::data(Bytes::from(ev))), rx))
     });
     let mut r = Response::new(BodyExt::boxed(StreamBody::new(body)));

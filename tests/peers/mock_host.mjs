@@ -5,7 +5,8 @@
 // tools, calls TOOL once with a progress handler, a log handler and an
 // elicitation handler, and prints one JSON line: every progress, log and
 // elicitation it saw with the milliseconds since the call went to the
-// transport, and the
+// transport (`ms` when its callback ran, `arrived_ms` when it reached the
+// transport), and the
 // result (or the error the call failed with).
 //   node mock_host.mjs TOOL ARGS_JSON (--url URL | CMD [ARGS...])
 // MOCK_HOST_LIST=1 lists the tools first; MOCK_HOST_ANSWER_MS=N answers an
@@ -32,8 +33,16 @@ const client = new Client(
 const events = [];
 let t0 = performance.now();
 const ms = () => performance.now() - t0;
+// When each notification reached the transport, by its content: the
+// callbacks run later, the first ones tens of milliseconds later on a
+// loaded machine (the SDK's cold paths), which is the host's own time.
+const arrivals = new Map();
+const progressKey = (p) => JSON.stringify(['progress', p.progress, p.total ?? null, p.message ?? null]);
+const logKey = (p) => JSON.stringify(['log', p.level, p.logger ?? null, p.data]);
+const arrived = (key) => arrivals.get(key)?.shift() ?? null;
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-  events.push({ kind: 'log', ms: ms(), level: n.params.level, logger: n.params.logger ?? null, data: n.params.data });
+  const p = n.params;
+  events.push({ kind: 'log', ms: ms(), arrived_ms: arrived(logKey(p)), level: p.level, logger: p.logger ?? null, data: p.data });
 });
 const answerMs = Number(process.env.MOCK_HOST_ANSWER_MS ?? 0);
 // An elicitation counts from when it reached the transport: the SDK's first
@@ -57,11 +66,17 @@ if (process.env.MOCK_HOST_LIST === '1') await client.listTools();
 const send = transport.send.bind(transport);
 transport.send = (message, options) => {
   if (message.method === 'tools/call') t0 = performance.now();
+  // An answer counts from when it goes out, not from when the handler returned.
+  const asked = events.filter((e) => e.kind === 'elicit').at(-1);
+  if ('result' in message && asked) asked.answered_ms = ms();
   return send(message, options);
 };
 const onmessage = transport.onmessage;
 transport.onmessage = (message, extra) => {
   if (message.method === 'elicitation/create') elicitArrived = ms();
+  const key = message.method === 'notifications/progress' ? progressKey(message.params)
+    : message.method === 'notifications/message' ? logKey(message.params) : null;
+  if (key) arrivals.set(key, [...(arrivals.get(key) ?? []), ms()]);
   onmessage(message, extra);
 };
 let result = null;
@@ -69,7 +84,7 @@ let error = null;
 t0 = performance.now();
 try {
   result = await client.callTool({ name: tool, arguments: JSON.parse(argsJson) }, undefined, {
-    onprogress: (p) => events.push({ kind: 'progress', ms: ms(), progress: p.progress, total: p.total ?? null, message: p.message ?? null }),
+    onprogress: (p) => events.push({ kind: 'progress', ms: ms(), arrived_ms: arrived(progressKey(p)), progress: p.progress, total: p.total ?? null, message: p.message ?? null }),
     timeout: 60_000,
   });
 } catch (e) {
