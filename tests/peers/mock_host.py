@@ -24,24 +24,11 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
-class CallTimed:
-    """The session's write stream, noting when the call and the answers to
-    the server's requests go out: the SDK spends a while (more on a loaded
-    machine) between deciding to send and sending."""
+class Wrapped:
+    """A stream of the session's, passed through."""
 
-    def __init__(self, inner, on_call, on_answer):
+    def __init__(self, inner):
         self._inner = inner
-        self._on_call = on_call
-        self._on_answer = on_answer
-
-    async def send(self, item):
-        message = getattr(item, "message", item)
-        for obj in (message, getattr(message, "root", None)):
-            if getattr(obj, "method", None) == "tools/call":
-                self._on_call()
-            elif getattr(obj, "result", None) is not None:
-                self._on_answer()
-        await self._inner.send(item)
 
     async def __aenter__(self):
         await self._inner.__aenter__()
@@ -54,6 +41,26 @@ class CallTimed:
         return getattr(self._inner, name)
 
 
+class CallTimed(Wrapped):
+    """The session's write stream, noting when the call and the answers to
+    the server's requests go out: the SDK spends a while (more on a loaded
+    machine) between deciding to send and sending."""
+
+    def __init__(self, inner, on_call, on_answer):
+        super().__init__(inner)
+        self._on_call = on_call
+        self._on_answer = on_answer
+
+    async def send(self, item):
+        message = getattr(item, "message", item)
+        for obj in (message, getattr(message, "root", None)):
+            if getattr(obj, "method", None) == "tools/call":
+                self._on_call()
+            elif getattr(obj, "result", None) is not None:
+                self._on_answer()
+        await self._inner.send(item)
+
+
 def progress_key(p, total, message) -> str:
     return json.dumps(["progress", float(p), None if total is None else float(total), message])
 
@@ -62,14 +69,14 @@ def log_key(level, logger, data) -> str:
     return json.dumps(["log", level, logger, data], sort_keys=True)
 
 
-class ArrivalTimed:
+class ArrivalTimed(Wrapped):
     """The session's read stream, noting when each progress and log
     notification arrives (by its content): on a loaded machine the
     callbacks can run tens of milliseconds later, which is the host's own
     time."""
 
     def __init__(self, inner, now, arrivals):
-        self._inner = inner
+        super().__init__(inner)
         self._now = now
         self._arrivals = arrivals
 
@@ -97,16 +104,6 @@ class ArrivalTimed:
 
     async def __anext__(self):
         return self._note(await self._inner.__anext__())
-
-    async def __aenter__(self):
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc):
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
 
 
 async def main() -> None:
