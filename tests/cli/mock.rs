@@ -354,16 +354,13 @@ fn masked(stderr: &str) -> Vec<String> {
     lines
 }
 
-/// (Not `fault_duplicate_response`: whether `call` reads the second
-/// response before it stops is a race live already.)
+/// (Not `fault_duplicate_response` nor `fault_after_response`: whether
+/// `call` reads what comes after the response before it stops is a race
+/// live already, and on a loaded machine against the mock too.)
 #[test]
 fn a_faulty_server_is_replayed_with_its_faults() {
     let dir = tempfile::tempdir().unwrap();
-    for tool in [
-        "fault_stdout_garbage",
-        "fault_after_response",
-        "fault_not_increasing",
-    ] {
+    for tool in ["fault_stdout_garbage", "fault_not_increasing"] {
         let trace = dir.path().join(format!("{tool}.jsonl"));
         let live = headless([
             "call",
