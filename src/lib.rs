@@ -15,7 +15,8 @@
 //!   through a per-user registry;
 //! - two faces over that core, which never import each other: `cli` (the
 //!   headless commands) and `tui` (the only module that touches the terminal);
-//! - `demo` is a stand-alone MCP server used for demos and tests;
+//! - `demo` is a stand-alone MCP server used for demos and tests, `mock`
+//!   one that serves a recorded session;
 //! - low-level utilities any layer may use, which depend on nothing in the
 //!   crate: `format`, `files`, `priority`, `listen_guard` (the DNS-rebinding
 //!   gate every local HTTP listener applies), `signals` (the stopping
@@ -37,6 +38,7 @@ pub mod event;
 pub mod files;
 pub mod format;
 pub mod listen_guard;
+pub mod mock;
 pub mod platform;
 pub mod priority;
 pub mod protocol;

@@ -62,6 +62,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("auth", &["protocol", "event", "transport"]),
     ("otel", &["protocol", "event", "trace", "calls"]),
     ("demo", &["protocol", "event"]),
+    // A server like `demo`, whose script is a recorded trace; it serves
+    // HTTP through the demo server's plumbing.
+    ("mock", &["protocol", "event", "trace", "demo"]),
     (
         "session",
         &["protocol", "event", "transport", "client", "trace", "auth"],
@@ -91,6 +94,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "auth",
             "otel",
             "demo",
+            "mock",
             "session",
             "proxy",
             "selflog",

@@ -9,6 +9,7 @@ pub mod demo_server;
 pub mod diff;
 pub mod docs;
 pub mod http_lines;
+pub mod mock;
 pub mod printer;
 pub mod proxy;
 pub mod replay;
@@ -79,6 +80,9 @@ pub enum Cmd {
     /// Compare two recorded sessions: listings, calls (outcome, result
     /// shape, progress, notification order, timing) and findings.
     Diff(diff::DiffArgs),
+    /// Serve a recorded session as an MCP server (stdio, or Streamable HTTP
+    /// with --http): requests matched against the trace, answered at its pace.
+    Mock(mock::MockArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
     /// Sit between a host and a stdio server: bytes pass unchanged, the
@@ -114,6 +118,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
+        Cmd::Mock(a) => mock::run(a).await,
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),

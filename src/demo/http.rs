@@ -61,7 +61,7 @@ pub struct HttpOptions {
     pub demo: super::Options,
 }
 
-type Body = BoxBody<Bytes, Infallible>;
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
 
 /// The events of one SSE stream, kept so a client can resume it.
 struct StreamBuf {
@@ -139,13 +139,26 @@ pub async fn serve(addrs: &[std::net::SocketAddr], opts: HttpOptions) -> anyhow:
         next_session: AtomicU64::new(1),
         shared: Default::default(),
     });
+    Ok(serve_connections(listener, move |req| server.clone().handle(req)).await?)
+}
+
+/// Accept connections on `listener` until it fails, each served as HTTP/1.1
+/// by `handle` on a task of its own (also `mcpscope mock`'s listener).
+pub(crate) async fn serve_connections<F, Fut>(
+    listener: TcpListener,
+    handle: F,
+) -> std::io::Result<()>
+where
+    F: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Response<Body>> + Send + 'static,
+{
     loop {
         let (stream, _) = listener.accept().await?;
-        let server = server.clone();
+        let handle = handle.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| {
-                let server = server.clone();
-                async move { Ok::<_, Infallible>(server.handle(req).await) }
+                let fut = handle(req);
+                async move { Ok::<_, Infallible>(fut.await) }
             });
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), svc)
@@ -154,7 +167,7 @@ pub async fn serve(addrs: &[std::net::SocketAddr], opts: HttpOptions) -> anyhow:
     }
 }
 
-fn full(status: StatusCode, ctype: &str, body: impl Into<Bytes>) -> Response<Body> {
+pub(crate) fn full(status: StatusCode, ctype: &str, body: impl Into<Bytes>) -> Response<Body> {
     let mut r = Response::new(Full::new(body.into()).boxed());
     *r.status_mut() = status;
     if let Ok(v) = ctype.parse() {
@@ -163,7 +176,7 @@ fn full(status: StatusCode, ctype: &str, body: impl Into<Bytes>) -> Response<Bod
     r
 }
 
-fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
+pub(crate) fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     full(status, "application/json", body.to_string())
 }
@@ -192,22 +205,58 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// One JSON-RPC message object from a POST body of at most 16 MiB, or the
+/// error response that refuses it (too large, not JSON, not one object).
+pub(crate) async fn read_message(body: Incoming) -> Result<Map<String, Value>, Response<Body>> {
+    let body = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => {
+            return Err(rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                "request body too large",
+            ));
+        }
+    };
+    match serde_json::from_slice(&body) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "expected one JSON-RPC message",
+        )),
+        Err(e) => Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            &format!("Parse error: {e}"),
+        )),
+    }
+}
+
+/// What a request to a local listener gets before anything else (even the
+/// 404: a rebound page must learn nothing): the guard's refusal, or 404
+/// off the `/mcp` endpoint; `None` lets it through.
+pub(crate) fn gate(guard: &ListenGuard, req: &Request<Incoming>) -> Option<Response<Body>> {
+    if let Err(refusal) = guard.admit(req.headers()) {
+        return Some(refusal.response().map(BodyExt::boxed));
+    }
+    (req.uri().path() != "/mcp").then(|| {
+        full(
+            StatusCode::NOT_FOUND,
+            "text/plain",
+            "not found: the endpoint is /mcp",
+        )
+    })
 }
 
 impl Server {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
-        // Before anything else, even the 404: a rebound page must learn nothing.
-        if let Err(refusal) = self.guard.admit(req.headers()) {
-            return refusal.response().map(BodyExt::boxed);
-        }
-        if req.uri().path() != "/mcp" {
-            return full(
-                StatusCode::NOT_FOUND,
-                "text/plain",
-                "not found: the endpoint is /mcp",
-            );
+        if let Some(refused) = gate(&self.guard, &req) {
+            return refused;
         }
         match *req.method() {
             Method::POST => self.post(req).await,
@@ -237,35 +286,9 @@ impl Server {
     async fn post(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         let sid = header(&req, SESSION_HEADER).map(str::to_string);
         let headers = req.headers().clone();
-        let body = match http_body_util::Limited::new(req.into_body(), MAX_BODY)
-            .collect()
-            .await
-        {
-            Ok(b) => b.to_bytes(),
-            Err(_) => {
-                return rpc_error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    -32600,
-                    "request body too large",
-                );
-            }
-        };
-        let message: Map<String, Value> = match serde_json::from_slice(&body) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    -32600,
-                    "expected one JSON-RPC message",
-                );
-            }
-            Err(e) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    -32700,
-                    &format!("Parse error: {e}"),
-                );
-            }
+        let message = match read_message(req.into_body()).await {
+            Ok(m) => m,
+            Err(refused) => return refused,
         };
         let method = message
             .get("method")

@@ -19,6 +19,7 @@ mod ext_tasks;
 mod harness;
 mod headless;
 mod local_safety;
+mod mock;
 mod request;
 mod sarif;
 mod selflog;

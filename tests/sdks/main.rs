@@ -15,6 +15,7 @@ mod ask_user;
 mod auth;
 mod checks;
 mod fastmcp_rmcp;
+mod mock;
 mod modern;
 mod proxy;
 mod stdio;

@@ -1,0 +1,642 @@
+//! One host connection to the mock (stdio, or one HTTP session, or every
+//! session-less 2026-07-28 request together): its messages are matched
+//! against the recording and each matched exchange is played back — the
+//! server's frames with the host's id and token, at the recorded pace.
+//!
+//! Timing: a frame recorded `d` after its request is sent `d / speed` after
+//! the host's request arrived. After a server→client request the clock
+//! restarts from the host's answer (the frames that followed the recorded
+//! answer follow this one as they did), so a host that takes a minute to
+//! answer an elicitation still sees what came after at the recorded gaps.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use super::matching::Cursor;
+use super::recording::{Recording, StepKind};
+use crate::protocol::IdKey;
+use crate::protocol::meta::{META, PROGRESS_TOKEN};
+use crate::protocol::methods::{self, codes};
+use crate::protocol::sanitize::one_line;
+
+/// Requests played at once on one connection, at most.
+pub const MAX_RUNNING: usize = 1024;
+/// Frames held for a standalone stream nobody has opened yet, at most.
+const MAX_QUEUED: usize = 1024;
+
+/// How fast the recording is played: `speed` 1 as recorded, 2 twice as
+/// fast, 0 everything at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pace {
+    speed: f64,
+}
+
+impl Pace {
+    /// The slowest and fastest `--speed` besides 0.
+    pub const MIN: f64 = 0.01;
+    pub const MAX: f64 = 1000.0;
+
+    pub fn new(speed: f64) -> Result<Pace, String> {
+        if speed == 0.0 || (Pace::MIN..=Pace::MAX).contains(&speed) {
+            Ok(Pace { speed })
+        } else {
+            Err(format!(
+                "speed {speed}: expected 0 (at once) or {} to {}",
+                Pace::MIN,
+                Pace::MAX
+            ))
+        }
+    }
+
+    /// When a frame recorded at `t_us` is due, given that the recorded
+    /// moment `anchor.0` is live moment `anchor.1`; `None`: at once.
+    fn due(&self, anchor: (u64, Instant), t_us: u64) -> Option<Instant> {
+        if self.speed == 0.0 {
+            return None;
+        }
+        let secs = t_us.saturating_sub(anchor.0) as f64 / 1e6 / self.speed;
+        Some(anchor.1 + Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX / 4))
+    }
+}
+
+/// A standalone stream (HTTP's GET): frames wait for it, bounded, until
+/// the host opens it (or opens it again); beyond the bound the oldest go.
+#[derive(Default)]
+pub struct Standalone {
+    state: Mutex<(Option<mpsc::Sender<Bytes>>, VecDeque<Bytes>)>,
+}
+
+impl Standalone {
+    /// The host opened the stream: what waited goes first.
+    pub fn attach(&self, tx: mpsc::Sender<Bytes>) {
+        let mut st = lock(&self.state);
+        while let Some(b) = st.1.pop_front() {
+            if tx.try_send(b).is_err() {
+                break;
+            }
+        }
+        st.0 = Some(tx);
+    }
+
+    fn queue(&self, b: Bytes) {
+        let mut st = lock(&self.state);
+        let b = match &st.0 {
+            None => b,
+            Some(tx) => match tx.try_send(b) {
+                Ok(()) | Err(mpsc::error::TrySendError::Full(_)) => return,
+                Err(mpsc::error::TrySendError::Closed(b)) => {
+                    st.0 = None;
+                    b
+                }
+            },
+        };
+        st.1.push_back(b);
+        if st.1.len() > MAX_QUEUED {
+            st.1.pop_front();
+        }
+    }
+}
+
+/// Where frames go: each message one frame, or several joined by `'\n'`
+/// (a JSON frame never holds one).
+#[derive(Clone)]
+pub enum Out {
+    /// A stream with a reader (stdout; an HTTP response); a send fails once
+    /// the reader is gone.
+    Stream(mpsc::Sender<Bytes>),
+    Standalone(Arc<Standalone>),
+}
+
+/// Send what `batch` holds; false when the host closed that stream (a
+/// 2026-07-28 host cancels a request over HTTP so).
+async fn flush(batch: &mut Option<(Out, Vec<u8>)>) -> bool {
+    match batch.take() {
+        Some((out, buf)) => out.send(Bytes::from(buf)).await,
+        None => true,
+    }
+}
+
+impl Out {
+    fn same(&self, other: &Out) -> bool {
+        match (self, other) {
+            (Out::Stream(a), Out::Stream(b)) => a.same_channel(b),
+            (Out::Standalone(a), Out::Standalone(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    async fn send(&self, b: Bytes) -> bool {
+        match self {
+            Out::Stream(tx) => tx.send(b).await.is_ok(),
+            Out::Standalone(s) => {
+                s.queue(b);
+                true
+            }
+        }
+    }
+}
+
+/// Forgets a server→client request once its playback no longer waits for
+/// it (answered, or the playback was cancelled).
+struct Forget<'a>(&'a Mutex<HashMap<IdKey, oneshot::Sender<()>>>, IdKey);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(self.0).remove(&self.1);
+    }
+}
+
+/// What a host message was, for the transport's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handled {
+    /// A request: its frames come on the stream it was handed.
+    Request,
+    /// A notification or an answer: nothing comes on that stream.
+    Accepted,
+}
+
+pub struct Conn {
+    rec: Arc<Recording>,
+    pace: Pace,
+    cursor: Mutex<Cursor>,
+    running: Mutex<HashMap<IdKey, AbortHandle>>,
+    /// What plays for host notifications (no id to cancel it by).
+    background: Mutex<Vec<AbortHandle>>,
+    /// Server→client requests sent, by the id the mock gave them.
+    pending: Mutex<HashMap<IdKey, oneshot::Sender<()>>>,
+    next_id: AtomicU64,
+    /// Frames of no open request stream (stdio: stdout too).
+    after: Out,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn frame(v: &Value) -> Bytes {
+    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+}
+
+fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Bytes {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    frame(&json!({"jsonrpc": "2.0", "id": id, "error": e}))
+}
+
+impl Conn {
+    pub fn new(rec: Arc<Recording>, pace: Pace, after: Out) -> Arc<Conn> {
+        Arc::new(Conn {
+            cursor: Mutex::new(Cursor::new(&rec)),
+            rec,
+            pace,
+            running: Mutex::new(HashMap::new()),
+            background: Mutex::new(Vec::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            after,
+        })
+    }
+
+    /// Stop every playback (the host went away).
+    pub fn stop(&self) {
+        for (_, h) in lock(&self.running).drain() {
+            h.abort();
+        }
+        for h in lock(&self.background).drain(..) {
+            h.abort();
+        }
+        lock(&self.pending).clear();
+    }
+
+    /// Handle one message from the host; a request's frames go to `reply`.
+    pub async fn handle(self: &Arc<Self>, msg: Value, reply: Out) -> Handled {
+        let Value::Object(m) = msg else {
+            reply
+                .send(error(
+                    &Value::Null,
+                    codes::INVALID_REQUEST,
+                    "expected a JSON-RPC message object",
+                    None,
+                ))
+                .await;
+            return Handled::Request;
+        };
+        let id = m.get("id").filter(|i| !i.is_null()).cloned();
+        let params = m.get("params");
+        match (m.get("method").and_then(Value::as_str), id) {
+            (Some(method), Some(id)) => {
+                self.request(method, id, params, reply).await;
+                Handled::Request
+            }
+            (Some(method), None) => {
+                self.notification(method, params);
+                Handled::Accepted
+            }
+            (None, Some(id)) if m.contains_key("method") => {
+                let why = "Invalid Request: method must be a string";
+                reply
+                    .send(error(&id, codes::INVALID_REQUEST, why, None))
+                    .await;
+                Handled::Request
+            }
+            (None, Some(id)) => {
+                if let Some(tx) = lock(&self.pending).remove(&IdKey::from_value(&id)) {
+                    let _ = tx.send(());
+                }
+                Handled::Accepted
+            }
+            (None, None) => Handled::Accepted,
+        }
+    }
+
+    async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        id: Value,
+        params: Option<&Value>,
+        reply: Out,
+    ) {
+        let found = lock(&self.cursor).take(&self.rec, true, method, params);
+        let ex = match found {
+            Ok(ex) => ex,
+            // A liveness check the recording happens not to have.
+            Err(_) if method == methods::PING => {
+                reply
+                    .send(frame(&json!({"jsonrpc": "2.0", "id": id, "result": {}})))
+                    .await;
+                return;
+            }
+            Err(u) => {
+                let why = u
+                    .message
+                    .strip_prefix("mcpscope mock: ")
+                    .unwrap_or(&u.message);
+                eprintln!("[mock] refused a request: {}", one_line(why));
+                reply
+                    .send(error(&id, u.code, &u.message, Some(u.data)))
+                    .await;
+                return;
+            }
+        };
+        let token = params
+            .and_then(|p| p.get(META))
+            .and_then(|m| m.get(PROGRESS_TOKEN))
+            .cloned();
+        let arrived = Instant::now();
+        let refused = {
+            // Spawned under the lock, so the task cannot finish (and remove
+            // itself) before it is listed.
+            let mut running = lock(&self.running);
+            if running.len() >= MAX_RUNNING {
+                Some(id.clone())
+            } else {
+                let key = IdKey::from_value(&id);
+                let task =
+                    tokio::spawn(
+                        self.clone()
+                            .play(ex, Some(id), token, reply.clone(), arrived),
+                    );
+                running.insert(key, task.abort_handle());
+                None
+            }
+        };
+        if let Some(id) = refused {
+            let why = format!("mcpscope mock: {MAX_RUNNING} requests are in flight already");
+            reply
+                .send(error(&id, codes::INTERNAL_ERROR, &why, None))
+                .await;
+        }
+    }
+
+    fn notification(self: &Arc<Self>, method: &str, params: Option<&Value>) {
+        if method == methods::CANCELLED {
+            if let Some(id) = params.and_then(|p| p.get("requestId"))
+                && let Some(h) = lock(&self.running).remove(&IdKey::from_value(id))
+            {
+                h.abort();
+            }
+            return;
+        }
+        // Notifications get no error: one the recording lacks is ignored.
+        let found = lock(&self.cursor).take(&self.rec, false, method, params);
+        if let Ok(ex) = found
+            && !self.rec.exchanges[ex].steps.is_empty()
+        {
+            let mut background = lock(&self.background);
+            background.retain(|h| !h.is_finished());
+            if background.len() < MAX_RUNNING {
+                let play = self
+                    .clone()
+                    .play(ex, None, None, self.after.clone(), Instant::now());
+                background.push(tokio::spawn(play).abort_handle());
+            }
+        }
+    }
+
+    /// Play exchange `ex` for the host's request `id` (with progress token
+    /// `token`), its own frames going to `stream`.
+    async fn play(
+        self: Arc<Self>,
+        ex: usize,
+        id: Option<Value>,
+        token: Option<Value>,
+        stream: Out,
+        arrived: Instant,
+    ) {
+        let rec = self.rec.clone();
+        let exchange = &rec.exchanges[ex];
+        let mut anchor = (exchange.t_us, arrived);
+        let mut stream = Some(stream);
+        // Frames due together go out in one write (lines joined by '\n'),
+        // as a server's one write came: a host reads them in one go, and
+        // one that stops at the response may miss those after it, as then.
+        let mut batch: Option<(Out, Vec<u8>)> = None;
+        let mut cancelled = false;
+        for step in &exchange.steps {
+            if let Some(due) = self.pace.due(anchor, step.t_us)
+                && due > Instant::now()
+            {
+                if !flush(&mut batch).await {
+                    cancelled = true;
+                    break;
+                }
+                tokio::time::sleep_until(due).await;
+            }
+            let mut answered = None;
+            let bytes = match &step.kind {
+                StepKind::Response(v) => {
+                    let mut v = v.clone();
+                    v["id"] = id.clone().unwrap_or(Value::Null);
+                    frame(&v)
+                }
+                StepKind::Progress(v) => {
+                    // A server sends no progress for a request without a token.
+                    let Some(token) = &token else { continue };
+                    let mut v = v.clone();
+                    v["params"][PROGRESS_TOKEN] = token.clone();
+                    frame(&v)
+                }
+                StepKind::Request {
+                    frame: v,
+                    answer_t_us,
+                } => {
+                    let mine = json!(format!(
+                        "mock-{}",
+                        self.next_id.fetch_add(1, Ordering::Relaxed)
+                    ));
+                    let (tx, rx) = oneshot::channel();
+                    let key = IdKey::from_value(&mine);
+                    lock(&self.pending).insert(key.clone(), tx);
+                    let forget = Forget(&self.pending, key);
+                    answered = Some((rx, forget, answer_t_us.unwrap_or(step.t_us)));
+                    let mut v = v.clone();
+                    v["id"] = mine;
+                    frame(&v)
+                }
+                StepKind::Frame(v) => frame(v),
+                StepKind::Raw(b) => Bytes::from(b.clone()),
+            };
+            let out = match &stream {
+                Some(s) if !step.standalone => s,
+                _ => &self.after,
+            };
+            match &mut batch {
+                Some((to, buf)) if to.same(out) => {
+                    buf.push(b'\n');
+                    buf.extend_from_slice(&bytes);
+                }
+                _ => {
+                    if !flush(&mut batch).await {
+                        cancelled = true;
+                        break;
+                    }
+                    batch = Some((out.clone(), bytes.to_vec()));
+                }
+            }
+            if matches!(step.kind, StepKind::Response(_)) {
+                // The request's stream ends with its response.
+                stream = None;
+            }
+            if let Some((rx, _forget, recorded)) = answered {
+                if !flush(&mut batch).await {
+                    cancelled = true;
+                    break;
+                }
+                let _ = rx.await;
+                anchor = (recorded, Instant::now());
+            }
+        }
+        if !cancelled {
+            flush(&mut batch).await;
+        }
+        if let Some(id) = &id {
+            lock(&self.running).remove(&IdKey::from_value(id));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::recording::{Exchange, Step};
+    use super::*;
+
+    fn step(t_ms: u64, kind: StepKind) -> Step {
+        Step {
+            t_us: t_ms * 1000,
+            standalone: false,
+            kind,
+        }
+    }
+
+    fn recording() -> Arc<Recording> {
+        let progress = |p: u64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "rec", "progress": p}});
+        Arc::new(Recording {
+            exchanges: vec![Exchange {
+                seq: 1,
+                line: 2,
+                t_us: 1_000_000,
+                method: "tools/call".into(),
+                id: Some(json!(5)),
+                params: Some(json!({"name": "a"})),
+                steps: vec![
+                    step(1_100, StepKind::Progress(progress(1))),
+                    step(
+                        1_300,
+                        StepKind::Request {
+                            frame: json!({"jsonrpc": "2.0", "id": "s", "method": "elicitation/create", "params": {}}),
+                            answer_t_us: Some(1_400_000),
+                        },
+                    ),
+                    step(1_500, StepKind::Progress(progress(2))),
+                    step(
+                        1_600,
+                        StepKind::Response(json!({"jsonrpc": "2.0", "id": 5, "result": {}})),
+                    ),
+                ],
+            }],
+            unattributed: 0,
+        })
+    }
+
+    /// Frames as (ms since start, JSON), read until the response.
+    async fn drain(
+        rx: &mut mpsc::Receiver<Bytes>,
+        start: Instant,
+        until: usize,
+    ) -> Vec<(u128, Value)> {
+        let mut got = Vec::new();
+        while got.len() < until {
+            let b = rx.recv().await.expect("a frame");
+            got.push((
+                start.elapsed().as_millis(),
+                serde_json::from_slice(&b).unwrap(),
+            ));
+        }
+        got
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn frames_keep_their_gaps_with_the_hosts_id_and_token_and_wait_for_answers() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let conn = Conn::new(
+            recording(),
+            Pace::new(1.0).unwrap(),
+            Out::Stream(tx.clone()),
+        );
+        let start = Instant::now();
+        let req = json!({"jsonrpc": "2.0", "id": "h1", "method": "tools/call", "params": {"name": "a", "_meta": {"progressToken": 42}}});
+        assert_eq!(
+            conn.handle(req, Out::Stream(tx.clone())).await,
+            Handled::Request
+        );
+        let first = drain(&mut rx, start, 2).await;
+        assert_eq!(first[0].0, 100);
+        assert_eq!(first[0].1["params"]["progressToken"], 42);
+        assert_eq!(first[1].0, 300);
+        assert_eq!(first[1].1["id"], "mock-1");
+        // Nothing more until the host answers, however long it takes.
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert!(rx.try_recv().is_err());
+        conn.handle(
+            json!({"jsonrpc": "2.0", "id": "mock-1", "result": {}}),
+            Out::Stream(tx.clone()),
+        )
+        .await;
+        let rest = drain(&mut rx, start, 2).await;
+        // 100 ms after the answer (recorded 1.4 s → 1.5 s), then 100 ms more.
+        assert_eq!((rest[0].0, rest[1].0), (10_400, 10_500));
+        assert_eq!(
+            rest[1].1,
+            json!({"jsonrpc": "2.0", "id": "h1", "result": {}})
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn speed_scales_and_zero_sends_at_once_and_no_token_no_progress() {
+        for (speed, gaps) in [(2.0, vec![150, 250]), (0.0, vec![0, 0])] {
+            let (tx, mut rx) = mpsc::channel(16);
+            let conn = Conn::new(
+                recording(),
+                Pace::new(speed).unwrap(),
+                Out::Stream(tx.clone()),
+            );
+            let start = Instant::now();
+            let req =
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}});
+            conn.handle(req, Out::Stream(tx.clone())).await;
+            let ask = drain(&mut rx, start, 1).await;
+            assert_eq!(
+                ask[0].1["method"], "elicitation/create",
+                "no token: no progress"
+            );
+            conn.handle(
+                json!({"jsonrpc": "2.0", "id": "mock-1", "result": {}}),
+                Out::Stream(tx.clone()),
+            )
+            .await;
+            let rest = drain(&mut rx, start, 1).await;
+            assert_eq!(vec![ask[0].0, rest[0].0], gaps);
+        }
+        assert!(
+            Pace::new(-1.0).is_err() && Pace::new(f64::NAN).is_err() && Pace::new(1e9).is_err()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancelled_request_stops_playing() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let conn = Conn::new(
+            recording(),
+            Pace::new(1.0).unwrap(),
+            Out::Stream(tx.clone()),
+        );
+        let req = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "a", "_meta": {"progressToken": "t"}}});
+        conn.handle(req, Out::Stream(tx.clone())).await;
+        assert!(rx.recv().await.is_some());
+        // Cancelled while it waits for the answer to its elicitation.
+        let ask: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        assert_eq!(ask["method"], "elicitation/create");
+        assert_eq!(lock(&conn.pending).len(), 1);
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}});
+        assert_eq!(
+            conn.handle(cancel, Out::Stream(tx.clone())).await,
+            Handled::Accepted
+        );
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(rx.try_recv().is_err());
+        assert!(lock(&conn.running).is_empty());
+        assert!(lock(&conn.pending).is_empty(), "the question is forgotten");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn frames_of_one_instant_go_out_in_one_write() {
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        let rec = Arc::new(Recording {
+            exchanges: vec![Exchange {
+                seq: 1,
+                line: 2,
+                t_us: 0,
+                method: "tools/call".into(),
+                id: Some(json!(1)),
+                params: None,
+                steps: vec![
+                    step(10, StepKind::Frame(log.clone())),
+                    step(
+                        10,
+                        StepKind::Response(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+                    ),
+                    step(10, StepKind::Frame(log.clone())),
+                    step(20, StepKind::Frame(log.clone())),
+                ],
+            }],
+            unattributed: 0,
+        });
+        let (tx, mut rx) = mpsc::channel(16);
+        let conn = Conn::new(rec, Pace::new(1.0).unwrap(), Out::Stream(tx.clone()));
+        let req = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"});
+        conn.handle(req, Out::Stream(tx.clone())).await;
+        let first = rx.recv().await.unwrap();
+        let lines: Vec<Value> = first
+            .split(|b| *b == b'\n')
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines.len(),
+            3,
+            "the log, the response and the late log of 10 ms"
+        );
+        assert_eq!(lines[1]["id"], 4);
+        let second: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        assert_eq!(second, log);
+    }
+}

@@ -1,0 +1,179 @@
+//! The mock over stdio: newline-delimited JSON-RPC on stdin and stdout,
+//! until the host closes stdin.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use super::conn::{Conn, Out, Pace};
+use super::recording::Recording;
+use crate::protocol::methods::codes;
+
+/// The longest line read from the host; a longer one is answered with a
+/// parse error and skipped.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// Serve `rec` on `input`/`output` until `input` ends.
+pub async fn serve(
+    rec: Arc<Recording>,
+    pace: Pace,
+    input: impl AsyncRead + Unpin,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> std::io::Result<()> {
+    let (tx, rx) = mpsc::channel::<Bytes>(1024);
+    let writer = tokio::spawn(write_lines(rx, output));
+    let conn = Conn::new(rec, pace, Out::Stream(tx.clone()));
+    let mut input = BufReader::with_capacity(64 * 1024, input);
+    let mut line = Vec::new();
+    let result = loop {
+        match read_line(&mut input, &mut line).await {
+            Ok(None) => break Ok(()),
+            Ok(Some(false)) => {
+                let why = format!("Parse error: a line longer than {} MiB", MAX_LINE >> 20);
+                let _ = tx.send(parse_error(&why)).await;
+            }
+            Ok(Some(true)) => {
+                let text = line.trim_ascii();
+                if text.is_empty() {
+                    continue;
+                }
+                match serde_json::from_slice::<Value>(text) {
+                    Ok(msg) => {
+                        conn.handle(msg, Out::Stream(tx.clone())).await;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(parse_error(&format!("Parse error: {e}"))).await;
+                    }
+                }
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    // The host is gone: nothing still playing has anyone to go to.
+    conn.stop();
+    drop(conn);
+    drop(tx);
+    let _ = writer.await;
+    result
+}
+
+fn parse_error(why: &str) -> Bytes {
+    let v = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": codes::PARSE_ERROR, "message": why}});
+    Bytes::from(v.to_string())
+}
+
+/// One line into `line`: `Some(true)` read whole, `Some(false)` longer than
+/// [`MAX_LINE`] (skipped to its end), `None` at the end of the input.
+async fn read_line(
+    input: &mut (impl AsyncBufReadExt + Unpin),
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let n = (&mut *input)
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', line)
+        .await?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') || line.len() <= MAX_LINE {
+        return Ok(Some(true));
+    }
+    // Too long: read the rest of it away, a buffer at a time.
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(Some(false));
+        }
+        match memchr::memchr(b'\n', buf) {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(Some(false));
+            }
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
+async fn write_lines(mut rx: mpsc::Receiver<Bytes>, mut out: impl AsyncWrite + Unpin) {
+    let mut buf = Vec::new();
+    while let Some(first) = rx.recv().await {
+        buf.clear();
+        buf.extend_from_slice(&first);
+        buf.push(b'\n');
+        // What else is ready goes in the same write.
+        while let Ok(more) = rx.try_recv() {
+            buf.extend_from_slice(&more);
+            buf.push(b'\n');
+        }
+        if out.write_all(&buf).await.is_err() || out.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mock::recording::{Exchange, Step, StepKind};
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn lines_in_lines_out_and_an_endless_line_is_refused() {
+        let rec = Arc::new(Recording {
+            exchanges: vec![Exchange {
+                seq: 0,
+                line: 2,
+                t_us: 0,
+                method: "tools/list".into(),
+                id: Some(json!(0)),
+                params: None,
+                steps: vec![Step {
+                    t_us: 10,
+                    standalone: false,
+                    kind: StepKind::Response(
+                        json!({"jsonrpc": "2.0", "id": 0, "result": {"tools": []}}),
+                    ),
+                }],
+            }],
+            unattributed: 0,
+        });
+        let mut input = vec![b'x'; MAX_LINE + 10];
+        input.extend_from_slice(
+            b"\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n",
+        );
+        let (mut host_in, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, host_out) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(serve(rec, Pace::new(0.0).unwrap(), server_in, server_out));
+        host_in.write_all(&input).await.unwrap();
+        let mut reader = BufReader::new(host_out);
+        let mut lines = Vec::new();
+        for _ in 0..4 {
+            let mut l = String::new();
+            reader.read_line(&mut l).await.unwrap();
+            lines.push(serde_json::from_str::<Value>(&l).unwrap());
+        }
+        drop(host_in);
+        server.await.unwrap().unwrap();
+        let out = format!("{lines:?}");
+        assert_eq!(lines.len(), 4, "{out}");
+        assert_eq!(lines[2]["error"]["code"], codes::INVALID_REQUEST);
+        assert!(
+            lines[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("longer than 16 MiB")
+        );
+        assert_eq!(lines[1]["error"]["code"], codes::PARSE_ERROR);
+        assert_eq!(
+            lines[3],
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"tools": []}})
+        );
+    }
+}

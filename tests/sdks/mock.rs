@@ -1,0 +1,418 @@
+//! `mcpscope mock` with the official SDK clients as hosts
+//! (`tests/peers/mock_host.*`): a session recorded against the real demo
+//! server (by `mcpscope call --record`, or by `mcpscope proxy --record`
+//! with the Python host in front, whose SDK lists the tools too) is served
+//! back over stdio and over Streamable HTTP, and each host's progress,
+//! log and elicitation callbacks see the recorded sequence at the recorded
+//! pace: every event within 20% (or 50 ms) of its recorded offset from the
+//! call — or, after an elicitation, from the host's answer. Times count
+//! from when the host's call (or answer) went out, and each event from when
+//! it reached the host's transport (the callbacks see them in that order,
+//! but can run tens of milliseconds later on a loaded machine: the SDK's
+//! time, not the mock's). Ignored by a
+//! plain `cargo test` (they need the peers of `tests/peers/install.sh`).
+
+use crate::support::{self, BIN, headless, http::start_reporting};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(Clone, Copy, Debug)]
+enum Host {
+    Ts,
+    Py,
+}
+
+fn host_argv(host: Host) -> Vec<String> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let (bin, script) = match host {
+        Host::Ts => (
+            support::peer("node/node_modules/node/bin/node"),
+            here.join("mock_host.mjs"),
+        ),
+        Host::Py => (support::peer("venv/bin/python"), here.join("mock_host.py")),
+    };
+    vec![bin.display().to_string(), script.display().to_string()]
+}
+
+/// Run the host on `server` (a stdio argv, or `--url URL`): its JSON line.
+fn observe(
+    host: Host,
+    tool: &str,
+    args: &str,
+    server: &[String],
+    answer_ms: u64,
+    rt: &Path,
+) -> Value {
+    let argv = host_argv(host);
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .arg(tool)
+        .arg(args)
+        .args(server)
+        .env("MOCK_HOST_ANSWER_MS", answer_ms.to_string())
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = support::finish(cmd.spawn().unwrap());
+    assert_eq!(out.code, 0, "{host:?} host failed: {}", out.stderr);
+    let line = out.stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+/// What the server sent for the recorded `tools/call` of `tool`: each
+/// progress, log and elicitation with its recorded time (and, for an
+/// elicitation, when the client's answer went out), up to the response.
+#[derive(Debug, Clone)]
+struct RecEvent {
+    t: f64,
+    kind: &'static str,
+    what: Value,
+    answer_t: Option<f64>,
+}
+
+fn recorded(trace: &Path, tool: &str) -> (f64, Vec<RecEvent>, f64) {
+    let lines = support::trace_lines(trace);
+    let call = lines
+        .iter()
+        .find(|l| {
+            l["dir"] == "out"
+                && l["json"]["method"] == "tools/call"
+                && l["json"]["params"]["name"] == tool
+        })
+        .expect("the call is recorded");
+    let (id, t0) = (call["json"]["id"].clone(), call["t"].as_f64().unwrap());
+    let mut events: Vec<RecEvent> = Vec::new();
+    for l in lines.iter().skip_while(|l| l["seq"] != call["seq"]).skip(1) {
+        let (j, t) = (&l["json"], l["t"].as_f64().unwrap_or(0.0));
+        if l["dir"] == "out" {
+            if let Some(e) = events
+                .iter_mut()
+                .find(|e| e.kind == "elicit" && e.what["id"] == j["id"])
+            {
+                e.answer_t.get_or_insert(t);
+            }
+            continue;
+        }
+        if l["dir"] != "in" {
+            continue;
+        }
+        let kind = match j["method"].as_str() {
+            Some("notifications/progress") => "progress",
+            Some("notifications/message") => "log",
+            Some("elicitation/create") => "elicit",
+            _ if j["id"] == id => return (t0, events, t),
+            _ => continue,
+        };
+        events.push(RecEvent {
+            t,
+            kind,
+            what: j.clone(),
+            answer_t: None,
+        });
+    }
+    panic!("the call's response is not recorded");
+}
+
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64()
+}
+
+/// The host saw `rec` in order, with the same content, each event within
+/// 20% (or 50 ms) of its recorded offset divided by `speed`. `lost_tail`:
+/// progress recorded in the same instant as the response may be missing
+/// from the end (the TypeScript SDK client drops what the response
+/// overtakes — DESIGN §7 — against the real server as against the mock).
+fn assert_paced(
+    rec: &[RecEvent],
+    t0: f64,
+    response_t: f64,
+    observed: &Value,
+    speed: f64,
+    lost_tail: bool,
+) {
+    let seen = observed["events"].as_array().expect("events");
+    let mut expected: Vec<&RecEvent> = rec.iter().collect();
+    let progress_seen = seen.iter().filter(|e| e["kind"] == "progress").count();
+    if lost_tail {
+        let mut n = 0;
+        expected.retain(|e| {
+            if e.kind != "progress" {
+                return true;
+            }
+            n += 1;
+            if n <= progress_seen {
+                return true;
+            }
+            assert!(
+                response_t - e.t < 0.001,
+                "only progress sent with the response may be lost: {e:?}\nseen: {observed}"
+            );
+            false
+        });
+    }
+    assert_eq!(
+        seen.len(),
+        expected.len(),
+        "recorded {expected:#?}\nseen {observed}"
+    );
+    let (mut anchor_rec, mut anchor_obs) = (t0, 0.0);
+    for (r, o) in expected.iter().zip(seen) {
+        assert_eq!(o["kind"], r.kind, "{observed}");
+        let p = &r.what["params"];
+        match r.kind {
+            "progress" => {
+                assert_eq!(num(&o["progress"]), num(&p["progress"]), "{o}");
+                assert_eq!(num(&o["total"]), num(&p["total"]), "{o}");
+                assert_eq!(o["message"], p["message"], "{o}");
+            }
+            "log" => {
+                assert_eq!(
+                    (&o["level"], &o["logger"], &o["data"]),
+                    (&p["level"], &p["logger"], &p["data"])
+                );
+            }
+            _ => assert_eq!(o["message"], p["message"], "{o}"),
+        }
+        let gap = (r.t - anchor_rec) * 1000.0 / speed;
+        let want = anchor_obs + gap;
+        // When it reached the host's transport (its callback may run later
+        // on a loaded machine), else when its callback ran.
+        let got = o["arrived_ms"].as_f64().or(o["ms"].as_f64()).unwrap();
+        let tolerance = (0.2 * gap).max(50.0);
+        assert!(
+            (got - want).abs() <= tolerance,
+            "{} {}: at {got:.1} ms, recorded {want:.1} ms (± {tolerance:.1})\n{observed}",
+            r.kind,
+            o
+        );
+        if r.kind == "elicit" {
+            anchor_rec = r.answer_t.expect("the answer is recorded");
+            anchor_obs = o["answered_ms"].as_f64().unwrap();
+            assert!(anchor_obs >= got, "{o}");
+        }
+    }
+}
+
+/// `mcpscope call --demo` recorded into `dir`.
+fn record_call(dir: &Path, tool: &str, args: &str, extra: &[&str]) -> PathBuf {
+    let trace = dir.join(format!("{tool}.jsonl"));
+    headless(["call", "--demo", "--tool", tool, "--args", args, "--record"])
+        .args([trace.to_str().unwrap()])
+        .args(extra)
+        .expect(0);
+    trace
+}
+
+/// The Python host's session with the demo server through `mcpscope proxy --record`.
+fn record_python_session(dir: &Path, tool: &str, args: &str) -> PathBuf {
+    let trace = dir.join(format!("{tool}-proxy.jsonl"));
+    let server = [
+        BIN,
+        "proxy",
+        "--record",
+        trace.to_str().unwrap(),
+        "--",
+        BIN,
+        "demo-server",
+    ]
+    .map(String::from);
+    let direct = observe(Host::Py, tool, args, &server, 0, dir);
+    assert!(direct["error"].is_null(), "{direct}");
+    trace
+}
+
+fn mock_stdio(trace: &Path, speed: &str) -> Vec<String> {
+    [BIN, "mock", trace.to_str().unwrap(), "--speed", speed]
+        .map(String::from)
+        .to_vec()
+}
+
+/// `mcpscope mock --http 127.0.0.1:0`, and the URL it reported.
+fn mock_http(trace: &Path) -> (support::http::Bg, Vec<String>) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["mock", trace.to_str().unwrap(), "--http", "127.0.0.1:0"]);
+    let (bg, port) = start_reporting(cmd);
+    (
+        bg,
+        vec!["--url".into(), format!("http://127.0.0.1:{port}/mcp")],
+    )
+}
+
+/// One paced test at a time: the tolerances are about the mock's pace, not
+/// about how five hosts and their mocks share two cores.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+const REPORT: &str = r#"{"tasks":3,"delay_ms":150}"#;
+
+/// `call --demo` of build_report with every log, recorded: the trace,
+/// when the call went out, what the server sent for it, when it answered.
+fn record_report(dir: &Path) -> (PathBuf, f64, Vec<RecEvent>, f64) {
+    let trace = record_call(dir, "build_report", REPORT, &["--log-level", "debug"]);
+    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    (trace, t0, rec, response_t)
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn typescript_host_sees_the_recorded_progress_and_logs_at_the_recorded_pace() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, t0, rec, response_t) = record_report(dir.path());
+    assert!(
+        rec.iter().filter(|e| e.kind == "log").count() >= 8,
+        "{rec:?}"
+    );
+    let (_bg, url) = mock_http(&trace);
+    for server in [mock_stdio(&trace, "1"), url] {
+        let seen = observe(Host::Ts, "build_report", REPORT, &server, 0, dir.path());
+        assert!(seen["error"].is_null(), "{seen}");
+        assert_eq!(seen["server"]["name"], "mcpscope-demo");
+        assert_eq!(seen["result"]["structuredContent"]["passed"], 3, "{seen}");
+        assert_paced(&rec, t0, response_t, &seen, 1.0, true);
+    }
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn python_host_sees_its_proxied_session_again_at_the_recorded_pace() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = record_python_session(dir.path(), "build_report", REPORT);
+    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    assert!(
+        rec.iter().filter(|e| e.kind == "progress").count() == 3,
+        "{rec:?}"
+    );
+    let (_bg, url) = mock_http(&trace);
+    for server in [mock_stdio(&trace, "1"), url] {
+        let seen = observe(Host::Py, "build_report", REPORT, &server, 0, dir.path());
+        assert!(seen["error"].is_null(), "{seen}");
+        assert_eq!(seen["result"]["structuredContent"]["tasks"], 3, "{seen}");
+        assert_paced(&rec, t0, response_t, &seen, 1.0, false);
+    }
+}
+
+const WIZARD: &str = r#"{"questions":2,"delay_ms":250}"#;
+/// Longer than any recorded gap: a mock that did not wait would be seen.
+const ANSWER_MS: u64 = 400;
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn elicitations_are_replayed_and_wait_for_the_hosts_answer() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let call_trace = record_call(
+        dir.path(),
+        "interactive_wizard",
+        WIZARD,
+        &["--elicit", "defaults"],
+    );
+    let proxy_trace = record_python_session(dir.path(), "interactive_wizard", WIZARD);
+    for (host, trace) in [(Host::Ts, &call_trace), (Host::Py, &proxy_trace)] {
+        let (t0, rec, response_t) = recorded(trace, "interactive_wizard");
+        assert_eq!(
+            rec.iter().filter(|e| e.kind == "elicit").count(),
+            2,
+            "{rec:?}"
+        );
+        let (_bg, url) = mock_http(trace);
+        for server in [mock_stdio(trace, "1"), url] {
+            let seen = observe(
+                host,
+                "interactive_wizard",
+                WIZARD,
+                &server,
+                ANSWER_MS,
+                dir.path(),
+            );
+            assert!(seen["error"].is_null(), "{host:?}: {seen}");
+            assert_eq!(
+                seen["result"]["structuredContent"]["elicited"], true,
+                "{seen}"
+            );
+            // assert_paced checks every event after an elicitation against
+            // the host's answer, which came ANSWER_MS after the question.
+            assert_paced(&rec, t0, response_t, &seen, 1.0, false);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn speed_scales_the_pace_and_zero_sends_everything_at_once() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, t0, rec, response_t) = record_report(dir.path());
+    assert!(response_t - t0 > 0.4, "the recorded call takes time");
+    let seen = observe(
+        Host::Ts,
+        "build_report",
+        REPORT,
+        &mock_stdio(&trace, "2"),
+        0,
+        dir.path(),
+    );
+    assert_paced(&rec, t0, response_t, &seen, 2.0, true);
+    let seen = observe(
+        Host::Ts,
+        "build_report",
+        REPORT,
+        &mock_stdio(&trace, "0"),
+        0,
+        dir.path(),
+    );
+    let logs: Vec<&Value> = seen["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "log")
+        .collect();
+    assert_eq!(
+        logs.len(),
+        rec.iter().filter(|e| e.kind == "log").count(),
+        "{seen}"
+    );
+    let last = seen["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        last < 50.0,
+        "at once, not over the recorded {:.0} ms: {seen}",
+        (response_t - t0) * 1000.0
+    );
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn an_unmatched_call_fails_naming_the_nearest_recorded_request() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = record_call(dir.path(), "build_report", REPORT, &[]);
+    let line = support::trace_lines(&trace)
+        .iter()
+        .position(|l| l["json"]["method"] == "tools/call")
+        .unwrap()
+        + 1;
+    let other = r#"{"tasks":5,"delay_ms":150}"#;
+    let (_bg, url) = mock_http(&trace);
+    for (host, server) in [(Host::Ts, mock_stdio(&trace, "1")), (Host::Py, url)] {
+        let seen = observe(host, "build_report", other, &server, 0, dir.path());
+        let error = seen["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{host:?}: {seen}"));
+        assert!(
+            error.contains(&format!("nearest: the tools/call at line {line} "))
+                && error.contains("arguments.tasks: recorded 3, got 5"),
+            "{host:?}: {error}"
+        );
+        assert!(seen["events"].as_array().unwrap().is_empty(), "{seen}");
+    }
+}
