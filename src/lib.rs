@@ -34,6 +34,7 @@ pub mod client;
 pub mod demo;
 pub mod diff;
 pub mod event;
+pub mod export;
 pub mod files;
 pub mod format;
 pub mod listen_guard;

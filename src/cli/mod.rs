@@ -8,6 +8,7 @@ pub mod connect;
 pub mod demo_server;
 pub mod diff;
 pub mod docs;
+pub mod export;
 pub mod http_lines;
 pub mod printer;
 pub mod proxy;
@@ -79,6 +80,9 @@ pub enum Cmd {
     /// Compare two recorded sessions: listings, calls (outcome, result
     /// shape, progress, notification order, timing) and findings.
     Diff(diff::DiffArgs),
+    /// Export a recorded session: HAR (HTTP sessions), a Mermaid sequence
+    /// diagram, or latency and findings statistics as JSON.
+    Export(export::ExportArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
     /// Sit between a host and a stdio server: bytes pass unchanged, the
@@ -114,6 +118,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Check(a) => check::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
+        Cmd::Export(a) => export::run(a),
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),

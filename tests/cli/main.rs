@@ -15,6 +15,7 @@ mod answers;
 mod baseline;
 mod diff;
 mod docs;
+mod export;
 mod ext_tasks;
 mod harness;
 mod headless;
