@@ -38,6 +38,7 @@ pub mod export;
 pub mod files;
 pub mod format;
 pub mod listen_guard;
+pub mod load;
 pub mod platform;
 pub mod priority;
 pub mod protocol;

@@ -19,6 +19,7 @@ mod export;
 mod ext_tasks;
 mod harness;
 mod headless;
+mod load;
 mod local_safety;
 mod request;
 mod sarif;
