@@ -143,32 +143,43 @@ fn usage(msg: impl Into<String>) -> i32 {
 }
 
 pub async fn run(a: LoadArgs) -> i32 {
+    let (code, report) = execute(a).await;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(report.as_bytes());
+    let _ = out.flush();
+    code
+}
+
+/// The run and its report (empty when it ended before any call: a usage
+/// error, a failed connection; those are said on stderr).
+pub async fn execute(a: LoadArgs) -> (i32, String) {
+    let code = |c: i32| (c, String::new());
     let cfg = match a.thresholds.config() {
         Ok(c) => c,
-        Err(e) => return usage(e.0),
+        Err(e) => return code(usage(e.0)),
     };
     let args = match build_args(a.args.as_deref(), &a.arg) {
         Ok(v) => v,
-        Err(e) => return usage(e.0),
+        Err(e) => return code(usage(e.0)),
     };
     let limits = match a.request.limits() {
         Ok(l) => l,
-        Err(e) => return usage(e.0),
+        Err(e) => return code(usage(e.0)),
     };
     let policy = a.request.policy();
     if matches!(policy, TokenPolicy::Explicit(_)) {
-        return usage(
+        return code(usage(
             "load gives every call a token of its own: --token must be auto, auto-int or none",
-        );
+        ));
     }
     if a.concurrency == 0 || a.sessions == 0 {
-        return usage("--concurrency and --sessions must be at least 1");
+        return code(usage("--concurrency and --sessions must be at least 1"));
     }
     if a.calls.is_none() && a.duration.is_none() {
-        return usage("load needs --calls N or --duration D");
+        return code(usage("load needs --calls N or --duration D"));
     }
     if a.calls == Some(0) {
-        return usage("--calls must be at least 1");
+        return code(usage("--calls must be at least 1"));
     }
     let mut server = a.server.clone();
     server.max_store.get_or_insert(DEFAULT_STORE);
@@ -190,7 +201,7 @@ pub async fn run(a: LoadArgs) -> i32 {
             r = started => r,
             stop = signals.recv() => {
                 shutdown(&open).await;
-                return stop.code;
+                return code(stop.code);
             }
         };
         match got {
@@ -206,7 +217,7 @@ pub async fn run(a: LoadArgs) -> i32 {
                     Failure::Client(_) => 3,
                 };
                 super::call::fail(&e);
-                return code;
+                return (code, String::new());
             }
         }
     }
@@ -243,6 +254,7 @@ pub async fn run(a: LoadArgs) -> i32 {
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stopped = None;
+    let mut cancelled = 0u64;
     loop {
         tokio::select! {
             done = workers.join_next() => {
@@ -262,6 +274,7 @@ pub async fn run(a: LoadArgs) -> i32 {
                 for o in &open {
                     for id in lock(&o.in_flight).iter() {
                         let _ = o.session.cancel(id, stop.reason);
+                        cancelled += 1;
                     }
                 }
                 workers.abort_all();
@@ -284,28 +297,31 @@ pub async fn run(a: LoadArgs) -> i32 {
         }
     }
     let lost = shared.lost.load(Ordering::Relaxed);
-    let passed = tally.failed() == 0 && tally.errors_found() == 0 && tally.unchecked == 0;
+    let passed = stopped.is_none()
+        && tally.failed() == 0
+        && tally.errors_found() == 0
+        && tally.unchecked == 0;
     let report = Report {
         tool: &a.tool,
         sessions: a.sessions,
         concurrency: a.concurrency,
         elapsed,
         tally: &tally,
+        cancelled,
+        interrupted: stopped.map(|s| s.name),
         passed,
     };
     let text = match a.format {
         LoadFormat::Json => serde_json::to_string_pretty(&report.json()).unwrap_or_default() + "\n",
         LoadFormat::Text => report.text(),
     };
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    match stopped {
+    let exit = match stopped {
         Some(stop) => stop.code,
         None if lost => 3,
         None if passed => 0,
         None => 1,
-    }
+    };
+    (exit, text)
 }
 
 async fn shutdown(open: &[Open]) {
@@ -408,6 +424,10 @@ struct Report<'a> {
     concurrency: u32,
     elapsed: Duration,
     tally: &'a Tally,
+    /// Calls in flight when a signal stopped the run, cancelled.
+    cancelled: u64,
+    /// The signal that stopped it.
+    interrupted: Option<&'static str>,
     passed: bool,
 }
 
@@ -478,6 +498,8 @@ impl Report<'_> {
                 .collect::<serde_json::Map<_, _>>(),
             "examples": t.examples,
             "unchecked_events": t.unchecked,
+            "interrupted": self.interrupted,
+            "cancelled_in_flight": self.cancelled,
             "passed": self.passed,
         })
     }
@@ -511,10 +533,9 @@ impl Report<'_> {
         if t.with_progress > 0 {
             let _ = writeln!(
                 s,
-                "first progress  {}  ({} of {} calls had progress, {} notifications)",
+                "first progress  {}  ({} call(s) had progress, {} notifications)",
                 spread_text(&t.first_progress),
                 t.with_progress,
-                t.done,
                 t.progress
             );
         } else {
@@ -560,6 +581,13 @@ impl Report<'_> {
                 s,
                 "[incomplete] {} events were evicted (--max-store) before the rules saw them",
                 t.unchecked
+            );
+        }
+        if let Some(sig) = self.interrupted {
+            let _ = writeln!(
+                s,
+                "INTERRUPTED by {sig}: {} call(s) in flight were cancelled",
+                self.cancelled
             );
         }
         let _ = writeln!(s, "{}", if self.passed { "PASS" } else { "FAIL" });

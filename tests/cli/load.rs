@@ -321,3 +321,25 @@ fn on_a_terminal_one_live_line_is_rewritten_in_place() {
     );
     assert!(done.contains("load sleep: 40 call(s)"), "{done}");
 }
+
+#[test]
+#[ignore = "needs tmux"]
+fn ctrl_c_cancels_the_calls_in_flight_and_reports_what_was_done() {
+    require_tmux();
+    // The shell traps Ctrl-C (its children get the default), so it lives
+    // on to print the exit code.
+    let t = Tmux::start_with(
+        "load-stop",
+        "trap 'true' INT\n",
+        "load --demo --tool sleep --args '{\"ms\":30000}' --concurrency 2 --calls 4",
+        160,
+        48,
+    );
+    t.wait_for("the live line", 30, |s| s.contains("load: 0/4 calls,"));
+    t.keys(&["C-c"]);
+    let done = t.wait_for("the exit", 30, |s| s.contains("EXIT="));
+    assert!(done.contains("EXIT=130"), "{done}");
+    assert!(done.contains("INTERRUPTED by SIGINT"), "{done}");
+    assert!(done.contains("load stopped, the calls in flight were cancelled"));
+    assert!(done.contains("\nFAIL"), "{done}");
+}
