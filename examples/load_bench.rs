@@ -9,7 +9,8 @@
 //! one run of N `echo` calls (no progress) or of `flood` calls with 20
 //! progress notifications each (the engine's work per notification);
 //! peak RSS is printed after the smaller and the larger run, to show that
-//! memory does not grow with N.
+//! memory does not grow with N (the store is bounded to 8 MiB here, so it
+//! is full by then).
 //!
 //! Run: `cargo build --release && cargo run --release --example load_bench [N]`
 
@@ -53,6 +54,10 @@ fn run(rt: &tokio::runtime::Runtime, server: &str, tool: &str, args: &str, n: u6
         &c.to_string(),
         "--format",
         "json",
+        // A store that fills within the first run, so the RSS of a run 4×
+        // longer shows what grows with the number of calls (nothing should).
+        "--max-store",
+        "8MiB",
         "--",
         server,
         "demo-server",

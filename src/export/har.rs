@@ -4,7 +4,9 @@
 //! docs/traces.md): a POST is its own channel `post:N` (its request body,
 //! its `http` event, the SSE events or JSON body that answered it, its
 //! `stream-end`); each `http` event on `get` opens a GET stream; a DELETE
-//! is an `http` event on its own. A trace records no header values, so the
+//! is an `http` event on its own; each `auth-http` event is an exchange of
+//! the authorization flow (its URL without the query, its status, its step
+//! as the entry's `comment`). A trace records no header values, so the
 //! request headers are the session's configured ones (`-H`, from the trace
 //! header) and those the transport always sends, the response headers
 //! those the trace names (`Content-Type`, `Mcp-Session-Id`); every value
@@ -46,6 +48,9 @@ struct Exchange {
     seqs: Vec<u64>,
     /// The session was authorized when the request went.
     authorized: bool,
+    /// An exchange of the authorization flow: its step, and the URL it
+    /// went to (without its query) instead of the server's.
+    auth_step: Option<(String, String)>,
 }
 
 /// The HAR document of an HTTP session; `Err` for a stdio one.
@@ -154,6 +159,30 @@ fn meta(
             *authorized = matches!(state.as_str(), "authorized" | "refreshed");
             return;
         }
+        Event::AuthHttp {
+            step,
+            method,
+            url,
+            status,
+            ms,
+        } => {
+            done.push(Exchange {
+                channel: ev.channel.to_string(),
+                method,
+                start_us: ev.t_us.saturating_sub(ms * 1000),
+                end_us: Some(ev.t_us),
+                status: status.code(),
+                error: match status {
+                    crate::event::Status::Failed(why) => Some(why),
+                    crate::event::Status::Code(_) => None,
+                },
+                wait_ms: ms,
+                seqs: vec![ev.seq],
+                auth_step: Some((step, url)),
+                ..Exchange::default()
+            });
+            return;
+        }
         Event::StreamEnd => {
             if let Some(mut x) = open.remove(ev.channel) {
                 x.end_us = Some(ev.t_us);
@@ -227,26 +256,28 @@ fn entry(x: &Exchange, started: Option<&str>, url: &str, configured: &[String]) 
         .content_type
         .as_deref()
         .is_some_and(|c| c.starts_with("text/event-stream"));
+    let url = x.auth_step.as_ref().map_or(url, |(_, u)| u.as_str());
     let mut req_headers = Vec::new();
-    if x.request.is_some() {
-        req_headers.push(header("Content-Type", "application/json"));
-    }
-    req_headers.push(header(
-        "Accept",
-        if x.method == "GET" {
+    // What the authorization flow sent is not recorded, only that it went.
+    if x.auth_step.is_none() {
+        if x.request.is_some() {
+            req_headers.push(header("Content-Type", "application/json"));
+        }
+        let accept = if x.method == "GET" {
             "text/event-stream"
         } else {
             "application/json, text/event-stream"
-        },
-    ));
-    for h in configured {
-        let line = redact_pair(h).unwrap_or_else(|| h.clone());
-        if let Some((n, v)) = line.split_once(':') {
-            req_headers.push(header(n.trim(), v.trim()));
+        };
+        req_headers.push(header("Accept", accept));
+        for h in configured {
+            let line = redact_pair(h).unwrap_or_else(|| h.clone());
+            if let Some((n, v)) = line.split_once(':') {
+                req_headers.push(header(n.trim(), v.trim()));
+            }
         }
-    }
-    if x.authorized {
-        req_headers.push(header("Authorization", REDACTED));
+        if x.authorized {
+            req_headers.push(header("Authorization", REDACTED));
+        }
     }
     let mut res_headers = Vec::new();
     if let Some(ct) = &x.content_type {
@@ -304,6 +335,9 @@ fn entry(x: &Exchange, started: Option<&str>, url: &str, configured: &[String]) 
         "_channel": x.channel,
         "_seq": x.seqs,
     });
+    if let Some((step, _)) = &x.auth_step {
+        e["comment"] = json!(format!("authorization flow: {step}"));
+    }
     if let Some(body) = &x.request {
         e["request"]["postData"] = json!({"mimeType": "application/json", "text": body});
     }

@@ -478,3 +478,62 @@ fn stats_of_call(tool: &str) -> Value {
         .run();
     serde_json::from_str(&export(run.trace_path(), &["--format", "json"], 0)).unwrap()
 }
+
+/// A session that authorized (OAuth against the loopback fixture
+/// authorization server): the flow's exchanges are entries of their own,
+/// the MCP requests after it carry `Authorization: [redacted]`, and no
+/// token is in any export.
+#[test]
+fn har_of_an_authorized_session_lists_the_flow_and_hides_the_tokens() {
+    use crate::support::auth::{Fault, mcpscope, server, url};
+    let (port, _seen) = server(Fault::None);
+    let data = tempfile::tempdir().unwrap();
+    let rec = data.path().join("auth.jsonl");
+    let u = url(port);
+    let out = mcpscope(
+        data.path(),
+        &[
+            "call",
+            "--url",
+            &u,
+            "--auth-agent",
+            "fetch",
+            "--tool",
+            "hello",
+            "-q",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    // The fixture lists tools but answers tools/call with -32601: exit 1,
+    // after the whole flow and an authorized request.
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("[auth] authorized"), "{}", out.stderr);
+    let har = export(&rec, &["--format", "har"], 0);
+    let doc: Value = serde_json::from_str(&har).unwrap();
+    assert_har_shape(&doc);
+    let entries = doc["log"]["entries"].as_array().unwrap();
+    let steps: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["comment"].as_str())
+        .collect();
+    assert!(
+        steps.iter().any(|s| s.contains("token")),
+        "no token step among {steps:?}"
+    );
+    let authorized = entries.iter().any(|e| {
+        e["request"]["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["name"] == "Authorization" && h["value"] == "[redacted]")
+    });
+    assert!(authorized, "{har}");
+    for fmt in ["har", "mermaid", "json"] {
+        let text = export(&rec, &["--format", fmt], 0);
+        assert!(
+            !text.contains("access-0") && !text.contains("refresh-0"),
+            "{fmt} leaked a token"
+        );
+    }
+}
