@@ -250,6 +250,20 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
             ));
         }
     }
+    // Each engine follows its trace as it grows, so the store's bound never
+    // evicts an event before the rules saw it (the workers' syncs alone
+    // lag by the calls in flight).
+    let mut syncers = tokio::task::JoinSet::new();
+    for o in &open {
+        let (follower, shared) = (o.follower.clone(), shared.clone());
+        let mut rx = lock(&o.follower).subscribe();
+        syncers.spawn(async move {
+            while rx.changed().await.is_ok() {
+                let mut f = lock(&follower);
+                f.sync(&mut lock(&shared.tally));
+            }
+        });
+    }
     let live = std::io::stderr().is_terminal();
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -288,6 +302,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
         eprint!("\r\x1b[2K");
     }
     shutdown(&open).await;
+    syncers.shutdown().await;
     let mut tally = std::mem::take(&mut *lock(&shared.tally));
     for o in open {
         let follower =

@@ -165,6 +165,11 @@ impl Follower {
         }
     }
 
+    /// Receives a change whenever events are appended to the trace.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.trace.subscribe()
+    }
+
     /// The trace's clock now, for [`Follower::sent`].
     pub fn now_us(&self) -> u64 {
         self.trace.now_us()
