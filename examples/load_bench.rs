@@ -20,7 +20,6 @@ mod release_bin;
 use clap::Parser;
 use mcpscope::cli::{Cli, Cmd};
 use serde_json::Value;
-use std::time::Instant;
 
 /// User + system CPU seconds of `who`, and the peak RSS in MiB.
 fn usage(who: libc::c_int) -> (f64, f64) {
@@ -67,9 +66,7 @@ fn run(rt: &tokio::runtime::Runtime, server: &str, tool: &str, args: &str, n: u6
     };
     let (self0, _) = usage(libc::RUSAGE_SELF);
     let (kids0, _) = usage(libc::RUSAGE_CHILDREN);
-    let t0 = Instant::now();
     let (code, text) = rt.block_on(mcpscope::cli::load::execute(a));
-    let wall = t0.elapsed().as_secs_f64();
     let (self1, rss) = usage(libc::RUSAGE_SELF);
     let (kids1, _) = usage(libc::RUSAGE_CHILDREN);
     assert_eq!(code, 0, "load failed:\n{text}");
@@ -78,7 +75,7 @@ fn run(rt: &tokio::runtime::Runtime, server: &str, tool: &str, args: &str, n: u6
     assert_eq!(calls, n);
     Row {
         calls,
-        per_s: calls as f64 / wall,
+        per_s: v["throughput_per_s"].as_f64().unwrap(),
         self_us: (self1 - self0) / calls as f64 * 1e6,
         server_us: (kids1 - kids0) / calls as f64 * 1e6,
         progress: v["progress_notifications"].as_u64().unwrap(),

@@ -75,6 +75,10 @@ pub struct LoadArgs {
     /// Open this many sessions (stdio: server processes), each with --concurrency calls in flight.
     #[arg(long, default_value_t = 1)]
     pub sessions: u32,
+    /// Keep listening this long after the last call before disconnecting,
+    /// so notifications a server sends after its response are caught.
+    #[arg(long, default_value_t = 200)]
+    pub settle_ms: u64,
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: LoadFormat,
@@ -298,6 +302,10 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
         }
     }
     let elapsed = started.elapsed();
+    if stopped.is_none() && a.settle_ms > 0 {
+        // Late notifications are what the integrity rules are about.
+        tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
+    }
     if live {
         eprint!("\r\x1b[2K");
     }

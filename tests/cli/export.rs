@@ -451,17 +451,19 @@ fn json_has_latency_percentiles_counts_and_findings_by_rule() {
     assert_eq!(v["findings"], serde_json::json!({}));
 
     let v = stats_of_call("fault_after_response");
-    assert_eq!(
-        v["findings"]["progress-after-response"]["count"], 2,
-        "{v:#}"
-    );
+    // Two notifications follow the response; `call` stops once it has the
+    // response, so a loaded machine may record fewer of them.
+    let late = v["findings"]["progress-after-response"]["count"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no finding: {v:#}"));
+    assert!((1..=2).contains(&late), "{v:#}");
     assert_eq!(
         v["findings"]["progress-after-response"]["severity"],
         "error"
     );
     // The call's progress is what came before its response; the session's all of it.
     assert_eq!(v["tools"]["fault_after_response"]["progress"], 1);
-    assert_eq!(v["progress"]["notifications"], 3);
+    assert_eq!(v["progress"]["notifications"], 1 + late);
 
     let v = stats_of_call("no_such_tool");
     let errors = v["errors"].as_object().unwrap();

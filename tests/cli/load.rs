@@ -130,6 +130,9 @@ fn progress_after_the_response_breaks_integrity_and_fails() {
             "4",
             "--calls",
             "20",
+            // The last calls' late notifications come after the last response.
+            "--settle-ms",
+            "2000",
         ],
         None,
         1,
