@@ -8,7 +8,9 @@ pub mod connect;
 pub mod demo_server;
 pub mod diff;
 pub mod docs;
+pub mod export;
 pub mod http_lines;
+pub mod load;
 pub mod mock;
 pub mod printer;
 pub mod proxy;
@@ -83,6 +85,12 @@ pub enum Cmd {
     /// Serve a recorded session as an MCP server (stdio, or Streamable HTTP
     /// with --http): requests matched against the trace, answered at its pace.
     Mock(mock::MockArgs),
+    /// Export a recorded session: HAR (HTTP sessions), a Mermaid sequence
+    /// diagram, or latency and findings statistics as JSON.
+    Export(export::ExportArgs),
+    /// Load a server: concurrent tools/calls, each with its own progress
+    /// token; throughput, latency histogram, errors and stream integrity.
+    Load(load::LoadArgs),
     /// List the rule catalog: id, severity, description.
     Rules,
     /// Sit between a host and a stdio server: bytes pass unchanged, the
@@ -119,6 +127,8 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
         Cmd::Mock(a) => mock::run(a).await,
+        Cmd::Export(a) => export::run(a),
+        Cmd::Load(a) => load::run(a).await,
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),

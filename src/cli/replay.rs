@@ -182,7 +182,7 @@ fn id_str(id: &Option<IdKey>) -> String {
     id.as_ref().map(|i| format!("id={i}")).unwrap_or_default()
 }
 
-fn describe(ev: &EventRef<'_>) -> (String, String, String) {
+pub fn describe(ev: &EventRef<'_>) -> (String, String, String) {
     match ev.dir {
         Dir::Stderr => ("stderr".into(), String::new(), ev.text().into_owned()),
         Dir::Meta => {

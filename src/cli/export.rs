@@ -1,0 +1,132 @@
+//! `mcpscope export TRACE --format har|mermaid|json [-o FILE] [--call ID]`:
+//! a recorded session for other tools (`crate::export`). The rule engine
+//! runs over the trace as it is read, as `check --trace` runs it, so the
+//! diagram and the statistics carry its findings.
+//!
+//! Exit: 0 written; 2 usage (a stdio trace for `har`, `--call` without
+//! `mermaid` or naming no request, an unreadable trace or output file).
+
+use super::check::CheckRun;
+use super::replay::{describe, read_lines_into};
+use crate::checks::CheckConfig;
+use crate::export::mermaid::Scope;
+use crate::export::{Session, har, mermaid, stats};
+use crate::protocol::IdKey;
+use crate::protocol::sanitize::one_line;
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// HAR 1.2 of an HTTP session: one entry per HTTP exchange, with its SSE events.
+    Har,
+    /// A Mermaid sequence diagram (progress bursts folded, findings as notes).
+    Mermaid,
+    /// Latency percentiles and counts per tool and method, errors, findings by rule.
+    Json,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// A trace recorded with --record (by call, check, the TUI or the proxy).
+    pub trace: PathBuf,
+    /// What to export.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// mermaid: only this call (the id of a request mcpscope or the host
+    /// sent): it, its response, its progress and what its stream carried.
+    #[arg(long, value_name = "ID")]
+    pub call: Option<String>,
+}
+
+fn usage(msg: &str) -> i32 {
+    eprintln!("[error] {}", one_line(msg));
+    2
+}
+
+pub fn run(a: ExportArgs) -> i32 {
+    if a.call.is_some() && a.format != ExportFormat::Mermaid {
+        return usage("--call applies to --format mermaid only");
+    }
+    let mut run: Option<CheckRun> = None;
+    let read = read_lines_into(
+        &a.trace,
+        crate::trace::StoreLimits::default(),
+        |header, store, seq, _| {
+            let run = run
+                .get_or_insert_with(|| CheckRun::new(CheckConfig::default().for_recording(header)));
+            if let Some(ev) = store.get(seq) {
+                run.observe(&ev);
+            }
+        },
+    );
+    let loaded = match read {
+        Ok(l) => l,
+        Err(e) => return usage(&e.to_string()),
+    };
+    if let Some(d) = &loaded.damage {
+        eprintln!(
+            "[warning] {}",
+            one_line(&format!("{}: {d}", a.trace.display()))
+        );
+    }
+    let findings = run
+        .unwrap_or_else(|| CheckRun::new(CheckConfig::default().for_recording(&loaded.header)))
+        .findings();
+    let session = Session {
+        header: &loaded.header,
+        store: &loaded.store,
+        findings: &findings,
+    };
+    let text = match a.format {
+        ExportFormat::Har => match har::har(&session) {
+            Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_default() + "\n",
+            Err(e) => return usage(&e),
+        },
+        ExportFormat::Json => {
+            serde_json::to_string_pretty(&stats::stats(&session)).unwrap_or_default() + "\n"
+        }
+        ExportFormat::Mermaid => {
+            let scope = match &a.call {
+                None => Scope::Session,
+                Some(id) => Scope::Call(call_id(&session, id)),
+            };
+            match mermaid::mermaid(&session, &scope, &describe) {
+                Ok(t) => t,
+                Err(e) => return usage(&e),
+            }
+        }
+    };
+    match &a.output {
+        Some(path) => match std::fs::write(path, text) {
+            Ok(()) => 0,
+            Err(e) => usage(&format!("cannot write {}: {e}", path.display())),
+        },
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            0
+        }
+    }
+}
+
+/// `--call 3` names the integer id 3 or, when the session has none, the
+/// string id "3"; `--call '"a"'` the string "a".
+fn call_id(s: &Session<'_>, text: &str) -> IdKey {
+    let sent = |id: &IdKey| {
+        s.store
+            .request(crate::trace::store::Origin::Client, id)
+            .is_some()
+    };
+    let raw = IdKey::from_raw(text.trim());
+    let string = IdKey::Str(text.into());
+    if (!raw.is_valid() || !sent(&raw)) && sent(&string) {
+        return string;
+    }
+    raw
+}

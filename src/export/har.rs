@@ -1,0 +1,406 @@
+//! HAR 1.2 of an HTTP session: one entry per HTTP exchange.
+//!
+//! An exchange is what the trace's channels already separate (see
+//! docs/traces.md): a POST is its own channel `post:N` (its request body,
+//! its `http` event, the SSE events or JSON body that answered it, its
+//! `stream-end`); each `http` event on `get` opens a GET stream; a DELETE
+//! is an `http` event on its own; each `auth-http` event is an exchange of
+//! the authorization flow (its URL without the query, its status, its step
+//! as the entry's `comment`). A trace records no header values, so the
+//! request headers are the session's configured ones (`-H`, from the trace
+//! header) and those the transport always sends, the response headers
+//! those the trace names (`Content-Type`, `Mcp-Session-Id`); every value
+//! whose name is a secret's is `[redacted]`.
+//!
+//! Beside HAR's fields each entry has `_channel` (the trace channel),
+//! `_seq` (the trace seq numbers of its events) and `_sseEvents` (each event
+//! of an event stream: `time`, ms after the request, and `data`); the
+//! response's `content.text` of an event stream is the stream as
+//! `data: …` blocks.
+
+use super::Session;
+use crate::event::Event;
+use crate::format::civil_from_days;
+use crate::protocol::secrets::{REDACTED, is_secret_name, redact_pair};
+use crate::trace::store::flags;
+use crate::trace::{Dir, EventRef};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+/// Why a stdio session has no HAR.
+pub const NOT_HTTP: &str =
+    "HAR needs an HTTP session: this trace was recorded over stdio (export it as mermaid or json)";
+
+#[derive(Default)]
+struct Exchange {
+    channel: String,
+    method: String,
+    start_us: u64,
+    end_us: Option<u64>,
+    request: Option<String>,
+    status: Option<u16>,
+    error: Option<String>,
+    content_type: Option<String>,
+    session: bool,
+    wait_ms: u64,
+    /// JSON bodies or SSE events that arrived on the channel.
+    events: Vec<(u64, String)>,
+    seqs: Vec<u64>,
+    /// The session was authorized when the request went.
+    authorized: bool,
+    /// An exchange of the authorization flow: its step, and the URL it
+    /// went to (without its query) instead of the server's.
+    auth_step: Option<(String, String)>,
+}
+
+/// The HAR document of an HTTP session; `Err` for a stdio one.
+pub fn har(s: &Session<'_>) -> Result<Value, String> {
+    if !s.is_http() {
+        return Err(NOT_HTTP.into());
+    }
+    let mut done: Vec<Exchange> = Vec::new();
+    let mut open: HashMap<String, Exchange> = HashMap::new();
+    let mut authorized = false;
+    let close = |open: &mut HashMap<String, Exchange>, done: &mut Vec<Exchange>, ch: &str| {
+        if let Some(x) = open.remove(ch) {
+            done.push(x);
+        }
+    };
+    for ev in s.store.range(0, s.store.next_seq()) {
+        if ev.channel == "stdio" {
+            continue;
+        }
+        match ev.dir {
+            Dir::Out if ev.flags & flags::IN_BATCH == 0 => {
+                // A new body on a channel already answered is a new exchange.
+                if open.get(ev.channel).is_some_and(|x| x.request.is_some()) {
+                    close(&mut open, &mut done, ev.channel);
+                }
+                let x = open
+                    .entry(ev.channel.to_string())
+                    .or_insert_with(|| Exchange {
+                        channel: ev.channel.to_string(),
+                        method: "POST".into(),
+                        start_us: ev.t_us,
+                        authorized,
+                        ..Exchange::default()
+                    });
+                x.request = Some(ev.text().into_owned());
+                x.seqs.push(ev.seq);
+            }
+            Dir::In if ev.flags & flags::IN_BATCH == 0 => {
+                if let Some(x) = open.get_mut(ev.channel) {
+                    x.events.push((ev.t_us, ev.text().into_owned()));
+                    x.seqs.push(ev.seq);
+                }
+            }
+            Dir::Meta => meta(&ev, &mut open, &mut done, &mut authorized),
+            _ => {}
+        }
+    }
+    done.extend(open.into_values());
+    done.sort_by_key(|x| (x.start_us, x.seqs.first().copied()));
+    let started = s.header.get("started").and_then(Value::as_str);
+    let url = s
+        .header
+        .pointer("/server/url")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let configured: Vec<String> = s
+        .header
+        .pointer("/server/headers")
+        .and_then(Value::as_array)
+        .map(|hs| {
+            hs.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let entries: Vec<Value> = done
+        .iter()
+        .map(|x| entry(x, started, &url, &configured))
+        .collect();
+    Ok(json!({"log": {
+        "version": "1.2",
+        "creator": {"name": "mcpscope", "version": env!("CARGO_PKG_VERSION")},
+        "comment": "header values are not recorded in mcpscope traces: request headers are the configured ones and those the transport sends; secrets are [redacted]",
+        "pages": [],
+        "entries": entries,
+    }}))
+}
+
+fn meta(
+    ev: &EventRef<'_>,
+    open: &mut HashMap<String, Exchange>,
+    done: &mut Vec<Exchange>,
+    authorized: &mut bool,
+) {
+    let Some(event) = ev.event() else { return };
+    let (method, status, error, content_type, session, ms) = match event {
+        Event::Http {
+            method,
+            status,
+            content_type,
+            session,
+            ms,
+            ..
+        } => (
+            method,
+            status.code(),
+            None,
+            content_type,
+            session.is_some(),
+            ms,
+        ),
+        Event::HttpError { method, error } => (method, None, Some(error), None, false, 0),
+        Event::Auth { state, .. } => {
+            *authorized = matches!(state.as_str(), "authorized" | "refreshed");
+            return;
+        }
+        Event::AuthHttp {
+            step,
+            method,
+            url,
+            status,
+            ms,
+        } => {
+            done.push(Exchange {
+                channel: ev.channel.to_string(),
+                method,
+                start_us: ev.t_us.saturating_sub(ms * 1000),
+                end_us: Some(ev.t_us),
+                status: status.code(),
+                error: match status {
+                    crate::event::Status::Failed(why) => Some(why),
+                    crate::event::Status::Code(_) => None,
+                },
+                wait_ms: ms,
+                seqs: vec![ev.seq],
+                auth_step: Some((step, url)),
+                ..Exchange::default()
+            });
+            return;
+        }
+        Event::StreamEnd => {
+            if let Some(mut x) = open.remove(ev.channel) {
+                x.end_us = Some(ev.t_us);
+                x.seqs.push(ev.seq);
+                done.push(x);
+            }
+            return;
+        }
+        _ => {
+            if let Some(x) = open.get_mut(ev.channel) {
+                x.seqs.push(ev.seq);
+            }
+            return;
+        }
+    };
+    // A POST's head answers the body on its channel; anything else (a GET
+    // stream, a DELETE, a second head on a channel) is an exchange of its own.
+    let answers_open = open
+        .get(ev.channel)
+        .is_some_and(|x| x.status.is_none() && x.error.is_none() && x.method == method);
+    if !answers_open {
+        if let Some(x) = open.remove(ev.channel) {
+            done.push(x);
+        }
+        open.insert(
+            ev.channel.to_string(),
+            Exchange {
+                channel: ev.channel.to_string(),
+                method: method.clone(),
+                start_us: ev.t_us.saturating_sub(ms * 1000),
+                authorized: *authorized,
+                ..Exchange::default()
+            },
+        );
+    }
+    let Some(x) = open.get_mut(ev.channel) else {
+        return;
+    };
+    x.status = status;
+    x.error = error.clone();
+    x.content_type = content_type;
+    x.session = session;
+    x.wait_ms = ms;
+    x.seqs.push(ev.seq);
+    let streams = x
+        .content_type
+        .as_deref()
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    // A head without a stream to follow (an error, a 202, a JSON body that
+    // comes next or not at all) still waits for what its channel carries;
+    // a transport failure ends the exchange.
+    if error.is_some() || (!streams && method != "POST") {
+        x.end_us = Some(ev.t_us);
+        if let Some(x) = open.remove(ev.channel) {
+            done.push(x);
+        }
+    }
+}
+
+fn header(name: &str, value: &str) -> Value {
+    let value = if is_secret_name(name) {
+        REDACTED
+    } else {
+        value
+    };
+    json!({"name": name, "value": value})
+}
+
+fn entry(x: &Exchange, started: Option<&str>, url: &str, configured: &[String]) -> Value {
+    let sse = x
+        .content_type
+        .as_deref()
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let url = x.auth_step.as_ref().map_or(url, |(_, u)| u.as_str());
+    let mut req_headers = Vec::new();
+    // What the authorization flow sent is not recorded, only that it went.
+    if x.auth_step.is_none() {
+        if x.request.is_some() {
+            req_headers.push(header("Content-Type", "application/json"));
+        }
+        let accept = if x.method == "GET" {
+            "text/event-stream"
+        } else {
+            "application/json, text/event-stream"
+        };
+        req_headers.push(header("Accept", accept));
+        for h in configured {
+            let line = redact_pair(h).unwrap_or_else(|| h.clone());
+            if let Some((n, v)) = line.split_once(':') {
+                req_headers.push(header(n.trim(), v.trim()));
+            }
+        }
+        if x.authorized {
+            req_headers.push(header("Authorization", REDACTED));
+        }
+    }
+    let mut res_headers = Vec::new();
+    if let Some(ct) = &x.content_type {
+        res_headers.push(header("Content-Type", ct));
+    }
+    if x.session {
+        res_headers.push(header("Mcp-Session-Id", REDACTED));
+    }
+    let text: String = if sse {
+        x.events
+            .iter()
+            .map(|(_, d)| format!("data: {d}\n\n"))
+            .collect()
+    } else {
+        x.events
+            .iter()
+            .map(|(_, d)| d.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let last_us = x.events.last().map(|(t, _)| *t);
+    let end_us = x.end_us.or(last_us).unwrap_or(x.start_us).max(x.start_us);
+    let total_ms = (end_us - x.start_us) as f64 / 1000.0;
+    let wait = (x.wait_ms as f64).min(total_ms);
+    let mut e = json!({
+        "startedDateTime": started_at(started, x.start_us),
+        "time": total_ms,
+        "request": {
+            "method": x.method,
+            "url": url,
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": req_headers,
+            "queryString": [],
+            "headersSize": -1,
+            "bodySize": x.request.as_ref().map_or(0, |b| b.len() as i64),
+        },
+        "response": {
+            "status": x.status.unwrap_or(0),
+            "statusText": x.error.clone().unwrap_or_default(),
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": res_headers,
+            "content": {
+                "size": text.len(),
+                "mimeType": x.content_type.clone().unwrap_or_else(|| "x-unknown".into()),
+                "text": text,
+            },
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": -1,
+        },
+        "cache": {},
+        "timings": {"send": 0.0, "wait": wait, "receive": ((total_ms - wait) * 1000.0).round() / 1000.0},
+        "_channel": x.channel,
+        "_seq": x.seqs,
+    });
+    if let Some((step, _)) = &x.auth_step {
+        e["comment"] = json!(format!("authorization flow: {step}"));
+    }
+    if let Some(body) = &x.request {
+        e["request"]["postData"] = json!({"mimeType": "application/json", "text": body});
+    }
+    if sse {
+        e["_sseEvents"] = x
+            .events
+            .iter()
+            .map(|(t, d)| json!({"time": t.saturating_sub(x.start_us) as f64 / 1000.0, "data": d}))
+            .collect();
+    }
+    e
+}
+
+/// `started` (the trace header's RFC 3339 UTC seconds) plus `t_us`, as
+/// RFC 3339 with milliseconds; the epoch when the header has none.
+fn started_at(started: Option<&str>, t_us: u64) -> String {
+    let base = started.and_then(parse_utc).unwrap_or(0);
+    let ms = base * 1000 + (t_us / 1000) as i64;
+    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ`.
+fn parse_utc(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (h, mi, se) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    // Howard Hinnant's days_from_civil.
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + se)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn started_at_adds_the_offset_across_a_day() {
+        assert_eq!(
+            started_at(Some("2026-12-31T23:59:59Z"), 1_250_000),
+            "2027-01-01T00:00:00.250Z"
+        );
+        assert_eq!(
+            started_at(Some("2024-02-29T12:00:00Z"), 0),
+            "2024-02-29T12:00:00.000Z"
+        );
+        assert_eq!(started_at(None, 0), "1970-01-01T00:00:00.000Z");
+    }
+}

@@ -1,0 +1,348 @@
+//! `mcpscope load` against real servers: the demo server over stdio and
+//! Streamable HTTP (one session and several), its fault tools as true
+//! positives of broken stream integrity, server-everything's long-running
+//! operation and the Python SDK server as clean real peers; exit codes,
+//! usage errors, a refused connection, and the live line (only on a
+//! terminal: tmux).
+
+use crate::support::http::{Bg, refusing_port, start_reporting};
+use crate::support::tmux::{Tmux, require_tmux};
+use crate::support::{BIN, everything, headless, python_server};
+use serde_json::Value;
+use std::process::Command;
+
+const OTEL_BOUNDS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+fn demo_http() -> (Bg, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["demo-server", "--http", "127.0.0.1:0"]);
+    let (srv, port) = start_reporting(cmd);
+    (srv, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// `load ARGS --format json` with a stdio server (or none), expecting `code`.
+fn load_json(args: &[&str], server: Option<Vec<String>>, code: i32) -> Value {
+    let mut h = headless(["load"]).args(args).args(["--format", "json"]);
+    if let Some(argv) = server {
+        h = h.server(argv);
+    }
+    let run = h.expect(code);
+    assert!(
+        !run.stderr.contains('\r'),
+        "a live line went to a stderr that is no terminal: {:?}",
+        run.stderr
+    );
+    run.json()
+}
+
+/// The report's numbers agree with each other: every call in one bucket
+/// of the OpenTelemetry boundaries, percentiles in order.
+fn assert_consistent(v: &Value, calls: u64) {
+    assert_eq!(v["mcpscope_load"], 1);
+    assert_eq!(v["calls"], calls, "{v:#}");
+    let hist = v["histogram"].as_array().unwrap();
+    let bounds: Vec<Option<f64>> = hist.iter().map(|b| b["le"].as_f64()).collect();
+    let mut want: Vec<Option<f64>> = OTEL_BOUNDS.iter().copied().map(Some).collect();
+    want.push(None);
+    assert_eq!(bounds, want);
+    let in_buckets: u64 = hist.iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(in_buckets, calls);
+    let l = &v["latency_ms"];
+    let p = |k: &str| l[k].as_f64().unwrap();
+    assert!(
+        p("p50") <= p("p95") && p("p95") <= p("p99") && p("p99") <= p("max"),
+        "{l}"
+    );
+    assert!(v["throughput_per_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn demo_server_calls_each_get_their_own_stream_and_pass() {
+    let v = load_json(
+        &[
+            "--demo",
+            "--tool",
+            "pipeline_wait",
+            "--args",
+            r#"{"polls":3,"interval_ms":2}"#,
+            "--concurrency",
+            "4",
+            "--calls",
+            "40",
+        ],
+        None,
+        0,
+    );
+    assert_consistent(&v, 40);
+    assert_eq!(v["ok"], 40);
+    assert_eq!(v["failed"], 0);
+    assert_eq!(v["calls_with_progress"], 40, "{v:#}");
+    assert!(v["progress_notifications"].as_u64().unwrap() >= 80);
+    let fp = &v["first_progress_ms"];
+    assert!(fp["p50"].as_f64().unwrap() <= v["latency_ms"]["p50"].as_f64().unwrap());
+    // Forty tokens in flight four at a time, none reused, none broken.
+    assert_eq!(v["findings"], serde_json::json!({}), "{v:#}");
+    assert_eq!(v["integrity"]["broken_streams"], 0);
+    assert_eq!(v["passed"], true);
+}
+
+#[test]
+fn several_http_sessions_share_the_calls() {
+    let (_srv, url) = demo_http();
+    let v = load_json(
+        &[
+            "--url",
+            &url,
+            "--tool",
+            "sleep",
+            "--args",
+            r#"{"ms":20}"#,
+            "--sessions",
+            "3",
+            "--concurrency",
+            "2",
+            "--calls",
+            "30",
+        ],
+        None,
+        0,
+    );
+    assert_consistent(&v, 30);
+    assert_eq!(v["sessions"], 3);
+    assert_eq!(v["ok"], 30);
+    // 20 ms sleeps: nothing under 0.02 s.
+    assert!(v["latency_ms"]["p50"].as_f64().unwrap() >= 20.0, "{v:#}");
+    assert_eq!(v["histogram"][0]["count"], 0);
+    assert_eq!(v["integrity"]["findings"], serde_json::json!({}));
+    assert_eq!(v["passed"], true);
+}
+
+#[test]
+fn progress_after_the_response_breaks_integrity_and_fails() {
+    let v = load_json(
+        &[
+            "--demo",
+            "--tool",
+            "fault_after_response",
+            "--concurrency",
+            "4",
+            "--calls",
+            "20",
+            // The last calls' late notifications come after the last response.
+            "--settle-ms",
+            "2000",
+        ],
+        None,
+        1,
+    );
+    assert_consistent(&v, 20);
+    // Every call answered, and every one of them sent two notifications too many.
+    assert_eq!(v["ok"], 20);
+    assert_eq!(
+        v["integrity"]["findings"]["progress-after-response"], 40,
+        "{v:#}"
+    );
+    assert_eq!(v["integrity"]["broken_streams"], 20);
+    assert_eq!(
+        v["findings"]["progress-after-response"]["severity"],
+        "error"
+    );
+    assert_eq!(v["passed"], false);
+    let ex = v["examples"].as_array().unwrap();
+    assert!(!ex.is_empty() && ex.len() <= 10);
+
+    let run = headless([
+        "load",
+        "--demo",
+        "--tool",
+        "fault_not_increasing",
+        "--concurrency",
+        "3",
+        "--calls",
+        "9",
+    ])
+    .expect(1);
+    assert!(
+        run.stdout.contains("stream integrity: 9 call(s) broke it"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("progress-not-increasing (error): 9"));
+    assert!(run.stdout.trim_end().ends_with("FAIL"));
+}
+
+#[test]
+fn failed_calls_are_counted_by_kind_and_exit_1() {
+    let v = load_json(
+        &[
+            "--demo",
+            "--tool",
+            "pipeline_wait",
+            "--args",
+            r#"{"polls":1,"interval_ms":1,"outcome":"failed"}"#,
+            "--calls",
+            "5",
+        ],
+        None,
+        1,
+    );
+    assert_eq!(v["failed"], 5);
+    assert_eq!(v["errors"]["tool-error"], 5, "{v:#}");
+    let v = load_json(
+        &["--demo", "--tool", "no_such_tool", "--calls", "3"],
+        None,
+        1,
+    );
+    assert_eq!(v["failed"], 3);
+}
+
+#[test]
+fn a_duration_bounds_the_run() {
+    let v = load_json(
+        &[
+            "--demo",
+            "--tool",
+            "echo",
+            "--concurrency",
+            "2",
+            "--duration",
+            "300ms",
+        ],
+        None,
+        0,
+    );
+    assert!(v["calls"].as_u64().unwrap() > 0);
+    assert!(v["elapsed_s"].as_f64().unwrap() >= 0.3, "{v:#}");
+    assert_consistent(&v, v["calls"].as_u64().unwrap());
+}
+
+#[test]
+fn usage_errors_and_a_refused_connection() {
+    for args in [
+        vec!["--demo", "--tool", "echo"],
+        vec!["--demo", "--tool", "echo", "--calls", "0"],
+        vec![
+            "--demo",
+            "--tool",
+            "echo",
+            "--calls",
+            "3",
+            "--concurrency",
+            "0",
+        ],
+        vec![
+            "--demo", "--tool", "echo", "--calls", "3", "--token", "fixed",
+        ],
+        vec![
+            "--demo",
+            "--tool",
+            "echo",
+            "--calls",
+            "3",
+            "--duration",
+            "1s",
+        ],
+        vec!["--demo", "--tool", "echo", "--duration", "soon"],
+    ] {
+        let o = headless(["load"]).args(&args).expect(2);
+        assert!(o.stdout.is_empty(), "{args:?}: {}", o.stdout);
+    }
+    let (_held, port) = refusing_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = headless(["load", "--url", &url, "--tool", "echo", "--calls", "3"]).expect(3);
+    assert!(o.stderr.contains("[error]"), "{}", o.stderr);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn server_everything_long_running_operation_keeps_its_streams_intact() {
+    let v = load_json(
+        &[
+            "--tool",
+            "trigger-long-running-operation",
+            "--args",
+            r#"{"duration":0.2,"steps":4}"#,
+            "--concurrency",
+            "4",
+            "--calls",
+            "12",
+        ],
+        Some(vec![everything().display().to_string()]),
+        0,
+    );
+    assert_consistent(&v, 12);
+    assert_eq!(v["calls_with_progress"], 12, "{v:#}");
+    assert_eq!(v["progress_notifications"], 48);
+    assert_eq!(v["integrity"]["findings"], serde_json::json!({}));
+    assert_eq!(v["integrity"]["broken_streams"], 0);
+}
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn python_sdk_server_keeps_its_streams_intact() {
+    let v = load_json(
+        &[
+            "--tool",
+            "slow_task",
+            "--args",
+            r#"{"steps":3,"delay_ms":10}"#,
+            "--concurrency",
+            "4",
+            "--sessions",
+            "2",
+            "--calls",
+            "16",
+        ],
+        Some(python_server()),
+        0,
+    );
+    assert_consistent(&v, 16);
+    assert_eq!(v["calls_with_progress"], 16, "{v:#}");
+    assert_eq!(v["integrity"]["findings"], serde_json::json!({}));
+    assert_eq!(v["passed"], true);
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn on_a_terminal_one_live_line_is_rewritten_in_place() {
+    require_tmux();
+    let t = Tmux::start_cmd(
+        "load-live",
+        "load --demo --tool sleep --args '{\"ms\":100}' --concurrency 2 --calls 40",
+    );
+    let seen = t.wait_for("a live line", 30, |s| s.contains("/40 calls,"));
+    let live: Vec<&str> = seen.lines().filter(|l| l.starts_with("load: ")).collect();
+    assert_eq!(live.len(), 1, "one line, rewritten:\n{seen}");
+    assert!(live[0].contains("/s, 0 errors,"), "{seen}");
+    let done = t.wait_for("the report", 60, |s| s.contains("PASS"));
+    assert!(
+        !done.lines().any(|l| l.starts_with("load: ")),
+        "the live line stays:\n{done}"
+    );
+    assert!(done.contains("load sleep: 40 call(s)"), "{done}");
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn ctrl_c_cancels_the_calls_in_flight_and_reports_what_was_done() {
+    require_tmux();
+    // The shell traps Ctrl-C (its children get the default), so it lives
+    // on to print the exit code.
+    let t = Tmux::start_with(
+        "load-stop",
+        "trap 'true' INT\n",
+        "load --demo --tool sleep --args '{\"ms\":30000}' --concurrency 2 --calls 4",
+        160,
+        48,
+    );
+    t.wait_for("the live line", 30, |s| s.contains("load: 0/4 calls,"));
+    t.keys(&["C-c"]);
+    let done = t.wait_for("the exit", 30, |s| s.contains("EXIT="));
+    assert!(done.contains("EXIT=130"), "{done}");
+    assert!(done.contains("INTERRUPTED by SIGINT"), "{done}");
+    assert!(done.contains("load stopped, the calls in flight were cancelled"));
+    assert!(done.contains("\nFAIL"), "{done}");
+}
