@@ -37,6 +37,7 @@ pub mod event;
 pub mod files;
 pub mod format;
 pub mod listen_guard;
+pub mod otel;
 pub mod platform;
 pub mod priority;
 pub mod protocol;
