@@ -199,6 +199,8 @@ fn success(signal: Signal, enc: Encoding, dropped: u64) -> Response<Body> {
     let msg = format!("over {} items in one export", decode::MAX_PER_EXPORT);
     let partial = |n: u64| (n > 0).then_some(n as i64);
     let (body, ctype): (Vec<u8>, &'static str) = match (signal, enc) {
+        // Serde would write `"partialSuccess": null`; the empty message is `{}`.
+        (_, Encoding::Json) if dropped == 0 => (b"{}".to_vec(), "application/json"),
         (Signal::Traces, _) => {
             let r = c::trace::v1::ExportTraceServiceResponse {
                 partial_success: partial(dropped).map(|n| {
@@ -241,4 +243,117 @@ fn success(signal: Signal, enc: Encoding, dropped: u64) -> Response<Body> {
         hyper::header::HeaderValue::from_static(ctype),
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{MonotonicClock, Store};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// One HTTP/1.1 exchange over a real loopback connection: status and body.
+    async fn post(
+        addr: SocketAddr,
+        host: &str,
+        path: &str,
+        headers: &str,
+        body: &[u8],
+    ) -> (u16, String) {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        s.write_all(body).await.unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.unwrap();
+        let text = String::from_utf8_lossy(&out).to_string();
+        let status = text[9..12].parse().unwrap();
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    fn span_json() -> Vec<u8> {
+        serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+            "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174",
+            "name": "tools/call echo", "kind": 2,
+            "startTimeUnixNano": "1000000", "endTimeUnixNano": "3000000"
+        }]}]}]})
+        .to_string()
+        .into_bytes()
+    }
+
+    fn otel_events(trace: &Trace) -> Vec<Event> {
+        let store = trace.read();
+        store
+            .range(0, store.next_seq())
+            .filter_map(|e| e.event())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_json_export_is_taken_in_and_answered_with_an_empty_response() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        let (status, body) = post(r.addr(), &host, "/v1/traces", json, &span_json()).await;
+        assert_eq!((status, body.as_str()), (200, "{}"));
+        let evs = otel_events(&trace);
+        assert!(
+            matches!(&evs[..], [Event::OtelSpan { name, end_ns: 3000000, .. }] if name == "tools/call echo"),
+            "{evs:?}"
+        );
+        // The data is in the trace before the exporter has its answer.
+        let metrics = br#"{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"m","sum":{"dataPoints":[{"asInt":"1"},{"asInt":"2"}]}}]}]}]}"#;
+        let (status, _) = post(r.addr(), &host, "/v1/metrics", json, metrics).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            otel_events(&trace).last(),
+            Some(&Event::OtelMetrics {
+                service: None,
+                metrics: 1,
+                points: 2
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn foreign_hosts_and_bad_exports_are_refused_and_nothing_is_kept() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        let (status, body) = post(r.addr(), "evil.example", "/v1/traces", json, &span_json()).await;
+        assert_eq!(status, 403, "{body}");
+        let origin = "Content-Type: application/json\r\nOrigin: http://evil.example\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", origin, &span_json())
+                .await
+                .0,
+            403
+        );
+        let gz = "Content-Type: application/x-protobuf\r\nContent-Encoding: gzip\r\n";
+        let (status, body) = post(r.addr(), &host, "/v1/traces", gz, b"x").await;
+        assert_eq!(status, 415);
+        assert!(
+            body.contains("OTEL_EXPORTER_OTLP_COMPRESSION=none"),
+            "{body}"
+        );
+        let pb = "Content-Type: application/x-protobuf\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", pb, b"\xff\xff\xff")
+                .await
+                .0,
+            400
+        );
+        assert_eq!(post(r.addr(), &host, "/v1/other", json, b"{}").await.0, 404);
+        let text = "Content-Type: text/plain\r\n";
+        assert_eq!(post(r.addr(), &host, "/v1/logs", text, b"{}").await.0, 415);
+        assert!(otel_events(&trace).is_empty());
+    }
 }

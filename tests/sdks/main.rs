@@ -16,6 +16,7 @@ mod auth;
 mod checks;
 mod fastmcp_rmcp;
 mod modern;
+mod otel;
 mod proxy;
 mod stdio;
 mod trace_context;
