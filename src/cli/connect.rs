@@ -74,7 +74,7 @@ pub async fn connect_observed(
     if let Some(r) = &receiver {
         match &mut launch.spec {
             ServerSpec::Stdio { name, cmd } => {
-                crate::otel::point_at(cmd, &r.endpoint(), &name.clone())
+                crate::otel::point_at(&mut cmd.env, &r.endpoint(), name)
             }
             ServerSpec::Http { .. } if !quiet => eprintln!(
                 "[otel] receiver at {} (point OTEL_EXPORTER_OTLP_ENDPOINT here)",

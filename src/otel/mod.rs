@@ -11,8 +11,6 @@ pub mod receiver;
 
 pub use receiver::Receiver;
 
-use crate::transport::stdio::CommandSpec;
-
 pub const ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 pub const PROTOCOL_VAR: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
 pub const SERVICE_VAR: &str = "OTEL_SERVICE_NAME";
@@ -21,20 +19,19 @@ pub const SERVICE_VAR: &str = "OTEL_SERVICE_NAME";
 /// protocol and service name, each unless the user set it already (in the
 /// command's environment or mcpscope's own, which the server inherits).
 /// A `service.name` in `OTEL_RESOURCE_ATTRIBUTES` counts as a service name.
-pub fn point_at(cmd: &mut CommandSpec, endpoint: &str, service: &str) {
-    point_at_with(cmd, endpoint, service, |k| std::env::var_os(k).is_some());
+pub fn point_at(env: &mut Vec<(String, String)>, endpoint: &str, service: &str) {
+    point_at_with(env, endpoint, service, |k| std::env::var_os(k).is_some());
 }
 
 fn point_at_with(
-    cmd: &mut CommandSpec,
+    env: &mut Vec<(String, String)>,
     endpoint: &str,
     service: &str,
     inherited: impl Fn(&str) -> bool,
 ) {
-    let set = |cmd: &CommandSpec, k: &str| inherited(k) || cmd.env.iter().any(|(n, _)| n == k);
-    let resource_names_service = |cmd: &CommandSpec| {
-        let own = cmd
-            .env
+    let set = |env: &[(String, String)], k: &str| inherited(k) || env.iter().any(|(n, _)| n == k);
+    let resource_names_service = |env: &[(String, String)]| {
+        let own = env
             .iter()
             .find(|(n, _)| n == "OTEL_RESOURCE_ATTRIBUTES")
             .map(|(_, v)| v.clone())
@@ -49,10 +46,10 @@ fn point_at_with(
         (PROTOCOL_VAR, "http/protobuf"),
         (SERVICE_VAR, service),
     ] {
-        if set(cmd, k) || (k == SERVICE_VAR && resource_names_service(cmd)) {
+        if set(env, k) || (k == SERVICE_VAR && resource_names_service(env)) {
             continue;
         }
-        cmd.env.push((k.to_string(), v.to_string()));
+        env.push((k.to_string(), v.to_string()));
     }
 }
 
@@ -60,15 +57,10 @@ fn point_at_with(
 mod tests {
     use super::*;
 
-    fn cmd(env: &[(&str, &str)]) -> CommandSpec {
-        CommandSpec {
-            argv: vec!["srv".into()],
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            cwd: None,
-        }
+    fn cmd(env: &[(&str, &str)]) -> Vec<(String, String)> {
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -76,7 +68,7 @@ mod tests {
         let mut c = cmd(&[(ENDPOINT_VAR, "http://collector:4318")]);
         point_at_with(&mut c, "http://127.0.0.1:9", "srv", |k| k == SERVICE_VAR);
         assert_eq!(
-            c.env,
+            c,
             vec![
                 (ENDPOINT_VAR.into(), "http://collector:4318".into()),
                 (PROTOCOL_VAR.into(), "http/protobuf".into()),
@@ -84,7 +76,7 @@ mod tests {
         );
         let mut c = cmd(&[]);
         point_at_with(&mut c, "http://127.0.0.1:9", "srv", |_| false);
-        assert_eq!(c.env.len(), 3);
-        assert!(c.env.contains(&(SERVICE_VAR.into(), "srv".into())));
+        assert_eq!(c.len(), 3);
+        assert!(c.contains(&(SERVICE_VAR.into(), "srv".into())));
     }
 }
