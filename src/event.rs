@@ -8,7 +8,7 @@
 //! the compiler show every `match` that must handle it.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// One event. The JSON form is the trace's: tagged by `event`, fields in
@@ -271,6 +271,66 @@ pub enum Event {
         protocol_version: String,
         supported: Vec<String>,
     },
+    /// A span a server exported to mcpscope's OTLP receiver (see
+    /// `docs/traces.md`): ids in lower-case hex, times in unix nanoseconds,
+    /// attributes bounded (`dropped_attributes` counts those left out).
+    OtelSpan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        service: Option<String>,
+        name: String,
+        trace_id: String,
+        span_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_span_id: Option<String>,
+        /// internal, server, client, producer, consumer or unspecified.
+        kind: String,
+        start_ns: u64,
+        end_ns: u64,
+        /// unset, ok or error.
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status_message: Option<String>,
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        attributes: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dropped_attributes: u64,
+    },
+    /// A log record a server exported to the OTLP receiver; `level` is its
+    /// severity mapped to the MCP levels.
+    OtelLog {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        service: Option<String>,
+        time_ns: u64,
+        severity_number: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        severity_text: Option<String>,
+        level: String,
+        body: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trace_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        span_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        attributes: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dropped_attributes: u64,
+    },
+    /// One metrics export to the OTLP receiver, counted: its metrics and
+    /// their data points.
+    OtelMetrics {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        service: Option<String>,
+        metrics: u64,
+        points: u64,
+    },
+    /// Spans or log records the receiver could not keep (`signal`: traces,
+    /// logs), with why: past the per-export bound, or exports arriving
+    /// faster than they are taken in.
+    OtelDropped {
+        signal: String,
+        count: u64,
+        reason: String,
+    },
 }
 
 /// A stable digest of a URL's path and query (FNV-1a, 64 bits, in hex):
@@ -367,6 +427,10 @@ impl Event {
             Event::VersionRetry { .. } => "version-retry",
             Event::HostRequest { .. } => "host-request",
             Event::ObserverBehind { .. } => "observer-behind",
+            Event::OtelSpan { .. } => "otel-span",
+            Event::OtelLog { .. } => "otel-log",
+            Event::OtelMetrics { .. } => "otel-metrics",
+            Event::OtelDropped { .. } => "otel-dropped",
         }
     }
 

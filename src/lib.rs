@@ -41,6 +41,7 @@ pub mod format;
 pub mod listen_guard;
 pub mod load;
 pub mod mock;
+pub mod otel;
 pub mod platform;
 pub mod priority;
 pub mod protocol;

@@ -41,7 +41,6 @@ const UTILITIES: &[&str] = &[
 ///   `auth` authorizer it hands the transport;
 /// - `selflog` (mcpscope's own log file) redacts the spawn it records, so it
 ///   sits on `protocol` and `event`; only the binary starts it;
-/// - `otel` has no module yet; its row is the table's.
 const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("event", &["protocol"]),

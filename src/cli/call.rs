@@ -1,7 +1,7 @@
 //! `mcpscope call`: one `tools/call`, progress and logs streamed to stderr,
 //! the result JSON alone on stdout.
 
-use super::connect::{Failure, connect, handshake};
+use super::connect::{Failure, connect_observed, handshake};
 use super::printer::Printer;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
@@ -246,10 +246,12 @@ where
     Fut: std::future::Future<Output = i32>,
 {
     let mut signals = Signals::install();
-    let (session, trace, _spec) = match connect(server, opts.record.as_deref(), limits).await {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
+    let (session, trace, spec, mut otel) =
+        match connect_observed(server, opts.record.as_deref(), limits, opts.quiet).await {
+            Ok(x) => x,
+            Err(e) => return fail(&e),
+        };
+    let mut spans = crate::otel::grace::Awaited::default();
     // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     let cfg = CheckConfig {
         tokenless_by_choice: opts.request.policy() == TokenPolicy::None,
@@ -281,9 +283,19 @@ where
         }
     };
     let refused = session.refused_answers();
+    if otel.is_some() && matches!(code, 0 | 1) {
+        let http = matches!(spec, super::spec::ServerSpec::Http { .. });
+        spans.before_shutdown(&trace, http).await;
+    }
     session.shutdown().await;
     printer_task.abort();
     printer.finish();
+    if otel.take().is_some() && !opts.quiet {
+        spans
+            .after_shutdown(&trace)
+            .iter()
+            .for_each(|l| eprintln!("{l}"));
+    }
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
     report_dropped(session.dropped_server_requests());

@@ -28,10 +28,10 @@
 //! `failures`, `passed` is false, JUnit gets an `<error>` and text says FAIL.
 
 use super::call::{RequestOpts, build_args, fail, task_mode};
-use super::connect::{Failure, connect, handshake};
+use super::connect::{Failure, connect_observed, handshake};
 use super::replay::read_lines_into;
 use super::signals::{Signals, cancel_in_flight};
-use super::spec::{ServerArgs, UsageError};
+use super::spec::{ServerArgs, ServerSpec, UsageError};
 use crate::calls::Tracker;
 use crate::calls::listings::Listings;
 use crate::checks::rules::Needs;
@@ -465,10 +465,12 @@ pub async fn run(a: CheckArgs) -> i32 {
     cfg.tokenless_by_choice = a.request.policy() == TokenPolicy::None;
     cfg.own_client = true;
     let mut signals = Signals::install();
-    let (session, trace, spec) = match connect(&a.server, a.record.as_deref(), limits).await {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
+    let (session, trace, spec, otel) =
+        match connect_observed(&a.server, a.record.as_deref(), limits, false).await {
+            Ok(x) => x,
+            Err(e) => return fail(&e),
+        };
+    let mut spans = crate::otel::grace::Awaited::default();
     // What went wrong that the trace alone cannot say (a failed handshake).
     let mut session_failure = None;
     let calls = async {
@@ -541,7 +543,17 @@ pub async fn run(a: CheckArgs) -> i32 {
             stop.code
         }
     };
+    if otel.is_some() && matches!(code, 0 | 1) {
+        let http = matches!(spec, ServerSpec::Http { .. });
+        spans.before_shutdown(&trace, http).await;
+    }
     session.shutdown().await;
+    if otel.is_some() {
+        let mut lines = crate::otel::lines::store_lines(&trace.read());
+        lines.extend(spans.after_shutdown(&trace));
+        lines.iter().for_each(|l| eprintln!("{l}"));
+    }
+    drop(otel);
     let recording_failed = trace.finish_recording().map(|e| {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
     });

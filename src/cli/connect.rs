@@ -40,6 +40,53 @@ pub async fn connect(
     Ok((session, trace, launch.spec))
 }
 
+/// [`connect`], with the OTLP receiver (unless `--no-otel-receiver`): a
+/// stdio server's exporter is pointed at it, an HTTP server's user is told
+/// where it listens. A receiver that cannot bind is said and left out.
+pub async fn connect_observed(
+    args: &ServerArgs,
+    record: Option<&Path>,
+    handshake: Limits,
+    quiet: bool,
+) -> Result<
+    (
+        Arc<Session>,
+        Trace,
+        ServerSpec,
+        Option<crate::otel::Receiver>,
+    ),
+    Failure,
+> {
+    let mut launch = args.launch(record)?;
+    launch.options.handshake = handshake;
+    let trace = launch.trace()?;
+    let receiver = if args.no_otel_receiver {
+        None
+    } else {
+        match crate::otel::Receiver::start(trace.clone()).await {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("[otel] no receiver: cannot listen on 127.0.0.1: {e}");
+                None
+            }
+        }
+    };
+    if let Some(r) = &receiver {
+        match &mut launch.spec {
+            ServerSpec::Stdio { name, cmd } => {
+                crate::otel::point_at(&mut cmd.env, &r.endpoint(), name)
+            }
+            ServerSpec::Http { .. } if !quiet => eprintln!(
+                "[otel] receiver at {} (point OTEL_EXPORTER_OTLP_ENDPOINT here)",
+                r.endpoint()
+            ),
+            ServerSpec::Http { .. } => {}
+        }
+    }
+    let session = launch.open(trace.clone())?;
+    Ok((session, trace, launch.spec, receiver))
+}
+
 pub async fn handshake(session: &Session) -> Result<InitializeResult, Failure> {
     Ok(session.start().await?)
 }

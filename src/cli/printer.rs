@@ -17,6 +17,8 @@ pub struct Printer {
     quiet: bool,
     /// Our own calls, for the tool a progress token belongs to.
     calls: crate::calls::Tracker,
+    /// Our requests' trace ids, for the call a received span belongs to.
+    traces: crate::otel::lines::CallsByTrace,
     /// Findings already printed.
     findings_shown: usize,
     http: super::http_lines::HttpLines,
@@ -41,6 +43,7 @@ impl Printer {
             next: 0,
             quiet,
             calls: crate::calls::Tracker::default(),
+            traces: Default::default(),
             findings_shown: 0,
             http: Default::default(),
             tasks: Default::default(),
@@ -129,12 +132,20 @@ impl Printer {
             // Requests only: the calls' ends are not printed from here.
             Dir::Out => {
                 self.calls.observe(ev);
+                self.traces.observe_request(ev.seq, ev.bytes);
             }
             Dir::Stderr if !self.quiet => {
                 let _ = writeln!(buf, "[stderr] {}", one_line(&ev.text()));
             }
             Dir::In => self.incoming(ev, buf),
             // Shown even when quiet, like `[protocol]`: the session may fail because of it.
+            Dir::Meta if ev.method.is_some_and(|m| m.starts_with("otel-")) => {
+                if !self.quiet
+                    && let Some(l) = ev.event().and_then(|e| self.traces.line(&e))
+                {
+                    let _ = writeln!(buf, "{l}");
+                }
+            }
             Dir::Meta => {
                 if let Some(crate::event::Event::AnswerRefused {
                     seq,

@@ -73,6 +73,11 @@ pub struct ServerArgs {
     /// request starts a trace of its own, SEP-414).
     #[arg(long, help_heading = "Server")]
     pub no_trace_context: bool,
+    /// Start no OTLP receiver for the server's spans and logs (by default
+    /// `call` and `check` listen on 127.0.0.1 and point a stdio server's
+    /// exporter at it; see docs/opentelemetry.md).
+    #[arg(long, help_heading = "Server")]
+    pub no_otel_receiver: bool,
     #[command(flatten)]
     pub auth: super::auth::AuthArgs,
     /// The stdio server command, after `--`.

@@ -457,7 +457,11 @@ impl NetworkView {
             | Event::ListenEnd { .. }
             | Event::VersionRetry { .. }
             | Event::HostRequest { .. }
-            | Event::ObserverBehind { .. } => {}
+            | Event::ObserverBehind { .. }
+            | Event::OtelSpan { .. }
+            | Event::OtelLog { .. }
+            | Event::OtelMetrics { .. }
+            | Event::OtelDropped { .. } => {}
         }
     }
 

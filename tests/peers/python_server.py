@@ -23,6 +23,11 @@ Resources, prompts and completions:
     notes://{topic}                           a template; `topic` completes from TOPICS
     summarize {topic, style?}                 a prompt; `topic` completes from TOPICS
 
+With MCPSCOPE_PEER_OTEL=1 in its environment it exports OpenTelemetry over OTLP/HTTP (the
+OTEL_EXPORTER_OTLP_* variables say where): the SDK's SERVER span per request, and Python
+`logging` records (slow_task logs one at info) through the OTel log handler. Never a console
+exporter: on stdio it would write into the protocol stream.
+
 By default, like any MCPServer of this SDK, it declares no `logging` capability, answers
 `logging/setLevel` with -32601 and still sends `notifications/message` (all levels). With
 --logging it registers a `logging/setLevel` handler: `logging: {}` is then declared and
@@ -44,6 +49,9 @@ try:
     warnings.simplefilter("ignore", MCPDeprecationWarning)
 except ImportError:  # pragma: no cover - other SDK versions
     pass
+
+import logging  # noqa: E402
+import os  # noqa: E402
 
 import mcp_types  # noqa: E402
 from typing import Annotated  # noqa: E402
@@ -78,6 +86,7 @@ async def slow_task(ctx: Context, steps: int = 4, delay_ms: int = 50) -> str:
         await ctx.report_progress(i, steps, f"step {i} of {steps}")
     await log(ctx, "warning", "slow_task warning: almost done")
     await log(ctx, "error", "slow_task error: not really an error")
+    logging.getLogger("mcpscope.peer").info("slow_task done after %d steps", steps)
     return f"slow_task finished {steps} steps"
 
 
@@ -172,11 +181,36 @@ def serve_http(port: int) -> None:
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
+def configure_otel() -> None:
+    """Spans and logs to the OTLP/HTTP endpoint the environment names (MCPSCOPE_PEER_OTEL=1)."""
+    from opentelemetry import trace
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(tracer_provider)
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
+    set_logger_provider(logger_provider)
+    peer = logging.getLogger("mcpscope.peer")
+    peer.setLevel(logging.INFO)
+    peer.propagate = False  # the SDK gives the root logger a stderr handler
+    peer.addHandler(LoggingHandler(level=logging.INFO, logger_provider=logger_provider))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0: any free port, reported on stderr)")
     parser.add_argument("--logging", action="store_true", help="declare logging and honour logging/setLevel")
     args = parser.parse_args()
+    if os.environ.get("MCPSCOPE_PEER_OTEL") == "1":
+        configure_otel()
     if args.logging:
         server._lowlevel_server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, set_level)
     if args.http is not None:

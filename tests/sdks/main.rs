@@ -17,6 +17,7 @@ mod checks;
 mod fastmcp_rmcp;
 mod mock;
 mod modern;
+mod otel;
 mod proxy;
 mod stdio;
 mod trace_context;

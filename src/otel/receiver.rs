@@ -1,0 +1,359 @@
+//! The OTLP/HTTP listener: `POST /v1/traces`, `/v1/logs`, `/v1/metrics` on
+//! 127.0.0.1, behind the Host/Origin guard of every local listener. Each
+//! export is decoded off the trace's lock and appended in one short batch;
+//! the exporter gets its answer once its data is in the trace.
+
+use super::decode::{self, Encoding, Signal};
+use crate::event::Event;
+use crate::listen_guard::{Flags, ListenGuard};
+use crate::trace::Trace;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// The largest export body taken (the Python exporter's batches of 512
+/// spans are well under 1 MiB).
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+/// Exports being decoded at once; one more is answered 503 with
+/// `Retry-After`, which OTLP exporters retry (so a flood cannot pile up
+/// memory or CPU in mcpscope).
+pub const MAX_IN_FLIGHT: usize = 4;
+/// Connections served at once.
+const MAX_CONNECTIONS: usize = 64;
+
+/// The channel the receiver's events are recorded on.
+pub const CHANNEL: &str = "otel";
+
+/// A running receiver; dropping it stops listening.
+pub struct Receiver {
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Receiver {
+    /// Listen on 127.0.0.1 (a port of the OS's choosing) and append what
+    /// arrives to `trace`.
+    pub async fn start(trace: Trace) -> std::io::Result<Receiver> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State {
+            guard: ListenGuard::new(addr, Vec::new()).with_flags(Flags::NONE),
+            trace,
+            in_flight: Semaphore::new(MAX_IN_FLIGHT),
+        });
+        let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok(permit) = connections.clone().acquire_owned().await else {
+                    return;
+                };
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req| {
+                        let state = state.clone();
+                        async move { Ok::<_, Infallible>(state.handle(req).await) }
+                    });
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), svc)
+                        .await;
+                    drop(permit);
+                });
+            }
+        });
+        Ok(Receiver { addr, task })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// What `OTEL_EXPORTER_OTLP_ENDPOINT` is set to.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+struct State {
+    guard: ListenGuard,
+    trace: Trace,
+    in_flight: Semaphore,
+}
+
+type Body = Full<Bytes>;
+
+fn plain(status: StatusCode, msg: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(msg.to_string())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain"),
+    );
+    r
+}
+
+impl State {
+    async fn handle(&self, req: Request<Incoming>) -> Response<Body> {
+        if let Err(refusal) = self.guard.admit(req.headers()) {
+            return refusal.response();
+        }
+        let Some(signal) = Signal::of_path(req.uri().path()) else {
+            return plain(
+                StatusCode::NOT_FOUND,
+                "not found: the endpoints are /v1/traces, /v1/logs and /v1/metrics",
+            );
+        };
+        if req.method() != Method::POST {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "POST an OTLP export");
+        }
+        let header = |name| {
+            req.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string()
+        };
+        let coding = header(hyper::header::CONTENT_ENCODING);
+        if !coding.is_empty() && !coding.eq_ignore_ascii_case("identity") {
+            // The exporters' default is no compression.
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "compressed exports are not accepted: set OTEL_EXPORTER_OTLP_COMPRESSION=none",
+            );
+        }
+        let Some(enc) = Encoding::of_content_type(&header(hyper::header::CONTENT_TYPE)) else {
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/x-protobuf or application/json",
+            );
+        };
+        let Ok(_permit) = self.in_flight.try_acquire() else {
+            let mut r = plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy: retry the export later",
+            );
+            r.headers_mut().insert(
+                hyper::header::RETRY_AFTER,
+                hyper::header::HeaderValue::from_static("1"),
+            );
+            return r;
+        };
+        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(_) => {
+                return plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "export body over 16 MiB: export smaller batches",
+                );
+            }
+        };
+        let decoded = match decode::decode(signal, enc, &body) {
+            Ok(d) => d,
+            Err(e) => return plain(StatusCode::BAD_REQUEST, &e),
+        };
+        self.append(signal, &decoded);
+        success(signal, enc, decoded.dropped)
+    }
+
+    fn append(&self, signal: Signal, decoded: &decode::Decoded) {
+        self.trace.append(|store, t| {
+            for ev in &decoded.events {
+                store.append_event(CHANNEL, t, ev);
+            }
+            if decoded.dropped > 0 {
+                store.append_event(
+                    CHANNEL,
+                    t,
+                    &Event::OtelDropped {
+                        signal: signal.as_str().into(),
+                        count: decoded.dropped,
+                        reason: format!("over {} items in one export", decode::MAX_PER_EXPORT),
+                    },
+                );
+            }
+        });
+    }
+}
+
+/// The empty `Export*ServiceResponse` in the request's encoding, with a
+/// partial success when items were left out.
+fn success(signal: Signal, enc: Encoding, dropped: u64) -> Response<Body> {
+    use opentelemetry_proto::tonic::collector as c;
+    use prost::Message;
+    let msg = format!("over {} items in one export", decode::MAX_PER_EXPORT);
+    let partial = |n: u64| (n > 0).then_some(n as i64);
+    let (body, ctype): (Vec<u8>, &'static str) = match (signal, enc) {
+        // Serde would write `"partialSuccess": null`; the empty message is `{}`.
+        (_, Encoding::Json) if dropped == 0 => (b"{}".to_vec(), "application/json"),
+        (Signal::Traces, _) => {
+            let r = c::trace::v1::ExportTraceServiceResponse {
+                partial_success: partial(dropped).map(|n| {
+                    c::trace::v1::ExportTracePartialSuccess {
+                        rejected_spans: n,
+                        error_message: msg.clone(),
+                    }
+                }),
+            };
+            encode(&r, enc)
+        }
+        (Signal::Logs, _) => {
+            let r = c::logs::v1::ExportLogsServiceResponse {
+                partial_success: partial(dropped).map(|n| c::logs::v1::ExportLogsPartialSuccess {
+                    rejected_log_records: n,
+                    error_message: msg.clone(),
+                }),
+            };
+            encode(&r, enc)
+        }
+        (Signal::Metrics, _) => {
+            let r = c::metrics::v1::ExportMetricsServiceResponse {
+                partial_success: None,
+            };
+            encode(&r, enc)
+        }
+    };
+    fn encode<T: Message + serde::Serialize>(r: &T, enc: Encoding) -> (Vec<u8>, &'static str) {
+        match enc {
+            Encoding::Protobuf => (r.encode_to_vec(), "application/x-protobuf"),
+            Encoding::Json => (
+                serde_json::to_vec(r).unwrap_or_else(|_| b"{}".to_vec()),
+                "application/json",
+            ),
+        }
+    }
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(ctype),
+    );
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{MonotonicClock, Store};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// One HTTP/1.1 exchange over a real loopback connection: status and body.
+    async fn post(
+        addr: SocketAddr,
+        host: &str,
+        path: &str,
+        headers: &str,
+        body: &[u8],
+    ) -> (u16, String) {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        s.write_all(body).await.unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.unwrap();
+        let text = String::from_utf8_lossy(&out).to_string();
+        let status = text[9..12].parse().unwrap();
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    fn span_json() -> Vec<u8> {
+        serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+            "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174",
+            "name": "tools/call echo", "kind": 2,
+            "startTimeUnixNano": "1000000", "endTimeUnixNano": "3000000"
+        }]}]}]})
+        .to_string()
+        .into_bytes()
+    }
+
+    fn otel_events(trace: &Trace) -> Vec<Event> {
+        let store = trace.read();
+        store
+            .range(0, store.next_seq())
+            .filter_map(|e| e.event())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_json_export_is_taken_in_and_answered_with_an_empty_response() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        let (status, body) = post(r.addr(), &host, "/v1/traces", json, &span_json()).await;
+        assert_eq!((status, body.as_str()), (200, "{}"));
+        let evs = otel_events(&trace);
+        assert!(
+            matches!(&evs[..], [Event::OtelSpan { name, end_ns: 3000000, .. }] if name == "tools/call echo"),
+            "{evs:?}"
+        );
+        // The data is in the trace before the exporter has its answer.
+        let metrics = br#"{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"m","sum":{"dataPoints":[{"asInt":"1"},{"asInt":"2"}]}}]}]}]}"#;
+        let (status, _) = post(r.addr(), &host, "/v1/metrics", json, metrics).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            otel_events(&trace).last(),
+            Some(&Event::OtelMetrics {
+                service: None,
+                metrics: 1,
+                points: 2
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn foreign_hosts_and_bad_exports_are_refused_and_nothing_is_kept() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        let (status, body) = post(r.addr(), "evil.example", "/v1/traces", json, &span_json()).await;
+        assert_eq!(status, 403, "{body}");
+        let origin = "Content-Type: application/json\r\nOrigin: http://evil.example\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", origin, &span_json())
+                .await
+                .0,
+            403
+        );
+        let gz = "Content-Type: application/x-protobuf\r\nContent-Encoding: gzip\r\n";
+        let (status, body) = post(r.addr(), &host, "/v1/traces", gz, b"x").await;
+        assert_eq!(status, 415);
+        assert!(
+            body.contains("OTEL_EXPORTER_OTLP_COMPRESSION=none"),
+            "{body}"
+        );
+        let pb = "Content-Type: application/x-protobuf\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", pb, b"\xff\xff\xff")
+                .await
+                .0,
+            400
+        );
+        assert_eq!(post(r.addr(), &host, "/v1/other", json, b"{}").await.0, 404);
+        let text = "Content-Type: text/plain\r\n";
+        assert_eq!(post(r.addr(), &host, "/v1/logs", text, b"{}").await.0, 415);
+        assert!(otel_events(&trace).is_empty());
+    }
+}
