@@ -236,7 +236,10 @@ pub fn problems(meta: &Value) -> Vec<(&'static str, String)> {
     for key in KEYS {
         let Some(v) = meta.get(key) else { continue };
         let Some(s) = v.as_str() else {
-            out.push((key, format!("is {}, not a string", kind(v))));
+            out.push((
+                key,
+                format!("is {}, not a string", super::frame::json_type_article(v)),
+            ));
             continue;
         };
         let r = match key {
@@ -249,17 +252,6 @@ pub fn problems(meta: &Value) -> Vec<(&'static str, String)> {
         }
     }
     out
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
