@@ -2,7 +2,7 @@
 //! batch), then wakes waiting requests and queues server→client requests.
 
 use super::answer_text;
-use super::pending::{Gone, Pending};
+use super::pending::{Answer, Gone, Pending};
 use crate::event::{Event, Loss};
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Route, Trace};
@@ -32,15 +32,28 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    fn route(&self, channel: &str, routes: Vec<Route>) {
+    fn route(&self, channel: &str, routes: Vec<Route>, mut answers: Vec<(u64, Box<[u8]>)>) {
+        // The bytes of each response, as they were copied on arrival.
+        let mut bytes = |seq: u64| {
+            answers
+                .iter()
+                .position(|(s, _)| *s == seq)
+                .map(|i| answers.swap_remove(i).1)
+        };
         let mut dropped: Option<(Value, u64)> = None;
         let mut count = 0u64;
         for r in routes {
             match r {
                 // An error with id null answers a request the server could not
                 // read; with one request in flight, that is the one.
-                Route::Response { id, seq } if !id.is_valid() => self.pending.complete_sole(seq),
-                Route::Response { id, seq } => self.pending.complete(&id, seq),
+                Route::Response { id, seq } if !id.is_valid() => {
+                    let bytes = bytes(seq);
+                    self.pending.complete_sole(Answer { seq, bytes });
+                }
+                Route::Response { id, seq } => {
+                    let bytes = bytes(seq);
+                    self.pending.complete(&id, Answer { seq, bytes });
+                }
                 Route::Malformed { id, seq, why } => {
                     self.pending.fail(&id, Gone::Malformed { seq, why });
                 }
@@ -121,9 +134,19 @@ impl Sink for Ingest {
         }
         let mut routes = Vec::new();
         let mut undecodable = Vec::new();
+        let mut answers = Vec::new();
         self.trace.append(|s, now| {
             for f in frames {
+                let before = routes.len();
                 let seq = s.append_frame(Dir::In, channel, now, f, &mut routes);
+                // Copied now: the frames after it in this read may evict it.
+                for r in &routes[before..] {
+                    if let Route::Response { seq, .. } = r
+                        && let Some(ev) = s.get(*seq)
+                    {
+                        answers.push((*seq, Box::<[u8]>::from(ev.bytes)));
+                    }
+                }
                 // Only a frame just listed as a problem can be one (cheap
                 // to ask); its bytes are looked at then.
                 if s.problems().last() == Some(&seq) && std::str::from_utf8(f).is_err() {
@@ -138,7 +161,7 @@ impl Sink for Ingest {
                 Route::ServerRequest { .. } => None,
             })
             .collect();
-        self.route(channel, routes);
+        self.route(channel, routes, answers);
         answered.extend(self.fail_undecodable(&undecodable));
         answered
     }
@@ -212,5 +235,49 @@ impl Sink for Ingest {
             }
             None => self.pending.fail_all(Gone::Transport(why)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{MonotonicClock, Store, StoreLimits};
+
+    /// A response followed, in the same read, by more than the store holds:
+    /// the store evicts it before the request waiting for it wakes, yet the
+    /// request still gets its bytes.
+    #[test]
+    fn a_response_evicted_before_its_request_reads_it_still_answers_it() {
+        let max = crate::trace::size::MIN_STORE;
+        let trace = Trace::new(
+            Store::new(StoreLimits { max_bytes: max }),
+            MonotonicClock::new(),
+        );
+        let pending = Arc::new(Pending::default());
+        let (tx, _rx) = mpsc::channel(1);
+        let ingest = Ingest {
+            trace: trace.clone(),
+            pending: pending.clone(),
+            server_requests: tx,
+            redact: true,
+            tool_headers: Default::default(),
+            dropped: Default::default(),
+            max_frame: crate::transport::lines::max_frame_within(max),
+        };
+        let mut waiting = pending.register(IdKey::Int(1));
+        let response = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#;
+        let filler = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+            "x".repeat(1 << 20)
+        );
+        let mut frames: Vec<&[u8]> = vec![response];
+        frames.extend(std::iter::repeat_n(filler.as_bytes(), 3 * (max >> 20)));
+        ingest.frames("stdio", &frames);
+        let answer = waiting.try_recv().expect("answered").expect("not gone");
+        assert!(
+            trace.read().get(answer.seq).is_none(),
+            "the store no longer holds the response"
+        );
+        assert_eq!(answer.bytes.as_deref(), Some(&response[..]));
     }
 }

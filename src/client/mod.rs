@@ -486,7 +486,7 @@ impl Session {
                 }
             };
             match outcome {
-                Some(Ok(Ok(seq))) => return self.reply(method, seq),
+                Some(Ok(Ok(answer))) => return self.reply(method, answer),
                 Some(Ok(Err(Gone::Malformed { seq, why }))) => {
                     return Err(ClientError::Protocol(format!(
                         "{method}: the answer to request {id} (#{seq}) is malformed: {why}"
@@ -553,12 +553,20 @@ impl Session {
     /// response already; what is read here is its result or error, leniently
     /// (a number beyond f64 does not fail the call), and an MCP result must
     /// be an object.
-    fn reply(&self, method: &str, seq: u64) -> Result<Reply, ClientError> {
-        let store = self.trace.read();
-        let ev = store
-            .get(seq)
-            .ok_or_else(|| ClientError::Protocol(format!("response #{seq} was evicted")))?;
-        let f = ev.frame();
+    fn reply(&self, method: &str, answer: pending::Answer) -> Result<Reply, ClientError> {
+        let seq = answer.seq;
+        let store;
+        let bytes: &[u8] = match &answer.bytes {
+            Some(b) => b,
+            None => {
+                store = self.trace.read();
+                store
+                    .get(seq)
+                    .ok_or_else(|| ClientError::Protocol(format!("response #{seq} was evicted")))?
+                    .bytes
+            }
+        };
+        let f = crate::protocol::classify(bytes);
         let unreadable = |e: String| {
             ClientError::Protocol(format!("{method}: the response #{seq} cannot be read: {e}"))
         };

@@ -40,7 +40,17 @@ impl std::fmt::Display for Gone {
     }
 }
 
-type Waiter = oneshot::Sender<Result<u64, Gone>>;
+/// A response, as it arrived: its seq in the trace, and its bytes, copied
+/// before the store could evict them (a flood after the response, on a
+/// small `--max-store`, would otherwise take them before the waiting
+/// request reads them).
+#[derive(Debug)]
+pub struct Answer {
+    pub seq: u64,
+    pub bytes: Option<Box<[u8]>>,
+}
+
+type Waiter = oneshot::Sender<Result<Answer, Gone>>;
 
 #[derive(Default)]
 pub struct Pending {
@@ -59,7 +69,7 @@ impl Pending {
     }
 
     /// Register a request before it is sent; the receiver gets the response's seq.
-    pub fn register(&self, id: IdKey) -> oneshot::Receiver<Result<u64, Gone>> {
+    pub fn register(&self, id: IdKey) -> oneshot::Receiver<Result<Answer, Gone>> {
         let (tx, rx) = oneshot::channel();
         let mut g = self.lock();
         match &g.gone {
@@ -75,15 +85,15 @@ impl Pending {
 
     /// A response arrived. Responses nobody waits for (late, duplicate,
     /// unknown) are still in the trace; there is just no one to wake.
-    pub fn complete(&self, id: &IdKey, seq: u64) {
+    pub fn complete(&self, id: &IdKey, answer: Answer) {
         if let Some(tx) = self.lock().waiting.remove(id) {
-            let _ = tx.send(Ok(seq));
+            let _ = tx.send(Ok(answer));
         }
     }
 
     /// A response that names no request (`id: null`) completes the only
     /// request in flight; with several, it cannot be told which, so none.
-    pub fn complete_sole(&self, seq: u64) {
+    pub fn complete_sole(&self, answer: Answer) {
         let mut g = self.lock();
         if g.waiting.len() != 1 {
             return;
@@ -92,7 +102,7 @@ impl Pending {
             return;
         };
         if let Some(tx) = g.waiting.remove(&id) {
-            let _ = tx.send(Ok(seq));
+            let _ = tx.send(Ok(answer));
         }
     }
 

@@ -85,7 +85,7 @@ pub fn har(s: &Session<'_>) -> Result<Value, String> {
                         authorized,
                         ..Exchange::default()
                     });
-                x.request = Some(ev.text().into_owned());
+                x.request = Some(redact_arguments(&ev.text()));
                 x.seqs.push(ev.seq);
             }
             Dir::In if ev.flags & flags::IN_BATCH == 0 => {
@@ -387,9 +387,46 @@ fn parse_utc(s: &str) -> Option<i64> {
     Some(days * 86_400 + h * 3600 + mi * 60 + se)
 }
 
+/// A request body with the secret-named values in its tool arguments (or
+/// any request's `params`) replaced, as `diff` shows them; a body without
+/// any is kept byte for byte.
+fn redact_arguments(body: &str) -> String {
+    let Ok(mut v) = serde_json::from_str::<Value>(body) else {
+        return body.to_string();
+    };
+    let Some(params) = v.get_mut("params") else {
+        return body.to_string();
+    };
+    // `_meta` is the protocol's (progressToken is no secret).
+    let meta = params.as_object_mut().and_then(|p| p.remove("_meta"));
+    let before = params.clone();
+    crate::protocol::secrets::redact_json(params);
+    if *params == before {
+        return body.to_string();
+    }
+    if let (Some(m), Some(p)) = (meta, params.as_object_mut()) {
+        p.insert("_meta".into(), m);
+    }
+    v.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_arguments_are_redacted_and_the_rest_kept_as_sent() {
+        let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"api_key":"sk-live-1","region":"eu"},"_meta":{"progressToken":"mcpscope-1"}}}"#;
+        let out = redact_arguments(body);
+        assert!(!out.contains("sk-live-1"), "{out}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["params"]["arguments"]["api_key"], REDACTED);
+        assert_eq!(v["params"]["arguments"]["region"], "eu");
+        assert_eq!(v["params"]["_meta"]["progressToken"], "mcpscope-1");
+        let plain = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"t"}}}"#;
+        assert_eq!(redact_arguments(plain), plain, "untouched, byte for byte");
+        assert_eq!(redact_arguments("not json"), "not json");
+    }
 
     #[test]
     fn started_at_adds_the_offset_across_a_day() {
