@@ -22,13 +22,14 @@ conformance="$dest/node/node_modules/@modelcontextprotocol/conformance/dist/inde
 ts_sdk="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js"
 # The TypeScript SDK's example server with its demo OAuth provider (`--oauth`).
 sdk_oauth="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"
+mermaid="$dest/node/node_modules/mermaid/dist/mermaid.core.mjs"
 venv_py="$dest/venv/bin/python"
 fastmcp_py="$dest/fastmcp-venv/bin/python"
 rmcp_target="$dest/rmcp-target"
 rmcp_bin="$rmcp_target/release/mcpscope-rmcp-peer"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
-      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -f "$sdk_oauth" \
+      && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -f "$sdk_oauth" && -f "$mermaid" \
       && -x "$venv_py" && -x "$fastmcp_py" && -x "$rmcp_bin" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
@@ -49,6 +50,7 @@ test -f "$node_entry"
 test -f "$conformance"
 test -f "$ts_sdk"
 test -f "$sdk_oauth"
+test -f "$mermaid"
 "$node22" --version >/dev/null
 
 # --- Python venv with the official MCP SDK (mcp==2.3.0 and pinned deps)
