@@ -7,7 +7,7 @@ mod numbers;
 mod progress;
 
 pub use numbers::{
-    bytes, duration, duration_fine, duration_prose, millis_exact, num, rate, rel_ms, thousands,
+    bytes, duration, duration_fine, duration_prose, millis_exact, num, rate, thousands,
     timeout_secs,
 };
 pub use progress::progress;

@@ -25,12 +25,6 @@ pub fn thousands(v: u64) -> String {
     out
 }
 
-/// Milliseconds relative to the session start, fixed width for columns:
-/// `    1503.2`.
-pub fn rel_ms(t_us: u64) -> String {
-    format!("{:>10.1}", t_us as f64 / 1000.0)
-}
-
 /// Milliseconds relative to the session start to the microsecond, computed
 /// in integers so a recorded trace and the live store print the same text:
 /// `1503.250`.
@@ -163,7 +157,6 @@ mod tests {
         assert_eq!(timeout_secs(None), "off");
         assert_eq!(timeout_secs(Some(300)), "5m");
         assert_eq!(timeout_secs(Some(90)), "90s");
-        assert_eq!(rel_ms(1_503_260), "    1503.3");
         assert_eq!(millis_exact(1_503_250), "1503.250");
         assert_eq!(millis_exact(7), "0.007");
     }

@@ -2,7 +2,6 @@
 //! data folded to one line, the selected entry expandable; server stderr as
 //! a second source; per-level counters from the store's level index.
 
-use crate::format::rel_ms;
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
 use crate::tui::chrome::{fit, full_width, inner};
@@ -64,7 +63,9 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         }
         let Some(seq) = v.seq_at(i) else { break };
         let Some(ev) = store.get(seq) else { continue };
-        let mut spans = vec![Span::styled(rel_ms(ev.t_us), t.muted()), Span::raw(" ")];
+        // Read as the Timeline reads it: since the session started.
+        let at = format!("{:>10}", crate::tui::format::since_start(ev.t_us));
+        let mut spans = vec![Span::styled(at, t.muted()), Span::raw(" ")];
         if ev.dir == Dir::Stderr {
             spans.push(Span::styled(
                 format!("{:<9} ", "stderr"),
