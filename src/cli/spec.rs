@@ -34,8 +34,10 @@ pub struct ServerArgs {
     /// Working directory of the server process.
     #[arg(long, help_heading = "Server")]
     pub cwd: Option<PathBuf>,
-    /// legacy | modern | auto | a revision (2024-11-05 … 2026-07-28).
-    #[arg(long, default_value = "legacy", help_heading = "Server")]
+    /// auto | legacy | modern | a revision (2024-11-05 … 2026-07-28). auto
+    /// probes `server/discover` and falls back to `initialize`, as the
+    /// official SDK clients do, so a server is seen in the era hosts see it in.
+    #[arg(long, default_value = "auto", help_heading = "Server")]
     pub protocol: String,
     /// `--protocol auto`: how long the `server/discover` probe waits, in
     /// seconds, before trying `initialize` (a slow server is then discovered
@@ -214,7 +216,8 @@ impl ServerArgs {
         let (era, revision) = match self.protocol.as_str() {
             "legacy" => (EraChoice::Handshake, Revision::LATEST_HANDSHAKE),
             "modern" => (EraChoice::Modern, Revision::V2026_07_28),
-            "auto" => (EraChoice::Auto, Revision::LATEST_HANDSHAKE),
+            // Empty where the arguments are built in code: the command line's default.
+            "auto" | "" => (EraChoice::Auto, Revision::LATEST_HANDSHAKE),
             other => match other.parse::<Revision>().map_err(usage)? {
                 r if r.era() == crate::protocol::Era::Stateless => (EraChoice::Modern, r),
                 r => (EraChoice::Handshake, r),
@@ -288,7 +291,7 @@ pub fn server_cli(a: &ServerArgs) -> ServerCli {
     if let Some(c) = &a.cwd {
         out.push(format!("--cwd {}", shell_quote(&c.display().to_string())));
     }
-    if a.protocol != "legacy" {
+    if !matches!(a.protocol.as_str(), "auto" | "") {
         out.push(format!("--protocol {}", shell_quote(&a.protocol)));
     }
     let command = redact_argv(&a.command)
@@ -321,5 +324,35 @@ mod tests {
             ..auto
         };
         assert!(bad.client_options().is_err());
+    }
+
+    /// Without `--protocol` a server is probed as the SDK clients probe it
+    /// (`auto`), and the copied command line names only a chosen era.
+    #[test]
+    fn the_default_protocol_is_auto_and_only_a_chosen_one_is_copied() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cmd {
+            #[command(flatten)]
+            server: ServerArgs,
+        }
+        let parsed = Cmd::try_parse_from(["mcpscope", "--demo"]).expect("parses");
+        assert_eq!(parsed.server.protocol, "auto");
+        let o = parsed.server.client_options().expect("valid");
+        assert_eq!(o.era, EraChoice::Auto);
+        assert_eq!(
+            ServerArgs::default().client_options().expect("valid").era,
+            EraChoice::Auto
+        );
+        assert!(!server_cli(&parsed.server).options.contains("--protocol"));
+        let legacy = ServerArgs {
+            protocol: "legacy".into(),
+            ..parsed.server
+        };
+        assert_eq!(
+            legacy.client_options().expect("valid").era,
+            EraChoice::Handshake
+        );
+        assert!(server_cli(&legacy).options.contains("--protocol legacy"));
     }
 }

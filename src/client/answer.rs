@@ -68,7 +68,7 @@ pub async fn serve(session: Weak<Session>, mut rx: mpsc::Receiver<(IdKey, u64)>)
             s.send_task_sends(sends);
             continue;
         }
-        let a = answer(&s, &method, &params, Some((&id, seq)));
+        let a = answer(&s, &method, &params, (Some(&id), seq));
         let a = match params.get("task") {
             // Run as a task: created finished, fetched later.
             Some(task) if client_tasks::runs_as_task(&method) && s.client_tasks_declared() => {
@@ -176,12 +176,13 @@ impl Session {
 }
 
 /// The answer to a server request `method` with `params`, as the options
-/// say; `from` names the request frame (none for an `inputRequests` entry).
+/// say; `from` names the request (none for an `inputRequests` entry) and
+/// the seq of the frame that asked (0 when none is known).
 pub(super) fn answer(
     s: &Session,
     method: &str,
     params: &Value,
-    from: Option<(&IdKey, u64)>,
+    from: (Option<&IdKey>, u64),
 ) -> Result<Value, (i64, String)> {
     let opts = s.options();
     match method {
@@ -243,7 +244,7 @@ pub(super) fn answer(
 
 /// Content that does not fit is never sent: the request is answered
 /// `cancel` (the user gave no usable answer), and the trace says why.
-fn refuse(s: &Session, method: &str, from: Option<(&IdKey, u64)>, reason: String) -> Value {
+fn refuse(s: &Session, method: &str, from: (Option<&IdKey>, u64), reason: String) -> Value {
     s.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     record_refusal(s, method, from, reason, "cancel");
     json!({"action": "cancel"})
@@ -259,7 +260,7 @@ fn defaults_answer(
     s: &Session,
     method: &str,
     params: &Value,
-    from: Option<(&IdKey, u64)>,
+    from: (Option<&IdKey>, u64),
 ) -> Value {
     let content = schema_defaults(params);
     if params.get("mode").and_then(Value::as_str) == Some("url") {
@@ -291,13 +292,13 @@ fn defaults_answer(
 fn record_refusal(
     s: &Session,
     method: &str,
-    from: Option<(&IdKey, u64)>,
+    from: (Option<&IdKey>, u64),
     reason: String,
     answered: &str,
 ) {
     s.meta(Event::AnswerRefused {
-        request: from.map_or(Value::Null, |(id, _)| id.to_value()),
-        seq: from.map_or(0, |(_, seq)| seq),
+        request: from.0.map_or(Value::Null, IdKey::to_value),
+        seq: from.1,
         method: method.to_string(),
         reason,
         answered: answered.into(),

@@ -116,7 +116,14 @@ impl Session {
                 Ok(r)
             }
             EraChoice::Auto => {
-                let limit = self.opts.probe_timeout;
+                // The user's own limits bound the probe too: `--timeout 1`
+                // means no wait of 5 s for an answer that may never come.
+                let h = &self.opts.handshake;
+                let limit = [Some(self.opts.probe_timeout), h.idle, h.max]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                    .unwrap_or(self.opts.probe_timeout);
                 match self.discover(Some(limit)).await {
                     Ok(r) => {
                         self.maybe_listen(&r).await;
@@ -233,6 +240,23 @@ impl Session {
                 versions.join(", ")
             )));
         }
+        // The probe takes only a discovery for a server: an older one that
+        // answers whatever it is sent (with its `initialize` result, or
+        // `{}`) has not said it speaks this era, and the SDK clients
+        // require `supportedVersions` too. `--protocol modern` takes the
+        // answer as given: the user chose the era.
+        if probe.is_some() && versions.is_empty() {
+            let what = match r.get("protocolVersion").and_then(Value::as_str) {
+                Some(v) => format!(
+                    "an initialize result (protocolVersion {})",
+                    crate::protocol::sanitize::one_line_max(v, 40)
+                ),
+                None => "a result without supportedVersions".into(),
+            };
+            return Err(ClientError::Handshake(format!(
+                "the answer was {what}, not a discovery"
+            )));
+        }
         let init = InitializeResult {
             protocol_version: modern.to_string(),
             capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
@@ -278,7 +302,7 @@ impl Session {
             let mut responses = Map::new();
             if let Some(reqs) = reply.result.get("inputRequests").and_then(Value::as_object) {
                 for (key, req) in reqs {
-                    match self.answer_input(req) {
+                    match self.answer_input(req, reply.seq) {
                         Some(answer) => {
                             responses.insert(key.clone(), answer);
                         }
@@ -300,10 +324,11 @@ impl Session {
         )))
     }
 
-    fn answer_input(&self, req: &Value) -> Option<Value> {
+    /// One `inputRequests` entry of the result at `seq`.
+    fn answer_input(&self, req: &Value, seq: u64) -> Option<Value> {
         let method = req.get("method").and_then(Value::as_str)?;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
-        super::answer::answer(self, method, &params, None).ok()
+        super::answer::answer(self, method, &params, (None, seq)).ok()
     }
 }
 

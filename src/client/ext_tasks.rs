@@ -199,7 +199,7 @@ impl Session {
             }
             let method = req.get("method").and_then(Value::as_str).unwrap_or("");
             let params = req.get("params").cloned().unwrap_or(Value::Null);
-            match super::answer::answer(self, method, &params, None) {
+            match super::answer::answer(self, method, &params, (None, 0)) {
                 Ok(answer) => {
                     responses.insert(key, answer);
                 }

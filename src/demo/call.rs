@@ -124,6 +124,12 @@ impl Call {
         }
     }
 
+    /// What a 2026-07-28 request said about itself; `None` in the
+    /// handshake era.
+    pub fn modern(&self) -> Option<&super::era::Modern> {
+        self.era.as_ref()
+    }
+
     pub fn supports_elicitation(&self) -> bool {
         // The stateless era has no mid-call server requests (it has input_required).
         self.era.is_none() && self.session.supports_elicitation()

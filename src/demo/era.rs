@@ -16,6 +16,10 @@ pub struct Modern {
     pub capabilities: Option<Value>,
     /// `None`: the request asked for no logs, so it gets none.
     pub log_level: Option<Level>,
+    /// A retry after `input_required`: the client's answers by key, and the
+    /// state the server handed out (as sent; a tool verifies it).
+    pub input_responses: Option<Value>,
+    pub request_state: Option<Value>,
 }
 
 /// `Some` when the request's `_meta` names the 2026-07-28 revision.
@@ -31,6 +35,8 @@ pub fn of_request(params: &Map<String, Value>) -> Option<Modern> {
             .get(meta::LOG_LEVEL)
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok()),
+        input_responses: params.get("inputResponses").cloned(),
+        request_state: params.get("requestState").cloned(),
     })
 }
 

@@ -14,6 +14,7 @@ pub mod http;
 mod listen;
 mod out;
 mod progress;
+mod request_state;
 mod session;
 mod stateless;
 mod tools;

@@ -368,7 +368,14 @@ fn headless_call_prints_findings_after_the_events() {
         .position(|l| *l == "[progress] fault_not_increasing 2/5 (40%)")
         .unwrap();
     assert!(backwards < finding, "{err}");
-    assert_eq!(err.matches("[finding]").count(), 1, "{err}");
+    // The other finding: the demo's logging, deprecated at 2026-07-28 (the
+    // era `auto` finds), said once.
+    assert_eq!(err.matches("[finding]").count(), 2, "{err}");
+    assert_eq!(
+        err.matches("[finding] deprecated-feature (info)").count(),
+        1,
+        "{err}"
+    );
     let out = mcpscope(&[
         "call",
         "--demo",
@@ -379,5 +386,14 @@ fn headless_call_prints_findings_after_the_events() {
         "-a",
         "delay_ms=1",
     ]);
-    assert!(!out.stderr.contains("[finding]"));
+    let findings: Vec<_> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("[finding]"))
+        .collect();
+    assert!(
+        matches!(&findings[..], [f] if f.starts_with("[finding] deprecated-feature (info)")),
+        "{}",
+        out.stderr
+    );
 }

@@ -76,7 +76,11 @@ fn a_server_request_the_client_did_not_offer_to_answer_is_found() {
         r#"{"questions": 1}"#,
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(!o.stderr.contains("[finding]"), "{}", o.stderr);
+    assert!(
+        o.findings_but_the_logging_deprecation().is_empty(),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -413,6 +417,8 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
     // The same calls in a 2025-11-25 session: nothing is deprecated there.
     let legacy = run(&[
         "call",
+        "--protocol",
+        "legacy",
         "--demo",
         "--tool",
         "build_report",
@@ -482,6 +488,8 @@ fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
     let rec = d.path().join("t.jsonl");
     let o = run(&[
         "call",
+        "--protocol",
+        "legacy",
         "--tool",
         "t",
         "--record",

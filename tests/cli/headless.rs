@@ -292,9 +292,11 @@ fn sh_server(after: &str) -> Vec<String> {
     ]
 }
 
-/// `mcpscope call --tool t EXTRA... -- sh_server(after)`
+/// `mcpscope call --protocol legacy --tool t EXTRA... -- sh_server(after)`:
+/// the script answers its first line whatever it is, as a server of the
+/// handshake era would answer `initialize`, so no probe is sent.
 fn call_sh(after: &str, extra: &[&str]) -> Headless {
-    headless(["call", "--tool", "t"])
+    headless(["call", "--protocol", "legacy", "--tool", "t"])
         .args(extra)
         .server(sh_server(after))
 }

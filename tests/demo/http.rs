@@ -86,8 +86,12 @@ fn progress_streams_live_before_the_response_in_both_eras() {
 
 #[test]
 fn sessions_are_created_echoed_and_deleted() {
+    // Sessions are the handshake era's (2026-07-28 has none).
     let (_srv, url) = demo_http(&[]);
-    let (o, lines) = record(&url, &["--tool", "echo", "-a", "x=1"]);
+    let (o, lines) = record(
+        &url,
+        &["--protocol", "legacy", "--tool", "echo", "-a", "x=1"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     let sid = lines
         .iter()
@@ -115,10 +119,13 @@ fn sessions_are_created_echoed_and_deleted() {
 
 #[test]
 fn a_forced_disconnect_is_resumed_without_loss_or_duplicates() {
+    // Resumption (GET + Last-Event-ID) is the handshake era's.
     let (_srv, url) = demo_http(&["--sse-close-after", "2"]);
     let (o, lines) = record(
         &url,
         &[
+            "--protocol",
+            "legacy",
             "--tool",
             "upload_file",
             "-a",
@@ -141,15 +148,50 @@ fn a_forced_disconnect_is_resumed_without_loss_or_duplicates() {
     assert_eq!(o.lines("[progress]").len(), 6);
 }
 
+/// At 2026-07-28 there is nothing to resume: a response stream that closes
+/// ends its request, said as such, and no GET is tried.
+#[test]
+fn a_closed_response_stream_ends_a_stateless_call_without_resuming() {
+    let (_srv, url) = demo_http(&["--sse-close-after", "2"]);
+    let (o, lines) = record(
+        &url,
+        &[
+            "--tool",
+            "upload_file",
+            "-a",
+            "size_bytes=6000",
+            "-a",
+            "chunk_bytes=1000",
+            "-a",
+            "delay_ms=30",
+        ],
+    );
+    assert!(o.stderr.contains("(stateless)"), "{}", o.stderr);
+    assert_ne!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("2026-07-28 has no resumption"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !lines.iter().any(|l| l["json"]["event"] == "resume"
+            || (l["json"]["method"] == "GET" && l["dir"] == "meta")),
+        "nothing was resumed"
+    );
+}
+
 #[test]
 fn buffered_and_wrong_stream_delivery_are_findings() {
     for (mode, rule) in [
         ("buffered", "progress-buffered"),
         ("wrong-stream", "notification-wrong-stream"),
     ] {
+        // The GET stream that wrong-stream progress takes is the handshake era's.
         let (_srv, url) = demo_http(&["--progress", mode]);
         let o = run(&[
             "check",
+            "--protocol",
+            "legacy",
             "--url",
             &url,
             "--tool",

@@ -21,8 +21,11 @@ fn sh_server(after: &str) -> Vec<String> {
     ]
 }
 
+/// `mcpscope CMD --protocol legacy EXTRA... -- SERVER`: every server here
+/// is a script of the handshake era that answers its first line, whatever
+/// it is, as `initialize`, so no `server/discover` probe is sent.
 fn with_server(cmd: &str, extra: &[&str], server: &[String]) -> Output {
-    let mut args: Vec<&str> = vec![cmd];
+    let mut args: Vec<&str> = vec![cmd, "--protocol", "legacy"];
     args.extend_from_slice(extra);
     args.push("--");
     args.extend(server.iter().map(String::as_str));
@@ -366,7 +369,12 @@ fn tools_handles_sigterm_and_stops_the_server() {
         "read l; echo $$ > {}.tmp; mv {0}.tmp {0}; while :; do sleep 1; done",
         marker.display()
     );
-    let mut args: Vec<String> = vec!["tools".into(), "--".into()];
+    let mut args: Vec<String> = vec![
+        "tools".into(),
+        "--protocol".into(),
+        "legacy".into(),
+        "--".into(),
+    ];
     args.extend(sh_server(&after));
     let mut child = Command::new(BIN)
         .args(&args)

@@ -225,7 +225,7 @@ fn copied_command_runs_the_same_stdio_call_without_secrets() {
             "--verbose".into(),
         ],
         env: vec!["DB_PASSWD=hunter2".into(), "MODE=it's".into()],
-        protocol: "legacy".into(),
+        protocol: "auto".into(),
         ..Default::default()
     };
     let opts = AppOptions {
@@ -386,4 +386,43 @@ fn the_first_screens_send_hint_works_where_focus_starts() {
         matches!(&effects[..], [Effect::Call { tool, .. }] if tool == "upload_file"),
         "{effects:?}"
     );
+}
+
+/// At 2026-07-28 a server logs only for requests that ask for a level: a
+/// stateless session whose server declares `logging` starts the Composer at
+/// `debug`, so the Logs pane shows what the server sends; a handshake
+/// session (its server has a default) and the user's own choice are left
+/// alone.
+#[test]
+fn a_stateless_server_that_logs_is_asked_for_every_level() {
+    let sc = Scenario::new();
+    let init =
+        |rev: &str, caps: serde_json::Value| -> mcpscope::protocol::views::InitializeResult {
+            serde_json::from_value(json!({
+                "protocolVersion": rev,
+                "capabilities": caps,
+                "serverInfo": {"name": "s", "version": "1"}
+            }))
+            .unwrap()
+        };
+    let connected = |i| {
+        let mut app = App::new(sc.trace.clone(), AppOptions::default());
+        app.on_msg(Msg::Handshake(Ok(i)));
+        app
+    };
+    let logs = json!({"logging": {}, "tools": {}});
+    let app = connected(init("2026-07-28", logs.clone()));
+    assert_eq!(app.panes.composer.level, Some(LogLevel::Debug));
+    let app = connected(init("2025-11-25", logs.clone()));
+    assert_eq!(app.panes.composer.level, None, "the server has a default");
+    let app = connected(init("2026-07-28", json!({"tools": {}})));
+    assert_eq!(app.panes.composer.level, None, "no logging declared");
+
+    // The user's choice (here: back to none) survives another handshake.
+    let mut app = connected(init("2026-07-28", logs.clone()));
+    while app.panes.composer.level.is_some() {
+        app.panes.composer.cycle_level();
+    }
+    app.on_msg(Msg::Handshake(Ok(init("2026-07-28", logs))));
+    assert_eq!(app.panes.composer.level, None);
 }

@@ -8,10 +8,8 @@
 //! stateless era — so whatever a later round needs travels in `requestState`,
 //! signed so a client cannot forge or alter it.
 
+use crate::demo::request_state::{sign, verify};
 use crate::protocol::meta::ResultType;
-use std::hash::BuildHasher;
-use std::sync::OnceLock;
-
 use serde_json::{Map, Value, json};
 
 use super::super::INVALID_PARAMS;
@@ -157,7 +155,7 @@ impl<'a> Retry<'a> {
         }
         let state = match params.get("requestState") {
             None | Some(Value::Null) => None,
-            Some(Value::String(raw)) => Some(verify(raw)?),
+            Some(Value::String(raw)) => Some(verify(raw).map_err(invalid)?),
             Some(_) => return Err(invalid("requestState must be the string the server sent")),
         };
         Ok(Retry { responses, state })
@@ -364,38 +362,4 @@ pub fn get_prompt(params: &Map<String, Value>) -> Answer {
             None,
         ),
     })
-}
-
-/// The key of this process's signatures: SipHash keyed at random, a PRF, so
-/// without the key nobody can produce a valid tag. States die with the
-/// process, which is fine for fixtures a test drives within one run.
-fn key() -> &'static std::hash::RandomState {
-    static KEY: OnceLock<std::hash::RandomState> = OnceLock::new();
-    KEY.get_or_init(std::hash::RandomState::new)
-}
-
-fn tag(data: &str) -> String {
-    format!("{:016x}", key().hash_one(data))
-}
-
-/// `requestState`: the payload and its tag, as one opaque string.
-fn sign(payload: &Value) -> String {
-    let data = payload.to_string();
-    json!({"data": data, "tag": tag(&data)}).to_string()
-}
-
-fn verify(raw: &str) -> Result<Value, Failure> {
-    let refused =
-        || invalid("requestState integrity check failed: it is not a state this server signed");
-    let outer: Value = serde_json::from_str(raw).map_err(|_| refused())?;
-    let (Some(data), Some(t)) = (
-        outer.get("data").and_then(Value::as_str),
-        outer.get("tag").and_then(Value::as_str),
-    ) else {
-        return Err(refused());
-    };
-    if tag(data) != t {
-        return Err(refused());
-    }
-    serde_json::from_str(data).map_err(|_| refused())
 }

@@ -3,13 +3,16 @@
 //! send, and clients must not assume progress starts at 1. Each step asks a
 //! form (text with length limits and formats, an integer, a number, a
 //! boolean, single-choice enums, required fields, defaults) through
-//! `elicitation/create` when the client declared elicitation, and takes the
-//! defaults otherwise.
+//! `elicitation/create` when the client declared elicitation (at 2026-07-28
+//! as an `input_required` round), and takes the defaults otherwise.
 
 use serde_json::{Map, Value, json};
 
-use super::{Args, MAX_MS, Outcome, ToolResult, object_schema, pause, uint_prop};
+use super::{ArgError, Args, MAX_MS, Outcome, ToolResult, object_schema, pause, uint_prop};
 use crate::demo::call::Call;
+use crate::demo::era::Modern;
+use crate::demo::request_state;
+use crate::protocol::meta::ResultType;
 
 /// One step of the wizard: a form of typed fields, each with a default.
 struct Question {
@@ -128,6 +131,11 @@ const QUESTIONS: [Question; 6] = [
 ];
 
 impl Question {
+    /// The `elicitation/create` params of this step's form.
+    fn params(&self) -> Value {
+        json!({"message": self.prompt, "requestedSchema": self.schema()})
+    }
+
     fn schema(&self) -> Value {
         let properties: Map<String, Value> = (self.fields)()
             .into_iter()
@@ -173,24 +181,120 @@ pub fn schema() -> Value {
 pub async fn run(call: &Call, args: &Args<'_>) -> ToolResult {
     let total = args.uint("questions", QUESTIONS_DEFAULT, 1, QUESTIONS.len() as u64)?;
     let delay = args.uint("delay_ms", DELAY_DEFAULT, 0, MAX_MS)?;
+    if let Some(modern) = call.modern() {
+        return rounds(call, modern, total, delay).await;
+    }
     let elicit = call.supports_elicitation();
     let mut answers = Map::new();
     for (step, question) in (0..total).zip(&QUESTIONS) {
+        announce(call, step, total);
+        let answer = if elicit {
+            answer_of(question, call.elicit(question.params()).await)
+        } else {
+            question.defaults()
+        };
+        answers.extend(answer.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        pause(delay).await;
+    }
+    Ok(finish(call, total, delay, answers, elicit).await)
+}
+
+/// 2026-07-28 has no requests mid-call: each form is an `input_required`
+/// result (SEP-2322), and the client calls again with its answer and the
+/// signed state this round handed out (the step reached, the answers so
+/// far), from which the wizard goes on. A client that did not declare
+/// elicitation gets the defaults at once, as in the handshake era.
+async fn rounds(call: &Call, modern: &Modern, total: u64, delay: u64) -> ToolResult {
+    let elicit = modern
+        .capabilities
+        .as_ref()
+        .and_then(|c| c.get("elicitation"))
+        .is_some_and(|e| !e.is_null());
+    let (mut step, mut answers) = match &modern.request_state {
+        None | Some(Value::Null) => (0, Map::new()),
+        Some(Value::String(raw)) => {
+            let state = request_state::verify(raw).map_err(|e| ArgError(e.into()))?;
+            let step = state.get("step").and_then(Value::as_u64).unwrap_or(total);
+            let answers = match state.get("answers") {
+                Some(Value::Object(a)) => a.clone(),
+                _ => Map::new(),
+            };
+            // The answer to this round's form, then on to the next step.
+            let question = QUESTIONS.get(step as usize).filter(|_| step < total);
+            if let Some(question) = question {
+                let result = modern
+                    .input_responses
+                    .as_ref()
+                    .and_then(|r| r.get(round_key(step)))
+                    .cloned();
+                let mut answers = answers;
+                answers.extend(
+                    answer_of(question, result)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v)),
+                );
+                pause(delay).await;
+                (step + 1, answers)
+            } else {
+                (total, answers)
+            }
+        }
+        Some(_) => {
+            return Err(ArgError(
+                "requestState must be the string the server sent".into(),
+            ));
+        }
+    };
+    while step < total {
+        let question = &QUESTIONS[step as usize];
+        announce(call, step, total);
+        if elicit {
+            let state = json!({"step": step, "answers": answers});
+            return Ok(Outcome {
+                raw: Some(json!({
+                    ResultType::KEY: ResultType::InputRequired.as_str(),
+                    "inputRequests": {round_key(step): {
+                        "method": "elicitation/create",
+                        "params": question.params(),
+                    }},
+                    "requestState": request_state::sign(&state),
+                })),
+                ..Outcome::ok("", Value::Null)
+            });
+        }
+        answers.extend(
+            question
+                .defaults()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v)),
+        );
+        pause(delay).await;
+        step += 1;
+    }
+    Ok(finish(call, total, delay, answers, elicit).await)
+}
+
+fn round_key(step: u64) -> String {
+    format!("step-{}", step + 1)
+}
+
+fn announce(call: &Call, step: u64, total: u64) {
+    if let Some(question) = QUESTIONS.get(step as usize) {
         call.progress(
             step,
             Some(total),
             format!("Step {} of {total}: {}", step + 1, question.prompt),
         );
-        let answer = if elicit {
-            ask(call, question).await
-        } else {
-            question.defaults()
-        };
-        for (k, v) in answer {
-            answers.insert(k.into(), v);
-        }
-        pause(delay).await;
     }
+}
+
+async fn finish(
+    call: &Call,
+    total: u64,
+    delay: u64,
+    answers: Map<String, Value>,
+    elicit: bool,
+) -> Outcome {
     call.progress(total, Some(total), "Creating the project");
     pause(delay).await;
 
@@ -211,25 +315,21 @@ pub async fn run(call: &Call, args: &Args<'_>) -> ToolResult {
     if !details.is_empty() {
         text.push_str(&format!(" ({})", details.join(", ")));
     }
-    Ok(Outcome::ok(
-        text,
-        json!({"answers": answers, "elicited": elicit}),
-    ))
+    Outcome::ok(text, json!({"answers": answers, "elicited": elicit}))
 }
 
-/// One form per step. Accept → each field the answer gives that passes
-/// the field's schema, the default for the others; decline, cancel, an
-/// error → every default, so the wizard always completes.
-async fn ask(call: &Call, question: &Question) -> Vec<(&'static str, Value)> {
-    let schema = question.schema();
-    let params = json!({"message": question.prompt, "requestedSchema": schema});
+/// One form's answer. Accept → each field the answer gives that passes the
+/// field's schema, the default for the others; decline, cancel, an error
+/// or no answer → every default, so the wizard always completes.
+fn answer_of(question: &Question, result: Option<Value>) -> Vec<(&'static str, Value)> {
     let defaults = question.defaults();
-    let Some(result) = call.elicit(params).await else {
+    let Some(result) = result else {
         return defaults;
     };
     if result.get("action").and_then(Value::as_str) != Some("accept") {
         return defaults;
     }
+    let schema = question.schema();
     let content = result.get("content").and_then(Value::as_object);
     let fields = crate::protocol::elicit::form(&schema).unwrap_or_default();
     defaults

@@ -58,6 +58,16 @@ impl Inner {
         req
     }
 
+    /// The stateless 2026-07-28 era: no sessions, no GET stream, no
+    /// resumption (a response stream that closes takes its request with it).
+    pub(super) fn is_stateless(&self) -> bool {
+        let st = self.lock();
+        st.protocol_version
+            .as_deref()
+            .and_then(Revision::floor_of)
+            .is_some_and(|r| r >= Revision::V2026_07_28)
+    }
+
     /// DELETE the session, so the server can free it at once.
     pub(super) async fn delete_session(&self, sid: String) {
         let started = Instant::now();

@@ -38,6 +38,15 @@ impl Inner {
                 false,
             )
             .await;
+        if !answered && request_id.is_some() && self.is_stateless() {
+            self.sink.failed(
+                &channel,
+                request_id,
+                "the response stream closed before the response (2026-07-28 has no resumption: the request ended with it)"
+                    .into(),
+            );
+            return;
+        }
         let mut attempts = 0;
         while !answered && request_id.is_some() {
             let Some(last) = parser.last_event_id.clone() else {

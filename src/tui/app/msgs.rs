@@ -6,6 +6,7 @@ use super::App;
 use super::Then;
 use crate::client::TokenPolicy;
 use crate::client::tasks::TaskSupport;
+use crate::protocol::Revision;
 use crate::protocol::views::InitializeResult;
 use crate::tui::action::{Effect, Msg};
 use crate::tui::browse::Req;
@@ -23,6 +24,11 @@ impl App {
             Msg::Handshake(Ok(init)) => {
                 self.shell.conn = Conn::Ready;
                 self.set_server(&init);
+                let stateless =
+                    init.protocol_version.parse::<Revision>().ok() >= Some(Revision::V2026_07_28);
+                self.panes
+                    .composer
+                    .level_for_session(stateless, init.has_capability("logging"));
             }
             Msg::Handshake(Err(e)) => {
                 let e = safe_row(&e);

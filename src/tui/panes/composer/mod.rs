@@ -85,6 +85,8 @@ pub struct Composer {
     pub token: TokenMode,
     pub custom_token: String,
     pub level: Option<LogLevel>,
+    /// The user cycled the level: a handshake no longer picks it.
+    level_chosen: bool,
     pub idle_secs: Option<u64>,
     pub max_secs: Option<u64>,
     /// Ask for task execution where the tool allows it (`optional`).
@@ -120,6 +122,7 @@ impl Composer {
             token: TokenMode::AutoString,
             custom_token: String::new(),
             level: None,
+            level_chosen: false,
             idle_secs,
             max_secs,
             as_task: false,
@@ -258,11 +261,23 @@ impl Composer {
         self.max_secs = step(self.max_secs, up);
     }
     pub fn cycle_level(&mut self) {
+        self.level_chosen = true;
         self.level = match self.level {
             None => Some(LogLevel::Debug),
             Some(LogLevel::Emergency) => None,
             Some(l) => LogLevel::ALL.get(l.index() + 1).copied(),
         };
+    }
+
+    /// The level a session starts with, unless the user chose one. At
+    /// 2026-07-28 a server logs only for requests that ask for a level
+    /// (the era has no server default, unlike `initialize`), so a server
+    /// declaring `logging` is asked for every level rather than leaving the
+    /// Logs pane dark; `l` changes it.
+    pub fn level_for_session(&mut self, stateless: bool, logging: bool) {
+        if !self.level_chosen && self.level.is_none() && stateless && logging {
+            self.level = Some(LogLevel::Debug);
+        }
     }
 
     /// The effect of pressing send, or why it cannot be sent.
