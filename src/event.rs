@@ -499,6 +499,9 @@ pub enum Loss {
     SessionExpired,
     /// The server closed its stdout and kept running.
     StdoutClosed,
+    /// The server refused without authorization (HTTP 401/403) and none
+    /// could be had: no other request would fare better.
+    Unauthorized(String),
     /// Anything else: an HTTP status, a reset connection, a closed stream.
     Other(String),
 }
@@ -511,7 +514,7 @@ impl fmt::Display for Loss {
         match self {
             Loss::SessionExpired => f.write_str(SESSION_EXPIRED),
             Loss::StdoutClosed => f.write_str(EOF_RUNNING),
-            Loss::Other(why) => f.write_str(why),
+            Loss::Unauthorized(why) | Loss::Other(why) => f.write_str(why),
         }
     }
 }

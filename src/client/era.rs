@@ -5,8 +5,9 @@
 
 use super::link::Link;
 use super::options::{EraChoice, Limits};
+use super::pending::Gone;
 use super::{ClientError, Reply, Session};
-use crate::event::Event;
+use crate::event::{Event, Loss};
 use crate::protocol::Revision;
 use crate::protocol::meta::{self, ResultType};
 use crate::protocol::methods;
@@ -67,10 +68,12 @@ impl Session {
         Value::Object(caps)
     }
 
-    /// Client-side tasks (2025-11-25 handshakes only): offered for the
-    /// server requests mcpscope was told how to answer, or the user answers.
+    /// Client-side tasks (2025-11-25 handshakes only, chosen or fallen back
+    /// to by `auto`): offered for the server requests mcpscope was told how
+    /// to answer, or the user answers.
     pub(super) fn client_tasks_declared(&self) -> bool {
-        self.opts.era == EraChoice::Handshake
+        self.opts.era != EraChoice::Modern
+            && !self.is_modern()
             && self.opts.revision == Revision::V2025_11_25
             && (self.opts.sample.is_some() || self.opts.elicit.is_some() || self.opts.ask_user)
     }
@@ -129,6 +132,9 @@ impl Session {
                         self.maybe_listen(&r).await;
                         Ok(r)
                     }
+                    // Refused for want of authorization: `initialize` would
+                    // be refused the same way, so the era is not the question.
+                    Err(e @ ClientError::Gone(Gone::Transport(Loss::Unauthorized(_)))) => Err(e),
                     Err(e) => {
                         let timed_out = matches!(e, ClientError::Timeout { .. });
                         self.set_modern(false);

@@ -12,6 +12,28 @@ fn wizard(questions: &str, elicit: &str) -> Headless {
         .record()
 }
 
+/// The elicitation answers mcpscope sent, in order: results of
+/// `elicitation/create` requests (handshake era), or the `inputResponses`
+/// of the retries of an `input_required` call (2026-07-28).
+fn elicitation_answers(lines: &[Value]) -> Vec<&Value> {
+    lines
+        .iter()
+        .skip(1)
+        .filter(|l| l["dir"] == "out")
+        .flat_map(|l| {
+            let round = l["json"]["params"]["inputResponses"]
+                .as_object()
+                .into_iter()
+                .flat_map(|r| r.values());
+            l["json"]["result"]
+                .get("action")
+                .map(|_| &l["json"]["result"])
+                .into_iter()
+                .chain(round)
+        })
+        .collect()
+}
+
 #[test]
 fn one_accepted_answer_fills_every_form_of_the_wizard() {
     let o = wizard(
@@ -33,11 +55,10 @@ fn one_accepted_answer_fills_every_form_of_the_wizard() {
     );
     // Each form got only the members it asks for.
     let lines = o.trace();
-    let answers: Vec<&Value> = lines
-        .iter()
-        .skip(1)
-        .filter(|l| l["dir"] == "out" && l["json"]["result"]["action"] == "accept")
-        .map(|l| &l["json"]["result"]["content"])
+    let answers: Vec<&Value> = elicitation_answers(&lines)
+        .into_iter()
+        .filter(|a| a["action"] == "accept")
+        .map(|a| &a["content"])
         .collect();
     assert_eq!(
         answers,
@@ -69,9 +90,9 @@ fn content_the_schema_rejects_is_not_sent_and_fails_the_run() {
     );
     let lines = o.trace();
     assert!(
-        lines
+        elicitation_answers(&lines)
             .iter()
-            .any(|l| l["dir"] == "out" && l["json"]["result"]["action"] == "cancel"),
+            .any(|a| a["action"] == "cancel"),
         "answered cancel"
     );
     assert!(

@@ -377,7 +377,11 @@ fn log_after_response(from: &Path, to: &Path) {
 
 #[test]
 fn a_log_that_moved_past_the_result_and_server_requests() {
-    let a = record(REPORT.0, REPORT.1);
+    // A 2026-07-28 server logs only for a request that asks a level.
+    let a = headless(["call", "--demo", "--tool", REPORT.0, "--args", REPORT.1])
+        .args(["--log-level", "debug"])
+        .record()
+        .run();
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path().join("b.jsonl");
     log_after_response(a.trace_path(), &b);
@@ -397,20 +401,23 @@ fn a_log_that_moved_past_the_result_and_server_requests() {
         o.stdout
     );
 
-    // Elicitation asked and answered, or not asked at all.
+    // Elicitation asked and answered, or not asked at all: server requests
+    // are the handshake era's (2026-07-28 asks by input_required rounds).
     let args = r#"{"questions":2,"delay_ms":30}"#;
-    let asked = headless([
-        "call",
-        "--demo",
-        "--tool",
-        "interactive_wizard",
-        "--args",
-        args,
-    ])
-    .args(["--elicit", "defaults"])
-    .record()
-    .expect(0);
-    let not = record("interactive_wizard", args);
+    let wizard = || {
+        headless([
+            "call",
+            "--protocol",
+            "legacy",
+            "--demo",
+            "--tool",
+            "interactive_wizard",
+            "--args",
+            args,
+        ])
+    };
+    let asked = wizard().args(["--elicit", "defaults"]).record().expect(0);
+    let not = wizard().record().expect(0);
     let o = diff(asked.trace_path(), not.trace_path(), &[], 1);
     assert!(
         o.stdout

@@ -61,6 +61,8 @@ fn no_token_means_no_progress() {
         "delay_ms=1",
         "--token",
         "none",
+        "--log-level",
+        "debug",
     ])
     .expect(0);
     assert!(o.lines("[progress]").is_empty(), "{}", o.stderr);
@@ -416,7 +418,8 @@ fn wizard_trace(extra: &[&str]) -> Vec<Value> {
 
 #[test]
 fn elicitation_is_answered_only_when_asked() {
-    let lines = wizard_trace(&["--elicit", "defaults"]);
+    let legacy = ["--protocol", "legacy"];
+    let lines = wizard_trace(&[&legacy[..], &["--elicit", "defaults"]].concat());
     let init = frames(&lines, "out", "initialize").next().unwrap();
     assert!(init["params"]["capabilities"]["elicitation"].is_object());
     assert_eq!(frames(&lines, "in", "elicitation/create").count(), 2);
@@ -427,10 +430,44 @@ fn elicitation_is_answered_only_when_asked() {
         .count();
     assert_eq!(answers, 2);
 
-    let lines = wizard_trace(&[]);
+    let lines = wizard_trace(&legacy);
     let init = frames(&lines, "out", "initialize").next().unwrap();
     assert!(init["params"]["capabilities"].get("elicitation").is_none());
     assert_eq!(frames(&lines, "in", "elicitation/create").count(), 0);
+}
+
+/// At 2026-07-28 the same wizard asks by `input_required` rounds: one per
+/// form, each answered in the retry's `inputResponses`; a client that
+/// declares no elicitation gets the defaults in one round.
+#[test]
+fn stateless_elicitation_is_one_input_round_per_form() {
+    let caps = "io.modelcontextprotocol/clientCapabilities";
+    let lines = wizard_trace(&["--elicit", "defaults"]);
+    let calls: Vec<&Value> = frames(&lines, "out", "tools/call").collect();
+    assert_eq!(calls.len(), 3, "the call and a retry per form");
+    assert!(calls[0]["params"]["_meta"][caps]["elicitation"].is_object());
+    let rounds = lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["result"]["resultType"] == "input_required")
+        .count();
+    assert_eq!(rounds, 2);
+    for retry in &calls[1..] {
+        let answer = retry["params"]["inputResponses"]
+            .as_object()
+            .and_then(|r| r.values().next())
+            .expect("an answer");
+        assert_eq!(answer["action"], "accept", "{retry}");
+        assert!(retry["params"]["requestState"].is_string(), "{retry}");
+    }
+
+    let lines = wizard_trace(&[]);
+    let calls: Vec<&Value> = frames(&lines, "out", "tools/call").collect();
+    assert_eq!(calls.len(), 1);
+    assert!(
+        calls[0]["params"]["_meta"][caps]
+            .get("elicitation")
+            .is_none()
+    );
 }
 
 #[test]

@@ -107,9 +107,15 @@ fn call_prints_against_the_mock_what_it_printed_live() {
 }
 
 fn recorded(dir: &Path) -> PathBuf {
+    recorded_with(dir, &[])
+}
+
+/// `recorded`, with more options for the recording's session.
+fn recorded_with(dir: &Path, extra: &[&str]) -> PathBuf {
     let trace = dir.join("t.jsonl");
     headless(["call", "--demo"])
         .args(REPORT)
+        .args(extra)
         .args(["--record", trace.to_str().unwrap()])
         .expect(0);
     trace
@@ -124,7 +130,9 @@ fn requests_the_recording_lacks_are_refused_saying_what_it_has() {
     assert_ne!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stderr.contains("-32601")
-            && o.stderr.contains("no resources/list was recorded (recorded requests: initialize, logging/setLevel, tools/call)"),
+            && o.stderr.contains(
+                "no resources/list was recorded (recorded requests: server/discover, tools/call)"
+            ),
         "{}",
         o.stderr
     );
@@ -211,7 +219,8 @@ fn a_trace_that_cannot_be_served_is_a_usage_error() {
 #[test]
 fn the_http_mock_refuses_foreign_origins() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = recorded(dir.path());
+    // A handshake session: the raw requests below are `initialize`.
+    let trace = recorded_with(dir.path(), &["--protocol", "legacy"]);
     let (_bg, url) = mock_http(&trace);
     let port: u16 = url
         .rsplit(':')

@@ -14,6 +14,9 @@ fn everything_argv() -> Vec<String> {
     vec![everything().display().to_string(), "stdio".into()]
 }
 
+/// The handshake era, where the 2025-11-25 tasks live.
+const LEGACY: [&str; 2] = ["--protocol", "legacy"];
+
 fn text(stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout).unwrap();
     v["content"]
@@ -110,7 +113,9 @@ fn task_where_the_tool_forbids_it_is_a_usage_error() {
 
 #[test]
 fn task_against_a_server_without_tasks_is_a_usage_error() {
-    let o = headless(["call", "--demo", "--tool", "echo", "--task"]).expect(2);
+    let o = headless(["call", "--demo", "--tool", "echo", "--task"])
+        .args(LEGACY)
+        .expect(2);
     assert!(
         o.stderr.contains("did not declare tasks for tools/call"),
         "{}",
@@ -217,7 +222,8 @@ fn ctrl_c_cancels_the_task_then_exits_130() {
 }
 
 /// The demo server with the conformance fixtures, whose task fixtures run
-/// as 2025-11-25 tasks.
+/// as 2025-11-25 tasks: in the handshake era (`LEGACY`), where they are
+/// offered.
 fn demo_tasks_argv() -> Vec<String> {
     vec![BIN.into(), "demo-server".into(), "--conformance".into()]
 }
@@ -249,6 +255,7 @@ fn seq_of(lines: &[Value], pred: impl Fn(&Value) -> bool) -> u64 {
 fn a_task_keeps_its_progress_token_after_the_create_task_result() {
     let o = headless(["call"])
         .args(["--tool", "test_task_with_progress", "--task"])
+        .args(LEGACY)
         .server(demo_tasks_argv())
         .record()
         .expect(0);
@@ -322,6 +329,7 @@ fn a_task_that_breaks_the_task_rules_is_reported() {
     // Its taskSupport is required: it runs as a task without --task.
     // The tool's result is no error: `call` exits 0 and reports live.
     let o = headless(["call", "--tool", "test_task_fault_after_terminal"])
+        .args(LEGACY)
         .server(demo_tasks_argv())
         .record()
         .expect(0);
@@ -504,6 +512,7 @@ fn a_terminal_task_whose_result_never_comes_ends_the_call() {
 fn check_runs_tools_as_tasks() {
     let check = |extra: &[&str]| {
         let mut args = vec!["check", "--format", "json"];
+        args.extend(LEGACY);
         args.extend_from_slice(extra);
         args.push("--");
         let argv = demo_tasks_argv();

@@ -6,9 +6,17 @@ use crate::support::http::*;
 use crate::support::*;
 use std::process::Command;
 
-/// `mcpscope call --url URL EXTRA...`
+/// `mcpscope call --url URL EXTRA...`, in the handshake era unless EXTRA
+/// names one: its transport (sessions, the GET stream, resumption,
+/// HTTP+SSE) is what these tests are about, and the raw servers here answer
+/// the first POST as if it were `initialize`.
 fn call_url(url: &str, extra: &[&str]) -> Headless {
-    headless(["call", "--url", url]).args(extra)
+    let era: &[&str] = if extra.contains(&"--protocol") {
+        &[]
+    } else {
+        &["--protocol", "legacy"]
+    };
+    headless(["call", "--url", url]).args(era).args(extra)
 }
 
 fn everything_http(mode: &str) -> (Bg, u16) {

@@ -51,10 +51,21 @@ const SECRETS: [&str; 4] = [
 ];
 
 fn call_with_headers(url: &str) -> Run {
-    headless(["call", "--url", url, "--transport", "http", "--tool", "t"])
-        .args(SECRETS.iter().flat_map(|h| ["-H", h]))
-        .args(["-H", "X-Trace: keep-5"])
-        .expect(0)
+    // The recording server answers as the handshake era does.
+    headless([
+        "call",
+        "--protocol",
+        "legacy",
+        "--url",
+        url,
+        "--transport",
+        "http",
+        "--tool",
+        "t",
+    ])
+    .args(SECRETS.iter().flat_map(|h| ["-H", h]))
+    .args(["-H", "X-Trace: keep-5"])
+    .expect(0)
 }
 
 #[test]

@@ -86,14 +86,30 @@ fn read_until(s: &mut TcpStream, until: &str) -> (String, bool) {
     (String::from_utf8_lossy(&got).into_owned(), true)
 }
 
+/// In both eras: a handshake session (with its `Mcp-Session-Id`) and a
+/// stateless one (none).
 #[test]
 fn a_host_gets_the_same_through_the_http_proxy_and_exchanges_are_recorded() {
+    for era in ["legacy", "auto"] {
+        the_same_through_the_http_proxy(era);
+    }
+}
+
+fn the_same_through_the_http_proxy(era: &str) {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");
     let (_server, sport) = demo_http();
     let (_proxy, pport) = proxy(sport, &trace, d.path());
-    let direct = call(sport, &[]);
-    let through = call(pport, &["-H", "Authorization: Bearer s3cret-token"]);
+    let direct = call(sport, &["--protocol", era]);
+    let through = call(
+        pport,
+        &[
+            "--protocol",
+            era,
+            "-H",
+            "Authorization: Bearer s3cret-token",
+        ],
+    );
     assert_eq!(direct.code, 0, "{}", direct.stderr);
     assert_eq!(through.code, 0, "{}", through.stderr);
     // The upload's path is random; everything else is the same.
@@ -123,7 +139,12 @@ fn a_host_gets_the_same_through_the_http_proxy_and_exchanges_are_recorded() {
             .iter()
             .any(|l| l["ch"] == "post:1" && l["json"]["status"] == 200)
     );
-    assert!(posts.iter().any(|l| l["json"]["session"].is_string()));
+    let sessions = posts.iter().any(|l| l["json"]["session"].is_string());
+    assert_eq!(
+        sessions,
+        era == "legacy",
+        "{era}: sessions are the handshake era's"
+    );
     let seq = |dir: &str, pred: &dyn Fn(&serde_json::Value) -> bool| {
         lines
             .iter()

@@ -26,8 +26,10 @@ fn hostile(mode: &str, n: Option<usize>) -> Vec<String> {
 
 /// `mcpscope call --tool t EXTRA... -- SERVER...`, recorded, whatever
 /// its exit code.
+/// `call` of a scripted server that answers its first line as
+/// `initialize`: the handshake era, with no `server/discover` probe.
 fn call(server: &[String], extra: &[&str]) -> Run {
-    headless(["call", "--tool", "t"])
+    headless(["call", "--protocol", "legacy", "--tool", "t"])
         .args(extra)
         .server(server)
         .record()

@@ -36,8 +36,12 @@ fn server(init: &str, frames: &[&str]) -> Vec<String> {
 }
 
 fn call_with(cmd: &str, init: &str, frames: &[&str], extra: &[&str]) -> Output {
+    // The scripts answer their first line as `initialize`: the handshake
+    // era, with no `server/discover` probe.
     let mut args: Vec<String> = vec![
         cmd.into(),
+        "--protocol".into(),
+        "legacy".into(),
         "--tool".into(),
         "t".into(),
         "--token".into(),
@@ -217,7 +221,12 @@ fn invisible_characters_are_shown_and_stdout_escapes_them() {
 fn tools_that_differ_only_by_an_invisible_character_look_different() {
     let list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{}},{\"name\":\"ec\u{200B}ho\",\"inputSchema\":{}}]}}";
     let o = run(&{
-        let mut a = vec!["tools".to_string(), "--".into()];
+        let mut a = vec![
+            "tools".to_string(),
+            "--protocol".into(),
+            "legacy".into(),
+            "--".into(),
+        ];
         // `tools` sends no tools/call: the list answers the line after initialized.
         a.extend(server(INIT_OK, &[list]));
         a

@@ -7,8 +7,14 @@ use crate::support::*;
 use mcpscope::checks::{Rule, Severity};
 use mcpscope::cli::check::Report;
 
+/// `check --format json EXTRA... -- ARGV`, in the handshake era unless
+/// EXTRA names one (these cases are about its logging; the stateless era
+/// has its own below).
 fn check(argv: &[String], extra: &[&str]) -> (i32, Report, String) {
     let mut args: Vec<&str> = vec!["check", "--format", "json"];
+    if !extra.contains(&"--protocol") {
+        args.extend(["--protocol", "legacy"]);
+    }
     args.extend_from_slice(extra);
     args.push("--");
     args.extend(argv.iter().map(String::as_str));
@@ -92,6 +98,51 @@ fn python_sdk_has_no_errors_but_logs_without_declaring_logging() {
         };
         assert_eq!(r.findings.len(), logs, "{tool}: {:#?}", r.findings);
     }
+}
+
+/// At 2026-07-28, where the default finds it, the same server logs only for
+/// a request that asks a level: without one nothing is sent and nothing is
+/// found; with one each log is the same warning, named for the discovery
+/// result, and the logging it uses is said to be deprecated, once.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn python_sdk_at_2026_07_28_logs_only_when_asked_and_still_undeclared() {
+    let argv = python_server();
+    let slow = [
+        "--protocol",
+        "auto",
+        "--tool",
+        "slow_task",
+        "-a",
+        "steps=4",
+        "-a",
+        "delay_ms=50",
+    ];
+    let (code, r, stderr) = check(&argv, &slow);
+    assert_eq!((code, r.era.as_str()), (0, "stateless"), "{stderr}");
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+
+    let (code, r, stderr) = check(&argv, &[&slow[..], &["--log-level", "debug"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let undeclared: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::LogWithoutCapability)
+        .collect();
+    assert_eq!(undeclared.len(), 4, "{:#?}", r.findings);
+    assert!(
+        undeclared[0]
+            .message
+            .ends_with("in its server/discover result"),
+        "{}",
+        undeclared[0].message
+    );
+    let deprecated = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::DeprecatedFeature);
+    assert_eq!(deprecated.count(), 1, "{:#?}", r.findings);
+    assert_eq!(r.findings.len(), 5, "{:#?}", r.findings);
 }
 
 #[test]

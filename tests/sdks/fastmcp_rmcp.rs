@@ -93,9 +93,14 @@ fn server(sdk: Sdk, via: Via) -> Server {
 }
 
 impl Server {
-    /// `mcpscope COMMAND OPTS... SERVER`.
+    /// `mcpscope COMMAND OPTS... SERVER`, in the handshake era unless OPTS
+    /// name one: the tests here say where they mean 2026-07-28 (and
+    /// `the_default_finds_both_stateless_and_clean` runs the default).
     fn run(&self, command: &str, opts: &[&str]) -> Output {
         let mut args = vec![command];
+        if !opts.contains(&"--protocol") {
+            args.extend(["--protocol", "legacy"]);
+        }
         args.extend_from_slice(opts);
         args.extend(self.args.iter().map(String::as_str));
         run(&args)
@@ -216,6 +221,32 @@ fn call_progress_and_logs(sdk: Sdk, via: Via) {
     let o = s.run("call", &opts);
     assert_eq!(text_of(&json_of(&o)), "slow_task finished 3 steps");
     assert!(o.lines("[progress]").is_empty(), "{}", o.stderr);
+}
+
+per_server!(the_default_finds_both_stateless_and_clean, default_era);
+/// Without `--protocol`, as the SDK clients do: both servers speak
+/// 2026-07-28, so the probe finds them there; the run is clean but for the
+/// deprecation of the logging they declare (info), and a level asked for
+/// brings their logs.
+fn default_era(sdk: Sdk, via: Via) {
+    let s = server(sdk, via);
+    let mut opts = SLOW.to_vec();
+    opts.extend(["--protocol", "auto", "--log-level", "warning"]);
+    let o = s.run("call", &opts);
+    assert_eq!(text_of(&json_of(&o)), "slow_task finished 3 steps");
+    assert!(
+        o.stderr.contains("protocol 2026-07-28 (stateless)"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.lines("[log]").len(), 2, "warning and error: {}", o.stderr);
+    assert_eq!(o.lines("[progress]").len(), 3, "{}", o.stderr);
+    assert!(
+        o.findings_but_the_logging_deprecation().is_empty(),
+        "{}",
+        o.stderr
+    );
+    assert!(o.lines("[protocol]").is_empty(), "{}", o.stderr);
 }
 
 per_server!(check_strict_passes_a_clean_run, check_strict_clean);
@@ -585,9 +616,12 @@ fn tui_runs_a_call_on_the_rmcp_server() {
     let done = t.wait_for("the call and its last log done", 30, |s| {
         s.contains("done in") && s.contains("slow_task error: not really an error")
     });
-    // The header names the server and counts no finding; the gauge is full.
+    // The header names the server, found at 2026-07-28 (the default probes
+    // as the SDK clients do), and counts one finding: the info that the
+    // logging it declares is deprecated there. The gauge is full.
     assert!(done.contains("mcpscope-rmcp-peer 1.0.0"), "{done}");
-    assert!(done.contains("0 findings"), "{done}");
+    assert!(done.contains("rev 2026-07-28 stateless"), "{done}");
+    assert!(done.contains("│ 1 info │"), "{done}");
     assert!(done.contains("3 / 3  100%"), "{done}");
     assert!(done.contains("step 3 of 3 · 3 updates"), "{done}");
     // The Logs pane: the server's messages under its logger, by level.

@@ -195,11 +195,19 @@ fn assert_paced(
     }
 }
 
-/// `mcpscope call --demo` recorded into `dir`.
+/// `mcpscope call --demo` recorded into `dir`, in the handshake era unless
+/// `extra` names one: the SDK hosts here speak it, and a mock serves the
+/// era it recorded.
 fn record_call(dir: &Path, tool: &str, args: &str, extra: &[&str]) -> PathBuf {
     let trace = dir.join(format!("{tool}.jsonl"));
+    let era: &[&str] = if extra.contains(&"--protocol") {
+        &[]
+    } else {
+        &["--protocol", "legacy"]
+    };
     headless(["call", "--demo", "--tool", tool, "--args", args, "--record"])
         .args([trace.to_str().unwrap()])
+        .args(era)
         .args(extra)
         .expect(0);
     trace

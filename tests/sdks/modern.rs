@@ -215,9 +215,17 @@ fn auto_probes_then_falls_back_to_the_handshake() {
         o.stderr
     );
     // Chosen by the user, the era is not announced.
-    let o = headless(["call", "--tool", "echo", "-a", "text=x"])
-        .server(&py)
-        .expect(0);
+    let o = headless([
+        "call",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "echo",
+        "-a",
+        "text=x",
+    ])
+    .server(&py)
+    .expect(0);
     assert!(!o.stderr.contains("[session]"), "{}", o.stderr);
 }
 

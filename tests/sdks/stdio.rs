@@ -106,7 +106,8 @@ fn everything_integer_token_roots_and_list_changed() {
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
 fn python_sdk_progress_with_messages_and_logs() {
     let argv = python_server();
-    let o = headless(["call"])
+    // The handshake era, where the level is asked with logging/setLevel.
+    let o = headless(["call", "--protocol", "legacy"])
         .args([
             "--tool",
             "slow_task",

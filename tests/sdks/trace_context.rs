@@ -31,7 +31,8 @@ fn python_sdk_continues_the_trace_of_each_request() {
         .expect(0);
     let sent = traceparents(&o.trace());
     let methods: Vec<&str> = sent.iter().map(|(m, _)| m.as_str()).collect();
-    assert_eq!(methods, ["initialize", "tools/call"], "{}", o.stderr);
+    // The default finds the SDK at 2026-07-28: its discovery is the first request.
+    assert_eq!(methods, ["server/discover", "tools/call"], "{}", o.stderr);
     // One trace per request.
     assert_ne!(sent[0].1.trace_id, sent[1].1.trace_id);
     let call = &sent[1].1;

@@ -423,6 +423,28 @@ fn a_stateless_server_that_logs_is_asked_for_every_level() {
     while app.panes.composer.level.is_some() {
         app.panes.composer.cycle_level();
     }
-    app.on_msg(Msg::Handshake(Ok(init("2026-07-28", logs))));
+    app.on_msg(Msg::Handshake(Ok(init("2026-07-28", logs.clone()))));
     assert_eq!(app.panes.composer.level, None);
+
+    // `--run` calls ask the session's level too.
+    let run = mcpscope::tui::app::parse_run("echo {}").unwrap();
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            runs: vec![run],
+            ..AppOptions::default()
+        },
+    );
+    app.on_msg(Msg::Handshake(Ok(init("2026-07-28", logs))));
+    let fired = app.on_msg(Msg::Tools(Ok(tools())));
+    assert!(
+        matches!(
+            &fired[..],
+            [Effect::Call {
+                level: Some(LogLevel::Debug),
+                ..
+            }]
+        ),
+        "{fired:?}"
+    );
 }

@@ -318,7 +318,9 @@ fn without_a_terminal_it_points_to_the_headless_commands() {
 #[ignore = "needs tmux"]
 fn a_fault_tool_shows_its_finding_in_the_header_and_the_findings_pane() {
     require_tmux();
-    let t = Tmux::start("fault", "--run 'fault_not_increasing {}'");
+    // The handshake era: the fault's finding is the only one (at
+    // 2026-07-28 the demo's logging is also said to be deprecated).
+    let t = Tmux::start("fault", "--protocol legacy --run 'fault_not_increasing {}'");
     let s = t.wait_for("an error counted in the header", 30, |s| {
         s.lines()
             .next()
@@ -509,7 +511,8 @@ fn http_session_shows_network_rows_and_the_post_streams_progress() {
     let t = Tmux::start_cmd(
         "http",
         &format!(
-            r#"--url http://127.0.0.1:{}/mcp --run 'upload_file {{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 150}}'"#,
+            // A handshake session: initialize and the standalone GET stream.
+            r#"--protocol legacy --url http://127.0.0.1:{}/mcp --run 'upload_file {{"size_bytes": 1048576, "chunk_bytes": 262144, "delay_ms": 150}}'"#,
             server.port
         ),
     );
@@ -682,7 +685,8 @@ fn a_slow_answer_does_not_time_the_call_out() {
     let t = Tmux::start_with(
         "slow-user",
         "printf 'idle_timeout_secs = 1\\n' > \"$MCPSCOPE_CONFIG_DIR/settings.toml\"\n",
-        r#"demo --run 'interactive_wizard {"questions": 1, "delay_ms": 0}'"#,
+        // A request from the server mid-call: the handshake era's.
+        r#"demo --protocol legacy --run 'interactive_wizard {"questions": 1, "delay_ms": 0}'"#,
         120,
         36,
     );

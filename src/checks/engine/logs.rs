@@ -56,13 +56,19 @@ impl Checker {
         }
         self.deprecated_by_server(ev, super::capabilities::Deprecated::Logging, out);
         if self.logging_declared == Some(false) {
+            let answer = match self.era {
+                Era::Stateless => "server/discover result",
+                Era::Handshake => "initialize result",
+            };
             self.emit(
                 out,
                 Rule::LogWithoutCapability,
                 vec![ev.seq],
                 None,
                 None,
-                "the server sent notifications/message but did not declare the `logging` capability in its initialize result".into(),
+                format!(
+                    "the server sent notifications/message but did not declare the `logging` capability in its {answer}"
+                ),
             );
         }
         if self.era == Era::Stateless {

@@ -104,7 +104,7 @@ impl Inner {
                 self.sink.failed(
                     &channel,
                     request_id,
-                    format!("{head} (WWW-Authenticate: {challenge}): {why}").into(),
+                    Loss::Unauthorized(format!("{head} (WWW-Authenticate: {challenge}): {why}")),
                 );
                 return;
             }

@@ -143,7 +143,10 @@ impl App {
                 tool,
                 args,
                 token: TokenPolicy::AutoString,
-                level: None,
+                // The session's level: none in the handshake era (the
+                // server's own default), every level from a stateless
+                // server that logs (see `level_for_session`).
+                level: self.panes.composer.level,
                 limits: self.default_limits,
                 task,
             });
