@@ -264,6 +264,11 @@ pub struct CheckRun {
 }
 
 impl CheckRun {
+    /// The era the checked session runs in, as far as it was followed.
+    pub fn era(&self) -> crate::protocol::Era {
+        self.checker.era()
+    }
+
     pub fn new(cfg: CheckConfig) -> CheckRun {
         CheckRun {
             checker: Sessions::new(cfg),

@@ -17,9 +17,9 @@ use crate::calls::listings::Kind;
 use crate::checks::CheckConfig;
 use crate::client::ClientError;
 use crate::diff::{Folder, Report, Side, Tolerances, report};
-use crate::protocol::methods;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
+use crate::protocol::{Era, methods};
 use crate::trace::reader::TraceReader;
 use crate::trace::record::TraceReadError;
 use crate::trace::{Store, StoreLimits};
@@ -143,7 +143,10 @@ pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
         }
     }
     let damage = reader.damage().map(|d| d.to_string());
-    Ok(fold.finish(path.display().to_string(), run.findings(), damage))
+    let era = run.era();
+    let mut side = fold.finish(path.display().to_string(), run.findings(), damage);
+    side.era = Some(era);
+    Ok(side)
 }
 
 fn emit(r: &Report, format: DiffFormat) {
@@ -172,7 +175,15 @@ async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
             std::process::id()
         ))
     });
-    let (session, trace, spec) = connect(&a.server, Some(&rec), limits)
+    // A's calls run in A's era: a recording of the handshake era compared
+    // with a server probed into 2026-07-28 would differ in what the era
+    // changes (logs only when asked, input rounds), not in the server.
+    // `--protocol` naming an era or a revision decides instead.
+    let mut server = a.server.clone();
+    if matches!(server.protocol.as_str(), "auto" | "") && sa.era == Some(Era::Handshake) {
+        server.protocol = "legacy".into();
+    }
+    let (session, trace, spec) = connect(&server, Some(&rec), limits)
         .await
         .map_err(|e| fail(&e))?;
     let mut code = 0;

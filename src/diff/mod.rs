@@ -90,9 +90,12 @@ pub struct Side {
     pub lines: LineMap,
     /// Where the trace was cut short, if it was.
     pub damage: Option<String>,
-    /// The level the client asked for with `logging/setLevel` before its
-    /// first call, if it asked.
+    /// The level the client asked for before its first call, if it asked:
+    /// with `logging/setLevel`, or at 2026-07-28 in the call's own `_meta`.
     pub log_level: Option<String>,
+    /// The era the session ran in, as the rule engine followed it (a live
+    /// B runs A's calls in A's era).
+    pub era: Option<crate::protocol::Era>,
 }
 
 impl Side {
@@ -160,6 +163,9 @@ impl Folder {
         }
         match self.tracker.observe(ev) {
             Seen::Sent(i) => {
+                if i == 0 && self.log_level.is_none() {
+                    self.log_level = request_log_level(ev);
+                }
                 let c = &self.tracker.calls[i];
                 let view = CallView::sent(c, ev);
                 if let Some(t) = &c.token {
@@ -267,8 +273,19 @@ impl Folder {
             lines,
             damage,
             log_level,
+            era: None,
         }
     }
+}
+
+/// The level a 2026-07-28 request asks for in its `_meta`.
+fn request_log_level(ev: &EventRef<'_>) -> Option<String> {
+    let params: Value = serde_json::from_str(ev.frame().params?.get()).ok()?;
+    params
+        .get(crate::protocol::meta::META)?
+        .get(crate::protocol::meta::LOG_LEVEL)?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// A JSON value as one comparable text (object keys sorted).

@@ -298,6 +298,45 @@ fn unreadable_and_damaged_traces() {
     );
 }
 
+/// A live B runs A's calls in A's era: a handshake recording (logs at the
+/// server's default, no level asked) against the demo, which the default
+/// probe would find at 2026-07-28 (logs only when asked), is no difference.
+/// A stateless recording that asked a level in its call's `_meta` has B ask
+/// the same.
+#[test]
+fn a_live_b_speaks_the_era_and_level_a_was_recorded_in() {
+    let legacy = headless(["call", "--demo", "--protocol", "legacy", "--tool", REPORT.0])
+        .args(["--args", REPORT.1])
+        .record()
+        .expect(0);
+    assert!(!legacy.lines("[log]").is_empty(), "{}", legacy.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("b.jsonl");
+    let o = headless(["diff"])
+        .args([legacy.trace_path().display().to_string()])
+        .args(["--demo", "--record", rec.to_str().unwrap()])
+        .expect(0);
+    assert!(o.stdout.ends_with("no differences\n"), "{}", o.stdout);
+    let b = std::fs::read_to_string(&rec).unwrap();
+    assert!(b.contains("\"initialize\"") && !b.contains("server/discover"));
+
+    let stateless = headless(["call", "--demo", "--tool", REPORT.0, "--args", REPORT.1])
+        .args(["--log-level", "info"])
+        .record()
+        .expect(0);
+    assert!(
+        stateless.stderr.contains("(stateless)"),
+        "{}",
+        stateless.stderr
+    );
+    assert!(!stateless.lines("[log]").is_empty(), "{}", stateless.stderr);
+    let o = headless(["diff"])
+        .args([stateless.trace_path().display().to_string()])
+        .args(["--demo"])
+        .expect(0);
+    assert!(o.stdout.ends_with("no differences\n"), "{}", o.stdout);
+}
+
 #[test]
 fn a_live_server_as_b_runs_a_calls_again() {
     let a = record(REPORT.0, REPORT.1);

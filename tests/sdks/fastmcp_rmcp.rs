@@ -562,7 +562,8 @@ fn rmcp_sends_server_requests_a_client_did_not_declare() {
 fn rmcp_default_set_level_is_refused_with_logging_declared() {
     let mut argv = rmcp_server();
     argv.push("--no-set-level".into());
-    let o = headless(["call"])
+    // logging/setLevel is the handshake era's.
+    let o = headless(["call", "--protocol", "legacy"])
         .args(SLOW)
         .args(["--log-level", "warning"])
         .server(&argv)
