@@ -252,4 +252,10 @@ impl crate::tui::screen::PaneView for super::NetworkState {
     fn list_rows(&self, inner: u16) -> usize {
         crate::tui::layout::network_list_height(inner) as usize
     }
+
+    /// Once the session made an HTTP exchange, or while focused (its key
+    /// always works and says when there is nothing to show).
+    fn offered(&self, v: &View) -> bool {
+        v.shows_channels() || v.shell.focus == Pane::Network
+    }
 }
