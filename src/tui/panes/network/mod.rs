@@ -4,17 +4,17 @@
 pub mod update;
 pub mod view;
 
+use crate::calls::exchanges::Exchanges;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::command::Commands;
 use crate::tui::cursor::Cursor;
-use crate::tui::network::NetworkView;
 use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 
 /// The Network pane: the exchanges and the cursor over them.
 #[derive(Debug, Default)]
 pub struct NetworkState {
-    pub view: NetworkView,
+    pub view: Exchanges,
     pub cursor: Cursor,
     /// Keep the newest exchange selected (scrolling up stops it).
     pub follow: bool,

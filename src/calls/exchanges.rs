@@ -1,19 +1,22 @@
-//! The Network view's model: one row per HTTP exchange (a POST, GET or
-//! DELETE and its response), built from the transport's `meta` events and
-//! the frames on each exchange's channel. Like `calls.rs` it only ever
-//! looks at events it has not seen (bounded per sync), and it keeps, per
-//! HTTP channel, the seqs of that channel's events so the timeline can be
-//! narrowed to one stream without scanning the store again.
+//! A session's HTTP exchanges: one row per exchange (a POST, GET or
+//! DELETE and its response, or a request of the authorization flow), built
+//! from the transport's `meta` events and the frames on each exchange's
+//! channel, and where the authorization stands. The TUI's Network pane
+//! reads it. It only ever looks at events it has not seen (bounded per
+//! `sync`, so a live view takes it in over frames), and it keeps, per HTTP
+//! channel, the seqs of that channel's events so the timeline can be
+//! narrowed to one stream without scanning the store again. Texts are kept
+//! as shown: one line, bounded (a server chooses them).
 //!
 //! Over HTTP every POST is its own channel (`post:N`, `listen:N` for a
 //! `subscriptions/listen` stream), the standalone GET stream is `get`, the
 //! legacy SSE stream `sse`, and session-level events use `http`. A stdio
 //! session only has `stdio`, so it never produces a row.
 
-use super::format::{safe, safe_row};
 use crate::event::{Event, Status};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::sanitize::one_line_max;
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Store};
 use serde_json::Value;
@@ -21,6 +24,18 @@ use std::collections::HashMap;
 
 /// The channel every stdio event is on: nothing to show for it here.
 const STDIO: &str = "stdio";
+
+/// Characters of a server's text kept (an error, a stream's failure).
+const TEXT_CHARS: usize = 400;
+
+/// `s` on one line, at most `max_chars`.
+fn safe(s: &str, max_chars: usize) -> String {
+    one_line_max(s, max_chars)
+}
+
+fn safe_row(s: &str) -> String {
+    safe(s, TEXT_CHARS)
+}
 
 /// What came back for an exchange.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,7 +201,7 @@ struct Chan {
 }
 
 #[derive(Debug, Default)]
-pub struct NetworkView {
+pub struct Exchanges {
     pub rows: Vec<Exchange>,
     chans: HashMap<String, Chan>,
     /// Seqs of every event per HTTP channel, for the timeline's channel view.
@@ -220,7 +235,7 @@ pub fn short_type(ct: &str) -> String {
     }
 }
 
-impl NetworkView {
+impl Exchanges {
     /// Anything HTTP seen yet? (The pane is offered from then on.)
     pub fn is_http(&self) -> bool {
         !self.rows.is_empty()
@@ -539,16 +554,5 @@ impl NetworkView {
         {
             x.failed = Some(why);
         }
-    }
-}
-
-/// A session id cut to its first characters (they differ between sessions).
-pub fn short_session(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
-        out.push('…');
-        out
     }
 }
