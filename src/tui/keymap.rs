@@ -416,6 +416,16 @@ mod tests {
     }
 
     #[test]
+    fn each_panes_number_focuses_it() {
+        let km = Keymap::default();
+        for p in Pane::ORDER.into_iter().filter(|p| p.number() <= 9) {
+            let digit = Key::parse(&p.number().to_string()).unwrap();
+            let action = km.lookup(Context::Global, digit);
+            assert_eq!(action.and_then(Pane::focused_by), Some(p), "{p:?}");
+        }
+    }
+
+    #[test]
     fn parse_and_lookup() {
         assert_eq!(
             Key::parse("ctrl-s").unwrap(),

@@ -214,20 +214,45 @@ macro_rules! registry {
                 }
             }
 
-            /// The pane action `a` focuses.
-            pub fn focused_by(a: Action) -> Option<Pane> {
-                [$((Pane::$variant, <$field::$state as PaneSpec>::FOCUS),)*]
-                    .into_iter()
-                    .find_map(|(p, f)| (f == Some(a)).then_some(p))
+            fn focus(self) -> Option<Action> {
+                match self {
+                    $(Pane::$variant => <$field::$state as PaneSpec>::FOCUS,)*
+                }
             }
 
-            /// The pane that handles action `a` (see `PaneSpec::ACTIONS`).
-            pub fn owner(a: Action) -> Option<Pane> {
-                [$((Pane::$variant, <$field::$state as PaneSpec>::ACTIONS),)*]
-                    .into_iter()
-                    .find_map(|(p, acts)| acts.contains(&a).then_some(p))
+            /// The actions it handles (`PaneSpec::ACTIONS`).
+            pub fn actions(self) -> Actions {
+                match self {
+                    $(Pane::$variant => <$field::$state as PaneSpec>::ACTIONS,)*
+                }
             }
         }
     };
 }
 each_pane!(registry);
+
+impl Pane {
+    /// The pane action `a` focuses.
+    pub fn focused_by(a: Action) -> Option<Pane> {
+        Pane::ORDER.into_iter().find(|p| p.focus() == Some(a))
+    }
+
+    /// The pane that handles action `a`.
+    pub fn owner(a: Action) -> Option<Pane> {
+        Pane::ORDER.into_iter().find(|p| p.actions().contains(&a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_action_is_handled_by_one_pane_at_most() {
+        for p in Pane::ORDER {
+            for a in p.actions() {
+                assert_eq!(Pane::owner(*a), Some(p), "{a:?}");
+            }
+        }
+    }
+}
