@@ -2,7 +2,9 @@
 //! DELETE and its response, or a request of the authorization flow), built
 //! from the transport's `meta` events and the frames on each exchange's
 //! channel, and where the authorization stands. The TUI's Network pane
-//! reads it. It only ever looks at events it has not seen (bounded per
+//! lists the rows; HAR export writes the same exchanges as `Pair`s, a
+//! request and its answer with where their events start and stop on the
+//! channel (the bodies stay in the store). It only ever looks at events it has not seen (bounded per
 //! `sync`, so a live view takes it in over frames), and it keeps, per HTTP
 //! channel, the seqs of that channel's events so the timeline can be
 //! narrowed to one stream without scanning the store again. Texts are kept
@@ -211,6 +213,8 @@ pub struct Exchanges {
     session: Option<String>,
     /// The authorization's latest state, for the header.
     pub auth: Option<AuthState>,
+    /// The same exchanges as requests and their answers (HAR's entries).
+    pairs: Pairs,
     scanned_to: u64,
 }
 
@@ -257,6 +261,37 @@ impl Exchanges {
         )
     }
 
+    /// The exchanges as requests and their answers, in the order they
+    /// started.
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs.list
+    }
+
+    /// The events of `pair` still in `store`, in order: those on its
+    /// channel from its first up to where it stopped, but a batch's
+    /// elements, the authorization's own requests and states, and meta
+    /// lines that do not parse (they belong to no exchange).
+    pub fn events_of<'s>(&self, pair: &Pair, store: &'s Store) -> Vec<EventRef<'s>> {
+        if pair.auth_step.is_some() {
+            return store.get(pair.first_seq).into_iter().collect();
+        }
+        let (seqs, _) = self.channel_seqs(&pair.channel);
+        let from = seqs.partition_point(|s| *s < pair.first_seq);
+        let until = pair.until.unwrap_or(u64::MAX);
+        seqs[from..]
+            .iter()
+            .take_while(|s| **s < until)
+            .filter_map(|s| store.get(*s))
+            .filter(|ev| match ev.dir {
+                Dir::Out | Dir::In => ev.flags & flags::IN_BATCH == 0,
+                Dir::Meta => ev
+                    .event()
+                    .is_some_and(|e| !matches!(e, Event::Auth { .. } | Event::AuthHttp { .. })),
+                Dir::Stderr => false,
+            })
+            .collect()
+    }
+
     /// Look at new events (at most `budget`). Returns true when caught up.
     pub fn sync(&mut self, store: &Store, budget: u64) -> bool {
         let from = self.scanned_to.max(store.first_seq());
@@ -285,6 +320,9 @@ impl Exchanges {
         }
         match ev.dir {
             Dir::Out => {
+                if ev.flags & flags::IN_BATCH == 0 {
+                    self.pairs.body(ev);
+                }
                 let chan = self.chans.entry(channel.to_string()).or_default();
                 if chan.rpc.is_some() || ev.flags & flags::IN_BATCH != 0 {
                     return;
@@ -320,14 +358,18 @@ impl Exchanges {
                     x.frames += 1;
                 }
             }
-            Dir::Meta => self.meta(ev),
+            Dir::Meta => {
+                if let Some(event) = ev.event() {
+                    self.pairs.meta(ev, &event);
+                    self.meta(ev, event);
+                }
+            }
             Dir::Stderr => {}
         }
     }
 
-    fn meta(&mut self, ev: &EventRef<'_>) {
+    fn meta(&mut self, ev: &EventRef<'_>, event: Event) {
         let channel = ev.channel;
-        let Some(event) = ev.event() else { return };
         match event {
             Event::Http {
                 method,
@@ -553,6 +595,175 @@ impl Exchanges {
             && x.failed.is_none()
         {
             x.failed = Some(why);
+        }
+    }
+}
+
+/// An exchange as a request and its answer, as HAR lists them. A POST's
+/// body opens one on its channel and the response head that follows
+/// answers it; a head that answers no open request (a GET stream, a
+/// DELETE, a second head on a channel) opens one of its own, and a body on
+/// a channel whose request was sent opens the next. It ends at its
+/// stream's end, at a failure, or at a head with no stream to follow
+/// unless a POST's body may still come. Each request of the authorization
+/// flow is one of its own. Texts are as the trace has them.
+#[derive(Debug, Clone, Default)]
+pub struct Pair {
+    pub channel: String,
+    pub method: String,
+    pub start_us: u64,
+    pub end_us: Option<u64>,
+    /// A request body went out on it.
+    pub requested: bool,
+    pub status: Option<u16>,
+    /// The transport's failure, instead of a status.
+    pub error: Option<String>,
+    pub content_type: Option<String>,
+    /// The response named a session.
+    pub session: bool,
+    /// Time to the response headers.
+    pub wait_ms: u64,
+    /// The session was authorized when the request went.
+    pub authorized: bool,
+    /// A request of the authorization flow: its step, and the URL it went
+    /// to instead of the server's.
+    pub auth_step: Option<(String, String)>,
+    /// Its events are its channel's from this one...
+    pub first_seq: u64,
+    /// ...up to this one, not included (None while it is open).
+    pub until: Option<u64>,
+}
+
+/// The pairs and, per channel, the one open there.
+#[derive(Debug, Default)]
+struct Pairs {
+    list: Vec<Pair>,
+    open: HashMap<String, usize>,
+    /// Authorized by the latest `auth` state.
+    authorized: bool,
+}
+
+impl Pairs {
+    fn start(&mut self, ev: &EventRef<'_>, method: &str, start_us: u64) -> usize {
+        let i = self.list.len();
+        self.list.push(Pair {
+            channel: ev.channel.to_string(),
+            method: method.to_string(),
+            start_us,
+            authorized: self.authorized,
+            first_seq: ev.seq,
+            ..Pair::default()
+        });
+        self.open.insert(ev.channel.to_string(), i);
+        i
+    }
+
+    /// The channel's open pair stops before `until`.
+    fn close(&mut self, channel: &str, until: u64) {
+        if let Some(i) = self.open.remove(channel) {
+            self.list[i].until = Some(until);
+        }
+    }
+
+    /// A body we sent (not a batch's element).
+    fn body(&mut self, ev: &EventRef<'_>) {
+        let open = self.open.get(ev.channel).copied();
+        let i = match open {
+            Some(i) if !self.list[i].requested => i,
+            _ => {
+                self.close(ev.channel, ev.seq);
+                self.start(ev, "POST", ev.t_us)
+            }
+        };
+        self.list[i].requested = true;
+    }
+
+    fn meta(&mut self, ev: &EventRef<'_>, event: &Event) {
+        let (method, status, error, content_type, session, ms) = match event {
+            Event::Http {
+                method,
+                status,
+                content_type,
+                session,
+                ms,
+                ..
+            } => (
+                method,
+                status.code(),
+                None,
+                content_type.clone(),
+                session.is_some(),
+                *ms,
+            ),
+            Event::HttpError { method, error } => {
+                (method, None, Some(error.clone()), None, false, 0)
+            }
+            Event::Auth { state, .. } => {
+                self.authorized = matches!(state.as_str(), "authorized" | "refreshed");
+                return;
+            }
+            Event::AuthHttp {
+                step,
+                method,
+                url,
+                status,
+                ms,
+            } => {
+                self.list.push(Pair {
+                    channel: ev.channel.to_string(),
+                    method: method.clone(),
+                    start_us: ev.t_us.saturating_sub(ms * 1000),
+                    end_us: Some(ev.t_us),
+                    status: status.code(),
+                    error: match status {
+                        Status::Failed(why) => Some(why.clone()),
+                        Status::Code(_) => None,
+                    },
+                    wait_ms: *ms,
+                    auth_step: Some((step.clone(), url.clone())),
+                    first_seq: ev.seq,
+                    until: Some(ev.seq + 1),
+                    ..Pair::default()
+                });
+                return;
+            }
+            Event::StreamEnd => {
+                if let Some(&i) = self.open.get(ev.channel) {
+                    self.list[i].end_us = Some(ev.t_us);
+                    self.close(ev.channel, ev.seq + 1);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let answers = self
+            .open
+            .get(ev.channel)
+            .map(|&i| &self.list[i])
+            .is_some_and(|p| p.status.is_none() && p.error.is_none() && p.method == *method);
+        let i = match self.open.get(ev.channel) {
+            Some(&i) if answers => i,
+            _ => {
+                self.close(ev.channel, ev.seq);
+                self.start(ev, method, ev.t_us.saturating_sub(ms * 1000))
+            }
+        };
+        let p = &mut self.list[i];
+        p.status = status;
+        p.error = error;
+        p.content_type = content_type;
+        p.session = session;
+        p.wait_ms = ms;
+        let streams = p
+            .content_type
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        // A head without a stream to follow (an error, a 202, a JSON body
+        // that comes next or not at all) still waits for what its channel
+        // carries; a transport failure ends the exchange.
+        if p.error.is_some() || (!streams && method != "POST") {
+            p.end_us = Some(ev.t_us);
+            self.close(ev.channel, ev.seq + 1);
         }
     }
 }
