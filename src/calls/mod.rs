@@ -10,13 +10,15 @@
 //! one they report: the pane the first that stopped it, `check` the response
 //! if any, else what explains its absence.
 //!
-//! `http` knows which channel carries an HTTP error's body; `tasks` follows
+//! `http` knows which channel carries an HTTP error's body; `exchanges`
+//! holds the HTTP exchanges one by one (the Network pane); `tasks` follows
 //! the tasks calls run as (2025-11-25 tasks and the 2026-07-28 extension);
 //! `timing` holds the per-call timing statistics of progress notifications;
 //! `scope` says which host session an event belongs to (ids and tokens are
 //! a session's: a proxy may see several hosts at once); `listings` holds
 //! what the server listed (tools, resources, templates, prompts).
 
+pub mod exchanges;
 pub mod http;
 pub mod listings;
 pub mod scope;

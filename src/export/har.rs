@@ -1,7 +1,8 @@
 //! HAR 1.2 of an HTTP session: one entry per HTTP exchange.
 //!
-//! An exchange is what the trace's channels already separate (see
-//! docs/traces.md): a POST is its own channel `post:N` (its request body,
+//! The exchanges are the pairs of `calls::exchanges`, the model the
+//! Network pane reads too. An exchange is what the trace's channels
+//! already separate (see docs/traces.md): a POST is its own channel `post:N` (its request body,
 //! its `http` event, the SSE events or JSON body that answered it, its
 //! `stream-end`); each `http` event on `get` opens a GET stream; a DELETE
 //! is an `http` event on its own; each `auth-http` event is an exchange of
@@ -19,19 +20,16 @@
 //! `data: …` blocks.
 
 use super::Session;
-use crate::event::Event;
+use crate::calls::exchanges::{Exchanges, Pair};
 use crate::format::civil_from_days;
 use crate::protocol::secrets::{REDACTED, is_secret_name, redact_pair};
-use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// Why a stdio session has no HAR.
 pub const NOT_HTTP: &str =
     "HAR needs an HTTP session: this trace was recorded over stdio (export it as mermaid or json)";
 
-#[derive(Default)]
 struct Exchange {
     channel: String,
     method: String,
@@ -58,47 +56,13 @@ pub fn har(s: &Session<'_>) -> Result<Value, String> {
     if !s.is_http() {
         return Err(NOT_HTTP.into());
     }
-    let mut done: Vec<Exchange> = Vec::new();
-    let mut open: HashMap<String, Exchange> = HashMap::new();
-    let mut authorized = false;
-    let close = |open: &mut HashMap<String, Exchange>, done: &mut Vec<Exchange>, ch: &str| {
-        if let Some(x) = open.remove(ch) {
-            done.push(x);
-        }
-    };
-    for ev in s.store.range(0, s.store.next_seq()) {
-        if ev.channel == "stdio" {
-            continue;
-        }
-        match ev.dir {
-            Dir::Out if ev.flags & flags::IN_BATCH == 0 => {
-                // A new body on a channel already answered is a new exchange.
-                if open.get(ev.channel).is_some_and(|x| x.request.is_some()) {
-                    close(&mut open, &mut done, ev.channel);
-                }
-                let x = open
-                    .entry(ev.channel.to_string())
-                    .or_insert_with(|| Exchange {
-                        channel: ev.channel.to_string(),
-                        method: "POST".into(),
-                        start_us: ev.t_us,
-                        authorized,
-                        ..Exchange::default()
-                    });
-                x.request = Some(redact_arguments(&ev.text()));
-                x.seqs.push(ev.seq);
-            }
-            Dir::In if ev.flags & flags::IN_BATCH == 0 => {
-                if let Some(x) = open.get_mut(ev.channel) {
-                    x.events.push((ev.t_us, ev.text().into_owned()));
-                    x.seqs.push(ev.seq);
-                }
-            }
-            Dir::Meta => meta(&ev, &mut open, &mut done, &mut authorized),
-            _ => {}
-        }
-    }
-    done.extend(open.into_values());
+    let mut model = Exchanges::default();
+    model.sync(s.store, s.store.next_seq());
+    let mut done: Vec<Exchange> = model
+        .pairs()
+        .iter()
+        .map(|p| exchange(p, &model.events_of(p, s.store)))
+        .collect();
     done.sort_by_key(|x| (x.start_us, x.seqs.first().copied()));
     let started = s.header.get("started").and_then(Value::as_str);
     let url = s
@@ -131,115 +95,35 @@ pub fn har(s: &Session<'_>) -> Result<Value, String> {
     }}))
 }
 
-fn meta(
-    ev: &EventRef<'_>,
-    open: &mut HashMap<String, Exchange>,
-    done: &mut Vec<Exchange>,
-    authorized: &mut bool,
-) {
-    let Some(event) = ev.event() else { return };
-    let (method, status, error, content_type, session, ms) = match event {
-        Event::Http {
-            method,
-            status,
-            content_type,
-            session,
-            ms,
-            ..
-        } => (
-            method,
-            status.code(),
-            None,
-            content_type,
-            session.is_some(),
-            ms,
-        ),
-        Event::HttpError { method, error } => (method, None, Some(error), None, false, 0),
-        Event::Auth { state, .. } => {
-            *authorized = matches!(state.as_str(), "authorized" | "refreshed");
-            return;
-        }
-        Event::AuthHttp {
-            step,
-            method,
-            url,
-            status,
-            ms,
-        } => {
-            done.push(Exchange {
-                channel: ev.channel.to_string(),
-                method,
-                start_us: ev.t_us.saturating_sub(ms * 1000),
-                end_us: Some(ev.t_us),
-                status: status.code(),
-                error: match status {
-                    crate::event::Status::Failed(why) => Some(why),
-                    crate::event::Status::Code(_) => None,
-                },
-                wait_ms: ms,
-                seqs: vec![ev.seq],
-                auth_step: Some((step, url)),
-                ..Exchange::default()
-            });
-            return;
-        }
-        Event::StreamEnd => {
-            if let Some(mut x) = open.remove(ev.channel) {
-                x.end_us = Some(ev.t_us);
-                x.seqs.push(ev.seq);
-                done.push(x);
-            }
-            return;
-        }
-        _ => {
-            if let Some(x) = open.get_mut(ev.channel) {
-                x.seqs.push(ev.seq);
-            }
-            return;
-        }
+/// A pair as an entry is written: its request body (secret-named
+/// arguments redacted) and the bodies that answered it, from the store.
+fn exchange(p: &Pair, events: &[EventRef<'_>]) -> Exchange {
+    let mut x = Exchange {
+        channel: p.channel.clone(),
+        method: p.method.clone(),
+        start_us: p.start_us,
+        end_us: p.end_us,
+        request: None,
+        status: p.status,
+        error: p.error.clone(),
+        content_type: p.content_type.clone(),
+        session: p.session,
+        wait_ms: p.wait_ms,
+        events: Vec::new(),
+        seqs: events.iter().map(|ev| ev.seq).collect(),
+        authorized: p.authorized,
+        auth_step: p.auth_step.clone(),
     };
-    // A POST's head answers the body on its channel; anything else (a GET
-    // stream, a DELETE, a second head on a channel) is an exchange of its own.
-    let answers_open = open
-        .get(ev.channel)
-        .is_some_and(|x| x.status.is_none() && x.error.is_none() && x.method == method);
-    if !answers_open {
-        if let Some(x) = open.remove(ev.channel) {
-            done.push(x);
-        }
-        open.insert(
-            ev.channel.to_string(),
-            Exchange {
-                channel: ev.channel.to_string(),
-                method: method.clone(),
-                start_us: ev.t_us.saturating_sub(ms * 1000),
-                authorized: *authorized,
-                ..Exchange::default()
-            },
-        );
-    }
-    let Some(x) = open.get_mut(ev.channel) else {
-        return;
-    };
-    x.status = status;
-    x.error = error.clone();
-    x.content_type = content_type;
-    x.session = session;
-    x.wait_ms = ms;
-    x.seqs.push(ev.seq);
-    let streams = x
-        .content_type
-        .as_deref()
-        .is_some_and(|c| c.starts_with("text/event-stream"));
-    // A head without a stream to follow (an error, a 202, a JSON body that
-    // comes next or not at all) still waits for what its channel carries;
-    // a transport failure ends the exchange.
-    if error.is_some() || (!streams && method != "POST") {
-        x.end_us = Some(ev.t_us);
-        if let Some(x) = open.remove(ev.channel) {
-            done.push(x);
+    if p.auth_step.is_none() {
+        for ev in events {
+            match ev.dir {
+                Dir::Out => x.request = Some(redact_arguments(&ev.text())),
+                Dir::In => x.events.push((ev.t_us, ev.text().into_owned())),
+                Dir::Meta | Dir::Stderr => {}
+            }
         }
     }
+    x
 }
 
 fn header(name: &str, value: &str) -> Value {

@@ -22,16 +22,8 @@ use super::overlays::Overlays;
 use super::overlays::status::{self, InputTarget};
 use super::overlays::{argform, asks, help};
 use super::pane::Pane;
-use super::panes::composer::Composer;
-use super::panes::findings::FindingsState;
-use super::panes::logs::LogsState;
-use super::panes::network::NetworkState;
-use super::panes::progress::ProgressState;
 use super::panes::progress::update::Selection;
-use super::panes::raw::RawState;
-use super::panes::timeline::TimelineState;
-use super::panes::tools::ToolsState;
-use super::panes::{Cx, Panes};
+use super::panes::{Cx, Panes, Start};
 use super::replay::Playback;
 use super::screen::View;
 use super::shell::{Conn, ServerView, Shell};
@@ -83,7 +75,14 @@ enum Then {
 
 impl App {
     pub fn new(trace: Trace, opts: AppOptions) -> App {
-        let composer = Composer::new(&opts.theme, opts.idle_timeout_secs, opts.max_timeout_secs);
+        let panes = Panes::start(&Start {
+            theme: &opts.theme,
+            live: opts.live,
+            stale_after_us: opts.stale_after_us,
+            idle_timeout_secs: opts.idle_timeout_secs,
+            max_timeout_secs: opts.max_timeout_secs,
+            wall_start: opts.wall_start,
+        });
         let shell = Shell {
             theme: opts.theme,
             keymap: opts.keymap,
@@ -110,32 +109,6 @@ impl App {
             live: opts.live,
             fps: opts.fps,
             replay: opts.playback.as_ref().map(Playback::view),
-        };
-        let panes = Panes {
-            progress: ProgressState::new(opts.stale_after_us),
-            timeline: TimelineState {
-                follow: true,
-                ..TimelineState::default()
-            },
-            logs: LogsState {
-                follow: true,
-                ..LogsState::default()
-            },
-            raw: RawState::default(),
-            tools: ToolsState {
-                loading: opts.live,
-                ..ToolsState::default()
-            },
-            composer,
-            findings: FindingsState::default(),
-            network: NetworkState {
-                follow: true,
-                ..NetworkState::default()
-            },
-            scope: super::panes::scope::ScopeState {
-                wall: opts.wall_start,
-                ..Default::default()
-            },
         };
         App {
             shell,
@@ -527,15 +500,6 @@ impl App {
             FocusComposer if !self.view().offers(Pane::Composer) => vec![Command::Notice(
                 "read-only: nothing can be sent from here".into(),
             )],
-            FocusTools => vec![Command::Focus(Pane::Tools)],
-            FocusComposer => vec![Command::Focus(Pane::Composer)],
-            FocusProgress => vec![Command::Focus(Pane::Progress)],
-            FocusTimeline => vec![Command::Focus(Pane::Timeline)],
-            FocusLogs => vec![Command::Focus(Pane::Logs)],
-            FocusRaw => vec![Command::Focus(Pane::Raw)],
-            FocusFindings => vec![Command::Focus(Pane::Findings)],
-            FocusNetwork => vec![Command::Focus(Pane::Network)],
-            FocusScope => vec![Command::Focus(Pane::Scope)],
             Zoom => {
                 self.shell.zoom = !self.shell.zoom;
                 Vec::new()
@@ -561,7 +525,6 @@ impl App {
                 }
                 Vec::new()
             }
-            UseTool => self.panes.tools.use_tool(),
             Edit | StopEdit | Send | CycleToken | EditToken | CycleLogLevel | IdleDown | IdleUp
             | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand | ToggleTask => {
                 let p = &mut self.panes;
@@ -580,30 +543,24 @@ impl App {
                 };
                 self.panes.progress.apply(action, sel, live)
             }
-            CycleKind | CycleKindBack | ClearLane => self.panes.timeline.apply(action),
             ToggleClock => {
                 let wall = self.panes.scope.wall.is_some();
                 self.panes.timeline.toggle_clock(wall)
             }
-            LevelUp | LevelDown | ToggleStderr | Expand => self.panes.logs.apply(action),
-            ToggleBytes | NextMatch | PrevMatch | Copy => {
-                let h = self.cx(Pane::Raw).rows;
-                self.panes.raw.apply(action, h)
-            }
-            ShowFrame => self.panes.findings.show_frame(),
-            ShowChannel => self.panes.network.show_channel(),
-            ZoomIn | ZoomOut | ZoomFit | PanLeft | PanRight | CursorLeft | CursorRight
-            | ShowEvent | ToggleStreams => self.panes.scope.apply(action, &cx),
             ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
-            NextTab | PrevTab => self.panes.tools.step(action == NextTab, live),
-            Open | Subscribe | Refresh if !live => vec![Command::Notice(
-                "this is a recorded trace: there is no server to ask".into(),
-            )],
-            Open => self.panes.tools.open(self.trace.now_us()),
-            Subscribe => self.panes.tools.subscribe(),
-            Refresh => self.panes.tools.refresh(live),
+            a => match Pane::focused_by(a) {
+                Some(p) => vec![Command::Focus(p)],
+                // The other actions are a pane's own (`PaneSpec::ACTIONS`).
+                None => match Pane::owner(a) {
+                    Some(p) => {
+                        let cx = self.cx(p);
+                        self.panes.act(p, a, &cx)
+                    }
+                    None => Vec::new(),
+                },
+            },
         };
         self.route(cmds);
         self.finish(Then::SyncIfBehind)

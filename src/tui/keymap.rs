@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::LazyLock;
 
 /// Where a binding applies: everywhere, a pane (its `[keys.*]` table is
 /// the pane's name), the JSON editor while it has the keyboard, or one of
@@ -24,34 +25,38 @@ pub enum Context {
     Prompts,
 }
 
-/// The settings file's names of the contexts, in the order an unknown one
-/// lists them.
-const NAMES: [(&str, Context); 13] = [
+/// The contexts besides the panes' own: the Tools pane's tabs and the
+/// Composer's editor sit beside their pane in the lists below.
+const EXTRA: [(&str, Context); 4] = [
     ("global", Context::Global),
-    ("tools", Context::Pane(Pane::Tools)),
-    ("composer", Context::Pane(Pane::Composer)),
     ("editor", Context::Editor),
-    ("progress", Context::Pane(Pane::Progress)),
-    ("timeline", Context::Pane(Pane::Timeline)),
-    ("logs", Context::Pane(Pane::Logs)),
-    ("raw", Context::Pane(Pane::Raw)),
-    ("findings", Context::Pane(Pane::Findings)),
-    ("network", Context::Pane(Pane::Network)),
-    ("scope", Context::Pane(Pane::Scope)),
     ("resources", Context::Resources),
     ("prompts", Context::Prompts),
 ];
 
-/// The names alone, for the error an unknown one gets.
-const EXPECTED: [&str; NAMES.len()] = {
-    let mut names = [""; NAMES.len()];
-    let mut i = 0;
-    while i < NAMES.len() {
-        names[i] = NAMES[i].0;
-        i += 1;
-    }
+/// The settings file's names of the contexts, in the order an unknown one
+/// lists them: global, the left column's panes and the editor, the other
+/// panes, the Tools pane's tabs.
+static NAMES: LazyLock<Vec<(&'static str, Context)>> = LazyLock::new(|| {
+    let pane = |p: Pane| (p.name(), Context::Pane(p));
+    let mut names = vec![EXTRA[0], pane(Pane::Tools), pane(Pane::Composer), EXTRA[1]];
+    names.extend(
+        Pane::ORDER
+            .into_iter()
+            .filter(|p| !LEFT.contains(p))
+            .map(pane),
+    );
+    names.extend([EXTRA[2], EXTRA[3]]);
     names
-};
+});
+
+/// The names alone, for the error an unknown one gets.
+static EXPECTED: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| NAMES.iter().map(|(n, _)| *n).collect());
+
+/// The panes of the wide layout's left column, each followed by the
+/// contexts of its tabs or editor.
+const LEFT: [Pane; 2] = [Pane::Tools, Pane::Composer];
 
 impl<'de> Deserialize<'de> for Context {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Context, D::Error> {
@@ -65,21 +70,22 @@ impl<'de> Deserialize<'de> for Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 13] = [
-        Context::Global,
-        Context::Pane(Pane::Tools),
-        Context::Resources,
-        Context::Prompts,
-        Context::Pane(Pane::Composer),
-        Context::Editor,
-        Context::Pane(Pane::Progress),
-        Context::Pane(Pane::Timeline),
-        Context::Pane(Pane::Logs),
-        Context::Pane(Pane::Raw),
-        Context::Pane(Pane::Findings),
-        Context::Pane(Pane::Network),
-        Context::Pane(Pane::Scope),
-    ];
+    /// Every context in the order help lists them: global, the left
+    /// column's (Tools and its tabs, the Composer and its editor), then
+    /// the other panes in focus order.
+    pub fn all() -> Vec<Context> {
+        let mut all = vec![
+            Context::Global,
+            Context::Pane(Pane::Tools),
+            Context::Resources,
+            Context::Prompts,
+            Context::Pane(Pane::Composer),
+            Context::Editor,
+        ];
+        let others = Pane::ORDER.into_iter().filter(|p| !LEFT.contains(p));
+        all.extend(others.map(Context::Pane));
+        all
+    }
 
     pub fn title(self) -> &'static str {
         match self {
@@ -219,7 +225,8 @@ impl fmt::Display for Key {
     }
 }
 
-/// The default bindings: (context, keys, action).
+/// The default bindings outside the panes' own contexts (those are each
+/// pane's `PaneSpec::KEYS`): (context, keys, action).
 const DEFAULTS: &[(Context, &[&str], Action)] = {
     use Action::*;
     use Context::{Editor, Global, Prompts, Resources};
@@ -252,11 +259,6 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["E"], ReplayEnd),
         (Global, &["A"], AnswerServer),
         (Global, &["ctrl-r"], EditRoots),
-        (Context::Pane(Pane::Tools), &["/"], Filter),
-        (Context::Pane(Pane::Tools), &["backspace"], ClearFilter),
-        (Context::Pane(Pane::Tools), &["enter"], UseTool),
-        (Context::Pane(Pane::Tools), &["t"], NextTab),
-        (Context::Pane(Pane::Tools), &["T"], PrevTab),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),
@@ -270,63 +272,8 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Prompts, &["r"], Refresh),
         (Prompts, &["/"], Filter),
         (Prompts, &["backspace"], ClearFilter),
-        (Context::Pane(Pane::Composer), &["enter", "e", "i"], Edit),
-        (Context::Pane(Pane::Composer), &["s", "ctrl-s"], Send),
-        (Context::Pane(Pane::Composer), &["t"], CycleToken),
-        (Context::Pane(Pane::Composer), &["T"], EditToken),
-        (Context::Pane(Pane::Composer), &["l"], CycleLogLevel),
-        (Context::Pane(Pane::Composer), &["["], IdleDown),
-        (Context::Pane(Pane::Composer), &["]"], IdleUp),
-        (Context::Pane(Pane::Composer), &["{"], MaxDown),
-        (Context::Pane(Pane::Composer), &["}"], MaxUp),
-        (Context::Pane(Pane::Composer), &["r"], ToggleRawMode),
-        (Context::Pane(Pane::Composer), &["R"], ResetArgs),
-        (Context::Pane(Pane::Composer), &["y"], CopyCommand),
-        (Context::Pane(Pane::Composer), &["x"], ToggleTask),
         (Editor, &["esc"], StopEdit),
         (Editor, &["ctrl-s"], Send),
-        (Context::Pane(Pane::Progress), &["c", "delete"], CancelCall),
-        (Context::Pane(Pane::Progress), &["enter"], ShowLane),
-        (Context::Pane(Pane::Progress), &["b"], CycleByteMode),
-        (Context::Pane(Pane::Progress), &["x"], ClearFinished),
-        (Context::Pane(Pane::Progress), &["d"], Details),
-        (Context::Pane(Pane::Progress), &["a"], AnswerInput),
-        // The empty pane's hint says "send (s)": it works from here too.
-        (Context::Pane(Pane::Progress), &["s"], Send),
-        (Context::Pane(Pane::Timeline), &["/"], Filter),
-        (Context::Pane(Pane::Timeline), &["backspace"], ClearFilter),
-        (Context::Pane(Pane::Timeline), &["f"], Follow),
-        (Context::Pane(Pane::Timeline), &["K"], CycleKind),
-        (Context::Pane(Pane::Timeline), &["J"], CycleKindBack),
-        (Context::Pane(Pane::Timeline), &["enter"], ShowLane),
-        (Context::Pane(Pane::Timeline), &["a"], ClearLane),
-        (Context::Pane(Pane::Timeline), &["c"], CancelCall),
-        (Context::Pane(Pane::Timeline), &["t"], ToggleClock),
-        (Context::Pane(Pane::Logs), &["/"], Filter),
-        (Context::Pane(Pane::Logs), &["backspace"], ClearFilter),
-        (Context::Pane(Pane::Logs), &["f"], Follow),
-        (Context::Pane(Pane::Logs), &["+", "="], LevelUp),
-        (Context::Pane(Pane::Logs), &["-"], LevelDown),
-        (Context::Pane(Pane::Logs), &["s"], ToggleStderr),
-        (Context::Pane(Pane::Logs), &["enter"], Expand),
-        (Context::Pane(Pane::Raw), &["b"], ToggleBytes),
-        (Context::Pane(Pane::Raw), &["/"], Search),
-        (Context::Pane(Pane::Raw), &["n"], NextMatch),
-        (Context::Pane(Pane::Raw), &["N"], PrevMatch),
-        (Context::Pane(Pane::Raw), &["y"], Copy),
-        (Context::Pane(Pane::Findings), &["enter"], ShowFrame),
-        (Context::Pane(Pane::Network), &["enter"], ShowChannel),
-        (Context::Pane(Pane::Network), &["f"], Follow),
-        (Context::Pane(Pane::Scope), &["+", "="], ZoomIn),
-        (Context::Pane(Pane::Scope), &["-"], ZoomOut),
-        (Context::Pane(Pane::Scope), &["w"], ZoomFit),
-        (Context::Pane(Pane::Scope), &["left", "h"], CursorLeft),
-        (Context::Pane(Pane::Scope), &["right", "l"], CursorRight),
-        (Context::Pane(Pane::Scope), &["[", "H"], PanLeft),
-        (Context::Pane(Pane::Scope), &["]", "L"], PanRight),
-        (Context::Pane(Pane::Scope), &["f"], Follow),
-        (Context::Pane(Pane::Scope), &["enter"], ShowEvent),
-        (Context::Pane(Pane::Scope), &["s"], ToggleStreams),
     ]
 };
 
@@ -339,61 +286,28 @@ pub const REPLAY_HINTS: &[Action] = &[
     Action::ReplayEnd,
 ];
 
-/// Actions worth showing in the status line, per context.
-pub const HINTS: &[(Context, &[Action])] = {
+/// Actions worth showing in the status line, per context besides the
+/// panes' own (`PaneSpec::HINTS`).
+const HINTS: &[(Context, &[Action])] = {
     use Action::*;
     use Context::{Editor, Prompts, Resources};
     &[
-        (Context::Pane(Pane::Tools), &[UseTool, Filter, Up, Down]),
         (Resources, &[Open, Subscribe, Refresh, NextTab]),
         (Prompts, &[Open, Refresh, NextTab]),
-        (
-            Context::Pane(Pane::Composer),
-            &[
-                Edit,
-                Send,
-                CycleToken,
-                CycleLogLevel,
-                IdleUp,
-                ToggleRawMode,
-                CopyCommand,
-            ],
-        ),
         (Editor, &[StopEdit, Send]),
-        (
-            Context::Pane(Pane::Progress),
-            &[
-                CancelCall,
-                ShowLane,
-                Details,
-                AnswerInput,
-                CycleByteMode,
-                ClearFinished,
-            ],
-        ),
-        (
-            Context::Pane(Pane::Timeline),
-            &[Follow, Filter, CycleKind, ShowLane, ClearLane],
-        ),
-        (
-            Context::Pane(Pane::Logs),
-            &[LevelUp, LevelDown, ToggleStderr, Expand, Filter, Follow],
-        ),
-        (
-            Context::Pane(Pane::Raw),
-            &[ToggleBytes, Search, NextMatch, Copy],
-        ),
-        (Context::Pane(Pane::Findings), &[ShowFrame, Up, Down]),
-        (
-            Context::Pane(Pane::Network),
-            &[ShowChannel, Follow, Up, Down],
-        ),
-        (
-            Context::Pane(Pane::Scope),
-            &[ZoomIn, ZoomOut, CursorRight, PanRight, ShowEvent, Follow],
-        ),
     ]
 };
+
+/// Actions worth showing in the status line in context `ctx`.
+pub fn hints(ctx: Context) -> &'static [Action] {
+    match ctx {
+        Context::Pane(p) => p.hints(),
+        c => HINTS
+            .iter()
+            .find(|(h, _)| *h == c)
+            .map_or(&[], |(_, actions)| *actions),
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Keymap {
@@ -405,11 +319,16 @@ pub type Overrides = BTreeMap<Context, BTreeMap<Action, Vec<String>>>;
 
 impl Default for Keymap {
     fn default() -> Self {
+        let panes = Pane::ORDER.into_iter().flat_map(|p| {
+            p.keys()
+                .iter()
+                .map(move |(keys, a)| (Context::Pane(p), *keys, *a))
+        });
         let mut bindings = Vec::new();
-        for (ctx, keys, action) in DEFAULTS {
-            for k in *keys {
+        for (ctx, keys, action) in DEFAULTS.iter().copied().chain(panes) {
+            for k in keys {
                 if let Ok(key) = Key::parse(k) {
-                    bindings.push((*ctx, key, *action));
+                    bindings.push((ctx, key, action));
                 }
             }
         }
@@ -460,7 +379,7 @@ impl Keymap {
     /// Every binding grouped by context and action, for the help screen.
     pub fn describe(&self) -> Vec<(Context, Vec<(String, Action)>)> {
         let mut out = Vec::new();
-        for ctx in Context::ALL {
+        for ctx in Context::all() {
             let mut rows: Vec<(String, Action)> = Vec::new();
             for (c, _, a) in &self.bindings {
                 if *c != ctx || rows.iter().any(|(_, b)| b == a) {
@@ -494,6 +413,16 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn each_panes_number_focuses_it() {
+        let km = Keymap::default();
+        for p in Pane::ORDER.into_iter().filter(|p| p.number() <= 9) {
+            let digit = Key::parse(&p.number().to_string()).unwrap();
+            let action = km.lookup(Context::Global, digit);
+            assert_eq!(action.and_then(Pane::focused_by), Some(p), "{p:?}");
+        }
     }
 
     #[test]

@@ -82,6 +82,19 @@ fn cols(r: Rect, left: u16) -> (Rect, Rect) {
     )
 }
 
+/// The panes with a slot of their own in the wide layout. Any other (the
+/// Scope) is shown while focused, in the room below Progress and Network.
+const SLOTTED: [Pane; 8] = [
+    Pane::Tools,
+    Pane::Composer,
+    Pane::Progress,
+    Pane::Network,
+    Pane::Timeline,
+    Pane::Logs,
+    Pane::Findings,
+    Pane::Raw,
+];
+
 pub fn compute(area: Rect, st: &View) -> Layout {
     let (header, rest) = rows(area, 1);
     let (body, status) = rows(rest, rest.height.saturating_sub(1));
@@ -131,9 +144,9 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         l.panes.push((Pane::Network, network));
         lower = rest;
     }
-    if st.shell.focus == Pane::Scope {
-        // The time axis wants width: the Scope takes the lists and Raw.
-        l.panes.push((Pane::Scope, lower));
+    if !SLOTTED.contains(&st.shell.focus) {
+        // The Scope's time axis wants width: it takes the lists and Raw.
+        l.panes.push((st.shell.focus, lower));
         return l;
     }
     let (lists, raw) = cols(lower, lower.width * 13 / 20);

@@ -5,14 +5,14 @@
 //! `shell` (focus, zoom, size, notice, theme, key map, header), `panes/*`
 //! (one folder per pane: its state, update and view), `overlays/*` (help,
 //! the server's requests, forms, the status line), `command` (cross-pane
-//! intent), `pane` (pane ids), `screen` (what a frame is drawn from, and
-//! the pane registry), `action` (actions, effects, messages), `keymap`,
+//! intent), `pane` (pane ids and the pane table the registries are
+//! generated from), `screen` (what a frame is drawn from, and the drawing
+//! registry), `action` (actions, effects, messages), `keymap`,
 //! `settings`, `theme`, `views` (incremental filtered lists), `calls`
-//! (gauges), `tasks` (calls running as tasks), `network` (HTTP exchanges),
-//! `replay` (playback of a recorded trace), `schema`, `summary`,
-//! `jsonfmt`, `format`, `chrome` (frames and fitting), `layout`, `ui`
-//! (prepare and paint a frame), `terminal` (guard), `runtime` (event loop
-//! and effects).
+//! (gauges), `tasks` (calls running as tasks), `replay` (playback of a
+//! recorded trace), `schema`, `summary`, `jsonfmt`, `format`, `chrome`
+//! (frames and fitting), `layout`, `ui` (prepare and paint a frame),
+//! `terminal` (guard), `runtime` (event loop and effects).
 
 pub mod action;
 pub mod app;
@@ -29,7 +29,6 @@ pub mod input_rounds;
 pub mod jsonfmt;
 pub mod keymap;
 pub mod layout;
-pub mod network;
 pub mod overlays;
 pub mod pane;
 pub mod panes;

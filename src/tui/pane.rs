@@ -1,49 +1,51 @@
-//! Which pane: the one id the layout, focus, the key map's contexts, the
-//! tab bar and the pane registry (`panes::Panes::get`) all use.
+//! Which pane: the one id the layout, focus, the key map's contexts and the
+//! tab bar use, and the pane table every per-pane dispatch is generated
+//! from (`each_pane!`). What each pane is (its title, keys, how it starts,
+//! takes in the store and handles its actions) lives in its folder under
+//! `panes/`, as its `PaneSpec`.
 
-/// The panes, in focus order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pane {
-    Progress,
-    Timeline,
-    Logs,
-    Raw,
-    Tools,
-    Composer,
-    Findings,
-    /// HTTP exchanges; offered once the session has any.
-    Network,
-    /// The session on a time axis, one lane per call.
-    Scope,
+/// The pane table, one row per pane in focus order (its place is its
+/// number): the variant, its field in `Panes` (also its folder under
+/// `panes/`) and its state type. `each_pane!(m)` hands the rows to macro
+/// `m`, which writes one dispatch from them: the `Pane` enum here, the
+/// `Panes` struct and its registry in `panes/mod.rs`, the drawing registry
+/// in `screen.rs`. Adding a pane is its folder, `pub mod` in
+/// `panes/mod.rs`, and a row here.
+macro_rules! each_pane {
+    ($then:ident) => {
+        $then! {
+            Progress progress ProgressState,
+            Timeline timeline TimelineState,
+            Logs logs LogsState,
+            Raw raw RawState,
+            Tools tools ToolsState,
+            Composer composer Composer,
+            Findings findings FindingsState,
+            /// HTTP exchanges; offered once the session has any.
+            Network network NetworkState,
+            /// The session on a time axis, one lane per call.
+            Scope scope ScopeState,
+        }
+    };
 }
+pub(crate) use each_pane;
+
+macro_rules! pane_enum {
+    ($($(#[$doc:meta])* $variant:ident $field:ident $state:ident,)*) => {
+        /// The panes, in focus order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Pane {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Pane {
+            pub const ORDER: [Pane; [$(Pane::$variant),*].len()] = [$(Pane::$variant),*];
+        }
+    };
+}
+each_pane!(pane_enum);
 
 impl Pane {
-    pub const ORDER: [Pane; 9] = [
-        Pane::Progress,
-        Pane::Timeline,
-        Pane::Logs,
-        Pane::Raw,
-        Pane::Tools,
-        Pane::Composer,
-        Pane::Findings,
-        Pane::Network,
-        Pane::Scope,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Progress => "Progress",
-            Pane::Timeline => "Timeline",
-            Pane::Logs => "Logs",
-            Pane::Raw => "Raw",
-            Pane::Tools => "Tools",
-            Pane::Composer => "Composer",
-            Pane::Findings => "Findings",
-            Pane::Network => "Network",
-            Pane::Scope => "Scope",
-        }
-    }
-
     /// The digit that focuses it (matches the default key map).
     pub fn number(self) -> usize {
         Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0) + 1

@@ -1,10 +1,11 @@
 //! What a frame is drawn from: the shell, the panes and the overlays, read
 //! together (`View`), and the one registry that says how each pane is
-//! drawn (`PaneView`, implemented in each pane's `view.rs`).
+//! drawn (`PaneView`, implemented in each pane's `view.rs`), generated
+//! from the pane table (`pane::each_pane!`).
 
 use super::keymap::Context;
 use super::overlays::Overlays;
-use super::pane::Pane;
+use super::pane::{Pane, each_pane};
 use super::panes::Panes;
 use super::shell::Shell;
 use crate::trace::Store;
@@ -48,36 +49,32 @@ pub trait PaneView {
     fn list_rows(&self, inner: u16) -> usize {
         inner as usize
     }
+
+    /// Is it offered (in the tab bar and in focus order)?
+    fn offered(&self, _v: &View) -> bool {
+        true
+    }
 }
 
-impl<'a> View<'a> {
-    /// The registry: how pane `p` is drawn.
-    pub fn pane(&self, p: Pane) -> &'a dyn PaneView {
-        let ps = self.panes;
-        match p {
-            Pane::Progress => &ps.progress,
-            Pane::Timeline => &ps.timeline,
-            Pane::Logs => &ps.logs,
-            Pane::Raw => &ps.raw,
-            Pane::Tools => &ps.tools,
-            Pane::Composer => &ps.composer,
-            Pane::Findings => &ps.findings,
-            Pane::Network => &ps.network,
-            Pane::Scope => &ps.scope,
+macro_rules! view_registry {
+    ($($(#[$doc:meta])* $variant:ident $field:ident $state:ident,)*) => {
+        impl<'a> View<'a> {
+            /// The registry: how pane `p` is drawn.
+            pub fn pane(&self, p: Pane) -> &'a dyn PaneView {
+                let ps = self.panes;
+                match p {
+                    $(Pane::$variant => &ps.$field,)*
+                }
+            }
         }
-    }
+    };
+}
+each_pane!(view_registry);
 
-    /// Is the pane offered (in the tab bar and in focus order)? The Network
-    /// pane is, once the session made an HTTP exchange, or while focused
-    /// (its key always works and says when there is nothing to show).
-    /// The Composer is not, where nothing can be sent (a recorded trace, an
-    /// attached session: read-only).
+impl<'a> View<'a> {
+    /// Is the pane offered (in the tab bar and in focus order)?
     pub fn offers(&self, p: Pane) -> bool {
-        match p {
-            Pane::Network => self.shows_channels() || self.shell.focus == Pane::Network,
-            Pane::Composer => self.shell.live,
-            _ => true,
-        }
+        self.pane(p).offered(self)
     }
 
     /// The panes of the tab bar, in order.

@@ -2,9 +2,9 @@
 //! the timeline, authorization rows.
 
 use crate::support::*;
+use mcpscope::calls::exchanges::{HttpStatus, StreamEnd};
 use mcpscope::protocol::IdKey;
 use mcpscope::tui::calls::CallStatus;
-use mcpscope::tui::network::{HttpStatus, StreamEnd};
 use mcpscope::tui::pane::Pane;
 
 #[test]

@@ -11,6 +11,7 @@ use crate::tui::command::Command;
 use crate::tui::input_rounds::{self, RoundsCx};
 use crate::tui::layout;
 use crate::tui::pane::Pane;
+use crate::tui::panes::Fit;
 use crate::tui::panes::findings::update::shown;
 use crate::tui::panes::progress::update::retry;
 use crate::tui::panes::raw::update::target;
@@ -80,18 +81,9 @@ impl App {
         {
             self.shell.conn = Conn::Exited(why);
         }
-        let tl = p.timeline.view.sync(store, SYNC_BUDGET);
-        p.timeline.rebuilding = !tl;
-        done &= tl;
-        done &= p.logs.view.sync(store, SYNC_BUDGET as usize);
-        let marks = (p.scope.index.marks(), p.scope.index.dropped);
-        done &= p.scope.index.sync(store, SYNC_BUDGET);
-        if (p.scope.index.marks(), p.scope.index.dropped) != marks {
-            self.dirty = true;
-        }
-        let exchanges = p.network.view.len();
-        done &= p.network.view.sync(store, SYNC_BUDGET);
-        if p.network.view.len() != exchanges {
+        let pulled = p.pull(store, SYNC_BUDGET);
+        done &= pulled.done;
+        if pulled.changed {
             self.dirty = true;
         }
         if (self.shell.events, p.progress.calls.list.len()) != before || !done {
@@ -106,36 +98,32 @@ impl App {
         self.behind
     }
 
-    /// Apply follow modes, clamp cursors, keep the Raw lines and the
-    /// selected call's timing current. Returns false when the timing has
+    /// Apply follow modes, clamp cursors (each pane's `refit`, to the room
+    /// the layout gives it), keep the Raw lines and the selected call's
+    /// timing current. Returns false when the timing has
     /// more to take in (a call with very many notifications, just selected).
     pub(super) fn settle(&mut self, store: &Store) -> bool {
         let v = self.view();
-        let h = |p: Pane| layout::list_height(&v, p);
-        let rows = [
-            h(Pane::Timeline),
-            h(Pane::Logs),
-            h(Pane::Tools),
-            h(Pane::Findings),
-            h(Pane::Network),
-            h(Pane::Scope),
-        ];
+        let lay = self.layout();
+        let fits = Pane::ORDER.map(|p| match lay.rect(p) {
+            Some(r) => {
+                let inner = r.height.saturating_sub(2);
+                Fit {
+                    rows: v.pane(p).list_rows(inner),
+                    inner_rows: inner as usize,
+                }
+            }
+            None => Fit::default(),
+        });
         let raw_width = layout::inner_width(&v, Pane::Raw).saturating_sub(1);
-        let progress_rows = layout::inner_height(&v, Pane::Progress);
         let p = &mut self.panes;
-        p.timeline.settle(store, rows[0]);
-        p.logs.settle(rows[1]);
-        let (caught_up, timing_moved) = p.progress.settle(store, progress_rows);
-        p.tools.settle(rows[2]);
-        p.findings.settle(rows[3]);
-        p.network.settle(rows[4]);
-        p.scope.settle(rows[5]);
+        let fitted = p.refit(store, |pane| fits[pane.number() - 1]);
         let seq = target(p, store);
         let raw_remade = p.raw.refresh(store, seq, raw_width);
-        if timing_moved || raw_remade {
+        if fitted.changed || raw_remade {
             self.dirty = true;
         }
-        caught_up
+        fitted.done
     }
 
     /// The sync step after an update: one read lock for the commands that

@@ -2,7 +2,7 @@
 //! matter in the focused pane (read from the key map, so rebinding shows).
 
 use crate::tui::action::Action;
-use crate::tui::keymap::{Context, HINTS, REPLAY_HINTS};
+use crate::tui::keymap::{self, Context, REPLAY_HINTS};
 use crate::tui::pane::Pane;
 use crate::tui::screen::View;
 use ratatui::Frame;
@@ -188,19 +188,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         .progress
         .selected_call()
         .is_some_and(|c| c.input.is_some());
-    for (c, actions) in HINTS {
-        if *c == ctx {
-            for a in *actions {
-                if *a == Action::AnswerInput && !waiting {
-                    continue;
-                }
-                // A recorded trace has no server to cancel or send to.
-                if !st.shell.live && a.needs_server() {
-                    continue;
-                }
-                push(&mut hints, ctx, *a);
-            }
+    for a in keymap::hints(ctx) {
+        if *a == Action::AnswerInput && !waiting {
+            continue;
         }
+        // A recorded trace has no server to cancel or send to.
+        if !st.shell.live && a.needs_server() {
+            continue;
+        }
+        push(&mut hints, ctx, *a);
     }
     // Help and quit are kept whatever else goes.
     let mut last: Vec<Vec<Span<'static>>> = Vec::new();

@@ -9,9 +9,10 @@ pub mod view;
 use crate::client::{Limits, TokenPolicy};
 use crate::protocol::IdKey;
 use crate::protocol::views::LogLevel;
-use crate::tui::action::Effect;
+use crate::tui::action::{Action, Effect};
 use crate::tui::calls::{InputAsk, InputNeeded};
 use crate::tui::format::shell_quote;
+use crate::tui::panes::{Actions, Keys, PaneSpec, Start};
 use crate::tui::schema;
 use crate::tui::theme::Theme;
 use ratatui::style::{Modifier, Style};
@@ -452,6 +453,48 @@ fn json_lines(v: &Value) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// Its actions read the Tools pane and the shell: the App routes them
+/// (`App::apply`).
+impl PaneSpec for Composer {
+    const TITLE: &'static str = "Composer";
+    const NAME: &'static str = "composer";
+    const FOCUS: Option<Action> = Some(Action::FocusComposer);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["enter", "e", "i"], Edit),
+            (&["s", "ctrl-s"], Send),
+            (&["t"], CycleToken),
+            (&["T"], EditToken),
+            (&["l"], CycleLogLevel),
+            (&["["], IdleDown),
+            (&["]"], IdleUp),
+            (&["{"], MaxDown),
+            (&["}"], MaxUp),
+            (&["r"], ToggleRawMode),
+            (&["R"], ResetArgs),
+            (&["y"], CopyCommand),
+            (&["x"], ToggleTask),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[
+            Edit,
+            Send,
+            CycleToken,
+            CycleLogLevel,
+            IdleUp,
+            ToggleRawMode,
+            CopyCommand,
+        ]
+    };
+
+    fn start(s: &Start) -> Self {
+        Composer::new(s.theme, s.idle_timeout_secs, s.max_timeout_secs)
+    }
 }
 
 #[cfg(test)]

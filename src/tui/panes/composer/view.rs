@@ -166,4 +166,10 @@ impl crate::tui::screen::PaneView for super::Composer {
     fn draw(&self, f: &mut Frame, area: Rect, v: &View) {
         draw(f, area, v);
     }
+
+    /// Not where nothing can be sent (a recorded trace, an attached
+    /// session: read-only).
+    fn offered(&self, v: &View) -> bool {
+        v.shell.live
+    }
 }

@@ -5,7 +5,11 @@ pub mod update;
 pub mod view;
 
 use crate::checks::{Finding, PartyCounts, Severity, SeverityCounts};
+use crate::trace::Store;
+use crate::tui::action::Action;
+use crate::tui::command::Commands;
 use crate::tui::cursor::Cursor;
+use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 use std::collections::HashMap;
 
 /// Where a finding points in the timeline: its worst severity and the first
@@ -55,5 +59,27 @@ impl FindingsState {
 
     pub fn flag(&self, seq: u64) -> Option<Flag> {
         self.flagged.get(&seq).copied()
+    }
+}
+
+impl PaneSpec for FindingsState {
+    const TITLE: &'static str = "Findings";
+    const NAME: &'static str = "findings";
+    const FOCUS: Option<Action> = Some(Action::FocusFindings);
+    const KEYS: Keys = &[(&["enter"], Action::ShowFrame)];
+    const HINTS: Actions = &[Action::ShowFrame, Action::Up, Action::Down];
+    const ACTIONS: Actions = &[Action::ShowFrame];
+
+    fn start(_: &Start) -> Self {
+        FindingsState::default()
+    }
+
+    fn act(&mut self, _a: Action, _cx: &Cx) -> Commands {
+        self.show_frame()
+    }
+
+    fn refit(&mut self, _store: &Store, fit: Fit) -> Upkeep {
+        self.settle(fit.rows);
+        Upkeep::DONE
     }
 }

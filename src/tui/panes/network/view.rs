@@ -4,11 +4,11 @@
 //! (priming, resumption, cut, end). Only the rows on screen are formatted;
 //! the selected exchange is spelled out in full on the last rows.
 
+use crate::calls::exchanges::{Exchange, HttpStatus};
 use crate::tui::action::Action;
 use crate::tui::chrome::{block, fit, full_width, inner};
 use crate::tui::keymap::Context;
 use crate::tui::layout::network_list_height;
-use crate::tui::network::{Exchange, HttpStatus, short_session};
 use crate::tui::pane::Pane;
 use crate::tui::screen::View;
 use crate::tui::theme::Theme;
@@ -251,5 +251,22 @@ impl crate::tui::screen::PaneView for super::NetworkState {
 
     fn list_rows(&self, inner: u16) -> usize {
         crate::tui::layout::network_list_height(inner) as usize
+    }
+
+    /// Once the session made an HTTP exchange, or while focused (its key
+    /// always works and says when there is nothing to show).
+    fn offered(&self, v: &View) -> bool {
+        v.shows_channels() || v.shell.focus == Pane::Network
+    }
+}
+
+/// A session id cut to its first characters (they differ between sessions).
+fn short_session(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
+        out.push('…');
+        out
     }
 }

@@ -11,8 +11,11 @@ pub mod update;
 pub mod view;
 
 use crate::calls::Timing;
+use crate::trace::Store;
+use crate::tui::action::Action;
 use crate::tui::calls::{ByteMode, Call, Calls};
 use crate::tui::cursor::Cursor;
+use crate::tui::panes::{Actions, Fit, Keys, PaneSpec, Start, Upkeep};
 
 pub struct ProgressState {
     pub calls: Calls,
@@ -49,5 +52,46 @@ impl ProgressState {
     /// The call drawn at display position `pos`.
     pub fn call_at(&self, pos: usize) -> Option<&Call> {
         self.calls.list.get(*self.order.list.get(pos)?)
+    }
+}
+
+/// Its actions read the Timeline's selection and reach the Composer: the
+/// App routes them (`App::apply`).
+impl PaneSpec for ProgressState {
+    const TITLE: &'static str = "Progress";
+    const NAME: &'static str = "progress";
+    const FOCUS: Option<Action> = Some(Action::FocusProgress);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["c", "delete"], CancelCall),
+            (&["enter"], ShowLane),
+            (&["b"], CycleByteMode),
+            (&["x"], ClearFinished),
+            (&["d"], Details),
+            (&["a"], AnswerInput),
+            // The empty pane's hint says "send (s)": it works from here too.
+            (&["s"], Send),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[
+            CancelCall,
+            ShowLane,
+            Details,
+            AnswerInput,
+            CycleByteMode,
+            ClearFinished,
+        ]
+    };
+
+    fn start(s: &Start) -> Self {
+        ProgressState::new(s.stale_after_us)
+    }
+
+    fn refit(&mut self, store: &Store, fit: Fit) -> Upkeep {
+        let (done, changed) = self.settle(store, fit.inner_rows);
+        Upkeep { done, changed }
     }
 }

@@ -4,8 +4,11 @@
 pub mod update;
 pub mod view;
 
+use crate::tui::action::Action;
+use crate::tui::command::Commands;
 use crate::tui::jsonfmt::Lines;
 use crate::tui::pane::Pane;
+use crate::tui::panes::{Actions, Cx, Keys, PaneSpec, Start};
 
 /// The Raw pane: one event, rendered once per selection (not per frame).
 #[derive(Debug)]
@@ -39,5 +42,39 @@ impl Default for RawState {
             matches: Vec::new(),
             match_idx: 0,
         }
+    }
+}
+
+/// Its refit follows the other panes' selections: the sync step runs it
+/// after theirs (`raw::update::target`).
+impl PaneSpec for RawState {
+    const TITLE: &'static str = "Raw";
+    const NAME: &'static str = "raw";
+    const FOCUS: Option<Action> = Some(Action::FocusRaw);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["b"], ToggleBytes),
+            (&["/"], Search),
+            (&["n"], NextMatch),
+            (&["N"], PrevMatch),
+            (&["y"], Copy),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[ToggleBytes, Search, NextMatch, Copy]
+    };
+    const ACTIONS: Actions = {
+        use Action::*;
+        &[ToggleBytes, NextMatch, PrevMatch, Copy]
+    };
+
+    fn start(_: &Start) -> Self {
+        RawState::default()
+    }
+
+    fn act(&mut self, a: Action, cx: &Cx) -> Commands {
+        self.apply(a, cx.rows)
     }
 }

@@ -14,6 +14,10 @@ pub mod index;
 pub mod update;
 pub mod view;
 
+use crate::trace::Store;
+use crate::tui::action::Action;
+use crate::tui::command::Commands;
+use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 use index::{Lane, LaneKind, ScopeIndex};
 use ratatui::layout::Rect;
 
@@ -259,6 +263,71 @@ pub fn span_label(us: u64) -> String {
         format!("{} s", us / 1_000_000)
     } else {
         format!("{} min", us / 60_000_000)
+    }
+}
+
+impl PaneSpec for ScopeState {
+    const TITLE: &'static str = "Scope";
+    const NAME: &'static str = "scope";
+    const FOCUS: Option<Action> = Some(Action::FocusScope);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["+", "="], ZoomIn),
+            (&["-"], ZoomOut),
+            (&["w"], ZoomFit),
+            (&["left", "h"], CursorLeft),
+            (&["right", "l"], CursorRight),
+            (&["[", "H"], PanLeft),
+            (&["]", "L"], PanRight),
+            (&["f"], Follow),
+            (&["enter"], ShowEvent),
+            (&["s"], ToggleStreams),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[ZoomIn, ZoomOut, CursorRight, PanRight, ShowEvent, Follow]
+    };
+    const ACTIONS: Actions = {
+        use Action::*;
+        &[
+            ZoomIn,
+            ZoomOut,
+            ZoomFit,
+            PanLeft,
+            PanRight,
+            CursorLeft,
+            CursorRight,
+            ShowEvent,
+            ToggleStreams,
+        ]
+    };
+
+    fn start(s: &Start) -> Self {
+        ScopeState {
+            wall: s.wall_start,
+            ..ScopeState::default()
+        }
+    }
+
+    fn act(&mut self, a: Action, cx: &Cx) -> Commands {
+        self.apply(a, cx)
+    }
+
+    /// A new mark or a dropped one redraws.
+    fn pull(&mut self, store: &Store, budget: u64) -> Upkeep {
+        let marks = (self.index.marks(), self.index.dropped);
+        let done = self.index.sync(store, budget);
+        Upkeep {
+            done,
+            changed: (self.index.marks(), self.index.dropped) != marks,
+        }
+    }
+
+    fn refit(&mut self, _store: &Store, fit: Fit) -> Upkeep {
+        self.settle(fit.rows);
+        Upkeep::DONE
     }
 }
 

@@ -5,7 +5,11 @@ pub mod update;
 pub mod view;
 
 use crate::protocol::IdKey;
+use crate::trace::Store;
+use crate::tui::action::Action;
+use crate::tui::command::Commands;
 use crate::tui::cursor::Cursor;
+use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 use crate::tui::views::TimelineView;
 
 #[derive(Debug, Default)]
@@ -33,4 +37,54 @@ pub struct TimelineState {
 pub enum CallKey {
     Id(IdKey),
     Token(IdKey),
+}
+
+impl PaneSpec for TimelineState {
+    const TITLE: &'static str = "Timeline";
+    const NAME: &'static str = "timeline";
+    const FOCUS: Option<Action> = Some(Action::FocusTimeline);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["/"], Filter),
+            (&["backspace"], ClearFilter),
+            (&["f"], Follow),
+            (&["K"], CycleKind),
+            (&["J"], CycleKindBack),
+            (&["enter"], ShowLane),
+            (&["a"], ClearLane),
+            (&["c"], CancelCall),
+            (&["t"], ToggleClock),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[Follow, Filter, CycleKind, ShowLane, ClearLane]
+    };
+    const ACTIONS: Actions = &[Action::CycleKind, Action::CycleKindBack, Action::ClearLane];
+
+    fn start(_: &Start) -> Self {
+        TimelineState {
+            follow: true,
+            ..TimelineState::default()
+        }
+    }
+
+    fn act(&mut self, a: Action, _cx: &Cx) -> Commands {
+        self.apply(a)
+    }
+
+    fn pull(&mut self, store: &Store, budget: u64) -> Upkeep {
+        let done = self.view.sync(store, budget);
+        self.rebuilding = !done;
+        Upkeep {
+            done,
+            changed: false,
+        }
+    }
+
+    fn refit(&mut self, store: &Store, fit: Fit) -> Upkeep {
+        self.settle(store, fit.rows);
+        Upkeep::DONE
+    }
 }

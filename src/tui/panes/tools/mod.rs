@@ -6,9 +6,13 @@ pub mod browse_view;
 pub mod update;
 pub mod view;
 
+use crate::trace::Store;
+use crate::tui::action::Action;
 use crate::tui::browse::Browse;
+use crate::tui::command::{Command, Commands};
 use crate::tui::cursor::Cursor;
 use crate::tui::format::match_rank;
+use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 use serde_json::Value;
 
 #[derive(Debug, Clone)]
@@ -68,5 +72,58 @@ impl ToolsState {
             .iter()
             .find(|t| t.name == tool)
             .map_or(crate::client::tasks::TaskSupport::Forbidden, |t| t.task)
+    }
+}
+
+/// Its Resources and Prompts tabs have key contexts of their own
+/// (`keymap::Context`); their actions come here too.
+impl PaneSpec for ToolsState {
+    const TITLE: &'static str = "Tools";
+    const NAME: &'static str = "tools";
+    const FOCUS: Option<Action> = Some(Action::FocusTools);
+    const KEYS: Keys = {
+        use Action::*;
+        &[
+            (&["/"], Filter),
+            (&["backspace"], ClearFilter),
+            (&["enter"], UseTool),
+            (&["t"], NextTab),
+            (&["T"], PrevTab),
+        ]
+    };
+    const HINTS: Actions = {
+        use Action::*;
+        &[UseTool, Filter, Up, Down]
+    };
+    const ACTIONS: Actions = {
+        use Action::*;
+        &[UseTool, NextTab, PrevTab, Open, Subscribe, Refresh]
+    };
+
+    fn start(s: &Start) -> Self {
+        ToolsState {
+            loading: s.live,
+            ..ToolsState::default()
+        }
+    }
+
+    fn act(&mut self, a: Action, cx: &Cx) -> Commands {
+        use Action::*;
+        match a {
+            UseTool => self.use_tool(),
+            NextTab | PrevTab => self.step(a == NextTab, cx.live),
+            Open | Subscribe | Refresh if !cx.live => vec![Command::Notice(
+                "this is a recorded trace: there is no server to ask".into(),
+            )],
+            Open => self.open(cx.now_us),
+            Subscribe => self.subscribe(),
+            Refresh => self.refresh(cx.live),
+            _ => Vec::new(),
+        }
+    }
+
+    fn refit(&mut self, _store: &Store, fit: Fit) -> Upkeep {
+        self.settle(fit.rows);
+        Upkeep::DONE
     }
 }

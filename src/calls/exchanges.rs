@@ -1,19 +1,24 @@
-//! The Network view's model: one row per HTTP exchange (a POST, GET or
-//! DELETE and its response), built from the transport's `meta` events and
-//! the frames on each exchange's channel. Like `calls.rs` it only ever
-//! looks at events it has not seen (bounded per sync), and it keeps, per
-//! HTTP channel, the seqs of that channel's events so the timeline can be
-//! narrowed to one stream without scanning the store again.
+//! A session's HTTP exchanges: one row per exchange (a POST, GET or
+//! DELETE and its response, or a request of the authorization flow), built
+//! from the transport's `meta` events and the frames on each exchange's
+//! channel, and where the authorization stands. The TUI's Network pane
+//! lists the rows; HAR export writes the same exchanges as `Pair`s, a
+//! request and its answer with where their events start and stop on the
+//! channel (the bodies stay in the store). It only ever looks at events it has not seen (bounded per
+//! `sync`, so a live view takes it in over frames), and it keeps, per HTTP
+//! channel, the seqs of that channel's events so the timeline can be
+//! narrowed to one stream without scanning the store again. Texts are kept
+//! as shown: one line, bounded (a server chooses them).
 //!
 //! Over HTTP every POST is its own channel (`post:N`, `listen:N` for a
 //! `subscriptions/listen` stream), the standalone GET stream is `get`, the
 //! legacy SSE stream `sse`, and session-level events use `http`. A stdio
 //! session only has `stdio`, so it never produces a row.
 
-use super::format::{safe, safe_row};
 use crate::event::{Event, Status};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::sanitize::one_line_max;
 use crate::trace::store::flags;
 use crate::trace::{Dir, EventRef, Store};
 use serde_json::Value;
@@ -21,6 +26,18 @@ use std::collections::HashMap;
 
 /// The channel every stdio event is on: nothing to show for it here.
 const STDIO: &str = "stdio";
+
+/// Characters of a server's text kept (an error, a stream's failure).
+const TEXT_CHARS: usize = 400;
+
+/// `s` on one line, at most `max_chars`.
+fn safe(s: &str, max_chars: usize) -> String {
+    one_line_max(s, max_chars)
+}
+
+fn safe_row(s: &str) -> String {
+    safe(s, TEXT_CHARS)
+}
 
 /// What came back for an exchange.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,7 +203,7 @@ struct Chan {
 }
 
 #[derive(Debug, Default)]
-pub struct NetworkView {
+pub struct Exchanges {
     pub rows: Vec<Exchange>,
     chans: HashMap<String, Chan>,
     /// Seqs of every event per HTTP channel, for the timeline's channel view.
@@ -196,6 +213,8 @@ pub struct NetworkView {
     session: Option<String>,
     /// The authorization's latest state, for the header.
     pub auth: Option<AuthState>,
+    /// The same exchanges as requests and their answers (HAR's entries).
+    pairs: Pairs,
     scanned_to: u64,
 }
 
@@ -220,7 +239,7 @@ pub fn short_type(ct: &str) -> String {
     }
 }
 
-impl NetworkView {
+impl Exchanges {
     /// Anything HTTP seen yet? (The pane is offered from then on.)
     pub fn is_http(&self) -> bool {
         !self.rows.is_empty()
@@ -240,6 +259,37 @@ impl NetworkView {
             self.by_channel.get(channel).map_or(&[][..], Vec::as_slice),
             self.scanned_to,
         )
+    }
+
+    /// The exchanges as requests and their answers, in the order they
+    /// started.
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs.list
+    }
+
+    /// The events of `pair` still in `store`, in order: those on its
+    /// channel from its first up to where it stopped, but a batch's
+    /// elements, the authorization's own requests and states, and meta
+    /// lines that do not parse (they belong to no exchange).
+    pub fn events_of<'s>(&self, pair: &Pair, store: &'s Store) -> Vec<EventRef<'s>> {
+        if pair.auth_step.is_some() {
+            return store.get(pair.first_seq).into_iter().collect();
+        }
+        let (seqs, _) = self.channel_seqs(&pair.channel);
+        let from = seqs.partition_point(|s| *s < pair.first_seq);
+        let until = pair.until.unwrap_or(u64::MAX);
+        seqs[from..]
+            .iter()
+            .take_while(|s| **s < until)
+            .filter_map(|s| store.get(*s))
+            .filter(|ev| match ev.dir {
+                Dir::Out | Dir::In => ev.flags & flags::IN_BATCH == 0,
+                Dir::Meta => ev
+                    .event()
+                    .is_some_and(|e| !matches!(e, Event::Auth { .. } | Event::AuthHttp { .. })),
+                Dir::Stderr => false,
+            })
+            .collect()
     }
 
     /// Look at new events (at most `budget`). Returns true when caught up.
@@ -270,6 +320,9 @@ impl NetworkView {
         }
         match ev.dir {
             Dir::Out => {
+                if ev.flags & flags::IN_BATCH == 0 {
+                    self.pairs.body(ev);
+                }
                 let chan = self.chans.entry(channel.to_string()).or_default();
                 if chan.rpc.is_some() || ev.flags & flags::IN_BATCH != 0 {
                     return;
@@ -305,14 +358,18 @@ impl NetworkView {
                     x.frames += 1;
                 }
             }
-            Dir::Meta => self.meta(ev),
+            Dir::Meta => {
+                if let Some(event) = ev.event() {
+                    self.pairs.meta(ev, &event);
+                    self.meta(ev, event);
+                }
+            }
             Dir::Stderr => {}
         }
     }
 
-    fn meta(&mut self, ev: &EventRef<'_>) {
+    fn meta(&mut self, ev: &EventRef<'_>, event: Event) {
         let channel = ev.channel;
-        let Some(event) = ev.event() else { return };
         match event {
             Event::Http {
                 method,
@@ -542,13 +599,171 @@ impl NetworkView {
     }
 }
 
-/// A session id cut to its first characters (they differ between sessions).
-pub fn short_session(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
-        out.push('…');
-        out
+/// An exchange as a request and its answer, as HAR lists them. A POST's
+/// body opens one on its channel and the response head that follows
+/// answers it; a head that answers no open request (a GET stream, a
+/// DELETE, a second head on a channel) opens one of its own, and a body on
+/// a channel whose request was sent opens the next. It ends at its
+/// stream's end, at a failure, or at a head with no stream to follow
+/// unless a POST's body may still come. Each request of the authorization
+/// flow is one of its own. Texts are as the trace has them.
+#[derive(Debug, Clone, Default)]
+pub struct Pair {
+    pub channel: String,
+    pub method: String,
+    pub start_us: u64,
+    pub end_us: Option<u64>,
+    /// A request body went out on it.
+    pub requested: bool,
+    pub status: Option<u16>,
+    /// The transport's failure, instead of a status.
+    pub error: Option<String>,
+    pub content_type: Option<String>,
+    /// The response named a session.
+    pub session: bool,
+    /// Time to the response headers.
+    pub wait_ms: u64,
+    /// The session was authorized when the request went.
+    pub authorized: bool,
+    /// A request of the authorization flow: its step, and the URL it went
+    /// to instead of the server's.
+    pub auth_step: Option<(String, String)>,
+    /// Its events are its channel's from this one...
+    pub first_seq: u64,
+    /// ...up to this one, not included (None while it is open).
+    pub until: Option<u64>,
+}
+
+/// The pairs and, per channel, the one open there.
+#[derive(Debug, Default)]
+struct Pairs {
+    list: Vec<Pair>,
+    open: HashMap<String, usize>,
+    /// Authorized by the latest `auth` state.
+    authorized: bool,
+}
+
+impl Pairs {
+    fn start(&mut self, ev: &EventRef<'_>, method: &str, start_us: u64) -> usize {
+        let i = self.list.len();
+        self.list.push(Pair {
+            channel: ev.channel.to_string(),
+            method: method.to_string(),
+            start_us,
+            authorized: self.authorized,
+            first_seq: ev.seq,
+            ..Pair::default()
+        });
+        self.open.insert(ev.channel.to_string(), i);
+        i
+    }
+
+    /// The channel's open pair stops before `until`.
+    fn close(&mut self, channel: &str, until: u64) {
+        if let Some(i) = self.open.remove(channel) {
+            self.list[i].until = Some(until);
+        }
+    }
+
+    /// A body we sent (not a batch's element).
+    fn body(&mut self, ev: &EventRef<'_>) {
+        let open = self.open.get(ev.channel).copied();
+        let i = match open {
+            Some(i) if !self.list[i].requested => i,
+            _ => {
+                self.close(ev.channel, ev.seq);
+                self.start(ev, "POST", ev.t_us)
+            }
+        };
+        self.list[i].requested = true;
+    }
+
+    fn meta(&mut self, ev: &EventRef<'_>, event: &Event) {
+        let (method, status, error, content_type, session, ms) = match event {
+            Event::Http {
+                method,
+                status,
+                content_type,
+                session,
+                ms,
+                ..
+            } => (
+                method,
+                status.code(),
+                None,
+                content_type.clone(),
+                session.is_some(),
+                *ms,
+            ),
+            Event::HttpError { method, error } => {
+                (method, None, Some(error.clone()), None, false, 0)
+            }
+            Event::Auth { state, .. } => {
+                self.authorized = matches!(state.as_str(), "authorized" | "refreshed");
+                return;
+            }
+            Event::AuthHttp {
+                step,
+                method,
+                url,
+                status,
+                ms,
+            } => {
+                self.list.push(Pair {
+                    channel: ev.channel.to_string(),
+                    method: method.clone(),
+                    start_us: ev.t_us.saturating_sub(ms * 1000),
+                    end_us: Some(ev.t_us),
+                    status: status.code(),
+                    error: match status {
+                        Status::Failed(why) => Some(why.clone()),
+                        Status::Code(_) => None,
+                    },
+                    wait_ms: *ms,
+                    auth_step: Some((step.clone(), url.clone())),
+                    first_seq: ev.seq,
+                    until: Some(ev.seq + 1),
+                    ..Pair::default()
+                });
+                return;
+            }
+            Event::StreamEnd => {
+                if let Some(&i) = self.open.get(ev.channel) {
+                    self.list[i].end_us = Some(ev.t_us);
+                    self.close(ev.channel, ev.seq + 1);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let answers = self
+            .open
+            .get(ev.channel)
+            .map(|&i| &self.list[i])
+            .is_some_and(|p| p.status.is_none() && p.error.is_none() && p.method == *method);
+        let i = match self.open.get(ev.channel) {
+            Some(&i) if answers => i,
+            _ => {
+                self.close(ev.channel, ev.seq);
+                self.start(ev, method, ev.t_us.saturating_sub(ms * 1000))
+            }
+        };
+        let p = &mut self.list[i];
+        p.status = status;
+        p.error = error;
+        p.content_type = content_type;
+        p.session = session;
+        p.wait_ms = ms;
+        let streams = p
+            .content_type
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        // A head without a stream to follow (an error, a 202, a JSON body
+        // that comes next or not at all) still waits for what its channel
+        // carries; a transport failure ends the exchange.
+        if p.error.is_some() || (!streams && method != "POST") {
+            p.end_us = Some(ev.t_us);
+            self.close(ev.channel, ev.seq + 1);
+        }
     }
 }
