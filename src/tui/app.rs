@@ -310,6 +310,7 @@ impl App {
             InputTarget::LogsFilter => p.logs.view.text.clone(),
             InputTarget::RawSearch => p.raw.search.clone(),
             InputTarget::CustomToken => p.composer.custom_token.clone(),
+            InputTarget::HelpSearch => self.overlays.help_query.clone(),
         }
     }
 
@@ -326,6 +327,7 @@ impl App {
                 self.panes.raw.set_search(text, h)
             }
             InputTarget::CustomToken => self.panes.composer.set_custom_token(text),
+            InputTarget::HelpSearch => help::update::set_query(&mut self.overlays, text),
         }
     }
 
@@ -337,11 +339,15 @@ impl App {
         }
         self.dirty = true;
         let key = Key::from_event(&ev);
-        if let Some(at) = self.overlays.help {
+        if self.overlays.help.is_some() {
+            if self.overlays.input.is_some() {
+                // The help's search.
+                return self.line_input(ev);
+            }
             let end = help::view::max_scroll(&self.view());
             // A page keeps its last row in sight, at the top.
             let page = help::view::rows(self.shell.height).saturating_sub(1);
-            self.overlays.help = help::update::key(&self.shell.keymap, at, end, page, key);
+            help::update::key(&mut self.overlays, &self.shell.keymap, end, page, key);
             return Vec::new();
         }
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
@@ -366,12 +372,7 @@ impl App {
             return argform::update::key(&mut self.overlays.argform, browse, ev, now);
         }
         if self.overlays.input.is_some() {
-            // A changed filter shows its rows at once.
-            if let Some(set) = status::update::key(&mut self.overlays.input, ev) {
-                self.route(vec![set]);
-                return self.finish(Then::Sync);
-            }
-            return Vec::new();
+            return self.line_input(ev);
         }
         if self.shell.focus == Pane::Composer && self.panes.composer.editing {
             if let Some(a) = self.shell.keymap.lookup(Context::Editor, key) {
@@ -390,6 +391,16 @@ impl App {
             Some(a) => self.apply(a),
             None => Vec::new(),
         }
+    }
+
+    /// A key for the status line's text field: a changed filter shows its
+    /// rows at once.
+    fn line_input(&mut self, ev: KeyEvent) -> Vec<Effect> {
+        if let Some(set) = status::update::key(&mut self.overlays.input, ev) {
+            self.route(vec![set]);
+            return self.finish(Then::Sync);
+        }
+        Vec::new()
     }
 
     pub fn handle_paste(&mut self, text: &str) {

@@ -22,11 +22,13 @@ pub enum Context {
     Resources,
     /// The Tools pane showing its Prompts tab.
     Prompts,
+    /// While the help overlay is open (its other keys are global ones).
+    Help,
 }
 
 /// The settings file's names of the contexts, in the order an unknown one
 /// lists them.
-const NAMES: [(&str, Context); 13] = [
+const NAMES: [(&str, Context); 14] = [
     ("global", Context::Global),
     ("tools", Context::Pane(Pane::Tools)),
     ("composer", Context::Pane(Pane::Composer)),
@@ -40,6 +42,7 @@ const NAMES: [(&str, Context); 13] = [
     ("scope", Context::Pane(Pane::Scope)),
     ("resources", Context::Resources),
     ("prompts", Context::Prompts),
+    ("help", Context::Help),
 ];
 
 /// The names alone, for the error an unknown one gets.
@@ -65,7 +68,7 @@ impl<'de> Deserialize<'de> for Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 13] = [
+    pub const ALL: [Context; 14] = [
         Context::Global,
         Context::Pane(Pane::Tools),
         Context::Resources,
@@ -79,6 +82,7 @@ impl Context {
         Context::Pane(Pane::Findings),
         Context::Pane(Pane::Network),
         Context::Pane(Pane::Scope),
+        Context::Help,
     ];
 
     pub fn title(self) -> &'static str {
@@ -88,6 +92,7 @@ impl Context {
             Context::Editor => "Composer, while editing",
             Context::Resources => "Tools pane, Resources tab",
             Context::Prompts => "Tools pane, Prompts tab",
+            Context::Help => "Help",
         }
     }
 }
@@ -327,6 +332,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Context::Pane(Pane::Scope), &["f"], Follow),
         (Context::Pane(Pane::Scope), &["enter"], ShowEvent),
         (Context::Pane(Pane::Scope), &["s"], ToggleStreams),
+        (Context::Help, &["/"], Filter),
     ]
 };
 
@@ -490,7 +496,7 @@ mod tests {
             e.to_string().contains(
                 "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
                  `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
-                 `scope`, `resources`, `prompts`"
+                 `scope`, `resources`, `prompts`, `help`"
             ),
             "{e}"
         );
