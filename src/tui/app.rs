@@ -8,6 +8,7 @@
 
 mod msgs;
 mod options;
+mod rewind;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,9 @@ pub struct App {
     runs: Vec<(String, Value)>,
     default_limits: Limits,
     playback: Option<Playback>,
+    /// Findings about events a replay stepped back before, until it
+    /// feeds them again (as many as the checks found: bounded by them).
+    later_findings: Vec<Finding>,
     /// Retries composed for `input_required` results (their ids count up).
     answers: u32,
     /// Effects the commands routed so far asked for, in order.
@@ -148,6 +152,7 @@ impl App {
                 max: opts.max_timeout_secs.map(Duration::from_secs),
             },
             playback: opts.playback,
+            later_findings: Vec::new(),
             answers: 0,
             effects: Vec::new(),
             queued: Vec::new(),
@@ -179,9 +184,15 @@ impl App {
     /// Findings the checks published since the last call, in order.
     pub fn add_findings(&mut self, fresh: Vec<Finding>) {
         if !fresh.is_empty() {
-            self.panes.findings.add(fresh);
             self.dirty = true;
             self.behind = true;
+            if self.later_findings.is_empty() {
+                self.panes.findings.add(fresh);
+            } else {
+                // Behind ones a replay stepped back before, in order.
+                self.later_findings.extend(fresh);
+                self.release_findings();
+            }
         }
     }
 
@@ -194,6 +205,7 @@ impl App {
             self.shell.replay = Some(p.view());
             self.dirty = true;
             self.behind = true;
+            self.release_findings();
         }
     }
 
@@ -605,7 +617,7 @@ impl App {
             ShowChannel => self.panes.network.show_channel(),
             ZoomIn | ZoomOut | ZoomFit | PanLeft | PanRight | CursorLeft | CursorRight
             | ShowEvent | ToggleStreams => self.panes.scope.apply(action, &cx),
-            ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
+            ReplayPause | ReplayStep | ReplayBack | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
             NextTab | PrevTab => self.panes.tools.step(action == NextTab, live),
@@ -634,12 +646,25 @@ impl App {
                     "end of the trace: nothing left to step".into(),
                 ));
             }
+            Action::ReplayBack => {
+                if p.step_back() {
+                    self.shell.replay = Some(p.view());
+                    self.rewound();
+                } else {
+                    out.push(Command::Notice(
+                        "start of the trace: nothing to step back to".into(),
+                    ));
+                }
+            }
             Action::ReplayFaster => p.change_speed(true),
             Action::ReplaySlower => p.change_speed(false),
             Action::ReplayEnd => p.jump_to_end(),
             _ => {}
         }
-        self.shell.replay = Some(p.view());
+        if let Some(p) = &self.playback {
+            self.shell.replay = Some(p.view());
+        }
+        self.release_findings();
         self.behind = true;
         out
     }

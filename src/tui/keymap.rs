@@ -252,6 +252,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["end", "G"], Bottom),
         (Global, &["space"], ReplayPause),
         (Global, &["."], ReplayStep),
+        (Global, &[","], ReplayBack),
         (Global, &[">"], ReplayFaster),
         (Global, &["<"], ReplaySlower),
         (Global, &["E"], ReplayEnd),
@@ -340,6 +341,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
 pub const REPLAY_HINTS: &[Action] = &[
     Action::ReplayPause,
     Action::ReplayStep,
+    Action::ReplayBack,
     Action::ReplaySlower,
     Action::ReplayFaster,
     Action::ReplayEnd,
