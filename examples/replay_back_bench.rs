@@ -73,6 +73,15 @@ fn at_end(n: u64) -> (App, f64) {
     (app, t.elapsed().as_secs_f64() * 1e3)
 }
 
+/// Feeding the store alone (no views): the part of a step back that
+/// classifies and indexes the frames again.
+fn feed_only(n: u64) -> f64 {
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let mut playback = Playback::new(events(n), trace, clock);
+    ms(|| playback.jump_to_end())
+}
+
 fn ms(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
     f();
@@ -80,7 +89,9 @@ fn ms(f: impl FnOnce()) -> f64 {
 }
 
 fn main() {
-    println!("replay at 160x50       play to end   step back (median of 5)   step forward");
+    println!(
+        "replay at 160x50       play to end   step back (median of 5)   of which the store   step forward"
+    );
     for n in [100_000u64, 1_000_000] {
         let (mut app, end_ms) = at_end(n);
         let mut back: Vec<f64> = (0..5)
@@ -97,9 +108,10 @@ fn main() {
         });
         let r = app.shell.replay.expect("a replay");
         assert_eq!(r.fed as u64, n - 4, "five back, one forward");
+        let store = feed_only(n);
         println!(
-            "{:>9} events  {:>9.0} ms  {:>12.0} ms (min {:.0}, max {:.0})  {:>9.2} ms",
-            n, end_ms, back[2], back[0], back[4], fwd
+            "{:>9} events  {:>9.0} ms  {:>12.0} ms (min {:.0}, max {:.0})  {:>12.0} ms  {:>9.2} ms",
+            n, end_ms, back[2], back[0], back[4], store, fwd
         );
     }
 }
