@@ -312,3 +312,32 @@ async fn findings_follow_the_replay_back_and_forth() {
     assert_eq!(checks.len(), all, "the checks judged each event once");
     checks.stop();
 }
+
+/// The Scope view keeps its span and cursor over a step back: only its
+/// marks are taken in again, and they are those of the earlier screen.
+#[test]
+fn the_scope_keeps_its_zoom_over_a_step_back() {
+    let sc = mid_progress();
+    let total = recorded(&sc).len();
+    let mut app = replay_app(&sc);
+    app.apply(Action::ReplayEnd);
+    while app.sync() {}
+    app.apply(Action::FocusScope);
+    app.apply(Action::ZoomIn);
+    app.apply(Action::ZoomIn);
+    app.apply(Action::CursorLeft);
+    let (span, col) = (app.panes.scope.span, app.panes.scope.col);
+    app.apply(Action::ReplayBack);
+    assert_eq!(fed(&app), total - 1);
+    assert_eq!((app.panes.scope.span, app.panes.scope.col), (span, col));
+    let mut fwd = replay_app(&sc);
+    for _ in 0..total - 1 {
+        fwd.apply(Action::ReplayStep);
+    }
+    assert_eq!(
+        app.panes.scope.index.marks(),
+        fwd.panes.scope.index.marks(),
+        "the marks of the first {} events",
+        total - 1
+    );
+}

@@ -1,9 +1,9 @@
 //! A replay stepping back. The store is append-only, so the playback
 //! starts the trace over and feeds it again up to the earlier event; here
 //! every view made from the old store starts over too, keeping what the
-//! user set (focus, filters, the Raw pane's mode and search, the clock),
-//! and is synced in full before the next frame, so no half-built screen
-//! is ever drawn.
+//! user set (focus, filters, the Raw pane's mode and search, the clock,
+//! the Scope's span and position), and is synced in full before the next
+//! frame, so no half-built screen is ever drawn.
 //!
 //! Findings are not made again: the checks already judged these events
 //! (their seqs are the same the second time). Those about events not yet
@@ -16,7 +16,6 @@ use crate::tui::panes::logs::LogsState;
 use crate::tui::panes::network::NetworkState;
 use crate::tui::panes::progress::ProgressState;
 use crate::tui::panes::raw::RawState;
-use crate::tui::panes::scope::ScopeState;
 use crate::tui::panes::timeline::TimelineState;
 use crate::tui::panes::tools::ToolsState;
 
@@ -58,10 +57,9 @@ impl App {
             follow: true,
             ..NetworkState::default()
         };
-        p.scope = ScopeState {
-            wall: p.scope.wall,
-            ..ScopeState::default()
-        };
+        // The Scope keeps where the user put it (span, position, cursor,
+        // lanes); only its marks are taken in again.
+        p.scope.index = Default::default();
         let known = std::mem::take(&mut p.findings).list;
         self.later_findings.splice(0..0, known);
         self.recorded = Default::default();
