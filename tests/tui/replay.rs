@@ -187,6 +187,15 @@ async fn findings_are_computed_during_replay() {
     checks.stop();
 }
 
+/// The Logs pane's level after one `+` from the default.
+fn fwd_level() -> mcpscope::protocol::views::LogLevel {
+    let sc = mid_progress();
+    let mut app = replay_app(&sc);
+    app.apply(Action::FocusLogs);
+    app.apply(Action::LevelUp);
+    app.panes.logs.view.min
+}
+
 /// The whole screen after `n` events, with nothing else on it (notices
 /// cleared): what stepping back to `n` must show again.
 fn screen_at(sc: &Scenario, n: usize, w: u16, h: u16) -> String {
@@ -219,6 +228,7 @@ fn replay_steps_back_to_the_screen_it_showed_there() {
         }
         // Back to the middle, with the Logs pane focused and filtered.
         app.apply(Action::FocusLogs);
+        app.apply(Action::LevelUp);
         app.apply(Action::Filter);
         typed(&mut app, "chunk");
         key(&mut app, KeyCode::Enter);
@@ -228,11 +238,17 @@ fn replay_steps_back_to_the_screen_it_showed_there() {
         let n = total - 16;
         assert_eq!(app.shell.replay.unwrap().fed, n);
         assert_eq!(app.panes.logs.view.text, "chunk", "the filter is kept");
+        assert_eq!(
+            app.panes.logs.view.min,
+            fwd_level(),
+            "and the level the user chose"
+        );
         let mut fwd = replay_app(&sc);
         for _ in 0..n {
             fwd.apply(Action::ReplayStep);
         }
         fwd.apply(Action::FocusLogs);
+        fwd.apply(Action::LevelUp);
         fwd.apply(Action::Filter);
         typed(&mut fwd, "chunk");
         key(&mut fwd, KeyCode::Enter);

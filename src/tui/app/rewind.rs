@@ -11,7 +11,6 @@
 
 use super::App;
 use crate::checks::Finding;
-use crate::tui::panes::PaneInput;
 use crate::tui::panes::logs::LogsState;
 use crate::tui::panes::network::NetworkState;
 use crate::tui::panes::progress::ProgressState;
@@ -24,9 +23,9 @@ impl App {
     /// views again from it.
     pub(super) fn rewound(&mut self) {
         let p = &mut self.panes;
-        let timeline_filter = p.timeline.view.text.clone();
         let wall_clock = p.timeline.wall_clock;
-        let logs_filter = p.logs.view.text.clone();
+        let tl = std::mem::take(&mut p.timeline.view);
+        let logs = std::mem::take(&mut p.logs.view);
         let raw = std::mem::take(&mut p.raw);
         let selected = p.progress.selected_call().map(|c| c.request_seq);
         let mut progress = ProgressState::new(p.progress.stale_after_us);
@@ -40,12 +39,14 @@ impl App {
             wall_clock,
             ..TimelineState::default()
         };
-        p.timeline.set_filter(&timeline_filter);
+        // Kind and text filters stay; a lane or channel (made of the old
+        // store's rows) does not.
+        p.timeline.view.set_filter(tl.kind, &tl.text);
         p.logs = LogsState {
             follow: true,
             ..LogsState::default()
         };
-        p.logs.set_filter(&logs_filter);
+        p.logs.view.set_filter(logs.min, &logs.text, logs.stderr);
         p.raw = RawState {
             source: raw.source,
             bytes_mode: raw.bytes_mode,
