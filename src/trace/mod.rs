@@ -62,6 +62,19 @@ impl Trace {
         r
     }
 
+    /// Start over from an empty store with the same bounds: a replay
+    /// stepping back feeds its events again up to the earlier one. The
+    /// store stays append-only; whoever holds seqs of the old one (views,
+    /// checks) must start over or skip to where the new one catches up.
+    pub fn restart(&self) {
+        let next = {
+            let mut s = self.write();
+            *s = s.emptied();
+            s.next_seq()
+        };
+        self.changed.send_replace(next);
+    }
+
     /// Wait until the recording (if any) has written every event so far.
     pub fn sync_recording(&self) {
         self.write().flush();

@@ -236,6 +236,11 @@ impl Store {
         }
     }
 
+    /// An empty store with the same bounds, recording nothing.
+    pub fn emptied(&self) -> Store {
+        Store::new(self.limits.clone())
+    }
+
     /// Record every appended event to `rec` from now on.
     pub fn set_recorder(&mut self, rec: Recorder) {
         self.recorder = Some(rec);

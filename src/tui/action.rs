@@ -78,6 +78,7 @@ pub enum Action {
     ShowChannel,
     ReplayPause,
     ReplayStep,
+    ReplayBack,
     ReplayFaster,
     ReplaySlower,
     ReplayEnd,
@@ -103,7 +104,7 @@ impl Action {
         use Action::*;
         matches!(
             self,
-            ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd
+            ReplayPause | ReplayStep | ReplayBack | ReplayFaster | ReplaySlower | ReplayEnd
         )
     }
 
@@ -196,6 +197,7 @@ impl Action {
             ShowChannel => "show the exchange's channel (its stream) in the timeline",
             ReplayPause => "replay: pause / resume",
             ReplayStep => "replay: feed one event (and pause)",
+            ReplayBack => "replay: step back one event (and pause)",
             ReplayFaster => "replay: faster (up to ×16)",
             ReplaySlower => "replay: slower (down to ×0.5)",
             ReplayEnd => "replay: jump to the end of the trace",

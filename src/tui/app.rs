@@ -8,6 +8,7 @@
 
 mod msgs;
 mod options;
+mod rewind;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,9 @@ pub struct App {
     runs: Vec<(String, Value)>,
     default_limits: Limits,
     playback: Option<Playback>,
+    /// Findings about events a replay stepped back before, until it
+    /// feeds them again (as many as the checks found: bounded by them).
+    later_findings: Vec<Finding>,
     /// Retries composed for `input_required` results (their ids count up).
     answers: u32,
     /// Effects the commands routed so far asked for, in order.
@@ -121,6 +125,7 @@ impl App {
                 max: opts.max_timeout_secs.map(Duration::from_secs),
             },
             playback: opts.playback,
+            later_findings: Vec::new(),
             answers: 0,
             effects: Vec::new(),
             queued: Vec::new(),
@@ -152,9 +157,15 @@ impl App {
     /// Findings the checks published since the last call, in order.
     pub fn add_findings(&mut self, fresh: Vec<Finding>) {
         if !fresh.is_empty() {
-            self.panes.findings.add(fresh);
             self.dirty = true;
             self.behind = true;
+            if self.later_findings.is_empty() {
+                self.panes.findings.add(fresh);
+            } else {
+                // Behind ones a replay stepped back before, in order.
+                self.later_findings.extend(fresh);
+                self.release_findings();
+            }
         }
     }
 
@@ -167,6 +178,7 @@ impl App {
             self.shell.replay = Some(p.view());
             self.dirty = true;
             self.behind = true;
+            self.release_findings();
         }
     }
 
@@ -283,6 +295,7 @@ impl App {
             InputTarget::LogsFilter => p.logs.view.text.clone(),
             InputTarget::RawSearch => p.raw.search.clone(),
             InputTarget::CustomToken => p.composer.custom_token.clone(),
+            InputTarget::HelpSearch => self.overlays.help_query.clone(),
         }
     }
 
@@ -299,6 +312,7 @@ impl App {
                 self.panes.raw.set_search(text, h)
             }
             InputTarget::CustomToken => self.panes.composer.set_custom_token(text),
+            InputTarget::HelpSearch => help::update::set_query(&mut self.overlays, text),
         }
     }
 
@@ -310,11 +324,15 @@ impl App {
         }
         self.dirty = true;
         let key = Key::from_event(&ev);
-        if let Some(at) = self.overlays.help {
+        if self.overlays.help.is_some() {
+            if self.overlays.input.is_some() {
+                // The help's search.
+                return self.line_input(ev);
+            }
             let end = help::view::max_scroll(&self.view());
             // A page keeps its last row in sight, at the top.
             let page = help::view::rows(self.shell.height).saturating_sub(1);
-            self.overlays.help = help::update::key(&self.shell.keymap, at, end, page, key);
+            help::update::key(&mut self.overlays, &self.shell.keymap, end, page, key);
             return Vec::new();
         }
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
@@ -339,12 +357,7 @@ impl App {
             return argform::update::key(&mut self.overlays.argform, browse, ev, now);
         }
         if self.overlays.input.is_some() {
-            // A changed filter shows its rows at once.
-            if let Some(set) = status::update::key(&mut self.overlays.input, ev) {
-                self.route(vec![set]);
-                return self.finish(Then::Sync);
-            }
-            return Vec::new();
+            return self.line_input(ev);
         }
         if self.shell.focus == Pane::Composer && self.panes.composer.editing {
             if let Some(a) = self.shell.keymap.lookup(Context::Editor, key) {
@@ -363,6 +376,16 @@ impl App {
             Some(a) => self.apply(a),
             None => Vec::new(),
         }
+    }
+
+    /// A key for the status line's text field: a changed filter shows its
+    /// rows at once.
+    fn line_input(&mut self, ev: KeyEvent) -> Vec<Effect> {
+        if let Some(set) = status::update::key(&mut self.overlays.input, ev) {
+            self.route(vec![set]);
+            return self.finish(Then::Sync);
+        }
+        Vec::new()
     }
 
     pub fn handle_paste(&mut self, text: &str) {
@@ -547,7 +570,7 @@ impl App {
                 let wall = self.panes.scope.wall.is_some();
                 self.panes.timeline.toggle_clock(wall)
             }
-            ReplayPause | ReplayStep | ReplayFaster | ReplaySlower | ReplayEnd => {
+            ReplayPause | ReplayStep | ReplayBack | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
             a => match Pane::focused_by(a) {
@@ -580,12 +603,25 @@ impl App {
                     "end of the trace: nothing left to step".into(),
                 ));
             }
+            Action::ReplayBack => {
+                if p.step_back() {
+                    self.shell.replay = Some(p.view());
+                    self.rewound();
+                } else {
+                    out.push(Command::Notice(
+                        "start of the trace: nothing to step back to".into(),
+                    ));
+                }
+            }
             Action::ReplayFaster => p.change_speed(true),
             Action::ReplaySlower => p.change_speed(false),
             Action::ReplayEnd => p.jump_to_end(),
             _ => {}
         }
-        self.shell.replay = Some(p.view());
+        if let Some(p) = &self.playback {
+            self.shell.replay = Some(p.view());
+        }
+        self.release_findings();
         self.behind = true;
         out
     }

@@ -23,20 +23,24 @@ pub enum Context {
     Resources,
     /// The Tools pane showing its Prompts tab.
     Prompts,
+    /// While the help overlay is open (its other keys are global ones).
+    Help,
 }
 
-/// The contexts besides the panes' own: the Tools pane's tabs and the
-/// Composer's editor sit beside their pane in the lists below.
-const EXTRA: [(&str, Context); 4] = [
+/// The contexts besides the panes' own: the Tools pane's tabs, the
+/// Composer's editor (they sit beside their pane in the lists below) and
+/// the help overlay.
+const EXTRA: [(&str, Context); 5] = [
     ("global", Context::Global),
     ("editor", Context::Editor),
     ("resources", Context::Resources),
     ("prompts", Context::Prompts),
+    ("help", Context::Help),
 ];
 
 /// The settings file's names of the contexts, in the order an unknown one
 /// lists them: global, the left column's panes and the editor, the other
-/// panes, the Tools pane's tabs.
+/// panes, the Tools pane's tabs, the help.
 static NAMES: LazyLock<Vec<(&'static str, Context)>> = LazyLock::new(|| {
     let pane = |p: Pane| (p.name(), Context::Pane(p));
     let mut names = vec![EXTRA[0], pane(Pane::Tools), pane(Pane::Composer), EXTRA[1]];
@@ -46,7 +50,7 @@ static NAMES: LazyLock<Vec<(&'static str, Context)>> = LazyLock::new(|| {
             .filter(|p| !LEFT.contains(p))
             .map(pane),
     );
-    names.extend([EXTRA[2], EXTRA[3]]);
+    names.extend([EXTRA[2], EXTRA[3], EXTRA[4]]);
     names
 });
 
@@ -72,7 +76,7 @@ impl<'de> Deserialize<'de> for Context {
 impl Context {
     /// Every context in the order help lists them: global, the left
     /// column's (Tools and its tabs, the Composer and its editor), then
-    /// the other panes in focus order.
+    /// the other panes in focus order, and the help's own.
     pub fn all() -> Vec<Context> {
         let mut all = vec![
             Context::Global,
@@ -84,6 +88,7 @@ impl Context {
         ];
         let others = Pane::ORDER.into_iter().filter(|p| !LEFT.contains(p));
         all.extend(others.map(Context::Pane));
+        all.push(Context::Help);
         all
     }
 
@@ -94,6 +99,7 @@ impl Context {
             Context::Editor => "Composer, while editing",
             Context::Resources => "Tools pane, Resources tab",
             Context::Prompts => "Tools pane, Prompts tab",
+            Context::Help => "Help",
         }
     }
 }
@@ -254,6 +260,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["end", "G"], Bottom),
         (Global, &["space"], ReplayPause),
         (Global, &["."], ReplayStep),
+        (Global, &[","], ReplayBack),
         (Global, &[">"], ReplayFaster),
         (Global, &["<"], ReplaySlower),
         (Global, &["E"], ReplayEnd),
@@ -274,6 +281,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Prompts, &["backspace"], ClearFilter),
         (Editor, &["esc"], StopEdit),
         (Editor, &["ctrl-s"], Send),
+        (Context::Help, &["/"], Filter),
     ]
 };
 
@@ -281,6 +289,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
 pub const REPLAY_HINTS: &[Action] = &[
     Action::ReplayPause,
     Action::ReplayStep,
+    Action::ReplayBack,
     Action::ReplaySlower,
     Action::ReplayFaster,
     Action::ReplayEnd,
@@ -409,7 +418,7 @@ mod tests {
             e.to_string().contains(
                 "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
                  `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
-                 `scope`, `resources`, `prompts`"
+                 `scope`, `resources`, `prompts`, `help`"
             ),
             "{e}"
         );

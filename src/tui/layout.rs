@@ -6,7 +6,8 @@
 //! clean session keeps the room for the timeline. Network, a strip under
 //! Progress as wide as it (its rows have many columns), appears once the
 //! session made an HTTP exchange (or when focused): stdio sessions look as
-//! before.
+//! before. Read-only sessions (`attach`, `replay`) cannot compose: their
+//! Tools column shows only while focused, the right side taking the width.
 //!
 //! ```text
 //! ┌ header ─────────────────────────────────────────────────────────────┐
@@ -114,9 +115,16 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         return l;
     }
     let left_w = (body.width * 3 / 10).max(44);
-    let (left, right) = cols(body, left_w);
-    // Read-only sessions have no Composer: the Tools pane takes the column.
-    let (tools, composer) = if st.offers(Pane::Composer) {
+    // Read-only sessions (attach, replay) have no Composer and nothing to
+    // compose: the Tools column shows only while focused, and the panes
+    // that follow the session take its room.
+    let composes = st.offers(Pane::Composer);
+    let (left, right) = if composes || st.shell.focus == Pane::Tools {
+        cols(body, left_w)
+    } else {
+        (Rect::default(), body)
+    };
+    let (tools, composer) = if composes {
         rows(left, left.height * 9 / 20)
     } else {
         (left, Rect::default())
@@ -131,8 +139,10 @@ pub fn compute(area: Rect, st: &View) -> Layout {
     };
     let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
     let (progress, mut lower) = rows(right, progress_h);
-    l.panes = vec![(Pane::Tools, tools)];
-    if st.offers(Pane::Composer) {
+    if !left.is_empty() {
+        l.panes.push((Pane::Tools, tools));
+    }
+    if composes {
         l.panes.push((Pane::Composer, composer));
     }
     l.panes.push((Pane::Progress, progress));

@@ -128,6 +128,23 @@ impl Playback {
         true
     }
 
+    /// Go back one event and pause there: the trace starts over and the
+    /// events before it are fed again (the store is append-only). Returns
+    /// false at the start, where there is nothing to take back.
+    pub fn step_back(&mut self) -> bool {
+        self.paused = true;
+        if self.next == 0 {
+            return false;
+        }
+        let to = self.next - 1;
+        self.trace.restart();
+        self.next = 0;
+        self.feed_to(to);
+        self.pos_us = to.checked_sub(1).map_or(0, |i| self.events[i].t_us);
+        self.clock.set_us(self.pos_us);
+        true
+    }
+
     /// Feed everything that is left; the position moves to the last event.
     pub fn jump_to_end(&mut self) {
         self.feed_to(self.events.len());

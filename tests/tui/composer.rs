@@ -175,6 +175,11 @@ fn runs_fire_once_the_tools_are_known_and_offline_apps_send_nothing() {
     let wide =
         mcpscope::tui::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 48), &offline.view());
     assert!(wide.panes.iter().all(|(p, _)| *p != Pane::Composer));
+    // Nor a Tools column unless it is focused; then it takes the column.
+    assert!(wide.panes.iter().all(|(p, _)| *p != Pane::Tools));
+    offline.apply(Action::FocusTools);
+    let wide =
+        mcpscope::tui::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 48), &offline.view());
     let (_, tools) = wide.panes[0];
     assert_eq!(
         (wide.panes[0].0, tools.height),

@@ -401,6 +401,22 @@ fn replay_plays_a_recorded_session_to_its_end() {
     assert!(s.contains("← res   tools/call"), "{s}");
     assert!(s.contains("done in"), "the call's final state: {s}");
     assert!(s.contains("4 updates"), "one per 256 KiB chunk: {s}");
+    // `,` steps back: past the exit, stderr and the response, the call
+    // runs again; `.` feeds the response once more.
+    let total: usize = total.parse().unwrap();
+    for _ in 0..3 {
+        t.keys(&[","]);
+    }
+    let want = format!("{}/{total} events", total - 3);
+    let s = t.wait_for("three steps back", 20, |s| {
+        s.contains(&want) && s.contains("running") && !s.contains("done in")
+    });
+    assert!(s.contains("paused"), "{s}");
+    t.keys(&["."]);
+    let want = format!("{}/{total} events", total - 2);
+    t.wait_for("the response fed again", 20, |s| {
+        s.contains(&want) && s.contains("done in")
+    });
     // Nothing can be sent to a recording: there is no Composer to go to.
     assert!(!s.contains("6 Composer"), "{s}");
     t.keys(&["6"]);

@@ -79,3 +79,43 @@ fn long_strings_wrap_in_the_pretty_view_at_every_size() {
         assert!(!text.contains('↪') && text.contains(&long), "{text}");
     }
 }
+
+/// The Raw pane's title is fitted to its width: what the user searched
+/// for and where they are among its matches is kept before the event's
+/// own details, shortened when even that does not fit. At 160×48 the
+/// pane is about 38 columns wide.
+#[test]
+fn the_search_count_stays_in_the_title_of_a_narrow_raw_pane() {
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        for (query, count) in [
+            ("protocolversion", "\" 1/1"),
+            (&"a query longer than any pane ".repeat(5), "…\" 0/0"),
+        ] {
+            let sc = mid_progress();
+            let mut app = app(&sc);
+            app.apply(Action::FocusTimeline);
+            app.apply(Action::Top);
+            app.apply(Action::Down); // initialize request
+            app.apply(Action::FocusRaw);
+            app.apply(Action::Search);
+            typed(&mut app, query);
+            key(&mut app, KeyCode::Enter);
+            let screen = render(&mut app, w, h);
+            // The pane's top border (not the tab bar), from its corner on.
+            let title = screen
+                .lines()
+                .find_map(|l| {
+                    l.find("┏ 4 Raw ")
+                        .or_else(|| l.find("╭ 4 Raw "))
+                        .map(|i| &l[i..])
+                })
+                .unwrap_or_else(|| panic!("{w}x{h}: no Raw pane:\n{screen}"));
+            // The query's start, then its count.
+            let start = format!("\"{}", &query[..6]);
+            assert!(
+                title.contains(&start) && title.contains(count),
+                "{w}x{h}: {start:?}…{count:?} in the title: {title:?}\n{screen}"
+            );
+        }
+    }
+}

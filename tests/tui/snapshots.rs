@@ -323,3 +323,60 @@ fn header_cuts_long_texts_but_keeps_what_always_stays() {
         assert!(h.contains('…'), "something had to be cut at {w}: {h}");
     }
 }
+
+/// `attach` over the scenario's trace: read-only, nothing played back.
+fn attach_app(sc: &crate::support::Scenario) -> mcpscope::tui::App {
+    let mut app = mcpscope::tui::App::new(
+        sc.trace.clone(),
+        mcpscope::tui::AppOptions {
+            live: false,
+            playback: None,
+            spec_name: "demo".into(),
+            transport: "stdio · attached (pid 4242)".into(),
+            server_cli: "# attached to demo".into(),
+            ..mcpscope::tui::AppOptions::default()
+        },
+    );
+    app.sync();
+    app
+}
+
+/// Nothing can be composed in `attach` or `replay`: the Tools column
+/// shows only while focused, and Progress, Timeline, Logs and Raw take
+/// its room.
+#[test]
+fn attach_and_replay_give_the_tools_column_to_the_session() {
+    use mcpscope::tui::pane::Pane;
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        for mode in ["attach", "replay"] {
+            let sc = with_faults();
+            let mut app = if mode == "attach" {
+                attach_app(&sc)
+            } else {
+                let mut app = replay_app(&sc);
+                app.apply(Action::ReplayEnd);
+                app
+            };
+            app.add_findings(check_all(&sc));
+            app.apply(Action::FocusTimeline);
+            let screen = render(&mut app, w, h);
+            if w >= 120 {
+                let l = app.layout();
+                assert_eq!(l.rect(Pane::Tools), None, "{mode} {w}x{h}:\n{screen}");
+                for p in [Pane::Progress, Pane::Timeline, Pane::Logs] {
+                    assert_eq!(
+                        l.rect(p).map(|r| r.x),
+                        Some(0),
+                        "{mode} {w}x{h}: {p:?} starts at the left edge:\n{screen}"
+                    );
+                }
+                assert_eq!(l.rect(Pane::Progress).unwrap().width, w);
+            }
+            insta::assert_snapshot!(format!("{mode}_layout_{w}x{h}"), screen);
+            // Focused, the Tools column comes back (the list a session made).
+            app.apply(Action::FocusTools);
+            render(&mut app, w, h);
+            assert!(app.layout().rect(Pane::Tools).is_some(), "{mode} {w}x{h}");
+        }
+    }
+}

@@ -20,6 +20,8 @@ pub struct Overlays {
     pub argform: Option<ArgForm>,
     /// The help overlay and its scroll position.
     pub help: Option<usize>,
+    /// What the help is searched for (empty: every row shows).
+    pub help_query: String,
     /// Server requests waiting for the user (elicitation, sampling).
     pub asks: Asks,
     /// `input_required` results being answered through the asks queue.

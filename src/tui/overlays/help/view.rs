@@ -4,6 +4,7 @@
 
 use crate::tui::action::Action;
 use crate::tui::keymap::Context;
+use crate::tui::overlays::status::InputTarget;
 use crate::tui::screen::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -34,10 +35,23 @@ pub fn max_scroll(st: &View) -> usize {
     lines(st).len().saturating_sub(rows(st.shell.height))
 }
 
-/// Every line of the help, unscrolled.
+/// Every line of the help, unscrolled: under a search, only the rows
+/// whose keys or description hold it (any case), under their headings.
 fn lines(st: &View) -> Vec<Line<'static>> {
+    lines_and_matches(st).0
+}
+
+/// The help's lines and how many key rows the search kept.
+fn lines_and_matches(st: &View) -> (Vec<Line<'static>>, usize) {
     let t = &st.shell.theme;
     let heading = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
+    let query = st.overlays.help_query.to_lowercase();
+    let matches = |keys: &str, action: Action| {
+        query.is_empty()
+            || keys.to_lowercase().contains(&query)
+            || action.describe().to_lowercase().contains(&query)
+    };
+    let mut found = 0;
     let row = |keys: &str, action: Action| {
         Line::from(vec![
             Span::styled(format!("  {keys:<22}"), Style::default().fg(t.key)),
@@ -57,12 +71,18 @@ fn lines(st: &View) -> Vec<Line<'static>> {
         let g = groups.remove(i);
         groups.insert(0, g);
     }
+    let replay = st.shell.replay.is_some();
     for (ctx, rows) in groups {
         let mut group = Vec::new();
         for (keys, action) in rows {
             // Playback keys are bound everywhere but do nothing live: list
             // them apart, and only where they work.
-            if ctx == Context::Global && action.is_replay() {
+            let apart = ctx == Context::Global && action.is_replay();
+            if (apart && !replay) || !matches(&keys, action) {
+                continue;
+            }
+            found += 1;
+            if apart {
                 playback.push(row(&keys, action));
             } else {
                 group.push(row(&keys, action));
@@ -75,23 +95,57 @@ fn lines(st: &View) -> Vec<Line<'static>> {
         out.extend(group);
         out.push(Line::raw(""));
     }
-    if st.shell.replay.is_some() && !playback.is_empty() {
+    if !playback.is_empty() {
         out.push(Line::styled("Replay", heading));
         out.extend(playback);
         out.push(Line::raw(""));
     }
-    out.push(Line::styled(
-        "Mouse: click focuses a pane and selects a row; the wheel scrolls the pane under the pointer.",
-        t.muted(),
-    ));
-    out
+    if query.is_empty() {
+        out.push(Line::styled(
+            "Mouse: click focuses a pane and selects a row; the wheel scrolls the pane under the pointer.",
+            t.muted(),
+        ));
+    } else if found == 0 {
+        out.push(Line::styled(
+            "  no key or description holds that text",
+            t.muted(),
+        ));
+    }
+    (out, found)
+}
+
+/// The frame's title: what the help holds and the keys that leave it, or
+/// the search and its count.
+fn title(st: &View, found: usize) -> String {
+    let q = &st.overlays.help_query;
+    let typing = st
+        .overlays
+        .input
+        .as_ref()
+        .is_some_and(|i| i.target == InputTarget::HelpSearch);
+    if q.is_empty() && !typing {
+        let search = st
+            .shell
+            .keymap
+            .keys_for(Context::Help, Action::Filter)
+            .first()
+            .map(|k| format!("{k} searches · "))
+            .unwrap_or_default();
+        return format!(" Help — keys (rebind in settings.toml [keys.*]) · {search}Esc closes ");
+    }
+    format!(
+        " Help — keys matching \"{}\": {} · Esc {} ",
+        crate::tui::format::safe(q, 40),
+        crate::tui::format::count(found as u64, "match", "matches"),
+        if typing { "drops it" } else { "clears" }
+    )
 }
 
 pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let t = &st.shell.theme;
     let r = frame(area);
     f.render_widget(Clear, r);
-    let lines = lines(st);
+    let (lines, found) = lines_and_matches(st);
     let height = r.height.saturating_sub(2) as usize;
     let scroll = st
         .overlays
@@ -105,7 +159,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         .border_style(Style::default().fg(t.border_focus))
         .style(t.base())
         .title(Span::styled(
-            " Help — keys (rebind in settings.toml [keys.*]) · Esc closes ",
+            title(st, found),
             Style::default()
                 .fg(t.title_focus)
                 .add_modifier(Modifier::BOLD),

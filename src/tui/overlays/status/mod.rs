@@ -14,6 +14,8 @@ pub enum InputTarget {
     LogsFilter,
     RawSearch,
     CustomToken,
+    /// The help overlay's search.
+    HelpSearch,
 }
 
 impl InputTarget {
@@ -25,6 +27,7 @@ impl InputTarget {
             InputTarget::LogsFilter => "filter logs",
             InputTarget::RawSearch => "search frame",
             InputTarget::CustomToken => "progress token (digits = integer)",
+            InputTarget::HelpSearch => "search help",
         }
     }
 }

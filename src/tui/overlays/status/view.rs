@@ -51,6 +51,7 @@ fn short(a: Action) -> &'static str {
         ShowChannel => "stream in timeline",
         ReplayPause => "pause",
         ReplayStep => "step",
+        ReplayBack => "back",
         ReplayFaster => "faster",
         ReplaySlower => "slower",
         ReplayEnd => "end",

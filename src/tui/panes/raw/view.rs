@@ -4,8 +4,9 @@
 //! when the selection changed; drawing only slices them.
 
 use crate::trace::Store;
-use crate::tui::chrome::inner;
+use crate::tui::chrome::{fit, fit_parts, inner, tab_label};
 use crate::tui::jsonfmt::{Seg, line_text};
+use crate::tui::pane::Pane;
 use crate::tui::panes::logs::view::json_style;
 use crate::tui::screen::Body;
 use crate::tui::screen::View;
@@ -13,6 +14,7 @@ use crate::tui::summary::{dir_glyph, event_label};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// The title (it names the event, read from the store: the caller holds
 /// its lock) and the visible slice of the prepared lines.
@@ -20,8 +22,12 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let t = &st.shell.theme;
     let raw = &st.panes.raw;
     let ev = raw.seq.and_then(|s| store.get(s));
-    // Most telling first: the title is cut when the pane is narrow.
-    let mut info = match &ev {
+    // Most telling first: the title is cut when the pane is narrow, by
+    // whole parts from the end. A search the user is in comes before
+    // everything, its count kept whole and its text shortened if need be.
+    let room = (area.width as usize).saturating_sub(tab_label(Pane::Raw).width() + 3);
+    let mut info = search_part(raw, room);
+    let mut rest = match &ev {
         Some(e) => format!(
             "· #{} {} {}",
             e.seq,
@@ -33,26 +39,14 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     if let Some(fl) = raw.seq.and_then(|s| st.panes.findings.flag(s))
         && let Some(fd) = st.panes.findings.list.get(fl.finding)
     {
-        info.push_str(&format!(
+        rest.push_str(&format!(
             " · {} {}",
             crate::tui::panes::findings::view::severity_glyph(fl.severity),
             fd.rule
         ));
     }
-    if !raw.search.is_empty() {
-        info.push_str(&format!(
-            " · \"{}\" {}/{}",
-            raw.search,
-            if raw.matches.is_empty() {
-                0
-            } else {
-                raw.match_idx + 1
-            },
-            raw.matches.len()
-        ));
-    }
     if let Some(e) = &ev {
-        info.push_str(&format!(
+        rest.push_str(&format!(
             " · {} · {} B · {}",
             crate::tui::format::safe(e.method.unwrap_or(""), 40),
             e.bytes.len(),
@@ -62,6 +56,16 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                 "pretty"
             }
         ));
+    }
+    if info.is_empty() {
+        info = rest;
+    } else {
+        // What is left after the search and the space between the parts.
+        let rest = fit_parts(&rest, room.saturating_sub(info.width() + 1));
+        if !rest.is_empty() {
+            info.push(' ');
+            info.push_str(&rest);
+        }
     }
     let inner = inner(area);
     let rows = inner.height as usize;
@@ -84,6 +88,32 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         lines,
         rows: Vec::new(),
     }
+}
+
+/// `· "query" 3/12` within `room` columns (the query shortened, never the
+/// count), or nothing when no search is active.
+fn search_part(raw: &super::RawState, room: usize) -> String {
+    if raw.search.is_empty() {
+        return String::new();
+    }
+    let count = format!(
+        "{}/{}",
+        if raw.matches.is_empty() {
+            0
+        } else {
+            raw.match_idx + 1
+        },
+        raw.matches.len()
+    );
+    let query = crate::tui::format::safe(&raw.search, 200);
+    // `· "` before the query, `" ` and the count after it.
+    let frame = 5 + count.width();
+    let query = if frame + query.width() <= room {
+        query
+    } else {
+        fit(&query, room.saturating_sub(frame).max(1))
+    };
+    format!("· \"{query}\" {count}")
 }
 
 /// Colour the pieces, then overlay search matches (case-insensitive).
