@@ -25,6 +25,7 @@ pub mod scope;
 pub mod task_end;
 pub mod tasks;
 pub mod timing;
+pub mod waits;
 
 pub use timing::{Timed, Timing};
 

@@ -389,3 +389,32 @@ fn timing_stops_where_a_later_request_reuses_the_token() {
     let none = Timing::of(t.get(&IdKey::Int(1)).unwrap(), &s.0);
     assert_eq!((none.count, none.per_second(100)), (0, None));
 }
+
+/// A user who takes 30 s to fill a form mid-call: the silence is the
+/// client's, so the call's gaps leave it out (the gap around it is the
+/// server's own 200 ms); without the waits it reads as a 30.2 s stall.
+#[test]
+fn time_the_client_was_waited_on_is_not_a_gap() {
+    let mut s = S::new();
+    s.call(0, 1, Some("t"));
+    s.progress(1_000_000, "t", 1);
+    s.inn(
+        1_100_000,
+        json!({"jsonrpc":"2.0","id":"srv-1","method":"elicitation/create","params":{}}),
+    );
+    s.out(
+        31_100_000,
+        json!({"jsonrpc":"2.0","id":"srv-1","result":{"action":"decline"}}),
+    );
+    s.progress(31_200_000, "t", 2);
+    s.result(31_300_000, 1, json!({"content": []}));
+    let tracker = s.tracker();
+    let call = tracker.get(&IdKey::Int(1)).unwrap();
+    let plain = Timing::of(call, &s.0);
+    assert_eq!(plain.max_gap_us, Some(30_200_000));
+    let waits = waits::ClientWaits::of(&s.0);
+    assert_eq!(waits.within(0, 40_000_000), 30_000_000);
+    let t = Timing::of_excluding(call, &s.0, Some(&waits));
+    assert_eq!((t.min_gap_us, t.max_gap_us), (Some(200_000), Some(200_000)));
+    assert_eq!(t.count, 2);
+}

@@ -5,6 +5,7 @@
 //! over a call in one pass. The median is a running median in two heaps, so
 //! taking in a notification never rescans the call's history.
 
+use super::waits::ClientWaits;
 use crate::protocol::IdKey;
 use crate::trace::{Dir, Origin, Store};
 use std::cmp::Reverse;
@@ -51,8 +52,18 @@ pub struct Timing {
 impl Timing {
     /// A call's numbers over everything stored (one pass).
     pub fn of<'a>(call: impl Into<Timed<'a>>, store: &Store) -> Timing {
+        Timing::of_excluding(call, store, None)
+    }
+
+    /// [`Timing::of`], with the time the client was waited on (`waits`)
+    /// left out of the gaps between notifications.
+    pub fn of_excluding<'a>(
+        call: impl Into<Timed<'a>>,
+        store: &Store,
+        waits: Option<&ClientWaits>,
+    ) -> Timing {
         let mut t = Timing::default();
-        t.sync(call, store, usize::MAX);
+        t.sync_excluding(call, store, usize::MAX, waits);
         t
     }
 
@@ -63,6 +74,18 @@ impl Timing {
     /// its request, before its response (unless that is a task handle) and
     /// before the next request that reused the token.
     pub fn sync<'a>(&mut self, call: impl Into<Timed<'a>>, store: &Store, budget: usize) -> bool {
+        self.sync_excluding(call, store, budget, None)
+    }
+
+    /// [`Timing::sync`], leaving the time the client was waited on out of
+    /// the gaps.
+    pub fn sync_excluding<'a>(
+        &mut self,
+        call: impl Into<Timed<'a>>,
+        store: &Store,
+        budget: usize,
+        waits: Option<&ClientWaits>,
+    ) -> bool {
         let call = call.into();
         if self.id.as_ref() != Some(call.id) {
             *self = Timing {
@@ -114,7 +137,11 @@ impl Timing {
                 return true;
             }
             if ev.dir == Dir::In && s < bound {
-                self.arrival(ev.t_us);
+                let waited = match (waits, self.last_us) {
+                    (Some(w), Some(last)) => w.within(last, ev.t_us),
+                    _ => 0,
+                };
+                self.arrival_after(ev.t_us, waited);
             }
         }
         seqs.next().is_none()
@@ -122,12 +149,18 @@ impl Timing {
 
     /// One notification arrived at `t_us`.
     pub fn arrival(&mut self, t_us: u64) {
+        self.arrival_after(t_us, 0);
+    }
+
+    /// One notification arrived at `t_us`, `waited` µs of the silence
+    /// before it the client's (it was answering the server).
+    fn arrival_after(&mut self, t_us: u64, waited: u64) {
         self.count += 1;
         if self.first_us.is_none() {
             self.first_us = Some(t_us);
         }
         if let Some(last) = self.last_us {
-            let gap = t_us.saturating_sub(last);
+            let gap = t_us.saturating_sub(last).saturating_sub(waited);
             self.min_gap_us = Some(self.min_gap_us.map_or(gap, |m| m.min(gap)));
             self.max_gap_us = Some(self.max_gap_us.map_or(gap, |m| m.max(gap)));
             self.push_gap(gap);

@@ -3,6 +3,7 @@
 //! rate) and, for calls that did not complete, why. The JSON vocabulary
 //! lives here; the calls and how they ended come from `crate::calls`.
 
+use crate::calls::waits::ClientWaits;
 use crate::calls::{Call, End, Ending, Timing, Tracker};
 use crate::event::EOF_RUNNING;
 use crate::protocol::IdKey;
@@ -76,10 +77,11 @@ pub fn call_stats_of(tracker: &Tracker, store: &Store) -> Vec<CallStats> {
     let end_us = store
         .get(store.next_seq().saturating_sub(1))
         .map_or(0, |e| e.t_us);
+    let waits = ClientWaits::of(store);
     tracker
         .calls
         .iter()
-        .map(|c| stats_of(c, store, end_us))
+        .map(|c| stats_of(c, store, end_us, &waits))
         .collect()
 }
 
@@ -99,8 +101,10 @@ fn outcome(c: &Call) -> CallOutcome {
     }
 }
 
-fn stats_of(c: &Call, store: &Store, end_us: u64) -> CallStats {
-    let timing = Timing::of(c, store);
+/// One call's statistics; the time the client was waited on (`waits`) is
+/// not a gap of the server's.
+fn stats_of(c: &Call, store: &Store, end_us: u64, waits: &ClientWaits) -> CallStats {
+    let timing = Timing::of_excluding(c, store, Some(waits));
     let response = c.response();
     // A task handle is not the end: the task's end is, as far as the trace
     // shows it (else its last notification).

@@ -397,3 +397,44 @@ fn headless_call_prints_findings_after_the_events() {
         out.stderr
     );
 }
+
+/// A user who took 30 s to answer a form mid-call: `check`'s statistics of
+/// the call leave that time out of its gaps (the server's own silences are
+/// 100 and 200 ms), and it is no `progress-stalled`.
+#[test]
+fn time_a_user_took_to_answer_is_not_in_the_calls_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("form.jsonl");
+    let lines = [
+        r#"{"mcpscope_trace": 1, "version": "0.1.0", "started": "2026-01-01T00:00:00Z", "server": {"name": "fixture", "transport": "stdio", "argv": ["fixture-server"]}}"#,
+        r#"{"seq":0,"t":0.0,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"mcpscope","version":"0.1.0"}}}}"#,
+        r#"{"seq":1,"t":0.01,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fixture","version":"1"}}}}"#,
+        r#"{"seq":2,"t":0.02,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+        r#"{"seq":3,"t":1.0,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wizard","arguments":{},"_meta":{"progressToken":"t"}}}}"#,
+        r#"{"seq":4,"t":1.1,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}}"#,
+        r#"{"seq":5,"t":1.15,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","id":"srv-1","method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}"#,
+        r#"{"seq":6,"t":31.15,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":"srv-1","result":{"action":"accept","content":{"name":"Ada"}}}}"#,
+        r#"{"seq":7,"t":31.3,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}}"#,
+        r#"{"seq":8,"t":31.4,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = mcpscope(&[
+        "check",
+        "--trace",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let gaps = &r["calls"][0]["inter_arrival_ms"];
+    // 1.1 → 31.3 s less the 30 s the client took: 200 ms.
+    assert_eq!(gaps["max"], 200.0, "{r:#}");
+    let rules: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(!rules.contains(&"progress-stalled"), "{rules:?}");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
