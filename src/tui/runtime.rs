@@ -349,6 +349,13 @@ async fn browse_request(
     }
 }
 
+/// Whether to draw now: changes wait for the next frame (a flood redraws
+/// at most `fps` times a second), but what the user did is drawn at once,
+/// not up to a frame later: a key is worth a frame of its own.
+fn draw_due(dirty: bool, behind: bool, input: bool, since: Duration, frame: Duration) -> bool {
+    (dirty && input) || ((dirty || behind) && since >= frame)
+}
+
 /// Sync the views and draw one frame. The lock covers the sync and the
 /// reading of the rows on screen; painting and the terminal write happen
 /// after it is released, so neither a slow terminal nor widget rendering
@@ -404,15 +411,23 @@ pub async fn event_loop(
     let mut last_draw = Instant::now();
     let mut ended = Ended::Quit;
     loop {
+        let mut input = false;
         let effects = tokio::select! {
-            ev = events.next() => match ev {
-                Some(Ok(Event::Key(k))) => app.handle_key(k),
-                Some(Ok(Event::Mouse(m))) => app.handle_mouse(m),
-                Some(Ok(Event::Paste(p))) => { app.handle_paste(&p); Vec::new() }
-                Some(Ok(Event::Resize(w, h))) => { app.resize(w, h); Vec::new() }
-                Some(Ok(_)) => Vec::new(),
-                Some(Err(_)) | None => vec![Effect::Quit],
-            },
+            ev = events.next() => {
+                // What the user did; a pointer merely moving is not drawn at once.
+                input = !matches!(
+                    &ev,
+                    Some(Ok(Event::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
+                );
+                match ev {
+                    Some(Ok(Event::Key(k))) => app.handle_key(k),
+                    Some(Ok(Event::Mouse(m))) => app.handle_mouse(m),
+                    Some(Ok(Event::Paste(p))) => { app.handle_paste(&p); Vec::new() }
+                    Some(Ok(Event::Resize(w, h))) => { app.resize(w, h); Vec::new() }
+                    Some(Ok(_)) => Vec::new(),
+                    Some(Err(_)) | None => vec![Effect::Quit],
+                }
+            }
             res = changed.changed() => {
                 if res.is_ok() { app.behind = true; }
                 Vec::new()
@@ -448,9 +463,28 @@ pub async fn event_loop(
         }
         let since = last_draw.elapsed();
         let live = app.panes.progress.calls.running() > 0 && since >= clock;
-        if ((app.dirty || app.behind) && since >= frame) || live {
+        if draw_due(app.dirty, app.behind, input, since, frame) || live {
             draw(app, term)?;
             last_draw = Instant::now();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draw_due;
+    use std::time::Duration;
+
+    #[test]
+    fn a_key_is_drawn_at_once_and_a_flood_once_a_frame() {
+        let frame = Duration::from_millis(33);
+        let soon = Duration::from_millis(5);
+        // A key that changed the screen 5 ms after the last frame.
+        assert!(draw_due(true, true, true, soon, frame));
+        // The store moved on: that waits for the frame.
+        assert!(!draw_due(false, true, false, soon, frame));
+        assert!(draw_due(false, true, false, frame, frame));
+        // Input that changed nothing (a key nobody binds) draws nothing.
+        assert!(!draw_due(false, false, true, soon, frame));
     }
 }
