@@ -155,6 +155,15 @@ pub enum Event {
     Reinitialize {
         reason: String,
     },
+    /// The user started the session again after the server exited or the
+    /// connection failed (`attempt` counts the restarts, from 1): the
+    /// server is spawned again (or connected to again over HTTP) into the
+    /// same trace. What follows is a new session, judged on its own by the
+    /// checks; its request ids and progress tokens go on from where the
+    /// session before left them, so none is used twice in one trace.
+    Restart {
+        attempt: u32,
+    },
     /// A request reached one of its time limits.
     Timeout {
         request: Value,
@@ -415,6 +424,7 @@ impl Event {
             Event::EndpointInvalid { .. } => "endpoint-invalid",
             Event::SendFailed { .. } => "send-failed",
             Event::Reinitialize { .. } => "reinitialize",
+            Event::Restart { .. } => "restart",
             Event::Timeout { .. } => "timeout",
             Event::Cancel { .. } => "cancel",
             Event::Negotiated { .. } => "negotiated",
@@ -582,6 +592,15 @@ mod tests {
         assert_eq!(
             Event::StreamEnd.to_json(),
             serde_json::json!({"event": "stream-end"})
+        );
+        let restart = Event::Restart { attempt: 2 };
+        assert_eq!(
+            restart.to_json(),
+            serde_json::json!({"event": "restart", "attempt": 2})
+        );
+        assert_eq!(
+            Event::parse(br#"{"event":"restart","attempt":2}"#),
+            Some(restart)
         );
     }
 

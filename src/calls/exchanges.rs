@@ -505,6 +505,7 @@ impl Exchanges {
             | Event::EndpointInvalid { .. }
             | Event::SendFailed { .. }
             | Event::Reinitialize { .. }
+            | Event::Restart { .. }
             | Event::Timeout { .. }
             | Event::Negotiated { .. }
             | Event::ToolRejected { .. }

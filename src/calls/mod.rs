@@ -217,6 +217,9 @@ pub enum Seen {
     Exit(ExitInfo),
 }
 
+/// Why a call the session before a restart left in flight ended.
+pub const RESTARTED: &str = "the session was restarted";
+
 /// The error code by which a server acknowledges a cancellation (as LSP
 /// names it: `RequestCancelled`).
 pub const REQUEST_CANCELLED: i64 = -32800;
@@ -458,6 +461,17 @@ impl Tracker {
                 let exit = ExitInfo { code, signal };
                 self.end_all(Ending::Exited(exit), ev);
                 Seen::Exit(exit)
+            }
+            // The session was started again: what the one before left in
+            // flight can no longer be answered.
+            Some(Event::Restart { .. }) => {
+                self.end_all(
+                    Ending::Failed {
+                        error: RESTARTED.into(),
+                    },
+                    ev,
+                );
+                Seen::EndedAll
             }
             _ => Seen::Nothing,
         }

@@ -3,6 +3,12 @@
 //! see several hosts, or one host reconnecting, at once. Which session an
 //! event belongs to is `calls::scope`'s to say; a trace that names none is
 //! one session, checked by one engine at the cost of a branch per event.
+//!
+//! A `restart` event (the TUI started the server again into the same
+//! trace) ends the default scope's session: its engine finishes as at the
+//! end of a trace, and a fresh one judges what follows, so nothing of the
+//! session before (its ids, tokens, handshake, pending requests) is held
+//! against the new one.
 
 use super::config::CheckConfig;
 use super::engine::Checker;
@@ -30,7 +36,14 @@ pub struct Sessions {
     engines: HashMap<u64, Engine>,
     /// The scope that saw the last event (its era is the trace's).
     last: u64,
+    /// What the engines that a restart ended counted: suppressed findings
+    /// per rule, and requests retired.
+    ended_suppressed: HashMap<Rule, u64>,
+    ended_retired: (u64, u64),
 }
+
+/// The kind a `restart` event names (a cheap test before parsing).
+const RESTART: &[u8] = br#""restart""#;
 
 impl Sessions {
     pub fn new(cfg: CheckConfig) -> Sessions {
@@ -40,6 +53,8 @@ impl Sessions {
             scopes: Scopes::default(),
             engines: HashMap::new(),
             last: DEFAULT,
+            ended_suppressed: HashMap::new(),
+            ended_retired: (0, 0),
         }
     }
 
@@ -66,7 +81,7 @@ impl Sessions {
 
     /// Findings counted but not reported, per rule, over every session.
     pub fn suppressed(&self) -> HashMap<Rule, u64> {
-        let mut sum = HashMap::new();
+        let mut sum = self.ended_suppressed.clone();
         for c in self.all() {
             for (r, n) in c.suppressed() {
                 *sum.entry(*r).or_insert(0) += n;
@@ -78,7 +93,7 @@ impl Sessions {
     pub fn requests_retired(&self) -> (u64, u64) {
         self.all()
             .map(Checker::requests_retired)
-            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+            .fold(self.ended_retired, |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Check one event; findings are appended to `out`, each naming its
@@ -88,6 +103,12 @@ impl Sessions {
         if !self.scopes.routing() && ev.dir != crate::trace::Dir::Meta {
             // The hot path: one session.
             return self.first.checker.observe(ev, out);
+        }
+        if ev.dir == crate::trace::Dir::Meta
+            && memchr::memmem::find(ev.bytes, RESTART).is_some()
+            && matches!(ev.event(), Some(crate::event::Event::Restart { .. }))
+        {
+            return self.restart(out);
         }
         let Some(scope) = self.scopes.route(ev) else {
             return;
@@ -107,6 +128,22 @@ impl Sessions {
         let from = out.len();
         e.checker.observe(ev, out);
         label(&mut out[from..], e);
+    }
+
+    /// The session was started again: the default scope's engine finishes
+    /// (what is still open counts as at the end of a trace) and a fresh
+    /// one takes the events that follow.
+    fn restart(&mut self, out: &mut Vec<Finding>) {
+        let from = out.len();
+        self.first.checker.finish(out);
+        label(&mut out[from..], &self.first);
+        let ended = std::mem::replace(&mut self.first, engine(&self.cfg));
+        for (r, n) in ended.checker.suppressed() {
+            *self.ended_suppressed.entry(*r).or_insert(0) += n;
+        }
+        let (a, b) = ended.checker.requests_retired();
+        self.ended_retired = (self.ended_retired.0 + a, self.ended_retired.1 + b);
+        self.last = DEFAULT;
     }
 
     /// Time passed without events.

@@ -375,6 +375,24 @@ impl Session {
         self.trace.append(|s, now| s.append_event(ch, now, &event))
     }
 
+    /// Go on from `before`, the session this one replaces in the same
+    /// trace (a restart): request ids and automatic progress tokens continue
+    /// its numbering, so no id or token is used twice in the trace, and the
+    /// roots are the ones the user last set. Call it before the handshake.
+    pub fn continue_from(&self, before: &Session) {
+        self.next_id
+            .fetch_max(before.next_id.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.next_token
+            .fetch_max(before.next_token.load(Ordering::Relaxed), Ordering::Relaxed);
+        *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = before.roots();
+    }
+
+    /// Record a session event on this session's meta channel (the restart
+    /// marker, written by the session it ends).
+    pub fn record_event(&self, event: Event) -> u64 {
+        self.meta(event)
+    }
+
     pub fn fresh_id(&self) -> IdKey {
         IdKey::Int(self.next_id.fetch_add(1, Ordering::Relaxed))
     }

@@ -96,6 +96,7 @@ pub enum Action {
     CursorRight,
     ShowEvent,
     ToggleStreams,
+    Restart,
 }
 
 impl Action {
@@ -215,6 +216,9 @@ impl Action {
             CursorRight => "cursor one column later",
             ShowEvent => "show the event under the cursor in Timeline and Raw",
             ToggleStreams => "HTTP: a lane per stream (channel), or not",
+            Restart => {
+                "once the server exited or the connection failed: start it again (connect again over HTTP), keeping the history and the composer"
+            }
         }
     }
 }
@@ -262,7 +266,28 @@ pub enum Effect {
     },
     /// A request of the Resources or Prompts tab (or a completion).
     Browse(super::browse::Req),
+    /// Start the session again on the same server, into the same trace
+    /// (`attempt` counts the restarts, from 1).
+    Restart {
+        attempt: u32,
+    },
     Quit,
+}
+
+impl Effect {
+    /// Sends something to the server (nothing can while it restarts).
+    pub fn talks_to_server(&self) -> bool {
+        matches!(
+            self,
+            Effect::Call { .. }
+                | Effect::Raw { .. }
+                | Effect::Cancel { .. }
+                | Effect::CancelTask { .. }
+                | Effect::AnswerServer { .. }
+                | Effect::SetRoots(_)
+                | Effect::Browse(_)
+        )
+    }
 }
 
 /// Results of effects and start-up work, back into the state.
@@ -290,4 +315,10 @@ pub enum Msg {
     ServerAsk(crate::client::ServerAsk),
     /// The result of a Resources/Prompts request (the error's text if it failed).
     Browse(super::browse::Req, Result<Value, String>),
+    /// The old session is stopped and the `restart` marker (event `seq`)
+    /// recorded: the new session's handshake follows.
+    Restarted {
+        attempt: u32,
+        seq: u64,
+    },
 }

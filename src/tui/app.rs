@@ -62,7 +62,20 @@ pub struct App {
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
     pub behind: bool,
+    /// Restarts of the session asked for, and where the last one is.
+    pub restart: Restarts,
     quit: bool,
+}
+
+/// The user's restarts of a live session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Restarts {
+    /// Restarts asked for so far (the last one's attempt number).
+    pub count: u32,
+    /// From the key until the new session's handshake ends either way.
+    pub restarting: bool,
+    /// The seq of the last `restart` marker, once recorded.
+    pub marker: Option<u64>,
 }
 
 /// What the sync step does after an update's store-reading commands.
@@ -133,6 +146,7 @@ impl App {
             recorded: Default::default(),
             dirty: true,
             behind: true,
+            restart: Restarts::default(),
             quit: false,
         }
     }
@@ -262,6 +276,12 @@ impl App {
     fn route(&mut self, cmds: Commands) {
         for c in cmds {
             match c {
+                Command::Effect(e) if self.restart.restarting && e.talks_to_server() => {
+                    self.shell.notice = Some(
+                        "not sent: the server is restarting; send again once it is connected"
+                            .into(),
+                    );
+                }
                 Command::Effect(e) => self.effects.push(e),
                 Command::Notice(n) => self.shell.notice = Some(n),
                 Command::Focus(p) => self.focus(p),
@@ -573,6 +593,7 @@ impl App {
             ReplayPause | ReplayStep | ReplayBack | ReplayFaster | ReplaySlower | ReplayEnd => {
                 self.replay_action(action)
             }
+            Restart => self.restart_session(),
             a => match Pane::focused_by(a) {
                 Some(p) => vec![Command::Focus(p)],
                 // The other actions are a pane's own (`PaneSpec::ACTIONS`).
@@ -587,6 +608,39 @@ impl App {
         };
         self.route(cmds);
         self.finish(Then::SyncIfBehind)
+    }
+
+    /// Start a live session again once its server exited or its
+    /// connection failed. Everything on screen stays: the new session's
+    /// events follow the `restart` marker in the same trace.
+    fn restart_session(&mut self) -> Commands {
+        let notice = |n: &str| vec![Command::Notice(n.into())];
+        if !self.shell.live {
+            return notice("nothing to restart: no server was started here");
+        }
+        if self.restart.restarting {
+            return notice("already restarting");
+        }
+        if !self.shell.conn.ended() {
+            return notice(
+                "the server is running: a restart is offered once it exits or the connection fails",
+            );
+        }
+        self.restart.count += 1;
+        self.restart.restarting = true;
+        self.shell.conn = Conn::Starting;
+        let attempt = self.restart.count;
+        let what = if self.shell.server.transport == "stdio" {
+            "restarting the server"
+        } else {
+            "connecting to the server again"
+        };
+        vec![
+            Command::Notice(format!(
+                "{what} (restart {attempt}); the history and the composer stay"
+            )),
+            Command::Effect(Effect::Restart { attempt }),
+        ]
     }
 
     fn replay_action(&mut self, action: Action) -> Commands {

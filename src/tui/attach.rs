@@ -117,7 +117,7 @@ pub async fn attach(name: Option<&str>) -> i32 {
     let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
     let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
     let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
-    let result = exit::stop_after(ui, None).await;
+    let result = exit::stop_after(ui, async {}).await;
     checks.stop();
     exit::code_of(result)
 }

@@ -256,8 +256,9 @@ pub struct Calls {
     by_core: HashMap<usize, usize>,
     limits: HashMap<IdKey, Limits>,
     scanned_to: u64,
-    /// Set when the server's exit is seen; the App moves it to the header.
-    pub exit_note: Option<String>,
+    /// Set when the server's exit is seen (with the exit event's seq); the
+    /// App moves it to the header.
+    pub exit_note: Option<(u64, String)>,
     /// The session's calls; the list shows its `tools/call`s.
     model: Tracker,
     /// `tasks/*` requests and their answers, linked to their task.
@@ -501,7 +502,7 @@ impl Calls {
                         c.note = why.clone();
                     }
                 }
-                self.exit_note = Some(why);
+                self.exit_note = Some((ev.seq, why));
             }
         }
     }

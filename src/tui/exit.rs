@@ -9,12 +9,10 @@
 //! terminal dropping with the cursor hidden) would end the process before
 //! the server is stopped, leaving it running with nobody to talk to.
 
-use crate::client::Session;
 use futures_util::FutureExt;
 use std::future::Future;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
-use std::time::Duration;
 
 /// Why the event loop returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,19 +58,15 @@ impl ExitSignals {
     }
 }
 
-/// Run the UI, then stop the server however the UI ended — also when it
+/// Run the UI, then `stop` the server however the UI ended — also when it
 /// panicked (the panic hook has restored the terminal by then). Returns the
 /// UI's result, or `Err` with the panic.
 pub async fn stop_after<T>(
     ui: impl Future<Output = T>,
-    session: Option<&Session>,
+    stop: impl Future<Output = ()>,
 ) -> std::thread::Result<T> {
     let r = AssertUnwindSafe(ui).catch_unwind().await;
-    if let Some(s) = session {
-        // Close stdin, grace, SIGTERM, grace, SIGKILL: bounded by the
-        // session's grace periods; the outer bound is a last resort.
-        let _ = tokio::time::timeout(Duration::from_secs(10), s.shutdown()).await;
-    }
+    stop.await;
     r
 }
 

@@ -266,6 +266,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["E"], ReplayEnd),
         (Global, &["A"], AnswerServer),
         (Global, &["ctrl-r"], EditRoots),
+        (Global, &["f5"], Restart),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),

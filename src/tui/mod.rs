@@ -190,7 +190,7 @@ pub async fn replay(path: &Path) -> i32 {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
         let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
-        let result = exit::stop_after(ui, None).await;
+        let result = exit::stop_after(ui, async {}).await;
         checks.stop();
         let code = exit::code_of(result);
         if let Some(d) = &damage {
@@ -348,14 +348,17 @@ impl Setup {
         };
         let checks = LiveChecks::spawn(trace.clone(), own);
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let exec = runtime::Executor::new(Some(session.clone()), tx).with_checks(checks.clone());
+        let exec = runtime::Executor::new(Some(session), tx)
+            .with_checks(checks.clone())
+            .with_restart(self.launch.clone());
         let fps = self.fps;
         let ui = async {
             let mut app = App::new(trace.clone(), app_opts);
             run_ui(&mut app, &exec, rx, &mut signals, fps, started).await
         };
-        // The terminal is back to normal before the server is waited for.
-        let result = exit::stop_after(ui, Some(&session)).await;
+        // The terminal is back to normal before the server is waited for;
+        // the server stopped is the current one (a restart replaces it).
+        let result = exit::stop_after(ui, exec.close()).await;
         checks.stop();
         let code = exit::code_of(result);
         if let Some(e) = trace.finish_recording() {

@@ -6,6 +6,12 @@
 //! `fps` times a second; the store's read lock is held while the views sync
 //! and the frame's rows are read, and released before widgets are painted
 //! and the terminal is written.
+//!
+//! The Executor owns the live session. A restart replaces it: the old one
+//! is stopped, the `restart` marker recorded, a new one opened from the
+//! same launch into the same trace (its ids and tokens going on from the
+//! old one's) and started; the runtime's owner stops whichever session is
+//! current when the UI ends ([`Executor::close`]).
 
 use super::action::{Effect, Msg};
 use super::app::App;
@@ -15,6 +21,7 @@ use super::ui;
 use crate::checks::LiveChecks;
 use crate::client::{ClientError, Session};
 use crate::protocol::views::LogLevel;
+use crate::session::Launch;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
@@ -25,7 +32,13 @@ use tokio::sync::mpsc;
 
 /// Runs effects against the session (if any); results come back as `Msg`s.
 pub struct Executor {
-    pub session: Option<Arc<Session>>,
+    /// The current session; a restart puts a new one here.
+    session: Arc<std::sync::Mutex<Option<Arc<Session>>>>,
+    /// How to open the session again (a live session only).
+    relaunch: Option<Launch>,
+    /// Held while a restart replaces the session, and by [`Executor::close`]:
+    /// true once closed, so no restart starts a server after the UI ended.
+    closed: Arc<tokio::sync::Mutex<bool>>,
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The protocol checks following the trace, when running.
     checks: Option<LiveChecks>,
@@ -39,11 +52,46 @@ pub struct Executor {
 impl Executor {
     pub fn new(session: Option<Arc<Session>>, tx: mpsc::UnboundedSender<Msg>) -> Executor {
         Executor {
-            session,
+            session: Arc::new(std::sync::Mutex::new(session)),
+            relaunch: None,
+            closed: Arc::new(tokio::sync::Mutex::new(false)),
             tx,
             checks: None,
             level: Arc::new(tokio::sync::Mutex::new(None)),
             browse_limits: std::sync::Mutex::new(BROWSE_LIMITS),
+        }
+    }
+
+    /// The session effects go to now.
+    pub fn session(&self) -> Option<Arc<Session>> {
+        self.session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Let the user restart the session: `launch` opens it again.
+    pub fn with_restart(mut self, launch: Launch) -> Executor {
+        self.relaunch = Some(launch);
+        self
+    }
+
+    /// Stop the current session's server (close stdin, grace, signals to
+    /// its process group; over HTTP end the session), after a restart under
+    /// way has finished, and let no restart begin after it. Every way out
+    /// of the live UI ends here.
+    pub async fn close(&self) {
+        let mut closed = self.closed.lock().await;
+        *closed = true;
+        let current = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(s) = current {
+            // Bounded by the session's grace periods; the outer bound is a
+            // last resort.
+            let _ = tokio::time::timeout(STOP_BOUND, s.shutdown()).await;
         }
     }
 
@@ -101,33 +149,59 @@ impl Executor {
     /// The findings forwarder, then the handshake and tool listing, in the background.
     pub fn start(&self) {
         self.forward_findings();
-        let Some(s) = self.session.clone() else {
+        let Some(s) = self.session() else {
             return;
         };
         let _ = self.tx.send(Msg::Roots(s.roots()));
-        if let Some(mut asks) = s.take_asks() {
-            let tx = self.tx.clone();
-            tokio::spawn(async move {
-                while let Some(a) = asks.recv().await {
-                    if tx.send(Msg::ServerAsk(a)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
+        begin(s, self.tx.clone());
+    }
+
+    /// Replace the session with a new one on the same server, in the
+    /// background: stop the old one, record the `restart` marker, open the
+    /// new one (ids and tokens going on from the old one's) and start it.
+    fn restart(&self, attempt: u32) -> Option<Msg> {
+        let Some(launch) = self.relaunch.clone() else {
+            return Some(Msg::Notice(
+                "nothing to restart: mcpscope did not start this session".into(),
+            ));
+        };
+        let slot = self.session.clone();
+        let closed = self.closed.clone();
+        let level = self.level.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            match s.start().await {
-                Ok(init) => {
-                    let _ = tx.send(Msg::Handshake(Ok(init)));
-                    let tools = s.list_tools().await.map_err(|e| e.to_string());
-                    let _ = tx.send(Msg::Tools(tools));
+            let closed = closed.lock().await;
+            if *closed {
+                return;
+            }
+            // Out of the slot: nothing more is sent to the old session.
+            let old = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let Some(old) = old else {
+                return;
+            };
+            // What is left of the old server goes first (its exit is
+            // recorded before the marker).
+            let _ = tokio::time::timeout(STOP_BOUND, old.shutdown()).await;
+            let seq = old.record_event(crate::event::Event::Restart { attempt });
+            let _ = tx.send(Msg::Restarted { attempt, seq });
+            // The new session has no level set yet.
+            *level.lock().await = None;
+            match launch.open(old.trace().clone()) {
+                Ok(new) => {
+                    new.continue_from(&old);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(new.clone());
+                    drop(closed);
+                    begin(new, tx);
                 }
                 Err(e) => {
+                    // The stopped session stays current: the next restart
+                    // goes on from its numbering.
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(old);
                     let _ = tx.send(Msg::Handshake(Err(e.to_string())));
                 }
             }
         });
+        None
     }
 
     /// Perform one effect. Returns what it has to tell the App at once (the
@@ -138,13 +212,14 @@ impl Executor {
             Effect::Quit => {
                 // A task outlives its connection on a remote server: the
                 // ones still followed are cancelled on the way out.
-                if let Some(s) = &self.session {
+                if let Some(s) = &self.session() {
                     for task in s.followed_tasks() {
                         let _ = s.cancel_task_nowait(&task);
                     }
                 }
                 return None;
             }
+            Effect::Restart { attempt } => now.extend(self.restart(attempt)),
             Effect::Copy { text, what } => {
                 use super::clipboard::{self, Landed};
                 let bytes = text.len();
@@ -173,7 +248,7 @@ impl Executor {
                 });
             }
             Effect::SetRoots(roots) => {
-                if let Some(s) = &self.session
+                if let Some(s) = &self.session()
                     && let Err(e) = s.set_roots(roots)
                 {
                     now.push(Msg::Notice(format!(
@@ -182,14 +257,14 @@ impl Executor {
                 }
             }
             Effect::AnswerServer { id, answer } => {
-                if let Some(s) = &self.session
+                if let Some(s) = &self.session()
                     && let Err(e) = s.answer_server(&id, answer)
                 {
                     now.push(Msg::Notice(format!("answer not sent: {e}")));
                 }
             }
             Effect::Browse(req) => {
-                let Some(s) = self.session.clone() else {
+                let Some(s) = self.session() else {
                     return Some(now);
                 };
                 let tx = self.tx.clone();
@@ -200,14 +275,14 @@ impl Executor {
                 });
             }
             Effect::Cancel { id } => {
-                if let Some(s) = &self.session
+                if let Some(s) = &self.session()
                     && let Err(e) = s.cancel(&id, "cancelled by the user in mcpscope")
                 {
                     now.push(Msg::Notice(format!("cancel failed: {e}")));
                 }
             }
             Effect::CancelTask { task_id } => {
-                if let Some(s) = self.session.clone() {
+                if let Some(s) = self.session() {
                     let tx = self.tx.clone();
                     tokio::spawn(async move {
                         let params = serde_json::json!({ "taskId": task_id });
@@ -228,7 +303,7 @@ impl Executor {
                 params,
                 limits,
             } => {
-                let Some(s) = self.session.clone() else {
+                let Some(s) = self.session() else {
                     return Some(now);
                 };
                 match id {
@@ -257,7 +332,7 @@ impl Executor {
                 limits,
                 task,
             } => {
-                let Some(s) = self.session.clone() else {
+                let Some(s) = self.session() else {
                     return Some(now);
                 };
                 let (id, token) = s.prepare_call(&token);
@@ -313,6 +388,36 @@ impl Executor {
         }
         Some(now)
     }
+}
+
+/// The outer bound on stopping a session (its own grace periods come first).
+const STOP_BOUND: Duration = Duration::from_secs(10);
+
+/// Start a session in the background: its requests for the user are
+/// forwarded, then the handshake and the tool listing run.
+fn begin(s: Arc<Session>, tx: mpsc::UnboundedSender<Msg>) {
+    if let Some(mut asks) = s.take_asks() {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some(a) = asks.recv().await {
+                if tx.send(Msg::ServerAsk(a)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    tokio::spawn(async move {
+        match s.start().await {
+            Ok(init) => {
+                let _ = tx.send(Msg::Handshake(Ok(init)));
+                let tools = s.list_tools().await.map_err(|e| e.to_string());
+                let _ = tx.send(Msg::Tools(tools));
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::Handshake(Err(e.to_string())));
+            }
+        }
+    });
 }
 
 /// Limits of the Resources and Prompts tabs' requests until the Composer's

@@ -398,3 +398,60 @@ fn mcpscopes_own_live_session() {
         ]
     );
 }
+
+/// Every finding of `events` as the live checks and `check` judge a trace:
+/// the session engines, as (rule, seqs).
+fn sessions(events: &[Ev]) -> Vec<(Rule, Vec<u64>)> {
+    let mut s = Store::default();
+    for (t, d, f) in events {
+        s.append_recorded(
+            Dir::parse(d).unwrap(),
+            "stdio",
+            t * 1000,
+            f.as_bytes(),
+            false,
+        );
+    }
+    let mut c = mcpscope::checks::Sessions::new(CheckConfig::default());
+    let mut out = Vec::new();
+    for ev in s.range(0, s.next_seq()) {
+        c.observe(&ev, &mut out);
+    }
+    c.finish(&mut out);
+    out.into_iter().map(|f| (f.rule, f.seqs)).collect()
+}
+
+#[test]
+fn a_restart_starts_a_session_of_its_own_for_the_checks() {
+    // A call in flight when the server dies; the user restarts it, and the
+    // new session's handshake and first call use what the old one used.
+    let mut e = handshake(true);
+    e.extend([
+        (10, "out", call(1, Some("a"))),
+        (20, "in", progress("a", 1)),
+        (
+            30,
+            "meta",
+            meta(r#"{"event":"exit","code":70,"signal":null}"#),
+        ),
+    ]);
+    let second = [
+        (50, "out", init()),
+        (51, "in", init_ok(true)),
+        (60, "out", call(1, Some("a"))),
+        (70, "in", progress("a", 1)),
+        (80, "in", done("1")),
+    ];
+    let mut without = e.clone();
+    without.extend(second.iter().cloned());
+    assert!(
+        sessions(&without)
+            .iter()
+            .any(|(r, _)| *r == Rule::ClientRequestIdReused),
+        "one session: the id is used twice"
+    );
+    let mut restarted = e;
+    restarted.push((40, "meta", meta(r#"{"event":"restart","attempt":1}"#)));
+    restarted.extend(second);
+    assert_eq!(sessions(&restarted), vec![], "a new session");
+}

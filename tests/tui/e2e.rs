@@ -285,8 +285,10 @@ fn a_panic_in_the_ui_still_stops_the_server() {
         )
         .unwrap();
         let pid = server.pid();
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let exec = mcpscope::tui::runtime::Executor::new(Some(session), tx);
         let ui = async { panic!("a bug in a pane") };
-        let r: std::thread::Result<()> = mcpscope::tui::exit::stop_after(ui, Some(&session)).await;
+        let r: std::thread::Result<()> = mcpscope::tui::exit::stop_after(ui, exec.close()).await;
         (r, pid)
     });
     let (r, pid) = result;

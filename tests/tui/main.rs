@@ -29,6 +29,8 @@ mod network;
 mod progress;
 mod raw;
 mod replay;
+mod restart;
+mod restart_e2e;
 mod scope;
 mod scope_e2e;
 mod shell;

@@ -22,6 +22,7 @@ impl App {
         let now_us = self.trace().now_us();
         match msg {
             Msg::Handshake(Ok(init)) => {
+                self.restart.restarting = false;
                 self.shell.conn = Conn::Ready;
                 self.set_server(&init);
                 let stateless =
@@ -31,6 +32,7 @@ impl App {
                     .level_for_session(stateless, init.has_capability("logging"));
             }
             Msg::Handshake(Err(e)) => {
+                self.restart.restarting = false;
                 let e = safe_row(&e);
                 self.panes.tools.loading = false;
                 self.shell.notice = Some(format!("connection failed: {e}"));
@@ -61,6 +63,10 @@ impl App {
                 if let Some(n) = self.panes.tools.browse.on_reply(req, result) {
                     self.shell.notice = Some(n);
                 }
+            }
+            Msg::Restarted { attempt, seq } => {
+                self.restart.marker = Some(seq);
+                self.restart.count = self.restart.count.max(attempt);
             }
             Msg::ServerAsk(a) => {
                 // The status line's ⚑ says it is waiting, and the key: no

@@ -76,8 +76,12 @@ impl App {
             self.shell.notice = Some(n);
         }
         let p = &mut self.panes;
-        if let Some(why) = p.progress.calls.exit_note.take()
+        // An exit the restart under way caused, or one from before the
+        // last restart, says nothing about the session now.
+        if let Some((seq, why)) = p.progress.calls.exit_note.take()
             && self.shell.live
+            && !self.restart.restarting
+            && self.restart.marker.is_none_or(|m| seq > m)
         {
             self.shell.conn = Conn::Exited(why);
         }

@@ -23,6 +23,13 @@ pub enum Conn {
     Offline,
 }
 
+impl Conn {
+    /// The server exited or the connection failed: a restart is offered.
+    pub fn ended(&self) -> bool {
+        matches!(self, Conn::Failed(_) | Conn::Exited(_))
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ServerView {
     pub spec_name: String,

@@ -78,7 +78,9 @@ fn lines_and_matches(st: &View) -> (Vec<Line<'static>>, usize) {
             // Playback keys are bound everywhere but do nothing live: list
             // them apart, and only where they work.
             let apart = ctx == Context::Global && action.is_replay();
-            if (apart && !replay) || !matches(&keys, action) {
+            // Likewise the restart: only once a live session's server is gone.
+            let restart = action == Action::Restart && !(st.shell.live && st.shell.conn.ended());
+            if (apart && !replay) || restart || !matches(&keys, action) {
                 continue;
             }
             found += 1;

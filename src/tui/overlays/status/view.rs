@@ -68,6 +68,7 @@ fn short(a: Action) -> &'static str {
         CursorRight => "cursor",
         ShowEvent => "show event",
         ToggleStreams => "streams",
+        Restart => "restart",
         _ => "",
     }
 }
@@ -141,6 +142,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
             base.fg(t.accent).add_modifier(Modifier::BOLD),
         ));
         push_key(&mut spans, st, Action::AnswerServer, "answer", key, base);
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+    }
+    // A dead session's way on, before the notice (which may be long: the
+    // connection's error).
+    if st.shell.live && st.shell.conn.ended() {
+        push_key(&mut spans, st, Action::Restart, "restart", key, base);
         spans.push(Span::styled(" │", base.fg(t.muted)));
     }
     if let Some(n) = &st.shell.notice {
