@@ -276,6 +276,8 @@ const OTHER_TOOLS: &[&str] = &[
     "--install",
     // the placeholder in the redaction rule: `--flag VALUE`/`--flag=VALUE`
     "--flag",
+    // examples/key_latency.rs: the other build it measures side by side
+    "--against",
 ];
 
 fn long_flags(s: &str) -> Vec<String> {
