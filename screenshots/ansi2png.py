@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Render an ANSI screen capture (tmux `capture-pane -e -p`) to a PNG.
 
-Usage: ansi2png.py CAPTURE.ans OUT.png COLS ROWS
+Usage: ansi2png.py CAPTURE.ans OUT.png COLS ROWS [light]
+
+`light` draws the terminal's own colours (what a theme leaves at the
+default) dark on white, as a light terminal would; the default is a dark
+terminal.
 
 Handles the SGR subset terminals use for TUIs: bold, dim, italic,
 underline, reverse, 16/256/24-bit colours. One character per cell, drawn
@@ -125,8 +129,15 @@ def parse(text, cols, rows):
     return grid
 
 
+LIGHT_FG = (56, 58, 66)
+LIGHT_BG = (250, 250, 250)
+
+
 def main():
+    global DEFAULT_FG, DEFAULT_BG
     src, out, cols, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    if sys.argv[5:6] == ["light"]:
+        DEFAULT_FG, DEFAULT_BG = LIGHT_FG, LIGHT_BG
     text = open(src, encoding="utf-8", errors="replace").read()
     grid = parse(text, cols, rows)
     fonts = {

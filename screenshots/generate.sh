@@ -6,7 +6,7 @@
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
-#                                        # finished), narrow, findings, network,
+#                                        # finished), light, narrow, findings, network,
 #                                        # attach, form, task, browse, scope (task and
 #                                        # browse need the test peers:
 #                                        # tests/peers/install.sh)
@@ -38,7 +38,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo narrow findings network attach form task browse scope} "
+STEPS=" ${*:-demo light narrow findings network attach form task browse scope} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -73,10 +73,10 @@ wait_for() {
 
 keys() { tmux -L "$SOCK" send-keys "$@"; }
 
-# shot NAME COLS ROWS : capture and render
+# shot NAME COLS ROWS [light] : capture and render (light: on a light terminal)
 shot() {
     tmux -L "$SOCK" capture-pane -e -p > "$OUT/$1.ans"
-    python3 "$OUT/ansi2png.py" "$OUT/$1.ans" "$OUT/$1.png" "$2" "$3"
+    python3 "$OUT/ansi2png.py" "$OUT/$1.ans" "$OUT/$1.png" "$2" "$3" ${4:-}
     echo "wrote $OUT/$1.png"
 }
 
@@ -85,6 +85,13 @@ RUNS="--run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"
       --run 'interactive_wizard {\"questions\": 4}' \
       --run 'build_report {\"tasks\": 8, \"delay_ms\": 700}' \
       --run 'pipeline_wait {\"polls\": 40, \"interval_ms\": 300}'"
+
+if want light; then
+# 1b. The light theme on a light terminal, at the same moment of the same run.
+start 160 48 "--theme light --elicit defaults $RUNS"
+wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
+shot light 160 48 light
+fi
 
 if want demo; then
 # 1. Main screen mid-progress.
@@ -142,7 +149,8 @@ fi
 
 if want network; then
 # 7. Network: the demo server over Streamable HTTP, closing each request
-#    stream early once so the client resumes it; the Network pane lists
+#    stream early once so the client resumes it (resumption is the
+#    handshake era's: --protocol legacy); the Network pane lists
 #    every exchange, Enter shows the upload's stream in the timeline.
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$BIN" demo-server --http "127.0.0.1:$PORT" --sse-close-after 3 >/dev/null 2>&1 &
@@ -152,7 +160,7 @@ until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 
     [ "$(date +%s)" -ge "$deadline" ] && { echo "the demo server did not listen on $PORT" >&2; exit 1; }
     sleep 0.05
 done
-start_cmd 160 48 "--url http://127.0.0.1:$PORT/mcp \
+start_cmd 160 48 "--protocol legacy --url http://127.0.0.1:$PORT/mcp \
       --run 'upload_file {\"size_bytes\": 8388608, \"chunk_bytes\": 1048576, \"delay_ms\": 120}' \
       --run 'build_report {\"tasks\": 4, \"delay_ms\": 300}'"
 wait_for 'upload_file .*done in' 60
