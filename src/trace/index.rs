@@ -116,6 +116,9 @@ pub(super) struct Indexes {
     pub(super) logs: Vec<u64>,
     pub(super) stderr: Vec<u64>,
     pub(super) problems: Vec<u64>,
+    /// `otel-log` and `otel-span` meta events (the receiver's).
+    pub(super) otel_logs: Vec<u64>,
+    pub(super) otel_spans: Vec<u64>,
     expiry: VecDeque<(u64, Expiring)>,
     /// Heap bytes of entries (keys, seq lists); containers are added in `mem`.
     pub(super) heap: usize,
@@ -137,6 +140,8 @@ impl Indexes {
             + list(&self.logs)
             + list(&self.stderr)
             + list(&self.problems)
+            + list(&self.otel_logs)
+            + list(&self.otel_spans)
     }
 
     /// Tokens and requests dropped because all their events were evicted.
@@ -209,11 +214,13 @@ impl Indexes {
     /// events up to it are evicted).
     pub(super) fn prune(&mut self, first: u64, next: u64) {
         let mut freed = 0;
-        for v in
-            self.by_level
-                .iter_mut()
-                .chain([&mut self.logs, &mut self.stderr, &mut self.problems])
-        {
+        for v in self.by_level.iter_mut().chain([
+            &mut self.logs,
+            &mut self.stderr,
+            &mut self.problems,
+            &mut self.otel_logs,
+            &mut self.otel_spans,
+        ]) {
             v.drain(..v.partition_point(|s| *s < first));
             if v.len() * 4 < v.capacity() && v.capacity() > 1024 {
                 v.shrink_to(v.len() * 2);

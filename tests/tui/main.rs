@@ -26,6 +26,7 @@ mod input;
 mod invisible;
 mod logs;
 mod network;
+mod otel;
 mod progress;
 mod raw;
 mod replay;
