@@ -159,3 +159,53 @@ fn logs_with_otel_records() {
     app.apply(Action::Zoom);
     insta::assert_snapshot!(render(&mut app, 120, 16));
 }
+
+#[test]
+fn call_details_with_the_servers_spans() {
+    let sc = with_otel();
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    let before = render(&mut app, 120, 24);
+    assert!(before.contains("server spans (4 spans)"), "{before}");
+    // A span that arrives later still attaches to its call.
+    sc.at_ms(2000);
+    span(
+        &sc,
+        "late flush",
+        "aaaa000000000005",
+        Some("aaaa000000000001"),
+        "internal",
+        26,
+        27,
+        "unset",
+    );
+    app.sync();
+    app.apply(Action::Zoom);
+    insta::assert_snapshot!(render(&mut app, 120, 24));
+}
+
+#[test]
+fn the_waterfall_is_bounded_and_counts_the_rest() {
+    let sc = with_otel();
+    for i in 0..40u64 {
+        span(
+            &sc,
+            &format!("poll {i}"),
+            &format!("bbbb{i:012x}"),
+            Some("aaaa000000000001"),
+            "client",
+            i,
+            i + 1,
+            "ok",
+        );
+    }
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    app.apply(Action::Zoom);
+    let screen = render(&mut app, 120, 60);
+    assert!(screen.contains("server spans (44 spans)"), "{screen}");
+    assert!(screen.contains("… 12 more spans"), "{screen}");
+    assert_eq!(screen.matches("    poll ").count(), 28, "{screen}");
+}

@@ -17,7 +17,7 @@ use crate::protocol::trace_context::{self, TraceParent};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
-use crate::tui::chrome::{full_width, inner};
+use crate::tui::chrome::{fit, full_width, inner};
 use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
 use crate::tui::pane::Pane;
@@ -606,13 +606,100 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
             label("trace (W3C traceparent)"),
             value(format!("{} · span {}", tp.trace_id, tp.parent_id)),
         ]));
+        let spans = &st.panes.progress.spans;
+        if spans.trace_id.as_deref() == Some(tp.trace_id.as_str()) {
+            out.extend(span_lines(spans, st));
+        }
+    }
+    out
+}
+
+/// Waterfall rows drawn at most; the rest are counted.
+const MAX_SPAN_ROWS: usize = 32;
+/// Columns of the waterfall's bar.
+const BAR_COLS: usize = 24;
+
+/// The server's spans of the call's trace: name (children indented under
+/// their parent), a bar placing the span in the time the spans cover, its
+/// duration, its start after the first span, kind and status.
+fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'static>> {
+    let t = &st.shell.theme;
+    let total = spans.spans.len() as u64 + spans.more;
+    let mut out = vec![Line::styled(
+        format!(
+            "   ── server spans ({}) · start after the first span ──",
+            count(total, "span", "spans")
+        ),
+        t.fg(t.accent).add_modifier(Modifier::BOLD),
+    )];
+    if total == 0 {
+        out.push(Line::styled(
+            "   none yet (a server that exports spans to the OTLP receiver shows them here, also after the response)",
+            t.muted(),
+        ));
+        return out;
+    }
+    let first = spans.first_start_ns().unwrap_or(0);
+    let last = spans.spans.iter().map(|s| s.end_ns).max().unwrap_or(first);
+    let range = last.saturating_sub(first).max(1) as u128;
+    let col = |ns: u64| (u128::from(ns.saturating_sub(first)) * BAR_COLS as u128 / range) as usize;
+    let rows = spans.waterfall();
+    for p in rows.iter().take(MAX_SPAN_ROWS) {
+        let s = p.span;
+        let indent = "  ".repeat(p.depth.min(8));
+        let name = format!("{indent}{}", crate::tui::format::safe(&s.name, 60));
+        let a = col(s.start_ns).min(BAR_COLS - 1);
+        let b = col(s.end_ns).clamp(a + 1, BAR_COLS);
+        let bar = format!(
+            "{}{}{}",
+            " ".repeat(a),
+            "▇".repeat(b - a),
+            " ".repeat(BAR_COLS - b)
+        );
+        let status_style = match s.status.as_str() {
+            "error" => Style::default().fg(t.error).add_modifier(Modifier::BOLD),
+            "ok" => Style::default().fg(t.ok),
+            _ => t.muted(),
+        };
+        out.push(Line::from(vec![
+            Span::raw("   "),
+            Span::styled(format!("{} ", fit(&name, 32)), Style::default().fg(t.fg)),
+            Span::styled(bar, Style::default().fg(t.accent)),
+            Span::styled(
+                format!(" {:>8}", duration_fine(s.duration_us())),
+                Style::default().fg(t.fg),
+            ),
+            Span::styled(
+                format!(
+                    " +{:<8}",
+                    duration_fine(s.start_ns.saturating_sub(first) / 1000)
+                ),
+                t.muted(),
+            ),
+            Span::styled(
+                format!(" {:<8} ", crate::tui::format::safe(&s.kind, 11)),
+                t.muted(),
+            ),
+            Span::styled(crate::tui::format::safe(&s.status, 8), status_style),
+        ]));
+    }
+    let left = total.saturating_sub(MAX_SPAN_ROWS.min(rows.len()) as u64);
+    if left > 0 {
+        out.push(Line::styled(
+            format!(
+                "   … {} more {}",
+                crate::format::thousands(left),
+                if left == 1 { "span" } else { "spans" }
+            ),
+            t.muted(),
+        ));
     }
     out
 }
 
 /// The trace context the request carried in `_meta` (SEP-414), when it is
 /// a valid one: what a server's spans of this call are filed under.
-fn traceparent(ev: &crate::trace::EventRef<'_>) -> Option<TraceParent> {
+pub(super) fn traceparent(ev: &crate::trace::EventRef<'_>) -> Option<TraceParent> {
     let params: serde_json::Value = serde_json::from_str(ev.frame().params?.get()).ok()?;
     let tp = params
         .get(meta::META)?
