@@ -27,6 +27,7 @@ mod invisible;
 mod logs;
 mod network;
 mod otel;
+mod otel_e2e;
 mod progress;
 mod raw;
 mod replay;
