@@ -400,4 +400,26 @@ mod tests {
         assert!(s.request(super::Origin::Client, &IdKey::Int(1)).is_none());
         assert_eq!(s.stderr_lines().len() as u64, s.len());
     }
+
+    #[test]
+    fn received_telemetry_is_indexed_live_and_recorded_and_pruned() {
+        let mut s = Store::new(StoreLimits { max_bytes: 8 << 20 });
+        let log = serde_json::json!({"event": "otel-log", "time_ns": 1, "severity_number": 9,
+            "level": "info", "body": "b"});
+        let span = br#"{"event":"otel-span","name":"n","trace_id":"t","span_id":"s","kind":"server","start_ns":1,"end_ns":2,"status":"unset"}"#;
+        let a = s.append_meta("otel", 0, &log);
+        let b = s.append_recorded(Dir::Meta, "otel", 0, span, false);
+        s.append_meta(
+            "stdio",
+            0,
+            &serde_json::json!({"event": "spawn", "argv": [], "pid": 1}),
+        );
+        assert_eq!((s.otel_logs(), s.otel_spans()), (&[a][..], &[b][..]));
+        let filler = "x".repeat(4000);
+        for _ in 0..10_000 {
+            s.append_stderr("stdio", 0, filler.as_bytes());
+        }
+        assert!(s.first_seq() > b);
+        assert!(s.otel_logs().is_empty() && s.otel_spans().is_empty());
+    }
 }
