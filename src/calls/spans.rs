@@ -22,6 +22,49 @@ pub struct SpanRow {
     pub status: String,
     pub start_ns: u64,
     pub end_ns: u64,
+    /// The status message and attributes as `key=value` pairs, in the
+    /// order the receiver kept them, cut at [`ATTR_CHARS`].
+    pub attributes: String,
+}
+
+/// Characters of a span's attributes kept for the waterfall.
+pub const ATTR_CHARS: usize = 400;
+
+/// `key=value …`, string values bare, others as JSON, at most `max` chars.
+fn pairs(
+    status_message: Option<&str>,
+    attrs: &serde_json::Map<String, serde_json::Value>,
+    max: usize,
+) -> String {
+    let mut out = String::new();
+    let mut put = |k: &str, v: &str| {
+        if out.chars().count() >= max {
+            return;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    };
+    if let Some(m) = status_message {
+        put("status.message", m);
+    }
+    for (k, v) in attrs {
+        match v {
+            serde_json::Value::String(s) => put(k, s),
+            other => put(k, &other.to_string()),
+        }
+    }
+    match out.char_indices().nth(max) {
+        Some((at, _)) => {
+            out.truncate(at);
+            out.push('…');
+            out
+        }
+        None => out,
+    }
 }
 
 impl SpanRow {
@@ -77,6 +120,8 @@ impl CallSpans {
                 start_ns,
                 end_ns,
                 status,
+                status_message,
+                attributes,
                 ..
             }) = ev.event()
             else {
@@ -97,6 +142,7 @@ impl CallSpans {
                 status,
                 start_ns,
                 end_ns,
+                attributes: pairs(status_message.as_deref(), &attributes, ATTR_CHARS),
             });
         }
         if let Some(&last) = new[..take].last() {
@@ -172,6 +218,7 @@ mod tests {
             status: "unset".into(),
             start_ns: start,
             end_ns: start + 10,
+            attributes: String::new(),
         }
     }
 

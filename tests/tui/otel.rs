@@ -40,6 +40,15 @@ fn span(
     if let Some(p) = parent {
         ev["parent_span_id"] = json!(p);
     }
+    // A SERVER span carries the MCP semantic conventions' attributes; an
+    // error has a message (with an escape sequence a server might send).
+    if kind == "server" {
+        ev["attributes"] = json!({"gen_ai.tool.name": "slow_task",
+            "jsonrpc.request.id": "1", "mcp.method.name": "tools/call"});
+    }
+    if status == "error" {
+        ev["status_message"] = json!("HTTP 503 \u{1b}[2J");
+    }
     sc.meta_on("otel", ev)
 }
 
@@ -206,6 +215,8 @@ fn the_waterfall_is_bounded_and_counts_the_rest() {
     app.apply(Action::Zoom);
     let screen = render(&mut app, 120, 60);
     assert!(screen.contains("server spans (44 spans)"), "{screen}");
-    assert!(screen.contains("… 12 more spans"), "{screen}");
-    assert_eq!(screen.matches("    poll ").count(), 28, "{screen}");
+    // 32 rows: the server span and GET /data take two (their attributes,
+    // its status message), so 30 spans are drawn.
+    assert!(screen.contains("… 14 more spans"), "{screen}");
+    assert_eq!(screen.matches("    poll ").count(), 26, "{screen}");
 }

@@ -614,14 +614,18 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
     out
 }
 
-/// Waterfall rows drawn at most; the rest are counted.
+/// Waterfall rows (a span's line and its attribute line) drawn at most;
+/// the spans left out are counted.
 const MAX_SPAN_ROWS: usize = 32;
+/// Characters of a span's attribute line (the pane cuts it at its edge).
+const ATTR_COLS: usize = 160;
 /// Columns of the waterfall's bar.
 const BAR_COLS: usize = 24;
 
 /// The server's spans of the call's trace: name (children indented under
 /// their parent), a bar placing the span in the time the spans cover, its
-/// duration, its start after the first span, kind and status.
+/// duration, its start after the first span, kind and status; under it,
+/// its status message and attributes on one muted line.
 fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'static>> {
     let t = &st.shell.theme;
     let total = spans.spans.len() as u64 + spans.more;
@@ -644,7 +648,14 @@ fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'st
     let range = last.saturating_sub(first).max(1) as u128;
     let col = |ns: u64| (u128::from(ns.saturating_sub(first)) * BAR_COLS as u128 / range) as usize;
     let rows = spans.waterfall();
-    for p in rows.iter().take(MAX_SPAN_ROWS) {
+    let (mut used, mut drawn) = (0, 0u64);
+    for p in &rows {
+        let height = if p.span.attributes.is_empty() { 1 } else { 2 };
+        if used + height > MAX_SPAN_ROWS {
+            break;
+        }
+        used += height;
+        drawn += 1;
         let s = p.span;
         let indent = "  ".repeat(p.depth.min(8));
         let name = format!("{indent}{}", crate::tui::format::safe(&s.name, 60));
@@ -682,8 +693,17 @@ fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'st
             ),
             Span::styled(crate::tui::format::safe(&s.status, 8), status_style),
         ]));
+        if !s.attributes.is_empty() {
+            out.push(Line::styled(
+                format!(
+                    "   {indent}    {}",
+                    crate::tui::format::safe(&s.attributes, ATTR_COLS)
+                ),
+                t.muted(),
+            ));
+        }
     }
-    let left = total.saturating_sub(MAX_SPAN_ROWS.min(rows.len()) as u64);
+    let left = total.saturating_sub(drawn);
     if left > 0 {
         out.push(Line::styled(
             format!(
