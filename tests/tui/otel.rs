@@ -220,3 +220,33 @@ fn the_waterfall_is_bounded_and_counts_the_rest() {
     assert!(screen.contains("… 14 more spans"), "{screen}");
     assert_eq!(screen.matches("    poll ").count(), 26, "{screen}");
 }
+
+#[test]
+fn offsets_count_from_the_request_when_the_wall_clock_start_is_known() {
+    let sc = with_otel();
+    // The request (100 ms into the session) was sent 1 ms before the
+    // server span started.
+    let opts = AppOptions {
+        wall_start: Some(mcpscope::tui::panes::scope::WallStart {
+            unix_us: T0_NS / 1000 - 101_000,
+            exact: true,
+        }),
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
+    app.sync();
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    app.apply(Action::Zoom);
+    let screen = render(&mut app, 120, 30);
+    assert!(screen.contains("start after the request"), "{screen}");
+    let row = |name: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {screen}"))
+            .to_string()
+    };
+    assert!(row("tools/call slow_task").contains(" +1.0ms "), "{screen}");
+    assert!(row("step 2").contains(" +14ms "), "{screen}");
+}

@@ -608,7 +608,7 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
         ]));
         let spans = &st.panes.progress.spans;
         if spans.trace_id.as_deref() == Some(tp.trace_id.as_str()) {
-            out.extend(span_lines(spans, st));
+            out.extend(span_lines(spans, c.sent_us, st));
         }
     }
     out
@@ -617,6 +617,16 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
 /// Waterfall rows (a span's line and its attribute line) drawn at most;
 /// the spans left out are counted.
 const MAX_SPAN_ROWS: usize = 32;
+/// A span's start after `origin_ns`, signed (a server's clock may run a
+/// little behind the request's).
+fn offset(start_ns: u64, origin_ns: u64) -> String {
+    if start_ns >= origin_ns {
+        format!("+{}", duration_fine((start_ns - origin_ns) / 1000))
+    } else {
+        format!("-{}", duration_fine((origin_ns - start_ns) / 1000))
+    }
+}
+
 /// Characters of a span's attribute line (the pane cuts it at its edge).
 const ATTR_COLS: usize = 160;
 /// Columns of the waterfall's bar.
@@ -624,14 +634,30 @@ const BAR_COLS: usize = 24;
 
 /// The server's spans of the call's trace: name (children indented under
 /// their parent), a bar placing the span in the time the spans cover, its
-/// duration, its start after the first span, kind and status; under it,
+/// duration, its start after the request (or the first span), kind and
+/// status; under it,
 /// its status message and attributes on one muted line.
-fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'static>> {
+fn span_lines(
+    spans: &crate::calls::spans::CallSpans,
+    sent_us: u64,
+    st: &View,
+) -> Vec<Line<'static>> {
     let t = &st.shell.theme;
     let total = spans.spans.len() as u64 + spans.more;
+    let first = spans.first_start_ns().unwrap_or(0);
+    // Offsets count from the request when the session's wall-clock start
+    // is known exactly (a live session; span times are wall-clock), else
+    // from the first span (a recording knows its start to the second).
+    let (origin_ns, origin) = match st.panes.scope.wall.filter(|w| w.exact) {
+        Some(w) => (
+            w.unix_us.saturating_add(sent_us).saturating_mul(1000),
+            "the request",
+        ),
+        None => (first, "the first span"),
+    };
     let mut out = vec![Line::styled(
         format!(
-            "   ── server spans ({}) · start after the first span ──",
+            "   ── server spans ({}) · start after {origin} ──",
             count(total, "span", "spans")
         ),
         t.fg(t.accent).add_modifier(Modifier::BOLD),
@@ -643,7 +669,6 @@ fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'st
         ));
         return out;
     }
-    let first = spans.first_start_ns().unwrap_or(0);
     let last = spans.spans.iter().map(|s| s.end_ns).max().unwrap_or(first);
     let range = last.saturating_sub(first).max(1) as u128;
     let col = |ns: u64| (u128::from(ns.saturating_sub(first)) * BAR_COLS as u128 / range) as usize;
@@ -680,13 +705,7 @@ fn span_lines(spans: &crate::calls::spans::CallSpans, st: &View) -> Vec<Line<'st
                 format!(" {:>8}", duration_fine(s.duration_us())),
                 Style::default().fg(t.fg),
             ),
-            Span::styled(
-                format!(
-                    " +{:<8}",
-                    duration_fine(s.start_ns.saturating_sub(first) / 1000)
-                ),
-                t.muted(),
-            ),
+            Span::styled(format!(" {:<9}", offset(s.start_ns, origin_ns)), t.muted()),
             Span::styled(
                 format!(" {:<8} ", crate::tui::format::safe(&s.kind, 11)),
                 t.muted(),
