@@ -1,7 +1,8 @@
 //! Logs: `notifications/message` by level (colour per level), logger and
 //! data folded to one line, the selected entry expandable; OTel log records
-//! (marked `otel`, with the exporting service) and server stderr as the
-//! other sources; per-level counters from the store's level index.
+//! (with the exporting service) and server stderr as the other sources,
+//! each row marked with its source (mcp, otel, stderr); per-level counters
+//! from the store's level index.
 
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
@@ -71,11 +72,19 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         // Read as the Timeline reads it: since the session started.
         let at = format!("{:>10}", crate::tui::format::since_start(ev.t_us));
         let mut spans = vec![Span::styled(at, t.muted()), Span::raw(" ")];
+        // The source first, so no server text can pass for another source.
+        let (source, color) = match ev.dir {
+            Dir::Stderr => ("stderr", t.dir_stderr),
+            Dir::Meta => ("otel", t.dir_meta),
+            _ => ("mcp", t.muted),
+        };
+        spans.push(Span::styled(
+            format!("{source:<6} "),
+            Style::default().fg(color),
+        ));
         if ev.dir == Dir::Stderr {
-            spans.push(Span::styled(
-                format!("{:<9} ", "stderr"),
-                Style::default().fg(t.dir_stderr),
-            ));
+            // No level: the text lines up with the others' logger column.
+            spans.push(Span::raw(" ".repeat(10)));
             spans.push(Span::styled(
                 safe_row(&ev.text()),
                 Style::default().fg(t.fg),
@@ -145,8 +154,8 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     }
 }
 
-/// An OTel log record: its mapped level, `otel` and the exporting service
-/// where a message's logger goes, its body (server text, made one safe line).
+/// An OTel log record: its mapped level, the exporting service where a
+/// message's logger goes, its body (server text, made one safe line).
 fn otel_row(st: &View, ev: &crate::trace::EventRef<'_>, spans: &mut Vec<Span<'static>>) {
     let t = &st.shell.theme;
     let Some(crate::event::Event::OtelLog {
@@ -177,14 +186,8 @@ fn otel_row(st: &View, ev: &crate::trace::EventRef<'_>, spans: &mut Vec<Span<'st
         style = style.add_modifier(Modifier::BOLD);
     }
     spans.push(Span::styled(format!("{label:<9} "), style));
-    let source = match service {
-        Some(s) => format!("otel:{}", safe(&s, 30)),
-        None => "otel".to_string(),
-    };
-    spans.push(Span::styled(
-        format!("{} ", fit(&source, 12)),
-        Style::default().fg(t.dir_meta),
-    ));
+    let service = service.map(|s| safe(&s, 30)).unwrap_or_default();
+    spans.push(Span::styled(format!("{} ", fit(&service, 12)), t.muted()));
     let body = if body.is_empty() {
         severity_text.unwrap_or_default()
     } else {
