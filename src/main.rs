@@ -57,6 +57,7 @@ fn interactive(args: TuiArgs) -> i32 {
         runs: args.run,
         theme: args.theme,
         fps: args.fps,
+        otel_receiver: !args.server.no_otel_receiver,
     }))
 }
 

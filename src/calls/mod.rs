@@ -22,6 +22,7 @@ pub mod exchanges;
 pub mod http;
 pub mod listings;
 pub mod scope;
+pub mod spans;
 pub mod task_end;
 pub mod tasks;
 pub mod timing;

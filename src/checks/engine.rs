@@ -30,6 +30,7 @@ mod logs;
 mod progress;
 mod responses;
 mod retire;
+mod spans;
 mod tasks;
 mod tokens;
 mod tools;
@@ -149,6 +150,8 @@ pub struct Checker {
     client_caps: Option<(capabilities::ClientCaps, u64)>,
     told: capabilities::Told,
     tools: tools::Tools,
+    /// Requests sent with a `traceparent`, for judging the server's spans.
+    traced: spans::TracedRequests,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -185,6 +188,7 @@ impl Checker {
             client_caps: None,
             told: Default::default(),
             tools: Default::default(),
+            traced: Default::default(),
         }
     }
 
@@ -242,9 +246,15 @@ impl Checker {
             Dir::Out => {
                 self.outgoing(ev, out);
                 self.trace_context(ev, out);
+                if ev.kind == FrameKind::Request {
+                    self.traced.request(ev);
+                }
             }
             Dir::Meta => {
                 let event = ev.event();
+                if let Some(span @ Event::OtelSpan { .. }) = &event {
+                    self.server_span(ev, span, out);
+                }
                 if let Some(Event::Cancel { request, .. }) = &event {
                     self.cancel_request(ev, &IdKey::from_value(request), out);
                 } else if let Some(e) = &event {

@@ -125,10 +125,11 @@ pub enum Rule {
     ServerRequestsUnanswered,
     TraceContextInvalid,
     ClientTraceContextInvalid,
+    ServerSpanTraceNotContinued,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 54] = [
+    pub const ALL: [Rule; 55] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -183,6 +184,7 @@ impl Rule {
         Rule::ServerRequestsUnanswered,
         Rule::TraceContextInvalid,
         Rule::ClientTraceContextInvalid,
+        Rule::ServerSpanTraceNotContinued,
     ];
 
     pub fn id(self) -> &'static str {
@@ -241,6 +243,7 @@ impl Rule {
             Rule::ServerRequestsUnanswered => "server-requests-unanswered",
             Rule::TraceContextInvalid => "trace-context-invalid",
             Rule::ClientTraceContextInvalid => "client-trace-context-invalid",
+            Rule::ServerSpanTraceNotContinued => "server-span-trace-not-continued",
         }
     }
 
@@ -299,7 +302,8 @@ impl Rule {
             | Rule::ClientNoProgressToken
             | Rule::ResponseAfterCancel
             | Rule::DeprecatedFeature
-            | Rule::ClientDeprecatedFeature => Severity::Info,
+            | Rule::ClientDeprecatedFeature
+            | Rule::ServerSpanTraceNotContinued => Severity::Info,
         }
     }
 
@@ -447,6 +451,9 @@ impl Rule {
             }
             Rule::ClientTraceContextInvalid => {
                 "a traceparent, tracestate or baggage key in the _meta of a message the client sent does not follow the W3C Trace Context or Baggage format (SEP-414)"
+            }
+            Rule::ServerSpanTraceNotContinued => {
+                "a SERVER span the server exported to mcpscope's OTLP receiver for a request (matched by its jsonrpc.request.id and, when present, mcp.method.name attributes) is in another trace than the one the request's _meta.traceparent carried: the server did not continue the client's trace (SEP-414 documents this as the convention, not a MUST)"
             }
         }
     }

@@ -116,6 +116,9 @@ pub(super) struct Indexes {
     pub(super) logs: Vec<u64>,
     pub(super) stderr: Vec<u64>,
     pub(super) problems: Vec<u64>,
+    /// `otel-log` and `otel-span` meta events (the receiver's).
+    pub(super) otel_logs: Vec<u64>,
+    pub(super) otel_spans: Vec<u64>,
     expiry: VecDeque<(u64, Expiring)>,
     /// Heap bytes of entries (keys, seq lists); containers are added in `mem`.
     pub(super) heap: usize,
@@ -137,6 +140,8 @@ impl Indexes {
             + list(&self.logs)
             + list(&self.stderr)
             + list(&self.problems)
+            + list(&self.otel_logs)
+            + list(&self.otel_spans)
     }
 
     /// Tokens and requests dropped because all their events were evicted.
@@ -209,11 +214,13 @@ impl Indexes {
     /// events up to it are evicted).
     pub(super) fn prune(&mut self, first: u64, next: u64) {
         let mut freed = 0;
-        for v in
-            self.by_level
-                .iter_mut()
-                .chain([&mut self.logs, &mut self.stderr, &mut self.problems])
-        {
+        for v in self.by_level.iter_mut().chain([
+            &mut self.logs,
+            &mut self.stderr,
+            &mut self.problems,
+            &mut self.otel_logs,
+            &mut self.otel_spans,
+        ]) {
             v.drain(..v.partition_point(|s| *s < first));
             if v.len() * 4 < v.capacity() && v.capacity() > 1024 {
                 v.shrink_to(v.len() * 2);
@@ -392,5 +399,27 @@ mod tests {
         assert!(s.token(&IdKey::Str("mine".into())).is_none());
         assert!(s.request(super::Origin::Client, &IdKey::Int(1)).is_none());
         assert_eq!(s.stderr_lines().len() as u64, s.len());
+    }
+
+    #[test]
+    fn received_telemetry_is_indexed_live_and_recorded_and_pruned() {
+        let mut s = Store::new(StoreLimits { max_bytes: 8 << 20 });
+        let log = serde_json::json!({"event": "otel-log", "time_ns": 1, "severity_number": 9,
+            "level": "info", "body": "b"});
+        let span = br#"{"event":"otel-span","name":"n","trace_id":"t","span_id":"s","kind":"server","start_ns":1,"end_ns":2,"status":"unset"}"#;
+        let a = s.append_meta("otel", 0, &log);
+        let b = s.append_recorded(Dir::Meta, "otel", 0, span, false);
+        s.append_meta(
+            "stdio",
+            0,
+            &serde_json::json!({"event": "spawn", "argv": [], "pid": 1}),
+        );
+        assert_eq!((s.otel_logs(), s.otel_spans()), (&[a][..], &[b][..]));
+        let filler = "x".repeat(4000);
+        for _ in 0..10_000 {
+            s.append_stderr("stdio", 0, filler.as_bytes());
+        }
+        assert!(s.first_seq() > b);
+        assert!(s.otel_logs().is_empty() && s.otel_spans().is_empty());
     }
 }

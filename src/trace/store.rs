@@ -410,6 +410,14 @@ impl Store {
     pub fn stderr_lines(&self) -> &[u64] {
         self.live(&self.idx.stderr)
     }
+    /// Log records the OTLP receiver took in (`otel-log` meta events).
+    pub fn otel_logs(&self) -> &[u64] {
+        self.live(&self.idx.otel_logs)
+    }
+    /// Spans the OTLP receiver took in (`otel-span` meta events).
+    pub fn otel_spans(&self) -> &[u64] {
+        self.live(&self.idx.otel_spans)
+    }
     /// Frames that are not valid messages, and malformed progress/log params.
     pub fn problems(&self) -> &[u64] {
         self.live(&self.idx.problems)
@@ -500,8 +508,10 @@ impl Store {
                 let kind = serde_json::from_slice::<serde_json::Value>(bytes)
                     .ok()
                     .and_then(|v| v.get("event").and_then(|e| e.as_str()).map(str::to_string));
-                let m = kind.map_or(intern::NONE, |k| self.methods.intern(&k));
-                self.push(
+                let m = kind
+                    .as_deref()
+                    .map_or(intern::NONE, |k| self.methods.intern(k));
+                let seq = self.push(
                     Dir::Meta,
                     channel,
                     t_us,
@@ -510,7 +520,9 @@ impl Store {
                     m,
                     0,
                     None,
-                )
+                );
+                self.index_meta(seq, kind.as_deref().unwrap_or(""));
+                seq
             }
         }
     }
@@ -556,7 +568,7 @@ impl Store {
     /// A meta event, its kind interned as its method.
     fn push_meta(&mut self, channel: &str, t_us: u64, kind: &str, bytes: &[u8]) -> u64 {
         let m = self.methods.intern(kind);
-        self.push(
+        let seq = self.push(
             Dir::Meta,
             channel,
             t_us,
@@ -565,7 +577,18 @@ impl Store {
             m,
             0,
             None,
-        )
+        );
+        self.index_meta(seq, kind);
+        seq
+    }
+
+    /// Index the meta events panes look up by kind.
+    fn index_meta(&mut self, seq: u64, kind: &str) {
+        match kind {
+            "otel-log" => self.idx.otel_logs.push(seq),
+            "otel-span" => self.idx.otel_spans.push(seq),
+            _ => {}
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -73,6 +73,9 @@ pub struct Config {
     pub theme: Option<String>,
     /// A frame-rate cap instead of the settings file's.
     pub fps: Option<u32>,
+    /// Start the OTLP receiver for the session (`--no-otel-receiver` turns
+    /// it off): a spawned stdio server's exporter is pointed at it.
+    pub otel_receiver: bool,
 }
 
 /// The interactive UI needs a terminal on both ends; `Err(2)` after saying
@@ -262,6 +265,7 @@ struct Setup {
     launch: Launch,
     runs: Vec<(String, serde_json::Value)>,
     server_cli: ServerCli,
+    otel_receiver: bool,
 }
 
 /// The user's settings, and the theme they (or `theme`, from the command
@@ -297,6 +301,7 @@ impl Setup {
             max: settings.max_timeout_secs.map(Duration::from_secs),
         };
         Ok(Setup {
+            otel_receiver: config.otel_receiver,
             server_cli: config.server_cli,
             settings,
             theme,
@@ -306,7 +311,7 @@ impl Setup {
         })
     }
 
-    async fn run(self, started: Instant) -> i32 {
+    async fn run(mut self, started: Instant) -> i32 {
         // Caught before the server starts: from here on, SIGTERM and SIGHUP
         // end the UI and stop the server instead of killing mcpscope alone.
         let mut signals = exit::ExitSignals::catch();
@@ -317,6 +322,9 @@ impl Setup {
                 return 2;
             }
         };
+        // Held until the server has stopped (its last export comes as it
+        // exits); dropped on every return below, which stops listening.
+        let (otel, otel_notice) = self.start_otel_receiver(&trace).await;
         let session = match self.launch.open(trace.clone()) {
             Ok(s) => s,
             Err(e) => {
@@ -348,6 +356,9 @@ impl Setup {
         };
         let checks = LiveChecks::spawn(trace.clone(), own);
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        if let Some(n) = otel_notice {
+            let _ = tx.send(action::Msg::Notice(n));
+        }
         let exec = runtime::Executor::new(Some(session), tx)
             .with_checks(checks.clone())
             .with_restart(self.launch.clone());
@@ -358,7 +369,9 @@ impl Setup {
         };
         // The terminal is back to normal before the server is waited for;
         // the server stopped is the current one (a restart replaces it).
+        // The receiver outlives it: a server flushes its spans as it exits.
         let result = exit::stop_after(ui, exec.close()).await;
+        drop(otel);
         checks.stop();
         let code = exit::code_of(result);
         if let Some(e) = trace.finish_recording() {
@@ -372,6 +385,45 @@ impl Setup {
             }
         }
         code
+    }
+}
+
+impl Setup {
+    /// The OTLP receiver for a live session, unless turned off: a stdio
+    /// server's exporter is pointed at it; for an HTTP server (whose
+    /// environment mcpscope cannot set) the notice says where it listens.
+    /// A receiver that cannot bind is said in the notice and left out.
+    async fn start_otel_receiver(
+        &mut self,
+        trace: &crate::trace::Trace,
+    ) -> (Option<crate::otel::Receiver>, Option<String>) {
+        if !self.otel_receiver {
+            return (None, None);
+        }
+        let r = match crate::otel::Receiver::start(trace.clone()).await {
+            Ok(r) => r,
+            Err(e) => {
+                let e = e.to_string();
+                let why = crate::protocol::sanitize::one_line(&e);
+                return (
+                    None,
+                    Some(format!(
+                        "no OTLP receiver: cannot listen on 127.0.0.1: {why}"
+                    )),
+                );
+            }
+        };
+        let notice = match &mut self.launch.spec {
+            crate::session::ServerSpec::Stdio { name, cmd } => {
+                crate::otel::point_at(&mut cmd.env, &r.endpoint(), name);
+                None
+            }
+            crate::session::ServerSpec::Http { .. } => Some(format!(
+                "OTLP receiver at {} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)",
+                r.endpoint()
+            )),
+        };
+        (Some(r), notice)
     }
 }
 

@@ -325,8 +325,9 @@ impl TimelineView {
     }
 }
 
-/// The Logs pane's rows: `notifications/message` at or above a level, and
-/// optionally server stderr, with a text filter.
+/// The Logs pane's rows from three sources: `notifications/message` (mcp)
+/// and OTel log records (otel) at or above a level, and optionally server
+/// stderr, with a text filter.
 #[derive(Debug, Clone)]
 pub struct LogsView {
     pub min: LogLevel,
@@ -346,6 +347,19 @@ impl Default for LogsView {
             scanned_to: 0,
         }
     }
+}
+
+/// The MCP level an `otel-log` event's severity was mapped to (the
+/// receiver maps it when it takes the record in).
+pub fn otel_log_level(ev: &EventRef<'_>) -> Option<LogLevel> {
+    #[derive(serde::Deserialize)]
+    struct Level<'a> {
+        #[serde(borrow)]
+        level: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_slice::<Level>(ev.bytes)
+        .ok()
+        .and_then(|l| l.level.parse().ok())
 }
 
 impl LogsView {
@@ -383,6 +397,9 @@ impl LogsView {
         if self.min == LogLevel::Debug {
             return true;
         }
+        if ev.dir == Dir::Meta {
+            return otel_log_level(ev).is_none_or(|l| l >= self.min);
+        }
         let f = ev.frame();
         match LogView::parse(f.params) {
             Ok(LogView { level: Ok(l), .. }) => l >= self.min,
@@ -391,35 +408,34 @@ impl LogsView {
         }
     }
 
-    /// Merge new log and stderr events, at most `budget` of them.
+    /// Merge new log, OTel log and stderr events, at most `budget` of them.
     pub fn sync(&mut self, store: &Store, budget: usize) -> bool {
         let from = self.scanned_to;
+        let after = |v: &'_ [u64]| v.partition_point(|s| *s < from);
         let logs = store.logs();
-        let logs = &logs[logs.partition_point(|s| *s < from)..];
+        let otel = store.otel_logs();
         let err: &[u64] = if self.stderr {
-            let e = store.stderr_lines();
-            &e[e.partition_point(|s| *s < from)..]
+            store.stderr_lines()
         } else {
             &[]
         };
-        let (mut i, mut j, mut n) = (0, 0, 0);
+        let mut sources = [
+            &logs[after(logs)..],
+            &otel[after(otel)..],
+            &err[after(err)..],
+        ];
+        let mut n = 0;
         let mut last = None;
-        while n < budget && (i < logs.len() || j < err.len()) {
-            let seq = match (logs.get(i), err.get(j)) {
-                (Some(a), Some(b)) if a < b => {
-                    i += 1;
-                    *a
-                }
-                (Some(_), Some(b)) | (None, Some(b)) => {
-                    j += 1;
-                    *b
-                }
-                (Some(a), None) => {
-                    i += 1;
-                    *a
-                }
-                (None, None) => break,
+        while n < budget {
+            // The source whose next seq is lowest.
+            let Some(k) = (0..sources.len())
+                .filter(|k| !sources[*k].is_empty())
+                .min_by_key(|k| sources[*k][0])
+            else {
+                break;
             };
+            let seq = sources[k][0];
+            sources[k] = &sources[k][1..];
             n += 1;
             last = Some(seq);
             if let Some(ev) = store.get(seq)
@@ -428,7 +444,7 @@ impl LogsView {
                 self.seqs.push(seq);
             }
         }
-        let done = i >= logs.len() && j >= err.len();
+        let done = sources.iter().all(|s| s.is_empty());
         self.scanned_to = if done {
             store.next_seq()
         } else {

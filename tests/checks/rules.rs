@@ -770,3 +770,70 @@ fn trace_context_invalid_in_either_direction() {
         server[1].message
     );
 }
+
+/// A SERVER span for `tools/call` id 1 (the attributes of the MCP semantic
+/// conventions), in trace `trace`.
+fn server_span(trace: &str, id: &str, method: &str) -> String {
+    format!(
+        r#"{{"event":"otel-span","service":"s","name":"tools/call x","trace_id":"{trace}","span_id":"aaaa000000000001","parent_span_id":"00f067aa0ba902b7","kind":"server","start_ns":1,"end_ns":2,"status":"unset","attributes":{{"jsonrpc.request.id":"{id}","mcp.method.name":"{method}"}}}}"#
+    )
+}
+
+#[test]
+fn server_span_trace_not_continued() {
+    let traced = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}"#;
+    let own = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let other = "99c1a0decdd77cade83998973452a4aa";
+    // Clean: the span continues the request's trace (arriving after the
+    // response, as exported spans do); spans of another method or id, or
+    // of another kind, are not this request's SERVER span.
+    let continued = server_span(own, "1", "tools/call");
+    let other_method = server_span(other, "1", "resources/read");
+    let other_id = server_span(other, "2", "tools/call");
+    let internal = server_span(other, "1", "tools/call").replace("\"server\"", "\"internal\"");
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", INIT_OK),
+        (2, "out", "stdio", traced),
+        (3, "in", "stdio", DONE),
+        (4, "meta", "otel", &continued),
+        (5, "meta", "otel", &other_method),
+        (6, "meta", "otel", &other_id),
+        (7, "meta", "otel", &internal),
+    ]);
+    assert!(
+        only(&f, Rule::ServerSpanTraceNotContinued).is_empty(),
+        "{f:?}"
+    );
+    // A request without a traceparent gives the server nothing to continue.
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", INIT_OK),
+        (2, "out", "stdio", CALL_NO_TOKEN),
+        (3, "in", "stdio", DONE),
+        (4, "meta", "otel", &server_span(other, "1", "tools/call")),
+    ]);
+    assert!(
+        only(&f, Rule::ServerSpanTraceNotContinued).is_empty(),
+        "{f:?}"
+    );
+
+    // The true positive: the server's span for id 1 started a trace of its own.
+    let f = check(&[
+        (0, "out", "stdio", INIT),
+        (1, "in", "stdio", INIT_OK),
+        (2, "out", "stdio", traced),
+        (3, "in", "stdio", DONE),
+        (4, "meta", "otel", &server_span(other, "1", "tools/call")),
+    ]);
+    let found = only(&f, Rule::ServerSpanTraceNotContinued);
+    assert_eq!(found.len(), 1, "{f:?}");
+    assert_eq!(found[0].seqs, vec![2, 4]);
+    assert_eq!(found[0].severity, Severity::Info);
+    assert_eq!(found[0].request_id, Some(IdKey::Int(1)));
+    assert!(
+        found[0].message.contains(other) && found[0].message.contains(own),
+        "{}",
+        found[0].message
+    );
+}

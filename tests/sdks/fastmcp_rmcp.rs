@@ -615,7 +615,7 @@ fn tui_runs_a_call_on_the_rmcp_server() {
         &format!(r#"--run 'slow_task {{"steps": 3, "delay_ms": 100}}' -- '{bin}'"#),
     );
     let done = t.wait_for("the call and its last log done", 30, |s| {
-        s.contains("done in") && s.contains("slow_task error: not really an error")
+        s.contains("done in") && s.contains("slow_task error: not really")
     });
     // The header names the server, found at 2026-07-28 (the default probes
     // as the SDK clients do), and counts one finding: the info that the
@@ -625,10 +625,11 @@ fn tui_runs_a_call_on_the_rmcp_server() {
     assert!(done.contains("│ 1 info │"), "{done}");
     assert!(done.contains("3 / 3  100%"), "{done}");
     assert!(done.contains("step 3 of 3 · 3 updates"), "{done}");
-    // The Logs pane: the server's messages under its logger, by level.
+    // The Logs pane: the server's messages, marked mcp, under its logger,
+    // by level (the pane's edge cuts the longer ones).
     assert!(done.contains("dbg:1 inf:1 ntc:0 wrn:1 err:1"), "{done}");
     assert!(
-        done.contains("warning   rmcp-peer    slow_task warning: almost done"),
+        done.contains("mcp    warning   rmcp-peer    slow_task warning: almost"),
         "{done}"
     );
     // The Tools pane lists the server's tools.

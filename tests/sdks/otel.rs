@@ -112,6 +112,12 @@ fn check_prints_the_spans_and_no_otel_receiver_starts_none() {
     let lines = o.lines("[span] tools/call echo ");
     assert_eq!(lines.len(), 1, "{}", o.stderr);
     assert!(lines[0].contains(&format!(" call=#{seq} ")), "{}", lines[0]);
+    // The SDK parents its span on mcpscope's traceparent: nothing to report.
+    assert!(
+        !o.stdout.contains("server-span-trace-not-continued"),
+        "{}",
+        o.stdout
+    );
 
     let o = headless(["call"])
         .args(["--tool", "echo", "-a", "text=hi", "--no-otel-receiver"])

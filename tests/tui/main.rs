@@ -26,6 +26,8 @@ mod input;
 mod invisible;
 mod logs;
 mod network;
+mod otel;
+mod otel_e2e;
 mod progress;
 mod raw;
 mod replay;

@@ -1,5 +1,5 @@
-//! The Logs pane: `notifications/message` and server stderr, by level,
-//! text and source, an entry unfolded.
+//! The Logs pane: `notifications/message`, OTel log records and server
+//! stderr, by level, text and source, an entry unfolded.
 
 pub mod update;
 pub mod view;

@@ -93,6 +93,9 @@ impl LogsState {
         let Some(ev) = store.get(seq) else { return };
         let text = if ev.dir == Dir::Stderr {
             None
+        } else if ev.dir == Dir::Meta {
+            // An OTel log record: the whole event (body, severity, ids, attributes).
+            Some(ev.text().into_owned())
         } else {
             let f = ev.frame();
             f.params

@@ -1,6 +1,8 @@
 //! Logs: `notifications/message` by level (colour per level), logger and
-//! data folded to one line, the selected entry expandable; server stderr as
-//! a second source; per-level counters from the store's level index.
+//! data folded to one line, the selected entry expandable; OTel log records
+//! (with the exporting service) and server stderr as the other sources,
+//! each row marked with its source (mcp, otel, stderr); per-level counters
+//! from the store's level index.
 
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
@@ -47,6 +49,10 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     if !v.stderr {
         info.push_str(" (hidden)");
     }
+    let otel = store.otel_logs().len();
+    if otel > 0 {
+        info.push_str(&format!(" · otel {otel}"));
+    }
     if !v.text.is_empty() {
         info.push_str(&format!(" · filter \"{}\"", v.text));
     }
@@ -66,15 +72,25 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         // Read as the Timeline reads it: since the session started.
         let at = format!("{:>10}", crate::tui::format::since_start(ev.t_us));
         let mut spans = vec![Span::styled(at, t.muted()), Span::raw(" ")];
+        // The source first, so no server text can pass for another source.
+        let (source, color) = match ev.dir {
+            Dir::Stderr => ("stderr", t.dir_stderr),
+            Dir::Meta => ("otel", t.dir_meta),
+            _ => ("mcp", t.muted),
+        };
+        spans.push(Span::styled(
+            format!("{source:<6} "),
+            Style::default().fg(color),
+        ));
         if ev.dir == Dir::Stderr {
-            spans.push(Span::styled(
-                format!("{:<9} ", "stderr"),
-                Style::default().fg(t.dir_stderr),
-            ));
+            // No level: the text lines up with the others' logger column.
+            spans.push(Span::raw(" ".repeat(10)));
             spans.push(Span::styled(
                 safe_row(&ev.text()),
                 Style::default().fg(t.fg),
             ));
+        } else if ev.dir == Dir::Meta {
+            otel_row(st, &ev, &mut spans);
         } else {
             let fr = ev.frame();
             match LogView::parse(fr.params) {
@@ -136,6 +152,48 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         lines,
         rows: hit_rows,
     }
+}
+
+/// An OTel log record: its mapped level, the exporting service where a
+/// message's logger goes, its body (server text, made one safe line).
+fn otel_row(st: &View, ev: &crate::trace::EventRef<'_>, spans: &mut Vec<Span<'static>>) {
+    let t = &st.shell.theme;
+    let Some(crate::event::Event::OtelLog {
+        service,
+        level,
+        body,
+        severity_text,
+        ..
+    }) = ev.event()
+    else {
+        spans.push(Span::styled(
+            "otel?     ",
+            Style::default().fg(t.kind_problem),
+        ));
+        return;
+    };
+    let (label, mut style) = match level.parse::<LogLevel>() {
+        Ok(lv) => (lv.as_str().to_string(), Style::default().fg(t.level(lv))),
+        Err(_) => (
+            format!("{}?", safe(&level, 8)),
+            Style::default().fg(t.kind_problem),
+        ),
+    };
+    if level
+        .parse::<LogLevel>()
+        .is_ok_and(|lv| lv >= LogLevel::Error)
+    {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    spans.push(Span::styled(format!("{label:<9} "), style));
+    let service = service.map(|s| safe(&s, 30)).unwrap_or_default();
+    spans.push(Span::styled(format!("{} ", fit(&service, 12)), t.muted()));
+    let body = if body.is_empty() {
+        severity_text.unwrap_or_default()
+    } else {
+        body
+    };
+    spans.push(Span::styled(safe_row(&body), Style::default().fg(t.fg)));
 }
 
 /// Colour for a piece of pretty-printed JSON.

@@ -27,6 +27,8 @@ pub struct ProgressState {
     /// The details view: the selected call's timing statistics.
     pub details: bool,
     pub timing: Timing,
+    /// The details view: the server's spans of the selected call's trace.
+    pub spans: crate::calls::spans::CallSpans,
     /// What is drawn where, as of the last sync step.
     pub order: order::Order,
 }
@@ -40,6 +42,7 @@ impl ProgressState {
             stale_after_us,
             details: false,
             timing: Timing::default(),
+            spans: Default::default(),
             order: order::Order::default(),
         }
     }

@@ -17,6 +17,8 @@ use serde_json::Value;
 
 /// Events the timing statistics take in per sync.
 const TIMING_BUDGET: usize = 250_000;
+/// `otel-span` events looked at per sync step for the details' waterfall.
+const SPANS_BUDGET: usize = 50_000;
 
 /// Which call the call keys act on: the one under the Progress cursor, or
 /// (Timeline focused) the one the selected event belongs to, as the
@@ -199,9 +201,16 @@ impl ProgressState {
                 .get(self.cursor.selected)
                 .and_then(|&i| self.calls.list.get(i))
         {
-            let before = self.timing.count;
-            let done = self.timing.sync(c, store, TIMING_BUDGET);
-            return (done, self.timing.count != before);
+            let before = (self.timing.count, self.spans.spans.len());
+            let mut done = self.timing.sync(c, store, TIMING_BUDGET);
+            // Spans attach whenever they come, also long after the response.
+            if let Some(tp) = store
+                .get(c.request_seq)
+                .and_then(|ev| super::view::traceparent(&ev))
+            {
+                done &= self.spans.sync(&tp.trace_id, store, SPANS_BUDGET);
+            }
+            return (done, (self.timing.count, self.spans.spans.len()) != before);
         }
         (true, false)
     }

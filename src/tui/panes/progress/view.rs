@@ -17,7 +17,7 @@ use crate::protocol::trace_context::{self, TraceParent};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
-use crate::tui::chrome::{full_width, inner};
+use crate::tui::chrome::{fit, full_width, inner};
 use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
 use crate::tui::pane::Pane;
@@ -606,13 +606,139 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
             label("trace (W3C traceparent)"),
             value(format!("{} · span {}", tp.trace_id, tp.parent_id)),
         ]));
+        let spans = &st.panes.progress.spans;
+        if spans.trace_id.as_deref() == Some(tp.trace_id.as_str()) {
+            out.extend(span_lines(spans, c.sent_us, st));
+        }
+    }
+    out
+}
+
+/// Waterfall rows (a span's line and its attribute line) drawn at most;
+/// the spans left out are counted.
+const MAX_SPAN_ROWS: usize = 32;
+/// A span's start after `origin_ns`, signed (a server's clock may run a
+/// little behind the request's).
+fn offset(start_ns: u64, origin_ns: u64) -> String {
+    if start_ns >= origin_ns {
+        format!("+{}", duration_fine((start_ns - origin_ns) / 1000))
+    } else {
+        format!("-{}", duration_fine((origin_ns - start_ns) / 1000))
+    }
+}
+
+/// Characters of a span's attribute line (the pane cuts it at its edge).
+const ATTR_COLS: usize = 160;
+/// Columns of the waterfall's bar.
+const BAR_COLS: usize = 24;
+
+/// The server's spans of the call's trace: name (children indented under
+/// their parent), a bar placing the span in the time the spans cover, its
+/// duration, its start after the request (or the first span), kind and
+/// status; under it,
+/// its status message and attributes on one muted line.
+fn span_lines(
+    spans: &crate::calls::spans::CallSpans,
+    sent_us: u64,
+    st: &View,
+) -> Vec<Line<'static>> {
+    let t = &st.shell.theme;
+    let total = spans.spans.len() as u64 + spans.more;
+    let first = spans.first_start_ns().unwrap_or(0);
+    // Offsets count from the request when the session's wall-clock start
+    // is known exactly (a live session; span times are wall-clock), else
+    // from the first span (a recording knows its start to the second).
+    let (origin_ns, origin) = match st.panes.scope.wall.filter(|w| w.exact) {
+        Some(w) => (
+            w.unix_us.saturating_add(sent_us).saturating_mul(1000),
+            "the request",
+        ),
+        None => (first, "the first span"),
+    };
+    let mut out = vec![Line::styled(
+        format!(
+            "   ── server spans ({}) · start after {origin} ──",
+            count(total, "span", "spans")
+        ),
+        t.fg(t.accent).add_modifier(Modifier::BOLD),
+    )];
+    if total == 0 {
+        out.push(Line::styled(
+            "   none yet (a server that exports spans to the OTLP receiver shows them here, also after the response)",
+            t.muted(),
+        ));
+        return out;
+    }
+    let last = spans.spans.iter().map(|s| s.end_ns).max().unwrap_or(first);
+    let range = last.saturating_sub(first).max(1) as u128;
+    let col = |ns: u64| (u128::from(ns.saturating_sub(first)) * BAR_COLS as u128 / range) as usize;
+    let rows = spans.waterfall();
+    let (mut used, mut drawn) = (0, 0u64);
+    for p in &rows {
+        let height = if p.span.attributes.is_empty() { 1 } else { 2 };
+        if used + height > MAX_SPAN_ROWS {
+            break;
+        }
+        used += height;
+        drawn += 1;
+        let s = p.span;
+        let indent = "  ".repeat(p.depth.min(8));
+        let name = format!("{indent}{}", crate::tui::format::safe(&s.name, 60));
+        let a = col(s.start_ns).min(BAR_COLS - 1);
+        let b = col(s.end_ns).clamp(a + 1, BAR_COLS);
+        let bar = format!(
+            "{}{}{}",
+            " ".repeat(a),
+            "▇".repeat(b - a),
+            " ".repeat(BAR_COLS - b)
+        );
+        let status_style = match s.status.as_str() {
+            "error" => Style::default().fg(t.error).add_modifier(Modifier::BOLD),
+            "ok" => Style::default().fg(t.ok),
+            _ => t.muted(),
+        };
+        out.push(Line::from(vec![
+            Span::raw("   "),
+            Span::styled(format!("{} ", fit(&name, 32)), Style::default().fg(t.fg)),
+            Span::styled(bar, Style::default().fg(t.accent)),
+            Span::styled(
+                format!(" {:>8}", duration_fine(s.duration_us())),
+                Style::default().fg(t.fg),
+            ),
+            Span::styled(format!(" {:<9}", offset(s.start_ns, origin_ns)), t.muted()),
+            Span::styled(
+                format!(" {:<8} ", crate::tui::format::safe(&s.kind, 11)),
+                t.muted(),
+            ),
+            Span::styled(crate::tui::format::safe(&s.status, 8), status_style),
+        ]));
+        if !s.attributes.is_empty() {
+            out.push(Line::styled(
+                format!(
+                    "   {indent}    {}",
+                    crate::tui::format::safe(&s.attributes, ATTR_COLS)
+                ),
+                t.muted(),
+            ));
+        }
+    }
+    let left = total.saturating_sub(drawn);
+    if left > 0 {
+        out.push(Line::styled(
+            format!(
+                "   … {} more {}",
+                crate::format::thousands(left),
+                if left == 1 { "span" } else { "spans" }
+            ),
+            t.muted(),
+        ));
     }
     out
 }
 
 /// The trace context the request carried in `_meta` (SEP-414), when it is
 /// a valid one: what a server's spans of this call are filed under.
-fn traceparent(ev: &crate::trace::EventRef<'_>) -> Option<TraceParent> {
+pub(super) fn traceparent(ev: &crate::trace::EventRef<'_>) -> Option<TraceParent> {
     let params: serde_json::Value = serde_json::from_str(ev.frame().params?.get()).ok()?;
     let tp = params
         .get(meta::META)?
