@@ -4,8 +4,7 @@
 //! did not come.
 
 use crate::event::Event;
-use crate::protocol::meta;
-use crate::protocol::trace_context::{TRACEPARENT, TraceParent};
+use crate::protocol::trace_context::traceparent_of;
 use crate::trace::{Dir, Trace};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -107,15 +106,4 @@ impl Awaited {
             })
             .collect()
     }
-}
-
-/// The `traceparent` in a request's `params._meta`.
-pub fn traceparent_of(frame: &[u8]) -> Option<TraceParent> {
-    let v: serde_json::Value = serde_json::from_slice(frame).ok()?;
-    let tp = v
-        .get("params")?
-        .get(meta::META)?
-        .get(TRACEPARENT)?
-        .as_str()?;
-    TraceParent::parse(tp).ok()
 }

@@ -27,7 +27,7 @@ impl CallsByTrace {
         if memchr::memmem::find(frame, b"traceparent").is_none() {
             return;
         }
-        if let Some(tp) = super::grace::traceparent_of(frame) {
+        if let Some(tp) = crate::protocol::trace_context::traceparent_of(frame) {
             if self.by_trace.len() >= MAX_CALLS {
                 self.by_trace.clear();
             }

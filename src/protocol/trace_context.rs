@@ -254,6 +254,17 @@ pub fn problems(meta: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
+/// The `traceparent` in a request's `params._meta`, if it is a valid one.
+pub fn traceparent_of(frame: &[u8]) -> Option<TraceParent> {
+    let v: Value = serde_json::from_slice(frame).ok()?;
+    let tp = v
+        .get("params")?
+        .get(super::meta::META)?
+        .get(TRACEPARENT)?
+        .as_str()?;
+    TraceParent::parse(tp).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

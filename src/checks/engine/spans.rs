@@ -50,8 +50,10 @@ impl TracedRequests {
         if memchr::memmem::find(ev.bytes, b"traceparent").is_none() {
             return;
         }
-        let (Some(tp), Some(method)) = (crate::otel::grace::traceparent_of(ev.bytes), ev.method)
-        else {
+        let (Some(tp), Some(method)) = (
+            crate::protocol::trace_context::traceparent_of(ev.bytes),
+            ev.method,
+        ) else {
             return;
         };
         let Some(id) = ev.frame().id else { return };
