@@ -8,7 +8,7 @@
 use crate::support;
 use crate::support::proxy;
 
-use crate::support::proxy::{BIN, dir_frames, recorded};
+use crate::support::proxy::{BIN, dir_frames, recorded_when_ended};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -85,7 +85,7 @@ fn same_through_the_proxy(
         let want: Vec<f64> = (1..=n).map(|i| i as f64).collect();
         assert_eq!(got, want);
     }
-    let recs = recorded(&trace);
+    let recs = recorded_when_ended(&trace);
     let json = |b: &[u8]| serde_json::from_slice::<Value>(b).ok();
     let outs: Vec<(u64, Value)> = recs
         .iter()
@@ -190,7 +190,7 @@ fn ts_sdk_host_under_a_flood_and_the_recording_keeps_every_frame_in_order() {
         d.path(),
     );
     assert_eq!(through["result"]["isError"], false, "{through}");
-    let ins = dir_frames(&recorded(&trace), "in");
+    let ins = dir_frames(&recorded_when_ended(&trace), "in");
     let vals: Vec<Value> = ins
         .iter()
         .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
@@ -236,7 +236,7 @@ fn the_hosts_trace_context_passes_unchanged_and_is_judged() {
         let out = support::finish(cmd.spawn().unwrap());
         assert_eq!(out.code, 0, "host failed: {}", out.stderr);
         let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
-        let call = recorded(trace)
+        let call = recorded_when_ended(trace)
             .into_iter()
             .filter(|r| r.dir == "out")
             .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())

@@ -196,6 +196,30 @@ pub struct Rec {
     pub bytes: Vec<u8>,
 }
 
+/// A proxy's recording once the proxy has ended it. A host that exited may
+/// leave the proxy it spawned still writing (it forwards the host's stop to
+/// the server, waits for it, then records its `exit`, the last event):
+/// reading before that would race the recorder, so this waits for it.
+pub fn recorded_when_ended(path: &Path) -> Vec<Rec> {
+    let limit = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains(r#""json":{"event":"exit""#))
+        {
+            return recorded(path);
+        }
+        assert!(
+            std::time::Instant::now() < limit,
+            "the proxy never ended its recording; its last line: {:?}",
+            text.lines().last()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Every event of a trace file, with the bytes exactly as they were seen.
 pub fn recorded(path: &Path) -> Vec<Rec> {
     let text = std::fs::read_to_string(path).expect("trace");
