@@ -79,6 +79,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "trace",
             "checks",
             "session",
+            // The spawned server's spans and logs, received into the trace.
+            "otel",
         ],
     ),
     (

@@ -50,6 +50,11 @@ pub struct ProxyArgs {
     /// what the server sees and what the checks judge).
     #[arg(long)]
     pub no_trace_context: bool,
+    /// Start no OTLP receiver for the spawned server's spans and logs (by
+    /// default they are recorded into the session's trace; see
+    /// docs/opentelemetry.md).
+    #[arg(long)]
+    pub no_otel_receiver: bool,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
     #[arg(
@@ -162,6 +167,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
             a.max_store
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
+        otel_receiver: !a.no_otel_receiver,
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),

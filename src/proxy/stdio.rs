@@ -53,6 +53,9 @@ pub struct StdioProxy {
     pub max_store: Option<usize>,
     /// Frames over this are cut in the trace (never on the wire).
     pub max_frame: usize,
+    /// Start an OTLP receiver into the trace and point the server's
+    /// exporter at it (unless the host's environment already names one).
+    pub otel_receiver: bool,
 }
 
 /// How the proxied server ended.
@@ -169,6 +172,28 @@ impl StdioProxy {
         let trace = match super::open_trace(&spec, &name, &trace_path, self.max_store) {
             Ok(t) => t,
             Err(e) => return Outcome::Failed(e),
+        };
+        // The server's spans and log records go into the session's trace,
+        // beside what the host and the server said (`attach` shows them).
+        let otel = match self.otel_receiver {
+            false => None,
+            true => match crate::otel::Receiver::start(trace.clone()).await {
+                Ok(r) => {
+                    let mut env = self.cmd.env.clone();
+                    crate::otel::point_at(&mut env, &r.endpoint(), &name);
+                    for (k, v) in env.iter().skip(self.cmd.env.len()) {
+                        cmd.env(k, v);
+                    }
+                    say(&format!("OTLP receiver at {}", r.endpoint()));
+                    Some(r)
+                }
+                Err(e) => {
+                    say(&format!(
+                        "no OTLP receiver: cannot listen on 127.0.0.1: {e}"
+                    ));
+                    None
+                }
+            },
         };
         let mut child = match cmd.spawn() {
             Ok(c) => c,
@@ -340,6 +365,9 @@ impl StdioProxy {
                 .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
         })
         .await;
+        // The server has ended: what it exported is in (an exporter flushes
+        // before its process exits), and the trace is closed next.
+        drop(otel);
         observer.finish();
         trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &Event::exit(exit)));
         if let Some(c) = &checks {

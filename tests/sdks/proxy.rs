@@ -285,3 +285,40 @@ fn the_hosts_trace_context_passes_unchanged_and_is_judged() {
         check.stdout
     );
 }
+
+/// The proxy records the spawned server's OpenTelemetry beside the session:
+/// the Python SDK server, exporting to the receiver the proxy points it at,
+/// has its `tools/call slow_task` span in the proxy's trace; with
+/// `--no-otel-receiver` nothing is received (and the host's answer is the
+/// same either way).
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): Python SDK with OpenTelemetry"]
+fn the_proxy_records_the_spawned_servers_spans() {
+    let mut server = vec!["env".to_string(), "MCPSCOPE_PEER_OTEL=1".into()];
+    server.extend(support::python_server());
+    let spans = |extra: &[&str]| {
+        let d = tempfile::tempdir().unwrap();
+        let trace = d.path().join("t.jsonl");
+        let through = observe(
+            &py_host(),
+            "slow_task",
+            r#"{"steps":2,"delay_ms":10}"#,
+            &proxy::proxied(&server, &trace, extra),
+            d.path(),
+        );
+        assert!(through["result"].is_object(), "{through}");
+        recorded_when_ended(&trace);
+        let text = std::fs::read_to_string(&trace).unwrap();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|l| l["json"]["event"] == "otel-span")
+            .map(|l| l["json"]["name"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<String>>()
+    };
+    let received = spans(&[]);
+    assert!(
+        received.iter().any(|n| n == "tools/call slow_task"),
+        "{received:?}"
+    );
+    assert_eq!(spans(&["--no-otel-receiver"]), Vec::<String>::new());
+}
