@@ -512,6 +512,9 @@ pub enum Loss {
     /// The server refused without authorization (HTTP 401/403) and none
     /// could be had: no other request would fare better.
     Unauthorized(String),
+    /// The server could not be reached at all (HTTP: the connection was
+    /// refused or could not be made): it is gone, not one request.
+    Unreachable(String),
     /// Anything else: an HTTP status, a reset connection, a closed stream.
     Other(String),
 }
@@ -524,7 +527,7 @@ impl fmt::Display for Loss {
         match self {
             Loss::SessionExpired => f.write_str(SESSION_EXPIRED),
             Loss::StdoutClosed => f.write_str(EOF_RUNNING),
-            Loss::Unauthorized(why) | Loss::Other(why) => f.write_str(why),
+            Loss::Unauthorized(why) | Loss::Unreachable(why) | Loss::Other(why) => f.write_str(why),
         }
     }
 }

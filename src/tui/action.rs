@@ -305,6 +305,9 @@ pub enum Msg {
         id: IdKey,
         why: String,
     },
+    /// The server could not be reached any more (over HTTP, after the
+    /// handshake): the session is as dead as an exited stdio server.
+    ServerLost(String),
     /// A line for the status bar.
     Notice(String),
     /// Findings the live checks published since the last batch.

@@ -19,7 +19,8 @@ use super::exit::{Ended, ExitSignals};
 use super::terminal::Term;
 use super::ui;
 use crate::checks::LiveChecks;
-use crate::client::{ClientError, Session};
+use crate::client::{ClientError, Gone, Session};
+use crate::event::Loss;
 use crate::protocol::views::LogLevel;
 use crate::session::Launch;
 use crossterm::event::{Event, EventStream};
@@ -377,10 +378,18 @@ impl Executor {
                         Ok(_) | Err(ClientError::Timeout { .. }) | Err(ClientError::Rpc { .. }) => {
                         }
                         Err(e) => {
+                            let lost = matches!(
+                                &e,
+                                ClientError::Gone(Gone::Transport(Loss::Unreachable(_)))
+                            );
+                            let why = e.to_string();
                             let _ = tx.send(Msg::CallFailed {
                                 id,
-                                why: e.to_string(),
+                                why: why.clone(),
                             });
+                            if lost {
+                                let _ = tx.send(Msg::ServerLost(why));
+                            }
                         }
                     }
                 });

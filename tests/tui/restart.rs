@@ -244,3 +244,35 @@ fn over_http_the_restart_connects_again() {
         app.shell.notice
     );
 }
+
+/// An HTTP server that cannot be reached any more after a good handshake
+/// (a call's POST was refused a connection) is as dead as an exited stdio
+/// server: the header says so and F5 is offered; in a recorded session the
+/// same message changes nothing.
+#[test]
+fn an_unreachable_http_server_offers_the_restart() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    assert!(!app.shell.conn.ended());
+    assert!(key(&mut app, F5).is_empty(), "nothing to restart yet");
+    let why = "tools/call failed: POST failed: error sending request: tcp connect error: Connection refused (os error 111)";
+    app.on_msg(Msg::ServerLost(why.into()));
+    assert!(app.shell.conn.ended());
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.lines().next().unwrap().contains("unreachable"),
+        "{screen}"
+    );
+    assert!(status_line(&mut app).contains("F5 restart"));
+    assert_eq!(key(&mut app, F5), vec![Effect::Restart { attempt: 1 }]);
+
+    let mut replay = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            live: false,
+            ..AppOptions::default()
+        },
+    );
+    replay.on_msg(Msg::ServerLost(why.into()));
+    assert!(!replay.shell.conn.ended());
+}

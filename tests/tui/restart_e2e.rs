@@ -160,3 +160,55 @@ fn a_crashed_server_is_restarted_and_answers_again() {
         );
     }
 }
+
+/// The demo over Streamable HTTP stops after a good handshake: the next
+/// call finds nothing listening, the header says the server is
+/// unreachable and F5 is offered; once a server listens on the port again,
+/// F5 connects to it and a call completes.
+#[test]
+#[ignore = "needs tmux"]
+fn an_http_server_gone_after_the_handshake_is_reconnected() {
+    require_tmux();
+    let serve = |addr: &str| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["demo-server", "--http", addr]);
+        crate::common::http::start_reporting(cmd)
+    };
+    let (first, port) = serve("127.0.0.1:0");
+    let t = Tmux::start_cmd(
+        "http-gone",
+        &format!(r#"--url http://127.0.0.1:{port}/mcp --run 'echo {{"text": "first"}}'"#),
+    );
+    t.wait_for("the first call", 30, |s| s.contains("done in"));
+    drop(first);
+    // Send from the Progress pane until a POST finds the port closed (a
+    // pooled connection the server closed may fail otherwise first).
+    t.keys(&["1"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        t.keys(&["s"]);
+        let seen = t.wait_for("the call's end", 30, |s| {
+            s.contains("F5 restart") || s.matches("✗").count() > 0
+        });
+        if seen.contains("F5 restart") {
+            assert!(
+                seen.lines().next().unwrap().contains("unreachable"),
+                "{seen}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "never unreachable:\n{seen}");
+    }
+    let (_second, again) = serve(&format!("127.0.0.1:{port}"));
+    assert_eq!(again, port);
+    t.keys(&["F5"]);
+    t.wait_for("connected again", 30, |s| {
+        s.lines().next().is_some_and(|h| h.contains("● connected"))
+    });
+    t.keys(&["s"]);
+    t.wait_for("a call on the new server", 30, |s| {
+        s.matches("done in").count() >= 2
+    });
+    t.keys(&["q"]);
+    assert_restored(&t);
+}

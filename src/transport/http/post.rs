@@ -71,7 +71,12 @@ impl Inner {
                             error: why.clone(),
                         },
                     );
-                    self.sink.failed(&channel, request_id, why.into());
+                    let loss = if e.is_connect() {
+                        Loss::Unreachable(why)
+                    } else {
+                        why.into()
+                    };
+                    self.sink.failed(&channel, request_id, loss);
                     return;
                 }
             };

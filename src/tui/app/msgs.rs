@@ -51,6 +51,11 @@ impl App {
             // What ended the call (a cancel, the server's exit) is already in
             // the store: the sync step sees it first, so the final state names the cause.
             Msg::CallFailed { id, why } => self.queued.push(Command::FailCall { id, why }),
+            // Like a stdio server's exit: the restart key is offered.
+            Msg::ServerLost(why) if self.shell.live && !self.restart.restarting => {
+                self.shell.conn = Conn::Failed(format!("unreachable: {}", safe_row(&why)));
+            }
+            Msg::ServerLost(_) => {}
             Msg::Notice(n) => self.shell.notice = Some(safe_row(&n)),
             Msg::Findings(fresh) => self.add_findings(fresh),
             Msg::Roots(r) => self.overlays.asks.roots = r,
