@@ -70,6 +70,8 @@ run() {
         echo "note $name: wine died (exit $rc); retrying once"
         retries=$((retries + 1))
         rc=0
+        # A step whose command changes a file it reads sets it back first.
+        if [[ -n ${before_retry:-} ]]; then "$before_retry"; fi
         timeout 120 "$@" >"$work/out" 2>"$work/err" </dev/null || rc=$?
     fi
     took=$((SECONDS - start))
@@ -171,25 +173,44 @@ run proxy-trace 0 "$linux" check --trace "$(unixtrace proxy.jsonl)" --format jso
 
 # `wrap --write` on a Claude Desktop config: the entry runs the .exe by its
 # Windows path, and a backup is kept.
-printf '{\n  "mcpServers": {\n    "everything": {\n      "command": "npx",\n      "args": ["-y", "@modelcontextprotocol/server-everything", "stdio"]\n    }\n  }\n}\n' \
-    >"$work/claude_desktop_config.json"
+claude_config() {
+    rm -f "$work/claude_desktop_config.json.bak"
+    printf '{\n  "mcpServers": {\n    "everything": {\n      "command": "npx",\n      "args": ["-y", "@modelcontextprotocol/server-everything", "stdio"]\n    }\n  }\n}\n' \
+        >"$work/claude_desktop_config.json"
+}
+claude_config
+before_retry=claude_config
 if run wrap-write 0 win wrap --config "$(wintrace claude_desktop_config.json)" \
     --server everything --write; then
     cp "$work/claude_desktop_config.json" "$work/out"
     json 'j["mcpServers"]["everything"]["command"].lower().endswith("mcpscope.exe") and j["mcpServers"]["everything"]["args"][:5] == ["proxy", "--name", "everything", "--", "npx"]' \
         && if [[ -f $work/claude_desktop_config.json.bak ]]; then ok; else fail "no backup"; fi
 fi
+before_retry=
 
 # The HTTP demo server under Wine, reached by the Linux build.
 name=demo-server-http
-"$wine" "$exe" demo-server --http 127.0.0.1:0 >"$work/http.log" 2>&1 </dev/null &
-bg_pid=$!
-port=
-for _ in $(seq 1 300); do
-    port=$(grep -o '127\.0\.0\.1:[0-9]*' "$work/http.log" | head -1 | cut -d: -f2 || true)
-    [[ -n $port ]] && break
-    sleep 0.1
-done
+# serve: start the server under Wine; port= once it says where it listens
+# (at most 60 s). A Wine process that died first (as `run` sees now and
+# then) is started once more, and said.
+serve() {
+    "$wine" "$exe" demo-server --http 127.0.0.1:0 >"$work/http.log" 2>&1 </dev/null &
+    bg_pid=$!
+    port=
+    for _ in $(seq 1 600); do
+        port=$(grep -o '127\.0\.0\.1:[0-9]*' "$work/http.log" | head -1 | cut -d: -f2 || true)
+        [[ -n $port ]] && return 0
+        kill -0 "$bg_pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+if ! serve; then
+    kill "$bg_pid" 2>/dev/null || true
+    echo "note $name: the server under wine said no port; starting it once more"
+    retries=$((retries + 1))
+    serve || true
+fi
 if [[ -z $port ]]; then
     took=0
     cp "$work/http.log" "$work/err"
