@@ -591,3 +591,46 @@ fn secrets_on_the_command_line_are_redacted_in_the_recording() {
         "--no-redact keeps them"
     );
 }
+
+/// A handshake-era server that answers what it does not know (here
+/// `server/discover`) with `{}` or with its `initialize` result has not
+/// discovered anything: the default probe falls back to the handshake,
+/// says why, and the call runs there.
+#[test]
+fn an_answer_to_the_probe_that_is_no_discovery_falls_back_to_the_handshake() {
+    let init = r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}"#;
+    for (probe_answer, said) in [
+        ("{}", "a result without supportedVersions"),
+        (init, "an initialize result (protocolVersion 2025-11-25)"),
+    ] {
+        let script = format!(
+            r#"while IFS= read -r l; do
+  id=$(printf '%s' "$l" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$l" in
+    *'"server/discover"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" '{probe_answer}' ;;
+    *'"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" '{init}' ;;
+    *'"tools/call"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"done"}}]}}}}\n' "$id" ;;
+  esac
+done"#
+        );
+        let o = headless(["call", "--tool", "t"])
+            .server(["sh".to_string(), "-c".into(), script])
+            .expect(0);
+        let session = o.lines("[session]");
+        assert!(
+            session
+                .iter()
+                .any(|l| l.contains(said) && l.contains("falling back")),
+            "{}",
+            o.stderr
+        );
+        assert!(
+            session
+                .iter()
+                .any(|l| l.contains("protocol 2025-11-25 (initialize handshake)")),
+            "{}",
+            o.stderr
+        );
+        assert!(o.stdout.contains("done"), "{}", o.stdout);
+    }
+}
