@@ -369,6 +369,10 @@ impl Exchanges {
     }
 
     fn meta(&mut self, ev: &EventRef<'_>, event: Event) {
+        let http_status = |status| match status {
+            Status::Code(c) => HttpStatus::Code(c),
+            Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
+        };
         let channel = ev.channel;
         match event {
             Event::Http {
@@ -381,10 +385,7 @@ impl Exchanges {
             } => self.exchange(
                 ev,
                 safe(&method, 8),
-                match status {
-                    Status::Code(c) => HttpStatus::Code(c),
-                    Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
-                },
+                http_status(status),
                 content_type,
                 session,
                 Some(ms),
@@ -409,10 +410,7 @@ impl Exchanges {
                 self.exchange(
                     ev,
                     safe(&method, 8),
-                    match status {
-                        Status::Code(c) => HttpStatus::Code(c),
-                        Status::Failed(why) => HttpStatus::Error(safe_row(&why)),
-                    },
+                    http_status(status),
                     None,
                     None,
                     Some(ms),

@@ -193,7 +193,7 @@ pub async fn run(call: &Call, args: &Args<'_>) -> ToolResult {
         } else {
             question.defaults()
         };
-        answers.extend(answer.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        fill(&mut answers, answer);
         pause(delay).await;
     }
     Ok(finish(call, total, delay, answers, elicit).await)
@@ -215,7 +215,7 @@ async fn rounds(call: &Call, modern: &Modern, total: u64, delay: u64) -> ToolRes
         Some(Value::String(raw)) => {
             let state = request_state::verify(raw).map_err(|e| ArgError(e.into()))?;
             let step = state.get("step").and_then(Value::as_u64).unwrap_or(total);
-            let answers = match state.get("answers") {
+            let mut answers = match state.get("answers") {
                 Some(Value::Object(a)) => a.clone(),
                 _ => Map::new(),
             };
@@ -227,12 +227,7 @@ async fn rounds(call: &Call, modern: &Modern, total: u64, delay: u64) -> ToolRes
                     .as_ref()
                     .and_then(|r| r.get(round_key(step)))
                     .cloned();
-                let mut answers = answers;
-                answers.extend(
-                    answer_of(question, result)
-                        .into_iter()
-                        .map(|(k, v)| (k.to_owned(), v)),
-                );
+                fill(&mut answers, answer_of(question, result));
                 pause(delay).await;
                 (step + 1, answers)
             } else {
@@ -262,16 +257,16 @@ async fn rounds(call: &Call, modern: &Modern, total: u64, delay: u64) -> ToolRes
                 ..Outcome::ok("", Value::Null)
             });
         }
-        answers.extend(
-            question
-                .defaults()
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v)),
-        );
+        fill(&mut answers, question.defaults());
         pause(delay).await;
         step += 1;
     }
     Ok(finish(call, total, delay, answers, elicit).await)
+}
+
+/// Take one form's fields into the answers so far.
+fn fill(answers: &mut Map<String, Value>, fields: Vec<(&'static str, Value)>) {
+    answers.extend(fields.into_iter().map(|(k, v)| (k.to_owned(), v)));
 }
 
 fn round_key(step: u64) -> String {
