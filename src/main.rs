@@ -41,6 +41,13 @@ fn interactive(args: TuiArgs) -> i32 {
     if let Err(code) = mcpscope::tui::require_terminal() {
         return code;
     }
+    let otlp = match args.otlp.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("[error] {e}");
+            return 2;
+        }
+    };
     let launch = match args.server.launch(args.record.as_deref()) {
         Ok(mut l) => {
             l.auth = args.server.auth_config(mcpscope::cli::auth::Face::Tui);
@@ -58,6 +65,7 @@ fn interactive(args: TuiArgs) -> i32 {
         theme: args.theme,
         fps: args.fps,
         otel_receiver: !args.server.no_otel_receiver,
+        otlp,
     }))
 }
 

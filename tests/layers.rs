@@ -61,7 +61,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("export", &["protocol", "event", "trace", "calls", "checks"]),
     ("load", &["protocol", "event", "trace", "checks"]),
     ("auth", &["protocol", "event", "transport"]),
-    ("otel", &["protocol", "event", "trace", "calls"]),
+    // The export sends the findings about a request as its span's events.
+    ("otel", &["protocol", "event", "trace", "calls", "checks"]),
     ("demo", &["protocol", "event"]),
     // A server like `demo`, whose script is a recorded trace; it serves
     // HTTP through the demo server's plumbing.

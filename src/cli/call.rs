@@ -132,6 +132,8 @@ pub struct CallOpts {
     /// relative to the response), 0 otherwise.
     #[arg(long, value_name = "MS")]
     pub settle_ms: Option<u64>,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
 }
 
 /// How long `call` listens after the response where streams race.
@@ -245,6 +247,10 @@ where
     F: FnOnce(Arc<Session>, PrinterTask) -> Fut,
     Fut: std::future::Future<Output = i32>,
 {
+    let otlp = match opts.otlp.config() {
+        Ok(c) => c,
+        Err(e) => return fail(&Failure::Usage(e)),
+    };
     let mut signals = Signals::install();
     let (session, trace, spec, mut otel) =
         match connect_observed(server, opts.record.as_deref(), limits, opts.quiet).await {
@@ -260,6 +266,12 @@ where
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
     printer.say_era(server.protocol == "auto");
+    let export = super::otlp::start_live(
+        otlp.as_ref(),
+        &trace,
+        Some(printer.checks.clone()),
+        super::otlp::live_context(&trace, &spec, false),
+    );
     let settle = opts.settle_ms.map(Duration::from_millis);
     let run = async {
         let code = work(session.clone(), printer.clone()).await;
@@ -296,6 +308,8 @@ where
             .iter()
             .for_each(|l| eprintln!("{l}"));
     }
+    // After the grace: the server's late spans are forwarded too.
+    super::otlp::finish_live(export, opts.quiet).await;
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
     report_dropped(session.dropped_server_requests());

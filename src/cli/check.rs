@@ -98,6 +98,8 @@ pub struct CheckArgs {
     /// Record the session as a JSONL trace.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
     /// Check a recorded trace instead of running calls.
     #[arg(long, conflicts_with_all = ["tool", "record"])]
     pub trace: Option<PathBuf>,
@@ -469,6 +471,10 @@ pub async fn run(a: CheckArgs) -> i32 {
     // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     cfg.tokenless_by_choice = a.request.policy() == TokenPolicy::None;
     cfg.own_client = true;
+    let otlp = match a.otlp.config() {
+        Ok(c) => c,
+        Err(e) => return fail(&Failure::Usage(e)),
+    };
     let mut signals = Signals::install();
     let (session, trace, spec, otel) =
         match connect_observed(&a.server, a.record.as_deref(), limits, false).await {
@@ -581,6 +587,14 @@ pub async fn run(a: CheckArgs) -> i32 {
     if let Some(f) = session_failure {
         report.failures.insert(0, f);
         report.summary.passed = false;
+    }
+    // The whole session, judged: each finding joins its request's span.
+    if let Some(cfg) = &otlp {
+        let ctx = super::otlp::live_context(&trace, &spec, false);
+        let folded = crate::otel::export::recorded::fold(&trace.read(), &report.findings, ctx);
+        let sent =
+            crate::otel::export::recorded::send(folded, cfg, super::otlp::FINISH_DEADLINE).await;
+        super::otlp::say(&sent, false);
     }
     if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
         // A session that failed keeps its own code.

@@ -1,10 +1,13 @@
 //! `mcpscope export TRACE --format har|mermaid|json [-o FILE] [--call ID]`:
-//! a recorded session for other tools (`crate::export`). The rule engine
-//! runs over the trace as it is read, as `check --trace` runs it, so the
-//! diagram and the statistics carry its findings.
+//! a recorded session for other tools (`crate::export`); `--otlp URL`
+//! sends it to an OpenTelemetry backend (`crate::otel::export`). The rule
+//! engine runs over the trace as it is read, as `check --trace` runs it, so
+//! the diagram, the statistics and the spans carry its findings.
 //!
-//! Exit: 0 written; 2 usage (a stdio trace for `har`, `--call` without
-//! `mermaid` or naming no request, an unreadable trace or output file).
+//! Exit: 0 written (or sent); 1 the backend did not take every span; 2
+//! usage (a stdio trace for `har`, `--call` without `mermaid` or naming no
+//! request, an unreadable trace or output file, neither `--format` nor
+//! `--otlp`).
 
 use super::check::CheckRun;
 use super::replay::{describe, read_lines_into};
@@ -32,8 +35,8 @@ pub struct ExportArgs {
     /// A trace recorded with --record (by call, check, the TUI or the proxy).
     pub trace: PathBuf,
     /// What to export.
-    #[arg(long, value_enum)]
-    pub format: ExportFormat,
+    #[arg(long, value_enum, required_unless_present = "otlp")]
+    pub format: Option<ExportFormat>,
     /// Write to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -41,6 +44,8 @@ pub struct ExportArgs {
     /// sent): it, its response, its progress and what its stream carried.
     #[arg(long, value_name = "ID")]
     pub call: Option<String>,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
 }
 
 fn usage(msg: &str) -> i32 {
@@ -48,10 +53,14 @@ fn usage(msg: &str) -> i32 {
     2
 }
 
-pub fn run(a: ExportArgs) -> i32 {
-    if a.call.is_some() && a.format != ExportFormat::Mermaid {
+pub async fn run(a: ExportArgs) -> i32 {
+    if a.call.is_some() && a.format != Some(ExportFormat::Mermaid) {
         return usage("--call applies to --format mermaid only");
     }
+    let otlp = match a.otlp.config() {
+        Ok(c) => c,
+        Err(e) => return usage(&e.0),
+    };
     let mut run: Option<CheckRun> = None;
     let read = read_lines_into(
         &a.trace,
@@ -82,7 +91,14 @@ pub fn run(a: ExportArgs) -> i32 {
         store: &loaded.store,
         findings: &findings,
     };
-    let text = match a.format {
+    let mut code = 0;
+    if let Some(cfg) = &otlp {
+        code = send(&session, cfg).await;
+    }
+    let Some(format) = a.format else {
+        return code;
+    };
+    let text = match format {
         ExportFormat::Har => match har::har(&session) {
             Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_default() + "\n",
             Err(e) => return usage(&e),
@@ -103,16 +119,27 @@ pub fn run(a: ExportArgs) -> i32 {
     };
     match &a.output {
         Some(path) => match std::fs::write(path, text) {
-            Ok(()) => 0,
+            Ok(()) => code,
             Err(e) => usage(&format!("cannot write {}: {e}", path.display())),
         },
         None => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
-            0
+            code
         }
     }
+}
+
+/// Send the session to the backend; 1 when a span was not taken.
+async fn send(s: &Session<'_>, cfg: &crate::otel::export::Config) -> i32 {
+    let ctx = crate::otel::export::Context::of_header(s.header, None);
+    let folded = crate::otel::export::recorded::fold(s.store, s.findings, ctx);
+    let report =
+        crate::otel::export::recorded::send(folded, cfg, crate::otel::export::recorded::DEADLINE)
+            .await;
+    super::otlp::say(&report, false);
+    if report.complete() { 0 } else { 1 }
 }
 
 /// `--call 3` names the integer id 3 or, when the session has none, the

@@ -12,6 +12,7 @@ pub mod export;
 pub mod http_lines;
 pub mod load;
 pub mod mock;
+pub mod otlp;
 pub mod printer;
 pub mod proxy;
 pub mod replay;
@@ -60,6 +61,8 @@ pub struct TuiArgs {
     /// Frame rate cap (clamped to 5–60).
     #[arg(long)]
     pub fps: Option<u32>,
+    #[command(flatten)]
+    pub otlp: otlp::OtlpArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -127,7 +130,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
         Cmd::Mock(a) => mock::run(a).await,
-        Cmd::Export(a) => export::run(a),
+        Cmd::Export(a) => export::run(a).await,
         Cmd::Load(a) => load::run(a).await,
         Cmd::Rules => rules::run(),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,

@@ -55,6 +55,8 @@ pub struct ProxyArgs {
     /// docs/opentelemetry.md).
     #[arg(long)]
     pub no_otel_receiver: bool,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
     #[arg(
@@ -72,7 +74,7 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
 }
 
-async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
+async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::Config>) -> i32 {
     use std::net::ToSocketAddrs;
     let Some(addr) = listen.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
         eprintln!(
@@ -142,14 +144,22 @@ async fn run_http(a: ProxyArgs, listen: &str) -> i32 {
             a.max_store
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
+        otlp,
     }
     .run()
     .await
 }
 
 pub async fn run_proxy(a: ProxyArgs) -> i32 {
+    let otlp = match a.otlp.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("[mcpscope] error: {}", one_line(&e.0));
+            return 2;
+        }
+    };
     if let Some(listen) = a.listen.clone() {
-        return run_http(a, &listen).await;
+        return run_http(a, &listen, otlp).await;
     }
     let proxy = StdioProxy {
         name: a.name,
@@ -168,6 +178,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
         otel_receiver: !a.no_otel_receiver,
+        otlp,
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),

@@ -238,7 +238,9 @@ fn entry(x: &Exchange, started: Option<&str>, url: &str, configured: &[String]) 
 /// `started` (the trace header's RFC 3339 UTC seconds) plus `t_us`, as
 /// RFC 3339 with milliseconds; the epoch when the header has none.
 fn started_at(started: Option<&str>, t_us: u64) -> String {
-    let base = started.and_then(parse_utc).unwrap_or(0);
+    let base = started
+        .and_then(crate::format::rfc3339_unix_secs)
+        .unwrap_or(0);
     let ms = base * 1000 + (t_us / 1000) as i64;
     let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
@@ -249,26 +251,6 @@ fn started_at(started: Option<&str>, t_us: u64) -> String {
         rem / 60 % 60,
         rem % 60
     )
-}
-
-/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ`.
-fn parse_utc(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (h, mi, se) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    // Howard Hinnant's days_from_civil.
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + se)
 }
 
 /// A request body with the secret-named values in its tool arguments (or

@@ -2,9 +2,11 @@
 //! OTLP/HTTP receiver ([`receiver`]) whose spans, log records and metric
 //! counts become trace events ([`decode`]), the environment that points a
 //! spawned server's exporter at it, and the headless commands' grace for
-//! spans that arrive after their call's response ([`grace`]).
+//! spans that arrive after their call's response ([`grace`]); and sending
+//! sessions to an OpenTelemetry backend ([`export`]).
 
 pub mod decode;
+pub mod export;
 pub mod grace;
 pub mod lines;
 pub mod receiver;

@@ -90,6 +90,8 @@ pub struct HttpProxy {
     /// Bytes waiting for the observer or held by it, at most
     /// (`observer::max_queued`).
     pub max_queued: usize,
+    /// Send the session to an OpenTelemetry backend (`--otlp`).
+    pub otlp: Option<crate::otel::export::Config>,
 }
 
 struct Shared {
@@ -192,6 +194,12 @@ impl HttpProxy {
         let checks = self
             .check
             .then(|| LiveChecks::spawn(self.trace.clone(), self.checks.clone()));
+        let export = super::start_export(
+            self.otlp.as_ref(),
+            &self.trace,
+            checks.clone(),
+            Some(&self.url),
+        );
         let mut signals = crate::signals::Caught::stopping();
         let mut refresh = tokio::time::interval(std::time::Duration::from_millis(500));
         let code = loop {
@@ -245,6 +253,9 @@ impl HttpProxy {
         shared.obs.sync().await;
         if let Some(c) = &checks {
             c.sync();
+        }
+        super::finish_export(export, say).await;
+        if let Some(c) = &checks {
             if self.verbose {
                 for f in c.findings() {
                     say(&format!("[finding] {f}"));

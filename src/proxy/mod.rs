@@ -52,3 +52,43 @@ pub fn open_trace(
     store.set_recorder(rec);
     Ok(Trace::new(store, MonotonicClock::new()))
 }
+
+/// Start exporting the proxy's session (`--otlp`): the host's requests as
+/// spans parented on the host's own `traceparent`.
+pub(crate) fn start_export(
+    cfg: Option<&crate::otel::export::Config>,
+    trace: &Trace,
+    checks: Option<crate::checks::LiveChecks>,
+    server: Option<&reqwest::Url>,
+) -> Option<crate::otel::export::LiveExport> {
+    let cfg = cfg?;
+    let ctx = crate::otel::export::Context {
+        wall_start_us: crate::otel::export::Context::now_minus(trace.now_us()),
+        proxy: true,
+        transport: if server.is_some() { "tcp" } else { "pipe" },
+        server: server.and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?))),
+    };
+    Some(crate::otel::export::LiveExport::start(
+        trace.clone(),
+        checks,
+        cfg,
+        ctx,
+    ))
+}
+
+/// End the proxy's export: what was lost is said always (the trace in the
+/// backend is incomplete), the rest with `--verbose`.
+pub(crate) async fn finish_export(
+    export: Option<crate::otel::export::LiveExport>,
+    say: impl Fn(&str),
+) {
+    let Some(e) = export else { return };
+    let report = e.finish(std::time::Duration::from_secs(5)).await;
+    for (i, line) in report.lines().iter().enumerate() {
+        if i == 0 && report.complete() {
+            say(line);
+        } else {
+            eprintln!("[mcpscope] {line}");
+        }
+    }
+}

@@ -56,6 +56,8 @@ pub struct StdioProxy {
     /// Start an OTLP receiver into the trace and point the server's
     /// exporter at it (unless the host's environment already names one).
     pub otel_receiver: bool,
+    /// Send the session to an OpenTelemetry backend (`--otlp`).
+    pub otlp: Option<crate::otel::export::Config>,
 }
 
 /// How the proxied server ended.
@@ -317,6 +319,7 @@ impl StdioProxy {
         let checks = self
             .check
             .then(|| LiveChecks::spawn(trace.clone(), self.checks.clone()));
+        let export = super::start_export(self.otlp.as_ref(), &trace, checks.clone(), None);
         let mut refresh = tokio::time::interval(REFRESH);
         let lost = observer.lost.clone();
         let mut reported = 0;
@@ -373,6 +376,7 @@ impl StdioProxy {
         if let Some(c) = &checks {
             c.sync();
         }
+        super::finish_export(export, say).await;
         update(&mut registration);
         if let Some(c) = &checks {
             if self.verbose {

@@ -76,6 +76,8 @@ pub struct Config {
     /// Start the OTLP receiver for the session (`--no-otel-receiver` turns
     /// it off): a spawned stdio server's exporter is pointed at it.
     pub otel_receiver: bool,
+    /// Send the session to an OpenTelemetry backend (`--otlp`).
+    pub otlp: Option<crate::otel::export::Config>,
 }
 
 /// The interactive UI needs a terminal on both ends; `Err(2)` after saying
@@ -266,6 +268,7 @@ struct Setup {
     runs: Vec<(String, serde_json::Value)>,
     server_cli: ServerCli,
     otel_receiver: bool,
+    otlp: Option<crate::otel::export::Config>,
 }
 
 /// The user's settings, and the theme they (or `theme`, from the command
@@ -302,6 +305,7 @@ impl Setup {
         };
         Ok(Setup {
             otel_receiver: config.otel_receiver,
+            otlp: config.otlp,
             server_cli: config.server_cli,
             settings,
             theme,
@@ -359,6 +363,18 @@ impl Setup {
         if let Some(n) = otel_notice {
             let _ = tx.send(action::Msg::Notice(n));
         }
+        let export = self.otlp.as_ref().map(|cfg| {
+            let header = serde_json::json!({"server": self.launch.spec.to_json(true)});
+            let ctx = crate::otel::export::Context::of_header(
+                &header,
+                Some(crate::otel::export::Context::now_minus(trace.now_us())),
+            );
+            let _ = tx.send(action::Msg::Notice(format!(
+                "exporting the session to {} (OTLP)",
+                cfg.shown()
+            )));
+            crate::otel::export::LiveExport::start(trace.clone(), Some(checks.clone()), cfg, ctx)
+        });
         let exec = runtime::Executor::new(Some(session), tx)
             .with_checks(checks.clone())
             .with_restart(self.launch.clone());
@@ -372,6 +388,11 @@ impl Setup {
         // The receiver outlives it: a server flushes its spans as it exits.
         let result = exit::stop_after(ui, exec.close()).await;
         drop(otel);
+        if let Some(e) = export {
+            checks.sync();
+            let report = e.finish(std::time::Duration::from_secs(5)).await;
+            report.lines().iter().for_each(|l| exit::report(l));
+        }
         checks.stop();
         let code = exit::code_of(result);
         if let Some(e) = trace.finish_recording() {

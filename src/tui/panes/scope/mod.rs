@@ -91,27 +91,11 @@ impl WallStart {
 
     /// A trace header's `started` (`2026-12-01T21:19:33Z`, RFC 3339 UTC).
     pub fn parse_rfc3339(s: &str) -> Option<WallStart> {
-        let b = s.as_bytes();
-        let num = |r: std::ops::Range<usize>| -> Option<i64> {
-            std::str::from_utf8(b.get(r)?).ok()?.parse().ok()
-        };
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'Z' {
+        // The header is written with a `Z`; anything else is not trusted.
+        if s.as_bytes().get(19) != Some(&b'Z') {
             return None;
         }
-        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
-            return None;
-        }
-        // Howard Hinnant's days_from_civil.
-        let y = if m <= 2 { y - 1 } else { y };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let mp = (m + 9) % 12;
-        let doy = (153 * mp + 2) / 5 + d - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        let days = era * 146_097 + doe - 719_468;
-        let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
+        let secs = crate::format::rfc3339_unix_secs(s)?;
         Some(WallStart {
             unix_us: u64::try_from(secs).ok()? * 1_000_000,
             exact: false,

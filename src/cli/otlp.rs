@@ -1,0 +1,81 @@
+//! `--otlp URL` and `--otlp-header NAME=VALUE`: the flags every face that
+//! exports a session shares (the TUI, `call`, `check`, `proxy`, `export`),
+//! and the `[otel]` lines a headless session ends with.
+
+use super::spec::{ServerSpec, UsageError};
+use crate::otel::export::{Config, Context, LiveExport, Report};
+use crate::trace::Trace;
+use clap::Args;
+use std::time::Duration;
+
+/// How long a session's end waits for the backend to take the last spans.
+pub const FINISH_DEADLINE: Duration = Duration::from_secs(5);
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct OtlpArgs {
+    /// Send the session to an OpenTelemetry backend over OTLP/HTTP
+    /// protobuf (base URL, e.g. http://127.0.0.1:4318): each request a span
+    /// by the MCP semantic conventions, progress and findings as span
+    /// events, and the duration histograms (see docs/opentelemetry.md).
+    #[arg(long, value_name = "URL", help_heading = "OpenTelemetry")]
+    pub otlp: Option<String>,
+    /// A header sent with every export, e.g. an API key (repeatable; its
+    /// value is never printed).
+    #[arg(
+        long,
+        value_name = "NAME=VALUE",
+        help_heading = "OpenTelemetry",
+        requires = "otlp"
+    )]
+    pub otlp_header: Vec<String>,
+}
+
+impl OtlpArgs {
+    /// The export asked for, if any.
+    pub fn config(&self) -> Result<Option<Config>, UsageError> {
+        let Some(url) = &self.otlp else {
+            return Ok(None);
+        };
+        let mut cfg = Config::new(url).map_err(UsageError)?;
+        for h in &self.otlp_header {
+            cfg = cfg.header(h).map_err(UsageError)?;
+        }
+        Ok(Some(cfg))
+    }
+}
+
+/// What a live session's spans say of it: its server, whether it is a
+/// proxy's, and its start to the microsecond.
+pub fn live_context(trace: &Trace, spec: &ServerSpec, proxy: bool) -> Context {
+    let mut header = serde_json::json!({"server": spec.to_json(true)});
+    if proxy {
+        header["proxy"] = serde_json::json!({});
+    }
+    Context::of_header(&header, Some(Context::now_minus(trace.now_us())))
+}
+
+/// Start following `trace` for export, when asked.
+pub fn start_live(
+    cfg: Option<&Config>,
+    trace: &Trace,
+    checks: Option<crate::checks::LiveChecks>,
+    ctx: Context,
+) -> Option<LiveExport> {
+    cfg.map(|c| LiveExport::start(trace.clone(), checks, c, ctx))
+}
+
+/// Say how the export went: always when something was lost, else unless quiet.
+pub fn say(report: &Report, quiet: bool) {
+    for (i, line) in report.lines().iter().enumerate() {
+        if i > 0 || !quiet || !report.complete() {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// End a live export and say how it went.
+pub async fn finish_live(export: Option<LiveExport>, quiet: bool) {
+    if let Some(e) = export {
+        say(&e.finish(FINISH_DEADLINE).await, quiet);
+    }
+}

@@ -1,0 +1,1166 @@
+//! The session's requests as OTLP spans, folded over the store's events in
+//! order (OpenTelemetry semantic conventions for MCP):
+//! - a request the client sent is a CLIENT span named
+//!   `{mcp.method.name} {target}` (the tool or prompt), from the request to
+//!   its response, with `mcp.method.name`, `jsonrpc.request.id`,
+//!   `mcp.protocol.version`, `mcp.session.id` (not at 2026-07-28),
+//!   `gen_ai.tool.name`, `error.type` (`tool_error` for `isError`),
+//!   `rpc.response.status_code` and `network.transport`;
+//! - a request the server sent (sampling, elicitation, roots) is a SERVER
+//!   span from mcpscope's side, to the answer;
+//! - the request's `traceparent` gives the ids: mcpscope's own requests
+//!   carry the span's id; a host's (through the proxy) and a server's are
+//!   the parent of the span;
+//! - progress notifications and findings are span events (bounded per span;
+//!   the rest counted in `dropped_events_count`); a finding made after its
+//!   span left is a child span carrying it;
+//! - spans the server exported to the receiver are forwarded with their
+//!   own service name, so the backend shows the whole trace.
+//!
+//! Everything here is bounded: open spans, events per span, the finished
+//! spans waiting for late findings, and the ids remembered after.
+
+use super::Context;
+use super::attrs;
+use super::ids;
+use super::metrics::Durations;
+use crate::calls::scope::Scopes;
+use crate::checks::Finding;
+use crate::event::Event;
+use crate::protocol::IdKey;
+use crate::protocol::frame::FrameKind;
+use crate::protocol::meta::{META, PROGRESS_TOKEN};
+use crate::protocol::methods;
+use crate::protocol::trace_context::{TRACEPARENT, TraceParent};
+use crate::protocol::views::CancelledView;
+use crate::trace::{Dir, EventRef, Store};
+use opentelemetry_proto::tonic::common::v1::KeyValue;
+use opentelemetry_proto::tonic::trace::v1::span::{Event as SpanEvent, SpanKind};
+use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
+use opentelemetry_proto::tonic::trace::v1::{Span, Status};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+/// Spans open at once, at most; a request past it gets none (counted).
+pub const MAX_OPEN: usize = 4096;
+/// Events kept per span (progress and findings); the rest are counted.
+pub const MAX_EVENTS: usize = 128;
+/// Spans handed off whose ids are kept for late findings.
+const MAX_RECENT: usize = 4096;
+/// Finding events kept on the session span.
+const MAX_SESSION_EVENTS: usize = 256;
+
+/// The session span's name (not one the conventions define: it holds the
+/// findings that concern no request, and the session's attributes).
+pub const SESSION_SPAN: &str = "mcpscope session";
+
+/// A span ready to leave, with the service that made it (`None`:
+/// mcpscope; a name: a span the server exported to the receiver).
+#[derive(Debug, Clone)]
+pub struct Ready {
+    pub service: Option<String>,
+    pub span: Span,
+}
+
+/// Which way a request went: the client's (ours, or the host's through
+/// the proxy) or the server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Side {
+    Client,
+    Server,
+}
+
+type Key = (u64, Side, IdKey);
+
+#[derive(Debug)]
+struct Open {
+    span: Span,
+    method: String,
+    tool: Option<String>,
+}
+
+/// What the fold counted rather than kept.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Spans made (own and forwarded).
+    pub spans: u64,
+    /// Requests that got no span: too many open at once.
+    pub not_opened: u64,
+    /// Span events not kept (past [`MAX_EVENTS`] on a span).
+    pub events_dropped: u64,
+}
+
+pub struct SpanFold {
+    ctx: Context,
+    scopes: Scopes,
+    protocol: Option<String>,
+    session_id: Option<String>,
+    stateless: bool,
+    open: HashMap<Key, Open>,
+    /// Ended spans not taken yet, oldest first, with their end (trace µs).
+    done: VecDeque<(u64, Ready, Option<IdKey>)>,
+    /// Request id → (trace id, span id) of spans already taken.
+    recent: VecDeque<(IdKey, Vec<u8>, Vec<u8>)>,
+    /// Findings given before their request was seen (a recording's).
+    waiting: HashMap<IdKey, Vec<SpanEvent>>,
+    session_events: Vec<SpanEvent>,
+    session_dropped: u32,
+    findings: u64,
+    first_us: Option<u64>,
+    last_us: u64,
+    pub durations: Durations,
+    pub counts: Counts,
+}
+
+impl SpanFold {
+    pub fn new(ctx: Context) -> SpanFold {
+        SpanFold {
+            durations: Durations::new(ctx.transport),
+            ctx,
+            scopes: Scopes::default(),
+            protocol: None,
+            session_id: None,
+            stateless: false,
+            open: HashMap::new(),
+            done: VecDeque::new(),
+            recent: VecDeque::new(),
+            waiting: HashMap::new(),
+            session_events: Vec::new(),
+            session_dropped: 0,
+            findings: 0,
+            first_us: None,
+            last_us: 0,
+            counts: Counts::default(),
+        }
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The session's start and end so far (trace µs).
+    pub fn extent(&self) -> Option<(u64, u64)> {
+        self.first_us.map(|f| (f, self.last_us))
+    }
+
+    /// Take in one event (in trace order).
+    pub fn observe(&mut self, ev: &EventRef<'_>, store: &Store) {
+        self.first_us.get_or_insert(ev.t_us);
+        self.last_us = self.last_us.max(ev.t_us);
+        let Some(scope) = self.scopes.route(ev) else {
+            return;
+        };
+        match (ev.dir, ev.kind) {
+            (Dir::Out, FrameKind::Request) => self.request(ev, scope, Side::Client),
+            (Dir::In, FrameKind::Request) => self.request(ev, scope, Side::Server),
+            (Dir::In, FrameKind::Response | FrameKind::ErrorResponse) => {
+                self.response(ev, scope, Side::Client)
+            }
+            (Dir::Out, FrameKind::Response | FrameKind::ErrorResponse) => {
+                self.response(ev, scope, Side::Server)
+            }
+            (Dir::In, FrameKind::Notification) => {
+                if let Some(p) = ev.progress {
+                    self.progress(ev, scope, store, p);
+                }
+            }
+            (Dir::Out, FrameKind::Notification) if ev.method == Some(methods::CANCELLED) => {
+                if let Some(c) = CancelledView::parse(ev.frame().params) {
+                    let key = (scope, Side::Client, c.request_id);
+                    let reason = c.reason.unwrap_or_default();
+                    if let Some(o) = self.open.get_mut(&key) {
+                        let mut attrs = vec![attrs::string("mcp.method.name", methods::CANCELLED)];
+                        if !reason.is_empty() {
+                            attrs.push(attrs::string("mcpscope.cancel.reason", &one_line(&reason)));
+                        }
+                        push_event(
+                            &mut o.span,
+                            self.ctx.unix_ns(ev.t_us),
+                            methods::CANCELLED,
+                            attrs,
+                        );
+                    }
+                    self.end(
+                        key,
+                        ev.t_us,
+                        Some(("cancelled", "cancelled by the client".into())),
+                    );
+                }
+            }
+            (Dir::Meta, _) => self.meta(ev, scope),
+            _ => {}
+        }
+        for retired in self.scopes.take_retired() {
+            let keys: Vec<Key> = self
+                .open
+                .keys()
+                .filter(|k| k.0 == retired)
+                .cloned()
+                .collect();
+            for k in keys {
+                self.end(
+                    k,
+                    ev.t_us,
+                    Some(("no_response", "the host session was retired".into())),
+                );
+            }
+        }
+    }
+
+    fn request(&mut self, ev: &EventRef<'_>, scope: u64, side: Side) {
+        let frame = ev.frame();
+        let (Some(id), Some(method)) = (frame.id.clone(), frame.method.as_deref()) else {
+            return;
+        };
+        if self.open.len() >= MAX_OPEN {
+            self.counts.not_opened += 1;
+            return;
+        }
+        let params: Value = frame
+            .params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or(Value::Null);
+        let target = match method {
+            methods::TOOLS_CALL | "prompts/get" => params.get("name").and_then(Value::as_str),
+            _ => None,
+        };
+        let tp = params
+            .get(META)
+            .and_then(|m| m.get(TRACEPARENT))
+            .and_then(Value::as_str)
+            .and_then(|s| TraceParent::parse(s).ok())
+            .and_then(|tp| ids::of_traceparent(&tp));
+        let (derived_trace, derived_span) = ids::derived(self.ctx.wall_start_us, ev.seq, 0);
+        // mcpscope's own request names its own span; anyone else's is the parent.
+        let own = side == Side::Client && !self.ctx.proxy;
+        let (trace_id, span_id, parent) = match tp {
+            Some((t, s)) if own => (t.to_vec(), s.to_vec(), Vec::new()),
+            Some((t, s)) => (t.to_vec(), derived_span.to_vec(), s.to_vec()),
+            None => (derived_trace.to_vec(), derived_span.to_vec(), Vec::new()),
+        };
+        let target = target.map(one_line);
+        let name = match &target {
+            Some(t) => format!("{method} {t}"),
+            None => method.to_string(),
+        };
+        let mut a = vec![
+            attrs::string("mcp.method.name", method),
+            attrs::string("jsonrpc.request.id", &id_text(&id)),
+            attrs::string("network.transport", self.ctx.transport),
+            attrs::int("mcpscope.seq", ev.seq as i64),
+        ];
+        if let Some((host, port)) = &self.ctx.server {
+            a.push(attrs::string("server.address", host));
+            a.push(attrs::int("server.port", i64::from(*port)));
+        }
+        match (method, &target) {
+            (methods::TOOLS_CALL, Some(t)) => {
+                a.push(attrs::string("gen_ai.tool.name", t));
+                a.push(attrs::string("gen_ai.operation.name", "execute_tool"));
+            }
+            ("prompts/get", Some(t)) => a.push(attrs::string("gen_ai.prompt.name", t)),
+            _ => {}
+        }
+        if matches!(
+            method,
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe"
+        ) && let Some(uri) = params.get("uri").and_then(Value::as_str)
+        {
+            a.push(attrs::string("mcp.resource.uri", &one_line(uri)));
+        }
+        if params
+            .get(META)
+            .and_then(|m| m.get(PROGRESS_TOKEN))
+            .is_some()
+        {
+            a.push(attrs::string(
+                "mcpscope.progress_token",
+                &params[META][PROGRESS_TOKEN].to_string(),
+            ));
+        }
+        let mut span = Span {
+            trace_id,
+            span_id,
+            parent_span_id: parent,
+            name,
+            kind: if side == Side::Client {
+                SpanKind::Client
+            } else {
+                SpanKind::Server
+            } as i32,
+            start_time_unix_nano: self.ctx.unix_ns(ev.t_us),
+            attributes: a,
+            ..Default::default()
+        };
+        if side == Side::Client
+            && let Some(events) = self.waiting.remove(&id)
+        {
+            for e in events {
+                add_event(&mut span, e);
+            }
+        }
+        // A reused id replaces the open span: the response answers the latest.
+        let key = (scope, side, id);
+        if let Some(old) = self.open.remove(&key) {
+            self.finish(
+                key.clone(),
+                old,
+                ev.t_us,
+                Some(("no_response", "its id was reused".into())),
+            );
+        }
+        self.open.insert(
+            key,
+            Open {
+                span,
+                method: method.to_string(),
+                tool: target,
+            },
+        );
+    }
+
+    fn response(&mut self, ev: &EventRef<'_>, scope: u64, side: Side) {
+        let frame = ev.frame();
+        let Some(id) = frame.id.clone() else {
+            return;
+        };
+        let key = (scope, side, id);
+        if !self.open.contains_key(&key) {
+            return;
+        }
+        let mut err: Option<(String, String)> = None;
+        let mut code = None;
+        if let Some(e) = frame
+            .error
+            .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
+        {
+            let c = e
+                .get("code")
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "_OTHER".into());
+            let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+            code = Some(c.clone());
+            err = Some((c, one_line(msg)));
+        } else if let Some(r) = frame.result
+            && r.get().contains("\"isError\"")
+            && serde_json::from_str::<Value>(r.get())
+                .ok()
+                .and_then(|v| v.get("isError").and_then(Value::as_bool))
+                == Some(true)
+        {
+            err = Some(("tool_error".into(), "the tool reported an error".into()));
+        }
+        if let Some(o) = self.open.get_mut(&key)
+            && let Some(c) = &code
+        {
+            o.span
+                .attributes
+                .push(attrs::string("rpc.response.status_code", c));
+        }
+        self.end_owned(key, ev.t_us, err);
+    }
+
+    fn progress(
+        &mut self,
+        ev: &EventRef<'_>,
+        scope: u64,
+        store: &Store,
+        p: crate::trace::store::ProgressInfo,
+    ) {
+        let Some(entry) = store.token_by_slot(p.slot).filter(|e| e.serial == p.serial) else {
+            return;
+        };
+        let Some(id) = entry.request.clone() else {
+            return;
+        };
+        let Some(o) = self.open.get_mut(&(scope, Side::Client, id)) else {
+            return;
+        };
+        if o.span.events.len() >= MAX_EVENTS {
+            o.span.dropped_events_count += 1;
+            self.counts.events_dropped += 1;
+            return;
+        }
+        let mut a = vec![attrs::double("mcpscope.progress", p.progress)];
+        if let Some(t) = p.total {
+            a.push(attrs::double("mcpscope.progress.total", t));
+        }
+        if let Some(m) = ev
+            .frame()
+            .params
+            .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+            .and_then(|v| v.get("message").and_then(Value::as_str).map(one_line))
+        {
+            a.push(attrs::string("mcpscope.progress.message", &m));
+        }
+        a.push(attrs::int("mcpscope.seq", ev.seq as i64));
+        push_event(&mut o.span, self.ctx.unix_ns(ev.t_us), methods::PROGRESS, a);
+    }
+
+    fn meta(&mut self, ev: &EventRef<'_>, scope: u64) {
+        // Only the kinds that matter are parsed.
+        let Some(kind) = ev.method else { return };
+        if !matches!(
+            kind,
+            "negotiated" | "http" | "timeout" | "cancel" | "exit" | "restart" | "otel-span"
+        ) {
+            return;
+        }
+        match ev.event() {
+            Some(Event::Negotiated {
+                protocol_version,
+                era,
+                ..
+            }) => {
+                self.stateless = era.as_deref() == Some("2026-07-28")
+                    || protocol_version.as_str() >= "2026-07-28";
+                self.protocol = Some(one_line(&protocol_version));
+            }
+            Some(Event::Http {
+                session: Some(s), ..
+            }) if !self.ctx.proxy => self.session_id = Some(one_line(&s)),
+            Some(Event::Timeout { request, secs, .. }) => {
+                let key = (scope, Side::Client, IdKey::from_value(&request));
+                self.end(
+                    key,
+                    ev.t_us,
+                    Some(("timeout", format!("no response in {secs} s"))),
+                );
+            }
+            Some(Event::Cancel { request, how, .. }) => {
+                let key = (scope, Side::Client, IdKey::from_value(&request));
+                self.end(
+                    key,
+                    ev.t_us,
+                    Some(("cancelled", format!("cancelled ({})", one_line(&how)))),
+                );
+            }
+            Some(Event::Exit { .. }) => self.end_all(ev.t_us, "server_exited", "the server exited"),
+            Some(Event::Restart { .. }) => {
+                self.end_all(ev.t_us, "restarted", "the session was restarted")
+            }
+            Some(span @ Event::OtelSpan { .. }) => self.forward(span),
+            _ => {}
+        }
+    }
+
+    /// A span the server exported to the receiver, as it came.
+    fn forward(&mut self, ev: Event) {
+        let Event::OtelSpan {
+            service,
+            name,
+            trace_id,
+            span_id,
+            parent_span_id,
+            kind,
+            start_ns,
+            end_ns,
+            status,
+            status_message,
+            attributes,
+            dropped_attributes,
+        } = ev
+        else {
+            return;
+        };
+        let (Some(t), Some(s)) = (ids::from_hex::<16>(&trace_id), ids::from_hex::<8>(&span_id))
+        else {
+            return;
+        };
+        let span = Span {
+            trace_id: t.to_vec(),
+            span_id: s.to_vec(),
+            parent_span_id: parent_span_id
+                .as_deref()
+                .and_then(ids::from_hex::<8>)
+                .map(|p| p.to_vec())
+                .unwrap_or_default(),
+            name,
+            kind: match kind.as_str() {
+                "internal" => SpanKind::Internal,
+                "server" => SpanKind::Server,
+                "client" => SpanKind::Client,
+                "producer" => SpanKind::Producer,
+                "consumer" => SpanKind::Consumer,
+                _ => SpanKind::Unspecified,
+            } as i32,
+            start_time_unix_nano: start_ns,
+            end_time_unix_nano: end_ns,
+            attributes: attributes.iter().map(|(k, v)| attrs::json(k, v)).collect(),
+            dropped_attributes_count: dropped_attributes.min(u64::from(u32::MAX)) as u32,
+            status: Some(Status {
+                message: status_message.unwrap_or_default(),
+                code: match status.as_str() {
+                    "ok" => StatusCode::Ok,
+                    "error" => StatusCode::Error,
+                    _ => StatusCode::Unset,
+                } as i32,
+            }),
+            ..Default::default()
+        };
+        self.counts.spans += 1;
+        self.done.push_back((
+            self.last_us,
+            Ready {
+                service: Some(service.unwrap_or_else(|| "unknown_service".into())),
+                span,
+            },
+            None,
+        ));
+    }
+
+    fn end(&mut self, key: Key, t_us: u64, err: Option<(&str, String)>) {
+        self.end_owned(key, t_us, err.map(|(t, m)| (t.to_string(), m)));
+    }
+
+    fn end_owned(&mut self, key: Key, t_us: u64, err: Option<(String, String)>) {
+        if let Some(o) = self.open.remove(&key) {
+            self.finish(
+                key,
+                o,
+                t_us,
+                err.as_ref().map(|(t, m)| (t.as_str(), m.clone())),
+            );
+        }
+    }
+
+    fn end_all(&mut self, t_us: u64, error_type: &str, why: &str) {
+        let keys: Vec<Key> = self.open.keys().cloned().collect();
+        for k in keys {
+            self.end(k, t_us, Some((error_type, why.to_string())));
+        }
+    }
+
+    fn finish(&mut self, key: Key, mut o: Open, t_us: u64, err: Option<(&str, String)>) {
+        let span = &mut o.span;
+        span.end_time_unix_nano = self.ctx.unix_ns(t_us).max(span.start_time_unix_nano);
+        if let Some(v) = &self.protocol {
+            span.attributes
+                .push(attrs::string("mcp.protocol.version", v));
+        }
+        let session = if self.ctx.proxy {
+            self.scopes.session(key.0).map(|s| one_line(s))
+        } else {
+            self.session_id.clone()
+        };
+        if let Some(s) = session.filter(|_| !self.stateless) {
+            span.attributes.push(attrs::string("mcp.session.id", &s));
+        }
+        span.status = Some(match &err {
+            Some((t, msg)) => {
+                span.attributes.push(attrs::string("error.type", t));
+                Status {
+                    message: msg.clone(),
+                    code: StatusCode::Error as i32,
+                }
+            }
+            None => Status::default(),
+        });
+        if key.1 == Side::Client {
+            let secs = (span.end_time_unix_nano - span.start_time_unix_nano) as f64 / 1e9;
+            self.durations.operation(
+                &o.method,
+                o.tool.as_deref(),
+                err.as_ref().map(|(t, _)| *t),
+                self.protocol.as_deref(),
+                secs,
+            );
+        }
+        self.counts.spans += 1;
+        self.done.push_back((
+            t_us,
+            Ready {
+                service: None,
+                span: o.span,
+            },
+            (key.1 == Side::Client).then_some(key.2),
+        ));
+    }
+
+    /// A finding: an event on the span of the request it names (open, or
+    /// ended and not taken yet), a child span of one already taken, or an
+    /// event of the session span.
+    pub fn finding(&mut self, f: &Finding) {
+        self.findings += 1;
+        // The checks run behind the events: the latest event is when it was made.
+        let t_ns = self.ctx.unix_ns(self.last_us);
+        let event = finding_event(f, t_ns);
+        let Some(id) = &f.request_id else {
+            self.session_event(event);
+            return;
+        };
+        if let Some(o) = self
+            .open
+            .iter_mut()
+            .find(|(k, _)| k.1 == Side::Client && &k.2 == id)
+        {
+            add_counted(&mut o.1.span, event, &mut self.counts.events_dropped);
+            return;
+        }
+        if let Some((_, r, _)) = self
+            .done
+            .iter_mut()
+            .rev()
+            .find(|(_, _, k)| k.as_ref() == Some(id))
+        {
+            add_counted(&mut r.span, event, &mut self.counts.events_dropped);
+            return;
+        }
+        if let Some((_, t, s)) = self.recent.iter().rev().find(|(k, _, _)| k == id) {
+            let (_, span_id) = ids::derived(
+                self.ctx.wall_start_us,
+                f.seqs.first().copied().unwrap_or(0),
+                1 + self.findings,
+            );
+            let mut span = Span {
+                trace_id: t.clone(),
+                span_id: span_id.to_vec(),
+                parent_span_id: s.clone(),
+                name: format!("mcpscope finding {}", f.rule),
+                kind: SpanKind::Internal as i32,
+                start_time_unix_nano: t_ns,
+                end_time_unix_nano: t_ns,
+                ..Default::default()
+            };
+            add_event(&mut span, event);
+            self.counts.spans += 1;
+            self.done.push_back((
+                self.last_us,
+                Ready {
+                    service: None,
+                    span,
+                },
+                None,
+            ));
+            return;
+        }
+        self.session_event(event);
+    }
+
+    /// Findings of a recording, given before its events: each joins its
+    /// request's span when that opens.
+    pub fn preload(&mut self, findings: &[Finding]) {
+        for f in findings {
+            self.findings += 1;
+            let event = finding_event(f, 0);
+            match &f.request_id {
+                Some(id) => self.waiting.entry(id.clone()).or_default().push(event),
+                None => self.session_event(event),
+            }
+        }
+    }
+
+    fn session_event(&mut self, e: SpanEvent) {
+        if self.session_events.len() < MAX_SESSION_EVENTS {
+            self.session_events.push(e);
+        } else {
+            self.session_dropped += 1;
+            self.counts.events_dropped += 1;
+        }
+    }
+
+    /// Ended spans that ended at least `linger_us` before `now_us` (all of
+    /// them with 0 and `u64::MAX`), oldest first.
+    pub fn take_ready(&mut self, now_us: u64, linger_us: u64) -> Vec<Ready> {
+        let mut out = Vec::new();
+        while let Some((end, _, _)) = self.done.front() {
+            if now_us != u64::MAX && end.saturating_add(linger_us) > now_us {
+                break;
+            }
+            let Some((_, r, id)) = self.done.pop_front() else {
+                break;
+            };
+            if let Some(id) = id {
+                if self.recent.len() >= MAX_RECENT {
+                    self.recent.pop_front();
+                }
+                self.recent
+                    .push_back((id, r.span.trace_id.clone(), r.span.span_id.clone()));
+            }
+            out.push(r);
+        }
+        out
+    }
+
+    /// The session is over: what is still open ends unanswered, the
+    /// session span is made, and everything is ready.
+    pub fn finish_session(&mut self) -> Vec<Ready> {
+        let t = self.last_us;
+        self.end_all(t, "no_response", "no response before the session ended");
+        // Findings still waiting named requests that never came.
+        let orphans: Vec<SpanEvent> = self.waiting.drain().flat_map(|(_, v)| v).collect();
+        for e in orphans {
+            self.session_event(e);
+        }
+        let (first, last) = self.extent().unwrap_or((0, 0));
+        let (trace, span_id) = ids::derived(self.ctx.wall_start_us, u64::MAX, 7);
+        let mut a = vec![
+            attrs::string("network.transport", self.ctx.transport),
+            attrs::int("mcpscope.findings", self.findings as i64),
+        ];
+        if let Some(v) = &self.protocol {
+            a.push(attrs::string("mcp.protocol.version", v));
+        }
+        if let Some(s) = self.session_id.as_ref().filter(|_| !self.stateless) {
+            a.push(attrs::string("mcp.session.id", s));
+        }
+        if let Some((host, port)) = &self.ctx.server {
+            a.push(attrs::string("server.address", host));
+            a.push(attrs::int("server.port", i64::from(*port)));
+        }
+        let mut span = Span {
+            trace_id: trace.to_vec(),
+            span_id: span_id.to_vec(),
+            name: SESSION_SPAN.into(),
+            kind: SpanKind::Internal as i32,
+            start_time_unix_nano: self.ctx.unix_ns(first),
+            end_time_unix_nano: self.ctx.unix_ns(last),
+            attributes: a,
+            dropped_events_count: self.session_dropped,
+            ..Default::default()
+        };
+        for mut e in std::mem::take(&mut self.session_events) {
+            if e.time_unix_nano == 0 {
+                e.time_unix_nano = span.end_time_unix_nano;
+            }
+            span.events.push(e);
+        }
+        self.durations.session(
+            (last.saturating_sub(first)) as f64 / 1e6,
+            self.protocol.as_deref(),
+        );
+        self.counts.spans += 1;
+        self.done.push_back((
+            t,
+            Ready {
+                service: None,
+                span,
+            },
+            None,
+        ));
+        self.take_ready(u64::MAX, 0)
+    }
+}
+
+/// A finding as a span event (its time: `t_ns`, or the span's end when 0).
+fn finding_event(f: &Finding, t_ns: u64) -> SpanEvent {
+    let seqs: Vec<String> = f.seqs.iter().map(|s| s.to_string()).collect();
+    SpanEvent {
+        time_unix_nano: t_ns,
+        name: "mcpscope.finding".into(),
+        attributes: vec![
+            attrs::string("mcpscope.rule.id", f.rule.id()),
+            attrs::string("mcpscope.finding.severity", f.severity.as_str()),
+            attrs::string("mcpscope.finding.party", f.party.as_str()),
+            attrs::string("mcpscope.finding.message", &one_line(&f.message)),
+            attrs::string("mcpscope.seq", &seqs.join(" ")),
+        ],
+        ..Default::default()
+    }
+}
+
+fn push_event(span: &mut Span, t_ns: u64, name: &str, attributes: Vec<KeyValue>) {
+    span.events.push(SpanEvent {
+        time_unix_nano: t_ns,
+        name: name.to_string(),
+        attributes,
+        ..Default::default()
+    });
+}
+
+fn add_event(span: &mut Span, mut e: SpanEvent) {
+    if e.time_unix_nano == 0 {
+        e.time_unix_nano = span.start_time_unix_nano;
+    }
+    if span.events.len() < MAX_EVENTS {
+        span.events.push(e);
+    } else {
+        span.dropped_events_count += 1;
+    }
+}
+
+fn add_counted(span: &mut Span, e: SpanEvent, dropped: &mut u64) {
+    if span.events.len() >= MAX_EVENTS {
+        *dropped += 1;
+    }
+    add_event(span, e);
+}
+
+/// `jsonrpc.request.id`: the id's string form (a string id unquoted).
+fn id_text(id: &IdKey) -> String {
+    match id {
+        IdKey::Str(s) => one_line(s),
+        other => other.to_string(),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    crate::protocol::sanitize::one_line(s).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::{Party, Rule, Severity};
+    use crate::trace::StoreLimits;
+    use opentelemetry_proto::tonic::common::v1::any_value;
+
+    const TP: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    fn ctx(proxy: bool) -> Context {
+        Context {
+            wall_start_us: 1_000_000,
+            proxy,
+            transport: "pipe",
+            server: None,
+        }
+    }
+
+    fn store(frames: &[(Dir, u64, &str)]) -> Store {
+        let mut s = Store::new(StoreLimits::default());
+        for (dir, t, f) in frames {
+            if *dir == Dir::Meta {
+                let ev: Event = serde_json::from_str(f).unwrap();
+                s.append_event("stdio", *t, &ev);
+            } else {
+                s.append_frame(*dir, "stdio", *t, f.as_bytes(), &mut Vec::new());
+            }
+        }
+        s
+    }
+
+    fn fold_all(ctx: Context, s: &Store, findings: &[Finding]) -> Vec<Ready> {
+        let mut f = SpanFold::new(ctx);
+        f.preload(findings);
+        for ev in s.range(0, s.next_seq()) {
+            f.observe(&ev, s);
+        }
+        f.finish_session()
+    }
+
+    fn attr<'a>(s: &'a Span, k: &str) -> Option<&'a str> {
+        attrs::get_str(&s.attributes, k)
+    }
+
+    fn named<'a>(spans: &'a [Ready], name: &str) -> &'a Span {
+        &spans
+            .iter()
+            .find(|r| r.span.name == name)
+            .unwrap_or_else(|| panic!("no span {name}: {spans:?}"))
+            .span
+    }
+
+    #[test]
+    fn a_call_is_a_client_span_named_by_its_tool_with_its_progress() {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slow","_meta":{{"progressToken":"t","traceparent":"{TP}"}}}}}}"#
+        );
+        let s = store(&[
+            (
+                Dir::Meta,
+                0,
+                r#"{"event":"negotiated","protocolVersion":"2025-11-25"}"#,
+            ),
+            (
+                Dir::Meta,
+                1,
+                r#"{"event":"http","method":"POST","status":200,"session":"s-1","ms":1}"#,
+            ),
+            (Dir::Out, 10, &call),
+            (
+                Dir::In,
+                20,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2,"message":"half"}}"#,
+            ),
+            (
+                Dir::In,
+                30,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}"#,
+            ),
+            (
+                Dir::In,
+                40,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#,
+            ),
+        ]);
+        let spans = fold_all(ctx(false), &s, &[]);
+        let span = named(&spans, "tools/call slow");
+        // mcpscope's own request names its span: the traceparent it sent.
+        assert_eq!(
+            span.trace_id,
+            ids::from_hex::<16>("4bf92f3577b34da6a3ce929d0e0e4736").unwrap()
+        );
+        assert_eq!(
+            span.span_id,
+            ids::from_hex::<8>("00f067aa0ba902b7").unwrap()
+        );
+        assert!(span.parent_span_id.is_empty());
+        assert_eq!(span.kind, SpanKind::Client as i32);
+        assert_eq!(span.start_time_unix_nano, 1_000_010_000);
+        assert_eq!(span.end_time_unix_nano, 1_000_040_000);
+        assert_eq!(attr(span, "mcp.method.name"), Some("tools/call"));
+        assert_eq!(attr(span, "gen_ai.tool.name"), Some("slow"));
+        assert_eq!(attr(span, "gen_ai.operation.name"), Some("execute_tool"));
+        assert_eq!(attr(span, "jsonrpc.request.id"), Some("1"));
+        assert_eq!(attr(span, "mcp.protocol.version"), Some("2025-11-25"));
+        assert_eq!(attr(span, "mcp.session.id"), Some("s-1"));
+        assert_eq!(attr(span, "network.transport"), Some("pipe"));
+        assert_eq!(attr(span, "error.type"), Some("tool_error"));
+        assert_eq!(span.status.as_ref().unwrap().code, StatusCode::Error as i32);
+        assert_eq!(span.events.len(), 2);
+        assert_eq!(span.events[0].name, "notifications/progress");
+        assert_eq!(span.events[0].time_unix_nano, 1_000_020_000);
+        assert_eq!(
+            attrs::get_str(&span.events[0].attributes, "mcpscope.progress.message"),
+            Some("half")
+        );
+        assert!(
+            span.events[0]
+                .attributes
+                .iter()
+                .any(|kv| kv.key == "mcpscope.progress"
+                    && kv.value.as_ref().unwrap().value
+                        == Some(any_value::Value::DoubleValue(1.0)))
+        );
+        // The session span closes the export.
+        assert_eq!(spans.last().unwrap().span.name, SESSION_SPAN);
+    }
+
+    #[test]
+    fn an_error_response_names_its_code_and_a_stateless_session_no_session() {
+        let s = store(&[
+            (
+                Dir::Meta,
+                0,
+                r#"{"event":"negotiated","era":"2026-07-28","protocolVersion":"2026-07-28"}"#,
+            ),
+            (
+                Dir::Meta,
+                1,
+                r#"{"event":"http","method":"POST","status":200,"session":"s-1","ms":1}"#,
+            ),
+            (
+                Dir::Out,
+                10,
+                r#"{"jsonrpc":"2.0","id":"r-7","method":"resources/read","params":{"uri":"file:///a"}}"#,
+            ),
+            (
+                Dir::In,
+                20,
+                r#"{"jsonrpc":"2.0","id":"r-7","error":{"code":-32602,"message":"no such\nresource"}}"#,
+            ),
+        ]);
+        let spans = fold_all(ctx(false), &s, &[]);
+        let span = named(&spans, "resources/read");
+        assert_eq!(attr(span, "jsonrpc.request.id"), Some("r-7"));
+        assert_eq!(attr(span, "mcp.resource.uri"), Some("file:///a"));
+        assert_eq!(attr(span, "error.type"), Some("-32602"));
+        assert_eq!(attr(span, "rpc.response.status_code"), Some("-32602"));
+        assert_eq!(
+            attr(span, "mcp.session.id"),
+            None,
+            "2026-07-28 has no session"
+        );
+        let status = span.status.as_ref().unwrap();
+        assert_eq!(
+            status.message, "no such⏎resource",
+            "one line, as the terminal shows it"
+        );
+        // Without a traceparent, ids are derived, the same on a second export.
+        assert_eq!(span.trace_id.len(), 16);
+        let again = fold_all(ctx(false), &s, &[]);
+        assert_eq!(named(&again, "resources/read").span_id, span.span_id);
+    }
+
+    #[test]
+    fn through_the_proxy_the_hosts_traceparent_is_the_parent() {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","_meta":{{"traceparent":"{TP}"}}}}}}"#
+        );
+        let s = store(&[
+            (Dir::Out, 10, &call),
+            (
+                Dir::In,
+                20,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            ),
+        ]);
+        let spans = fold_all(ctx(true), &s, &[]);
+        let span = named(&spans, "tools/call x");
+        assert_eq!(
+            span.trace_id,
+            ids::from_hex::<16>("4bf92f3577b34da6a3ce929d0e0e4736").unwrap()
+        );
+        assert_eq!(
+            span.parent_span_id,
+            ids::from_hex::<8>("00f067aa0ba902b7").unwrap()
+        );
+        assert_ne!(span.span_id, span.parent_span_id);
+        assert_eq!(span.status.as_ref().unwrap().code, StatusCode::Unset as i32);
+        assert_eq!(attr(span, "error.type"), None);
+    }
+
+    #[test]
+    fn a_server_request_is_a_server_span_and_a_timeout_ends_a_call() {
+        let s = store(&[
+            (
+                Dir::Out,
+                10,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#,
+            ),
+            (
+                Dir::In,
+                15,
+                r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#,
+            ),
+            (
+                Dir::Out,
+                30_000_000,
+                r#"{"jsonrpc":"2.0","id":9,"result":{"action":"accept"}}"#,
+            ),
+            (
+                Dir::Meta,
+                60_000_000,
+                r#"{"event":"timeout","request":1,"method":"tools/call","limit":"idle","secs":60.0}"#,
+            ),
+        ]);
+        let spans = fold_all(ctx(false), &s, &[]);
+        let elicit = named(&spans, "elicitation/create");
+        assert_eq!(elicit.kind, SpanKind::Server as i32);
+        assert_eq!(
+            elicit.end_time_unix_nano - elicit.start_time_unix_nano,
+            29_999_985_000
+        );
+        let call = named(&spans, "tools/call ask");
+        assert_eq!(attr(call, "error.type"), Some("timeout"));
+    }
+
+    #[test]
+    fn events_are_bounded_per_span_and_counted() {
+        let mut frames = vec![(
+            Dir::Out,
+            0,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"f","_meta":{"progressToken":1}}}"#.to_string(),
+        )];
+        for i in 0..(MAX_EVENTS + 50) {
+            frames.push((
+                Dir::In,
+                1 + i as u64,
+                format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":1,"progress":{i}}}}}"#),
+            ));
+        }
+        let refs: Vec<(Dir, u64, &str)> = frames
+            .iter()
+            .map(|(d, t, f)| (*d, *t, f.as_str()))
+            .collect();
+        let s = store(&refs);
+        let mut f = SpanFold::new(ctx(false));
+        for ev in s.range(0, s.next_seq()) {
+            f.observe(&ev, &s);
+        }
+        let spans = f.finish_session();
+        let span = named(&spans, "tools/call f");
+        assert_eq!(span.events.len(), MAX_EVENTS);
+        assert_eq!(span.dropped_events_count, 50);
+        assert_eq!(f.counts.events_dropped, 50);
+        assert_eq!(attr(span, "error.type"), Some("no_response"));
+    }
+
+    fn finding(rule: Rule, id: Option<i64>) -> Finding {
+        Finding {
+            rule,
+            severity: Severity::Error,
+            seqs: vec![2],
+            token: None,
+            request_id: id.map(IdKey::Int),
+            message: "progress went\u{1b}[31m back".into(),
+            party: Party::Server,
+            session: None,
+        }
+    }
+
+    #[test]
+    fn findings_join_their_span_or_a_child_of_it_or_the_session() {
+        let s = store(&[
+            (
+                Dir::Out,
+                10,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#,
+            ),
+            (
+                Dir::In,
+                20,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            ),
+        ]);
+        // A recording's findings, given first.
+        let spans = fold_all(
+            ctx(false),
+            &s,
+            &[
+                finding(Rule::ProgressNotIncreasing, Some(1)),
+                finding(Rule::ProgressNotIncreasing, None),
+            ],
+        );
+        let call = named(&spans, "tools/call a");
+        assert_eq!(call.events.len(), 1);
+        let e = &call.events[0];
+        assert_eq!(e.name, "mcpscope.finding");
+        assert_eq!(
+            attrs::get_str(&e.attributes, "mcpscope.rule.id"),
+            Some("progress-not-increasing")
+        );
+        assert_eq!(
+            attrs::get_str(&e.attributes, "mcpscope.finding.severity"),
+            Some("error")
+        );
+        assert!(
+            !attrs::get_str(&e.attributes, "mcpscope.finding.message")
+                .unwrap()
+                .contains('\u{1b}')
+        );
+        assert_eq!(named(&spans, SESSION_SPAN).events.len(), 1);
+
+        // Live: a finding after the span left is a child span of it.
+        let mut f = SpanFold::new(ctx(false));
+        for ev in s.range(0, s.next_seq()) {
+            f.observe(&ev, &s);
+        }
+        let early = f.take_ready(u64::MAX, 0);
+        assert_eq!(early.len(), 1);
+        f.finding(&finding(Rule::ProgressNotIncreasing, Some(1)));
+        let late = f.take_ready(u64::MAX, 0);
+        assert_eq!(late.len(), 1);
+        assert_eq!(late[0].span.parent_span_id, early[0].span.span_id);
+        assert_eq!(late[0].span.trace_id, early[0].span.trace_id);
+        assert_eq!(late[0].span.events[0].name, "mcpscope.finding");
+    }
+
+    #[test]
+    fn a_span_the_server_exported_is_forwarded_with_its_service() {
+        let s = store(&[(
+            Dir::Meta,
+            5,
+            r#"{"event":"otel-span","service":"python","name":"tools/call slow","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"1111111111111111","parent_span_id":"00f067aa0ba902b7","kind":"server","start_ns":7,"end_ns":9,"status":"error","status_message":"boom","attributes":{"gen_ai.tool.name":"slow","n":3}}"#,
+        )]);
+        let spans = fold_all(ctx(false), &s, &[]);
+        let r = spans
+            .iter()
+            .find(|r| r.service.as_deref() == Some("python"))
+            .unwrap();
+        assert_eq!(r.span.kind, SpanKind::Server as i32);
+        assert_eq!(
+            r.span.parent_span_id,
+            ids::from_hex::<8>("00f067aa0ba902b7").unwrap()
+        );
+        assert_eq!(
+            (r.span.start_time_unix_nano, r.span.end_time_unix_nano),
+            (7, 9)
+        );
+        assert_eq!(
+            r.span.status.as_ref().unwrap().code,
+            StatusCode::Error as i32
+        );
+        assert_eq!(attr(&r.span, "gen_ai.tool.name"), Some("slow"));
+    }
+}

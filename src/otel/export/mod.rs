@@ -1,0 +1,224 @@
+//! Sending sessions to an OpenTelemetry backend (`--otlp URL`): each
+//! request becomes a span following the OpenTelemetry semantic conventions
+//! for MCP ([`fold`]), with its progress notifications and the findings
+//! about it as span events; the conventions' duration histograms are
+//! aggregated beside ([`metrics`]); both leave over OTLP/HTTP protobuf from
+//! a bounded queue ([`send`]), encoded with `opentelemetry-proto` (the
+//! crate the receiver decodes with). A live session is followed by a task
+//! ([`live`]); a recorded one is folded in one pass ([`recorded`]).
+//!
+//! A backend that is down or slow never slows the session: spans that do
+//! not fit the queue, or that the backend never took, are counted and said.
+
+pub mod attrs;
+pub mod fold;
+pub mod ids;
+pub mod live;
+pub mod metrics;
+pub mod recorded;
+pub mod send;
+
+pub use live::LiveExport;
+pub use send::Report;
+
+use serde_json::Value;
+
+/// Spans the exporter holds at most (queued and being sent).
+pub const DEFAULT_QUEUE: usize = 4096;
+
+/// Where and how to export.
+#[derive(Clone)]
+pub struct Config {
+    /// The backend's base URL (`http://127.0.0.1:6006`); `/v1/traces` and
+    /// `/v1/metrics` are added, as `OTEL_EXPORTER_OTLP_ENDPOINT` is read.
+    pub url: String,
+    /// Headers sent with every export (`--otlp-header`): credentials, so
+    /// their values are never printed.
+    pub headers: Vec<(String, String)>,
+    /// Spans held at most.
+    pub queue: usize,
+}
+
+/// Header values are credentials: the debug form names the headers only.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("Config")
+            .field("url", &self.shown())
+            .field("headers", &names)
+            .field("queue", &self.queue)
+            .finish()
+    }
+}
+
+impl Config {
+    pub fn new(url: &str) -> Result<Config, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| {
+            format!(
+                "--otlp {}: not a URL: {e}",
+                crate::protocol::sanitize::one_line(url)
+            )
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "--otlp {}: the exporter speaks OTLP/HTTP: give an http:// or https:// URL",
+                crate::protocol::sanitize::one_line(url)
+            ));
+        }
+        Ok(Config {
+            url: url.to_string(),
+            headers: Vec::new(),
+            queue: DEFAULT_QUEUE,
+        })
+    }
+
+    /// Add `NAME=VALUE` (`--otlp-header`).
+    pub fn header(mut self, kv: &str) -> Result<Config, String> {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| "--otlp-header expects NAME=VALUE".to_string())?;
+        let name = k.trim();
+        if name.is_empty() || reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err("--otlp-header: not a header name".into());
+        }
+        if reqwest::header::HeaderValue::from_str(v.trim()).is_err() {
+            return Err(format!(
+                "--otlp-header {name}: the value is not a header value"
+            ));
+        }
+        self.headers.push((name.to_string(), v.trim().to_string()));
+        Ok(self)
+    }
+
+    /// The URL a signal is posted to: the base with `/v1/{signal}`; a URL
+    /// that already names a signal's path has it replaced.
+    pub fn signal_url(&self, signal: &str) -> String {
+        let base = self.url.trim_end_matches('/');
+        let base = ["/v1/traces", "/v1/metrics", "/v1/logs"]
+            .iter()
+            .find_map(|p| base.strip_suffix(p))
+            .unwrap_or(base);
+        format!("{base}/v1/{signal}")
+    }
+
+    /// The URL as said to the user: no query, no credentials.
+    pub fn shown(&self) -> String {
+        match reqwest::Url::parse(&self.url) {
+            Ok(mut u) => {
+                let _ = u.set_password(None);
+                let _ = u.set_username("");
+                u.set_query(None);
+                crate::protocol::sanitize::one_line(u.as_str()).into_owned()
+            }
+            Err(_) => "(the --otlp URL)".into(),
+        }
+    }
+}
+
+/// What the spans say of the session as a whole.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The session's start by the wall clock (microseconds since the
+    /// epoch): event times are offsets from it.
+    pub wall_start_us: u64,
+    /// A proxy's recording: the requests are the host's, observed.
+    pub proxy: bool,
+    /// `pipe` (stdio) or `tcp` (HTTP).
+    pub transport: &'static str,
+    /// An HTTP server's host and port.
+    pub server: Option<(String, u16)>,
+}
+
+impl Context {
+    /// From a trace header (`started`, `server`, `proxy`, `recorded_as`),
+    /// as recorded or as a live session would record it. `exact_start_us`
+    /// is the start to the microsecond when it is known (a live session);
+    /// a header says it to the second.
+    pub fn of_header(header: &Value, exact_start_us: Option<u64>) -> Context {
+        let started = header
+            .get("started")
+            .and_then(Value::as_str)
+            .and_then(crate::format::rfc3339_unix_secs)
+            .and_then(|s| u64::try_from(s).ok())
+            .map_or(0, |s| s * 1_000_000);
+        let server = header.get("server");
+        let url = server
+            .and_then(|s| s.get("url"))
+            .and_then(Value::as_str)
+            .and_then(|u| reqwest::Url::parse(u).ok());
+        let http = url.is_some()
+            || server
+                .and_then(|s| s.get("transport"))
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "stdio");
+        Context {
+            wall_start_us: exact_start_us.unwrap_or(started),
+            proxy: header.get("proxy").is_some()
+                && header.get("recorded_as").and_then(Value::as_str) != Some("client"),
+            transport: if http { "tcp" } else { "pipe" },
+            server: url.and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?))),
+        }
+    }
+
+    /// The wall clock now, as a live session's exact start.
+    pub fn now_minus(elapsed_us: u64) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64)
+            .saturating_sub(elapsed_us)
+    }
+
+    /// A trace time as Unix nanoseconds.
+    pub fn unix_ns(&self, t_us: u64) -> u64 {
+        self.wall_start_us.saturating_add(t_us).saturating_mul(1000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn signal_urls_follow_the_endpoint_variable_rules() {
+        let c = Config::new("http://127.0.0.1:6006").unwrap();
+        assert_eq!(c.signal_url("traces"), "http://127.0.0.1:6006/v1/traces");
+        let c = Config::new("http://h:4318/otlp/v1/traces").unwrap();
+        assert_eq!(c.signal_url("metrics"), "http://h:4318/otlp/v1/metrics");
+        assert!(Config::new("grpc://h:4317").is_err());
+        assert!(Config::new("not a url").is_err());
+    }
+
+    #[test]
+    fn credentials_in_the_url_or_headers_are_never_shown() {
+        let c = Config::new("https://user:secret@h.example/v1?api_key=k")
+            .unwrap()
+            .header("Authorization=Bearer abc")
+            .unwrap();
+        let shown = c.shown();
+        assert!(
+            !shown.contains("secret") && !shown.contains("api_key"),
+            "{shown}"
+        );
+        assert!(!format!("{c:?}").contains("abc"));
+        assert!(Config::new("http://h").unwrap().header("novalue").is_err());
+    }
+
+    #[test]
+    fn the_context_of_a_header() {
+        let h = json!({"started": "2026-12-01T21:19:33Z",
+            "server": {"transport": "http", "url": "http://127.0.0.1:8080/mcp"},
+            "proxy": {"name": "p"}});
+        let c = Context::of_header(&h, None);
+        assert_eq!(c.wall_start_us, 1_796_159_973_000_000);
+        assert!(c.proxy);
+        assert_eq!(c.transport, "tcp");
+        assert_eq!(c.server, Some(("127.0.0.1".into(), 8080)));
+        let c = Context::of_header(
+            &json!({"recorded_as": "client", "proxy": {}, "server": {"transport": "stdio"}}),
+            Some(5),
+        );
+        assert!(!c.proxy);
+        assert_eq!((c.transport, c.wall_start_us, c.server), ("pipe", 5, None));
+    }
+}

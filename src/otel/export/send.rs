@@ -1,0 +1,504 @@
+//! The exporter: spans wait on a bounded queue and leave in batches over
+//! OTLP/HTTP protobuf, from a task of their own, so a backend that is slow
+//! or down never holds the session up. What does not fit the queue is
+//! dropped and counted; a batch the backend refuses for a while (connection
+//! refused, 429, 502–504) is retried a few times with backoff, then counted
+//! as not delivered with the reason.
+
+use super::Config;
+use super::attrs;
+use super::fold::Ready;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
+use prost::Message;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// Spans per export request.
+pub const BATCH: usize = 512;
+/// A batch leaves at the latest this long after its first span came.
+pub const BATCH_DELAY: Duration = Duration::from_secs(1);
+/// Retries of a batch the backend could not take for now.
+pub const RETRIES: u32 = 3;
+/// How long one export request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// A `Retry-After` longer than this is cut to it.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The instrumentation scope of mcpscope's spans and metrics.
+pub fn scope() -> InstrumentationScope {
+    InstrumentationScope {
+        name: "mcpscope".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    }
+}
+
+/// The resource of mcpscope's own spans.
+pub fn own_resource() -> Resource {
+    Resource {
+        attributes: vec![
+            attrs::string("service.name", "mcpscope"),
+            attrs::string("service.version", env!("CARGO_PKG_VERSION")),
+            attrs::string("telemetry.sdk.name", "mcpscope"),
+            attrs::string("telemetry.sdk.language", "rust"),
+        ],
+        ..Default::default()
+    }
+}
+
+/// What became of the spans and metrics given to the exporter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The backend as said to the user (no credentials).
+    pub url: String,
+    /// Spans the backend took.
+    pub sent: u64,
+    /// Spans dropped because the queue was full.
+    pub dropped: u64,
+    /// Spans the backend refused, or that never reached it, or that were
+    /// still waiting when the session's time to send them ran out.
+    pub failed: u64,
+    /// Spans the backend took but said it rejected (OTLP partial success).
+    pub rejected: u64,
+    /// Why spans failed last (one line).
+    pub error: Option<String>,
+    /// Metric exports the backend took, and why the last one failed.
+    pub metrics_sent: u64,
+    pub metrics_error: Option<String>,
+    /// The most spans held at once (never more than the queue).
+    pub peak_held: usize,
+    /// Span events past the bound per span, counted instead.
+    pub events_dropped: u64,
+    /// Requests that got no span (too many open at once).
+    pub not_opened: u64,
+    /// Events the store's memory bound dropped before they were exported.
+    pub unread: u64,
+}
+
+impl Report {
+    /// The `[otel]` lines a session ends with.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "[otel] exported {} span(s) to {}{}",
+            self.sent,
+            self.url,
+            match (self.metrics_sent, &self.metrics_error) {
+                (n, None) if n > 0 => " with the duration histograms".to_string(),
+                (_, Some(e)) => format!(" (metrics not taken: {e})"),
+                _ => String::new(),
+            }
+        )];
+        if self.dropped > 0 {
+            out.push(format!(
+                "[otel] {} span(s) dropped: the export queue was full (the backend is slower than the session)",
+                self.dropped
+            ));
+        }
+        if self.failed > 0 {
+            out.push(format!(
+                "[otel] {} span(s) not delivered: {}",
+                self.failed,
+                self.error.as_deref().unwrap_or("unknown error")
+            ));
+        }
+        if self.rejected > 0 {
+            out.push(format!(
+                "[otel] the backend rejected {} span(s)",
+                self.rejected
+            ));
+        }
+        if self.events_dropped > 0 {
+            out.push(format!(
+                "[otel] {} span event(s) past {} per span were counted, not sent",
+                self.events_dropped,
+                super::fold::MAX_EVENTS
+            ));
+        }
+        if self.not_opened > 0 {
+            out.push(format!(
+                "[otel] {} request(s) got no span: more than {} were open at once",
+                self.not_opened,
+                super::fold::MAX_OPEN
+            ));
+        }
+        if self.unread > 0 {
+            out.push(format!(
+                "[otel] {} event(s) left memory (--max-store) before they were exported",
+                self.unread
+            ));
+        }
+        out
+    }
+
+    /// Everything given was delivered.
+    pub fn complete(&self) -> bool {
+        self.dropped == 0 && self.failed == 0 && self.rejected == 0 && self.unread == 0
+    }
+
+    /// With what the fold counted.
+    pub fn with_counts(mut self, c: super::fold::Counts, unread: u64) -> Report {
+        self.events_dropped = c.events_dropped;
+        self.not_opened = c.not_opened;
+        self.unread = unread;
+        self
+    }
+}
+
+enum Msg {
+    Span(Box<Ready>),
+    Metrics(Box<ExportMetricsServiceRequest>),
+    Flush(oneshot::Sender<()>),
+}
+
+/// A running exporter. Dropping it stops sending.
+pub struct Exporter {
+    tx: mpsc::UnboundedSender<Msg>,
+    /// Spans queued or being sent: the bound is kept on this count, so the
+    /// exporter never holds more than its queue.
+    held: Arc<AtomicUsize>,
+    cap: usize,
+    report: Arc<Mutex<Report>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Exporter {
+    /// Start sending to `cfg`'s backend. Must run inside a tokio runtime.
+    pub fn start(cfg: &Config) -> Exporter {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let held = Arc::new(AtomicUsize::new(0));
+        let report = Arc::new(Mutex::new(Report {
+            url: cfg.shown(),
+            ..Report::default()
+        }));
+        let worker = Worker {
+            client: reqwest::Client::builder()
+                .timeout(REQUEST_TIMEOUT)
+                .user_agent(concat!("mcpscope/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .unwrap_or_default(),
+            traces: cfg.signal_url("traces"),
+            metrics: cfg.signal_url("metrics"),
+            headers: cfg.headers.clone(),
+            held: held.clone(),
+            report: report.clone(),
+        };
+        let task = tokio::spawn(worker.run(rx));
+        Exporter {
+            tx,
+            held,
+            cap: cfg.queue.max(1),
+            report,
+            task,
+        }
+    }
+
+    /// Queue a span without waiting: `false` (and counted) when the queue
+    /// is full.
+    pub fn try_push(&self, r: Ready) -> bool {
+        let admitted = self
+            .held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
+                (h < self.cap).then_some(h + 1)
+            })
+            .is_ok();
+        if !admitted {
+            self.lock().dropped += 1;
+            return false;
+        }
+        self.note_peak();
+        if self.tx.send(Msg::Span(Box::new(r))).is_err() {
+            self.held.fetch_sub(1, Ordering::AcqRel);
+            self.lock().failed += 1;
+        }
+        true
+    }
+
+    /// Queue a span, waiting while the queue is full (a recording's export:
+    /// nothing live to hold up).
+    pub async fn push_wait(&self, r: Ready) {
+        loop {
+            let admitted = self
+                .held
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
+                    (h < self.cap).then_some(h + 1)
+                })
+                .is_ok();
+            if admitted {
+                break;
+            }
+            if self.task.is_finished() {
+                self.lock().failed += 1;
+                return;
+            }
+            // Wait for a batch to leave: a full queue means one is on its way.
+            let (done, wait) = oneshot::channel();
+            if self.tx.send(Msg::Flush(done)).is_err() {
+                self.lock().failed += 1;
+                return;
+            }
+            let _ = wait.await;
+        }
+        self.note_peak();
+        if self.tx.send(Msg::Span(Box::new(r))).is_err() {
+            self.held.fetch_sub(1, Ordering::AcqRel);
+            self.lock().failed += 1;
+        }
+    }
+
+    /// Send the histograms (after the spans queued so far).
+    pub fn metrics(&self, m: ExportMetricsServiceRequest) {
+        let _ = self.tx.send(Msg::Metrics(Box::new(m)));
+    }
+
+    /// Spans held now.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Acquire)
+    }
+
+    /// Send what is queued, waiting at most `deadline`; what is still held
+    /// then is counted as not delivered.
+    pub async fn finish(self, deadline: Duration) -> Report {
+        let (done, wait) = oneshot::channel();
+        let flushed = self.tx.send(Msg::Flush(done)).is_ok()
+            && tokio::time::timeout(deadline, wait).await.is_ok();
+        self.task.abort();
+        let left = self.held.swap(0, Ordering::AcqRel) as u64;
+        let mut r = self.lock().clone();
+        if left > 0 {
+            r.failed += left;
+            if !flushed || r.error.is_none() {
+                r.error = Some(format!(
+                    "the backend did not take them within {} s{}",
+                    deadline.as_secs(),
+                    r.error
+                        .as_ref()
+                        .map_or(String::new(), |e| format!(" (last: {e})"))
+                ));
+            }
+        }
+        r
+    }
+
+    fn note_peak(&self) {
+        let h = self.held.load(Ordering::Acquire);
+        let mut r = self.lock();
+        r.peak_held = r.peak_held.max(h);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Report> {
+        self.report.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Worker {
+    client: reqwest::Client,
+    traces: String,
+    metrics: String,
+    headers: Vec<(String, String)>,
+    held: Arc<AtomicUsize>,
+    report: Arc<Mutex<Report>>,
+}
+
+/// How one export request went.
+enum Outcome {
+    Taken(bytes::Bytes),
+    /// Worth trying again (after the backend's `Retry-After`, if it gave one).
+    Again(String, Option<Duration>),
+    Refused(String),
+}
+
+impl Worker {
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<Msg>) {
+        let mut batch: Vec<Ready> = Vec::new();
+        let mut due: Option<tokio::time::Instant> = None;
+        loop {
+            let msg = match due {
+                Some(at) => tokio::select! {
+                    m = rx.recv() => m,
+                    _ = tokio::time::sleep_until(at) => {
+                        self.send_spans(std::mem::take(&mut batch)).await;
+                        due = None;
+                        continue;
+                    }
+                },
+                None => rx.recv().await,
+            };
+            match msg {
+                None => {
+                    self.send_spans(std::mem::take(&mut batch)).await;
+                    return;
+                }
+                Some(Msg::Span(r)) => {
+                    batch.push(*r);
+                    due.get_or_insert_with(|| tokio::time::Instant::now() + BATCH_DELAY);
+                    if batch.len() >= BATCH {
+                        self.send_spans(std::mem::take(&mut batch)).await;
+                        due = None;
+                    }
+                }
+                Some(Msg::Metrics(m)) => {
+                    self.send_spans(std::mem::take(&mut batch)).await;
+                    due = None;
+                    self.send_metrics(*m).await;
+                }
+                Some(Msg::Flush(done)) => {
+                    self.send_spans(std::mem::take(&mut batch)).await;
+                    due = None;
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Report> {
+        self.report.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn send_spans(&self, batch: Vec<Ready>) {
+        if batch.is_empty() {
+            return;
+        }
+        let n = batch.len();
+        let body = encode(batch).encode_to_vec();
+        match self.post(&self.traces, body).await {
+            Ok(answer) => {
+                let rejected = ExportTraceServiceResponse::decode(answer)
+                    .ok()
+                    .and_then(|r| r.partial_success)
+                    .map_or(0, |p| p.rejected_spans.max(0) as u64);
+                let mut r = self.lock();
+                r.sent += n as u64 - rejected.min(n as u64);
+                r.rejected += rejected;
+            }
+            Err(e) => {
+                let mut r = self.lock();
+                r.failed += n as u64;
+                r.error = Some(e);
+            }
+        }
+        self.held.fetch_sub(n, Ordering::AcqRel);
+    }
+
+    async fn send_metrics(&self, m: ExportMetricsServiceRequest) {
+        match self.post(&self.metrics, m.encode_to_vec()).await {
+            Ok(_) => {
+                let mut r = self.lock();
+                r.metrics_sent += 1;
+                r.metrics_error = None;
+            }
+            Err(e) => self.lock().metrics_error = Some(e),
+        }
+    }
+
+    /// POST with retries; the error is one line for the user.
+    async fn post(&self, url: &str, body: Vec<u8>) -> Result<bytes::Bytes, String> {
+        let mut attempt = 0;
+        loop {
+            match self.once(url, body.clone()).await {
+                Outcome::Taken(b) => return Ok(b),
+                Outcome::Refused(e) => return Err(e),
+                Outcome::Again(e, after) => {
+                    if attempt >= RETRIES {
+                        return Err(format!("{e} (after {RETRIES} retries)"));
+                    }
+                    let backoff = after
+                        .unwrap_or(Duration::from_millis(250) * 2u32.pow(attempt))
+                        .min(MAX_BACKOFF);
+                    attempt += 1;
+                    tokio::time::sleep(backoff).await;
+                }
+            }
+        }
+    }
+
+    async fn once(&self, url: &str, body: Vec<u8>) -> Outcome {
+        let mut req = self
+            .client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/x-protobuf")
+            .body(body);
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let resp = match req.send().await {
+            Ok(r) => r,
+            // The URL may hold credentials: the error is said without it.
+            Err(e) => {
+                let e = e.without_url();
+                let why = if e.is_connect() {
+                    "cannot connect".to_string()
+                } else if e.is_timeout() {
+                    "the backend did not answer in time".to_string()
+                } else {
+                    crate::protocol::sanitize::one_line_max(&e.to_string(), 200)
+                };
+                return Outcome::Again(why, None);
+            }
+        };
+        let status = resp.status();
+        let after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = resp.bytes().await.unwrap_or_default();
+        if status.is_success() {
+            return Outcome::Taken(body);
+        }
+        let why = format!(
+            "HTTP {}{}",
+            status.as_u16(),
+            status
+                .canonical_reason()
+                .map_or(String::new(), |r| format!(" {r}"))
+        );
+        match status.as_u16() {
+            429 | 502 | 503 | 504 => Outcome::Again(why, after),
+            _ => Outcome::Refused(why),
+        }
+    }
+}
+
+/// Spans grouped by the service that made them, as one export request.
+pub fn encode(batch: Vec<Ready>) -> ExportTraceServiceRequest {
+    let mut by_service: BTreeMap<Option<String>, Vec<Span>> = BTreeMap::new();
+    for r in batch {
+        by_service.entry(r.service).or_default().push(r.span);
+    }
+    ExportTraceServiceRequest {
+        resource_spans: by_service
+            .into_iter()
+            .map(|(service, spans)| ResourceSpans {
+                resource: Some(match &service {
+                    None => own_resource(),
+                    Some(s) => Resource {
+                        attributes: vec![attrs::string("service.name", s)],
+                        ..Default::default()
+                    },
+                }),
+                scope_spans: vec![ScopeSpans {
+                    scope: service.is_none().then(scope),
+                    spans,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .collect(),
+    }
+}
