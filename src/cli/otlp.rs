@@ -64,10 +64,10 @@ pub fn start_live(
     cfg.map(|c| LiveExport::start(trace.clone(), checks, c, ctx))
 }
 
-/// Say how the export went: always when something was lost, else unless quiet.
+/// Say how the export went: what was lost always, the rest unless quiet.
 pub fn say(report: &Report, quiet: bool) {
     for (i, line) in report.lines().iter().enumerate() {
-        if i > 0 || !quiet || !report.complete() {
+        if i > 0 || !quiet {
             eprintln!("{line}");
         }
     }

@@ -22,6 +22,7 @@ mod headless;
 mod load;
 mod local_safety;
 mod mock;
+mod otlp;
 mod request;
 mod sarif;
 mod selflog;

@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod headless;
 pub mod http;
+pub mod otlp;
 pub mod proxy;
 pub mod rows;
 pub mod suite;

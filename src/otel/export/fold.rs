@@ -101,8 +101,15 @@ pub struct SpanFold {
     done: VecDeque<(u64, Ready, Option<IdKey>)>,
     /// Request id → (trace id, span id) of spans already taken.
     recent: VecDeque<(IdKey, Vec<u8>, Vec<u8>)>,
-    /// Findings given before their request was seen (a recording's).
+    /// Findings given before their request was seen (a recording's), by
+    /// request id and by progress token (a finding about progress may
+    /// name the token only).
     waiting: HashMap<IdKey, Vec<SpanEvent>>,
+    waiting_token: HashMap<IdKey, Vec<SpanEvent>>,
+    /// Progress token → the request that carried it, the latest
+    /// [`MAX_RECENT`].
+    tokens: HashMap<IdKey, IdKey>,
+    token_order: VecDeque<IdKey>,
     session_events: Vec<SpanEvent>,
     session_dropped: u32,
     findings: u64,
@@ -125,6 +132,9 @@ impl SpanFold {
             done: VecDeque::new(),
             recent: VecDeque::new(),
             waiting: HashMap::new(),
+            waiting_token: HashMap::new(),
+            tokens: HashMap::new(),
+            token_order: VecDeque::new(),
             session_events: Vec::new(),
             session_dropped: 0,
             findings: 0,
@@ -268,15 +278,12 @@ impl SpanFold {
         {
             a.push(attrs::string("mcp.resource.uri", &one_line(uri)));
         }
-        if params
+        let token = params
             .get(META)
             .and_then(|m| m.get(PROGRESS_TOKEN))
-            .is_some()
-        {
-            a.push(attrs::string(
-                "mcpscope.progress_token",
-                &params[META][PROGRESS_TOKEN].to_string(),
-            ));
+            .map(IdKey::from_value);
+        if let Some(t) = &token {
+            a.push(attrs::string("mcpscope.progress_token", &id_text(t)));
         }
         let mut span = Span {
             trace_id,
@@ -292,11 +299,25 @@ impl SpanFold {
             attributes: a,
             ..Default::default()
         };
-        if side == Side::Client
-            && let Some(events) = self.waiting.remove(&id)
-        {
-            for e in events {
+        if side == Side::Client {
+            let by_token = token.as_ref().and_then(|t| self.waiting_token.remove(t));
+            for e in self
+                .waiting
+                .remove(&id)
+                .into_iter()
+                .chain(by_token)
+                .flatten()
+            {
                 add_event(&mut span, e);
+            }
+            if let Some(t) = token {
+                if self.token_order.len() >= MAX_RECENT
+                    && let Some(old) = self.token_order.pop_front()
+                {
+                    self.tokens.remove(&old);
+                }
+                self.token_order.push_back(t.clone());
+                self.tokens.insert(t, id.clone());
             }
         }
         // A reused id replaces the open span: the response answers the latest.
@@ -585,7 +606,8 @@ impl SpanFold {
         // The checks run behind the events: the latest event is when it was made.
         let t_ns = self.ctx.unix_ns(self.last_us);
         let event = finding_event(f, t_ns);
-        let Some(id) = &f.request_id else {
+        let by_token = f.token.as_ref().and_then(|t| self.tokens.get(t)).cloned();
+        let Some(id) = f.request_id.as_ref().or(by_token.as_ref()) else {
             self.session_event(event);
             return;
         };
@@ -643,9 +665,10 @@ impl SpanFold {
         for f in findings {
             self.findings += 1;
             let event = finding_event(f, 0);
-            match &f.request_id {
-                Some(id) => self.waiting.entry(id.clone()).or_default().push(event),
-                None => self.session_event(event),
+            match (&f.request_id, &f.token) {
+                (Some(id), _) => self.waiting.entry(id.clone()).or_default().push(event),
+                (None, Some(t)) => self.waiting_token.entry(t.clone()).or_default().push(event),
+                (None, None) => self.session_event(event),
             }
         }
     }
@@ -688,7 +711,9 @@ impl SpanFold {
         let t = self.last_us;
         self.end_all(t, "no_response", "no response before the session ended");
         // Findings still waiting named requests that never came.
-        let orphans: Vec<SpanEvent> = self.waiting.drain().flat_map(|(_, v)| v).collect();
+        let orphans: Vec<SpanEvent> = (self.waiting.drain().flat_map(|(_, v)| v))
+            .chain(self.waiting_token.drain().flat_map(|(_, v)| v))
+            .collect();
         for e in orphans {
             self.session_event(e);
         }
