@@ -10,8 +10,8 @@ stamp="$dest/stamp"
 
 # The rmcp peer's source is in the hash too: a change to it needs a rebuild.
 pins=("$here/node/package.json" "$here/node/package-lock.json" "$here/requirements.txt"
-      "$here/requirements-fastmcp.txt" "$here/rmcp_server/Cargo.toml" "$here/rmcp_server/Cargo.lock"
-      "$here/rmcp_server/src/main.rs" "$here/install.sh")
+      "$here/requirements-fastmcp.txt" "$here/requirements-phoenix.txt" "$here/rmcp_server/Cargo.toml"
+      "$here/rmcp_server/Cargo.lock" "$here/rmcp_server/src/main.rs" "$here/install.sh")
 want="$(cat "${pins[@]}" | sha256sum | cut -d' ' -f1)"
 
 node_entry="$dest/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -25,12 +25,14 @@ sdk_oauth="$dest/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/s
 mermaid="$dest/node/node_modules/mermaid/dist/mermaid.core.mjs"
 venv_py="$dest/venv/bin/python"
 fastmcp_py="$dest/fastmcp-venv/bin/python"
+# Arize Phoenix, the real OpenTelemetry backend: `$phoenix_py -m phoenix.server.main serve`.
+phoenix_py="$dest/phoenix-venv/bin/python"
 rmcp_target="$dest/rmcp-target"
 rmcp_bin="$rmcp_target/release/mcpscope-rmcp-peer"
 
 if [[ "${MCPSCOPE_PEERS_FORCE:-0}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
       && -f "$node_entry" && -x "$node22" && -f "$conformance" && -f "$ts_sdk" && -f "$sdk_oauth" && -f "$mermaid" \
-      && -x "$venv_py" && -x "$fastmcp_py" && -x "$rmcp_bin" ]]; then
+      && -x "$venv_py" && -x "$fastmcp_py" && -x "$phoenix_py" && -x "$rmcp_bin" ]]; then
     echo "peers: already installed ($dest)"
     exit 0
 fi
@@ -72,6 +74,15 @@ fi
 echo "peers: pip install -r requirements-fastmcp.txt -> $dest/fastmcp-venv"
 "$fastmcp_py" -m pip install --quiet --disable-pip-version-check -r "$here/requirements-fastmcp.txt"
 
+# --- Arize Phoenix (arize-phoenix==20.26.1), the OTLP backend the export tests send spans to and
+# read back over its REST API, in a venv of its own: its pins are unrelated to the MCP peers'
+if [[ ! -x "$phoenix_py" ]]; then
+    echo "peers: creating venv $dest/phoenix-venv"
+    "$python" -m venv "$dest/phoenix-venv"
+fi
+echo "peers: pip install -r requirements-phoenix.txt -> $dest/phoenix-venv"
+"$phoenix_py" -m pip install --quiet --disable-pip-version-check -r "$here/requirements-phoenix.txt"
+
 # --- rmcp (the official Rust SDK, rmcp==3.11.0 and its locked dependencies): the peer in
 # rmcp_server/ is its own workspace, never part of mcpscope's build
 command -v cargo >/dev/null || { echo "peers: cargo is required" >&2; exit 1; }
@@ -92,5 +103,7 @@ echo "peers: installed @modelcontextprotocol/conformance@$conf_version (run with
 echo "peers: installed mcp==$mcp_version (python $venv_py)"
 fastmcp_version="$("$fastmcp_py" -c 'import importlib.metadata as m; print(m.version("fastmcp"), "on mcp", m.version("mcp"))')"
 echo "peers: installed fastmcp==$fastmcp_version (python $fastmcp_py)"
+phoenix_version="$("$phoenix_py" -c 'import importlib.metadata as m; print(m.version("arize-phoenix"))')"
+echo "peers: installed arize-phoenix==$phoenix_version (python $phoenix_py)"
 rmcp_version="$(sed -n '/^name = "rmcp"$/{n;s/^version = "\(.*\)"$/\1/p}' "$here/rmcp_server/Cargo.lock")"
 echo "peers: installed rmcp==$rmcp_version ($rmcp_bin)"

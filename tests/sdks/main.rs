@@ -18,6 +18,7 @@ mod fastmcp_rmcp;
 mod mock;
 mod modern;
 mod otel;
+mod otel_export;
 mod proxy;
 mod stdio;
 mod trace_context;

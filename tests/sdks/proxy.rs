@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-fn ts_host() -> Vec<String> {
+pub(crate) fn ts_host() -> Vec<String> {
     let node = support::peer("node/node_modules/node/bin/node");
     support::peer("node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_host.mjs");
