@@ -47,3 +47,34 @@ fn the_python_sdks_span_and_otel_log_show_in_the_tui() {
     );
     t.quit();
 }
+
+/// `--otlp` in the TUI: the notice says where the session goes, the calls
+/// made in it leave as spans while it runs (a span is queued a moment after
+/// its response), and what was sent is said once the terminal is restored.
+#[test]
+#[ignore = "needs tmux"]
+fn the_tui_exports_its_session_to_an_otlp_backend() {
+    require_tmux();
+    let sink = crate::common::otlp::Sink::accepting();
+    let t = Tmux::start(
+        "otlp",
+        &format!(r#"--otlp '{}' --run 'echo {{"message": "hi"}}'"#, sink.url()),
+    );
+    t.wait_for("the export notice", 30, |s| {
+        s.contains("exporting the session to http://127.0.0.1:")
+    });
+    t.wait_for("the call done", 30, |s| s.contains("done in"));
+    // Exported while the TUI runs, not only at the end (polled: the span
+    // leaves after its linger and the exporter's batch delay).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !sink.spans().iter().any(|(_, s)| s.name == "tools/call echo") {
+        assert!(std::time::Instant::now() < deadline, "no span while the TUI ran");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    t.keys(&["q"]);
+    let screen = t.wait_for("the shell after mcpscope", 20, |s| s.contains("EXIT="));
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(screen.contains("[otel] exported"), "{screen}");
+    let names: Vec<String> = sink.spans().into_iter().map(|(_, s)| s.name).collect();
+    assert!(names.iter().any(|n| n == "mcpscope session"), "{names:?}");
+}
