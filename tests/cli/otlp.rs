@@ -268,3 +268,37 @@ fn check_exports_the_judged_session() {
         call.events
     );
 }
+
+#[test]
+fn an_http_session_is_named_by_a_digest_of_its_id_never_the_id() {
+    let mut cmd = std::process::Command::new(crate::support::BIN);
+    cmd.args(["demo-server", "--http", "127.0.0.1:0"]);
+    let (_srv, port) = crate::support::http::start_reporting(cmd);
+    let sink = Sink::accepting();
+    let o = headless(["call", "--url", &format!("http://127.0.0.1:{port}/mcp")])
+        .args(["--tool", "echo", "-a", "message=hi", "--protocol", "legacy"])
+        .args(["--otlp", &sink.url()])
+        .record()
+        .expect(0);
+    let session = o
+        .trace()
+        .into_iter()
+        .find_map(|l| l["json"]["session"].as_str().map(str::to_string))
+        .expect("the server named a session");
+    let spans = sink.spans();
+    let call = named(&spans, "tools/call echo");
+    let a = |k| str_attr(&call.attributes, k);
+    assert_eq!(a("network.transport"), Some("tcp"));
+    assert_eq!(a("server.address"), Some("127.0.0.1"));
+    let digest = a("mcp.session.id").expect("a session id");
+    assert_eq!(
+        digest,
+        mcpscope::otel::export::fold::session_digest(&session)
+    );
+    assert!(
+        sink.requests()
+            .iter()
+            .all(|g| !String::from_utf8_lossy(&g.body).contains(&session)),
+        "the session id itself left mcpscope"
+    );
+}

@@ -58,7 +58,10 @@ fn the_tui_exports_its_session_to_an_otlp_backend() {
     let sink = crate::common::otlp::Sink::accepting();
     let t = Tmux::start(
         "otlp",
-        &format!(r#"--otlp '{}' --run 'echo {{"message": "hi"}}'"#, sink.url()),
+        &format!(
+            r#"--otlp '{}' --run 'echo {{"message": "hi"}}'"#,
+            sink.url()
+        ),
     );
     t.wait_for("the export notice", 30, |s| {
         s.contains("exporting the session to http://127.0.0.1:")
@@ -67,8 +70,15 @@ fn the_tui_exports_its_session_to_an_otlp_backend() {
     // Exported while the TUI runs, not only at the end (polled: the span
     // leaves after its linger and the exporter's batch delay).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !sink.spans().iter().any(|(_, s)| s.name == "tools/call echo") {
-        assert!(std::time::Instant::now() < deadline, "no span while the TUI ran");
+    while !sink
+        .spans()
+        .iter()
+        .any(|(_, s)| s.name == "tools/call echo")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no span while the TUI ran"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     t.keys(&["q"]);

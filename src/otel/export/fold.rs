@@ -565,7 +565,8 @@ impl SpanFold {
             self.session_id.clone()
         };
         if let Some(s) = session.filter(|_| !self.stateless) {
-            span.attributes.push(attrs::string("mcp.session.id", &s));
+            span.attributes
+                .push(attrs::string("mcp.session.id", &session_digest(&s)));
         }
         span.status = Some(match &err {
             Some((t, msg)) => {
@@ -727,7 +728,7 @@ impl SpanFold {
             a.push(attrs::string("mcp.protocol.version", v));
         }
         if let Some(s) = self.session_id.as_ref().filter(|_| !self.stateless) {
-            a.push(attrs::string("mcp.session.id", s));
+            a.push(attrs::string("mcp.session.id", &session_digest(s)));
         }
         if let Some((host, port)) = &self.ctx.server {
             a.push(attrs::string("server.address", host));
@@ -809,6 +810,16 @@ fn add_counted(span: &mut Span, e: SpanEvent, dropped: &mut u64) {
         *dropped += 1;
     }
     add_event(span, e);
+}
+
+/// `mcp.session.id` as sent to a backend: an `Mcp-Session-Id` lets whoever
+/// holds it speak in the session (mcpscope's exports redact it), so the
+/// backend gets the first 16 hex digits of its SHA-256, which still tells
+/// one session from another and ties a session's spans together.
+pub fn session_digest(id: &str) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(id.as_bytes());
+    d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `jsonrpc.request.id`: the id's string form (a string id unquoted).
@@ -928,7 +939,13 @@ mod tests {
         assert_eq!(attr(span, "gen_ai.operation.name"), Some("execute_tool"));
         assert_eq!(attr(span, "jsonrpc.request.id"), Some("1"));
         assert_eq!(attr(span, "mcp.protocol.version"), Some("2025-11-25"));
-        assert_eq!(attr(span, "mcp.session.id"), Some("s-1"));
+        // The session id is a credential: its digest, never itself.
+        assert_eq!(
+            attr(span, "mcp.session.id"),
+            Some(session_digest("s-1").as_str())
+        );
+        assert_eq!(session_digest("s-1").len(), 16);
+        assert_ne!(session_digest("s-1"), session_digest("s-2"));
         assert_eq!(attr(span, "network.transport"), Some("pipe"));
         assert_eq!(attr(span, "error.type"), Some("tool_error"));
         assert_eq!(span.status.as_ref().unwrap().code, StatusCode::Error as i32);
