@@ -50,8 +50,9 @@ pub struct ProxyArgs {
     /// what the server sees and what the checks judge).
     #[arg(long)]
     pub no_trace_context: bool,
-    /// Start no OTLP receiver for the spawned server's spans and logs (by
-    /// default they are recorded into the session's trace; see
+    /// Start no OTLP receiver for the server's spans and logs (by default
+    /// they are recorded into the session's trace: a spawned server is
+    /// pointed at it, the HTTP proxy says its address; see
     /// docs/opentelemetry.md).
     #[arg(long)]
     pub no_otel_receiver: bool,
@@ -145,6 +146,7 @@ async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
         otlp,
+        otel_receiver: !a.no_otel_receiver,
     }
     .run()
     .await

@@ -92,6 +92,9 @@ pub struct HttpProxy {
     pub max_queued: usize,
     /// Send the session to an OpenTelemetry backend (`--otlp`).
     pub otlp: Option<crate::otel::export::Config>,
+    /// Start the OTLP receiver for the server's spans and logs: mcpscope
+    /// cannot set an HTTP server's environment, so its address is said.
+    pub otel_receiver: bool,
 }
 
 struct Shared {
@@ -191,6 +194,26 @@ impl HttpProxy {
             self.url.path(),
             crate::session::spec::redact_url(self.url.as_str())
         );
+        // Held until the end: what the server exports goes into the trace.
+        let _otel = match self.otel_receiver {
+            false => None,
+            true => match crate::otel::Receiver::start(self.trace.clone()).await {
+                Ok(r) => {
+                    // Said whether asked or not: the server must be pointed here.
+                    eprintln!(
+                        "[mcpscope] OTLP receiver at {} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)",
+                        r.endpoint()
+                    );
+                    Some(r)
+                }
+                Err(e) => {
+                    say(&format!(
+                        "no OTLP receiver: cannot listen on 127.0.0.1: {e}"
+                    ));
+                    None
+                }
+            },
+        };
         let checks = self
             .check
             .then(|| LiveChecks::spawn(self.trace.clone(), self.checks.clone()));

@@ -130,3 +130,77 @@ fn check_prints_the_spans_and_no_otel_receiver_starts_none() {
         "nothing received"
     );
 }
+
+/// The HTTP proxy spawns no server, so it cannot point one at its receiver:
+/// it says where the receiver listens, and what an exporter sends there
+/// (the Python OpenTelemetry SDK's OTLP/HTTP exporter) is in its trace.
+#[test]
+#[ignore = "needs test peers (the Python SDK venv with OpenTelemetry): bash tests/peers/install.sh"]
+fn the_http_proxy_says_where_its_receiver_is_and_records_what_arrives() {
+    use std::io::BufRead;
+    let mut demo = std::process::Command::new(BIN);
+    demo.args(["demo-server", "--http", "127.0.0.1:0"]);
+    let (_demo, port) = http::start_reporting(demo);
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut child = std::process::Command::new(BIN)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .arg("--record")
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let proxy = http::Bg(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let endpoint = loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the proxy said where its receiver is");
+        if let Some(rest) = line.strip_prefix("[mcpscope] OTLP receiver at ") {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    let script = [
+        "import sys",
+        "from opentelemetry.sdk.trace import TracerProvider",
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor",
+        "from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter",
+        "p = TracerProvider()",
+        "p.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=sys.argv[1] + '/v1/traces')))",
+        "with p.get_tracer('probe').start_as_current_span('tools/call probe'):",
+        "    pass",
+        "p.shutdown()",
+    ]
+    .join("\n");
+    let out = std::process::Command::new(peer("venv/bin/python"))
+        .args(["-c", &script, &endpoint])
+        .env("OTEL_SERVICE_NAME", "probe")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut proxy = proxy;
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe { libc::kill(proxy.0.id() as i32, libc::SIGTERM) };
+    proxy.0.wait().unwrap();
+    let span = trace_lines(&trace)
+        .into_iter()
+        .find(|l| l["json"]["event"] == "otel-span")
+        .expect("the span is recorded");
+    assert_eq!(span["json"]["name"], "tools/call probe");
+    assert_eq!(span["json"]["service"], "probe");
+}
