@@ -30,6 +30,10 @@ Deviations, each reproducing what FastMCP (or the SDK session it hands its tools
                           client that did not declare `sampling`
     roots_unchecked {}    ctx.session.list_roots(): sends roots/list even to a client that did
                           not declare `roots`
+
+With MCPSCOPE_PEER_OTEL=1 in its environment it exports the spans FastMCP makes (a SERVER span
+per request, parented on the request's `_meta.traceparent`) over OTLP/HTTP to where the
+OTEL_EXPORTER_OTLP_* variables say (opentelemetry-sdk and its OTLP/HTTP exporter, pinned).
 """
 
 from __future__ import annotations
@@ -205,6 +209,18 @@ def serve_http(port: int) -> None:
     )
 
 
+def configure_otel() -> None:
+    """FastMCP's spans to the OTLP/HTTP endpoint the environment names (MCPSCOPE_PEER_OTEL=1)."""
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(tracer_provider)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -214,6 +230,8 @@ def main() -> None:
         help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0: any free port, reported on stderr)",
     )
     args = parser.parse_args()
+    if os.environ.get("MCPSCOPE_PEER_OTEL") == "1":
+        configure_otel()
     if args.http is not None:
         serve_http(args.http)
     else:

@@ -204,3 +204,34 @@ fn the_http_proxy_says_where_its_receiver_is_and_records_what_arrives() {
     assert_eq!(span["json"]["name"], "tools/call probe");
     assert_eq!(span["json"]["service"], "probe");
 }
+
+/// FastMCP makes a SERVER span per request, parented on the request's
+/// `traceparent` (opentelemetry-api; exported here with the SDK's OTLP/HTTP
+/// exporter, configured by the peer under `MCPSCOPE_PEER_OTEL=1`): it
+/// arrives at the receiver and is printed under the call it continues.
+#[test]
+#[ignore = "needs test peers (FastMCP with OpenTelemetry): bash tests/peers/install.sh"]
+fn fastmcp_spans_arrive_under_their_call() {
+    let o = headless(["call"])
+        .args(["--tool", "slow_task", "-a", "steps=2", "-a", "delay_ms=10"])
+        .args(["--protocol", "legacy", "-e", "MCPSCOPE_PEER_OTEL=1"])
+        .server(fastmcp_server())
+        .record()
+        .expect(0);
+    let trace = o.trace();
+    let (seq, tp) = tools_call(&trace);
+    let span = trace
+        .iter()
+        .map(|l| &l["json"])
+        .find(|j| j["event"] == "otel-span" && j["name"] == "tools/call slow_task")
+        .unwrap_or_else(|| panic!("no tools/call span recorded:\n{}", o.stderr));
+    assert_eq!(span["trace_id"], tp.trace_id.as_str());
+    assert_eq!(span["parent_span_id"], tp.parent_id.as_str());
+    assert_eq!(span["kind"], "server");
+    assert_eq!(span["attributes"]["gen_ai.tool.name"], "slow_task");
+    // A session id is a credential: the receiver keeps it out of the trace.
+    assert_eq!(span["attributes"]["mcp.session.id"], "[redacted]");
+    let lines = o.lines("[span] tools/call slow_task ");
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains(&format!(" call=#{seq} ")), "{}", lines[0]);
+}
