@@ -309,3 +309,87 @@ fn over_http_a_lane_per_stream_on_request() {
     }
     assert!(lane_row(&s, "post:2").contains('▶'), "{s}");
 }
+
+/// A call whose server exported spans: a third row draws them as bars over
+/// the time they cover, late ones too; the readout names the span under
+/// the cursor. Without an exact session start (as here, and in a replay)
+/// the earliest span starts with the request.
+#[test]
+fn the_servers_spans_are_bars_under_their_call() {
+    let sc = Scenario::new();
+    sc.at_ms(1).out(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}));
+    sc.at_ms(2).inn(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}));
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    sc.at_ms(1000)
+        .out(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "slow_task", "arguments": {},
+            "_meta": {"traceparent": format!("00-{trace_id}-00f067aa0ba902b7-01")}}}));
+    sc.at_ms(3000).result(1, "done", false);
+    // The spans come after the response, as batch exporters send them:
+    // the call's span (2 s) and a failed child of 0.5 s, a second in.
+    let base: u64 = 1_800_000_000_000_000_000;
+    for (name, span, parent, from_ms, to_ms, status) in [
+        (
+            "tools/call slow_task",
+            "1111111111111111",
+            Some("00f067aa0ba902b7"),
+            0,
+            2000,
+            "unset",
+        ),
+        (
+            "db query",
+            "2222222222222222",
+            Some("1111111111111111"),
+            1000,
+            1500,
+            "error",
+        ),
+    ] {
+        sc.at_ms(4000).meta(
+            json!({"event": "otel-span", "service": "python", "name": name,
+            "trace_id": trace_id, "span_id": span, "parent_span_id": parent, "kind": "server",
+            "start_ns": base + from_ms * 1_000_000, "end_ns": base + to_ms * 1_000_000,
+            "status": status}),
+        );
+    }
+    // A span of another trace is no call's.
+    sc.at_ms(4001).meta(json!({"event": "otel-span", "name": "other", "trace_id": "0af7651916cd43dd8448eb211c80319c",
+        "span_id": "3333333333333333", "kind": "server", "start_ns": base, "end_ns": base + 1, "status": "ok"}));
+    sc.at_ms(4500);
+    let mut app = app(&sc);
+    app.apply(Action::FocusScope);
+    app.apply(Action::ZoomFit);
+    let s = render(&mut app, 120, 30);
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("  spans 2"))
+        .unwrap_or_else(|| panic!("no spans row:\n{s}"));
+    assert!(lines[at - 2].contains("slow_task #1"), "{s}");
+    let bar = lines[at];
+    assert!(bar.contains('━'), "{s}");
+    // The bar starts under the request's column (▶ on the call's line).
+    let request_col = lines[at - 1].chars().position(|c| c == '▶').unwrap();
+    let bar_col = bar.chars().position(|c| c == '━').unwrap();
+    assert!(bar_col.abs_diff(request_col) <= 1, "{s}");
+    assert!(!s.contains("  spans 3"), "{s}");
+    // The readout names the innermost span under the cursor.
+    for _ in 0..200 {
+        app.apply(Action::CursorLeft);
+    }
+    let mut named = None;
+    for _ in 0..120 {
+        let s = render(&mut app, 120, 30);
+        if let Some(l) = s.lines().find(|l| l.contains("· span db query")) {
+            named = Some(l.to_string());
+            break;
+        }
+        app.apply(Action::CursorRight);
+    }
+    let named = named.expect("the cursor reached the failed span");
+    assert!(
+        named.contains("500ms error") || named.contains("0.5s error"),
+        "{named}"
+    );
+}

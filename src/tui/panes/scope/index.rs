@@ -23,6 +23,20 @@ pub const MAX_MARKS: usize = 4_000_000;
 pub const MAX_CALL_LANES: usize = 4096;
 /// Stream lanes at most; later streams share the last one.
 pub const MAX_STREAMS: usize = 256;
+/// Server spans kept per call lane; the rest are counted.
+pub const MAX_SPANS_PER_LANE: usize = 64;
+/// Traces remembered to place late spans (one per call lane at most).
+const MAX_TRACES: usize = MAX_CALL_LANES;
+
+/// A span the server exported in a call's trace: its times are the
+/// server's wall clock (placed on the session's axis when drawn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanBar {
+    pub name: String,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub error: bool,
+}
 
 /// What a mark shows: the kind of event at that time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +201,9 @@ pub struct Lane {
     /// A call lane: when its request was sent, and its first response.
     pub sent_us: Option<u64>,
     pub response_us: Option<u64>,
+    /// A call lane: the server's spans in the call's trace, by arrival.
+    pub spans: Vec<SpanBar>,
+    pub spans_dropped: u64,
 }
 
 impl Lane {
@@ -198,6 +215,8 @@ impl Lane {
             tracks: vec![Track::default(); TRACKS],
             sent_us: None,
             response_us: None,
+            spans: Vec::new(),
+            spans_dropped: 0,
         }
     }
 
@@ -262,6 +281,8 @@ pub struct ScopeIndex {
     /// HTTP: one lane per stream, in the order they first carried an event.
     pub streams: Vec<Lane>,
     call_ids: HashMap<IdKey, usize>,
+    /// The trace a call's `traceparent` started → its lane.
+    traces: HashMap<String, usize>,
     /// Token slot → (its serial, the call lane).
     tokens: HashMap<u32, (u64, usize)>,
     stream_ids: HashMap<String, usize>,
@@ -283,6 +304,7 @@ impl Default for ScopeIndex {
                 .collect(),
             streams: Vec::new(),
             call_ids: HashMap::new(),
+            traces: HashMap::new(),
             tokens: HashMap::new(),
             stream_ids: HashMap::new(),
             scanned_to: 0,
@@ -399,6 +421,9 @@ impl ScopeIndex {
             // Its elements follow, each an event of its own.
             return;
         }
+        if ev.dir == Dir::Meta && ev.method == Some("otel-span") {
+            self.span(ev);
+        }
         let (lane, mark) = self.classify(store, ev);
         self.mark(lane, mark, ev);
         if matches!(ev.dir, Dir::In | Dir::Out | Dir::Meta) && ev.channel != "stdio" {
@@ -498,6 +523,36 @@ impl ScopeIndex {
         }
     }
 
+    /// A span the server exported: a bar on the lane of the call whose
+    /// trace it is in (late ones too: spans come when exporters flush).
+    fn span(&mut self, ev: &EventRef<'_>) {
+        let Some(crate::event::Event::OtelSpan {
+            name,
+            trace_id,
+            start_ns,
+            end_ns,
+            status,
+            ..
+        }) = ev.event()
+        else {
+            return;
+        };
+        let Some(&i) = self.traces.get(&trace_id) else {
+            return;
+        };
+        let lane = &mut self.calls[i];
+        if lane.spans.len() >= MAX_SPANS_PER_LANE {
+            lane.spans_dropped += 1;
+            return;
+        }
+        lane.spans.push(SpanBar {
+            name: safe(&name, 60),
+            start_ns,
+            end_ns: end_ns.max(start_ns),
+            error: status == "error",
+        });
+    }
+
     /// A call lane for the `tools/call` request `ev` (a resent id reuses its lane).
     fn open_call(&mut self, store: &Store, ev: &EventRef<'_>, id: IdKey) -> usize {
         if let Some(i) = self.call_ids.get(&id) {
@@ -514,6 +569,11 @@ impl ScopeIndex {
         lane.sent_us = Some(ev.t_us);
         self.calls.push(lane);
         let i = self.calls.len() - 1;
+        if self.traces.len() < MAX_TRACES
+            && let Some(tp) = crate::protocol::trace_context::traceparent_of(ev.bytes)
+        {
+            self.traces.insert(tp.trace_id, i);
+        }
         if let Some(slot) = store.request(Origin::Client, &id).and_then(|r| r.token)
             && let Some(t) = store.token_by_slot(slot)
         {

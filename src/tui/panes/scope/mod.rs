@@ -209,8 +209,14 @@ impl ScopeState {
 
 /// Rows a lane takes: a call has a row of progress (how many per column)
 /// above its line (in flight, request, response, cancel); the others one.
+/// Rows a lane takes: a call two (its progress, its line), and a third
+/// for the server's spans once any came.
 pub fn lane_height(l: &Lane) -> usize {
-    if l.kind == LaneKind::Call { 2 } else { 1 }
+    match l.kind {
+        LaneKind::Call if !l.spans.is_empty() => 3,
+        LaneKind::Call => 2,
+        _ => 1,
+    }
 }
 
 /// The first lane drawn in `rows` rows so that lane `sel` is shown,

@@ -16,10 +16,12 @@
 //! are drawn as a height that grows with the count's logarithm, so a
 //! burst stands out; the others as a symbol. A call's lane is a line while
 //! it was in flight, in its state's colour; progress after its response
-//! is drawn in the late colour.
+//! is drawn in the late colour. Once the server exported spans in a call's
+//! trace, a third row draws them as bars (`━`, in the error colour for a
+//! span that failed) over the time they cover.
 
-use super::index::{Lane, LaneKind, Mark};
-use super::{ScopeState, first_lane, label_cols, lane_height, plot_cols, span_label};
+use super::index::{Lane, LaneKind, Mark, SpanBar};
+use super::{ScopeState, WallStart, first_lane, label_cols, lane_height, plot_cols, span_label};
 use crate::format::duration;
 use crate::trace::Store;
 use crate::tui::calls::CallStatus;
@@ -161,6 +163,81 @@ impl Cols<'_> {
                 cells[c] = Cell {
                     ch: glyph(*m, *n),
                     style,
+                };
+            }
+        }
+        if let Some(c) = cells.get_mut(self.cur) {
+            if c.ch == ' ' {
+                c.ch = '│';
+            }
+            c.style = self.cursor_style;
+        }
+        cells
+    }
+}
+
+/// A call's spans on the session's axis (µs since its start), with each
+/// span. Span times are the server's wall clock: a live session knows its
+/// own start to the microsecond and places them by it; a replay knows it to
+/// the second only, so there the earliest span starts with the request.
+pub fn placed_spans(lane: &Lane, wall: Option<WallStart>) -> Vec<(u64, u64, &SpanBar)> {
+    let Some(earliest) = lane.spans.iter().map(|s| s.start_ns / 1000).min() else {
+        return Vec::new();
+    };
+    let shift = match wall {
+        Some(w) if w.exact => -i128::from(w.unix_us),
+        _ => i128::from(lane.sent_us.unwrap_or(0)) - i128::from(earliest),
+    };
+    let at = |ns: u64| (i128::from(ns / 1000) + shift).clamp(0, i128::from(u64::MAX)) as u64;
+    lane.spans
+        .iter()
+        .map(|s| (at(s.start_ns), at(s.end_ns), s))
+        .collect()
+}
+
+/// The innermost (shortest) span covering `t`, as the readout names it.
+fn span_at(placed: &[(u64, u64, &SpanBar)], lo: u64, hi: u64) -> Option<String> {
+    placed
+        .iter()
+        .filter(|(a, b, _)| *a < hi && *b >= lo)
+        .min_by_key(|(a, b, _)| b - a)
+        .map(|(a, b, s)| {
+            format!(
+                "span {} {}{}",
+                s.name,
+                duration(b - a),
+                if s.error { " error" } else { "" }
+            )
+        })
+}
+
+impl Cols<'_> {
+    /// The spans row: a bar over each span's time, the cursor over it.
+    fn span_cells(&self, placed: &[(u64, u64, &SpanBar)]) -> Vec<Cell> {
+        let t = self.t;
+        let edges = self.edges;
+        let cols = edges.len() - 1;
+        let mut cells = vec![
+            Cell {
+                ch: ' ',
+                style: t.base(),
+            };
+            cols
+        ];
+        // Failed spans last, so they show where spans overlap.
+        let mut order: Vec<&(u64, u64, &SpanBar)> = placed.iter().collect();
+        order.sort_by_key(|(_, _, s)| s.error);
+        for (from, to, s) in order {
+            if *from >= edges[cols] || *to < edges[0] {
+                continue;
+            }
+            let a = edges.partition_point(|e| *e <= *from).saturating_sub(1);
+            let b = edges.partition_point(|e| *e <= *to).min(cols);
+            let color = if s.error { t.kind_error } else { t.dir_in };
+            for c in cells.iter_mut().take(b.max(a + 1)).skip(a) {
+                *c = Cell {
+                    ch: '━',
+                    style: Style::default().fg(color),
                 };
             }
         }
@@ -402,10 +479,22 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             let state = call_state(st, lane, edge);
             let mut row = vec![
                 Span::styled(fit(&format!("  {state}"), lw), t.muted()),
-                sel_mark,
+                sel_mark.clone(),
             ];
             row.extend(spans(&cells));
             lines.push(Line::from(row));
+            // The server's spans in the call's trace, once any came.
+            if !lane.spans.is_empty() {
+                rows.push((inner.y + lines.len() as u16, i));
+                let placed = placed_spans(lane, sc.wall);
+                let label = match lane.spans_dropped {
+                    0 => format!("  spans {}", lane.spans.len()),
+                    n => format!("  spans {}+{n}", lane.spans.len()),
+                };
+                let mut row = vec![Span::styled(fit(&label, lw), t.muted()), sel_mark];
+                row.extend(spans(&cx.span_cells(&placed)));
+                lines.push(Line::from(row));
+            }
         } else {
             rows.push((inner.y + lines.len() as u16, i));
             let cells = cx.cells(lane, &Mark::PRIORITY, None, None, &mut bins);
@@ -437,6 +526,9 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let mut spans_out = Vec::new();
     if let Some(lane) = lanes.get(sc.lane) {
         text.push_str(&format!(" · {}", lane.label));
+        if let Some(s) = span_at(&placed_spans(lane, sc.wall), lo, hi) {
+            text.push_str(&format!(" · {s}"));
+        }
         let (hit, near) = match lane.top_in(lo, hi) {
             Some(h) => (Some(h), false),
             None => (lane.nearest(lo), true),
