@@ -438,6 +438,20 @@ pub async fn run(a: CheckArgs) -> i32 {
         if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
             return c;
         }
+        // A recording judged: sent as `export --otlp` sends it.
+        match a.otlp.config() {
+            Ok(Some(cfg)) => {
+                let ctx = crate::otel::export::Context::of_header(&loaded.header, None);
+                let folded =
+                    crate::otel::export::recorded::fold(&loaded.store, &report.findings, ctx);
+                let sent =
+                    crate::otel::export::recorded::send(folded, &cfg, super::otlp::FINISH_DEADLINE)
+                        .await;
+                super::otlp::say(&sent, false);
+            }
+            Ok(None) => {}
+            Err(e) => return fail(&Failure::Usage(e)),
+        }
         let art = super::sarif::Artifact {
             uri: super::sarif::uri_of(&path.display().to_string()),
             lines: &lines,

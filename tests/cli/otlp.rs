@@ -302,3 +302,28 @@ fn an_http_session_is_named_by_a_digest_of_its_id_never_the_id() {
         "the session id itself left mcpscope"
     );
 }
+
+#[test]
+fn check_of_a_recording_exports_it_judged() {
+    let rec = headless([
+        "call",
+        "--demo",
+        "--tool",
+        "fault_not_increasing",
+        "--protocol",
+        "legacy",
+    ])
+    .record()
+    .run();
+    let sink = Sink::accepting();
+    let trace = rec.trace_path().display().to_string();
+    let o = headless(["check", "--trace", &trace, "--otlp", &sink.url()]).expect(1);
+    assert!(o.stderr.contains("[otel] exported"), "{}", o.stderr);
+    let spans = sink.spans();
+    let call = named(&spans, "tools/call fault_not_increasing");
+    assert!(
+        call.events.iter().any(|e| e.name == "mcpscope.finding"),
+        "{:?}",
+        call.events
+    );
+}
