@@ -47,11 +47,7 @@ impl OtlpArgs {
 /// What a live session's spans say of it: its server, whether it is a
 /// proxy's, and its start to the microsecond.
 pub fn live_context(trace: &Trace, spec: &ServerSpec, proxy: bool) -> Context {
-    let mut header = serde_json::json!({"server": spec.to_json(true)});
-    if proxy {
-        header["proxy"] = serde_json::json!({});
-    }
-    Context::of_header(&header, Some(Context::now_minus(trace.now_us())))
+    Context::live(spec.to_json(true), proxy, trace.now_us())
 }
 
 /// Start following `trace` for export, when asked.

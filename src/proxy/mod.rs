@@ -62,12 +62,11 @@ pub(crate) fn start_export(
     server: Option<&reqwest::Url>,
 ) -> Option<crate::otel::export::LiveExport> {
     let cfg = cfg?;
-    let ctx = crate::otel::export::Context {
-        wall_start_us: crate::otel::export::Context::now_minus(trace.now_us()),
-        proxy: true,
-        transport: if server.is_some() { "tcp" } else { "pipe" },
-        server: server.and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?))),
+    let server = match server {
+        Some(u) => serde_json::json!({"transport": "http", "url": u.as_str()}),
+        None => serde_json::json!({"transport": "stdio"}),
     };
+    let ctx = crate::otel::export::Context::live(server, true, trace.now_us());
     Some(crate::otel::export::LiveExport::start(
         trace.clone(),
         checks,

@@ -364,10 +364,10 @@ impl Setup {
             let _ = tx.send(action::Msg::Notice(n));
         }
         let export = self.otlp.as_ref().map(|cfg| {
-            let header = serde_json::json!({"server": self.launch.spec.to_json(true)});
-            let ctx = crate::otel::export::Context::of_header(
-                &header,
-                Some(crate::otel::export::Context::now_minus(trace.now_us())),
+            let ctx = crate::otel::export::Context::live(
+                self.launch.spec.to_json(true),
+                false,
+                trace.now_us(),
             );
             let _ = tx.send(action::Msg::Notice(format!(
                 "exporting the session to {} (OTLP)",

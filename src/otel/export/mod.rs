@@ -160,6 +160,16 @@ impl Context {
         }
     }
 
+    /// A live session's: `server` as a trace header names it, started
+    /// `elapsed_us` ago (to the microsecond).
+    pub fn live(server: Value, proxy: bool, elapsed_us: u64) -> Context {
+        let mut header = serde_json::json!({ "server": server });
+        if proxy {
+            header["proxy"] = serde_json::json!({});
+        }
+        Context::of_header(&header, Some(Context::now_minus(elapsed_us)))
+    }
+
     /// The wall clock now, as a live session's exact start.
     pub fn now_minus(elapsed_us: u64) -> u64 {
         std::time::SystemTime::now()
