@@ -79,6 +79,17 @@ struct Open {
     tool: Option<String>,
 }
 
+/// The call whose span is full of events, and what it was not given since:
+/// the rest of a flood costs a comparison each, not a lookup (the
+/// dropped count joins the span when it ends).
+#[derive(Debug)]
+struct Full {
+    slot: u32,
+    serial: u64,
+    key: Key,
+    dropped: u32,
+}
+
 /// What the fold counted rather than kept.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
@@ -115,6 +126,7 @@ pub struct SpanFold {
     findings: u64,
     first_us: Option<u64>,
     last_us: u64,
+    full: Option<Full>,
     pub durations: Durations,
     pub counts: Counts,
 }
@@ -140,6 +152,7 @@ impl SpanFold {
             findings: 0,
             first_us: None,
             last_us: 0,
+            full: None,
             counts: Counts::default(),
         }
     }
@@ -322,6 +335,9 @@ impl SpanFold {
         }
         // A reused id replaces the open span: the response answers the latest.
         let key = (scope, side, id);
+        if self.full.as_ref().is_some_and(|f| f.key == key) {
+            self.settle_full();
+        }
         if let Some(old) = self.open.remove(&key) {
             self.finish(
                 key.clone(),
@@ -388,20 +404,37 @@ impl SpanFold {
         store: &Store,
         p: crate::trace::store::ProgressInfo,
     ) {
+        if let Some(f) = &mut self.full
+            && (f.slot, f.serial) == (p.slot, p.serial)
+        {
+            f.dropped = f.dropped.saturating_add(1);
+            self.counts.events_dropped += 1;
+            return;
+        }
         let Some(entry) = store.token_by_slot(p.slot).filter(|e| e.serial == p.serial) else {
             return;
         };
         let Some(id) = entry.request.clone() else {
             return;
         };
-        let Some(o) = self.open.get_mut(&(scope, Side::Client, id)) else {
+        let key = (scope, Side::Client, id);
+        let Some(o) = self.open.get(&key) else {
             return;
         };
         if o.span.events.len() >= MAX_EVENTS {
-            o.span.dropped_events_count += 1;
+            self.settle_full();
+            self.full = Some(Full {
+                slot: p.slot,
+                serial: p.serial,
+                key,
+                dropped: 1,
+            });
             self.counts.events_dropped += 1;
             return;
         }
+        let Some(o) = self.open.get_mut(&key) else {
+            return;
+        };
         let mut a = vec![attrs::double("mcpscope.progress", p.progress)];
         if let Some(t) = p.total {
             a.push(attrs::double("mcpscope.progress.total", t));
@@ -534,7 +567,19 @@ impl SpanFold {
         self.end_owned(key, t_us, err.map(|(t, m)| (t.to_string(), m)));
     }
 
+    /// The events a full span was not given join its dropped count.
+    fn settle_full(&mut self) {
+        if let Some(f) = self.full.take()
+            && let Some(o) = self.open.get_mut(&f.key)
+        {
+            o.span.dropped_events_count = o.span.dropped_events_count.saturating_add(f.dropped);
+        }
+    }
+
     fn end_owned(&mut self, key: Key, t_us: u64, err: Option<(String, String)>) {
+        if self.full.as_ref().is_some_and(|f| f.key == key) {
+            self.settle_full();
+        }
         if let Some(o) = self.open.remove(&key) {
             self.finish(
                 key,

@@ -158,15 +158,30 @@ impl Follower {
             c.sync();
         }
         self.catch_up().await;
+        // Nothing live waits now: what is left waits for room in the
+        // queue rather than being dropped, within the deadline.
+        let until = tokio::time::Instant::now() + deadline;
+        let mut late = 0u64;
         for r in self.fold.finish_session() {
-            self.exporter.try_push(r);
+            if tokio::time::timeout_at(until, self.exporter.push_wait(r))
+                .await
+                .is_err()
+            {
+                late += 1;
+            }
         }
         self.send_metrics();
         let counts = self.fold.counts;
         let unread = self.unread;
-        self.exporter
-            .finish(deadline)
-            .await
-            .with_counts(counts, unread)
+        let left = until.saturating_duration_since(tokio::time::Instant::now());
+        let mut report = self.exporter.finish(left).await.with_counts(counts, unread);
+        if late > 0 {
+            report.failed += late;
+            report.error = Some(format!(
+                "the backend did not take them within {} s",
+                deadline.as_secs()
+            ));
+        }
+        report
     }
 }

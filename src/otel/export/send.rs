@@ -76,6 +76,8 @@ pub struct Report {
     pub metrics_error: Option<String>,
     /// The most spans held at once (never more than the queue).
     pub peak_held: usize,
+    /// Spans made (given to the exporter or not).
+    pub made: u64,
     /// Span events past the bound per span, counted instead.
     pub events_dropped: u64,
     /// Requests that got no span (too many open at once).
@@ -146,6 +148,7 @@ impl Report {
 
     /// With what the fold counted.
     pub fn with_counts(mut self, c: super::fold::Counts, unread: u64) -> Report {
+        self.made = c.spans;
         self.events_dropped = c.events_dropped;
         self.not_opened = c.not_opened;
         self.unread = unread;
