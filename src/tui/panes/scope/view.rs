@@ -102,6 +102,26 @@ struct Cols<'a> {
 }
 
 impl Cols<'_> {
+    /// A row of empty cells, one per column.
+    fn blank(&self) -> Vec<Cell> {
+        let cell = Cell {
+            ch: ' ',
+            style: self.t.base(),
+        };
+        vec![cell; self.edges.len() - 1]
+    }
+
+    /// The cursor's column drawn over a row.
+    fn with_cursor(&self, mut cells: Vec<Cell>) -> Vec<Cell> {
+        if let Some(c) = cells.get_mut(self.cur) {
+            if c.ch == ' ' {
+                c.ch = '│';
+            }
+            c.style = self.cursor_style;
+        }
+        cells
+    }
+
     /// One row of a lane: the in-flight line if any, then per column the
     /// first of `tracks` with marks there (dense ones after `late` in the
     /// late colour), the cursor's column over it.
@@ -116,13 +136,7 @@ impl Cols<'_> {
         let t = self.t;
         let edges = self.edges;
         let cols = edges.len() - 1;
-        let mut cells = vec![
-            Cell {
-                ch: ' ',
-                style: t.base(),
-            };
-            cols
-        ];
+        let mut cells = self.blank();
         if let Some((from, to, color)) = flight
             && from < edges[cols]
             && to >= edges[0]
@@ -166,13 +180,7 @@ impl Cols<'_> {
                 };
             }
         }
-        if let Some(c) = cells.get_mut(self.cur) {
-            if c.ch == ' ' {
-                c.ch = '│';
-            }
-            c.style = self.cursor_style;
-        }
-        cells
+        self.with_cursor(cells)
     }
 }
 
@@ -217,13 +225,7 @@ impl Cols<'_> {
         let t = self.t;
         let edges = self.edges;
         let cols = edges.len() - 1;
-        let mut cells = vec![
-            Cell {
-                ch: ' ',
-                style: t.base(),
-            };
-            cols
-        ];
+        let mut cells = self.blank();
         // Failed spans last, so they show where spans overlap.
         let mut order: Vec<&(u64, u64, &SpanBar)> = placed.iter().collect();
         order.sort_by_key(|(_, _, s)| s.error);
@@ -241,13 +243,7 @@ impl Cols<'_> {
                 };
             }
         }
-        if let Some(c) = cells.get_mut(self.cur) {
-            if c.ch == ' ' {
-                c.ch = '│';
-            }
-            c.style = self.cursor_style;
-        }
-        cells
+        self.with_cursor(cells)
     }
 }
 
