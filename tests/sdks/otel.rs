@@ -235,3 +235,43 @@ fn fastmcp_spans_arrive_under_their_call() {
     assert_eq!(lines.len(), 1, "{}", o.stderr);
     assert!(lines[0].contains(&format!(" call=#{seq} ")), "{}", lines[0]);
 }
+
+/// `--otlp` forwards the server's log records too (Python `logging`
+/// through the OTel handler): to `/v1/logs`, under the server's service
+/// name, in the trace of the call that logged them.
+#[test]
+#[ignore = "needs test peers (the Python SDK with OpenTelemetry): bash tests/peers/install.sh"]
+fn the_servers_log_records_are_forwarded_to_the_backend() {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    use prost::Message;
+    let sink = otlp::Sink::accepting();
+    let o = headless(["call"])
+        .args(["--tool", "slow_task", "-a", "steps=2", "-a", "delay_ms=10"])
+        .args(["-e", "MCPSCOPE_PEER_OTEL=1", "--otlp", &sink.url()])
+        .server(python_server())
+        .record()
+        .expect(0);
+    assert!(o.stderr.contains(" log record(s) to "), "{}", o.stderr);
+    let (_, tp) = tools_call(&o.trace());
+    let mut found = false;
+    for g in sink.requests().iter().filter(|g| g.path == "/v1/logs") {
+        let req = ExportLogsServiceRequest::decode(&g.body[..]).unwrap();
+        for rl in req.resource_logs {
+            let service = rl
+                .resource
+                .as_ref()
+                .and_then(|r| otlp::str_attr(&r.attributes, "service.name"))
+                .unwrap_or_default()
+                .to_string();
+            for r in rl.scope_logs.into_iter().flat_map(|s| s.log_records) {
+                let body = format!("{:?}", r.body);
+                if body.contains("slow_task done after 2 steps") {
+                    found = true;
+                    assert_eq!(service, "python");
+                    assert_eq!(otlp::hex(&r.trace_id), tp.trace_id);
+                }
+            }
+        }
+    }
+    assert!(found, "no forwarded log record:\n{}", o.stderr);
+}

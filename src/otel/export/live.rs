@@ -80,6 +80,9 @@ impl LiveExport {
                 for r in f.fold.take_ready(now, LINGER.as_micros() as u64) {
                     f.exporter.try_push(r);
                 }
+                for l in f.fold.take_logs() {
+                    f.exporter.try_push(l);
+                }
                 if f.fold.durations.changed && metrics_at.elapsed() >= METRICS_EVERY {
                     f.send_metrics();
                     metrics_at = tokio::time::Instant::now();
@@ -162,12 +165,22 @@ impl Follower {
         // queue rather than being dropped, within the deadline.
         let until = tokio::time::Instant::now() + deadline;
         let mut late = 0u64;
-        for r in self.fold.finish_session() {
+        let spans = self.fold.finish_session();
+        for r in spans {
             if tokio::time::timeout_at(until, self.exporter.push_wait(r))
                 .await
                 .is_err()
             {
                 late += 1;
+            }
+        }
+        for l in self.fold.take_logs() {
+            // A log record that finds no room in time is dropped, counted.
+            if tokio::time::timeout_at(until, self.exporter.push_wait(l))
+                .await
+                .is_err()
+            {
+                self.fold.counts.logs_dropped += 1;
             }
         }
         self.send_metrics();

@@ -7,12 +7,14 @@
 
 use super::Config;
 use super::attrs;
-use super::fold::Ready;
+use super::fold::{Ready, ReadyLog};
+use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
+use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
@@ -74,8 +76,16 @@ pub struct Report {
     /// Metric exports the backend took, and why the last one failed.
     pub metrics_sent: u64,
     pub metrics_error: Option<String>,
-    /// The most spans held at once (never more than the queue).
+    /// The most spans and log records held at once (never more than the
+    /// queue).
     pub peak_held: usize,
+    /// The server's log records the backend took; those it refused or never
+    /// got, and why; those the full queue dropped. A backend without a logs
+    /// endpoint is common: these do not make the export incomplete.
+    pub logs_sent: u64,
+    pub logs_failed: u64,
+    pub logs_error: Option<String>,
+    pub logs_dropped: u64,
     /// Spans made (given to the exporter or not).
     pub made: u64,
     /// Span events past the bound per span, counted instead.
@@ -90,8 +100,12 @@ impl Report {
     /// The `[otel]` lines a session ends with.
     pub fn lines(&self) -> Vec<String> {
         let mut out = vec![format!(
-            "[otel] exported {} span(s) to {}{}",
+            "[otel] exported {} span(s){} to {}{}",
             self.sent,
+            match self.logs_sent {
+                0 => String::new(),
+                n => format!(" and {n} log record(s)"),
+            },
             self.url,
             match (self.metrics_sent, &self.metrics_error) {
                 (n, None) if n > 0 => " with the duration histograms".to_string(),
@@ -103,6 +117,19 @@ impl Report {
             out.push(format!(
                 "[otel] {} span(s) dropped: the export queue was full (the backend is slower than the session)",
                 self.dropped
+            ));
+        }
+        if self.logs_failed > 0 {
+            out.push(format!(
+                "[otel] {} log record(s) of the server not forwarded: {}",
+                self.logs_failed,
+                self.logs_error.as_deref().unwrap_or("unknown error")
+            ));
+        }
+        if self.logs_dropped > 0 {
+            out.push(format!(
+                "[otel] {} log record(s) of the server dropped: the export queue was full",
+                self.logs_dropped
             ));
         }
         if self.failed > 0 {
@@ -149,6 +176,7 @@ impl Report {
     /// With what the fold counted.
     pub fn with_counts(mut self, c: super::fold::Counts, unread: u64) -> Report {
         self.made = c.spans;
+        self.logs_dropped += c.logs_dropped;
         self.events_dropped = c.events_dropped;
         self.not_opened = c.not_opened;
         self.unread = unread;
@@ -156,8 +184,27 @@ impl Report {
     }
 }
 
+/// What the queue holds: mcpscope's spans and the server's, and the
+/// server's log records.
+pub enum Item {
+    Span(Ready),
+    Log(ReadyLog),
+}
+
+impl From<Ready> for Item {
+    fn from(r: Ready) -> Item {
+        Item::Span(r)
+    }
+}
+
+impl From<ReadyLog> for Item {
+    fn from(l: ReadyLog) -> Item {
+        Item::Log(l)
+    }
+}
+
 enum Msg {
-    Span(Box<Ready>),
+    Item(Box<Item>),
     Metrics(Box<ExportMetricsServiceRequest>),
     Flush(oneshot::Sender<()>),
 }
@@ -195,6 +242,7 @@ impl Exporter {
                 .build()
                 .unwrap_or_default(),
             traces: cfg.signal_url("traces"),
+            logs: cfg.signal_url("logs"),
             metrics: cfg.signal_url("metrics"),
             headers: cfg.headers.clone(),
             held: held.clone(),
@@ -210,56 +258,69 @@ impl Exporter {
         }
     }
 
-    /// Queue a span without waiting: `false` (and counted) when the queue
-    /// is full.
-    pub fn try_push(&self, r: Ready) -> bool {
+    /// Queue a span or a log record without waiting: `false` (and
+    /// counted) when the queue is full.
+    pub fn try_push(&self, item: impl Into<Item>) -> bool {
+        let item = item.into();
+        if !self.admit() {
+            self.lost(&item, Lost::Dropped);
+            return false;
+        }
+        self.send(item);
+        true
+    }
+
+    /// Queue a span or a log record, waiting while the queue is full (the
+    /// end of a session, a recording's export: nothing live to hold up).
+    pub async fn push_wait(&self, item: impl Into<Item>) {
+        let item = item.into();
+        while !self.admit() {
+            if self.task.is_finished() {
+                self.lost(&item, Lost::Failed);
+                return;
+            }
+            // Wait for a batch to leave: a full queue means one is on its way.
+            let (done, wait) = oneshot::channel();
+            if self.tx.send(Msg::Flush(done)).is_err() {
+                self.lost(&item, Lost::Failed);
+                return;
+            }
+            let _ = wait.await;
+        }
+        self.send(item);
+    }
+
+    /// Take a place in the queue if there is one.
+    fn admit(&self) -> bool {
         let admitted = self
             .held
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
                 (h < self.cap).then_some(h + 1)
             })
             .is_ok();
-        if !admitted {
-            self.lock().dropped += 1;
-            return false;
+        if admitted {
+            self.note_peak();
         }
-        self.note_peak();
-        if self.tx.send(Msg::Span(Box::new(r))).is_err() {
-            self.held.fetch_sub(1, Ordering::AcqRel);
-            self.lock().failed += 1;
-        }
-        true
+        admitted
     }
 
-    /// Queue a span, waiting while the queue is full (a recording's export:
-    /// nothing live to hold up).
-    pub async fn push_wait(&self, r: Ready) {
-        loop {
-            let admitted = self
-                .held
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
-                    (h < self.cap).then_some(h + 1)
-                })
-                .is_ok();
-            if admitted {
-                break;
-            }
-            if self.task.is_finished() {
-                self.lock().failed += 1;
-                return;
-            }
-            // Wait for a batch to leave: a full queue means one is on its way.
-            let (done, wait) = oneshot::channel();
-            if self.tx.send(Msg::Flush(done)).is_err() {
-                self.lock().failed += 1;
-                return;
-            }
-            let _ = wait.await;
-        }
-        self.note_peak();
-        if self.tx.send(Msg::Span(Box::new(r))).is_err() {
+    /// Hand an admitted item to the sender.
+    fn send(&self, item: Item) {
+        if let Err(mpsc::error::SendError(Msg::Item(item))) =
+            self.tx.send(Msg::Item(Box::new(item)))
+        {
             self.held.fetch_sub(1, Ordering::AcqRel);
-            self.lock().failed += 1;
+            self.lost(&item, Lost::Failed);
+        }
+    }
+
+    fn lost(&self, item: &Item, how: Lost) {
+        let mut r = self.lock();
+        match (item, how) {
+            (Item::Span(_), Lost::Dropped) => r.dropped += 1,
+            (Item::Span(_), Lost::Failed) => r.failed += 1,
+            (Item::Log(_), Lost::Dropped) => r.logs_dropped += 1,
+            (Item::Log(_), Lost::Failed) => r.logs_failed += 1,
         }
     }
 
@@ -308,9 +369,17 @@ impl Exporter {
     }
 }
 
+/// How an item was lost: no room in the queue, or never sent.
+#[derive(Clone, Copy)]
+enum Lost {
+    Dropped,
+    Failed,
+}
+
 struct Worker {
     client: reqwest::Client,
     traces: String,
+    logs: String,
     metrics: String,
     headers: Vec<(String, String)>,
     held: Arc<AtomicUsize>,
@@ -327,14 +396,15 @@ enum Outcome {
 
 impl Worker {
     async fn run(self, mut rx: mpsc::UnboundedReceiver<Msg>) {
-        let mut batch: Vec<Ready> = Vec::new();
+        let mut spans: Vec<Ready> = Vec::new();
+        let mut logs: Vec<ReadyLog> = Vec::new();
         let mut due: Option<tokio::time::Instant> = None;
         loop {
             let msg = match due {
                 Some(at) => tokio::select! {
                     m = rx.recv() => m,
                     _ = tokio::time::sleep_until(at) => {
-                        self.send_spans(std::mem::take(&mut batch)).await;
+                        self.send_all(&mut spans, &mut logs).await;
                         due = None;
                         continue;
                     }
@@ -343,29 +413,54 @@ impl Worker {
             };
             match msg {
                 None => {
-                    self.send_spans(std::mem::take(&mut batch)).await;
+                    self.send_all(&mut spans, &mut logs).await;
                     return;
                 }
-                Some(Msg::Span(r)) => {
-                    batch.push(*r);
+                Some(Msg::Item(item)) => {
+                    match *item {
+                        Item::Span(r) => spans.push(r),
+                        Item::Log(l) => logs.push(l),
+                    }
                     due.get_or_insert_with(|| tokio::time::Instant::now() + BATCH_DELAY);
-                    if batch.len() >= BATCH {
-                        self.send_spans(std::mem::take(&mut batch)).await;
+                    if spans.len() >= BATCH || logs.len() >= BATCH {
+                        self.send_all(&mut spans, &mut logs).await;
                         due = None;
                     }
                 }
                 Some(Msg::Metrics(m)) => {
-                    self.send_spans(std::mem::take(&mut batch)).await;
+                    self.send_all(&mut spans, &mut logs).await;
                     due = None;
                     self.send_metrics(*m).await;
                 }
                 Some(Msg::Flush(done)) => {
-                    self.send_spans(std::mem::take(&mut batch)).await;
+                    self.send_all(&mut spans, &mut logs).await;
                     due = None;
                     let _ = done.send(());
                 }
             }
         }
+    }
+
+    async fn send_all(&self, spans: &mut Vec<Ready>, logs: &mut Vec<ReadyLog>) {
+        self.send_spans(std::mem::take(spans)).await;
+        self.send_logs(std::mem::take(logs)).await;
+    }
+
+    async fn send_logs(&self, batch: Vec<ReadyLog>) {
+        if batch.is_empty() {
+            return;
+        }
+        let n = batch.len();
+        let body = encode_logs(batch).encode_to_vec();
+        match self.post(&self.logs, body).await {
+            Ok(_) => self.lock().logs_sent += n as u64,
+            Err(e) => {
+                let mut r = self.lock();
+                r.logs_failed += n as u64;
+                r.logs_error = Some(e);
+            }
+        }
+        self.held.fetch_sub(n, Ordering::AcqRel);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Report> {
@@ -475,6 +570,30 @@ impl Worker {
             429 | 502 | 503 | 504 => Outcome::Again(why, after),
             _ => Outcome::Refused(why),
         }
+    }
+}
+
+/// Log records grouped by the service that made them, as one export request.
+pub fn encode_logs(batch: Vec<ReadyLog>) -> ExportLogsServiceRequest {
+    let mut by_service: BTreeMap<String, Vec<LogRecord>> = BTreeMap::new();
+    for l in batch {
+        by_service.entry(l.service).or_default().push(l.record);
+    }
+    ExportLogsServiceRequest {
+        resource_logs: by_service
+            .into_iter()
+            .map(|(service, log_records)| ResourceLogs {
+                resource: Some(Resource {
+                    attributes: vec![attrs::string("service.name", &service)],
+                    ..Default::default()
+                }),
+                scope_logs: vec![ScopeLogs {
+                    log_records,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .collect(),
     }
 }
 

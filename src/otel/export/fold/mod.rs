@@ -15,7 +15,8 @@
 //!   the rest counted in `dropped_events_count`); a finding made after its
 //!   span left is a child span carrying it;
 //! - spans the server exported to the receiver are forwarded with their
-//!   own service name, so the backend shows the whole trace.
+//!   own service name, so the backend shows the whole trace; so are its log
+//!   records, beside the trace they name.
 //!
 //! Everything here is bounded: open spans, events per span, the finished
 //! spans waiting for late findings, and the ids remembered after.
@@ -35,6 +36,7 @@ use crate::protocol::trace_context::{TRACEPARENT, TraceParent};
 use crate::protocol::views::CancelledView;
 use crate::trace::{Dir, EventRef, Store};
 use opentelemetry_proto::tonic::common::v1::KeyValue;
+use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use opentelemetry_proto::tonic::trace::v1::span::{Event as SpanEvent, SpanKind};
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use opentelemetry_proto::tonic::trace::v1::{Span, Status};
@@ -61,6 +63,16 @@ pub struct Ready {
     pub service: Option<String>,
     pub span: Span,
 }
+
+/// A log record the server exported to the receiver, ready to forward.
+#[derive(Debug, Clone)]
+pub struct ReadyLog {
+    pub service: String,
+    pub record: LogRecord,
+}
+
+/// Log records waiting to leave, at most (the rest are counted).
+pub const MAX_LOGS: usize = 4096;
 
 /// Which way a request went: the client's (ours, or the host's through
 /// the proxy) or the server's.
@@ -99,6 +111,8 @@ pub struct Counts {
     pub not_opened: u64,
     /// Span events not kept (past [`MAX_EVENTS`] on a span).
     pub events_dropped: u64,
+    /// Log records not kept (past [`MAX_LOGS`] waiting).
+    pub logs_dropped: u64,
 }
 
 pub struct SpanFold {
@@ -127,6 +141,7 @@ pub struct SpanFold {
     first_us: Option<u64>,
     last_us: u64,
     full: Option<Full>,
+    logs: VecDeque<ReadyLog>,
     pub durations: Durations,
     pub counts: Counts,
 }
@@ -153,6 +168,7 @@ impl SpanFold {
             first_us: None,
             last_us: 0,
             full: None,
+            logs: VecDeque::new(),
             counts: Counts::default(),
         }
     }
@@ -456,7 +472,14 @@ impl SpanFold {
         let Some(kind) = ev.method else { return };
         if !matches!(
             kind,
-            "negotiated" | "http" | "timeout" | "cancel" | "exit" | "restart" | "otel-span"
+            "negotiated"
+                | "http"
+                | "timeout"
+                | "cancel"
+                | "exit"
+                | "restart"
+                | "otel-span"
+                | "otel-log"
         ) {
             return;
         }
@@ -494,8 +517,61 @@ impl SpanFold {
                 self.end_all(ev.t_us, "restarted", "the session was restarted")
             }
             Some(span @ Event::OtelSpan { .. }) => self.forward(span),
+            Some(log @ Event::OtelLog { .. }) => self.forward_log(log),
             _ => {}
         }
+    }
+
+    /// A log record the server exported to the receiver, as it came.
+    fn forward_log(&mut self, ev: Event) {
+        let Event::OtelLog {
+            service,
+            time_ns,
+            severity_number,
+            severity_text,
+            body,
+            trace_id,
+            span_id,
+            attributes,
+            dropped_attributes,
+            ..
+        } = ev
+        else {
+            return;
+        };
+        if self.logs.len() >= MAX_LOGS {
+            self.counts.logs_dropped += 1;
+            return;
+        }
+        let record = LogRecord {
+            time_unix_nano: time_ns,
+            observed_time_unix_nano: self.ctx.unix_ns(self.last_us),
+            severity_number,
+            severity_text: severity_text.unwrap_or_default(),
+            body: Some(attrs::of_json(&Value::String(body))),
+            attributes: attributes.iter().map(|(k, v)| attrs::json(k, v)).collect(),
+            dropped_attributes_count: dropped_attributes.min(u64::from(u32::MAX)) as u32,
+            trace_id: trace_id
+                .as_deref()
+                .and_then(ids::from_hex::<16>)
+                .map(|t| t.to_vec())
+                .unwrap_or_default(),
+            span_id: span_id
+                .as_deref()
+                .and_then(ids::from_hex::<8>)
+                .map(|s| s.to_vec())
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        self.logs.push_back(ReadyLog {
+            service: service.unwrap_or_else(|| "unknown_service".into()),
+            record,
+        });
+    }
+
+    /// The log records waiting to leave, oldest first.
+    pub fn take_logs(&mut self) -> Vec<ReadyLog> {
+        self.logs.drain(..).collect()
     }
 
     /// A span the server exported to the receiver, as it came.

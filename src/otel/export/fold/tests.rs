@@ -369,3 +369,35 @@ fn a_span_the_server_exported_is_forwarded_with_its_service() {
     );
     assert_eq!(attr(&r.span, "gen_ai.tool.name"), Some("slow"));
 }
+
+#[test]
+fn a_log_record_the_server_exported_is_forwarded_with_its_trace() {
+    let s = store(&[(
+        Dir::Meta,
+        5,
+        r#"{"event":"otel-log","service":"python","time_ns":7,"severity_number":9,"severity_text":"INFO","level":"info","body":"slow_task done","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"1111111111111111","attributes":{"code.line.number":89}}"#,
+    )]);
+    let mut f = SpanFold::new(ctx(false));
+    for ev in s.range(0, s.next_seq()) {
+        f.observe(&ev, &s);
+    }
+    let logs = f.take_logs();
+    assert_eq!(logs.len(), 1);
+    let l = &logs[0];
+    assert_eq!(l.service, "python");
+    assert_eq!((l.record.time_unix_nano, l.record.severity_number), (7, 9));
+    assert_eq!(l.record.severity_text, "INFO");
+    assert_eq!(
+        l.record.trace_id,
+        ids::from_hex::<16>("4bf92f3577b34da6a3ce929d0e0e4736").unwrap()
+    );
+    assert_eq!(
+        l.record.span_id,
+        ids::from_hex::<8>("1111111111111111").unwrap()
+    );
+    assert_eq!(
+        l.record.body.as_ref().unwrap().value,
+        Some(any_value::Value::StringValue("slow_task done".into()))
+    );
+    assert!(f.take_logs().is_empty(), "taken once");
+}
