@@ -267,6 +267,9 @@ pub struct Calls {
     by_task: HashMap<String, IdKey>,
     /// Statuses of tasks not yet linked to a call (bounded).
     early: std::collections::VecDeque<(crate::protocol::task::TaskState, &'static str, u64)>,
+    /// When the server waited on the client (a form, a sampling request):
+    /// not a gap of the server's in the details.
+    pub waits: crate::calls::waits::ClientWaits,
 }
 
 impl Calls {
@@ -482,6 +485,7 @@ impl Calls {
 
     fn event(&mut self, ev: &EventRef<'_>) {
         self.task_event(ev);
+        self.waits.observe(ev);
         match self.model.observe(ev) {
             Seen::Nothing => {}
             Seen::Sent(i) => self.sent(i, ev),

@@ -475,3 +475,29 @@ fn details_show_the_trace_the_request_carried() {
         vec![(Some(IdKey::Int(1)), true), (Some(IdKey::Int(2)), false)]
     );
 }
+
+/// The time the user took to answer a form is the client's, not a gap of
+/// the server's: the details leave it out, as `check`'s statistics do.
+#[test]
+fn details_leave_the_users_answer_time_out_of_the_gaps() {
+    let sc = Scenario::new();
+    sc.at_ms(1000)
+        .call(1, "wizard", json!({}), Some(json!("t")));
+    sc.at_ms(1100)
+        .progress(json!("t"), 1.0, Some(2.0), "step 1");
+    sc.at_ms(1150).inn(json!({"jsonrpc": "2.0", "id": "srv-1", "method": "elicitation/create",
+        "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}));
+    sc.at_ms(31_150).out(json!({"jsonrpc": "2.0", "id": "srv-1", "result": {"action": "accept", "content": {"name": "Ada"}}}));
+    sc.at_ms(31_300)
+        .progress(json!("t"), 2.0, Some(2.0), "step 2");
+    sc.at_ms(31_400).result(1, "done", false);
+    let mut app = app(&sc);
+    app.apply(Action::FocusProgress);
+    app.apply(Action::Details);
+    let tm = &app.panes.progress.timing;
+    assert_eq!(tm.count, 2);
+    // 1.1 → 31.3 s less the 30 s the user took: 200 ms.
+    assert_eq!(tm.max_gap_us, Some(200_000));
+    let stats = mcpscope::checks::stats::call_stats(&sc.trace.read());
+    assert_eq!(stats[0].inter_arrival_ms.unwrap().max, 200.0);
+}

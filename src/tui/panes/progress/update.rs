@@ -202,7 +202,8 @@ impl ProgressState {
                 .and_then(|&i| self.calls.list.get(i))
         {
             let before = (self.timing.count, self.spans.spans.len());
-            let mut done = self.timing.sync(c, store, TIMING_BUDGET);
+            let waits = Some(&self.calls.waits);
+            let mut done = self.timing.sync_excluding(c, store, TIMING_BUDGET, waits);
             // Spans attach whenever they come, also long after the response.
             if let Some(tp) = store
                 .get(c.request_seq)
