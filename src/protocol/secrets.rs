@@ -101,6 +101,33 @@ pub fn is_secret_flag(s: &str) -> bool {
     s.starts_with('-') && !s.contains('=') && is_secret_name(s.trim_start_matches('-'))
 }
 
+/// `https://user:pw@host/mcp?api_key=x` → password and secret-named query
+/// values replaced.
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return url.to_string();
+    };
+    if u.password().is_some() {
+        // Brackets would be percent-encoded in userinfo.
+        let _ = u.set_password(Some("redacted"));
+    }
+    let pairs: Vec<(String, String)> = u
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if is_secret_name(&k) {
+                REDACTED.to_string()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    if !pairs.is_empty() {
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    u.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

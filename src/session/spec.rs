@@ -2,7 +2,8 @@
 //! and working directory) or an HTTP endpoint (with its headers and the
 //! transport flavour to speak), whichever way the user named it.
 
-use crate::protocol::secrets::{REDACTED, is_secret_name, redact_json};
+use crate::protocol::secrets::redact_json;
+pub use crate::protocol::secrets::redact_url;
 use crate::transport::http::Flavor;
 use crate::transport::stdio::CommandSpec;
 use serde_json::{Value, json};
@@ -106,33 +107,6 @@ pub fn check_spec(spec: &ServerSpec, cwd_flag: bool) -> Result<(), UsageError> {
         },
     }
     Ok(())
-}
-
-/// `https://user:pw@host/mcp?api_key=x` → password and secret-named query
-/// values replaced.
-pub fn redact_url(url: &str) -> String {
-    let Ok(mut u) = reqwest::Url::parse(url) else {
-        return url.to_string();
-    };
-    if u.password().is_some() {
-        // Brackets would be percent-encoded in userinfo.
-        let _ = u.set_password(Some("redacted"));
-    }
-    let pairs: Vec<(String, String)> = u
-        .query_pairs()
-        .map(|(k, v)| {
-            let v = if is_secret_name(&k) {
-                REDACTED.to_string()
-            } else {
-                v.into_owned()
-            };
-            (k.into_owned(), v)
-        })
-        .collect();
-    if !pairs.is_empty() {
-        u.query_pairs_mut().clear().extend_pairs(pairs);
-    }
-    u.to_string()
 }
 
 /// The server part of the equivalent `mcpscope call` command, already

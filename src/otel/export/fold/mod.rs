@@ -305,7 +305,9 @@ impl SpanFold {
             "resources/read" | "resources/subscribe" | "resources/unsubscribe"
         ) && let Some(uri) = params.get("uri").and_then(Value::as_str)
         {
-            a.push(attrs::string("mcp.resource.uri", &one_line(uri)));
+            // A URI may carry credentials: the backend gets it redacted.
+            let uri = crate::protocol::secrets::redact_url(uri);
+            a.push(attrs::string("mcp.resource.uri", &one_line(&uri)));
         }
         let token = params
             .get(META)

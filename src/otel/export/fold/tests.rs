@@ -148,7 +148,7 @@ fn an_error_response_names_its_code_and_a_stateless_session_no_session() {
         (
             Dir::Out,
             10,
-            r#"{"jsonrpc":"2.0","id":"r-7","method":"resources/read","params":{"uri":"file:///a"}}"#,
+            r#"{"jsonrpc":"2.0","id":"r-7","method":"resources/read","params":{"uri":"postgres://app:hunter2@db/x?token=t0k"}}"#,
         ),
         (
             Dir::In,
@@ -159,7 +159,10 @@ fn an_error_response_names_its_code_and_a_stateless_session_no_session() {
     let spans = fold_all(ctx(false), &s, &[]);
     let span = named(&spans, "resources/read");
     assert_eq!(attr(span, "jsonrpc.request.id"), Some("r-7"));
-    assert_eq!(attr(span, "mcp.resource.uri"), Some("file:///a"));
+    // Credentials in the URI never reach the backend.
+    let uri = attr(span, "mcp.resource.uri").unwrap();
+    assert!(uri.starts_with("postgres://app:"), "{uri}");
+    assert!(!uri.contains("hunter2") && !uri.contains("t0k"), "{uri}");
     assert_eq!(attr(span, "error.type"), Some("-32602"));
     assert_eq!(attr(span, "rpc.response.status_code"), Some("-32602"));
     assert_eq!(
