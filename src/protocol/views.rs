@@ -275,9 +275,35 @@ pub struct ToolsPage {
     pub next_cursor: Option<String>,
 }
 
+/// Whether a result says `isError: true`. Only that field is read: a
+/// result can be large, and this is asked of every one.
+pub fn result_is_error(result: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Outcome {
+        #[serde(rename = "isError", default)]
+        is_error: Option<Value>,
+    }
+    serde_json::from_str::<Outcome>(result.get())
+        .ok()
+        .and_then(|o| o.is_error)
+        .and_then(|v| v.as_bool())
+        == Some(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_error_is_read_from_a_result_of_any_shape() {
+        assert!(result_is_error(&raw(
+            r#"{"content":[{"type":"text","text":"x"}],"isError":true}"#
+        )));
+        assert!(!result_is_error(&raw(r#"{"content":[],"isError":false}"#)));
+        assert!(!result_is_error(&raw(r#"{"isError":"yes"}"#)));
+        assert!(!result_is_error(&raw(r#"{"content":[]}"#)));
+        assert!(!result_is_error(&raw("[1]")));
+    }
 
     fn raw(s: &str) -> Box<RawValue> {
         RawValue::from_string(s.to_string()).unwrap()

@@ -33,10 +33,9 @@ use crate::protocol::frame::FrameKind;
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::methods;
 use crate::protocol::trace_context::{TRACEPARENT, TraceParent};
-use crate::protocol::views::CancelledView;
+use crate::protocol::views::{CancelledView, result_is_error};
 use crate::trace::{Dir, EventRef, Store};
 use opentelemetry_proto::tonic::common::v1::KeyValue;
-use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use opentelemetry_proto::tonic::trace::v1::span::{Event as SpanEvent, SpanKind};
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use opentelemetry_proto::tonic::trace::v1::{Span, Status};
@@ -63,16 +62,6 @@ pub struct Ready {
     pub service: Option<String>,
     pub span: Span,
 }
-
-/// A log record the server exported to the receiver, ready to forward.
-#[derive(Debug, Clone)]
-pub struct ReadyLog {
-    pub service: String,
-    pub record: LogRecord,
-}
-
-/// Log records waiting to leave, at most (the rest are counted).
-pub const MAX_LOGS: usize = 4096;
 
 /// Which way a request went: the client's (ours, or the host's through
 /// the proxy) or the server's.
@@ -219,15 +208,15 @@ impl SpanFold {
                             attrs,
                         );
                     }
-                    self.end(
-                        key,
-                        ev.t_us,
-                        Some(("cancelled", "cancelled by the client".into())),
-                    );
+                    self.end(key, ev.t_us, failed("cancelled", "cancelled by the client"));
                 }
             }
             (Dir::Meta, _) => self.meta(ev, scope),
             _ => {}
+        }
+        // Scopes retire only in a trace that names host sessions.
+        if !self.scopes.routing() {
+            return;
         }
         for retired in self.scopes.take_retired() {
             let keys: Vec<Key> = self
@@ -240,7 +229,7 @@ impl SpanFold {
                 self.end(
                     k,
                     ev.t_us,
-                    Some(("no_response", "the host session was retired".into())),
+                    failed("no_response", "the host session was retired"),
                 );
             }
         }
@@ -361,7 +350,7 @@ impl SpanFold {
                 key.clone(),
                 old,
                 ev.t_us,
-                Some(("no_response", "its id was reused".into())),
+                failed("no_response", "its id was reused"),
             );
         }
         self.open.insert(
@@ -383,36 +372,27 @@ impl SpanFold {
         if !self.open.contains_key(&key) {
             return;
         }
-        let mut err: Option<(String, String)> = None;
-        let mut code = None;
-        if let Some(e) = frame
+        let err = if let Some(e) = frame
             .error
             .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
         {
-            let c = e
+            let code = e
                 .get("code")
                 .map(|c| c.to_string())
                 .unwrap_or_else(|| "_OTHER".into());
+            if let Some(o) = self.open.get_mut(&key) {
+                o.span
+                    .attributes
+                    .push(attrs::string("rpc.response.status_code", &code));
+            }
             let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-            code = Some(c.clone());
-            err = Some((c, one_line(msg)));
-        } else if let Some(r) = frame.result
-            && r.get().contains("\"isError\"")
-            && serde_json::from_str::<Value>(r.get())
-                .ok()
-                .and_then(|v| v.get("isError").and_then(Value::as_bool))
-                == Some(true)
-        {
-            err = Some(("tool_error".into(), "the tool reported an error".into()));
-        }
-        if let Some(o) = self.open.get_mut(&key)
-            && let Some(c) = &code
-        {
-            o.span
-                .attributes
-                .push(attrs::string("rpc.response.status_code", c));
-        }
-        self.end_owned(key, ev.t_us, err);
+            failed(&code, one_line(msg))
+        } else if frame.result.is_some_and(result_is_error) {
+            failed("tool_error", "the tool reported an error")
+        } else {
+            None
+        };
+        self.end(key, ev.t_us, err);
     }
 
     fn progress(
@@ -503,7 +483,7 @@ impl SpanFold {
                 self.end(
                     key,
                     ev.t_us,
-                    Some(("timeout", format!("no response in {secs} s"))),
+                    failed("timeout", format!("no response in {secs} s")),
                 );
             }
             Some(Event::Cancel { request, how, .. }) => {
@@ -511,7 +491,7 @@ impl SpanFold {
                 self.end(
                     key,
                     ev.t_us,
-                    Some(("cancelled", format!("cancelled ({})", one_line(&how)))),
+                    failed("cancelled", format!("cancelled ({})", one_line(&how))),
                 );
             }
             Some(Event::Exit { .. }) => self.end_all(ev.t_us, "server_exited", "the server exited"),
@@ -524,127 +504,6 @@ impl SpanFold {
         }
     }
 
-    /// A log record the server exported to the receiver, as it came.
-    fn forward_log(&mut self, ev: Event) {
-        let Event::OtelLog {
-            service,
-            time_ns,
-            severity_number,
-            severity_text,
-            body,
-            trace_id,
-            span_id,
-            attributes,
-            dropped_attributes,
-            ..
-        } = ev
-        else {
-            return;
-        };
-        if self.logs.len() >= MAX_LOGS {
-            self.counts.logs_dropped += 1;
-            return;
-        }
-        let record = LogRecord {
-            time_unix_nano: time_ns,
-            observed_time_unix_nano: self.ctx.unix_ns(self.last_us),
-            severity_number,
-            severity_text: severity_text.unwrap_or_default(),
-            body: Some(attrs::of_json(&Value::String(body))),
-            attributes: attributes.iter().map(|(k, v)| attrs::json(k, v)).collect(),
-            dropped_attributes_count: dropped_attributes.min(u64::from(u32::MAX)) as u32,
-            trace_id: trace_id
-                .as_deref()
-                .and_then(ids::from_hex::<16>)
-                .map(|t| t.to_vec())
-                .unwrap_or_default(),
-            span_id: span_id
-                .as_deref()
-                .and_then(ids::from_hex::<8>)
-                .map(|s| s.to_vec())
-                .unwrap_or_default(),
-            ..Default::default()
-        };
-        self.logs.push_back(ReadyLog {
-            service: service.unwrap_or_else(|| "unknown_service".into()),
-            record,
-        });
-    }
-
-    /// The log records waiting to leave, oldest first.
-    pub fn take_logs(&mut self) -> Vec<ReadyLog> {
-        self.logs.drain(..).collect()
-    }
-
-    /// A span the server exported to the receiver, as it came.
-    fn forward(&mut self, ev: Event) {
-        let Event::OtelSpan {
-            service,
-            name,
-            trace_id,
-            span_id,
-            parent_span_id,
-            kind,
-            start_ns,
-            end_ns,
-            status,
-            status_message,
-            attributes,
-            dropped_attributes,
-        } = ev
-        else {
-            return;
-        };
-        let (Some(t), Some(s)) = (ids::from_hex::<16>(&trace_id), ids::from_hex::<8>(&span_id))
-        else {
-            return;
-        };
-        let span = Span {
-            trace_id: t.to_vec(),
-            span_id: s.to_vec(),
-            parent_span_id: parent_span_id
-                .as_deref()
-                .and_then(ids::from_hex::<8>)
-                .map(|p| p.to_vec())
-                .unwrap_or_default(),
-            name,
-            kind: match kind.as_str() {
-                "internal" => SpanKind::Internal,
-                "server" => SpanKind::Server,
-                "client" => SpanKind::Client,
-                "producer" => SpanKind::Producer,
-                "consumer" => SpanKind::Consumer,
-                _ => SpanKind::Unspecified,
-            } as i32,
-            start_time_unix_nano: start_ns,
-            end_time_unix_nano: end_ns,
-            attributes: attributes.iter().map(|(k, v)| attrs::json(k, v)).collect(),
-            dropped_attributes_count: dropped_attributes.min(u64::from(u32::MAX)) as u32,
-            status: Some(Status {
-                message: status_message.unwrap_or_default(),
-                code: match status.as_str() {
-                    "ok" => StatusCode::Ok,
-                    "error" => StatusCode::Error,
-                    _ => StatusCode::Unset,
-                } as i32,
-            }),
-            ..Default::default()
-        };
-        self.counts.spans += 1;
-        self.done.push_back((
-            self.last_us,
-            Ready {
-                service: Some(service.unwrap_or_else(|| "unknown_service".into())),
-                span,
-            },
-            None,
-        ));
-    }
-
-    fn end(&mut self, key: Key, t_us: u64, err: Option<(&str, String)>) {
-        self.end_owned(key, t_us, err.map(|(t, m)| (t.to_string(), m)));
-    }
-
     /// The events a full span was not given join its dropped count.
     fn settle_full(&mut self) {
         if let Some(f) = self.full.take()
@@ -654,28 +513,23 @@ impl SpanFold {
         }
     }
 
-    fn end_owned(&mut self, key: Key, t_us: u64, err: Option<(String, String)>) {
+    fn end(&mut self, key: Key, t_us: u64, err: Failure) {
         if self.full.as_ref().is_some_and(|f| f.key == key) {
             self.settle_full();
         }
         if let Some(o) = self.open.remove(&key) {
-            self.finish(
-                key,
-                o,
-                t_us,
-                err.as_ref().map(|(t, m)| (t.as_str(), m.clone())),
-            );
+            self.finish(key, o, t_us, err);
         }
     }
 
     fn end_all(&mut self, t_us: u64, error_type: &str, why: &str) {
         let keys: Vec<Key> = self.open.keys().cloned().collect();
         for k in keys {
-            self.end(k, t_us, Some((error_type, why.to_string())));
+            self.end(k, t_us, failed(error_type, why));
         }
     }
 
-    fn finish(&mut self, key: Key, mut o: Open, t_us: u64, err: Option<(&str, String)>) {
+    fn finish(&mut self, key: Key, mut o: Open, t_us: u64, err: Failure) {
         let span = &mut o.span;
         span.end_time_unix_nano = self.ctx.unix_ns(t_us).max(span.start_time_unix_nano);
         if let Some(v) = &self.protocol {
@@ -706,7 +560,7 @@ impl SpanFold {
             self.durations.operation(
                 &o.method,
                 o.tool.as_deref(),
-                err.as_ref().map(|(t, _)| *t),
+                err.as_ref().map(|(t, _)| t.as_str()),
                 self.protocol.as_deref(),
                 secs,
             );
@@ -945,6 +799,13 @@ pub fn session_digest(id: &str) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Why a span ended in error: its `error.type` and its status message.
+type Failure = Option<(String, String)>;
+
+fn failed(error_type: &str, why: impl Into<String>) -> Failure {
+    Some((error_type.to_string(), why.into()))
+}
+
 /// `jsonrpc.request.id`: the id's string form (a string id unquoted).
 fn id_text(id: &IdKey) -> String {
     match id {
@@ -957,5 +818,7 @@ fn one_line(s: &str) -> String {
     crate::protocol::sanitize::one_line(s).into_owned()
 }
 
+mod forward;
+pub use forward::{MAX_LOGS, ReadyLog};
 #[cfg(test)]
 mod tests;

@@ -321,12 +321,6 @@ struct CallParams {
     name: Option<String>,
 }
 
-#[derive(serde::Deserialize)]
-struct ToolResult {
-    #[serde(rename = "isError", default)]
-    is_error: bool,
-}
-
 impl ScopeIndex {
     /// The latest time marked.
     pub fn last_us(&self) -> u64 {
@@ -482,9 +476,8 @@ impl ScopeIndex {
             FrameKind::Response | FrameKind::ErrorResponse => {
                 let f = ev.frame();
                 let failed = ev.kind == FrameKind::ErrorResponse
-                    || f.result.is_some_and(|r| {
-                        serde_json::from_str::<ToolResult>(r.get()).is_ok_and(|r| r.is_error)
-                    });
+                    || f.result
+                        .is_some_and(crate::protocol::views::result_is_error);
                 let mark = if failed {
                     Mark::Failure
                 } else {
