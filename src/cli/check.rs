@@ -444,10 +444,7 @@ pub async fn run(a: CheckArgs) -> i32 {
                 let ctx = crate::otel::export::Context::of_header(&loaded.header, None);
                 let folded =
                     crate::otel::export::recorded::fold(&loaded.store, &report.findings, ctx);
-                let sent =
-                    crate::otel::export::recorded::send(folded, &cfg, super::otlp::FINISH_DEADLINE)
-                        .await;
-                super::otlp::say(&sent, false);
+                super::otlp::send_folded(folded, &cfg, super::otlp::FINISH_DEADLINE).await;
             }
             Ok(None) => {}
             Err(e) => return fail(&Failure::Usage(e)),
@@ -606,9 +603,7 @@ pub async fn run(a: CheckArgs) -> i32 {
     if let Some(cfg) = &otlp {
         let ctx = super::otlp::live_context(&trace, &spec, false);
         let folded = crate::otel::export::recorded::fold(&trace.read(), &report.findings, ctx);
-        let sent =
-            crate::otel::export::recorded::send(folded, cfg, super::otlp::FINISH_DEADLINE).await;
-        super::otlp::say(&sent, false);
+        super::otlp::send_folded(folded, cfg, super::otlp::FINISH_DEADLINE).await;
     }
     if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
         // A session that failed keeps its own code.

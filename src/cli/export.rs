@@ -135,10 +135,8 @@ pub async fn run(a: ExportArgs) -> i32 {
 async fn send(s: &Session<'_>, cfg: &crate::otel::export::Config) -> i32 {
     let ctx = crate::otel::export::Context::of_header(s.header, None);
     let folded = crate::otel::export::recorded::fold(s.store, s.findings, ctx);
-    let report =
-        crate::otel::export::recorded::send(folded, cfg, crate::otel::export::recorded::DEADLINE)
-            .await;
-    super::otlp::say(&report, false);
+    let deadline = crate::otel::export::recorded::DEADLINE;
+    let report = super::otlp::send_folded(folded, cfg, deadline).await;
     if report.complete() { 0 } else { 1 }
 }
 

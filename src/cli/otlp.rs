@@ -69,6 +69,18 @@ pub fn say(report: &Report, quiet: bool) {
     }
 }
 
+/// Send a session that is over (folded with its findings), wait at most
+/// `deadline` for the backend, and say how it went.
+pub async fn send_folded(
+    folded: crate::otel::export::recorded::Folded,
+    cfg: &Config,
+    deadline: Duration,
+) -> Report {
+    let report = crate::otel::export::recorded::send(folded, cfg, deadline).await;
+    say(&report, false);
+    report
+}
+
 /// End a live export and say how it went.
 pub async fn finish_live(export: Option<LiveExport>, quiet: bool) {
     if let Some(e) = export {

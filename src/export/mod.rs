@@ -28,8 +28,7 @@ impl Session<'_> {
     /// A proxy's recording (the host's view) rather than mcpscope's own
     /// session as the client.
     pub fn is_proxy(&self) -> bool {
-        self.header.get("proxy").is_some()
-            && self.header.get("recorded_as").and_then(Value::as_str) != Some("client")
+        crate::trace::reader::is_proxy_recording(self.header)
     }
 
     /// Frames went over HTTP (any channel but stdio's).

@@ -53,6 +53,16 @@ impl std::fmt::Display for Damage {
     }
 }
 
+/// Whether a trace header is a proxy's recording (the host's session
+/// observed) rather than mcpscope's own as the client.
+pub fn is_proxy_recording(header: &serde_json::Value) -> bool {
+    header.get("proxy").is_some()
+        && header
+            .get("recorded_as")
+            .and_then(serde_json::Value::as_str)
+            != Some("client")
+}
+
 /// A trace opened for reading: the header is read and checked on open; the
 /// events come one by one from `next_event`.
 pub struct TraceReader {

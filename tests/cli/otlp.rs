@@ -194,16 +194,7 @@ fn credentials_reach_the_backend_and_never_the_terminal() {
 #[test]
 fn a_recording_is_exported_with_its_findings_on_their_spans() {
     // A server whose progress goes backwards: the finding joins the call.
-    let rec = headless([
-        "call",
-        "--demo",
-        "--tool",
-        "fault_not_increasing",
-        "--protocol",
-        "legacy",
-    ])
-    .record()
-    .run();
+    let rec = crate::support::otlp::recording_with_a_finding();
     let findings = rec.lines("[finding] progress-not-increasing");
     assert!(!findings.is_empty(), "{}", rec.stderr);
     let sink = Sink::accepting();
@@ -305,16 +296,7 @@ fn an_http_session_is_named_by_a_digest_of_its_id_never_the_id() {
 
 #[test]
 fn check_of_a_recording_exports_it_judged() {
-    let rec = headless([
-        "call",
-        "--demo",
-        "--tool",
-        "fault_not_increasing",
-        "--protocol",
-        "legacy",
-    ])
-    .record()
-    .run();
+    let rec = crate::support::otlp::recording_with_a_finding();
     let sink = Sink::accepting();
     let trace = rec.trace_path().display().to_string();
     let o = headless(["check", "--trace", &trace, "--otlp", &sink.url()]).expect(1);

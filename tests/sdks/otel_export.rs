@@ -110,16 +110,7 @@ fn phoenix_shows_mcpscopes_spans_with_the_servers_under_them() {
     assert_eq!(observed, 2, "{spans:#?}");
 
     // 3. export: a recording's finding on its call's span.
-    let rec = headless([
-        "call",
-        "--demo",
-        "--tool",
-        "fault_not_increasing",
-        "--protocol",
-        "legacy",
-    ])
-    .record()
-    .run();
+    let rec = crate::support::otlp::recording_with_a_finding();
     let o = headless([
         "export",
         &rec.trace_path().display().to_string(),

@@ -151,6 +151,15 @@ fn serve(stream: TcpStream, got: &Mutex<Vec<Got>>, script: &Script, count: &Atom
     }
 }
 
+/// A recorded demo call whose progress goes backwards: its
+/// `progress-not-increasing` finding names the call.
+pub fn recording_with_a_finding() -> super::Run {
+    super::headless(["call", "--demo", "--tool", "fault_not_increasing"])
+        .args(["--protocol", "legacy"])
+        .record()
+        .run()
+}
+
 pub fn str_attr<'a>(attrs: &'a [KeyValue], key: &str) -> Option<&'a str> {
     attrs.iter().find(|kv| kv.key == key).and_then(|kv| {
         match kv.value.as_ref()?.value.as_ref()? {

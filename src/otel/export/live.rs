@@ -164,37 +164,17 @@ impl Follower {
         // Nothing live waits now: what is left waits for room in the
         // queue rather than being dropped, within the deadline.
         let until = tokio::time::Instant::now() + deadline;
-        let mut late = 0u64;
-        let spans = self.fold.finish_session();
-        for r in spans {
-            if tokio::time::timeout_at(until, self.exporter.push_wait(r))
-                .await
-                .is_err()
-            {
-                late += 1;
-            }
+        for r in self.fold.finish_session() {
+            self.exporter.push_until(r, until).await;
         }
         for l in self.fold.take_logs() {
-            // A log record that finds no room in time is dropped, counted.
-            if tokio::time::timeout_at(until, self.exporter.push_wait(l))
-                .await
-                .is_err()
-            {
-                self.fold.counts.logs_dropped += 1;
-            }
+            self.exporter.push_until(l, until).await;
         }
         self.send_metrics();
-        let counts = self.fold.counts;
-        let unread = self.unread;
         let left = until.saturating_duration_since(tokio::time::Instant::now());
-        let mut report = self.exporter.finish(left).await.with_counts(counts, unread);
-        if late > 0 {
-            report.failed += late;
-            report.error = Some(format!(
-                "the backend did not take them within {} s",
-                deadline.as_secs()
-            ));
-        }
-        report
+        self.exporter
+            .finish(left)
+            .await
+            .with_counts(self.fold.counts, self.unread)
     }
 }

@@ -153,8 +153,7 @@ impl Context {
                 .is_some_and(|t| t != "stdio");
         Context {
             wall_start_us: exact_start_us.unwrap_or(started),
-            proxy: header.get("proxy").is_some()
-                && header.get("recorded_as").and_then(Value::as_str) != Some("client"),
+            proxy: crate::trace::reader::is_proxy_recording(header),
             transport: if http { "tcp" } else { "pipe" },
             server: url.and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?))),
         }

@@ -191,6 +191,12 @@ pub enum Item {
     Log(ReadyLog),
 }
 
+impl Item {
+    fn is_log(&self) -> bool {
+        matches!(self, Item::Log(_))
+    }
+}
+
 impl From<Ready> for Item {
     fn from(r: Ready) -> Item {
         Item::Span(r)
@@ -263,7 +269,7 @@ impl Exporter {
     pub fn try_push(&self, item: impl Into<Item>) -> bool {
         let item = item.into();
         if !self.admit() {
-            self.lost(&item, Lost::Dropped);
+            self.lost(item.is_log(), Lost::Dropped);
             return false;
         }
         self.send(item);
@@ -276,13 +282,13 @@ impl Exporter {
         let item = item.into();
         while !self.admit() {
             if self.task.is_finished() {
-                self.lost(&item, Lost::Failed);
+                self.lost(item.is_log(), Lost::Failed);
                 return;
             }
             // Wait for a batch to leave: a full queue means one is on its way.
             let (done, wait) = oneshot::channel();
             if self.tx.send(Msg::Flush(done)).is_err() {
-                self.lost(&item, Lost::Failed);
+                self.lost(item.is_log(), Lost::Failed);
                 return;
             }
             let _ = wait.await;
@@ -310,17 +316,38 @@ impl Exporter {
             self.tx.send(Msg::Item(Box::new(item)))
         {
             self.held.fetch_sub(1, Ordering::AcqRel);
-            self.lost(&item, Lost::Failed);
+            self.lost(item.is_log(), Lost::Failed);
         }
     }
 
-    fn lost(&self, item: &Item, how: Lost) {
+    fn lost(&self, log: bool, how: Lost) {
         let mut r = self.lock();
-        match (item, how) {
-            (Item::Span(_), Lost::Dropped) => r.dropped += 1,
-            (Item::Span(_), Lost::Failed) => r.failed += 1,
-            (Item::Log(_), Lost::Dropped) => r.logs_dropped += 1,
-            (Item::Log(_), Lost::Failed) => r.logs_failed += 1,
+        match (log, how) {
+            (false, Lost::Dropped) => r.dropped += 1,
+            (false, Lost::Failed) => r.failed += 1,
+            (true, Lost::Dropped) => r.logs_dropped += 1,
+            (true, Lost::Failed) => r.logs_failed += 1,
+        }
+    }
+
+    /// [`Exporter::push_wait`] until `until`: what finds no room by then
+    /// is counted as not delivered, and said so.
+    pub async fn push_until(&self, item: impl Into<Item>, until: tokio::time::Instant) {
+        let item = item.into();
+        let log = item.is_log();
+        if tokio::time::timeout_at(until, self.push_wait(item))
+            .await
+            .is_err()
+        {
+            self.lost(log, Lost::Failed);
+            let mut r = self.lock();
+            let why =
+                "the backend did not take them before the session's time to send them ran out";
+            if log {
+                r.logs_error.get_or_insert_with(|| why.into());
+            } else {
+                r.error.get_or_insert_with(|| why.into());
+            }
         }
     }
 
