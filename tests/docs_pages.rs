@@ -278,6 +278,10 @@ const OTHER_TOOLS: &[&str] = &[
     "--flag",
     // examples/key_latency.rs: the other build it measures side by side
     "--against",
+    // the one-line installs: uvx, pipx run, npm
+    "--from",
+    "--spec",
+    "--ignore-scripts",
 ];
 
 fn long_flags(s: &str) -> Vec<String> {
