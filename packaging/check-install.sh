@@ -79,7 +79,7 @@ esac
 prefix="$work/npm"
 mkdir -p "$prefix"
 start=$(date +%s%N)
-clean npm install --prefix "$prefix" --offline --ignore-scripts --no-audit --no-fund --loglevel=error \
+clean npm install --prefix "$prefix" --offline --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error \
     "$dist/npm/$npm_pkg-$version.tgz" "$dist/npm/mcpscope-$version.tgz" >"$work/npm.log" 2>&1 ||
     fail "npm install: $(tail -5 "$work/npm.log")"
 v="$(cd "$prefix" && clean npx --no-install mcpscope --version)" || fail "npx mcpscope --version failed"

@@ -74,6 +74,25 @@ build() {
     cargo build --locked --profile "$profile" --target "$t" --bin mcpscope >&2
 }
 
+# rustc's own stripping leaves the static musl binaries' symbol table in
+# (about 2 MB): strip them with the target's binutils.
+strip_binary() {
+    local t="$1" bin strip_tool=
+    bin="$(binary_of "$t")"
+    case "$t" in
+        x86_64-unknown-linux-*) strip_tool=strip ;;
+        aarch64-unknown-linux-*) strip_tool=aarch64-linux-gnu-strip ;;
+        x86_64-pc-windows-gnu) strip_tool=x86_64-w64-mingw32-strip ;;
+    esac
+    # On its own runner, the host's strip is the target's.
+    if [[ -n $strip_tool ]] && ! command -v "$strip_tool" >/dev/null && [[ $host == "${t%%-*}"-* ]]; then
+        strip_tool=strip
+    fi
+    if [[ -n $strip_tool ]] && command -v "$strip_tool" >/dev/null; then
+        "$strip_tool" "$bin"
+    fi
+}
+
 binary_of() {
     local dir="target/$1/$profile"
     [[ "$profile" == dev ]] && dir="target/$1/debug"
@@ -95,7 +114,7 @@ doc_binary() {
 rm -rf "$out"
 mkdir -p "$out/npm" "$out/pypi" "$stage"
 for t in "$@"; do can_build "$t" || [[ "${MCPSCOPE_DIST_FORCE:-0}" == 1 ]] || die "cannot build $t here (see can_build in this script)"; done
-for t in "$@"; do build "$t"; done
+for t in "$@"; do build "$t"; strip_binary "$t"; done
 
 docs_bin="$(doc_binary "$@")"
 docs="$stage/docs"

@@ -4,6 +4,11 @@
 use clap::Parser;
 use mcpscope::cli::{Cli, Cmd, TuiArgs};
 
+/// The static Linux builds: musl's allocator would cost ingest about 14% CPU.
+#[cfg(all(target_os = "linux", target_env = "musl"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = Cli::parse();
     if let Some(path) = &cli.log_file
