@@ -32,6 +32,8 @@ fn main() {
     };
     // Recordings are written by threads of their own: let them finish.
     mcpscope::trace::record::wait_all();
+    // A result that could not be written is not a success.
+    let code = mcpscope::cli::stdout::finish(code);
     tracing::info!(code, "mcpscope exits");
     std::process::exit(code);
 }

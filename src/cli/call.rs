@@ -251,6 +251,12 @@ where
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
     };
+    if let Err(c) = super::refuse_same_files(
+        &[("--config", server.config.as_deref())],
+        &[("--record", opts.record.as_deref())],
+    ) {
+        return c;
+    }
     let mut signals = Signals::install();
     let (session, trace, spec, mut otel) =
         match connect_observed(server, opts.record.as_deref(), limits, opts.quiet).await {
@@ -399,7 +405,7 @@ async fn call(
         Ok(out) => {
             out_of_range_lines(&out.reply, &mut std::io::stderr());
             let text = result_text(&out.reply, !a.opts.json);
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = super::stdout::lock();
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
             if ResultType::of(&out.reply.result) == Some(ResultType::InputRequired) {

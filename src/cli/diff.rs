@@ -70,6 +70,16 @@ pub async fn run(a: DiffArgs) -> i32 {
         time_ratio: a.time_ratio,
         min_ms: a.min_ms,
     };
+    if let Err(c) = super::refuse_same_files(
+        &[
+            ("A", Some(&a.a)),
+            ("B", a.b.as_deref()),
+            ("--config", a.server.config.as_deref()),
+        ],
+        &[("--record", a.record.as_deref())],
+    ) {
+        return c;
+    }
     let live = a.server.resolve().is_ok();
     let (sa, sb) = match (&a.b, live) {
         (Some(_), true) => {
@@ -154,7 +164,7 @@ fn emit(r: &Report, format: DiffFormat) {
         DiffFormat::Json => serde_json::to_string_pretty(r).unwrap_or_default() + "\n",
         DiffFormat::Text => report::text(r),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }

@@ -61,6 +61,12 @@ pub async fn run(a: ExportArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return usage(&e.0),
     };
+    if let Err(c) = super::refuse_same_files(
+        &[("the trace", Some(&a.trace))],
+        &[("-o", a.output.as_deref())],
+    ) {
+        return c;
+    }
     let mut run: Option<CheckRun> = None;
     let read = read_lines_into(
         &a.trace,
@@ -123,7 +129,7 @@ pub async fn run(a: ExportArgs) -> i32 {
             Err(e) => usage(&format!("cannot write {}: {e}", path.display())),
         },
         None => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::stdout::lock();
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
             code

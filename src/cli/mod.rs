@@ -21,6 +21,7 @@ pub mod rules;
 pub mod sarif;
 pub mod signals;
 pub mod spec;
+pub mod stdout;
 pub mod tools;
 
 use clap::{Parser, Subcommand};
@@ -143,4 +144,25 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::ConformanceClient(a) => conformance::run(a).await,
         Cmd::DemoServer(a) => demo_server::run(a).await,
     }
+}
+
+/// Refuse (exit 2, one `[error]` line) a command whose output names the same
+/// file as one of its inputs or another of its outputs
+/// ([`crate::files::distinct_outputs`]); absent options are skipped. Called
+/// by every command that reads and writes files, before it writes anything.
+pub fn refuse_same_files<'a>(
+    inputs: &[(&'static str, Option<&'a std::path::Path>)],
+    outputs: &[(&'static str, Option<&'a std::path::Path>)],
+) -> Result<(), i32> {
+    let given =
+        |v: &[(&'static str, Option<&'a std::path::Path>)]| -> Vec<crate::files::Named<'a>> {
+            v.iter()
+                .filter_map(|(what, p)| p.map(|p| (*what, p)))
+                .collect()
+        };
+    let (ins, outs) = (given(inputs), given(outputs));
+    crate::files::distinct_outputs(&ins, &outs).map_err(|e| {
+        eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+        2
+    })
 }

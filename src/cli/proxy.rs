@@ -207,7 +207,7 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
             return 2;
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     if a.json {
         let _ = writeln!(out, "{}", sessions_json(&list));
         return 0;
@@ -299,7 +299,7 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
         }
     };
     let mut store = Store::default();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     // A stdio proxy's last event is its server's exit.
     let mut ended_with_exit = false;
     loop {
@@ -407,7 +407,7 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
         );
     }
     if !a.write {
-        println!("{entry}");
+        super::stdout::write(format!("{entry}\n").as_bytes());
         return 0;
     }
     match crate::proxy::wrap::write(&a.config, &w) {
@@ -417,7 +417,7 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
                 a.config.display(),
                 backup.display()
             );
-            println!("{entry}");
+            super::stdout::write(format!("{entry}\n").as_bytes());
             0
         }
         Err(e) => {

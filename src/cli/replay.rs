@@ -44,7 +44,7 @@ pub fn run(a: ReplayArgs) -> i32 {
     // Each event is printed as soon as it is read, so memory stays within the
     // store's default bound however long the trace, and a damaged trace still
     // prints everything before the damage.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(super::stdout::lock());
     let read = read_into(&a.file, StoreLimits::default(), |_, store, seq| {
         if let Some(ev) = store.get(seq) {
             let _ = writeln!(out, "{}", format_event(&ev));
