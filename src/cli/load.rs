@@ -142,13 +142,41 @@ struct Open {
     in_flight: Arc<Mutex<HashSet<IdKey>>>,
 }
 
+/// Calls in flight per session at most (docs/bounds.md): each is a task of
+/// its own with its own token; beyond this a run measures mcpscope, not the
+/// server, and memory grows with the slots.
+pub const MAX_CONCURRENCY: u32 = 1024;
+
+/// `--concurrency`, clamped to the calls there are to make and to
+/// [`MAX_CONCURRENCY`], saying so on stderr when it is.
+fn clamp_concurrency(asked: u32, calls: Option<u64>) -> u32 {
+    let by_calls = calls.map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let c = asked.min(by_calls).min(MAX_CONCURRENCY);
+    if c < asked {
+        let why = if c == MAX_CONCURRENCY {
+            format!("at most {MAX_CONCURRENCY} calls are in flight per session")
+        } else {
+            format!("there are only {c} calls to make")
+        };
+        eprintln!("[load] --concurrency {asked}: {why}; running {c} at once");
+    }
+    c
+}
+
+/// Why opening the sessions stopped.
+enum Halt {
+    /// A signal, with its exit code.
+    Signal(i32),
+    Failed(Failure),
+}
+
 fn usage(msg: impl Into<String>) -> i32 {
     super::call::fail(&Failure::Usage(UsageError(msg.into())))
 }
 
 pub async fn run(a: LoadArgs) -> i32 {
     let (code, report) = execute(a).await;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     let _ = out.write_all(report.as_bytes());
     let _ = out.flush();
     code
@@ -185,6 +213,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     if a.calls == Some(0) {
         return code(usage("--calls must be at least 1"));
     }
+    let concurrency = clamp_concurrency(a.concurrency, a.calls);
     let mut server = a.server.clone();
     server.max_store.get_or_insert(DEFAULT_STORE);
     let cfg = crate::checks::CheckConfig {
@@ -194,36 +223,48 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     };
     let mut signals = Signals::install();
     let mut open: Vec<Open> = Vec::new();
-    for _ in 0..a.sessions {
-        let started = async {
-            let (session, trace, _) = connect(&server, None, limits).await?;
-            handshake(&session).await?;
-            a.request.apply_log_level(&session, false).await;
-            Ok::<_, Failure>((session, trace))
-        };
-        let got = tokio::select! {
-            r = started => r,
-            stop = signals.recv() => {
-                shutdown(&open).await;
-                return code(stop.code);
-            }
-        };
-        match got {
-            Ok((session, trace)) => open.push(Open {
-                follower: Arc::new(Mutex::new(Follower::new(trace.clone(), cfg.clone()))),
-                session,
-                in_flight: Arc::new(Mutex::new(HashSet::new())),
-            }),
+    for n in 0..a.sessions {
+        // Once started, the server is stopped on every way out: a failed
+        // handshake, a signal during it, a later session's failure.
+        let (session, trace) = match connect(&server, None, limits).await {
+            Ok((session, trace, _)) => (session, trace),
             Err(e) => {
                 shutdown(&open).await;
-                let code = match e {
+                super::call::fail(&e);
+                return code(match e {
                     Failure::Usage(_) => 2,
                     Failure::Client(_) => 3,
-                };
-                super::call::fail(&e);
-                return (code, String::new());
+                });
             }
+        };
+        let ready = async {
+            handshake(&session).await?;
+            a.request.apply_log_level(&session, false).await;
+            Ok::<_, Failure>(())
+        };
+        let halt = tokio::select! {
+            r = ready => r.err().map(Halt::Failed),
+            stop = signals.recv() => Some(Halt::Signal(stop.code)),
+        };
+        if let Some(halt) = halt {
+            session.shutdown().await;
+            shutdown(&open).await;
+            return code(match halt {
+                Halt::Signal(c) => c,
+                Halt::Failed(e) => {
+                    super::call::fail(&e);
+                    match e {
+                        Failure::Usage(_) => 2,
+                        Failure::Client(_) => 3,
+                    }
+                }
+            });
         }
+        open.push(Open {
+            follower: Arc::new(Mutex::new(Follower::new(n, trace.clone(), cfg.clone()))),
+            session,
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
+        });
     }
     let shared = Arc::new(Shared {
         tally: Mutex::new(Tally::default()),
@@ -240,7 +281,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     let tool: Arc<str> = a.tool.as_str().into();
     let args = Arc::new(args);
     for o in &open {
-        for _ in 0..a.concurrency {
+        for _ in 0..concurrency {
             workers.spawn(worker(
                 o.session.clone(),
                 o.follower.clone(),
@@ -327,7 +368,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     let report = Report {
         tool: &a.tool,
         sessions: a.sessions,
-        concurrency: a.concurrency,
+        concurrency,
         elapsed,
         tally: &tally,
         cancelled,
