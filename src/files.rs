@@ -57,18 +57,32 @@ pub fn open_regular(path: &Path, pipes: bool) -> io::Result<File> {
 
 /// Read a small text file: regular files only, at most `limit` bytes.
 pub fn read_small(path: &Path, limit: u64) -> io::Result<String> {
-    let f = open_regular(path, false)?;
+    read_capped(path, limit, false).map_err(|e| match e.kind() {
+        io::ErrorKind::FileTooLarge => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} KiB; a config file is never this big",
+                limit / 1024
+            ),
+        ),
+        _ => e,
+    })
+}
+
+/// Read a text file a user names: a regular file (or also a pipe when
+/// `pipes` is set, as traces are read), at most `limit` bytes. A device
+/// (`/dev/zero` never ends) or a directory is refused before reading; a
+/// larger file is `FileTooLarge`, saying the limit in MiB.
+pub fn read_capped(path: &Path, limit: u64, pipes: bool) -> io::Result<String> {
+    let f = open_regular(path, pipes)?;
     let mut text = String::new();
     // One byte more than allowed tells "exactly at the limit" from "over it",
     // and a file growing while it is read cannot get past the limit either.
     f.take(limit + 1).read_to_string(&mut text)?;
     if text.len() as u64 > limit {
         return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "larger than {} KiB; a config file is never this big",
-                limit / 1024
-            ),
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {} MiB", limit >> 20),
         ));
     }
     Ok(text)

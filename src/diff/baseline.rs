@@ -100,11 +100,9 @@ impl Baseline {
 
     pub fn read(path: &Path) -> Result<Baseline, String> {
         let what = |e: &dyn std::fmt::Display| format!("baseline {}: {e}", path.display());
-        let meta = std::fs::metadata(path).map_err(|e| what(&e))?;
-        if meta.len() > MAX_FILE {
-            return Err(what(&"larger than 64 MiB"));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| what(&e))?;
+        // As a trace is read: a device or a directory is refused at once,
+        // a pipe is read up to the limit.
+        let text = crate::files::read_capped(path, MAX_FILE, true).map_err(|e| what(&e))?;
         Baseline::parse(&text).map_err(|e| what(&e))
     }
 

@@ -149,3 +149,30 @@ fn drift_fails_the_check() {
         o.stderr
     );
 }
+
+#[test]
+fn a_device_as_baseline_is_refused_at_once() {
+    let run = headless(["check", "--demo", "--tool", "echo"])
+        .record()
+        .expect(0);
+    let trace = run.trace_path().display().to_string();
+    for args in [
+        vec!["check", "--demo", "--baseline", "/dev/zero"],
+        vec!["check", "--trace", &trace, "--baseline", "/dev/zero"],
+    ] {
+        let o = headless(&args).expect(2);
+        let errors = o.lines("[error]");
+        assert!(
+            errors.len() == 1
+                && errors[0].contains("/dev/zero")
+                && errors[0].contains("a character device"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = headless(["check", "--demo", "--baseline"])
+        .args([dir.path().display().to_string()])
+        .expect(2);
+    assert!(o.stderr.contains("a directory"), "{}", o.stderr);
+}
