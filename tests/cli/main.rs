@@ -24,6 +24,7 @@ mod local_safety;
 mod mock;
 mod otlp;
 mod outputs;
+mod redaction;
 mod request;
 mod sarif;
 mod selflog;
