@@ -667,7 +667,15 @@ fn apply_baseline(
         });
     }
     if let Some(path) = &a.write_baseline {
-        let b = Baseline::of(listings);
+        // A listing that never ended is refused as `request` refuses it.
+        let b = Baseline::pin(listings).map_err(|why| {
+            eprintln!(
+                "[error] {}: nothing pinned in {}",
+                one_line(&why),
+                one_line(&path.display().to_string())
+            );
+            3
+        })?;
         if b.is_empty() {
             eprintln!(
                 "[error] the session listed no tools, resources or prompts: nothing to pin in {}",

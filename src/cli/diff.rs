@@ -161,7 +161,12 @@ pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
 
 fn emit(r: &Report, format: DiffFormat) {
     let text = match format {
-        DiffFormat::Json => serde_json::to_string_pretty(r).unwrap_or_default() + "\n",
+        // Trace text keeps its bidi and C1 controls only as `\u` escapes.
+        DiffFormat::Json => {
+            crate::protocol::json_text::escape_invisible(
+                &serde_json::to_string_pretty(r).unwrap_or_default(),
+            ) + "\n"
+        }
         DiffFormat::Text => report::text(r),
     };
     let mut out = super::stdout::lock();

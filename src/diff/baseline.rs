@@ -25,6 +25,7 @@
 use super::At;
 use super::listing::{self, Items, ListingChange, Status};
 use crate::calls::listings::{Kind, Listings};
+use crate::protocol::sanitize::one_line_max;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -64,6 +65,45 @@ impl Baseline {
         b
     }
 
+    /// What a session listed, to be pinned — refused when a listing did not
+    /// end (its pages never did, as `request` refuses them, or it holds
+    /// more items than are kept) or names an item twice: a pin of a
+    /// listing the server never finished would pass or fail later runs on
+    /// what happened to be listed.
+    pub fn pin(listings: &Listings) -> Result<Baseline, String> {
+        for kind in Kind::ALL {
+            let Some(l) = listings.get(kind) else {
+                continue;
+            };
+            let label = kind.label();
+            if !listings.ended(kind) {
+                return Err(format!(
+                    "the {label} listing never ended: its last page (#{}) named a next page that never came",
+                    l.seq
+                ));
+            }
+            if l.dropped > 0 {
+                return Err(format!(
+                    "the {label} listing holds more than {} items",
+                    crate::calls::listings::MAX_ITEMS
+                ));
+            }
+            let mut seen = std::collections::HashSet::new();
+            for item in &l.items {
+                if let Some(name) = item.name(kind)
+                    && !seen.insert(name)
+                {
+                    return Err(format!(
+                        "the {label} listing names {} twice (#{}): its pages went round",
+                        one_line_max(name, 80),
+                        item.seq
+                    ));
+                }
+            }
+        }
+        Ok(Baseline::of(listings))
+    }
+
     /// Nothing pinned at all.
     pub fn is_empty(&self) -> bool {
         self.pinned.iter().all(Option::is_none)
@@ -78,8 +118,12 @@ impl Baseline {
                 m.insert(kind.key().into(), Value::Array(items.clone()));
             }
         }
-        // serde_json's maps keep keys sorted: the text is stable.
-        serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default() + "\n"
+        // serde_json's maps keep keys sorted: the text is stable. The file
+        // is reviewed in `git diff`: a description's direction-changing or
+        // invisible characters are written as `\u` escapes (the same JSON
+        // value), never raw.
+        let text = serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default();
+        crate::protocol::json_text::escape_invisible(&text) + "\n"
     }
 
     pub fn parse(text: &str) -> Result<Baseline, String> {

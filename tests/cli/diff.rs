@@ -536,3 +536,29 @@ fn calls_run_in_another_order_are_a_difference() {
     let o = diff(&a, &same, &[], 0);
     assert!(o.stdout.contains("no differences"), "{}", o.stdout);
 }
+
+#[test]
+fn direction_changing_characters_are_escaped_in_the_json_report() {
+    let plain = headless(["check", "--demo", "--tool", "echo"])
+        .record()
+        .expect(0);
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.jsonl");
+    edit_tools(plain.trace_path(), &b, |t| {
+        if t["name"] == "echo" {
+            t["description"] = json!("safe\u{202e}txt.exe\u{9b}[31m");
+        }
+    });
+    for format in ["text", "json"] {
+        let o = diff(plain.trace_path(), &b, &["--format", format], 1);
+        assert!(
+            !o.stdout.contains('\u{202e}') && !o.stdout.contains('\u{9b}'),
+            "{format}: {:?}",
+            o.stdout
+        );
+    }
+    let o = diff(plain.trace_path(), &b, &["--format", "json"], 1);
+    assert!(o.stdout.contains(r"txt.exe\u009b"), "{}", o.stdout);
+    let fields = &o.json()["listings"][0]["fields"];
+    assert_eq!(fields[0]["b"], "safe\u{202e}txt.exe\u{9b}[31m", "{fields}");
+}
