@@ -140,6 +140,8 @@ struct Open {
     follower: Arc<Mutex<Follower>>,
     /// Ids of its calls in flight (at most --concurrency), cancelled on a signal.
     in_flight: Arc<Mutex<HashSet<IdKey>>>,
+    /// Its connection was lost (said once, by the first worker to meet it).
+    lost: Arc<AtomicBool>,
 }
 
 /// Calls in flight per session at most (docs/bounds.md): each is a task of
@@ -161,6 +163,38 @@ fn clamp_concurrency(asked: u32, calls: Option<u64>) -> u32 {
         eprintln!("[load] --concurrency {asked}: {why}; running {c} at once");
     }
     c
+}
+
+/// Session `n` (0-based) could not be opened (`what` failed): said on
+/// stderr, and with `--format json` also a report — no call made, `passed`
+/// false, `failure: {session, kind, reason}` — so a JSON consumer always
+/// gets a document. A usage error prints none.
+fn not_started(a: &LoadArgs, concurrency: u32, n: u32, what: &str, e: &Failure) -> (i32, String) {
+    super::call::fail(e);
+    let code = match e {
+        Failure::Usage(_) => 2,
+        Failure::Client(_) => 3,
+    };
+    if code == 2 || a.format != LoadFormat::Json {
+        return (code, String::new());
+    }
+    let tally = Tally::default();
+    let report = Report {
+        tool: &a.tool,
+        sessions: a.sessions,
+        concurrency,
+        elapsed: Duration::ZERO,
+        tally: &tally,
+        cancelled: 0,
+        interrupted: None,
+        passed: false,
+    };
+    let mut v = report.json();
+    v["failure"] = json!({"session": n + 1, "kind": what, "reason": one_line(&e.to_string())});
+    (
+        code,
+        serde_json::to_string_pretty(&v).unwrap_or_default() + "\n",
+    )
 }
 
 /// Why opening the sessions stopped.
@@ -230,11 +264,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
             Ok((session, trace, _)) => (session, trace),
             Err(e) => {
                 shutdown(&open).await;
-                super::call::fail(&e);
-                return code(match e {
-                    Failure::Usage(_) => 2,
-                    Failure::Client(_) => 3,
-                });
+                return not_started(&a, concurrency, n, "connection", &e);
             }
         };
         let ready = async {
@@ -249,21 +279,16 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
         if let Some(halt) = halt {
             session.shutdown().await;
             shutdown(&open).await;
-            return code(match halt {
-                Halt::Signal(c) => c,
-                Halt::Failed(e) => {
-                    super::call::fail(&e);
-                    match e {
-                        Failure::Usage(_) => 2,
-                        Failure::Client(_) => 3,
-                    }
-                }
-            });
+            return match halt {
+                Halt::Signal(c) => code(c),
+                Halt::Failed(e) => not_started(&a, concurrency, n, "handshake", &e),
+            };
         }
         open.push(Open {
             follower: Arc::new(Mutex::new(Follower::new(n, trace.clone(), cfg.clone()))),
             session,
             in_flight: Arc::new(Mutex::new(HashSet::new())),
+            lost: Arc::new(AtomicBool::new(false)),
         });
     }
     let shared = Arc::new(Shared {
@@ -286,6 +311,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
                 o.session.clone(),
                 o.follower.clone(),
                 o.in_flight.clone(),
+                o.lost.clone(),
                 shared.clone(),
                 tool.clone(),
                 args.clone(),
@@ -399,6 +425,7 @@ async fn worker(
     session: Arc<Session>,
     follower: Arc<Mutex<Follower>>,
     in_flight: Arc<Mutex<HashSet<IdKey>>>,
+    lost: Arc<AtomicBool>,
     shared: Arc<Shared>,
     tool: Arc<str>,
     args: Arc<Value>,
@@ -446,8 +473,11 @@ async fn worker(
             tally.call(outcome, us);
         }
         if outcome == Outcome::Connection {
-            // The session is gone: its other workers meet the same.
-            if let Err(e) = &r {
+            // The session is gone: its other workers meet the same, and
+            // one line per session says so.
+            if let Err(e) = &r
+                && !lost.swap(true, Ordering::Relaxed)
+            {
                 eprintln!("[error] connection lost: {}", one_line(&e.to_string()));
             }
             shared.lost.store(true, Ordering::Relaxed);

@@ -135,9 +135,31 @@ impl Baseline {
         for (i, kind) in Kind::ALL.into_iter().enumerate() {
             match v.get(kind.key()) {
                 None => {}
-                Some(Value::Array(items)) => b.pinned[i] = Some(items.clone()),
+                Some(Value::Array(items)) => {
+                    // An item without its name matches nothing: it would
+                    // pin nothing and pass whatever the server lists.
+                    if let Some((n, _)) = items
+                        .iter()
+                        .enumerate()
+                        .find(|(_, it)| it.get(kind.name_field()).and_then(Value::as_str).is_none())
+                    {
+                        return Err(format!(
+                            "\"{}\"[{n}] has no \"{}\": it pins nothing",
+                            kind.key(),
+                            kind.name_field()
+                        ));
+                    }
+                    b.pinned[i] = Some(items.clone())
+                }
                 Some(_) => return Err(format!("\"{}\" is not an array", kind.key())),
             }
+        }
+        if b.is_empty() {
+            // A check against it could only pass.
+            return Err(format!(
+                "pins nothing: none of {} is in it",
+                Kind::ALL.map(Kind::key).join(", ")
+            ));
         }
         Ok(b)
     }

@@ -258,3 +258,34 @@ fn direction_changing_characters_are_escaped_in_the_pin_and_the_drift() {
         o.stdout
     );
 }
+
+#[test]
+fn a_baseline_that_pins_nothing_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, says) in [
+        ("empty.json", r#"{"mcpscope_baseline": 1}"#, "pins nothing"),
+        (
+            "nameless.json",
+            r#"{"mcpscope_baseline": 1, "tools": [{"description": "x"}]}"#,
+            r#""tools"[0] has no "name""#,
+        ),
+        (
+            "not-objects.json",
+            r#"{"mcpscope_baseline": 1, "prompts": [1]}"#,
+            r#""prompts"[0] has no "name""#,
+        ),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = headless(["check", "--demo", "--baseline"])
+            .args([f.display().to_string()])
+            .expect(2);
+        assert!(o.stderr.contains(says), "{name}: {}", o.stderr);
+    }
+    // An empty list of a kind still pins it: the server must list none.
+    let f = dir.path().join("no-prompts.json");
+    std::fs::write(&f, r#"{"mcpscope_baseline": 1, "tools": []}"#).unwrap();
+    headless(["check", "--demo", "--baseline"])
+        .args([f.display().to_string()])
+        .expect(1);
+}

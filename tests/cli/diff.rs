@@ -562,3 +562,35 @@ fn direction_changing_characters_are_escaped_in_the_json_report() {
     let fields = &o.json()["listings"][0]["fields"];
     assert_eq!(fields[0]["b"], "safe\u{202e}txt.exe\u{9b}[31m", "{fields}");
 }
+
+#[test]
+fn ctrl_c_while_b_runs_exits_130() {
+    let a = headless([
+        "call",
+        "--demo",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "echo",
+        "--args",
+        r#"{"text":"a"}"#,
+    ])
+    .record()
+    .expect(0);
+    // The server sends mcpscope SIGINT when the call reaches it.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/hostile_stdio.py"
+    );
+    let o = headless(["diff"])
+        .args([a.trace_path().display().to_string()])
+        .server(["python3", script, "interrupt-parent"])
+        .run();
+    assert_eq!(o.code, 130, "{}", o.stderr);
+    assert!(o.stderr.contains("interrupted"), "{}", o.stderr);
+    assert!(
+        o.stdout.is_empty(),
+        "no report of a B cut short: {}",
+        o.stdout
+    );
+}

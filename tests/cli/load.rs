@@ -382,6 +382,16 @@ fn a_handshake_that_times_out_leaves_no_server_behind() {
         .server(["sh", "-c", &script])
         .run();
         assert_eq!(o.code, 3, "{extra:?}: {}", o.stderr);
+        if extra.contains(&"--format") {
+            // A JSON consumer still gets a document saying what failed.
+            let v = o.json();
+            assert_eq!(v["failure"]["kind"], "handshake", "{v:#}");
+            assert_eq!(v["failure"]["session"], 1);
+            assert_eq!(v["calls"], 0);
+            assert_eq!(v["passed"], false);
+        } else {
+            assert!(o.stdout.is_empty(), "{}", o.stdout);
+        }
         let pid: i32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
@@ -465,4 +475,45 @@ fn concurrency_is_clamped_to_the_calls_and_the_cap() {
     .expect(0);
     assert_eq!(o.json()["concurrency"], 1024, "{}", o.stdout);
     assert!(o.stderr.contains("at most 1024"), "{}", o.stderr);
+}
+
+#[test]
+fn a_lost_session_is_said_once_not_once_per_call() {
+    // Answers the handshake, then exits at the first call.
+    let server = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "dies", "version": "1"}}}), flush=True)
+    elif m.get("method") == "tools/call":
+        sys.exit(0)
+"#;
+    let o = headless([
+        "load",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "t",
+        "--calls",
+        "40",
+        "--sessions",
+        "2",
+        "--concurrency",
+        "4",
+        "--format",
+        "json",
+    ])
+    .server(["python3", "-c", server])
+    .expect(3);
+    let v = o.json();
+    assert!(v["errors"]["connection"].as_u64().unwrap() >= 2, "{v:#}");
+    assert_eq!(
+        o.lines("[error] connection lost").len(),
+        2,
+        "one line per session:\n{}",
+        o.stderr
+    );
 }
