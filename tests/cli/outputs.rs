@@ -147,3 +147,32 @@ fn a_closed_pipe_on_stdout_stays_quiet() {
         assert!(!o.stderr.contains("[error]"), "{args:?}: {}", o.stderr);
     }
 }
+
+#[test]
+fn wrap_shows_direction_changing_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("mcp.json");
+    std::fs::write(
+        &cfg,
+        "{\"mcpServers\": {\"s\": {\"command\": \"srv\u{202e}txt.exe\", \"args\": [\"a\u{9b}31m\"]},\
+          \"u\": {\"url\": \"http://127.0.0.1:9/mcp\", \"headers\": {\"X-Note\": \"n\u{202e}b\"}}}}",
+    )
+    .unwrap();
+    let c = cfg.to_str().unwrap();
+    for server in ["s", "u"] {
+        let o = headless(["wrap", "--config", c, "--server", server]).expect(0);
+        for (what, text) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+            assert!(
+                !text.contains('\u{202e}') && !text.contains('\u{9b}'),
+                "{server} {what}: {text:?}"
+            );
+        }
+        // The printed entry is still the entry: the same JSON.
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        if server == "s" {
+            let args = v["s"]["args"].to_string();
+            assert!(args.contains("srv\u{202e}txt.exe"), "{args}");
+            assert!(o.stdout.contains(r"srv\u202etxt.exe"), "{}", o.stdout);
+        }
+    }
+}
