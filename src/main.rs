@@ -40,6 +40,12 @@ fn main() {
 
 /// The TUI on a live server: its arguments as core values.
 fn interactive(args: TuiArgs) -> i32 {
+    if let Err(code) = mcpscope::cli::refuse_same_files(
+        &[("--config", args.server.config.as_deref())],
+        &[("--record", args.record.as_deref())],
+    ) {
+        return code;
+    }
     if let Err(code) = mcpscope::tui::require_terminal() {
         return code;
     }
