@@ -71,6 +71,12 @@ impl Baseline {
     /// listing the server never finished would pass or fail later runs on
     /// what happened to be listed.
     pub fn pin(listings: &Listings) -> Result<Baseline, String> {
+        Baseline::pin_within(listings, MAX_FILE)
+    }
+
+    /// [`Baseline::pin`], refusing a pin whose file would be larger than
+    /// `max_file` bytes: `--baseline` could not read it back.
+    fn pin_within(listings: &Listings, max_file: u64) -> Result<Baseline, String> {
         for kind in Kind::ALL {
             let Some(l) = listings.get(kind) else {
                 continue;
@@ -101,7 +107,16 @@ impl Baseline {
                 }
             }
         }
-        Ok(Baseline::of(listings))
+        let b = Baseline::of(listings);
+        let size = b.to_text().len() as u64;
+        if size > max_file {
+            return Err(format!(
+                "the listings make a pin of {} MiB, over the {} MiB a baseline may be read back",
+                size >> 20,
+                max_file >> 20
+            ));
+        }
+        Ok(b)
     }
 
     /// Nothing pinned at all.
@@ -214,6 +229,38 @@ impl Baseline {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Listings folded from a tools/list answer with `tools`.
+    fn listed(tools: Value) -> Listings {
+        let mut store = crate::trace::Store::default();
+        for (dir, v) in [
+            (
+                "out",
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            ),
+            (
+                "in",
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
+            ),
+        ] {
+            let d = crate::trace::Dir::parse(dir).unwrap();
+            store.append_recorded(d, "stdio", 0, v.to_string().as_bytes(), false);
+        }
+        let mut l = Listings::default();
+        for ev in store.range(0, store.next_seq()) {
+            l.observe(&ev);
+        }
+        l
+    }
+
+    #[test]
+    fn a_pin_too_large_to_read_back_is_refused() {
+        let tools = json!([{"name": "a", "description": "x".repeat(3 << 20)}]);
+        let l = listed(tools);
+        let e = Baseline::pin_within(&l, 2 << 20).unwrap_err();
+        assert!(e.contains("a pin of 3 MiB, over the 2 MiB"), "{e}");
+        assert!(Baseline::pin_within(&l, 4 << 20).is_ok());
+    }
 
     #[test]
     fn the_text_is_sorted_and_reads_back() {
