@@ -6,6 +6,11 @@ use mcpscope::cli::{Cli, Cmd, TuiArgs};
 
 fn main() {
     let cli = Cli::parse();
+    // Before anything is opened or written: no output onto an input.
+    let (inputs, outputs) = cli.files();
+    if let Err(code) = mcpscope::cli::refuse_same_files(&inputs, &outputs) {
+        std::process::exit(code);
+    }
     if let Some(path) = &cli.log_file
         && let Err(e) = mcpscope::selflog::init(path)
     {
@@ -40,12 +45,6 @@ fn main() {
 
 /// The TUI on a live server: its arguments as core values.
 fn interactive(args: TuiArgs) -> i32 {
-    if let Err(code) = mcpscope::cli::refuse_same_files(
-        &[("--config", args.server.config.as_deref())],
-        &[("--record", args.record.as_deref())],
-    ) {
-        return code;
-    }
     if let Err(code) = mcpscope::tui::require_terminal() {
         return code;
     }

@@ -251,12 +251,6 @@ where
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    if let Err(c) = super::refuse_same_files(
-        &[("--config", server.config.as_deref())],
-        &[("--record", opts.record.as_deref())],
-    ) {
-        return c;
-    }
     let mut signals = Signals::install();
     let (session, trace, spec, mut otel) =
         match connect_observed(server, opts.record.as_deref(), limits, opts.quiet).await {

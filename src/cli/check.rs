@@ -384,19 +384,6 @@ pub async fn run(a: CheckArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
     };
-    if let Err(c) = super::refuse_same_files(
-        &[
-            ("--trace", a.trace.as_deref()),
-            ("--baseline", a.baseline.as_deref()),
-            ("--config", a.server.config.as_deref()),
-        ],
-        &[
-            ("--record", a.record.as_deref()),
-            ("--write-baseline", a.write_baseline.as_deref()),
-        ],
-    ) {
-        return c;
-    }
     if let Some(path) = &a.trace {
         if a.server.resolve().is_ok() {
             return fail(&Failure::Usage(UsageError(

@@ -71,16 +71,6 @@ pub async fn run(a: DiffArgs) -> i32 {
         time_ratio: a.time_ratio,
         min_ms: a.min_ms,
     };
-    if let Err(c) = super::refuse_same_files(
-        &[
-            ("A", Some(&a.a)),
-            ("B", a.b.as_deref()),
-            ("--config", a.server.config.as_deref()),
-        ],
-        &[("--record", a.record.as_deref())],
-    ) {
-        return c;
-    }
     let live = a.server.resolve().is_ok();
     let (sa, sb) = match (&a.b, live) {
         (Some(_), true) => {

@@ -61,12 +61,6 @@ pub async fn run(a: ExportArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return usage(&e.0),
     };
-    if let Err(c) = super::refuse_same_files(
-        &[("the trace", Some(&a.trace))],
-        &[("-o", a.output.as_deref())],
-    ) {
-        return c;
-    }
     let mut run: Option<CheckRun> = None;
     let read = read_lines_into(
         &a.trace,

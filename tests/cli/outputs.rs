@@ -60,6 +60,20 @@ fn an_output_onto_its_own_input_is_refused() {
         &["check", "--demo", "--record", xs, "--write-baseline", xs],
         &x,
     );
+    // A server config is an input too (the TUI, call, check).
+    let cfg = dir.path().join("servers.json");
+    std::fs::write(&cfg, r#"{"mcpServers": {"d": {"command": "true"}}}"#).unwrap();
+    let cs = cfg.to_str().unwrap();
+    refused(&["--config", cs, "--server", "d", "--record", cs], &cfg);
+    refused(
+        &[
+            "call", "--config", cs, "--server", "d", "--tool", "t", "--record", cs,
+        ],
+        &cfg,
+    );
+    // mcpscope's own log is an output of every command.
+    refused(&["check", "--trace", xs, "--log-file", xs], &x);
+    refused(&["replay", "--print", ls, "--log-file", xs], &x);
     // Nothing was started for the refused live runs: no recording appeared.
     let new = dir.path().join("new.jsonl");
     let ns = new.to_str().unwrap();
