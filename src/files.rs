@@ -57,21 +57,103 @@ pub fn open_regular(path: &Path, pipes: bool) -> io::Result<File> {
 
 /// Read a small text file: regular files only, at most `limit` bytes.
 pub fn read_small(path: &Path, limit: u64) -> io::Result<String> {
-    let f = open_regular(path, false)?;
+    read_capped(path, limit, false).map_err(|e| match e.kind() {
+        io::ErrorKind::FileTooLarge => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} KiB; a config file is never this big",
+                limit / 1024
+            ),
+        ),
+        _ => e,
+    })
+}
+
+/// Read a text file a user names: a regular file (or also a pipe when
+/// `pipes` is set, as traces are read), at most `limit` bytes. A device
+/// (`/dev/zero` never ends) or a directory is refused before reading; a
+/// larger file is `FileTooLarge`, saying the limit in MiB.
+pub fn read_capped(path: &Path, limit: u64, pipes: bool) -> io::Result<String> {
+    let f = open_regular(path, pipes)?;
     let mut text = String::new();
     // One byte more than allowed tells "exactly at the limit" from "over it",
     // and a file growing while it is read cannot get past the limit either.
     f.take(limit + 1).read_to_string(&mut text)?;
     if text.len() as u64 > limit {
         return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "larger than {} KiB; a config file is never this big",
-                limit / 1024
-            ),
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {} MiB", limit >> 20),
         ));
     }
     Ok(text)
+}
+
+/// A path named on the command line and what it is for (`--record`,
+/// `--write-baseline`, the trace `A`): said in the refusal.
+pub type Named<'a> = (&'a str, &'a Path);
+
+/// Refuse when an output names the same file as an input or as another
+/// output: writing it would destroy the input (or the other output) before
+/// the command ends, and the command would still exit 0. "The same file" is
+/// the same device and inode after following links (a symlink, a hard link,
+/// `./x` and `x`); a not-yet-existing output cannot be an input, but two of
+/// them naming one new file (the same directory and name) still collide.
+/// Devices and pipes (`/dev/null`, `/dev/stdout`) are not files an output
+/// can destroy and are left alone.
+pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(), String> {
+    let ids = |named: &[Named<'_>]| -> Vec<Option<FileId>> {
+        named.iter().map(|(_, p)| FileId::of(p)).collect()
+    };
+    let (ins, outs) = (ids(inputs), ids(outputs));
+    for (i, (out, id)) in outputs.iter().zip(&outs).enumerate() {
+        let Some(id) = id else { continue };
+        let clash = inputs
+            .iter()
+            .zip(&ins)
+            .map(|(n, other)| (n, other, "the input"))
+            .chain(
+                outputs[..i]
+                    .iter()
+                    .zip(&outs[..i])
+                    .map(|(n, other)| (n, other, "the output")),
+            )
+            .find(|(_, other, _)| other.as_ref() == Some(id));
+        if let Some(((what, path), _, role)) = clash {
+            return Err(format!(
+                "{} {} is the same file as {role} {what} {}: writing it would destroy it; name another file",
+                out.0,
+                out.1.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Which file a path names, for [`distinct_outputs`].
+#[derive(Debug, PartialEq, Eq)]
+enum FileId {
+    /// An existing regular file (through any links).
+    Existing(platform::FileKey),
+    /// A file not created yet: its directory (resolved) and its name.
+    New(std::path::PathBuf, std::ffi::OsString),
+}
+
+impl FileId {
+    fn of(path: &Path) -> Option<FileId> {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => platform::file_key(path, &meta).map(FileId::Existing),
+            Ok(_) => None,
+            Err(_) => {
+                let name = path.file_name()?.to_owned();
+                let dir = match path.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                Some(FileId::New(std::fs::canonicalize(dir).ok()?, name))
+            }
+        }
+    }
 }
 
 /// What other users may do in a directory mcpscope keeps its files in.

@@ -11,6 +11,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let cli = Cli::parse();
+    // Before anything is opened or written: no output onto an input.
+    let (inputs, outputs) = cli.files();
+    if let Err(code) = mcpscope::cli::refuse_same_files(&inputs, &outputs) {
+        std::process::exit(code);
+    }
     if let Some(path) = &cli.log_file
         && let Err(e) = mcpscope::selflog::init(path)
     {
@@ -37,6 +42,8 @@ fn main() {
     };
     // Recordings are written by threads of their own: let them finish.
     mcpscope::trace::record::wait_all();
+    // A result that could not be written is not a success.
+    let code = mcpscope::cli::stdout::finish(code);
     tracing::info!(code, "mcpscope exits");
     std::process::exit(code);
 }

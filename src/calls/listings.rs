@@ -138,6 +138,12 @@ impl Listings {
         })
     }
 
+    /// Whether the listing [`Listings::get`] gives for `kind` ended: its
+    /// last page named no next page (false for a listing cut short).
+    pub fn ended(&self, kind: Kind) -> bool {
+        self.done[kind.index()].is_some()
+    }
+
     /// Take in one event (in trace order).
     pub fn observe(&mut self, ev: &EventRef<'_>) {
         match (ev.dir, ev.kind) {

@@ -5,6 +5,14 @@
 //! authorization server chose much of what is in it (client ids, issuers,
 //! scopes, the reasons it refused).
 
+/// A line of the command's result on stdout (checked: `super::stdout`).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(super::stdout::lock(), $($t)*);
+    }};
+}
+
 use super::spec::{ServerArgs, ServerSpec};
 use crate::auth::probe::Verdict;
 use crate::auth::{Agent, AuthConfig, Authorizer, describe, store};
@@ -248,7 +256,7 @@ fn report_login(e: &store::Entry, verdict: Result<Verdict, String>, cache: bool)
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
-            println!("{}", one_line(&line));
+            out!("{}", one_line(&line));
             0
         }
         Ok(Verdict::Refused(status, error)) => {
@@ -347,7 +355,7 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
                 "expired": expired,
                 "refreshable": e.tokens.refresh_token.is_some(),
             });
-            println!("{}", terminal_json(&line));
+            out!("{}", terminal_json(&line));
         } else {
             let line = format!(
                 "{}  {}  by {}: {}",
@@ -356,7 +364,7 @@ fn status(s: &ServerArgs, json_out: bool) -> i32 {
                 e.issuer,
                 describe(&e.client, &e.tokens)
             );
-            println!("{}", one_line(&line));
+            out!("{}", one_line(&line));
         }
     }
     if shown.is_empty() {
@@ -405,10 +413,10 @@ fn logout(s: &ServerArgs, all: bool) -> i32 {
         Ok(n) => {
             match &target {
                 Some(t) if n == 0 => {
-                    println!("not authorized: {}", crate::session::spec::redact_url(t))
+                    out!("not authorized: {}", crate::session::spec::redact_url(t))
                 }
-                Some(t) => println!("logged out: {}", crate::session::spec::redact_url(t)),
-                None => println!("logged out of {n} server(s)"),
+                Some(t) => out!("logged out: {}", crate::session::spec::redact_url(t)),
+                None => out!("logged out of {n} server(s)"),
             }
             0
         }

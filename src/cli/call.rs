@@ -399,7 +399,7 @@ async fn call(
         Ok(out) => {
             out_of_range_lines(&out.reply, &mut std::io::stderr());
             let text = result_text(&out.reply, !a.opts.json);
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = super::stdout::lock();
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
             if ResultType::of(&out.reply.result) == Some(ResultType::InputRequired) {

@@ -654,7 +654,15 @@ fn apply_baseline(
         });
     }
     if let Some(path) = &a.write_baseline {
-        let b = Baseline::of(listings);
+        // A listing that never ended is refused as `request` refuses it.
+        let b = Baseline::pin(listings).map_err(|why| {
+            eprintln!(
+                "[error] {}: nothing pinned in {}",
+                one_line(&why),
+                one_line(&path.display().to_string())
+            );
+            3
+        })?;
         if b.is_empty() {
             eprintln!(
                 "[error] the session listed no tools, resources or prompts: nothing to pin in {}",
@@ -728,7 +736,7 @@ fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>
         Format::Junit => junit(report),
         Format::Sarif => super::sarif::sarif(report, art),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }

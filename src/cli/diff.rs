@@ -12,6 +12,7 @@
 use super::call::{RequestOpts, fail};
 use super::check::{CheckRun, LISTING_LIMIT, list_the_rest};
 use super::connect::{connect, handshake};
+use super::signals::{Signals, cancel_in_flight};
 use super::spec::ServerArgs;
 use crate::calls::listings::Kind;
 use crate::checks::CheckConfig;
@@ -151,10 +152,15 @@ pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
 
 fn emit(r: &Report, format: DiffFormat) {
     let text = match format {
-        DiffFormat::Json => serde_json::to_string_pretty(r).unwrap_or_default() + "\n",
+        // Trace text keeps its bidi and C1 controls only as `\u` escapes.
+        DiffFormat::Json => {
+            crate::protocol::json_text::escape_invisible(
+                &serde_json::to_string_pretty(r).unwrap_or_default(),
+            ) + "\n"
+        }
         DiffFormat::Text => report::text(r),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }
@@ -183,54 +189,67 @@ async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
     if matches!(server.protocol.as_str(), "auto" | "") && sa.era == Some(Era::Handshake) {
         server.protocol = "legacy".into();
     }
+    // Ctrl-C (SIGTERM, SIGHUP) cancels the call in flight and stops the
+    // server, and the exit code says so (130, 143, 129), as `call` does.
+    let mut signals = Signals::install();
     let (session, trace, spec) = connect(&server, Some(&rec), limits)
         .await
         .map_err(|e| fail(&e))?;
-    let mut code = 0;
-    match handshake(&session).await {
-        Err(e) => code = fail(&e),
-        Ok(_) => {
-            let mut opts = a.request.clone();
-            if opts.log_level.is_none() {
-                opts.log_level = sa
-                    .log_level
-                    .as_deref()
-                    .and_then(|l| LogLevel::ALL.into_iter().find(|x| x.as_str() == l));
-            }
-            opts.apply_log_level(&session, false).await;
-            let policy = opts.policy();
-            for c in &sa.calls {
-                let Some(tool) = c
-                    .tool
-                    .as_deref()
-                    .filter(|_| c.method == methods::TOOLS_CALL)
-                else {
-                    eprintln!(
-                        "[warning] A's {} request is not run again (only tools/call is)",
-                        one_line(&c.method)
-                    );
-                    continue;
-                };
-                match session.call_tool(tool, &c.args, &policy, limits).await {
-                    Ok(_) | Err(ClientError::Rpc { .. }) | Err(ClientError::Timeout { .. }) => {}
-                    Err(e) => {
-                        eprintln!("[error] {}", one_line(&e.to_string()));
-                        break;
+    let work = async {
+        match handshake(&session).await {
+            Err(e) => return fail(&e),
+            Ok(_) => {
+                let mut opts = a.request.clone();
+                if opts.log_level.is_none() {
+                    opts.log_level = sa
+                        .log_level
+                        .as_deref()
+                        .and_then(|l| LogLevel::ALL.into_iter().find(|x| x.as_str() == l));
+                }
+                opts.apply_log_level(&session, false).await;
+                let policy = opts.policy();
+                for c in &sa.calls {
+                    let Some(tool) = c
+                        .tool
+                        .as_deref()
+                        .filter(|_| c.method == methods::TOOLS_CALL)
+                    else {
+                        eprintln!(
+                            "[warning] A's {} request is not run again (only tools/call is)",
+                            one_line(&c.method)
+                        );
+                        continue;
+                    };
+                    match session.call_tool(tool, &c.args, &policy, limits).await {
+                        Ok(_) | Err(ClientError::Rpc { .. }) | Err(ClientError::Timeout { .. }) => {
+                        }
+                        Err(e) => {
+                            eprintln!("[error] {}", one_line(&e.to_string()));
+                            break;
+                        }
                     }
                 }
+                if sa.listings.get(Kind::Tool).is_some() {
+                    let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
+                }
+                if [Kind::Resource, Kind::ResourceTemplate, Kind::Prompt]
+                    .into_iter()
+                    .any(|k| sa.listings.get(k).is_some())
+                {
+                    list_the_rest(&session, limits).await;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(a.settle_ms)).await;
             }
-            if sa.listings.get(Kind::Tool).is_some() {
-                let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
-            }
-            if [Kind::Resource, Kind::ResourceTemplate, Kind::Prompt]
-                .into_iter()
-                .any(|k| sa.listings.get(k).is_some())
-            {
-                list_the_rest(&session, limits).await;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(a.settle_ms)).await;
         }
-    }
+        0
+    };
+    let mut code = tokio::select! {
+        c = work => c,
+        stop = signals.recv() => {
+            cancel_in_flight(&session, stop);
+            stop.code
+        }
+    };
     session.shutdown().await;
     if let Some(e) = trace.finish_recording() {
         eprintln!("[error] {}", one_line(&e));

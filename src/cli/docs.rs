@@ -4,7 +4,6 @@
 
 use clap::CommandFactory;
 use clap_complete::Shell;
-use std::io::Write;
 
 #[derive(clap::Args, Debug)]
 pub struct CompletionsArgs {
@@ -71,16 +70,14 @@ pub fn man(command: Option<&str>) -> Option<std::io::Result<Vec<u8>>> {
     )
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not worth an error message.
+/// Write to stdout (a write error is said, and fails the command, at the
+/// end of `main`: `super::stdout`).
 fn emit(bytes: std::io::Result<Vec<u8>>) -> i32 {
-    let written = bytes.and_then(|b| {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&b)?;
-        out.flush()
-    });
-    match written {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+    match bytes {
+        Ok(b) => {
+            super::stdout::write(&b);
+            0
+        }
         Err(e) => {
             eprintln!("[error] cannot write: {e}");
             1

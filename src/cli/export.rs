@@ -123,7 +123,7 @@ pub async fn run(a: ExportArgs) -> i32 {
             Err(e) => usage(&format!("cannot write {}: {e}", path.display())),
         },
         None => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::stdout::lock();
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
             code

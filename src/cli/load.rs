@@ -140,6 +140,68 @@ struct Open {
     follower: Arc<Mutex<Follower>>,
     /// Ids of its calls in flight (at most --concurrency), cancelled on a signal.
     in_flight: Arc<Mutex<HashSet<IdKey>>>,
+    /// Its connection was lost (said once, by the first worker to meet it).
+    lost: Arc<AtomicBool>,
+}
+
+/// Calls in flight per session at most (docs/bounds.md): each is a task of
+/// its own with its own token; beyond this a run measures mcpscope, not the
+/// server, and memory grows with the slots.
+pub const MAX_CONCURRENCY: u32 = 1024;
+
+/// `--concurrency`, clamped to the calls there are to make and to
+/// [`MAX_CONCURRENCY`], saying so on stderr when it is.
+fn clamp_concurrency(asked: u32, calls: Option<u64>) -> u32 {
+    let by_calls = calls.map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let c = asked.min(by_calls).min(MAX_CONCURRENCY);
+    if c < asked {
+        let why = if c == MAX_CONCURRENCY {
+            format!("at most {MAX_CONCURRENCY} calls are in flight per session")
+        } else {
+            format!("there are only {c} calls to make")
+        };
+        eprintln!("[load] --concurrency {asked}: {why}; running {c} at once");
+    }
+    c
+}
+
+/// Session `n` (0-based) could not be opened (`what` failed): said on
+/// stderr, and with `--format json` also a report — no call made, `passed`
+/// false, `failure: {session, kind, reason}` — so a JSON consumer always
+/// gets a document. A usage error prints none.
+fn not_started(a: &LoadArgs, concurrency: u32, n: u32, what: &str, e: &Failure) -> (i32, String) {
+    super::call::fail(e);
+    let code = match e {
+        Failure::Usage(_) => 2,
+        Failure::Client(_) => 3,
+    };
+    if code == 2 || a.format != LoadFormat::Json {
+        return (code, String::new());
+    }
+    let tally = Tally::default();
+    let report = Report {
+        tool: &a.tool,
+        sessions: a.sessions,
+        concurrency,
+        elapsed: Duration::ZERO,
+        tally: &tally,
+        cancelled: 0,
+        interrupted: None,
+        passed: false,
+    };
+    let mut v = report.json();
+    v["failure"] = json!({"session": n + 1, "kind": what, "reason": one_line(&e.to_string())});
+    (
+        code,
+        serde_json::to_string_pretty(&v).unwrap_or_default() + "\n",
+    )
+}
+
+/// Why opening the sessions stopped.
+enum Halt {
+    /// A signal, with its exit code.
+    Signal(i32),
+    Failed(Failure),
 }
 
 fn usage(msg: impl Into<String>) -> i32 {
@@ -148,7 +210,7 @@ fn usage(msg: impl Into<String>) -> i32 {
 
 pub async fn run(a: LoadArgs) -> i32 {
     let (code, report) = execute(a).await;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     let _ = out.write_all(report.as_bytes());
     let _ = out.flush();
     code
@@ -185,6 +247,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     if a.calls == Some(0) {
         return code(usage("--calls must be at least 1"));
     }
+    let concurrency = clamp_concurrency(a.concurrency, a.calls);
     let mut server = a.server.clone();
     server.max_store.get_or_insert(DEFAULT_STORE);
     let cfg = crate::checks::CheckConfig {
@@ -194,36 +257,39 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     };
     let mut signals = Signals::install();
     let mut open: Vec<Open> = Vec::new();
-    for _ in 0..a.sessions {
-        let started = async {
-            let (session, trace, _) = connect(&server, None, limits).await?;
-            handshake(&session).await?;
-            a.request.apply_log_level(&session, false).await;
-            Ok::<_, Failure>((session, trace))
-        };
-        let got = tokio::select! {
-            r = started => r,
-            stop = signals.recv() => {
-                shutdown(&open).await;
-                return code(stop.code);
-            }
-        };
-        match got {
-            Ok((session, trace)) => open.push(Open {
-                follower: Arc::new(Mutex::new(Follower::new(trace.clone(), cfg.clone()))),
-                session,
-                in_flight: Arc::new(Mutex::new(HashSet::new())),
-            }),
+    for n in 0..a.sessions {
+        // Once started, the server is stopped on every way out: a failed
+        // handshake, a signal during it, a later session's failure.
+        let (session, trace) = match connect(&server, None, limits).await {
+            Ok((session, trace, _)) => (session, trace),
             Err(e) => {
                 shutdown(&open).await;
-                let code = match e {
-                    Failure::Usage(_) => 2,
-                    Failure::Client(_) => 3,
-                };
-                super::call::fail(&e);
-                return (code, String::new());
+                return not_started(&a, concurrency, n, "connection", &e);
             }
+        };
+        let ready = async {
+            handshake(&session).await?;
+            a.request.apply_log_level(&session, false).await;
+            Ok::<_, Failure>(())
+        };
+        let halt = tokio::select! {
+            r = ready => r.err().map(Halt::Failed),
+            stop = signals.recv() => Some(Halt::Signal(stop.code)),
+        };
+        if let Some(halt) = halt {
+            session.shutdown().await;
+            shutdown(&open).await;
+            return match halt {
+                Halt::Signal(c) => code(c),
+                Halt::Failed(e) => not_started(&a, concurrency, n, "handshake", &e),
+            };
         }
+        open.push(Open {
+            follower: Arc::new(Mutex::new(Follower::new(n, trace.clone(), cfg.clone()))),
+            session,
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
+            lost: Arc::new(AtomicBool::new(false)),
+        });
     }
     let shared = Arc::new(Shared {
         tally: Mutex::new(Tally::default()),
@@ -240,11 +306,12 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     let tool: Arc<str> = a.tool.as_str().into();
     let args = Arc::new(args);
     for o in &open {
-        for _ in 0..a.concurrency {
+        for _ in 0..concurrency {
             workers.spawn(worker(
                 o.session.clone(),
                 o.follower.clone(),
                 o.in_flight.clone(),
+                o.lost.clone(),
                 shared.clone(),
                 tool.clone(),
                 args.clone(),
@@ -327,7 +394,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     let report = Report {
         tool: &a.tool,
         sessions: a.sessions,
-        concurrency: a.concurrency,
+        concurrency,
         elapsed,
         tally: &tally,
         cancelled,
@@ -358,6 +425,7 @@ async fn worker(
     session: Arc<Session>,
     follower: Arc<Mutex<Follower>>,
     in_flight: Arc<Mutex<HashSet<IdKey>>>,
+    lost: Arc<AtomicBool>,
     shared: Arc<Shared>,
     tool: Arc<str>,
     args: Arc<Value>,
@@ -405,8 +473,11 @@ async fn worker(
             tally.call(outcome, us);
         }
         if outcome == Outcome::Connection {
-            // The session is gone: its other workers meet the same.
-            if let Err(e) = &r {
+            // The session is gone: its other workers meet the same, and
+            // one line per session says so.
+            if let Err(e) = &r
+                && !lost.swap(true, Ordering::Relaxed)
+            {
                 eprintln!("[error] connection lost: {}", one_line(&e.to_string()));
             }
             shared.lost.store(true, Ordering::Relaxed);

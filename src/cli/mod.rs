@@ -21,6 +21,7 @@ pub mod rules;
 pub mod sarif;
 pub mod signals;
 pub mod spec;
+pub mod stdout;
 pub mod tools;
 
 use clap::{Parser, Subcommand};
@@ -143,4 +144,90 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::ConformanceClient(a) => conformance::run(a).await,
         Cmd::DemoServer(a) => demo_server::run(a).await,
     }
+}
+
+/// A file named on the command line and the option that names it.
+pub type NamedFile<'a> = (&'static str, Option<&'a std::path::Path>);
+
+impl Cli {
+    /// The files the command line names: what the command reads, and what
+    /// it writes (`--log-file` too), for [`refuse_same_files`].
+    pub fn files(&self) -> (Vec<NamedFile<'_>>, Vec<NamedFile<'_>>) {
+        use std::path::Path;
+        fn config(s: &spec::ServerArgs) -> Option<&Path> {
+            s.config.as_deref()
+        }
+        let (mut inputs, mut outputs): (Vec<NamedFile<'_>>, Vec<NamedFile<'_>>) = match &self.cmd {
+            None => (
+                vec![("--config", config(&self.tui.server))],
+                vec![("--record", self.tui.record.as_deref())],
+            ),
+            Some(Cmd::Demo(a)) => (vec![], vec![("--record", a.record.as_deref())]),
+            Some(Cmd::Call(a)) => (
+                vec![("--config", config(&a.server))],
+                vec![("--record", a.opts.record.as_deref())],
+            ),
+            Some(Cmd::Request(a)) => (
+                vec![("--config", config(&a.server))],
+                vec![("--record", a.opts.record.as_deref())],
+            ),
+            Some(Cmd::Check(a)) => (
+                vec![
+                    ("--trace", a.trace.as_deref()),
+                    ("--baseline", a.baseline.as_deref()),
+                    ("--config", config(&a.server)),
+                ],
+                vec![
+                    ("--record", a.record.as_deref()),
+                    ("--write-baseline", a.write_baseline.as_deref()),
+                ],
+            ),
+            Some(Cmd::Diff(a)) => (
+                vec![
+                    ("A", Some(a.a.as_path())),
+                    ("B", a.b.as_deref()),
+                    ("--config", config(&a.server)),
+                ],
+                vec![("--record", a.record.as_deref())],
+            ),
+            Some(Cmd::Export(a)) => (
+                vec![("the trace", Some(a.trace.as_path()))],
+                vec![("-o", a.output.as_deref())],
+            ),
+            Some(Cmd::Tools(a)) => (vec![("--config", config(&a.server))], vec![]),
+            Some(Cmd::Load(a)) => (vec![("--config", config(&a.server))], vec![]),
+            Some(Cmd::Mock(a)) => (vec![("the trace", Some(a.trace.as_path()))], vec![]),
+            Some(Cmd::Replay(a)) => (vec![("the trace", Some(a.file.as_path()))], vec![]),
+            Some(Cmd::Wrap(a)) => (vec![("--config", Some(a.config.as_path()))], vec![]),
+            Some(Cmd::Proxy(a)) => (vec![], vec![("--record", a.record.as_deref())]),
+            Some(Cmd::ConformanceClient(a)) => (vec![], vec![("--record", a.record.as_deref())]),
+            Some(_) => (vec![], vec![]),
+        };
+        // mcpscope's own log is appended to: onto a trace it would damage it.
+        outputs.push(("--log-file", self.log_file.as_deref()));
+        inputs.retain(|(_, p)| p.is_some());
+        (inputs, outputs)
+    }
+}
+
+/// Refuse (exit 2, one `[error]` line) a command line whose output names the
+/// same file as one of its inputs or another of its outputs
+/// ([`crate::files::distinct_outputs`]; [`Cli::files`] says which are
+/// which); absent options are skipped. `main` calls it once, before
+/// anything is opened or written.
+pub fn refuse_same_files<'a>(
+    inputs: &[(&'static str, Option<&'a std::path::Path>)],
+    outputs: &[(&'static str, Option<&'a std::path::Path>)],
+) -> Result<(), i32> {
+    let given =
+        |v: &[(&'static str, Option<&'a std::path::Path>)]| -> Vec<crate::files::Named<'a>> {
+            v.iter()
+                .filter_map(|(what, p)| p.map(|p| (*what, p)))
+                .collect()
+        };
+    let (ins, outs) = (given(inputs), given(outputs));
+    crate::files::distinct_outputs(&ins, &outs).map_err(|e| {
+        eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+        2
+    })
 }

@@ -207,7 +207,7 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
             return 2;
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     if a.json {
         let _ = writeln!(out, "{}", sessions_json(&list));
         return 0;
@@ -299,7 +299,7 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
         }
     };
     let mut store = Store::default();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     // A stdio proxy's last event is its server's exit.
     let mut ended_with_exit = false;
     loop {
@@ -393,13 +393,19 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
             return 2;
         }
     };
-    let entry =
-        serde_json::to_string_pretty(&serde_json::json!({ &w.name: w.entry })).unwrap_or_default();
+    // What the config held goes to a terminal: its invisible and
+    // direction-changing characters as `\u` escapes (the entry is still the
+    // same JSON) or, in the command line, as `<U+XXXX>`.
+    let entry = crate::protocol::json_text::escape_invisible(
+        &serde_json::to_string_pretty(&serde_json::json!({ &w.name: w.entry })).unwrap_or_default(),
+    );
     let start = w.run.as_ref().map(|argv| {
-        argv.iter()
+        let line = argv
+            .iter()
             .map(|w| crate::session::spec::shell_quote(w))
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        one_line(&line).into_owned()
     });
     if let Some(cmd) = &start {
         eprintln!(
@@ -407,17 +413,17 @@ pub fn run_wrap(a: WrapArgs) -> i32 {
         );
     }
     if !a.write {
-        println!("{entry}");
+        super::stdout::write(format!("{entry}\n").as_bytes());
         return 0;
     }
     match crate::proxy::wrap::write(&a.config, &w) {
         Ok(backup) => {
             eprintln!(
                 "[wrap] {} rewritten; the original is in {}",
-                a.config.display(),
-                backup.display()
+                one_line(&a.config.display().to_string()),
+                one_line(&backup.display().to_string())
             );
-            println!("{entry}");
+            super::stdout::write(format!("{entry}\n").as_bytes());
             0
         }
         Err(e) => {

@@ -44,7 +44,7 @@ pub fn run(a: ReplayArgs) -> i32 {
     // Each event is printed as soon as it is read, so memory stays within the
     // store's default bound however long the trace, and a damaged trace still
     // prints everything before the damage.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(super::stdout::lock());
     let read = read_into(&a.file, StoreLimits::default(), |_, store, seq| {
         if let Some(ev) = store.get(seq) {
             let _ = writeln!(out, "{}", format_event(&ev));
@@ -262,15 +262,20 @@ fn message(ev: &EventRef<'_>) -> (String, String, String) {
     }
 }
 
+/// A request's params as one line, secrets redacted as every output
+/// redacts them (`protocol::secrets::redact_params`); the timeline, and the
+/// Mermaid diagram drawn from it, show what was asked, not the keys.
 fn request_summary(f: &Frame<'_>, method: &str) -> String {
-    if method == methods::TOOLS_CALL
-        && let Some(Ok(v)) = f.params.map(|p| serde_json::from_str::<Value>(p.get()))
-    {
+    let Some(Ok(mut v)) = f.params.map(|p| serde_json::from_str::<Value>(p.get())) else {
+        return compact(f.params);
+    };
+    crate::protocol::secrets::redact_params(&mut v);
+    if method == methods::TOOLS_CALL {
         let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
         let args = v.get("arguments").map(Value::to_string).unwrap_or_default();
         return format!("{name} {args}");
     }
-    compact(f.params)
+    v.to_string()
 }
 
 fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {

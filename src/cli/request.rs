@@ -168,7 +168,7 @@ async fn request(
 }
 
 fn print_result(text: &str) {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::stdout::lock();
     let _ = writeln!(stdout, "{text}");
     let _ = stdout.flush();
 }

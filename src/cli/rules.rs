@@ -5,7 +5,7 @@ use std::io::Write;
 
 pub fn run() -> i32 {
     let width = Rule::ALL.iter().map(|r| r.id().len()).max().unwrap_or(0);
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     for r in Rule::ALL {
         let _ = writeln!(
             out,

@@ -43,7 +43,7 @@ pub async fn run(a: ToolsArgs) -> i32 {
             return stop.code;
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout::lock();
     if a.json {
         let _ = writeln!(
             out,

@@ -25,6 +25,7 @@
 use super::At;
 use super::listing::{self, Items, ListingChange, Status};
 use crate::calls::listings::{Kind, Listings};
+use crate::protocol::sanitize::one_line_max;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -64,6 +65,60 @@ impl Baseline {
         b
     }
 
+    /// What a session listed, to be pinned — refused when a listing did not
+    /// end (its pages never did, as `request` refuses them, or it holds
+    /// more items than are kept) or names an item twice: a pin of a
+    /// listing the server never finished would pass or fail later runs on
+    /// what happened to be listed.
+    pub fn pin(listings: &Listings) -> Result<Baseline, String> {
+        Baseline::pin_within(listings, MAX_FILE)
+    }
+
+    /// [`Baseline::pin`], refusing a pin whose file would be larger than
+    /// `max_file` bytes: `--baseline` could not read it back.
+    fn pin_within(listings: &Listings, max_file: u64) -> Result<Baseline, String> {
+        for kind in Kind::ALL {
+            let Some(l) = listings.get(kind) else {
+                continue;
+            };
+            let label = kind.label();
+            if !listings.ended(kind) {
+                return Err(format!(
+                    "the {label} listing never ended: its last page (#{}) named a next page that never came",
+                    l.seq
+                ));
+            }
+            if l.dropped > 0 {
+                return Err(format!(
+                    "the {label} listing holds more than {} items",
+                    crate::calls::listings::MAX_ITEMS
+                ));
+            }
+            let mut seen = std::collections::HashSet::new();
+            for item in &l.items {
+                if let Some(name) = item.name(kind)
+                    && !seen.insert(name)
+                {
+                    return Err(format!(
+                        "the {label} listing names {} twice (#{}): its pages went round",
+                        one_line_max(name, 80),
+                        item.seq
+                    ));
+                }
+            }
+        }
+        let b = Baseline::of(listings);
+        let size = b.to_text().len() as u64;
+        if size > max_file {
+            return Err(format!(
+                "the listings make a pin of {} MiB, over the {} MiB a baseline may be read back",
+                size >> 20,
+                max_file >> 20
+            ));
+        }
+        Ok(b)
+    }
+
     /// Nothing pinned at all.
     pub fn is_empty(&self) -> bool {
         self.pinned.iter().all(Option::is_none)
@@ -78,8 +133,12 @@ impl Baseline {
                 m.insert(kind.key().into(), Value::Array(items.clone()));
             }
         }
-        // serde_json's maps keep keys sorted: the text is stable.
-        serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default() + "\n"
+        // serde_json's maps keep keys sorted: the text is stable. The file
+        // is reviewed in `git diff`: a description's direction-changing or
+        // invisible characters are written as `\u` escapes (the same JSON
+        // value), never raw.
+        let text = serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default();
+        crate::protocol::json_text::escape_invisible(&text) + "\n"
     }
 
     pub fn parse(text: &str) -> Result<Baseline, String> {
@@ -91,20 +150,40 @@ impl Baseline {
         for (i, kind) in Kind::ALL.into_iter().enumerate() {
             match v.get(kind.key()) {
                 None => {}
-                Some(Value::Array(items)) => b.pinned[i] = Some(items.clone()),
+                Some(Value::Array(items)) => {
+                    // An item without its name matches nothing: it would
+                    // pin nothing and pass whatever the server lists.
+                    if let Some((n, _)) = items
+                        .iter()
+                        .enumerate()
+                        .find(|(_, it)| it.get(kind.name_field()).and_then(Value::as_str).is_none())
+                    {
+                        return Err(format!(
+                            "\"{}\"[{n}] has no \"{}\": it pins nothing",
+                            kind.key(),
+                            kind.name_field()
+                        ));
+                    }
+                    b.pinned[i] = Some(items.clone())
+                }
                 Some(_) => return Err(format!("\"{}\" is not an array", kind.key())),
             }
+        }
+        if b.is_empty() {
+            // A check against it could only pass.
+            return Err(format!(
+                "pins nothing: none of {} is in it",
+                Kind::ALL.map(Kind::key).join(", ")
+            ));
         }
         Ok(b)
     }
 
     pub fn read(path: &Path) -> Result<Baseline, String> {
         let what = |e: &dyn std::fmt::Display| format!("baseline {}: {e}", path.display());
-        let meta = std::fs::metadata(path).map_err(|e| what(&e))?;
-        if meta.len() > MAX_FILE {
-            return Err(what(&"larger than 64 MiB"));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| what(&e))?;
+        // As a trace is read: a device or a directory is refused at once,
+        // a pipe is read up to the limit.
+        let text = crate::files::read_capped(path, MAX_FILE, true).map_err(|e| what(&e))?;
         Baseline::parse(&text).map_err(|e| what(&e))
     }
 
@@ -150,6 +229,38 @@ impl Baseline {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Listings folded from a tools/list answer with `tools`.
+    fn listed(tools: Value) -> Listings {
+        let mut store = crate::trace::Store::default();
+        for (dir, v) in [
+            (
+                "out",
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            ),
+            (
+                "in",
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
+            ),
+        ] {
+            let d = crate::trace::Dir::parse(dir).unwrap();
+            store.append_recorded(d, "stdio", 0, v.to_string().as_bytes(), false);
+        }
+        let mut l = Listings::default();
+        for ev in store.range(0, store.next_seq()) {
+            l.observe(&ev);
+        }
+        l
+    }
+
+    #[test]
+    fn a_pin_too_large_to_read_back_is_refused() {
+        let tools = json!([{"name": "a", "description": "x".repeat(3 << 20)}]);
+        let l = listed(tools);
+        let e = Baseline::pin_within(&l, 2 << 20).unwrap_err();
+        assert!(e.contains("a pin of 3 MiB, over the 2 MiB"), "{e}");
+        assert!(Baseline::pin_within(&l, 4 << 20).is_ok());
+    }
 
     #[test]
     fn the_text_is_sorted_and_reads_back() {

@@ -374,6 +374,40 @@ pub fn align(a: &[CallView], b: &[CallView]) -> Vec<Pair> {
     pairs
 }
 
+/// Reorders reported at most (the rest are counted).
+pub const MAX_REORDERED: usize = 100;
+
+/// Where B ran two aligned calls in the other order than A: each `(p, q)`
+/// (pair numbers, 1-based) says B ran pair `p` right before pair `q`, which
+/// A ran first. Only an order someone chose counts: the earlier call had
+/// ended before the later was sent, in A or in B. Two calls in flight at
+/// once may be sent in either order from one run to the next (a host's
+/// parallel calls), and that is no difference. Also the number of such
+/// reorders, of which the first [`MAX_REORDERED`] are listed.
+pub fn reordered(a: &[CallView], b: &[CallView], pairs: &[Pair]) -> (Vec<(usize, usize)>, usize) {
+    let mut paired: Vec<(usize, usize, usize)> = pairs
+        .iter()
+        .enumerate()
+        .filter_map(|(n, p)| Some((n + 1, p.a?, p.b?)))
+        .collect();
+    paired.sort_by_key(|&(_, _, j)| j);
+    let before =
+        |first: &CallView, then: &CallView| first.end_seq.is_some_and(|e| e < then.request_seq);
+    let mut out = Vec::new();
+    let mut total = 0;
+    for w in paired.windows(2) {
+        let ((p, i, j), (q, k, l)) = (w[0], w[1]);
+        // B ran p then q; A ran q (at k) first.
+        if i > k && (before(&a[k], &a[i]) || before(&b[j], &b[l])) {
+            total += 1;
+            if out.len() < MAX_REORDERED {
+                out.push((p, q));
+            }
+        }
+    }
+    (out, total)
+}
+
 /// Every change from call `x` of side `a` to call `y` of side `b`.
 pub fn compare(a: &Side, x: &CallView, b: &Side, y: &CallView, tol: &Tolerances) -> Vec<Change> {
     let mut out = Vec::new();

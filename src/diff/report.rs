@@ -8,8 +8,12 @@
 //!                 fields?: [{field, a?, b?}], less_safe?: [..], at_a?, at_b?}],
 //!   "calls": [{call, title, status: changed|only-a|only-b, a?, b?,
 //!              changes: [{aspect, what, a?, b?, at_a?, at_b?}]}],
+//!   "call_order"?: [{call, before, title, before_title, at_a, at_b}],
 //!   "findings": [{rule, severity, only_in: a|b, call?, message, at: [..]}],
-//!   "summary": {differences, listings, less_safe, calls, findings}}`
+//!   "summary": {differences, listings, less_safe, calls, findings, call_order?}}`
+//!
+//! `call_order` (present only when it differs): B ran call `call` right
+//! before call `before`, which A ran first (`calls::reordered`).
 //!
 //! Every place (`at…`) is `{seq, line}`: the event's seq and its line in
 //! that trace file (the header is line 1). Only what differs is listed.
@@ -126,6 +130,21 @@ pub struct FindingChange {
     pub at: Vec<At>,
 }
 
+/// Two aligned calls B ran in the other order than A (one after the other
+/// on at least one side: see [`calls::reordered`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrderChange {
+    /// The call (its `call` number) B ran first…
+    pub call: usize,
+    /// …before this one, which A ran first.
+    pub before: usize,
+    /// The two calls' titles, as in `calls`.
+    pub title: String,
+    pub before_title: String,
+    pub at_a: Vec<At>,
+    pub at_b: Vec<At>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideInfo {
     pub trace: String,
@@ -142,6 +161,13 @@ pub struct Summary {
     pub less_safe: usize,
     pub calls: usize,
     pub findings: usize,
+    /// Calls run in another order (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_order: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The `--format json` document.
@@ -154,6 +180,9 @@ pub struct Report {
     pub same: bool,
     pub listings: Vec<ListingChange>,
     pub calls: Vec<CallDiff>,
+    /// Calls B ran in the other order (absent when the order is the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_order: Vec<OrderChange>,
     pub findings: Vec<FindingChange>,
     pub summary: Summary,
 }
@@ -218,10 +247,27 @@ pub fn diff(a: &Side, b: &Side, tol: Tolerances) -> Report {
             (None, None) => {}
         }
     }
+    let (reorders, reordered) = calls::reordered(&a.calls, &b.calls, &pairs);
+    let call_order: Vec<OrderChange> = reorders
+        .into_iter()
+        .map(|(p, q)| {
+            let (x, y) = (pairs[p - 1], pairs[q - 1]);
+            let (xa, xb) = (x.a.unwrap_or(0), x.b.unwrap_or(0));
+            let (ya, yb) = (y.a.unwrap_or(0), y.b.unwrap_or(0));
+            OrderChange {
+                call: p,
+                before: q,
+                title: a.calls[xa].title(),
+                before_title: a.calls[ya].title(),
+                at_a: vec![a.at(a.calls[ya].request_seq), a.at(a.calls[xa].request_seq)],
+                at_b: vec![b.at(b.calls[xb].request_seq), b.at(b.calls[yb].request_seq)],
+            }
+        })
+        .collect();
     let findings = findings(a, b, &pairs);
     let less_safe = listings.iter().filter(|l| !l.less_safe.is_empty()).count();
     let damaged = usize::from(a.damage.is_some()) + usize::from(b.damage.is_some());
-    let differences = listings.len() + call_diffs.len() + findings.len() + damaged;
+    let differences = listings.len() + call_diffs.len() + findings.len() + damaged + reordered;
     Report {
         mcpscope_diff: 1,
         a: side_info(a),
@@ -234,9 +280,11 @@ pub fn diff(a: &Side, b: &Side, tol: Tolerances) -> Report {
             less_safe,
             calls: call_diffs.len(),
             findings: findings.len(),
+            call_order: reordered,
         },
         listings,
         calls: call_diffs,
+        call_order,
         findings,
     }
 }
@@ -415,6 +463,27 @@ pub fn text(r: &Report) -> String {
             }
         }
     }
+    if !r.call_order.is_empty() {
+        let _ = writeln!(s, "@@ call order");
+        for o in &r.call_order {
+            let _ = writeln!(
+                s,
+                "~ call {} {} ran before call {} {} (A ran them the other way round){}",
+                o.call,
+                one_line(&o.title),
+                o.before,
+                one_line(&o.before_title),
+                places(&o.at_a, &o.at_b)
+            );
+        }
+        if r.summary.call_order > r.call_order.len() {
+            let _ = writeln!(
+                s,
+                "~ … and {} more",
+                r.summary.call_order - r.call_order.len()
+            );
+        }
+    }
     if !r.findings.is_empty() {
         let _ = writeln!(s, "@@ findings");
         for f in &r.findings {
@@ -439,12 +508,17 @@ pub fn text(r: &Report) -> String {
     } else {
         let _ = writeln!(
             s,
-            "{} difference(s): {} in listings ({} less safe), {} call(s), {} finding(s){}",
+            "{} difference(s): {} in listings ({} less safe), {} call(s), {} finding(s){}{}",
             r.summary.differences,
             r.summary.listings,
             r.summary.less_safe,
             r.summary.calls,
             r.summary.findings,
+            if r.summary.call_order > 0 {
+                format!(", {} in call order", r.summary.call_order)
+            } else {
+                String::new()
+            },
             if r.a.damage.is_some() || r.b.damage.is_some() {
                 ", a damaged trace"
             } else {

@@ -160,3 +160,76 @@ fn progress_messages_are_counted_from_the_store() {
         report::text(&r)
     );
 }
+
+/// `tools/call` of `echo {"text": TEXT}` with id `id`, and its answer.
+fn echo(id: u32, text: &str) -> [(&'static str, String); 2] {
+    [
+        (
+            "out",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
+            ),
+        ),
+        (
+            "in",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+            ),
+        ),
+    ]
+}
+
+fn owned_side(lines: &[(&'static str, String)]) -> Side {
+    let l: Vec<(&str, &str)> = lines.iter().map(|(d, j)| (*d, j.as_str())).collect();
+    side(&l)
+}
+
+#[test]
+fn calls_run_in_reverse_order_are_a_difference() {
+    let [a1, r1] = echo(1, "a");
+    let [b2, r2] = echo(2, "b");
+    let [c3, r3] = echo(3, "c");
+    let a = owned_side(&[
+        a1.clone(),
+        r1.clone(),
+        b2.clone(),
+        r2.clone(),
+        c3.clone(),
+        r3.clone(),
+    ]);
+    // B: the same three calls, one after the other, last first.
+    let [c1, s1] = echo(1, "c");
+    let [b2r, s2] = echo(2, "b");
+    let [a3, s3] = echo(3, "a");
+    let b = owned_side(&[c1, s1, b2r, s2, a3, s3]);
+    let r = report::diff(&a, &b, Tolerances::default());
+    assert!(!r.same, "{}", report::text(&r));
+    assert_eq!(r.summary.call_order, 2);
+    assert_eq!(r.summary.differences, 2, "{}", report::text(&r));
+    let got: Vec<(usize, usize)> = r.call_order.iter().map(|o| (o.call, o.before)).collect();
+    assert_eq!(got, [(3, 2), (2, 1)]);
+    let text = report::text(&r);
+    assert!(
+        text.contains(r#"~ call 3 echo {"text":"c"} ran before call 2 echo {"text":"b"}"#),
+        "{text}"
+    );
+    assert!(text.contains("2 in call order"), "{text}");
+    let j = serde_json::to_value(&r).unwrap();
+    assert_eq!(j["call_order"][0]["call"], 3);
+    assert_eq!(j["call_order"][0]["before"], 2);
+    assert_eq!(j["summary"]["call_order"], 2);
+
+    // The same order is no difference, and says nothing about order.
+    let same = owned_side(&[a1.clone(), r1.clone(), b2.clone(), r2.clone(), c3, r3]);
+    let r = report::diff(&a, &same, Tolerances::default());
+    assert!(r.same, "{}", report::text(&r));
+    let j = serde_json::to_value(&r).unwrap();
+    assert!(j.get("call_order").is_none() && j["summary"].get("call_order").is_none());
+
+    // Two calls in flight at once, sent in the other order: a race, not a
+    // difference.
+    let par_a = owned_side(&[a1.clone(), b2.clone(), r1.clone(), r2.clone()]);
+    let par_b = owned_side(&[b2, a1, r2, r1]);
+    let r = report::diff(&par_a, &par_b, Tolerances::default());
+    assert!(r.call_order.is_empty(), "{}", report::text(&r));
+}

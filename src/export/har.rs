@@ -140,7 +140,10 @@ fn entry(x: &Exchange, started: Option<&str>, url: &str, configured: &[String]) 
         .content_type
         .as_deref()
         .is_some_and(|c| c.starts_with("text/event-stream"));
-    let url = x.auth_step.as_ref().map_or(url, |(_, u)| u.as_str());
+    // A trace recorded with --no-redact keeps the URL as given; an export
+    // redacts anyway (its password, its secret-named query values).
+    let url =
+        crate::protocol::secrets::redact_url(x.auth_step.as_ref().map_or(url, |(_, u)| u.as_str()));
     let mut req_headers = Vec::new();
     // What the authorization flow sent is not recorded, only that it went.
     if x.auth_step.is_none() {
@@ -263,15 +266,10 @@ fn redact_arguments(body: &str) -> String {
     let Some(params) = v.get_mut("params") else {
         return body.to_string();
     };
-    // `_meta` is the protocol's (progressToken is no secret).
-    let meta = params.as_object_mut().and_then(|p| p.remove("_meta"));
     let before = params.clone();
-    crate::protocol::secrets::redact_json(params);
+    crate::protocol::secrets::redact_params(params);
     if *params == before {
         return body.to_string();
-    }
-    if let (Some(m), Some(p)) = (meta, params.as_object_mut()) {
-        p.insert("_meta".into(), m);
     }
     v.to_string()
 }

@@ -83,9 +83,10 @@ pub struct Tally {
     pub with_progress: u64,
     pub progress: u64,
     pub findings: BTreeMap<Rule, u64>,
-    /// Distinct tokens whose stream broke an integrity rule, and whether
-    /// there were more than could be told apart.
-    broken: HashSet<IdKey>,
+    /// Distinct calls whose stream broke an integrity rule — a token within
+    /// its session (sessions number their tokens alike) — and whether there
+    /// were more than could be told apart.
+    broken: HashSet<(u32, IdKey)>,
     broken_more: bool,
     pub examples: Vec<Finding>,
     /// Events evicted from a store before the engine saw them.
@@ -107,11 +108,12 @@ impl Tally {
         self.done - self.ok
     }
 
-    fn finding(&mut self, f: Finding) {
+    fn finding(&mut self, session: u32, f: Finding) {
         *self.findings.entry(f.rule).or_default() += 1;
         if is_integrity(f.rule)
             && let Some(t) = f.token.clone()
         {
+            let t = (session, t);
             if self.broken.len() < MAX_BROKEN_TOKENS {
                 self.broken.insert(t);
             } else if !self.broken.contains(&t) {
@@ -148,6 +150,8 @@ impl Tally {
 /// The rule engine over one session's live trace, plus the time to first
 /// progress of the calls in flight (bounded by the concurrency).
 pub struct Follower {
+    /// Which session of the run it follows (0-based).
+    session: u32,
     trace: Trace,
     checker: Sessions,
     next: u64,
@@ -156,8 +160,9 @@ pub struct Follower {
 }
 
 impl Follower {
-    pub fn new(trace: Trace, cfg: CheckConfig) -> Follower {
+    pub fn new(session: u32, trace: Trace, cfg: CheckConfig) -> Follower {
         Follower {
+            session,
             trace,
             checker: Sessions::new(cfg),
             next: 0,
@@ -213,7 +218,7 @@ impl Follower {
             self.next = end;
         }
         for f in fresh {
-            tally.finding(f);
+            tally.finding(self.session, f);
         }
     }
 
@@ -223,7 +228,7 @@ impl Follower {
         let mut fresh = Vec::new();
         self.checker.tick(self.trace.now_us(), &mut fresh);
         for f in fresh {
-            tally.finding(f);
+            tally.finding(self.session, f);
         }
     }
 
@@ -233,7 +238,7 @@ impl Follower {
         let mut fresh = Vec::new();
         self.checker.finish(&mut fresh);
         for f in fresh {
-            tally.finding(f);
+            tally.finding(self.session, f);
         }
     }
 }

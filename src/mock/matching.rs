@@ -19,6 +19,7 @@ use super::recording::{Exchange, Recording};
 use crate::protocol::meta::META;
 use crate::protocol::methods::{self, codes};
 use crate::protocol::sanitize::one_line_max;
+use crate::protocol::secrets::{REDACTED, is_secret_name};
 
 /// The differences a refusal names at most.
 const MAX_NAMED: usize = 6;
@@ -109,12 +110,25 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn quote(v: &Value) -> String {
+/// A value as quoted in a refusal: `[redacted]` under a secret-named key
+/// (the refusal reaches the host and the mock's stderr; neither the
+/// recorded secret nor the host's own is repeated there).
+fn quote(v: &Value, secret: bool) -> String {
+    if secret {
+        return REDACTED.into();
+    }
+    let mut v = v.clone();
+    crate::protocol::secrets::redact_json(&mut v);
     one_line_max(&v.to_string(), MAX_QUOTED)
 }
 
 /// Where `got` differs from `recorded`, as `path: recorded R, got G` lines.
 fn differences(path: &str, recorded: &Value, got: &Value, out: &mut Vec<String>) {
+    differ(path, recorded, got, false, out)
+}
+
+/// [`differences`], `secret` once under a secret-named key.
+fn differ(path: &str, recorded: &Value, got: &Value, secret: bool, out: &mut Vec<String>) {
     let at = |p: &str| {
         if p.is_empty() {
             "params".to_string()
@@ -130,12 +144,13 @@ fn differences(path: &str, recorded: &Value, got: &Value, out: &mut Vec<String>)
                 } else {
                     format!("{path}.{k}")
                 };
+                let secret = secret || is_secret_name(k);
                 match g.get(k) {
-                    Some(gv) => differences(&p, rv, gv, out),
+                    Some(gv) => differ(&p, rv, gv, secret, out),
                     None => out.push(format!(
                         "{}: missing (recorded {})",
                         one_line_max(&p, MAX_QUOTED),
-                        quote(rv)
+                        quote(rv, secret)
                     )),
                 }
             }
@@ -149,22 +164,22 @@ fn differences(path: &str, recorded: &Value, got: &Value, out: &mut Vec<String>)
                     out.push(format!(
                         "{}: not recorded (got {})",
                         one_line_max(&p, MAX_QUOTED),
-                        quote(gv)
+                        quote(gv, secret || is_secret_name(k))
                     ));
                 }
             }
         }
         (Value::Array(r), Value::Array(g)) if r.len() == g.len() => {
             for (i, (rv, gv)) in r.iter().zip(g).enumerate() {
-                differences(&format!("{}[{i}]", at(path)), rv, gv, out);
+                differ(&format!("{}[{i}]", at(path)), rv, gv, secret, out);
             }
         }
         _ if same(recorded, got) => {}
         _ => out.push(format!(
             "{}: recorded {}, got {}",
             one_line_max(&at(path), MAX_QUOTED),
-            quote(recorded),
-            quote(got)
+            quote(recorded, secret),
+            quote(got, secret)
         )),
     }
 }
@@ -199,7 +214,7 @@ fn unmatched(rec: &Recording, request: bool, method: &str, params: Option<&Value
                     diffs.join("; ")
                 ),
                 data: json!({
-                    "nearest": {"seq": ex.seq, "line": ex.line, "method": ex.method, "params": ex.params},
+                    "nearest": {"seq": ex.seq, "line": ex.line, "method": ex.method, "params": redacted(ex.params.as_ref())},
                     "differences": diffs,
                 }),
             }
@@ -223,6 +238,14 @@ fn unmatched(rec: &Recording, request: bool, method: &str, params: Option<&Value
             }
         }
     }
+}
+
+/// Recorded params as a refusal may show them: secrets redacted.
+fn redacted(params: Option<&Value>) -> Option<Value> {
+    params.cloned().map(|mut p| {
+        crate::protocol::secrets::redact_params(&mut p);
+        p
+    })
 }
 
 /// "the tools/call of line 10 (seq 8)".

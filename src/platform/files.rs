@@ -58,6 +58,13 @@ mod unix {
         std::fs::File::open(dir)?.sync_all()
     }
 
+    /// Which file `meta` (of `path`, links followed) is: its device and inode.
+    pub type FileKey = (u64, u64);
+
+    pub fn file_key(_path: &Path, meta: &Metadata) -> Option<FileKey> {
+        Some((meta.dev(), meta.ino()))
+    }
+
     /// Why `meta` (a directory) is not private: another owner, or mode
     /// bits in `forbidden` set. `None` when it is.
     pub fn not_private(meta: &Metadata, forbidden: Forbidden) -> Option<NotPrivate> {
@@ -77,6 +84,14 @@ mod unix {
 #[cfg(windows)]
 mod windows {
     use super::*;
+
+    /// Which file a path names: its canonical path (links resolved; the
+    /// stable file index needs an open handle and a newer std).
+    pub type FileKey = std::path::PathBuf;
+
+    pub fn file_key(path: &Path, _meta: &Metadata) -> Option<FileKey> {
+        std::fs::canonicalize(path).ok()
+    }
 
     /// Windows has no devices, pipes or sockets among the files a path
     /// names in the ordinary directories.

@@ -57,6 +57,27 @@ pub fn reformat(raw: &str, pretty: bool) -> Result<String, String> {
     Ok(w.out)
 }
 
+/// JSON text (as serde_json writes it) with the characters a terminal or a
+/// review would not show — bidi controls such as U+202E, C1 controls such
+/// as U+009B, zero-width characters — as `\u` escapes: the same value,
+/// visible. Such characters can only be inside strings (serde_json already
+/// escapes C0 controls there), so every one outside a layout newline is
+/// escaped.
+pub fn escape_invisible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && escape_in_json(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The numbers of `raw` that overflow a 64-bit float, with where they are.
 pub fn out_of_range(raw: &str) -> Result<RangeReport, String> {
     let mut w = Walker::new(raw, Mode::Scan);

@@ -9,23 +9,51 @@ use serde_json::Value;
 pub const REDACTED: &str = "[redacted]";
 
 /// Substrings (lowercase) of names whose values are secrets: Authorization,
-/// Cookie, X-Api-Key, GITHUB_TOKEN, db_passwd, Mcp-Session-Id, …
-const SECRET_WORDS: [&str; 9] = [
+/// Cookie, X-Api-Key, GITHUB_TOKEN, db_passwd, Mcp-Session-Id, … (`key` is
+/// judged apart: [`secret_key`]).
+const SECRET_WORDS: [&str; 8] = [
     "auth",
     "cookie",
     "token",
     "secret",
-    "key",
     "password",
     "passwd",
     "credential",
     "session",
 ];
 
+/// Words that, right before `key`, make it an identifier rather than a
+/// secret: `fastmcp.component.key` (FastMCP's tool id), `primary_key`,
+/// `sortKey`, `idempotency-key`. Any other `key` (`api_key`, `X-Api-Key`,
+/// `private_key`, a bare `key`) stays a secret.
+const KEY_IDS: [&str; 8] = [
+    "component",
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    "cache",
+    "routing",
+    "idempotency",
+];
+
 /// Names like Authorization, Cookie, API_KEY, GITHUB_TOKEN, db_password.
 pub fn is_secret_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    SECRET_WORDS.iter().any(|w| n.contains(w))
+    SECRET_WORDS.iter().any(|w| n.contains(w)) || secret_key(&n)
+}
+
+/// Whether some `key` in `n` (lowercase) names a secret: every one does
+/// unless the word before it is one of [`KEY_IDS`].
+fn secret_key(n: &str) -> bool {
+    n.match_indices("key").any(|(at, _)| {
+        let before = n[..at].trim_end_matches(['.', '_', '-', ' ']);
+        let word = before
+            .rsplit(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or("");
+        !KEY_IDS.contains(&word)
+    })
 }
 
 /// `Name: value` (a header) or `NAME=value` (env, `--flag=value`) with a
@@ -96,6 +124,18 @@ pub fn redact_json(v: &mut Value) {
     }
 }
 
+/// A request's `params` with its secrets replaced ([`redact_json`]) but
+/// its top-level `_meta`, which is the protocol's (a `progressToken` is no
+/// secret). What every output that shows arguments shows: `diff`, HAR, the
+/// Mermaid diagram, `replay --print`, the mock's refusals.
+pub fn redact_params(params: &mut Value) {
+    let meta = params.as_object_mut().and_then(|p| p.remove("_meta"));
+    redact_json(params);
+    if let (Some(m), Some(p)) = (meta, params.as_object_mut()) {
+        p.insert("_meta".into(), m);
+    }
+}
+
 /// `--api-key`, `-token`: a flag whose value is the next word.
 pub fn is_secret_flag(s: &str) -> bool {
     s.starts_with('-') && !s.contains('=') && is_secret_name(s.trim_start_matches('-'))
@@ -151,6 +191,42 @@ mod tests {
         for n in ["Accept", "Content-Type", "PATH", "Mcp-Protocol-Version"] {
             assert!(!is_secret_name(n), "{n}");
         }
+    }
+
+    #[test]
+    fn an_identifier_named_key_is_no_secret_and_a_key_still_is() {
+        for n in [
+            "fastmcp.component.key",
+            "FASTMCP_COMPONENT_KEY",
+            "componentKey",
+            "primary_key",
+            "sortKey",
+            "Idempotency-Key",
+        ] {
+            assert!(!is_secret_name(n), "{n}");
+        }
+        for n in [
+            "api_key",
+            "apiKey",
+            "X-Api-Key",
+            "private_key",
+            "key",
+            "KEY",
+            "signing.key",
+            "dd-api-key",
+            // Another secret word, or another key, still makes it one.
+            "component.secret",
+            "component.key.api_key",
+            "session_component_key",
+        ] {
+            assert!(is_secret_name(n), "{n}");
+        }
+        let mut v = json!({"fastmcp.component.key": "tool:echo", "api_key": "k"});
+        redact_json(&mut v);
+        assert_eq!(
+            v,
+            json!({"fastmcp.component.key": "tool:echo", "api_key": REDACTED})
+        );
     }
 
     #[test]

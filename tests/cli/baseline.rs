@@ -149,3 +149,143 @@ fn drift_fails_the_check() {
         o.stderr
     );
 }
+
+#[test]
+fn a_device_as_baseline_is_refused_at_once() {
+    let run = headless(["check", "--demo", "--tool", "echo"])
+        .record()
+        .expect(0);
+    let trace = run.trace_path().display().to_string();
+    for args in [
+        vec!["check", "--demo", "--baseline", "/dev/zero"],
+        vec!["check", "--trace", &trace, "--baseline", "/dev/zero"],
+    ] {
+        let o = headless(&args).expect(2);
+        let errors = o.lines("[error]");
+        assert!(
+            errors.len() == 1
+                && errors[0].contains("/dev/zero")
+                && errors[0].contains("a character device"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = headless(["check", "--demo", "--baseline"])
+        .args([dir.path().display().to_string()])
+        .expect(2);
+    assert!(o.stderr.contains("a directory"), "{}", o.stderr);
+}
+
+/// `python3 tests/servers/hostile_listing.py MODE` as the server's argv.
+fn listing_server(mode: &str) -> Vec<String> {
+    vec![
+        "python3".into(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/hostile_listing.py"
+        )
+        .into(),
+        mode.into(),
+    ]
+}
+
+#[test]
+fn a_listing_that_never_ends_is_not_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    for (mode, says) in [
+        ("cursor-loop", "the tool listing never ended"),
+        ("endless", "the tool listing never ended"),
+        ("listed-twice", "the tool listing names a twice"),
+    ] {
+        let pin = dir.path().join(format!("{mode}.json"));
+        let trace = dir.path().join(format!("{mode}.jsonl"));
+        let o = headless(["check", "--protocol", "legacy", "--write-baseline"])
+            .args([pin.display().to_string()])
+            .args(["--record".to_string(), trace.display().to_string()])
+            .server(listing_server(mode))
+            .expect(3);
+        assert!(
+            o.lines("[error]").iter().any(|l| l.contains(says)),
+            "{mode}: {}",
+            o.stderr
+        );
+        assert!(!pin.exists(), "{mode}: a pin was written");
+        // From the recording, the same.
+        let o = headless(["check", "--trace"])
+            .args([trace.display().to_string()])
+            .args(["--write-baseline".to_string(), pin.display().to_string()])
+            .expect(3);
+        assert!(o.stderr.contains(says), "{mode}: {}", o.stderr);
+        assert!(!pin.exists(), "{mode}: a pin was written from the trace");
+    }
+}
+
+#[test]
+fn direction_changing_characters_are_escaped_in_the_pin_and_the_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    headless(["check", "--protocol", "legacy", "--write-baseline"])
+        .args([pin.display().to_string()])
+        .server(listing_server("bidi"))
+        .expect(0);
+    let text = std::fs::read_to_string(&pin).unwrap();
+    assert!(
+        !text.contains('\u{202e}') && !text.contains('\u{9b}'),
+        "raw in the pin: {text:?}"
+    );
+    assert!(text.contains(r"safe\u202etxt.exe\u009b[31m"), "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["tools"][0]["description"],
+        "safe\u{202e}txt.exe\u{9b}[31m"
+    );
+    // The same definitions do not drift; another description does, and the
+    // drift report shows it escaped too.
+    headless(["check", "--protocol", "legacy", "--baseline"])
+        .args([pin.display().to_string()])
+        .server(listing_server("bidi"))
+        .expect(0);
+    let o = headless(["check", "--protocol", "legacy", "--baseline"])
+        .args([pin.display().to_string()])
+        .server(listing_server("listed-twice"))
+        .run();
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stdout.contains("drift"), "{}", o.stdout);
+    assert!(
+        !o.stdout.contains('\u{202e}') && !o.stdout.contains('\u{9b}'),
+        "{:?}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_baseline_that_pins_nothing_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, says) in [
+        ("empty.json", r#"{"mcpscope_baseline": 1}"#, "pins nothing"),
+        (
+            "nameless.json",
+            r#"{"mcpscope_baseline": 1, "tools": [{"description": "x"}]}"#,
+            r#""tools"[0] has no "name""#,
+        ),
+        (
+            "not-objects.json",
+            r#"{"mcpscope_baseline": 1, "prompts": [1]}"#,
+            r#""prompts"[0] has no "name""#,
+        ),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = headless(["check", "--demo", "--baseline"])
+            .args([f.display().to_string()])
+            .expect(2);
+        assert!(o.stderr.contains(says), "{name}: {}", o.stderr);
+    }
+    // An empty list of a kind still pins it: the server must list none.
+    let f = dir.path().join("no-prompts.json");
+    std::fs::write(&f, r#"{"mcpscope_baseline": 1, "tools": []}"#).unwrap();
+    headless(["check", "--demo", "--baseline"])
+        .args([f.display().to_string()])
+        .expect(1);
+}

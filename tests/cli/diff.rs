@@ -465,3 +465,132 @@ fn a_log_that_moved_past_the_result_and_server_requests() {
         o.stdout
     );
 }
+
+/// A real recording of one `echo` call, its call and answer replaced by
+/// one `echo` per text, one after the other (seqs renumbered).
+fn echoes(from: &Path, to: &Path, texts: &[&str]) {
+    let text = std::fs::read_to_string(from).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let at = lines
+        .iter()
+        .position(|v| v.pointer("/json/method") == Some(&json!("tools/call")))
+        .expect("a tools/call");
+    let (call, answer) = (lines[at].clone(), lines[at + 1].clone());
+    assert_eq!(answer["json"]["id"], call["json"]["id"]);
+    let mut new = Vec::new();
+    for (n, t) in texts.iter().enumerate() {
+        let id = 100 + n as u64;
+        let mut c = call.clone();
+        c["json"]["id"] = json!(id);
+        c["json"]["params"]["arguments"] = json!({"text": t});
+        c["json"]["params"]["_meta"]["progressToken"] = json!(format!("tok-{id}"));
+        let mut r = answer.clone();
+        r["json"]["id"] = json!(id);
+        r["json"]["result"]["structuredContent"] = json!({"text": t});
+        new.push(c);
+        new.push(r);
+    }
+    lines.splice(at..at + 2, new);
+    let mut out = String::new();
+    let mut seq = 0u64;
+    for mut v in lines {
+        if v.get("seq").is_some() {
+            v["seq"] = json!(seq);
+            seq += 1;
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    std::fs::write(to, out).unwrap();
+}
+
+#[test]
+fn calls_run_in_another_order_are_a_difference() {
+    let one = record("echo", r#"{"text":"a"}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, same) = (
+        dir.path().join("a.jsonl"),
+        dir.path().join("b.jsonl"),
+        dir.path().join("same.jsonl"),
+    );
+    echoes(one.trace_path(), &a, &["a", "b", "c"]);
+    echoes(one.trace_path(), &b, &["c", "b", "a"]);
+    echoes(one.trace_path(), &same, &["a", "b", "c"]);
+    let o = diff(&a, &b, &[], 1);
+    assert!(o.stdout.contains("@@ call order"), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains(r#"~ call 3 echo {"text":"c"} ran before call 2 echo {"text":"b"}"#),
+        "{}",
+        o.stdout
+    );
+    let j = diff(&a, &b, &["--format", "json"], 1).json();
+    assert_eq!(j["same"], false);
+    assert_eq!(j["summary"]["call_order"], 2, "{j:#}");
+    assert_eq!(j["call_order"][1]["call"], 2);
+    assert_eq!(j["call_order"][1]["before"], 1);
+    // The same order: no difference.
+    let o = diff(&a, &same, &[], 0);
+    assert!(o.stdout.contains("no differences"), "{}", o.stdout);
+}
+
+#[test]
+fn direction_changing_characters_are_escaped_in_the_json_report() {
+    let plain = headless(["check", "--demo", "--tool", "echo"])
+        .record()
+        .expect(0);
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.jsonl");
+    edit_tools(plain.trace_path(), &b, |t| {
+        if t["name"] == "echo" {
+            t["description"] = json!("safe\u{202e}txt.exe\u{9b}[31m");
+        }
+    });
+    for format in ["text", "json"] {
+        let o = diff(plain.trace_path(), &b, &["--format", format], 1);
+        assert!(
+            !o.stdout.contains('\u{202e}') && !o.stdout.contains('\u{9b}'),
+            "{format}: {:?}",
+            o.stdout
+        );
+    }
+    let o = diff(plain.trace_path(), &b, &["--format", "json"], 1);
+    assert!(o.stdout.contains(r"txt.exe\u009b"), "{}", o.stdout);
+    let fields = &o.json()["listings"][0]["fields"];
+    assert_eq!(fields[0]["b"], "safe\u{202e}txt.exe\u{9b}[31m", "{fields}");
+}
+
+#[test]
+fn ctrl_c_while_b_runs_exits_130() {
+    let a = headless([
+        "call",
+        "--demo",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "echo",
+        "--args",
+        r#"{"text":"a"}"#,
+    ])
+    .record()
+    .expect(0);
+    // The server sends mcpscope SIGINT when the call reaches it.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/hostile_stdio.py"
+    );
+    let o = headless(["diff"])
+        .args([a.trace_path().display().to_string()])
+        .server(["python3", script, "interrupt-parent"])
+        .run();
+    assert_eq!(o.code, 130, "{}", o.stderr);
+    assert!(o.stderr.contains("interrupted"), "{}", o.stderr);
+    assert!(
+        o.stdout.is_empty(),
+        "no report of a B cut short: {}",
+        o.stdout
+    );
+}

@@ -351,3 +351,169 @@ fn ctrl_c_cancels_the_calls_in_flight_and_reports_what_was_done() {
     assert!(done.contains("load stopped, the calls in flight were cancelled"));
     assert!(done.contains("\nFAIL"), "{done}");
 }
+
+/// Whether process `pid` still exists (a zombie of ours would too, but the
+/// server is mcpscope's child, never this test's).
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks; no memory is involved.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[test]
+fn a_handshake_that_times_out_leaves_no_server_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    // A "server" that never answers: it writes its pid and becomes `sleep`.
+    let script = format!("echo $$ > {}; exec sleep 43", pidfile.display());
+    for extra in [&[][..], &["--sessions", "2"][..], &["--format", "json"][..]] {
+        let _ = std::fs::remove_file(&pidfile);
+        let o = headless([
+            "load",
+            "--tool",
+            "t",
+            "--calls",
+            "10",
+            "--timeout",
+            "2",
+            "--protocol",
+            "legacy",
+        ])
+        .args(extra)
+        .server(["sh", "-c", &script])
+        .run();
+        assert_eq!(o.code, 3, "{extra:?}: {}", o.stderr);
+        if extra.contains(&"--format") {
+            // A JSON consumer still gets a document saying what failed.
+            let v = o.json();
+            assert_eq!(v["failure"]["kind"], "handshake", "{v:#}");
+            assert_eq!(v["failure"]["session"], 1);
+            assert_eq!(v["calls"], 0);
+            assert_eq!(v["passed"], false);
+        } else {
+            assert!(o.stdout.is_empty(), "{}", o.stdout);
+        }
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let left = alive(pid);
+        if left {
+            // SAFETY: as above; the test's own leftover is ended.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        assert!(!left, "{extra:?}: the server (pid {pid}) outlived load");
+    }
+}
+
+#[test]
+fn broken_streams_are_counted_per_session() {
+    // Two sessions reuse the same token names; each of the 20 calls breaks
+    // its own stream (two notifications after its response).
+    let v = load_json(
+        &[
+            "--demo",
+            "--tool",
+            "fault_after_response",
+            "--sessions",
+            "2",
+            "--concurrency",
+            "4",
+            "--calls",
+            "20",
+            "--settle-ms",
+            "2000",
+        ],
+        None,
+        1,
+    );
+    assert_consistent(&v, 20);
+    assert_eq!(
+        v["integrity"]["findings"]["progress-after-response"], 40,
+        "{v:#}"
+    );
+    assert_eq!(v["integrity"]["broken_streams"], 20, "{v:#}");
+}
+
+#[test]
+fn concurrency_is_clamped_to_the_calls_and_the_cap() {
+    let o = headless([
+        "load",
+        "--demo",
+        "--tool",
+        "echo",
+        "--calls",
+        "20",
+        "--concurrency",
+        "1000000",
+        "--format",
+        "json",
+    ])
+    .expect(0);
+    let v = o.json();
+    assert_eq!(v["concurrency"], 20, "{v:#}");
+    assert_eq!(v["calls"], 20);
+    let said = o.lines("[load]");
+    assert!(
+        said.len() == 1 && said[0].contains("--concurrency 1000000") && said[0].contains("20"),
+        "{}",
+        o.stderr
+    );
+    // A duration has no number of calls: the cap holds.
+    let o = headless([
+        "load",
+        "--demo",
+        "--tool",
+        "echo",
+        "--duration",
+        "200ms",
+        "--concurrency",
+        "1000000",
+        "--format",
+        "json",
+    ])
+    .expect(0);
+    assert_eq!(o.json()["concurrency"], 1024, "{}", o.stdout);
+    assert!(o.stderr.contains("at most 1024"), "{}", o.stderr);
+}
+
+#[test]
+fn a_lost_session_is_said_once_not_once_per_call() {
+    // Answers the handshake, then exits at the first call.
+    let server = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "dies", "version": "1"}}}), flush=True)
+    elif m.get("method") == "tools/call":
+        sys.exit(0)
+"#;
+    let o = headless([
+        "load",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "t",
+        "--calls",
+        "40",
+        "--sessions",
+        "2",
+        "--concurrency",
+        "4",
+        "--format",
+        "json",
+    ])
+    .server(["python3", "-c", server])
+    .expect(3);
+    let v = o.json();
+    assert!(v["errors"]["connection"].as_u64().unwrap() >= 2, "{v:#}");
+    assert_eq!(
+        o.lines("[error] connection lost").len(),
+        2,
+        "one line per session:\n{}",
+        o.stderr
+    );
+}

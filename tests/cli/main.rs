@@ -23,6 +23,8 @@ mod load;
 mod local_safety;
 mod mock;
 mod otlp;
+mod outputs;
+mod redaction;
 mod request;
 mod sarif;
 mod selflog;

@@ -14,12 +14,16 @@ empty result; `tools/call` does what the mode says:
     roots-storm N          asks roots/list N times at once, then answers
     stray-progress N       sends N progress notifications for two tokens no
                            request carried (alternately), then answers
+    interrupt-parent       sends SIGINT to its parent (mcpscope) and never
+                           answers the call: Ctrl-C while a call runs
     split-line N           (not MCP: for the stdio proxy) writes the start of
                            a line, waits for one line on stdin, then writes
                            N more bytes of it, its end, and one short line,
                            and exits
 """
 import json
+import os
+import signal
 import sys
 import threading
 
@@ -78,6 +82,8 @@ def call(rid):
                       b'{"progressToken":"stray-%s","progress":%d}}\n' % (b"ab"[i % 2:i % 2 + 1], i)
                       for i in range(count)))
         text_result(rid, "sent")
+    elif mode == "interrupt-parent":
+        os.kill(os.getppid(), signal.SIGINT)
 
 
 pending_calls = {}
