@@ -23,6 +23,7 @@ mod load;
 mod local_safety;
 mod mock;
 mod otlp;
+mod otlp_hostile;
 mod request;
 mod sarif;
 mod selflog;

@@ -26,6 +26,46 @@ use serde_json::Value;
 /// Spans the exporter holds at most (queued and being sent).
 pub const DEFAULT_QUEUE: usize = 4096;
 
+/// How long the end of an export may wait for the backend to take what is
+/// left; what it has not taken by then is counted as not delivered and
+/// said. Every export path reads its figure here.
+pub mod deadline {
+    use std::time::Duration;
+
+    /// A session's end (`call`, `check`, `check --trace`, the TUI, the proxy).
+    pub const SESSION: Duration = Duration::from_secs(5);
+    /// A recording's export (`export TRACE --otlp`).
+    pub const RECORDING: Duration = Duration::from_secs(30);
+    /// For tests only: replaces both, in milliseconds, so a test of a
+    /// backend that never answers does not wait 30 s.
+    pub const VAR: &str = "MCPSCOPE_OTLP_DEADLINE_MS";
+
+    pub fn session() -> Duration {
+        chosen(SESSION)
+    }
+
+    pub fn recording() -> Duration {
+        chosen(RECORDING)
+    }
+
+    fn chosen(d: Duration) -> Duration {
+        std::env::var(VAR)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(d, Duration::from_millis)
+    }
+
+    /// As said to the user: `30 s`, `1.5 s`.
+    pub fn said(d: Duration) -> String {
+        let ms = d.as_millis();
+        if ms % 1000 == 0 {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{} s", d.as_secs_f64())
+        }
+    }
+}
+
 /// Where and how to export.
 #[derive(Clone)]
 pub struct Config {
