@@ -309,3 +309,53 @@ fn check_of_a_recording_exports_it_judged() {
         call.events
     );
 }
+
+#[test]
+fn the_exporters_headers_never_follow_a_redirect_to_another_origin() {
+    const KEY: &str = "sekrit-9c2e";
+    // The second backend, on another port, takes everything and keeps
+    // what it saw; the first redirects every export to it.
+    let other = Sink::accepting();
+    let to = other.url();
+    let first =
+        Sink::scripted(move |_, g| (307, vec![("Location".into(), format!("{to}{}", g.path))]));
+    let o = headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args([
+            "--otlp",
+            &first.url(),
+            "--otlp-header",
+            &format!("x-api-key={KEY}"),
+        ])
+        .expect(0);
+    let seen = other.requests();
+    assert!(
+        seen.iter()
+            .all(|g| g.header("x-api-key").is_none() && g.header("referer").is_none()),
+        "the other origin saw {seen:?}"
+    );
+    assert!(
+        seen.is_empty(),
+        "a cross-origin redirect was followed: {seen:?}"
+    );
+    assert!(
+        o.stderr.contains("not delivered: HTTP 307") && o.stderr.contains("another origin"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains(KEY), "{}", o.stderr);
+
+    // Within the backend's own origin a redirect is followed, headers and all.
+    let moving = Sink::scripted(|_, g| match g.path.starts_with("/v1/") {
+        true => (307, vec![("Location".into(), format!("/moved{}", g.path))]),
+        false => (200, Vec::new()),
+    });
+    headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args(["--otlp", &moving.url(), "--otlp-header", &format!("x-api-key={KEY}")])
+        .expect(0);
+    let took = moving.requests();
+    assert!(
+        took.iter().any(|g| g.path == "/moved/v1/traces"),
+        "{took:?}"
+    );
+    assert!(took.iter().all(|g| g.header("x-api-key") == Some(KEY)));
+}

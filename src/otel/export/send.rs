@@ -32,6 +32,8 @@ pub const BATCH_DELAY: Duration = Duration::from_secs(1);
 pub const RETRIES: u32 = 3;
 /// How long one export request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Redirects (within the backend's origin) followed for one request.
+const MAX_REDIRECTS: usize = 5;
 /// A `Retry-After` longer than this is cut to it.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -262,6 +264,8 @@ impl Exporter {
         let worker = Worker {
             client: reqwest::Client::builder()
                 .timeout(REQUEST_TIMEOUT)
+                .redirect(same_origin_redirects())
+                .referer(false)
                 .user_agent(concat!("mcpscope/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .unwrap_or_default(),
@@ -652,11 +656,41 @@ impl Worker {
                 .canonical_reason()
                 .map_or(String::new(), |r| format!(" {r}"))
         );
+        if status.is_redirection() {
+            return Outcome::Refused(format!(
+                "{why}: a redirect to another origin (or too many) is not followed; give the backend's own URL"
+            ));
+        }
         match status.as_u16() {
             429 | 502 | 503 | 504 => Outcome::Again(why, after),
             _ => Outcome::Refused(why),
         }
     }
+}
+
+/// The exporter's headers (`--otlp-header`: API keys) are for the backend
+/// the user named: a redirect is followed only to the same origin (scheme,
+/// host and port), so they never reach another host or port; another
+/// redirect is answered as final ([`Worker::once`] says why).
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_string(),
+                u.host_str().map(str::to_string),
+                u.port_or_known_default(),
+            )
+        };
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| origin(first) == origin(attempt.url()));
+        if same && attempt.previous().len() < MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// Log records grouped by the service that made them, as one export request.
