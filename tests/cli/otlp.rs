@@ -359,3 +359,33 @@ fn the_exporters_headers_never_follow_a_redirect_to_another_origin() {
     );
     assert!(took.iter().all(|g| g.header("x-api-key") == Some(KEY)));
 }
+
+#[test]
+fn a_base_url_with_a_query_gets_the_signal_path_before_its_query() {
+    let sink = Sink::accepting();
+    let url = format!("{}/base?token=X", sink.url());
+    headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args(["--otlp", &url])
+        .expect(0);
+    let paths: Vec<String> = sink.requests().into_iter().map(|g| g.path).collect();
+    assert!(
+        paths.contains(&"/base/v1/traces?token=X".to_string()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().all(|p| p.starts_with("/base/v1/")),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn an_otlp_usage_error_never_prints_the_urls_password() {
+    for url in [
+        "grpc://user:sekrit@127.0.0.1:4317/?token=sekrit",
+        "http://user:sekrit@127.0.0.1:99999/",
+    ] {
+        let o = headless(["call", "--demo", "--tool", "echo", "--otlp", url]).expect(2);
+        assert!(o.stderr.contains("--otlp"), "{}", o.stderr);
+        assert!(!o.stderr.contains("sekrit"), "{}", o.stderr);
+    }
+}
