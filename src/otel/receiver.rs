@@ -204,7 +204,7 @@ impl State {
             Err(e) => return plain(StatusCode::BAD_REQUEST, &e),
         };
         self.append(signal, &decoded);
-        success(signal, enc, decoded.dropped)
+        success(signal, enc, &decoded)
     }
 
     fn append(&self, signal: Signal, decoded: &decode::Decoded) {
@@ -223,16 +223,34 @@ impl State {
                     },
                 );
             }
+            if decoded.invalid > 0 {
+                store.append_event(
+                    CHANNEL,
+                    t,
+                    &Event::OtelDropped {
+                        signal: signal.as_str().into(),
+                        count: decoded.invalid,
+                        reason: decode::INVALID_IDS.into(),
+                    },
+                );
+            }
         });
     }
 }
 
 /// The empty `Export*ServiceResponse` in the request's encoding, with a
-/// partial success when items were left out.
-fn success(signal: Signal, enc: Encoding, dropped: u64) -> Response<Body> {
+/// partial success when items were left out (past the bound, or refused
+/// for an invalid id).
+fn success(signal: Signal, enc: Encoding, decoded: &decode::Decoded) -> Response<Body> {
     use opentelemetry_proto::tonic::collector as c;
     use prost::Message;
-    let msg = format!("over {} items in one export", decode::MAX_PER_EXPORT);
+    let dropped = decoded.dropped + decoded.invalid;
+    let over = format!("over {} items in one export", decode::MAX_PER_EXPORT);
+    let msg = match (decoded.dropped, decoded.invalid) {
+        (0, _) => decode::INVALID_IDS.to_string(),
+        (_, 0) => over,
+        _ => format!("{over}; {}", decode::INVALID_IDS),
+    };
     let partial = |n: u64| (n > 0).then_some(n as i64);
     let (body, ctype): (Vec<u8>, &'static str) = match (signal, enc) {
         // Serde would write `"partialSuccess": null`; the empty message is `{}`.

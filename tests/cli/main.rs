@@ -22,6 +22,7 @@ mod headless;
 mod load;
 mod local_safety;
 mod mock;
+mod otel_receiver;
 mod otlp;
 mod otlp_hostile;
 mod request;

@@ -350,7 +350,12 @@ fn the_exporters_headers_never_follow_a_redirect_to_another_origin() {
         false => (200, Vec::new()),
     });
     headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
-        .args(["--otlp", &moving.url(), "--otlp-header", &format!("x-api-key={KEY}")])
+        .args([
+            "--otlp",
+            &moving.url(),
+            "--otlp-header",
+            &format!("x-api-key={KEY}"),
+        ])
         .expect(0);
     let took = moving.requests();
     assert!(

@@ -93,8 +93,8 @@ impl std::fmt::Debug for Config {
 
 impl Config {
     pub fn new(url: &str) -> Result<Config, String> {
-        let parsed =
-            reqwest::Url::parse(url).map_err(|e| format!("--otlp {}: not a URL: {e}", quoted(url)))?;
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| format!("--otlp {}: not a URL: {e}", quoted(url)))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!(
                 "--otlp {}: the exporter speaks OTLP/HTTP: give an http:// or https:// URL",
@@ -261,7 +261,10 @@ mod tests {
         let c = Config::new("http://h/base?token=X").unwrap();
         assert_eq!(c.signal_url("traces"), "http://h/base/v1/traces?token=X");
         let c = Config::new("http://h:4318/otlp/v1/logs/?a=1&b=2").unwrap();
-        assert_eq!(c.signal_url("metrics"), "http://h:4318/otlp/v1/metrics?a=1&b=2");
+        assert_eq!(
+            c.signal_url("metrics"),
+            "http://h:4318/otlp/v1/metrics?a=1&b=2"
+        );
     }
 
     #[test]
