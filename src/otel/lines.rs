@@ -67,7 +67,7 @@ impl CallsByTrace {
         let flood = match ev {
             Event::OtelSpan { .. } => &mut self.spans,
             Event::OtelLog { .. } => &mut self.logs,
-            Event::OtelDropped { .. } => &mut self.dropped,
+            Event::OtelDropped { .. } | Event::OtelForeign { .. } => &mut self.dropped,
             _ => return None,
         };
         match flood.note() {
@@ -153,6 +153,7 @@ impl CallsByTrace {
                 },
                 one_line(reason)
             )),
+            Event::OtelForeign { protocol } => Some(foreign_line(protocol)),
             _ => None,
         }
     }
@@ -181,6 +182,21 @@ pub fn store_lines(store: &crate::trace::Store) -> Vec<String> {
     }
     out.extend(calls.summary());
     out
+}
+
+/// What arrived that the receiver does not take, and what to change.
+fn foreign_line(protocol: &str) -> String {
+    match protocol {
+        "OTLP/gRPC" => "[otel] OTLP/gRPC arrived: not supported, configure the exporter for http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)".into(),
+        "TLS" => "[otel] TLS arrived at the OTLP receiver: not supported, it speaks plain HTTP (give the exporter its http:// address)".into(),
+        other => format!(
+            "[otel] {} arrived at the OTLP receiver: not supported, it takes OTLP/HTTP (http/protobuf or http/json)",
+            match other {
+                "other" => "a protocol other than HTTP/1.1",
+                o => o,
+            }
+        ),
+    }
 }
 
 fn pair(l: &mut String, k: &str, v: &str) {

@@ -4,7 +4,8 @@
 //! the exporter gets its answer once its data is in the trace. A request's
 //! head and body must each arrive in time, and a body is read whole before
 //! its export takes a decoding slot, so a sender that stalls holds neither
-//! a slot nor a connection for long.
+//! a slot nor a connection for long. What is not HTTP/1 (OTLP/gRPC, told
+//! apart by the HTTP/2 preface; TLS) is said once per session and closed.
 
 use super::decode::{self, Encoding, Signal};
 use crate::event::Event;
@@ -67,6 +68,7 @@ impl Receiver {
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
             reading: Semaphore::new(MAX_READING),
             body_timeout: body,
+            foreign_said: Default::default(),
         });
         let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
         let task = tokio::spawn(async move {
@@ -79,6 +81,14 @@ impl Receiver {
                 };
                 let state = state.clone();
                 tokio::spawn(async move {
+                    match first_bytes(&stream, head).await {
+                        First::Http1 => {}
+                        First::Nothing => return,
+                        First::Foreign(protocol) => {
+                            state.say_foreign(protocol);
+                            return;
+                        }
+                    }
                     let svc = service_fn(move |req| {
                         let state = state.clone();
                         async move { Ok::<_, Infallible>(state.handle(req).await) }
@@ -117,6 +127,35 @@ struct State {
     in_flight: Semaphore,
     reading: Semaphore,
     body_timeout: Duration,
+    /// The foreign protocols said so far (each once per session).
+    foreign_said: std::sync::Mutex<Vec<&'static str>>,
+}
+
+/// What a connection's first bytes say it speaks.
+enum First {
+    Http1,
+    /// Nothing arrived in time, or the peer went away.
+    Nothing,
+    Foreign(&'static str),
+}
+
+/// Peek at a connection's first bytes (hyper still reads them): the HTTP/2
+/// preface (`PRI * HTTP/2.0`, what an OTLP/gRPC exporter sends), a TLS
+/// handshake, or anything that cannot start an HTTP/1 request line. A
+/// lone `P` that could still become `PRI` is taken as HTTP/1 (hyper then
+/// refuses it silently).
+async fn first_bytes(stream: &tokio::net::TcpStream, wait: Duration) -> First {
+    let mut buf = [0u8; 3];
+    let n = match tokio::time::timeout(wait, stream.peek(&mut buf)).await {
+        Ok(Ok(n)) if n > 0 => n,
+        _ => return First::Nothing,
+    };
+    match &buf[..n] {
+        b"PRI" => First::Foreign("OTLP/gRPC"),
+        [0x16, ..] => First::Foreign("TLS"),
+        [c, ..] if !c.is_ascii_uppercase() => First::Foreign("other"),
+        _ => First::Http1,
+    }
 }
 
 type Body = Full<Bytes>;
@@ -132,6 +171,22 @@ fn plain(status: StatusCode, msg: &str) -> Response<Body> {
 }
 
 impl State {
+    /// Record that `protocol` arrived, the first time it does.
+    fn say_foreign(&self, protocol: &'static str) {
+        {
+            let mut said = self.foreign_said.lock().unwrap_or_else(|e| e.into_inner());
+            if said.contains(&protocol) {
+                return;
+            }
+            said.push(protocol);
+        }
+        let ev = Event::OtelForeign {
+            protocol: protocol.into(),
+        };
+        self.trace
+            .append(|store, t| store.append_event(CHANNEL, t, &ev));
+    }
+
     async fn handle(&self, req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = self.guard.admit(req.headers()) {
             return refusal.response();
@@ -477,5 +532,42 @@ mod tests {
         let cut = answer(&mut head).await;
         assert!(cut.is_empty() || cut.starts_with("HTTP/1.1 408"), "{cut}");
         assert!(otel_events(&trace).is_empty());
+    }
+
+    #[tokio::test]
+    async fn otlp_over_grpc_is_recorded_once_and_closed() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        for _ in 0..2 {
+            let mut s = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+            s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+                .await
+                .unwrap();
+            // Closed at once, with nothing said on the wire.
+            assert_eq!(answer(&mut s).await, "");
+        }
+        let mut tls = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+        tls.write_all(&[0x16, 0x03, 0x01, 0x00]).await.unwrap();
+        assert_eq!(answer(&mut tls).await, "");
+        assert_eq!(
+            otel_events(&trace),
+            [
+                Event::OtelForeign {
+                    protocol: "OTLP/gRPC".into()
+                },
+                Event::OtelForeign {
+                    protocol: "TLS".into()
+                }
+            ]
+        );
+        // HTTP/1 still works.
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", json, &span_json())
+                .await
+                .0,
+            200
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! What a server exports to mcpscope's OTLP receiver, from a real server
 //! (tests/servers/hostile_stdio.py) through the real binary: a flood of
 //! spans is counted past the first lines; URL-valued attributes lose their
-//! credentials; spans with invalid ids are refused and said. And a flood of status reports for tasks no answer named is
+//! credentials; spans with invalid ids are refused and said; OTLP/gRPC is
+//! said once. And a flood of status reports for tasks no answer named is
 //! counted the same way.
 
 use crate::support::{Run, headless};
@@ -106,4 +107,23 @@ fn a_flood_of_reports_for_unknown_tasks_is_counted_not_printed_line_by_line() {
     let total =
         format!("[task] {n} status reports for tasks no answer named in all (the first 16 shown)");
     assert!(o.stderr.contains(&total), "{lines:#?}");
+}
+
+#[test]
+fn otlp_over_grpc_is_said_once_not_dropped_silently() {
+    let o = call(&hostile("grpc-preface", None));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let said: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("OTLP/gRPC arrived"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "[otel] OTLP/gRPC arrived: not supported, configure the exporter for http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)"
+        ],
+        "{}",
+        o.stderr
+    );
 }
