@@ -58,7 +58,7 @@ pub mod deadline {
     /// As said to the user: `30 s`, `1.5 s`.
     pub fn said(d: Duration) -> String {
         let ms = d.as_millis();
-        if ms % 1000 == 0 {
+        if ms.is_multiple_of(1000) {
             format!("{} s", ms / 1000)
         } else {
             format!("{} s", d.as_secs_f64())
