@@ -412,6 +412,48 @@ mod tests {
     }
 
     #[test]
+    fn invalid_ids_are_refused_and_urls_lose_their_credentials() {
+        let span = |trace: &str, span: &str, parent: &str| {
+            serde_json::json!({"traceId": trace, "spanId": span, "parentSpanId": parent,
+                "name": "s", "attributes": [
+                    {"key": "url.full", "value": {"stringValue": "https://u:pw@h.example/a?token=t1&x=1"}},
+                    {"key": "http.url", "value": {"stringValue": "http://h.example/b?api_key=k1"}},
+                    {"key": "url.query", "value": {"stringValue": "token=t1&x=1"}},
+                    {"key": "note", "value": {"stringValue": "not a url"}}]})
+        };
+        let good = "5b8efff798038103d269b633813fc60c";
+        let body = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            span(good, "eee19b7ec3c1b174", ""),
+            span(good, "eee19b7ec3c1b174", "0000000000000000"),
+            span("5b8e", "eee19b7ec3c1b174", ""),
+            span("00000000000000000000000000000000", "eee19b7ec3c1b174", ""),
+            span(good, "0000000000000000", ""),
+            span(good, "eee19b7ec3c1b17400", ""),
+            span(good, "eee19b7ec3c1b174", "eee1"),
+        ]}]}]});
+        let d = decode(Signal::Traces, Encoding::Json, body.to_string().as_bytes()).unwrap();
+        assert_eq!((d.events.len(), d.invalid), (2, 5));
+        let Event::OtelSpan {
+            parent_span_id,
+            attributes,
+            ..
+        } = &d.events[1]
+        else {
+            panic!("{:?}", d.events)
+        };
+        assert_eq!(parent_span_id, &None, "an all-zero parent is a root");
+        let text = serde_json::to_string(attributes).unwrap();
+        for secret in ["pw", "t1", "k1"] {
+            assert!(!text.contains(secret), "{text}");
+        }
+        assert!(
+            text.contains("h.example/a") && text.contains("x=1"),
+            "{text}"
+        );
+        assert_eq!(attributes["note"], "not a url");
+    }
+
+    #[test]
     fn garbage_is_an_error_not_a_panic() {
         assert!(decode(Signal::Traces, Encoding::Protobuf, b"\xff\xff\xff").is_err());
         assert!(decode(Signal::Logs, Encoding::Json, b"{").is_err());
