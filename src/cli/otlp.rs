@@ -97,9 +97,22 @@ pub async fn send_folded(
     }
 }
 
-/// End a live export and say how it went.
-pub async fn finish_live(export: Option<LiveExport>, quiet: bool) {
-    if let Some(e) = export {
-        say(&e.finish(deadline::session()).await, quiet);
+/// End a live export and say how it went. A stopping signal ends the wait
+/// at once: `Some` with its exit code.
+pub async fn finish_live(
+    export: Option<LiveExport>,
+    quiet: bool,
+    signals: &mut Signals,
+) -> Option<i32> {
+    let e = export?;
+    tokio::select! {
+        report = e.finish(deadline::session()) => {
+            say(&report, quiet);
+            None
+        }
+        stop = signals.recv() => {
+            eprintln!("[error] {}: the export was not finished", stop.reason);
+            Some(stop.code)
+        }
     }
 }

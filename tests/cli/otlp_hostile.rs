@@ -183,6 +183,37 @@ fn sigint_ends_a_check_of_a_recording_waiting_on_the_backend() {
 }
 
 #[test]
+fn sigint_ends_a_live_call_waiting_on_the_backend() {
+    let silent = Silent::start();
+    let url = silent.url();
+    let child = spawn(
+        &[
+            "call",
+            "--demo",
+            "--tool",
+            "echo",
+            "-a",
+            "message=hi",
+            "--otlp",
+            &url,
+        ],
+        None,
+    );
+    silent
+        .arrived
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the export reached the backend");
+    signal(&child, libc::SIGINT);
+    let o = finish_within(child, Duration::from_secs(15));
+    assert_eq!(o.code, 130, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("the export was not finished"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn sigterm_ends_a_live_check_waiting_on_the_backend() {
     stopped_while_waiting(
         &[
