@@ -340,6 +340,13 @@ pub enum Event {
         count: u64,
         reason: String,
     },
+    /// Something other than HTTP/1 arrived at the OTLP receiver (`protocol`:
+    /// `OTLP/gRPC`, an HTTP/2 preface; `TLS`; `other`), which it does not
+    /// take: recorded once per session and kind, so it is said, not dropped
+    /// silently.
+    OtelForeign {
+        protocol: String,
+    },
 }
 
 /// A stable digest of a URL's path and query (FNV-1a, 64 bits, in hex):
@@ -441,6 +448,7 @@ impl Event {
             Event::OtelLog { .. } => "otel-log",
             Event::OtelMetrics { .. } => "otel-metrics",
             Event::OtelDropped { .. } => "otel-dropped",
+            Event::OtelForeign { .. } => "otel-foreign",
         }
     }
 

@@ -517,7 +517,8 @@ impl Exchanges {
             | Event::OtelSpan { .. }
             | Event::OtelLog { .. }
             | Event::OtelMetrics { .. }
-            | Event::OtelDropped { .. } => {}
+            | Event::OtelDropped { .. }
+            | Event::OtelForeign { .. } => {}
         }
     }
 

@@ -309,7 +309,9 @@ where
             .for_each(|l| eprintln!("{l}"));
     }
     // After the grace: the server's late spans are forwarded too.
-    super::otlp::finish_live(export, opts.quiet).await;
+    let code = super::otlp::finish_live(export, opts.quiet, &mut signals)
+        .await
+        .unwrap_or(code);
     printer.checks.stop();
     report_evictions(&trace, &printer.checks, opts.record.is_some());
     report_dropped(session.dropped_server_requests());

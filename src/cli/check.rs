@@ -439,12 +439,16 @@ pub async fn run(a: CheckArgs) -> i32 {
             return c;
         }
         // A recording judged: sent as `export --otlp` sends it.
+        let mut stopped = None;
         match a.otlp.config() {
             Ok(Some(cfg)) => {
                 let ctx = crate::otel::export::Context::of_header(&loaded.header, None);
                 let folded =
                     crate::otel::export::recorded::fold(&loaded.store, &report.findings, ctx);
-                super::otlp::send_folded(folded, &cfg, super::otlp::FINISH_DEADLINE).await;
+                let deadline = crate::otel::export::deadline::session();
+                stopped = super::otlp::send_folded(folded, &cfg, deadline, &mut Signals::install())
+                    .await
+                    .err();
             }
             Ok(None) => {}
             Err(e) => return fail(&Failure::Usage(e)),
@@ -454,7 +458,7 @@ pub async fn run(a: CheckArgs) -> i32 {
             lines: &lines,
         };
         emit(&report, a.format, Some(&art));
-        return if report.summary.passed { 0 } else { 1 };
+        return stopped.unwrap_or(if report.summary.passed { 0 } else { 1 });
     }
     let pinned = match read_baseline(&a) {
         Ok(b) => b,
@@ -558,7 +562,7 @@ pub async fn run(a: CheckArgs) -> i32 {
         }
         code
     };
-    let code = tokio::select! {
+    let mut code = tokio::select! {
         code = calls => code,
         stop = signals.recv() => {
             cancel_in_flight(&session, stop);
@@ -603,7 +607,10 @@ pub async fn run(a: CheckArgs) -> i32 {
     if let Some(cfg) = &otlp {
         let ctx = super::otlp::live_context(&trace, &spec, false);
         let folded = crate::otel::export::recorded::fold(&trace.read(), &report.findings, ctx);
-        super::otlp::send_folded(folded, cfg, super::otlp::FINISH_DEADLINE).await;
+        let deadline = crate::otel::export::deadline::session();
+        if let Err(stop) = super::otlp::send_folded(folded, cfg, deadline, &mut signals).await {
+            code = stop;
+        }
     }
     if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
         // A session that failed keeps its own code.

@@ -93,7 +93,11 @@ pub async fn run(a: ExportArgs) -> i32 {
     };
     let mut code = 0;
     if let Some(cfg) = &otlp {
-        code = send(&session, cfg).await;
+        code = match send(&session, cfg).await {
+            Ok(c) => c,
+            // Stopped by a signal: nothing more is written.
+            Err(c) => return c,
+        };
     }
     let Some(format) = a.format else {
         return code;
@@ -131,13 +135,15 @@ pub async fn run(a: ExportArgs) -> i32 {
     }
 }
 
-/// Send the session to the backend; 1 when a span was not taken.
-async fn send(s: &Session<'_>, cfg: &crate::otel::export::Config) -> i32 {
+/// Send the session to the backend; 1 when a span was not taken, `Err`
+/// with its exit code when a signal stopped the export.
+async fn send(s: &Session<'_>, cfg: &crate::otel::export::Config) -> Result<i32, i32> {
     let ctx = crate::otel::export::Context::of_header(s.header, None);
     let folded = crate::otel::export::recorded::fold(s.store, s.findings, ctx);
-    let deadline = crate::otel::export::recorded::DEADLINE;
-    let report = super::otlp::send_folded(folded, cfg, deadline).await;
-    if report.complete() { 0 } else { 1 }
+    let deadline = crate::otel::export::deadline::recording();
+    let mut signals = super::signals::Signals::install();
+    let report = super::otlp::send_folded(folded, cfg, deadline, &mut signals).await?;
+    Ok(if report.complete() { 0 } else { 1 })
 }
 
 /// `--call 3` names the integer id 3 or, when the session has none, the

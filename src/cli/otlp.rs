@@ -2,14 +2,12 @@
 //! exports a session shares (the TUI, `call`, `check`, `proxy`, `export`),
 //! and the `[otel]` lines a headless session ends with.
 
+use super::signals::Signals;
 use super::spec::{ServerSpec, UsageError};
-use crate::otel::export::{Config, Context, LiveExport, Report};
+use crate::otel::export::{Config, Context, LiveExport, Report, deadline};
 use crate::trace::Trace;
 use clap::Args;
 use std::time::Duration;
-
-/// How long a session's end waits for the backend to take the last spans.
-pub const FINISH_DEADLINE: Duration = Duration::from_secs(5);
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct OtlpArgs {
@@ -70,20 +68,51 @@ pub fn say(report: &Report, quiet: bool) {
 }
 
 /// Send a session that is over (folded with its findings), wait at most
-/// `deadline` for the backend, and say how it went.
+/// `deadline` for the backend, and say how it went. A stopping signal ends
+/// the wait at once: what was not delivered is said, then `Err` with the
+/// signal's exit code.
 pub async fn send_folded(
     folded: crate::otel::export::recorded::Folded,
     cfg: &Config,
     deadline: Duration,
-) -> Report {
-    let report = crate::otel::export::recorded::send(folded, cfg, deadline).await;
+    signals: &mut Signals,
+) -> Result<Report, i32> {
+    let mut stopped = None;
+    let report = crate::otel::export::recorded::send(folded, cfg, deadline, async {
+        let stop = signals.recv().await;
+        stopped = Some(stop);
+        format!(
+            "mcpscope was stopped ({}) before the backend took them",
+            stop.name
+        )
+    })
+    .await;
     say(&report, false);
-    report
+    match stopped {
+        Some(stop) => {
+            eprintln!("[error] {}: the export was not finished", stop.reason);
+            Err(stop.code)
+        }
+        None => Ok(report),
+    }
 }
 
-/// End a live export and say how it went.
-pub async fn finish_live(export: Option<LiveExport>, quiet: bool) {
-    if let Some(e) = export {
-        say(&e.finish(FINISH_DEADLINE).await, quiet);
+/// End a live export and say how it went. A stopping signal ends the wait
+/// at once: `Some` with its exit code.
+pub async fn finish_live(
+    export: Option<LiveExport>,
+    quiet: bool,
+    signals: &mut Signals,
+) -> Option<i32> {
+    let e = export?;
+    tokio::select! {
+        report = e.finish(deadline::session()) => {
+            say(&report, quiet);
+            None
+        }
+        stop = signals.recv() => {
+            eprintln!("[error] {}: the export was not finished", stop.reason);
+            Some(stop.code)
+        }
     }
 }

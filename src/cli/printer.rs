@@ -24,6 +24,11 @@ pub struct Printer {
     http: super::http_lines::HttpLines,
     /// The last status said per task, so each change is one `[task]` line.
     tasks: crate::calls::tasks::TaskBook,
+    /// Tasks the answers to our requests named (the latest
+    /// `BOOK_TASKS`); reports about any other task are a flood a server
+    /// can make up without end: counted past the first few.
+    known_tasks: std::collections::VecDeque<String>,
+    unknown_tasks: crate::format::flood::Flood,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
     /// Findings per rule: the first few are printed, the rest counted and
@@ -36,6 +41,9 @@ pub struct Printer {
 
 /// Findings of one rule printed in full; further ones are counted.
 const SHOWN_PER_RULE: u64 = 3;
+/// `[task]` lines for tasks no answer to our requests named, printed in a
+/// session; the rest are counted.
+const UNKNOWN_TASKS_SHOWN: u64 = 16;
 
 impl Printer {
     pub fn new(quiet: bool) -> Printer {
@@ -47,6 +55,12 @@ impl Printer {
             findings_shown: 0,
             http: Default::default(),
             tasks: Default::default(),
+            known_tasks: Default::default(),
+            unknown_tasks: crate::format::flood::Flood::new(
+                "[task]",
+                "status reports for tasks no answer named",
+                UNKNOWN_TASKS_SHOWN,
+            ),
             strays: Strays::default(),
             repeats: Default::default(),
             say_era: false,
@@ -60,6 +74,10 @@ impl Printer {
         }
         let mut buf = Vec::new();
         self.strays.summary(&mut buf);
+        let counted = self.traces.summary().into_iter();
+        for line in counted.chain(self.unknown_tasks.summary()) {
+            let _ = writeln!(buf, "{line}");
+        }
         for (rule, n) in &self.repeats {
             if *n > SHOWN_PER_RULE {
                 let _ = writeln!(
@@ -243,7 +261,7 @@ impl Printer {
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(r.get())
                     && let Some(t) = TaskState::of_result(&v)
                 {
-                    self.task_line(t, buf);
+                    self.task_line(t, true, buf);
                 }
                 return;
             }
@@ -295,7 +313,7 @@ impl Printer {
                     .params
                     .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok());
                 match params.as_ref().and_then(TaskState::of_notification) {
-                    Some(t) => self.task_line(t, buf),
+                    Some(t) => self.task_line(t, false, buf),
                     None => {
                         let _ = writeln!(
                             buf,
@@ -364,12 +382,29 @@ impl Printer {
 }
 
 impl Printer {
-    /// `[task] ID STATUS MESSAGE`, once per change of a task's status or message.
-    fn task_line(&mut self, t: TaskState, buf: &mut Vec<u8>) {
+    /// `[task] ID STATUS MESSAGE`, once per change of a task's status or
+    /// message; `answered`: an answer to our request named the task.
+    fn task_line(&mut self, t: TaskState, answered: bool, buf: &mut Vec<u8>) {
         if self.quiet {
             return;
         }
+        let known = self.known_tasks.contains(&t.task_id);
+        if answered && !known {
+            if self.known_tasks.len() >= crate::calls::tasks::BOOK_TASKS {
+                self.known_tasks.pop_front();
+            }
+            self.known_tasks.push_back(t.task_id.clone());
+        }
         if !self.tasks.changed(&t) {
+            return;
+        }
+        if !answered
+            && !known
+            && let Err(count) = self.unknown_tasks.note()
+        {
+            if let Some(l) = count {
+                let _ = writeln!(buf, "{l}");
+            }
             return;
         }
         let _ = writeln!(

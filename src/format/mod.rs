@@ -3,6 +3,7 @@
 //! nothing else in the crate, so `cli` and `tui` share it without importing
 //! each other, and one server value reads the same wherever it shows.
 
+pub mod flood;
 mod numbers;
 mod progress;
 

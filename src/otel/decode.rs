@@ -3,7 +3,7 @@
 //! event, a metrics export one count.
 
 use crate::event::Event;
-use crate::protocol::secrets::{REDACTED, is_secret_name};
+use crate::protocol::secrets::{REDACTED, is_secret_name, redact_url};
 use crate::protocol::views::LogLevel;
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -68,13 +68,18 @@ impl Encoding {
     }
 }
 
-/// What one export became: its events, and how many items were left out
-/// past [`MAX_PER_EXPORT`].
+/// What one export became: its events, how many items were left out past
+/// [`MAX_PER_EXPORT`], and how many spans were refused for an invalid id.
 #[derive(Debug, Default)]
 pub struct Decoded {
     pub events: Vec<Event>,
     pub dropped: u64,
+    pub invalid: u64,
 }
+
+/// Why a span is refused ([`Decoded::invalid`]).
+pub const INVALID_IDS: &str =
+    "an invalid trace or span id (a trace id is 16 bytes, a span id 8, neither all zero)";
 
 fn parse<T: Message + Default + serde::de::DeserializeOwned>(
     enc: Encoding,
@@ -106,14 +111,34 @@ fn spans(req: ExportTraceServiceRequest) -> Decoded {
                 out.dropped += 1;
                 continue;
             }
+            // The OTLP spec's valid ids; an invalid one would be quoted as
+            // if it named a trace, and match nothing.
+            let (Some(trace_id), Some(span_id)) = (id(&span.trace_id, 16), id(&span.span_id, 8))
+            else {
+                out.invalid += 1;
+                continue;
+            };
+            let parent_span_id = match span.parent_span_id.len() {
+                0 => None,
+                _ => match id(&span.parent_span_id, 8) {
+                    Some(p) => Some(p),
+                    // All zero is a root by another spelling; any other
+                    // length is not an id.
+                    None if span.parent_span_id.len() == 8 => None,
+                    None => {
+                        out.invalid += 1;
+                        continue;
+                    }
+                },
+            };
             let (attributes, dropped) = attributes(&span.attributes);
             let status = span.status.unwrap_or_default();
             out.events.push(Event::OtelSpan {
                 service: service.clone(),
                 name: text(&span.name),
-                trace_id: hex(&span.trace_id).unwrap_or_default(),
-                span_id: hex(&span.span_id).unwrap_or_default(),
-                parent_span_id: hex(&span.parent_span_id),
+                trace_id,
+                span_id,
+                parent_span_id,
                 kind: span_kind(span.kind).into(),
                 start_ns: span.start_time_unix_nano,
                 end_ns: span.end_time_unix_nano,
@@ -156,8 +181,9 @@ fn logs(req: ExportLogsServiceRequest) -> Decoded {
                     .as_str()
                     .into(),
                 body: rec.body.as_ref().map(body_text).unwrap_or_default(),
-                trace_id: hex(&rec.trace_id),
-                span_id: hex(&rec.span_id),
+                // Optional on a log record: an invalid one is left out.
+                trace_id: id(&rec.trace_id, 16),
+                span_id: id(&rec.span_id, 8),
                 attributes,
                 dropped_attributes: dropped + u64::from(rec.dropped_attributes_count),
             });
@@ -190,6 +216,7 @@ fn metrics(req: ExportMetricsServiceRequest) -> Decoded {
             points,
         }],
         dropped: 0,
+        invalid: 0,
     }
 }
 
@@ -235,13 +262,14 @@ fn service_name(resource: Option<&Resource>) -> Option<String> {
         .map(body_text)
 }
 
-/// Lower-case hex of an id; `None` for an absent or all-zero one.
-fn hex(id: &[u8]) -> Option<String> {
-    if id.iter().all(|b| *b == 0) {
+/// Lower-case hex of an id of `len` bytes; `None` for an absent, all-zero
+/// or wrong-length one.
+fn id(id: &[u8], len: usize) -> Option<String> {
+    if id.len() != len || id.iter().all(|b| *b == 0) {
         return None;
     }
-    let mut s = String::with_capacity(id.len() * 2);
-    for b in id.iter().take(32) {
+    let mut s = String::with_capacity(len * 2);
+    for b in id {
         s.push_str(&format!("{b:02x}"));
     }
     Some(s)
@@ -263,12 +291,34 @@ fn attributes(kvs: &[KeyValue]) -> (Map<String, Value>, u64) {
     for kv in kvs.iter().take(MAX_ATTRIBUTES) {
         let v = if is_secret_name(&kv.key) {
             Value::from(REDACTED)
+        } else if let Some(url) = url_value(&kv.key, kv.value.as_ref()) {
+            Value::from(text(&url))
         } else {
             kv.value.as_ref().map_or(Value::Null, value)
         };
         map.insert(text(&kv.key), v);
     }
     (map, kvs.len().saturating_sub(MAX_ATTRIBUTES) as u64)
+}
+
+/// A URL-valued attribute (`url.full`, `http.url`, any string that is a
+/// URL with a host; `url.query`) with its password and secret-named query
+/// values redacted, as the export redacts a resource's URI. Redacted
+/// whole, before it is cut to [`MAX_TEXT`].
+fn url_value(key: &str, v: Option<&AnyValue>) -> Option<String> {
+    let Some(any_value::Value::StringValue(s)) = v.and_then(|v| v.value.as_ref()) else {
+        return None;
+    };
+    if key == "url.query" {
+        let redacted = redact_url(&format!("http://h/?{}", s.trim_start_matches('?')));
+        return Some(
+            redacted
+                .split_once('?')
+                .map_or(String::new(), |(_, q)| q.to_string()),
+        );
+    }
+    let looks = s.contains("://") && reqwest::Url::parse(s).is_ok_and(|u| u.has_host());
+    looks.then(|| redact_url(s))
 }
 
 fn value(v: &AnyValue) -> Value {
@@ -359,6 +409,48 @@ mod tests {
             ("server", 3000, "error")
         );
         assert_eq!((attributes.len(), *dropped_attributes), (MAX_ATTRIBUTES, 8));
+    }
+
+    #[test]
+    fn invalid_ids_are_refused_and_urls_lose_their_credentials() {
+        let span = |trace: &str, span: &str, parent: &str| {
+            serde_json::json!({"traceId": trace, "spanId": span, "parentSpanId": parent,
+                "name": "s", "attributes": [
+                    {"key": "url.full", "value": {"stringValue": "https://u:pw@h.example/a?token=t1&x=1"}},
+                    {"key": "http.url", "value": {"stringValue": "http://h.example/b?api_key=k1"}},
+                    {"key": "url.query", "value": {"stringValue": "token=t1&x=1"}},
+                    {"key": "note", "value": {"stringValue": "not a url"}}]})
+        };
+        let good = "5b8efff798038103d269b633813fc60c";
+        let body = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            span(good, "eee19b7ec3c1b174", ""),
+            span(good, "eee19b7ec3c1b174", "0000000000000000"),
+            span("5b8e", "eee19b7ec3c1b174", ""),
+            span("00000000000000000000000000000000", "eee19b7ec3c1b174", ""),
+            span(good, "0000000000000000", ""),
+            span(good, "eee19b7ec3c1b17400", ""),
+            span(good, "eee19b7ec3c1b174", "eee1"),
+        ]}]}]});
+        let d = decode(Signal::Traces, Encoding::Json, body.to_string().as_bytes()).unwrap();
+        assert_eq!((d.events.len(), d.invalid), (2, 5));
+        let Event::OtelSpan {
+            parent_span_id,
+            attributes,
+            ..
+        } = &d.events[1]
+        else {
+            panic!("{:?}", d.events)
+        };
+        assert_eq!(parent_span_id, &None, "an all-zero parent is a root");
+        let text = serde_json::to_string(attributes).unwrap();
+        for secret in ["pw", "t1", "k1"] {
+            assert!(!text.contains(secret), "{text}");
+        }
+        assert!(
+            text.contains("h.example/a") && text.contains("x=1"),
+            "{text}"
+        );
+        assert_eq!(attributes["note"], "not a url");
     }
 
     #[test]

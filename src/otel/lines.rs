@@ -1,9 +1,12 @@
 //! The headless lines for received telemetry: `[span] NAME DURATION
 //! key=value …` and `[otel-log] LEVEL … body key=value …`, each naming the
 //! call (`call=#SEQ`, the seq of the request) whose `traceparent` it
-//! continues. Server text is made one safe line here.
+//! continues. Server text is made one safe line here. A server can export
+//! without end: past the first [`SHOWN`] spans (log records, drop reports)
+//! the rest are counted, with a total at the end.
 
 use crate::event::Event;
+use crate::format::flood::Flood;
 use crate::protocol::sanitize::{one_line, one_line_max};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -14,11 +17,29 @@ use std::fmt::Write;
 const VALUE_CHARS: usize = 120;
 /// Calls remembered for matching; a session with more matches the latest.
 const MAX_CALLS: usize = 4096;
+/// Received spans, log records and drop reports, each, printed in a
+/// session; the rest are counted.
+pub const SHOWN: u64 = 200;
 
-/// Trace ids of the requests sent, for naming a span's call.
-#[derive(Debug, Default)]
+/// Trace ids of the requests sent, for naming a span's call; and how many
+/// lines of each kind were said.
+#[derive(Debug)]
 pub struct CallsByTrace {
     by_trace: HashMap<String, u64>,
+    spans: Flood,
+    logs: Flood,
+    dropped: Flood,
+}
+
+impl Default for CallsByTrace {
+    fn default() -> CallsByTrace {
+        CallsByTrace {
+            by_trace: HashMap::new(),
+            spans: Flood::new("[span]", "received spans", SHOWN),
+            logs: Flood::new("[otel-log]", "received log records", SHOWN),
+            dropped: Flood::new("[otel]", "reports of dropped telemetry", SHOWN),
+        }
+    }
 }
 
 impl CallsByTrace {
@@ -39,8 +60,31 @@ impl CallsByTrace {
         self.by_trace.get(trace_id).copied()
     }
 
-    /// The line for a received-telemetry event, `None` for other events.
-    pub fn line(&self, ev: &Event) -> Option<String> {
+    /// The line for a received-telemetry event, `None` for other events;
+    /// past the first [`SHOWN`] of its kind, a count line now and then
+    /// instead (see [`CallsByTrace::summary`]).
+    pub fn line(&mut self, ev: &Event) -> Option<String> {
+        let flood = match ev {
+            Event::OtelSpan { .. } => &mut self.spans,
+            Event::OtelLog { .. } => &mut self.logs,
+            Event::OtelDropped { .. } | Event::OtelForeign { .. } => &mut self.dropped,
+            _ => return None,
+        };
+        match flood.note() {
+            Ok(()) => self.line_of(ev),
+            Err(count) => count,
+        }
+    }
+
+    /// The totals of what was counted rather than printed.
+    pub fn summary(&self) -> Vec<String> {
+        [&self.spans, &self.logs, &self.dropped]
+            .iter()
+            .filter_map(|f| f.summary())
+            .collect()
+    }
+
+    fn line_of(&self, ev: &Event) -> Option<String> {
         match ev {
             Event::OtelSpan {
                 service,
@@ -109,6 +153,7 @@ impl CallsByTrace {
                 },
                 one_line(reason)
             )),
+            Event::OtelForeign { protocol } => Some(foreign_line(protocol)),
             _ => None,
         }
     }
@@ -135,7 +180,23 @@ pub fn store_lines(store: &crate::trace::Store) -> Vec<String> {
             _ => {}
         }
     }
+    out.extend(calls.summary());
     out
+}
+
+/// What arrived that the receiver does not take, and what to change.
+fn foreign_line(protocol: &str) -> String {
+    match protocol {
+        "OTLP/gRPC" => "[otel] OTLP/gRPC arrived: not supported, configure the exporter for http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)".into(),
+        "TLS" => "[otel] TLS arrived at the OTLP receiver: not supported, it speaks plain HTTP (give the exporter its http:// address)".into(),
+        other => format!(
+            "[otel] {} arrived at the OTLP receiver: not supported, it takes OTLP/HTTP (http/protobuf or http/json)",
+            match other {
+                "other" => "a protocol other than HTTP/1.1",
+                o => o,
+            }
+        ),
+    }
 }
 
 fn pair(l: &mut String, k: &str, v: &str) {

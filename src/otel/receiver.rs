@@ -1,7 +1,11 @@
 //! The OTLP/HTTP listener: `POST /v1/traces`, `/v1/logs`, `/v1/metrics` on
 //! 127.0.0.1, behind the Host/Origin guard of every local listener. Each
 //! export is decoded off the trace's lock and appended in one short batch;
-//! the exporter gets its answer once its data is in the trace.
+//! the exporter gets its answer once its data is in the trace. A request's
+//! head and body must each arrive in time, and a body is read whole before
+//! its export takes a decoding slot, so a sender that stalls holds neither
+//! a slot nor a connection for long. What is not HTTP/1 (OTLP/gRPC, told
+//! apart by the HTTP/2 preface; TLS) is said once per session and closed.
 
 use super::decode::{self, Encoding, Signal};
 use crate::event::Event;
@@ -13,19 +17,29 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// The largest export body taken (the Python exporter's batches of 512
 /// spans are well under 1 MiB).
 pub const MAX_BODY: usize = 16 * 1024 * 1024;
-/// Exports being decoded at once; one more is answered 503 with
-/// `Retry-After`, which OTLP exporters retry (so a flood cannot pile up
-/// memory or CPU in mcpscope).
+/// Exports being decoded at once; one more waits for a slot (its body is
+/// read already, and bounded by [`MAX_READING`]).
 pub const MAX_IN_FLIGHT: usize = 4;
+/// Export bodies being read or held at once; one more is answered 503
+/// with `Retry-After`, which OTLP exporters retry (so a flood cannot pile
+/// up memory or CPU in mcpscope).
+pub const MAX_READING: usize = 16;
+/// How long a request's head may take to arrive once the connection is
+/// open (or the previous request is answered); the connection is closed then.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an export's body may take to arrive once its head has; it is
+/// answered 408 then.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once.
 const MAX_CONNECTIONS: usize = 64;
 
@@ -42,12 +56,19 @@ impl Receiver {
     /// Listen on 127.0.0.1 (a port of the OS's choosing) and append what
     /// arrives to `trace`.
     pub async fn start(trace: Trace) -> std::io::Result<Receiver> {
+        Receiver::listen(trace, HEAD_TIMEOUT, BODY_TIMEOUT).await
+    }
+
+    async fn listen(trace: Trace, head: Duration, body: Duration) -> std::io::Result<Receiver> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(State {
             guard: ListenGuard::new(addr, Vec::new()).with_flags(Flags::NONE),
             trace,
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
+            reading: Semaphore::new(MAX_READING),
+            body_timeout: body,
+            foreign_said: Default::default(),
         });
         let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
         let task = tokio::spawn(async move {
@@ -60,11 +81,21 @@ impl Receiver {
                 };
                 let state = state.clone();
                 tokio::spawn(async move {
+                    match first_bytes(&stream, head).await {
+                        First::Http1 => {}
+                        First::Nothing => return,
+                        First::Foreign(protocol) => {
+                            state.say_foreign(protocol);
+                            return;
+                        }
+                    }
                     let svc = service_fn(move |req| {
                         let state = state.clone();
                         async move { Ok::<_, Infallible>(state.handle(req).await) }
                     });
                     let _ = http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(head)
                         .serve_connection(TokioIo::new(stream), svc)
                         .await;
                     drop(permit);
@@ -94,6 +125,37 @@ struct State {
     guard: ListenGuard,
     trace: Trace,
     in_flight: Semaphore,
+    reading: Semaphore,
+    body_timeout: Duration,
+    /// The foreign protocols said so far (each once per session).
+    foreign_said: std::sync::Mutex<Vec<&'static str>>,
+}
+
+/// What a connection's first bytes say it speaks.
+enum First {
+    Http1,
+    /// Nothing arrived in time, or the peer went away.
+    Nothing,
+    Foreign(&'static str),
+}
+
+/// Peek at a connection's first bytes (hyper still reads them): the HTTP/2
+/// preface (`PRI * HTTP/2.0`, what an OTLP/gRPC exporter sends), a TLS
+/// handshake, or anything that cannot start an HTTP/1 request line. A
+/// lone `P` that could still become `PRI` is taken as HTTP/1 (hyper then
+/// refuses it silently).
+async fn first_bytes(stream: &tokio::net::TcpStream, wait: Duration) -> First {
+    let mut buf = [0u8; 3];
+    let n = match tokio::time::timeout(wait, stream.peek(&mut buf)).await {
+        Ok(Ok(n)) if n > 0 => n,
+        _ => return First::Nothing,
+    };
+    match &buf[..n] {
+        b"PRI" => First::Foreign("OTLP/gRPC"),
+        [0x16, ..] => First::Foreign("TLS"),
+        [c, ..] if !c.is_ascii_uppercase() => First::Foreign("other"),
+        _ => First::Http1,
+    }
 }
 
 type Body = Full<Bytes>;
@@ -109,6 +171,22 @@ fn plain(status: StatusCode, msg: &str) -> Response<Body> {
 }
 
 impl State {
+    /// Record that `protocol` arrived, the first time it does.
+    fn say_foreign(&self, protocol: &'static str) {
+        {
+            let mut said = self.foreign_said.lock().unwrap_or_else(|e| e.into_inner());
+            if said.contains(&protocol) {
+                return;
+            }
+            said.push(protocol);
+        }
+        let ev = Event::OtelForeign {
+            protocol: protocol.into(),
+        };
+        self.trace
+            .append(|store, t| store.append_event(CHANNEL, t, &ev));
+    }
+
     async fn handle(&self, req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = self.guard.admit(req.headers()) {
             return refusal.response();
@@ -143,7 +221,7 @@ impl State {
                 "Content-Type must be application/x-protobuf or application/json",
             );
         };
-        let Ok(_permit) = self.in_flight.try_acquire() else {
+        let Ok(_reading) = self.reading.try_acquire() else {
             let mut r = plain(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "busy: retry the export later",
@@ -154,21 +232,34 @@ impl State {
             );
             return r;
         };
-        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(_) => {
+        let read = Limited::new(req.into_body(), MAX_BODY).collect();
+        let body = match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(b)) => b.to_bytes(),
+            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
                 return plain(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "export body over 16 MiB: export smaller batches",
                 );
             }
+            Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "the export's body was cut"),
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the export's body did not arrive in time",
+                );
+            }
+        };
+        // Only a whole body takes a decoding slot: a sender that stalls
+        // never holds one.
+        let Ok(_decoding) = self.in_flight.acquire().await else {
+            return plain(StatusCode::SERVICE_UNAVAILABLE, "the receiver is closing");
         };
         let decoded = match decode::decode(signal, enc, &body) {
             Ok(d) => d,
             Err(e) => return plain(StatusCode::BAD_REQUEST, &e),
         };
         self.append(signal, &decoded);
-        success(signal, enc, decoded.dropped)
+        success(signal, enc, &decoded)
     }
 
     fn append(&self, signal: Signal, decoded: &decode::Decoded) {
@@ -187,16 +278,34 @@ impl State {
                     },
                 );
             }
+            if decoded.invalid > 0 {
+                store.append_event(
+                    CHANNEL,
+                    t,
+                    &Event::OtelDropped {
+                        signal: signal.as_str().into(),
+                        count: decoded.invalid,
+                        reason: decode::INVALID_IDS.into(),
+                    },
+                );
+            }
         });
     }
 }
 
 /// The empty `Export*ServiceResponse` in the request's encoding, with a
-/// partial success when items were left out.
-fn success(signal: Signal, enc: Encoding, dropped: u64) -> Response<Body> {
+/// partial success when items were left out (past the bound, or refused
+/// for an invalid id).
+fn success(signal: Signal, enc: Encoding, decoded: &decode::Decoded) -> Response<Body> {
     use opentelemetry_proto::tonic::collector as c;
     use prost::Message;
-    let msg = format!("over {} items in one export", decode::MAX_PER_EXPORT);
+    let dropped = decoded.dropped + decoded.invalid;
+    let over = format!("over {} items in one export", decode::MAX_PER_EXPORT);
+    let msg = match (decoded.dropped, decoded.invalid) {
+        (0, _) => decode::INVALID_IDS.to_string(),
+        (_, 0) => over,
+        _ => format!("{over}; {}", decode::INVALID_IDS),
+    };
     let partial = |n: u64| (n > 0).then_some(n as i64);
     let (body, ctype): (Vec<u8>, &'static str) = match (signal, enc) {
         // Serde would write `"partialSuccess": null`; the empty message is `{}`.
@@ -355,5 +464,110 @@ mod tests {
         let text = "Content-Type: text/plain\r\n";
         assert_eq!(post(r.addr(), &host, "/v1/logs", text, b"{}").await.0, 415);
         assert!(otel_events(&trace).is_empty());
+    }
+
+    /// An export whose body is announced and never sent whole, stalled once
+    /// the receiver has started reading it (its `100 Continue` says so).
+    async fn stalled_in_body(addr: SocketAddr) -> tokio::net::TcpStream {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        let mut cont = [0u8; 25];
+        s.read_exact(&mut cont).await.unwrap();
+        assert_eq!(&cont, b"HTTP/1.1 100 Continue\r\n\r\n");
+        s.write_all(br#"{"resourceSpans":"#).await.unwrap();
+        s
+    }
+
+    /// What comes back on `s` up to the end of a response's head or the
+    /// connection's end, waiting at most 10 s (the receiver's own timeouts
+    /// are far shorter in these tests).
+    async fn answer(s: &mut tokio::net::TcpStream) -> String {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 1024];
+        let read = async {
+            while !out.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("the stalled request was cut off");
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn senders_that_stall_mid_body_hold_no_decoding_slot() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        let mut stalled = Vec::new();
+        for _ in 0..MAX_IN_FLIGHT {
+            stalled.push(stalled_in_body(r.addr()).await);
+        }
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        let (status, body) = post(r.addr(), &host, "/v1/traces", json, &span_json()).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(otel_events(&trace).len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_head_or_a_body_that_does_not_arrive_in_time_is_cut_off() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let short = Duration::from_millis(200);
+        let r = Receiver::listen(trace.clone(), short, short).await.unwrap();
+        let mut body = stalled_in_body(r.addr()).await;
+        let mut head = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+        head.write_all(format!("POST /v1/traces HTTP/1.1\r\nHost: {}\r\n", r.addr()).as_bytes())
+            .await
+            .unwrap();
+        let cut = answer(&mut body).await;
+        assert!(cut.starts_with("HTTP/1.1 408"), "{cut}");
+        // The head's connection is closed (hyper may say 408 first).
+        let cut = answer(&mut head).await;
+        assert!(cut.is_empty() || cut.starts_with("HTTP/1.1 408"), "{cut}");
+        assert!(otel_events(&trace).is_empty());
+    }
+
+    #[tokio::test]
+    async fn otlp_over_grpc_is_recorded_once_and_closed() {
+        let trace = Trace::new(Store::default(), MonotonicClock::new());
+        let r = Receiver::start(trace.clone()).await.unwrap();
+        for _ in 0..2 {
+            let mut s = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+            s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+                .await
+                .unwrap();
+            // Closed at once, with nothing said on the wire.
+            assert_eq!(answer(&mut s).await, "");
+        }
+        let mut tls = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+        tls.write_all(&[0x16, 0x03, 0x01, 0x00]).await.unwrap();
+        assert_eq!(answer(&mut tls).await, "");
+        assert_eq!(
+            otel_events(&trace),
+            [
+                Event::OtelForeign {
+                    protocol: "OTLP/gRPC".into()
+                },
+                Event::OtelForeign {
+                    protocol: "TLS".into()
+                }
+            ]
+        );
+        // HTTP/1 still works.
+        let host = r.addr().to_string();
+        let json = "Content-Type: application/json\r\n";
+        assert_eq!(
+            post(r.addr(), &host, "/v1/traces", json, &span_json())
+                .await
+                .0,
+            200
+        );
     }
 }

@@ -82,7 +82,7 @@ pub(crate) async fn finish_export(
     say: impl Fn(&str),
 ) {
     let Some(e) = export else { return };
-    let report = e.finish(std::time::Duration::from_secs(5)).await;
+    let report = e.finish(crate::otel::export::deadline::session()).await;
     for (i, line) in report.lines().iter().enumerate() {
         if i == 0 && report.complete() {
             say(line);

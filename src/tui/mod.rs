@@ -390,7 +390,7 @@ impl Setup {
         drop(otel);
         if let Some(e) = export {
             checks.sync();
-            let report = e.finish(std::time::Duration::from_secs(5)).await;
+            let report = e.finish(crate::otel::export::deadline::session()).await;
             report.lines().iter().for_each(|l| exit::report(l));
         }
         checks.stop();

@@ -309,3 +309,88 @@ fn check_of_a_recording_exports_it_judged() {
         call.events
     );
 }
+
+#[test]
+fn the_exporters_headers_never_follow_a_redirect_to_another_origin() {
+    const KEY: &str = "sekrit-9c2e";
+    // The second backend, on another port, takes everything and keeps
+    // what it saw; the first redirects every export to it.
+    let other = Sink::accepting();
+    let to = other.url();
+    let first =
+        Sink::scripted(move |_, g| (307, vec![("Location".into(), format!("{to}{}", g.path))]));
+    let o = headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args([
+            "--otlp",
+            &first.url(),
+            "--otlp-header",
+            &format!("x-api-key={KEY}"),
+        ])
+        .expect(0);
+    let seen = other.requests();
+    assert!(
+        seen.iter()
+            .all(|g| g.header("x-api-key").is_none() && g.header("referer").is_none()),
+        "the other origin saw {seen:?}"
+    );
+    assert!(
+        seen.is_empty(),
+        "a cross-origin redirect was followed: {seen:?}"
+    );
+    assert!(
+        o.stderr.contains("not delivered: HTTP 307") && o.stderr.contains("another origin"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains(KEY), "{}", o.stderr);
+
+    // Within the backend's own origin a redirect is followed, headers and all.
+    let moving = Sink::scripted(|_, g| match g.path.starts_with("/v1/") {
+        true => (307, vec![("Location".into(), format!("/moved{}", g.path))]),
+        false => (200, Vec::new()),
+    });
+    headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args([
+            "--otlp",
+            &moving.url(),
+            "--otlp-header",
+            &format!("x-api-key={KEY}"),
+        ])
+        .expect(0);
+    let took = moving.requests();
+    assert!(
+        took.iter().any(|g| g.path == "/moved/v1/traces"),
+        "{took:?}"
+    );
+    assert!(took.iter().all(|g| g.header("x-api-key") == Some(KEY)));
+}
+
+#[test]
+fn a_base_url_with_a_query_gets_the_signal_path_before_its_query() {
+    let sink = Sink::accepting();
+    let url = format!("{}/base?token=X", sink.url());
+    headless(["call", "--demo", "--tool", "echo", "-a", "message=hi"])
+        .args(["--otlp", &url])
+        .expect(0);
+    let paths: Vec<String> = sink.requests().into_iter().map(|g| g.path).collect();
+    assert!(
+        paths.contains(&"/base/v1/traces?token=X".to_string()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().all(|p| p.starts_with("/base/v1/")),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn an_otlp_usage_error_never_prints_the_urls_password() {
+    for url in [
+        "grpc://user:sekrit@127.0.0.1:4317/?token=sekrit",
+        "http://user:sekrit@127.0.0.1:99999/",
+    ] {
+        let o = headless(["call", "--demo", "--tool", "echo", "--otlp", url]).expect(2);
+        assert!(o.stderr.contains("--otlp"), "{}", o.stderr);
+        assert!(!o.stderr.contains("sekrit"), "{}", o.stderr);
+    }
+}

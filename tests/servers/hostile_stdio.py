@@ -16,6 +16,16 @@ empty result; `tools/call` does what the mode says:
                            request carried (alternately), then answers
     interrupt-parent       sends SIGINT to its parent (mcpscope) and never
                            answers the call: Ctrl-C while a call runs
+    task-storm N           sends N notifications/tasks/status, each for a
+                           task id of its own that no answer named, then answers
+    span-flood N           exports N spans over OTLP/HTTP JSON to
+                           $OTEL_EXPORTER_OTLP_ENDPOINT (batches of 2,000),
+                           then one span with credentials in its url.full and
+                           url.query and two with invalid ids, then answers
+                           with the receiver's last answer
+    grpc-preface           opens two connections to the OTLP endpoint and
+                           sends each the HTTP/2 preface (as an OTLP/gRPC
+                           exporter does), reads until it is closed, answers
     split-line N           (not MCP: for the stdio proxy) writes the start of
                            a line, waits for one line on stdin, then writes
                            N more bytes of it, its end, and one short line,
@@ -24,8 +34,10 @@ empty result; `tools/call` does what the mode says:
 import json
 import os
 import signal
+import socket
 import sys
 import threading
+import urllib.request
 
 out = sys.stdout.buffer
 mode = sys.argv[1]
@@ -84,6 +96,55 @@ def call(rid):
         text_result(rid, "sent")
     elif mode == "interrupt-parent":
         os.kill(os.getppid(), signal.SIGINT)
+    elif mode == "task-storm":
+        send(b"".join(b'{"jsonrpc":"2.0","method":"notifications/tasks/status","params":'
+                      b'{"taskId":"ghost-%d","status":"working"}}\n' % i
+                      for i in range(count)))
+        text_result(rid, "sent")
+    elif mode == "span-flood":
+        text_result(rid, span_flood())
+    elif mode == "grpc-preface":
+        text_result(rid, grpc_preface())
+
+
+def otlp_span(i, trace_id="5b8efff798038103d269b633813fc60c", span_id=None, attrs=()):
+    return {"traceId": trace_id, "spanId": span_id or "%016x" % (i + 1),
+            "name": "work %d" % i, "kind": 2,
+            "startTimeUnixNano": "1000", "endTimeUnixNano": "2000",
+            "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs]}
+
+
+def export(spans):
+    body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    req = urllib.request.Request(os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/v1/traces",
+                                 data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.read().decode()
+
+
+def span_flood():
+    for start in range(0, count, 2000):
+        export([otlp_span(i) for i in range(start, min(count, start + 2000))])
+    export([otlp_span(count, attrs=[
+        ("url.full", "https://user:pw-secret@api.example/x?token=tok-secret&page=2"),
+        ("url.query", "token=tok-secret&page=2")])])
+    return export([otlp_span(0, span_id="0a0b0c0d"),
+                   otlp_span(0, trace_id="00000000000000000000000000000000")])
+
+
+def grpc_preface():
+    host, port = os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"].split("//")[1].split(":")
+    for _ in range(2):
+        s = socket.create_connection((host, int(port)), timeout=10)
+        # The HTTP/2 connection preface, then an empty SETTINGS frame.
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        try:
+            while s.recv(4096):
+                pass
+        except OSError:
+            pass
+        s.close()
+    return "sent"
 
 
 pending_calls = {}

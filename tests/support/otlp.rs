@@ -302,3 +302,79 @@ pub fn get(port: u16, path: &str) -> String {
     }
     out
 }
+
+/// A hostile backend that accepts every connection, reads what comes and
+/// never answers. `arrived` gets one message per request head read, so a
+/// test knows the exporter is waiting on it.
+pub struct Silent {
+    pub port: u16,
+    pub arrived: mpsc::Receiver<()>,
+}
+
+impl Silent {
+    pub fn start() -> Silent {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, arrived) = mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { continue };
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 16 * 1024];
+                    let mut told = false;
+                    // Held open until the exporter goes away.
+                    while let Ok(n) = s.read(&mut buf) {
+                        if n == 0 {
+                            return;
+                        }
+                        if !told {
+                            told = true;
+                            let _ = tx.send(());
+                        }
+                    }
+                });
+            }
+        });
+        Silent { port, arrived }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// A recording of a stdio session with `calls` calls of one tool, each
+/// answered: `calls` + 2 spans (the handshake and the session span).
+pub fn many_calls_trace(dir: &std::path::Path, calls: usize) -> std::path::PathBuf {
+    let path = dir.join("many.jsonl");
+    let mut out = String::from(
+        r#"{"mcpscope_trace":1,"version":"0.1.0","started":"2026-01-01T00:00:00Z","recorded_as":"client","server":{"name":"flood","transport":"stdio","argv":["flood"]}}
+{"seq":0,"t":0.0001,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpscope","version":"0.1.0"}}}}
+{"seq":1,"t":0.001,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}}
+{"seq":2,"t":0.002,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+"#,
+    );
+    let mut seq = 3;
+    for i in 1..=calls {
+        let t = 0.01 + i as f64 * 0.001;
+        out.push_str(&format!(
+            "{{\"seq\":{seq},\"t\":{t:.4},\"dir\":\"out\",\"ch\":\"stdio\",\"json\":{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"work\",\"arguments\":{{}}}}}}}}\n{{\"seq\":{},\"t\":{:.4},\"dir\":\"in\",\"ch\":\"stdio\",\"json\":{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"done\"}}],\"isError\":false}}}}}}\n",
+            seq + 1,
+            t + 0.0005
+        ));
+        seq += 2;
+    }
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// The count of the `[otel] N span(s) not delivered` line, if there is one.
+pub fn not_delivered(stderr: &str) -> Option<u64> {
+    stderr.lines().find_map(|l| {
+        let (n, rest) = l.strip_prefix("[otel] ")?.split_once(' ')?;
+        rest.starts_with("span(s) not delivered")
+            .then(|| n.parse().ok())
+            .flatten()
+    })
+}

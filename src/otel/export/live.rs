@@ -71,8 +71,8 @@ impl LiveExport {
             let mut metrics_at = tokio::time::Instant::now();
             let deadline = loop {
                 tokio::select! {
-                    d = &mut stopped => break d.unwrap_or(Duration::from_secs(5)),
-                    r = changed.changed() => if r.is_err() { break Duration::from_secs(5) },
+                    d = &mut stopped => break d.unwrap_or(super::deadline::session()),
+                    r = changed.changed() => if r.is_err() { break super::deadline::session() },
                     _ = tick.tick() => {}
                 }
                 f.catch_up().await;
@@ -171,9 +171,8 @@ impl Follower {
             self.exporter.push_until(l, until).await;
         }
         self.send_metrics();
-        let left = until.saturating_duration_since(tokio::time::Instant::now());
         self.exporter
-            .finish(left)
+            .finish_by(until, deadline)
             .await
             .with_counts(self.fold.counts, self.unread)
     }

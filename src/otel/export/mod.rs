@@ -26,6 +26,46 @@ use serde_json::Value;
 /// Spans the exporter holds at most (queued and being sent).
 pub const DEFAULT_QUEUE: usize = 4096;
 
+/// How long the end of an export may wait for the backend to take what is
+/// left; what it has not taken by then is counted as not delivered and
+/// said. Every export path reads its figure here.
+pub mod deadline {
+    use std::time::Duration;
+
+    /// A session's end (`call`, `check`, `check --trace`, the TUI, the proxy).
+    pub const SESSION: Duration = Duration::from_secs(5);
+    /// A recording's export (`export TRACE --otlp`).
+    pub const RECORDING: Duration = Duration::from_secs(30);
+    /// For tests only: replaces both, in milliseconds, so a test of a
+    /// backend that never answers does not wait 30 s.
+    pub const VAR: &str = "MCPSCOPE_OTLP_DEADLINE_MS";
+
+    pub fn session() -> Duration {
+        chosen(SESSION)
+    }
+
+    pub fn recording() -> Duration {
+        chosen(RECORDING)
+    }
+
+    fn chosen(d: Duration) -> Duration {
+        std::env::var(VAR)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(d, Duration::from_millis)
+    }
+
+    /// As said to the user: `30 s`, `1.5 s`.
+    pub fn said(d: Duration) -> String {
+        let ms = d.as_millis();
+        if ms.is_multiple_of(1000) {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{} s", d.as_secs_f64())
+        }
+    }
+}
+
 /// Where and how to export.
 #[derive(Clone)]
 pub struct Config {
@@ -53,16 +93,12 @@ impl std::fmt::Debug for Config {
 
 impl Config {
     pub fn new(url: &str) -> Result<Config, String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| {
-            format!(
-                "--otlp {}: not a URL: {e}",
-                crate::protocol::sanitize::one_line(url)
-            )
-        })?;
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| format!("--otlp {}: not a URL: {e}", quoted(url)))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!(
                 "--otlp {}: the exporter speaks OTLP/HTTP: give an http:// or https:// URL",
-                crate::protocol::sanitize::one_line(url)
+                quoted(url)
             ));
         }
         Ok(Config {
@@ -90,15 +126,23 @@ impl Config {
         Ok(self)
     }
 
-    /// The URL a signal is posted to: the base with `/v1/{signal}`; a URL
-    /// that already names a signal's path has it replaced.
+    /// The URL a signal is posted to: `/v1/{signal}` added to the base's
+    /// path (a path that already names a signal's has it replaced), its
+    /// query kept (`http://h/base?token=X` → `http://h/base/v1/traces?token=X`).
     pub fn signal_url(&self, signal: &str) -> String {
-        let base = self.url.trim_end_matches('/');
+        let Ok(mut u) = reqwest::Url::parse(&self.url) else {
+            // `new` parsed it already.
+            return self.url.clone();
+        };
+        let path = u.path().trim_end_matches('/');
         let base = ["/v1/traces", "/v1/metrics", "/v1/logs"]
             .iter()
-            .find_map(|p| base.strip_suffix(p))
-            .unwrap_or(base);
-        format!("{base}/v1/{signal}")
+            .find_map(|p| path.strip_suffix(p))
+            .unwrap_or(path);
+        let joined = format!("{base}/v1/{signal}");
+        u.set_path(&joined);
+        u.set_fragment(None);
+        u.to_string()
     }
 
     /// The URL as said to the user: no query, no credentials.
@@ -113,6 +157,23 @@ impl Config {
             Err(_) => "(the --otlp URL)".into(),
         }
     }
+}
+
+/// The `--otlp` argument as an error quotes it: one line, its password and
+/// secret query values redacted (the project's URL redaction); one that
+/// does not parse as a URL with a host loses its query and what could be
+/// credentials (all between `://`, or the start, and the last `@`).
+fn quoted(url: &str) -> String {
+    use crate::protocol::{sanitize::one_line, secrets};
+    if reqwest::Url::parse(url).is_ok_and(|u| u.has_host()) {
+        return one_line(&secrets::redact_url(url)).into_owned();
+    }
+    let mut s = url.split(['?', '#']).next().unwrap_or_default().to_string();
+    let start = s.find("://").map_or(0, |i| i + 3);
+    if let Some(at) = s.rfind('@').filter(|at| *at >= start) {
+        s.replace_range(start..at, secrets::REDACTED);
+    }
+    one_line(&s).into_owned()
 }
 
 /// What the spans say of the session as a whole.
@@ -196,6 +257,27 @@ mod tests {
         assert_eq!(c.signal_url("metrics"), "http://h:4318/otlp/v1/metrics");
         assert!(Config::new("grpc://h:4317").is_err());
         assert!(Config::new("not a url").is_err());
+        // Paths are added to the path; the query stays a query.
+        let c = Config::new("http://h/base?token=X").unwrap();
+        assert_eq!(c.signal_url("traces"), "http://h/base/v1/traces?token=X");
+        let c = Config::new("http://h:4318/otlp/v1/logs/?a=1&b=2").unwrap();
+        assert_eq!(
+            c.signal_url("metrics"),
+            "http://h:4318/otlp/v1/metrics?a=1&b=2"
+        );
+    }
+
+    #[test]
+    fn a_refused_url_is_quoted_without_its_credentials() {
+        for url in [
+            "grpc://user:sekrit@h:4317/?token=sekrit",
+            "http://user:sekrit@h:99999/?api_key=sekrit",
+            "user:sekrit@h:4318",
+        ] {
+            let e = Config::new(url).unwrap_err();
+            assert!(e.starts_with("--otlp "), "{e}");
+            assert!(!e.contains("sekrit"), "{e}");
+        }
     }
 
     #[test]

@@ -12,9 +12,6 @@ use crate::trace::Store;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use std::time::Duration;
 
-/// How long the backend has to take the last spans.
-pub const DEADLINE: Duration = Duration::from_secs(30);
-
 /// A session's spans and histograms, ready to send.
 pub struct Folded {
     pub spans: Vec<Ready>,
@@ -49,17 +46,47 @@ pub fn fold(store: &Store, findings: &[Finding], ctx: Context) -> Folded {
     }
 }
 
-pub async fn send(folded: Folded, cfg: &Config, deadline: Duration) -> Report {
+/// Send a folded session, waiting at most `deadline` for the backend; what
+/// it has not taken by then is counted as not delivered. `stop` (a stopping
+/// signal, as its reason) ends the wait at once, counted the same way.
+pub async fn send(
+    folded: Folded,
+    cfg: &Config,
+    deadline: Duration,
+    stop: impl Future<Output = String>,
+) -> Report {
+    let Folded {
+        spans,
+        logs,
+        metrics,
+        counts,
+    } = folded;
+    let given = (spans.len() as u64, logs.len() as u64);
     let exporter = Exporter::start(cfg);
-    for r in folded.spans {
-        exporter.push_wait(r).await;
-    }
-    for l in folded.logs {
-        exporter.push_wait(l).await;
-    }
-    exporter.metrics(folded.metrics);
-    exporter
-        .finish(deadline)
-        .await
-        .with_counts(folded.counts, 0)
+    let until = tokio::time::Instant::now() + deadline;
+    let work = async {
+        // A backend that takes nothing never makes room: past the deadline
+        // the rest is not queued (it is counted below).
+        'queue: {
+            for r in spans {
+                if !exporter.push_until(r, until).await {
+                    break 'queue;
+                }
+            }
+            for l in logs {
+                if !exporter.push_until(l, until).await {
+                    break 'queue;
+                }
+            }
+        }
+        exporter.metrics(metrics);
+        exporter.finish_by(until, deadline).await
+    };
+    let (report, why) = tokio::select! {
+        r = work => (r, format!("the backend did not take them within {}", super::deadline::said(deadline))),
+        why = stop => (exporter.abandon(&why), why),
+    };
+    report
+        .account(given.0, given.1, &why)
+        .with_counts(counts, 0)
 }

@@ -32,6 +32,8 @@ pub const BATCH_DELAY: Duration = Duration::from_secs(1);
 pub const RETRIES: u32 = 3;
 /// How long one export request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Redirects (within the backend's origin) followed for one request.
+const MAX_REDIRECTS: usize = 5;
 /// A `Retry-After` longer than this is cut to it.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -173,6 +175,21 @@ impl Report {
         self.dropped == 0 && self.failed == 0 && self.rejected == 0 && self.unread == 0
     }
 
+    /// A session that is over, all given at once: every span and log
+    /// record given was taken, refused or lost, so what is not accounted
+    /// for otherwise was not delivered (`why`, unless a reason is known).
+    pub fn account(mut self, spans: u64, logs: u64, why: &str) -> Report {
+        self.failed = spans.saturating_sub(self.sent + self.rejected + self.dropped);
+        self.logs_failed = logs.saturating_sub(self.logs_sent + self.logs_dropped);
+        if self.failed > 0 && self.error.is_none() {
+            self.error = Some(why.into());
+        }
+        if self.logs_failed > 0 && self.logs_error.is_none() {
+            self.logs_error = Some(why.into());
+        }
+        self
+    }
+
     /// With what the fold counted.
     pub fn with_counts(mut self, c: super::fold::Counts, unread: u64) -> Report {
         self.made = c.spans;
@@ -222,6 +239,8 @@ pub struct Exporter {
     /// exporter never holds more than its queue.
     held: Arc<AtomicUsize>,
     cap: usize,
+    /// Histogram exports queued and not yet tried.
+    metrics_due: Arc<AtomicUsize>,
     report: Arc<Mutex<Report>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -237,6 +256,7 @@ impl Exporter {
     pub fn start(cfg: &Config) -> Exporter {
         let (tx, rx) = mpsc::unbounded_channel();
         let held = Arc::new(AtomicUsize::new(0));
+        let metrics_due = Arc::new(AtomicUsize::new(0));
         let report = Arc::new(Mutex::new(Report {
             url: cfg.shown(),
             ..Report::default()
@@ -244,6 +264,8 @@ impl Exporter {
         let worker = Worker {
             client: reqwest::Client::builder()
                 .timeout(REQUEST_TIMEOUT)
+                .redirect(same_origin_redirects())
+                .referer(false)
                 .user_agent(concat!("mcpscope/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .unwrap_or_default(),
@@ -252,6 +274,7 @@ impl Exporter {
             metrics: cfg.signal_url("metrics"),
             headers: cfg.headers.clone(),
             held: held.clone(),
+            metrics_due: metrics_due.clone(),
             report: report.clone(),
         };
         let task = tokio::spawn(worker.run(rx));
@@ -259,6 +282,7 @@ impl Exporter {
             tx,
             held,
             cap: cfg.queue.max(1),
+            metrics_due,
             report,
             task,
         }
@@ -277,23 +301,26 @@ impl Exporter {
     }
 
     /// Queue a span or a log record, waiting while the queue is full (the
-    /// end of a session, a recording's export: nothing live to hold up).
-    pub async fn push_wait(&self, item: impl Into<Item>) {
-        let item = item.into();
+    /// end of a session, a recording's export: nothing live to hold up);
+    /// `false` (and counted) when the sender is gone. Only ever awaited
+    /// under a deadline ([`Exporter::push_until`]): a backend that never
+    /// takes a batch never makes room.
+    async fn push_wait(&self, item: Item) -> bool {
         while !self.admit() {
             if self.task.is_finished() {
                 self.lost(item.is_log(), Lost::Failed);
-                return;
+                return false;
             }
             // Wait for a batch to leave: a full queue means one is on its way.
             let (done, wait) = oneshot::channel();
             if self.tx.send(Msg::Flush(done)).is_err() {
                 self.lost(item.is_log(), Lost::Failed);
-                return;
+                return false;
             }
             let _ = wait.await;
         }
         self.send(item);
+        true
     }
 
     /// Take a place in the queue if there is one.
@@ -330,30 +357,40 @@ impl Exporter {
         }
     }
 
-    /// [`Exporter::push_wait`] until `until`: what finds no room by then
-    /// is counted as not delivered, and said so.
-    pub async fn push_until(&self, item: impl Into<Item>, until: tokio::time::Instant) {
+    /// Queue a span or a log record, waiting for room until `until`: what
+    /// finds none by then is counted as not delivered, and said so
+    /// (`false`). Past `until` nothing waits.
+    pub async fn push_until(&self, item: impl Into<Item>, until: tokio::time::Instant) -> bool {
         let item = item.into();
         let log = item.is_log();
-        if tokio::time::timeout_at(until, self.push_wait(item))
-            .await
-            .is_err()
-        {
-            self.lost(log, Lost::Failed);
-            let mut r = self.lock();
-            let why =
-                "the backend did not take them before the session's time to send them ran out";
-            if log {
-                r.logs_error.get_or_insert_with(|| why.into());
-            } else {
-                r.error.get_or_insert_with(|| why.into());
-            }
+        if tokio::time::Instant::now() < until {
+            return tokio::time::timeout_at(until, self.push_wait(item))
+                .await
+                .unwrap_or_else(|_| {
+                    self.out_of_time(log);
+                    false
+                });
         }
+        if self.admit() {
+            self.send(item);
+            return true;
+        }
+        self.out_of_time(log);
+        false
+    }
+
+    /// No room before the deadline: the reason is given when the exporter
+    /// stops ([`Exporter::finish_by`]).
+    fn out_of_time(&self, log: bool) {
+        self.lost(log, Lost::Failed);
     }
 
     /// Send the histograms (after the spans queued so far).
     pub fn metrics(&self, m: ExportMetricsServiceRequest) {
-        let _ = self.tx.send(Msg::Metrics(Box::new(m)));
+        self.metrics_due.fetch_add(1, Ordering::AcqRel);
+        if self.tx.send(Msg::Metrics(Box::new(m))).is_err() {
+            self.metrics_due.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Spans held now.
@@ -361,26 +398,47 @@ impl Exporter {
         self.held.load(Ordering::Acquire)
     }
 
-    /// Send what is queued, waiting at most `deadline`; what is still held
-    /// then is counted as not delivered.
-    pub async fn finish(self, deadline: Duration) -> Report {
+    /// Send what is queued, waiting until `until` at most (the end of
+    /// `deadline`, as said); what is still held or unsent then is counted
+    /// as not delivered.
+    pub async fn finish_by(&self, until: tokio::time::Instant, deadline: Duration) -> Report {
         let (done, wait) = oneshot::channel();
         let flushed = self.tx.send(Msg::Flush(done)).is_ok()
-            && tokio::time::timeout(deadline, wait).await.is_ok();
+            && tokio::time::timeout_at(until, wait).await.is_ok();
+        let why = format!(
+            "the backend did not take them within {}",
+            super::deadline::said(deadline)
+        );
+        self.stop(flushed, &why)
+    }
+
+    /// Stop sending at once (a stopping signal): what is still held or
+    /// unsent is counted as not delivered, for `why`.
+    pub fn abandon(&self, why: &str) -> Report {
+        self.stop(false, why)
+    }
+
+    fn stop(&self, flushed: bool, why: &str) -> Report {
         self.task.abort();
         let left = self.held.swap(0, Ordering::AcqRel) as u64;
+        let metrics_left = self.metrics_due.swap(0, Ordering::AcqRel);
         let mut r = self.lock().clone();
-        if left > 0 {
-            r.failed += left;
-            if !flushed || r.error.is_none() {
-                r.error = Some(format!(
-                    "the backend did not take them within {} s{}",
-                    deadline.as_secs(),
-                    r.error
-                        .as_ref()
-                        .map_or(String::new(), |e| format!(" (last: {e})"))
-                ));
-            }
+        r.failed += left;
+        if left > 0 && (!flushed || r.error.is_none()) {
+            let last = r.error.take();
+            r.error = Some(match last {
+                Some(e) => format!("{why} (last: {e})"),
+                None => why.to_string(),
+            });
+        }
+        if r.failed > 0 && r.error.is_none() {
+            r.error = Some(why.to_string());
+        }
+        if r.logs_failed > 0 && r.logs_error.is_none() {
+            r.logs_error = Some(why.to_string());
+        }
+        if metrics_left > 0 && r.metrics_error.is_none() {
+            r.metrics_error = Some(why.to_string());
         }
         r
     }
@@ -410,6 +468,7 @@ struct Worker {
     metrics: String,
     headers: Vec<(String, String)>,
     held: Arc<AtomicUsize>,
+    metrics_due: Arc<AtomicUsize>,
     report: Arc<Mutex<Report>>,
 }
 
@@ -528,6 +587,10 @@ impl Worker {
             }
             Err(e) => self.lock().metrics_error = Some(e),
         }
+        // Never below 0: the exporter may have counted it as unsent already.
+        let _ = self
+            .metrics_due
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// POST with retries; the error is one line for the user.
@@ -593,11 +656,41 @@ impl Worker {
                 .canonical_reason()
                 .map_or(String::new(), |r| format!(" {r}"))
         );
+        if status.is_redirection() {
+            return Outcome::Refused(format!(
+                "{why}: a redirect to another origin (or too many) is not followed; give the backend's own URL"
+            ));
+        }
         match status.as_u16() {
             429 | 502 | 503 | 504 => Outcome::Again(why, after),
             _ => Outcome::Refused(why),
         }
     }
+}
+
+/// The exporter's headers (`--otlp-header`: API keys) are for the backend
+/// the user named: a redirect is followed only to the same origin (scheme,
+/// host and port), so they never reach another host or port; another
+/// redirect is answered as final ([`Worker::once`] says why).
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_string(),
+                u.host_str().map(str::to_string),
+                u.port_or_known_default(),
+            )
+        };
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| origin(first) == origin(attempt.url()));
+        if same && attempt.previous().len() < MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// Log records grouped by the service that made them, as one export request.

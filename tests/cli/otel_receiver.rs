@@ -1,0 +1,129 @@
+//! What a server exports to mcpscope's OTLP receiver, from a real server
+//! (tests/servers/hostile_stdio.py) through the real binary: a flood of
+//! spans is counted past the first lines; URL-valued attributes lose their
+//! credentials; spans with invalid ids are refused and said; OTLP/gRPC is
+//! said once. And a flood of status reports for tasks no answer named is
+//! counted the same way.
+
+use crate::support::{Run, headless};
+use serde_json::Value;
+use std::path::Path;
+
+/// `python3 tests/servers/hostile_stdio.py MODE [N]`.
+fn hostile(mode: &str, n: Option<usize>) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hostile_stdio.py");
+    let mut v = vec![
+        "python3".to_string(),
+        script.display().to_string(),
+        mode.into(),
+    ];
+    v.extend(n.map(|n| n.to_string()));
+    v
+}
+
+/// `mcpscope call --tool t -- SERVER`, recorded, whatever its exit code.
+fn call(server: &[String]) -> Run {
+    headless(["call", "--protocol", "legacy", "--tool", "t"])
+        .server(server)
+        .record()
+        .run()
+}
+
+/// The recorded received spans.
+fn spans(o: &Run) -> Vec<Value> {
+    o.trace()
+        .into_iter()
+        .filter(|l| l["dir"] == "meta" && l["json"]["event"] == "otel-span")
+        .map(|l| l["json"].clone())
+        .collect()
+}
+
+#[test]
+fn a_flood_of_received_spans_is_counted_not_printed_line_by_line() {
+    let n = 30_000;
+    let o = call(&hostile("span-flood", Some(n)));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = o.lines("[span]");
+    assert!(lines.len() < 220, "{} [span] lines", lines.len());
+    let total = format!(
+        "[span] {} received spans in all (the first 200 shown)",
+        n + 1
+    );
+    assert!(
+        o.stderr.contains(&total),
+        "{:?}",
+        &lines[lines.len().saturating_sub(5)..]
+    );
+    // The trace keeps each.
+    assert_eq!(spans(&o).len(), n + 1);
+}
+
+#[test]
+fn received_urls_lose_their_credentials_and_invalid_ids_are_refused() {
+    let o = call(&hostile("span-flood", Some(0)));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let recorded = std::fs::read_to_string(o.trace_path()).unwrap();
+    for secret in ["pw-secret", "tok-secret"] {
+        assert!(!o.stderr.contains(secret), "{}", o.stderr);
+        assert!(!recorded.contains(secret), "the trace keeps {secret}");
+    }
+    let spans = spans(&o);
+    let url = spans
+        .iter()
+        .find_map(|s| s["attributes"]["url.full"].as_str())
+        .expect("the span with a url.full");
+    assert!(
+        url.starts_with("https://user:") && url.contains("page=2"),
+        "{url}"
+    );
+    let line = o
+        .lines("[span]")
+        .into_iter()
+        .find(|l| l.contains("url.full="))
+        .unwrap_or_else(|| panic!("{}", o.stderr));
+    assert!(line.contains("api.example"), "{line}");
+    // The two spans with an invalid id (a 4-byte span id, an all-zero
+    // trace id) are neither kept nor quoted; they are said, and the
+    // exporter is told (partial success).
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert!(!recorded.contains("0a0b0c0d"));
+    assert!(
+        o.stderr
+            .contains("[otel] 2 spans dropped: an invalid trace or span id"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.contains("rejectedSpans"), "{}", o.stdout);
+}
+
+#[test]
+fn a_flood_of_reports_for_unknown_tasks_is_counted_not_printed_line_by_line() {
+    let n = 20_000;
+    let o = call(&hostile("task-storm", Some(n)));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = o.lines("[task]");
+    assert!(lines.len() < 30, "{} [task] lines", lines.len());
+    assert!(lines[0].starts_with("[task] ghost-0 working"), "{lines:?}");
+    let total =
+        format!("[task] {n} status reports for tasks no answer named in all (the first 16 shown)");
+    assert!(o.stderr.contains(&total), "{lines:#?}");
+}
+
+#[test]
+fn otlp_over_grpc_is_said_once_not_dropped_silently() {
+    let o = call(&hostile("grpc-preface", None));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let said: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("OTLP/gRPC arrived"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "[otel] OTLP/gRPC arrived: not supported, configure the exporter for http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)"
+        ],
+        "{}",
+        o.stderr
+    );
+}
