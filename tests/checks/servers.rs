@@ -33,6 +33,8 @@ fn findings_of(o: &Output, rule: &str) -> Vec<String> {
         .lines()
         .chain(o.stderr.lines())
         .filter(|l| l.contains(rule))
+        // The causes as they opened; the end's summary sums them up.
+        .filter(|l| !support::is_group_summary(l))
         .map(str::to_string)
         .collect()
 }
@@ -384,9 +386,16 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
         "debug",
     ]);
     assert_eq!(modern.code, 0, "{}", modern.stderr);
-    let server = findings_of(&modern, "[finding] deprecated-feature");
-    let client = findings_of(&modern, "[finding] client-deprecated-feature");
+    // An info: said once, in the summary at the end.
+    let server = modern.lines("[finding] deprecated-feature ×1 first #");
+    let client = modern.lines("[finding] client-deprecated-feature");
     assert_eq!(server.len(), 1, "{}", modern.stderr);
+    assert_eq!(
+        modern.lines("[finding] deprecated-feature").len(),
+        1,
+        "{}",
+        modern.stderr
+    );
     assert!(
         server[0].contains("logging") && server[0].contains("SEP-2577"),
         "{}",
@@ -406,13 +415,30 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
     let demo = [BIN.to_string(), "demo-server".to_string()];
     let answers = host_through_proxy(&demo, &[(call, true)], &rec, d.path());
     assert!(answers[0]["result"].is_object(), "{answers:?}");
-    let o = run(&["check", "--trace", rec.to_str().unwrap()]);
-    let client = findings_of(&o, "client-deprecated-feature");
+    let o = run(&[
+        "check",
+        "--trace",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    let client: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "client-deprecated-feature")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
     assert_eq!(
         client.len(),
         2,
         "logging and roots, once each: {}",
         o.stdout
+    );
+    assert!(
+        client[0].contains("logging") && client[1].contains("roots"),
+        "{client:?}"
     );
     // The same calls in a 2025-11-25 session: nothing is deprecated there.
     let legacy = run(&[
@@ -478,7 +504,7 @@ fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
 }
 
 #[test]
-fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
+fn a_rule_broken_again_and_again_is_said_once_then_counted() {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/servers/hostile_stdio.py"
@@ -505,19 +531,40 @@ fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
         .lines("[finding] server-request-without-capability (error)")
         .into_iter()
         .collect();
-    assert_eq!(full.len(), 3, "{}", o.stderr);
+    // One cause: said as it opened, then counted.
+    assert_eq!(full.len(), 1, "{}", o.stderr);
     let counted = o.lines("[finding] server-request-without-capability ×");
     assert_eq!(counted.len(), 1, "{}", o.stderr);
-    assert!(counted[0].contains("×10 in all"), "{}", counted[0]);
-    // The trace keeps each: check lists all ten.
+    assert!(
+        counted[0].starts_with("[finding] server-request-without-capability ×10 first #"),
+        "{}",
+        counted[0]
+    );
+    // The trace keeps each: check's text has the cause once with its
+    // count, its JSON all ten findings.
     let check = run(&["check", "--trace", rec.to_str().unwrap()]);
     assert_eq!(
         check
             .stdout
-            .matches("server-request-without-capability (error)")
+            .matches("server-request-without-capability (error) ×10 first #")
             .count(),
-        10,
+        1,
         "{}",
         check.stdout
     );
+    let json = run(&[
+        "check",
+        "--trace",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: Value = serde_json::from_str(&json.stdout).unwrap();
+    let all = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "server-request-without-capability")
+        .count();
+    assert_eq!(all, 10, "{}", json.stdout);
 }
