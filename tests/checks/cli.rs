@@ -631,3 +631,64 @@ fn one_planted_bug_is_at_most_two_warning_or_error_groups() {
         );
     }
 }
+
+/// `deprecated-feature` says what was seen: a server that only declares
+/// `logging` (the demo at 2026-07-28, asked for no level, sends no log) is
+/// not said to use it; one that sent a log is said to have sent it.
+#[test]
+fn deprecated_feature_is_worded_by_what_was_observed() {
+    let out = mcpscope(&[
+        "check",
+        "--demo",
+        "--protocol",
+        "2026-07-28",
+        "--tool",
+        "echo",
+        "-a",
+        "text=x",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r: Report = serde_json::from_str(&out.stdout).unwrap();
+    let said: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::DeprecatedFeature)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(said.len(), 1, "{:#?}", r.findings);
+    assert!(
+        said[0].starts_with(
+            "the server declares the `logging` capability in its server/discover result"
+        ),
+        "{}",
+        said[0]
+    );
+    assert!(!said[0].contains("uses"), "{}", said[0]);
+    assert!(
+        r.calls.iter().all(|c| c.notifications == 0),
+        "no log was sent"
+    );
+    // A session where the server logged (and declared nothing).
+    let out = mcpscope(&[
+        "check",
+        "--trace",
+        &fixture("stateless_http"),
+        "--format",
+        "json",
+    ]);
+    let r: Report = serde_json::from_str(&out.stdout).unwrap();
+    let said: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::DeprecatedFeature)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(said.len(), 1, "{:#?}", r.findings);
+    assert!(
+        said[0].starts_with("the server sent notifications/message: logging is a feature"),
+        "{}",
+        said[0]
+    );
+}

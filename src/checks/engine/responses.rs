@@ -109,7 +109,16 @@ impl Checker {
                         self.learn_revision(rev);
                     }
                     if self.logging_declared == Some(true) {
-                        self.deprecated_by_server(ev, capabilities::Deprecated::Logging, out);
+                        let answer = match self.era {
+                            crate::protocol::Era::Stateless => "server/discover result",
+                            crate::protocol::Era::Handshake => "initialize result",
+                        };
+                        self.deprecated_by_server(
+                            ev,
+                            capabilities::Deprecated::Logging,
+                            capabilities::Observed::Declared(answer),
+                            out,
+                        );
                     }
                 }
             }
