@@ -126,10 +126,11 @@ pub enum Rule {
     TraceContextInvalid,
     ClientTraceContextInvalid,
     ServerSpanTraceNotContinued,
+    ProtocolVersionNewer,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 55] = [
+    pub const ALL: [Rule; 56] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -185,6 +186,7 @@ impl Rule {
         Rule::TraceContextInvalid,
         Rule::ClientTraceContextInvalid,
         Rule::ServerSpanTraceNotContinued,
+        Rule::ProtocolVersionNewer,
     ];
 
     pub fn id(self) -> &'static str {
@@ -244,6 +246,7 @@ impl Rule {
             Rule::TraceContextInvalid => "trace-context-invalid",
             Rule::ClientTraceContextInvalid => "client-trace-context-invalid",
             Rule::ServerSpanTraceNotContinued => "server-span-trace-not-continued",
+            Rule::ProtocolVersionNewer => "protocol-version-newer",
         }
     }
 
@@ -303,7 +306,8 @@ impl Rule {
             | Rule::ResponseAfterCancel
             | Rule::DeprecatedFeature
             | Rule::ClientDeprecatedFeature
-            | Rule::ServerSpanTraceNotContinued => Severity::Info,
+            | Rule::ServerSpanTraceNotContinued
+            | Rule::ProtocolVersionNewer => Severity::Info,
         }
     }
 
@@ -454,6 +458,9 @@ impl Rule {
             }
             Rule::ServerSpanTraceNotContinued => {
                 "a SERVER span the server exported to mcpscope's OTLP receiver for a request (matched by its jsonrpc.request.id and, when present, mcp.method.name attributes) is in another trace than the one the request's _meta.traceparent carried: the server did not continue the client's trace (SEP-414 documents this as the convention, not a MUST)"
+            }
+            Rule::ProtocolVersionNewer => {
+                "the initialize result names a protocolVersion newer than any revision mcpscope knows (a dated revision after 2026-07-28): what it adds is not judged, and the session goes on at the revision the client offered"
             }
         }
     }
@@ -667,6 +674,9 @@ impl Rule {
             Rule::ClientTraceContextInvalid => {
                 "the host fills the _meta trace keys by hand (a span id as traceparent, uppercase or wrong-length ids, an object as baggage): inject them with an OpenTelemetry W3C TraceContext and Baggage propagator"
             }
+            Rule::ProtocolVersionNewer => {
+                "the server answers initialize with its own newest revision whatever the client asked: when it supports the version in the request, answer with that one (the spec's MUST), so older clients keep the revision they know"
+            }
             Rule::ServerSpanTraceNotContinued => {
                 "the server starts a new root span per request instead of reading the request's _meta.traceparent: extract the context with the W3C propagator and start the SERVER span as its child"
             }
@@ -725,7 +735,7 @@ impl Rule {
                 spec!("2025-11-25", "basic/transports#streamable-http")
             }
             Rule::FrameOversized => spec!("2025-11-25", "server/utilities/pagination"),
-            Rule::InitializeUnsupportedVersion => {
+            Rule::InitializeUnsupportedVersion | Rule::ProtocolVersionNewer => {
                 spec!("2025-11-25", "basic/lifecycle#version-negotiation")
             }
             Rule::ServerRequestWithoutCapability => {

@@ -510,6 +510,7 @@ fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
             era,
             protocol_version,
             server_info,
+            requested,
             ..
         } => {
             let name = server_info
@@ -526,8 +527,16 @@ fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
             } else {
                 "initialize handshake"
             };
+            // A revision newer than mcpscope knows: the session goes on at
+            // the one it offered.
+            let going_on = match requested {
+                Some(r) if crate::protocol::Revision::is_newer_than_known(&protocol_version) => {
+                    format!(", newer than mcpscope knows: going on at {r}")
+                }
+                _ => String::new(),
+            };
             Some(format!(
-                "[session] {name}{version} · protocol {protocol_version} ({era})"
+                "[session] {name}{version} · protocol {protocol_version} ({era}{going_on})"
             ))
         }
         crate::event::Event::Era { era, reason } => {

@@ -568,3 +568,91 @@ fn a_rule_broken_again_and_again_is_said_once_then_counted() {
         .count();
     assert_eq!(all, 10, "{}", json.stdout);
 }
+
+/// A server of a revision mcpscope does not know yet (`2026-12-15`, the one
+/// expected next, `tests/servers/future_revision.py`): its newer
+/// `protocolVersion`, unknown `_meta` keys, result fields, capability and
+/// notification draw no error or warning — at most an info naming what was
+/// not understood — and the session goes on in the newest revision both
+/// sides speak: 2026-07-28 where discovery lists both, the offered
+/// 2025-11-25 where `initialize` is answered with the newer one.
+#[test]
+fn a_server_of_a_newer_revision_is_spoken_to_in_the_newest_both_know() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/future_revision.py"
+    );
+    let d = tempfile::tempdir().unwrap();
+    for (mode, spoken) in [("discover", "2026-07-28"), ("handshake", "2025-11-25")] {
+        let rec = d.path().join(format!("{mode}.jsonl"));
+        let rec = rec.to_str().unwrap();
+        let o = run(&[
+            "check", "--tool", "echo", "--format", "json", "--record", rec, "--", "python3",
+            script, mode,
+        ]);
+        assert_eq!(o.code, 0, "{mode}: {}\n{}", o.stdout, o.stderr);
+        let r: Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(r["summary"]["error"], 0, "{mode}: {}", o.stdout);
+        assert_eq!(r["summary"]["warning"], 0, "{mode}: {}", o.stdout);
+        assert_eq!(r["summary"]["passed"], true);
+        // The call went on and completed, its progress counted.
+        assert_eq!(r["calls"][0]["outcome"], "ok", "{mode}: {}", o.stdout);
+        assert_eq!(r["calls"][0]["notifications"], 1, "{mode}: {}", o.stdout);
+        let infos: Vec<&Value> = r["findings"].as_array().unwrap().iter().collect();
+        // The revision mcpscope spoke: the tools/call's own version.
+        let trace = std::fs::read_to_string(rec).unwrap();
+        let call: Value = trace
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["json"]["method"] == "tools/call")
+            .unwrap();
+        match mode {
+            "discover" => {
+                assert!(infos.is_empty(), "{mode}: {infos:?}");
+                assert_eq!(
+                    call["json"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+                    spoken
+                );
+            }
+            _ => {
+                // The newer version is said, as an info that names it.
+                assert_eq!(infos.len(), 1, "{infos:?}");
+                assert_eq!(infos[0]["rule"], "protocol-version-newer");
+                assert_eq!(infos[0]["severity"], "info");
+                let m = infos[0]["message"].as_str().unwrap();
+                assert!(m.contains("\"2026-12-15\"") && m.contains(spoken), "{m}");
+                let init: Value = trace
+                    .lines()
+                    .skip(1)
+                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .find(|e| e["json"]["method"] == "initialize")
+                    .unwrap();
+                assert_eq!(init["json"]["params"]["protocolVersion"], spoken);
+            }
+        }
+    }
+    // Headless call: the session line says where the session goes on.
+    let o = run(&[
+        "call",
+        "--tool",
+        "echo",
+        "--",
+        "python3",
+        script,
+        "handshake",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "· protocol 2026-12-15 (initialize handshake, newer than mcpscope knows: going on at 2025-11-25)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !o.stderr.contains("(error)") && !o.stderr.contains("(warning)"),
+        "{}",
+        o.stderr
+    );
+}

@@ -95,6 +95,19 @@ impl Checker {
                             why,
                         );
                     }
+                    if self.reqs[ri].kind == ReqKind::Initialize
+                        && let Some(why) = shape::newer_version(self.offered_version.as_deref(), &r)
+                    {
+                        let seqs = vec![self.reqs[ri].seq, ev.seq];
+                        self.emit(
+                            out,
+                            Rule::ProtocolVersionNewer,
+                            seqs,
+                            None,
+                            Some(id.clone()),
+                            why,
+                        );
+                    }
                     let caps = r.get("capabilities");
                     self.client.caps_seq = Some(ev.seq);
                     self.logging_declared = Some(
