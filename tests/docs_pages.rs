@@ -128,6 +128,55 @@ fn checks_page_lists_exactly_the_rule_catalog() {
     );
 }
 
+const FIXES_BEGIN: &str = "<!-- fixes:begin -->";
+const FIXES_END: &str = "<!-- fixes:end -->";
+
+/// How to fix each rule, from the catalog: one row per rule.
+fn fix_table() -> String {
+    let mut out = String::from("| rule | how to fix it | specification |\n|---|---|---|\n");
+    for r in Rule::ALL {
+        let fix = r.fix().replace('|', "\\|");
+        let section = r
+            .spec()
+            .trim_start_matches("https://modelcontextprotocol.io/specification/");
+        out.push_str(&format!(
+            "| `{}` | {} | [{}]({}) |\n",
+            r.id(),
+            fix,
+            section,
+            r.spec()
+        ));
+    }
+    out
+}
+
+/// docs/checks.md's fix table is the catalog's (`Rule::fix`, `Rule::spec`):
+/// `MCPSCOPE_BLESS_DOCS=1` rewrites it.
+#[test]
+fn checks_page_fix_table_is_the_catalog() {
+    let path = root().join("docs/checks.md");
+    let text = page("checks.md");
+    let start = text
+        .find(FIXES_BEGIN)
+        .expect("fixes:begin marker in docs/checks.md")
+        + FIXES_BEGIN.len();
+    let end = text
+        .find(FIXES_END)
+        .expect("fixes:end marker in docs/checks.md");
+    let want = format!("\n\n{}\n", fix_table());
+    if std::env::var_os("MCPSCOPE_BLESS_DOCS").is_some() {
+        let new = format!("{}{}{}", &text[..start], want, &text[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        &text[start..end],
+        want,
+        "docs/checks.md's fix table differs from the catalog (src/checks/rules.rs); \
+         MCPSCOPE_BLESS_DOCS=1 cargo test --test docs_pages regenerates it"
+    );
+}
+
 /// The codes of `| exit code | meaning |` in docs/headless.md.
 fn documented_exit_codes() -> BTreeSet<i32> {
     let text = page("headless.md");

@@ -11,6 +11,7 @@
 pub mod config;
 pub mod engine;
 pub mod finding;
+pub mod groups;
 pub mod live;
 pub mod rules;
 pub mod sessions;
@@ -20,6 +21,7 @@ pub mod stats;
 pub use config::CheckConfig;
 pub use engine::Checker;
 pub use finding::{Finding, PartyCounts, SeverityCounts};
+pub use groups::{Group, Grouper, groups};
 pub use live::LiveChecks;
 pub use rules::{Party, Rule, Severity};
 pub use sessions::Sessions;

@@ -126,10 +126,11 @@ pub enum Rule {
     TraceContextInvalid,
     ClientTraceContextInvalid,
     ServerSpanTraceNotContinued,
+    ProtocolVersionNewer,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 55] = [
+    pub const ALL: [Rule; 56] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -185,6 +186,7 @@ impl Rule {
         Rule::TraceContextInvalid,
         Rule::ClientTraceContextInvalid,
         Rule::ServerSpanTraceNotContinued,
+        Rule::ProtocolVersionNewer,
     ];
 
     pub fn id(self) -> &'static str {
@@ -244,6 +246,7 @@ impl Rule {
             Rule::TraceContextInvalid => "trace-context-invalid",
             Rule::ClientTraceContextInvalid => "client-trace-context-invalid",
             Rule::ServerSpanTraceNotContinued => "server-span-trace-not-continued",
+            Rule::ProtocolVersionNewer => "protocol-version-newer",
         }
     }
 
@@ -303,7 +306,8 @@ impl Rule {
             | Rule::ResponseAfterCancel
             | Rule::DeprecatedFeature
             | Rule::ClientDeprecatedFeature
-            | Rule::ServerSpanTraceNotContinued => Severity::Info,
+            | Rule::ServerSpanTraceNotContinued
+            | Rule::ProtocolVersionNewer => Severity::Info,
         }
     }
 
@@ -455,6 +459,9 @@ impl Rule {
             Rule::ServerSpanTraceNotContinued => {
                 "a SERVER span the server exported to mcpscope's OTLP receiver for a request (matched by its jsonrpc.request.id and, when present, mcp.method.name attributes) is in another trace than the one the request's _meta.traceparent carried: the server did not continue the client's trace (SEP-414 documents this as the convention, not a MUST)"
             }
+            Rule::ProtocolVersionNewer => {
+                "the initialize result names a protocolVersion newer than any revision mcpscope knows (a dated revision after 2026-07-28): what it adds is not judged, and the session goes on at the revision the client offered"
+            }
         }
     }
 
@@ -483,6 +490,284 @@ impl Rule {
     /// Rules that exist only in the 2026-07-28 (stateless) era.
     pub fn stateless_only(self) -> bool {
         matches!(self, Rule::LogUnrequested | Rule::LogAfterResponse)
+    }
+}
+
+/// A page (and section) of the specification at modelcontextprotocol.io.
+macro_rules! spec {
+    ($rev:literal, $path:literal) => {
+        concat!(
+            "https://modelcontextprotocol.io/specification/",
+            $rev,
+            "/",
+            $path
+        )
+    };
+}
+
+impl Rule {
+    /// How a finding of this rule is usually fixed: the common cause in the
+    /// judged party's code (the server's, or the host's for a `client-`
+    /// rule) and the change that removes it. Shown with every group of
+    /// findings (`check`, SARIF `help`, the TUI, `rules`, docs/checks.md).
+    pub fn fix(self) -> &'static str {
+        match self {
+            Rule::ProgressNotIncreasing => {
+                "the reported counter goes back or repeats (steps reported by parallel workers, a counter reset per phase, a retry that starts over): report one running total of the work done, and skip a report that would not raise it"
+            }
+            Rule::ProgressAfterResponse => {
+                "a throttled or background reporter fired after the handler returned: flush or cancel it before returning the result"
+            }
+            Rule::ProgressUnknownToken => {
+                "the server made up a token, kept one from an earlier request, or reports progress to a request that sent none: report only to the _meta.progressToken of the request being handled, exactly as received, and send nothing when it carried none"
+            }
+            Rule::ProgressInvalid => {
+                "the notification is built by hand with the wrong types (progress as a string, the token wrapped in an object, params as an array): send progressToken as received, progress and total as JSON numbers, message as a string — or use the SDK's progress helper"
+            }
+            Rule::ProgressExceedsTotal => {
+                "the total is an estimate the work outgrew, or is counted in another unit than progress (items vs bytes): compute total from the real work in the same unit, or leave total out while it is not known"
+            }
+            Rule::ProgressTotalChanged => {
+                "the total is recomputed while the work runs (a listing that grows, a second phase added): settle it before the first report, or leave total out until it is known"
+            }
+            Rule::ProgressFlood => {
+                "progress is sent on every loop iteration or chunk: throttle the reporter (e.g. at most every 100 ms or every 1% of the total) and always send the final value"
+            }
+            Rule::ProgressBuffered => {
+                "the notifications are held in a buffer flushed only with the response (a block-buffered stdout, a framework or proxy that collects the HTTP body): flush after each notification, and over HTTP answer with text/event-stream and write each event as it happens"
+            }
+            Rule::ProgressStalled => {
+                "the handler blocks in one long step without reporting (a download, a subprocess, a query): report from inside that step — per chunk read or per poll — or split it into steps that each report"
+            }
+            Rule::LogInvalidLevel => {
+                "a logging library's level name is passed through unmapped (warn, fatal, trace, a number): map your levels to the RFC 5424 names debug, info, notice, warning, error, critical, alert, emergency"
+            }
+            Rule::LogBelowLevel => {
+                "the handler logs to the client through a logger that ignores the level the client set: keep the level from logging/setLevel (or the request's _meta logLevel) and drop messages below it before sending"
+            }
+            Rule::LogWithoutCapability => {
+                "logs are forwarded to the client but the initialize result declares no logging capability (some SDKs declare it only when a setLevel handler is registered): declare capabilities.logging (and handle logging/setLevel), or log to stderr instead"
+            }
+            Rule::LogUnrequested => {
+                "the server logs to every request as it did with a session-wide level: at 2026-07-28 send notifications/message only for a request whose _meta carries io.modelcontextprotocol/logLevel, at that level or above"
+            }
+            Rule::LogAfterResponse => {
+                "a logger bound to the request is used after the handler returned (a background task, a deferred cleanup): stop logging to the request once its result is sent, and log later events to stderr"
+            }
+            Rule::ResponseUnknownId => {
+                "the server answers with an id it made up or converted (its own counter, a string id turned into a number): echo the request's id exactly, with its JSON type"
+            }
+            Rule::ResponseDuplicate => {
+                "the request is answered twice (an error path that also falls through to the normal reply, a timeout handler and the handler both answering): answer exactly once, e.g. return right after sending an error"
+            }
+            Rule::JsonrpcInvalid => {
+                "the message is assembled by hand and breaks the JSON-RPC envelope (no \"jsonrpc\": \"2.0\", both or neither of result and error, an id that is not a string or integer): build messages with the SDK's types or a JSON-RPC library"
+            }
+            Rule::StdoutNotJsonrpc => {
+                "something prints to stdout (a print or console.log, a library's banner, a logger's default handler): send all diagnostics to stderr and keep stdout for MCP messages only"
+            }
+            Rule::NotificationWrongStream => {
+                "the request's notifications go out on a session-wide channel (the standalone GET stream, another request's stream): send them on the request's own response stream, before its response — pass the request's context to the code that notifies"
+            }
+            Rule::InitializeUnsupportedVersion => {
+                "the server answers initialize with a fixed protocolVersion instead of negotiating: answer with the version the client asked for when you support it, else the latest one you support"
+            }
+            Rule::TaskProgressAfterTerminal => {
+                "a task's worker keeps reporting after the task's terminal status was stored: stop the reporter before storing completed, failed or cancelled, or check the status before each report"
+            }
+            Rule::TaskStatusRegressed => {
+                "status writes race: a late worker update overwrites a terminal status (working after cancelled): make the terminal transition final in the task store (compare-and-set) and drop later updates"
+            }
+            Rule::TaskCancelNotCancelled => {
+                "the handler answers from a snapshot read before the cancel was applied: write the cancelled status to the task store first, and build the answer from what was written"
+            }
+            Rule::ResultNotObject => {
+                "the handler's return value is sent as the result as it is (a string, an array, a number): wrap it in the method's result object, e.g. {\"content\": [...]} for tools/call"
+            }
+            Rule::ResponseNullId => {
+                "the server failed to read a request before it knew the id (its parser rejects a valid message: an unknown field, an id type it does not expect): accept every valid JSON-RPC request, and answer with the request's id whenever it can be read"
+            }
+            Rule::HttpContentType => {
+                "the web framework's default content type was left in place (text/plain, text/html, a proxy's error page): answer a request with Content-Type application/json for one JSON body, or text/event-stream for a stream"
+            }
+            Rule::FrameOversized => {
+                "one message carries a huge payload (a whole file, base64 media, a listing without pages): paginate with nextCursor, return a resource link instead of the content, or cut it"
+            }
+            Rule::ClientDuplicateProgressToken => {
+                "the host derives tokens from something that repeats (a constant per tool, a counter reset per connection): give each request a fresh unique token, e.g. a UUID"
+            }
+            Rule::ClientRequestIdReused => {
+                "the host's request id counter repeats (restarted per connection or retry, shared between workers): keep one increasing counter per connection and never reuse an id still awaiting its response"
+            }
+            Rule::ClientCancelInitialize => {
+                "a host-wide timeout or shutdown cancels every pending request, initialize included: close the connection instead of cancelling initialize"
+            }
+            Rule::ClientCancelUnknownRequest => {
+                "the host cancels after the response arrived (a timer not cleared on response) or names a wrong id: clear the request's timer when its response arrives, and cancel only ids still in flight"
+            }
+            Rule::ClientSetlevelWithoutCapability => {
+                "the host sends logging/setLevel whatever the server declared: send it only when the initialize result declares capabilities.logging"
+            }
+            Rule::ClientCancelledDuringProgress => {
+                "the host's timeout is fixed and ignores progress: reset the timeout on each progress notification of the request, and enforce a separate maximum"
+            }
+            Rule::ClientNoProgressToken => {
+                "the host calls tools without _meta.progressToken, so the server cannot report progress: add a unique progressToken to each tools/call whose progress you want to show"
+            }
+            Rule::ClientResponseUnknownId => {
+                "the host answers a server request with an id it did not receive (its own counter, a converted type): echo the server request's id exactly"
+            }
+            Rule::AuthResourceMismatch => {
+                "the protected resource metadata's resource is a hard-coded or internal URL (the server behind a proxy, another host or path): serve the server's public canonical URI as resource"
+            }
+            Rule::AuthIssuerMismatch => {
+                "the authorization server's issuer is configured apart from the URL it is served under (an internal hostname, a trailing slash): set issuer to exactly the URL the metadata is fetched from, and send that same value as iss"
+            }
+            Rule::AuthPkceUnsupported => {
+                "the identity provider was set up without PKCE, or offers only the plain method: turn on S256 PKCE in its configuration and publish it in the discovery document (code_challenge_methods_supported)"
+            }
+            Rule::AuthMetadataMissing => {
+                "the authorization server named in authorization_servers serves no /.well-known/oauth-authorization-server or openid-configuration: publish its metadata there, or name an authorization server that does"
+            }
+            Rule::ServerRequestWithoutCapability => {
+                "the server asks the client without looking at what it declared: check the client's capabilities from initialize before sending elicitation/create, sampling/createMessage or roots/list, and fall back (e.g. to a tool argument) when absent"
+            }
+            Rule::ResponseAfterCancel => {
+                "the handler never looks at cancellation, so it runs to the end and answers: check the request's cancellation signal (abort signal, cancellation token) during long work and stop without answering"
+            }
+            Rule::LoggingSetlevelRefused => {
+                "logging is declared but no logging/setLevel handler is registered: register one (store the level and filter by it), or stop declaring logging"
+            }
+            Rule::DeprecatedFeature => {
+                "the server still declares or uses logging, sampling or roots, which 2026-07-28 deprecates: log to stderr (stdio) or export OpenTelemetry, and take directories and model answers as tool arguments or through input_required results; keep the old feature only for older clients"
+            }
+            Rule::ClientDeprecatedFeature => {
+                "the host still asks for a log level or declares sampling or roots at 2026-07-28: leave the logLevel _meta and those capabilities out for servers of that revision, keeping them only for older ones"
+            }
+            Rule::ToolOutputInvalid => {
+                "the tool's return value and its declared outputSchema drifted apart (a renamed field, a number returned as a string, structuredContent left out): return structuredContent that validates, e.g. by generating the schema from the type the handler returns"
+            }
+            Rule::ToolSchemaInvalid => {
+                "the schema is written by hand or generated from a type the generator does not understand (an inputSchema without \"type\": \"object\", a schema that is not an object): emit a JSON Schema object, inputSchema of type object, and check it with a validator"
+            }
+            Rule::ToolNameDuplicate => {
+                "two tools are registered under one name (two modules, a plugin loaded twice): give each tool a unique name, e.g. prefixed by its module"
+            }
+            Rule::ToolNameInvalid => {
+                "the tool name has spaces, slashes, colons or other characters, or is longer than 128: use only A-Z, a-z, 0-9, _, - and ."
+            }
+            Rule::LogInvalid => {
+                "the log call puts the payload in another field (message, text) or none: put it in data, and make logger a string or leave it out"
+            }
+            Rule::ElicitationSchemaInvalid => {
+                "the form's requestedSchema is a model type exported as it is (nested objects, arrays of objects): flatten the form to top-level string, number, integer, boolean or enum properties, and ask in several forms if needed"
+            }
+            Rule::TaskStatusUnknown => {
+                "a status notification names an id the client never received (an internal job id, a status sent before the answer that creates the task): send the taskId of the CreateTaskResult, after that result"
+            }
+            Rule::ServerRequestsUnanswered => {
+                "the server fires requests in a loop without awaiting the answers (one sampling request per item): await each answer, or bound how many are in flight"
+            }
+            Rule::TraceContextInvalid => {
+                "the _meta trace keys are filled by hand (a span id as traceparent, uppercase or wrong-length ids, an object as baggage): inject them with an OpenTelemetry W3C TraceContext and Baggage propagator"
+            }
+            Rule::ClientTraceContextInvalid => {
+                "the host fills the _meta trace keys by hand (a span id as traceparent, uppercase or wrong-length ids, an object as baggage): inject them with an OpenTelemetry W3C TraceContext and Baggage propagator"
+            }
+            Rule::ProtocolVersionNewer => {
+                "the server answers initialize with its own newest revision whatever the client asked: when it supports the version in the request, answer with that one (the spec's MUST), so older clients keep the revision they know"
+            }
+            Rule::ServerSpanTraceNotContinued => {
+                "the server starts a new root span per request instead of reading the request's _meta.traceparent: extract the context with the W3C propagator and start the SERVER span as its child"
+            }
+        }
+    }
+
+    /// The section of the specification the rule rests on.
+    pub fn spec(self) -> &'static str {
+        match self {
+            Rule::ProgressNotIncreasing
+            | Rule::ProgressUnknownToken
+            | Rule::ProgressInvalid
+            | Rule::ProgressExceedsTotal
+            | Rule::ProgressTotalChanged
+            | Rule::ProgressAfterResponse
+            | Rule::ClientDuplicateProgressToken
+            | Rule::ClientNoProgressToken => {
+                spec!(
+                    "2025-11-25",
+                    "basic/utilities/progress#behavior-requirements"
+                )
+            }
+            Rule::ProgressFlood | Rule::ProgressBuffered | Rule::ProgressStalled => {
+                spec!(
+                    "2025-11-25",
+                    "basic/utilities/progress#implementation-notes"
+                )
+            }
+            Rule::LogInvalidLevel => spec!("2025-11-25", "server/utilities/logging#log-levels"),
+            Rule::LogBelowLevel | Rule::LoggingSetlevelRefused => {
+                spec!("2025-11-25", "server/utilities/logging#setting-log-level")
+            }
+            Rule::LogWithoutCapability | Rule::ClientSetlevelWithoutCapability => {
+                spec!("2025-11-25", "server/utilities/logging#capabilities")
+            }
+            Rule::LogInvalid => {
+                spec!(
+                    "2025-11-25",
+                    "server/utilities/logging#log-message-notifications"
+                )
+            }
+            Rule::LogUnrequested | Rule::LogAfterResponse => {
+                spec!("2026-07-28", "changelog#major-changes")
+            }
+            Rule::ResponseUnknownId
+            | Rule::ResponseDuplicate
+            | Rule::ResultNotObject
+            | Rule::ResponseNullId
+            | Rule::ClientResponseUnknownId => spec!("2025-11-25", "basic#responses"),
+            Rule::JsonrpcInvalid => spec!("2025-11-25", "basic#messages"),
+            Rule::ClientRequestIdReused | Rule::ServerRequestsUnanswered => {
+                spec!("2025-11-25", "basic#requests")
+            }
+            Rule::StdoutNotJsonrpc => spec!("2025-11-25", "basic/transports#stdio"),
+            Rule::NotificationWrongStream | Rule::HttpContentType => {
+                spec!("2025-11-25", "basic/transports#streamable-http")
+            }
+            Rule::FrameOversized => spec!("2025-11-25", "server/utilities/pagination"),
+            Rule::InitializeUnsupportedVersion | Rule::ProtocolVersionNewer => {
+                spec!("2025-11-25", "basic/lifecycle#version-negotiation")
+            }
+            Rule::ServerRequestWithoutCapability => {
+                spec!("2025-11-25", "basic/lifecycle#capability-negotiation")
+            }
+            Rule::ClientCancelledDuringProgress => spec!("2025-11-25", "basic/lifecycle#timeouts"),
+            Rule::TaskProgressAfterTerminal
+            | Rule::TaskStatusRegressed
+            | Rule::TaskCancelNotCancelled
+            | Rule::TaskStatusUnknown => spec!("2025-11-25", "basic/utilities/tasks"),
+            Rule::ClientCancelInitialize
+            | Rule::ClientCancelUnknownRequest
+            | Rule::ResponseAfterCancel => spec!("2025-11-25", "basic/utilities/cancellation"),
+            Rule::AuthResourceMismatch
+            | Rule::AuthIssuerMismatch
+            | Rule::AuthPkceUnsupported
+            | Rule::AuthMetadataMissing => spec!("2025-11-25", "basic/authorization"),
+            Rule::DeprecatedFeature | Rule::ClientDeprecatedFeature => {
+                spec!("2026-07-28", "deprecated")
+            }
+            Rule::ToolOutputInvalid => spec!("2025-11-25", "server/tools#output-schema"),
+            Rule::ToolSchemaInvalid | Rule::ToolNameDuplicate => {
+                spec!("2025-11-25", "server/tools#tool")
+            }
+            Rule::ToolNameInvalid => spec!("2025-11-25", "server/tools#tool-names"),
+            Rule::ElicitationSchemaInvalid => {
+                spec!("2025-11-25", "client/elicitation#requested-schema")
+            }
+            Rule::TraceContextInvalid
+            | Rule::ClientTraceContextInvalid
+            | Rule::ServerSpanTraceNotContinued => spec!("2026-07-28", "changelog#minor-changes"),
+        }
     }
 }
 
@@ -519,5 +804,48 @@ mod tests {
             assert_eq!(r.party() == Party::Client, client, "{r}");
         }
         assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+
+    /// Every rule says how to fix it — not in the words of its description —
+    /// and where the specification says so.
+    #[test]
+    fn every_rule_has_a_fix_and_a_spec_section() {
+        let words = |s: &str| -> std::collections::BTreeSet<String> {
+            s.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() > 3)
+                .map(str::to_lowercase)
+                .collect()
+        };
+        let mut fixes = std::collections::BTreeSet::new();
+        for r in Rule::ALL {
+            let fix = r.fix();
+            assert!(
+                fix.len() >= 40,
+                "{r}: the fix is too short to act on: {fix:?}"
+            );
+            assert_ne!(fix, r.description(), "{r}: the fix restates the rule");
+            assert!(
+                !r.description().contains(fix),
+                "{r}: the fix restates the rule"
+            );
+            // A cause, then the change: "cause: change".
+            assert!(fix.contains(": "), "{r}: the fix names no change: {fix:?}");
+            // Mostly new words: a fix that only reuses the description's words restates it.
+            let (d, f) = (words(r.description()), words(fix));
+            let new = f.difference(&d).count();
+            assert!(
+                new * 2 >= f.len(),
+                "{r}: the fix mostly restates the description"
+            );
+            assert!(fixes.insert(fix), "{r}: the same fix as another rule");
+            let spec = r.spec();
+            assert!(
+                spec.starts_with("https://modelcontextprotocol.io/specification/2025-11-25/")
+                    || spec
+                        .starts_with("https://modelcontextprotocol.io/specification/2026-07-28/"),
+                "{r}: {spec} is no page of a known revision"
+            );
+            assert!(!spec.contains(' '), "{r}: {spec}");
+        }
     }
 }

@@ -60,13 +60,31 @@ pub(super) fn unsupported_version(offered: Option<&str>, result: &Value) -> Opti
             one_line(&got.to_string())
         ));
     };
-    if Some(got) == offered || got.parse::<Revision>().is_ok() {
+    if Some(got) == offered || got.parse::<Revision>().is_ok() || Revision::is_newer_than_known(got)
+    {
         return None;
     }
     let offered = offered.map_or(String::new(), |o| format!(" (the client offered {o})"));
     Some(format!(
         "the server answered initialize with protocolVersion {:?}, which the client did not offer and does not support{offered}; the session goes on at the offered revision",
         one_line(got)
+    ))
+}
+
+/// An initialize result naming a revision newer than mcpscope knows: not
+/// wrong (a newer server), but what it adds cannot be judged.
+pub(super) fn newer_version(offered: Option<&str>, result: &Value) -> Option<String> {
+    let got = result.get("protocolVersion")?.as_str()?;
+    if Some(got) == offered || !Revision::is_newer_than_known(got) {
+        return None;
+    }
+    let at = offered.map_or(String::new(), |o| {
+        format!(" at {o}, the revision it offered")
+    });
+    Some(format!(
+        "the server answered initialize with protocolVersion {:?}, newer than any revision mcpscope knows (the newest is {}): what that revision adds is not judged, and the session goes on{at}",
+        one_line(got),
+        Revision::ALL[Revision::ALL.len() - 1].as_str()
     ))
 }
 

@@ -123,6 +123,10 @@ pub struct CallOpts {
     /// Only the result and errors: no progress, log or stderr lines.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Say more: info-level findings as they happen (otherwise they are in
+    /// the summary at the end).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Record the session as a JSONL trace.
     #[arg(long)]
     pub record: Option<PathBuf>,
@@ -202,6 +206,13 @@ impl PrinterTask {
             .say_era = on;
     }
 
+    pub(super) fn verbose(&self, on: bool) {
+        self.printer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .verbose = on;
+    }
+
     pub(super) fn sync(&self) {
         let mut p = self.printer.lock().unwrap_or_else(|e| e.into_inner());
         p.drain(&self.trace, &mut std::io::stderr());
@@ -266,6 +277,7 @@ where
     };
     let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
     printer.say_era(server.protocol == "auto");
+    printer.verbose(opts.verbose);
     let export = super::otlp::start_live(
         otlp.as_ref(),
         &trace,

@@ -5,6 +5,8 @@
 //! JSON shape (`--format json`), one object:
 //! `{"mcpscope_check": 1, "source": {...}, "era": "handshake"|"stateless",
 //!   "findings": [{rule, severity, party, seq: [..], token?, request_id?, message}],
+//!   "groups": [{rule, severity, party, request_id?, token?, session?, count,
+//!               first_seq?, last_seq?, message, findings: [index], fix, spec}],
 //!   "calls": [{request_id, token?, method, tool?, request_seq, response_seq?,
 //!              outcome, duration_ms, notifications, first_progress_ms?,
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
@@ -18,6 +20,10 @@
 //! (`crate::diff::baseline`); any drift fails the check as an error
 //! finding would (exit 1, `passed: false`). `--write-baseline FILE` pins
 //! what the session listed. `--format sarif` is `super::sarif`.
+//!
+//! `groups` are the findings by cause (`crate::checks::groups`): text
+//! prints one line per group and the fix once per rule, JUnit one test case
+//! per group, SARIF one result per group; `findings` keeps every one.
 //!
 //! `party` is `server` or `client`: which side the rule judges (the
 //! `client-` rules judge what the client, or a proxied host, sent).
@@ -34,9 +40,10 @@ use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, ServerSpec, UsageError};
 use crate::calls::Tracker;
 use crate::calls::listings::Listings;
-use crate::checks::rules::Needs;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
-use crate::checks::{CheckConfig, Finding, Party, Rule, Sessions, Severity, SeverityCounts};
+use crate::checks::{
+    CheckConfig, Finding, Group, Party, Sessions, Severity, SeverityCounts, groups,
+};
 use crate::client::{ClientError, TokenPolicy};
 use crate::diff::LineMap;
 use crate::diff::baseline::Baseline;
@@ -207,6 +214,13 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub has: Vec<String>,
     pub findings: Vec<Finding>,
+    /// The findings by cause: one group per rule, call (request id and
+    /// token), party and host session, worst first, each with its count,
+    /// first and last offending frame, fix and spec section, and the
+    /// indices of its `findings`. Added to the report; `findings` still
+    /// lists every one.
+    #[serde(default)]
+    pub groups: Vec<Group>,
     pub calls: Vec<CallStats>,
     /// Calls (or the session) that did not complete.
     #[serde(default)]
@@ -370,6 +384,7 @@ impl CheckRun {
                 passed,
                 damage: None,
             },
+            groups: groups(&findings),
             findings,
             baseline: None,
         }
@@ -751,10 +766,23 @@ fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>
 /// Human-readable report.
 pub fn text(r: &Report) -> String {
     let mut s = String::new();
-    for f in &r.findings {
-        let _ = writeln!(s, "{}", one_line(&f.to_string()));
+    // One line per cause; the fix once per rule.
+    let mut fixed = std::collections::BTreeSet::new();
+    for g in &r.groups {
+        let _ = write!(s, "{}: {}", g.head(), one_line(&g.message));
+        if let Some(id) = &g.session {
+            let _ = write!(
+                s,
+                " [session {}]",
+                crate::checks::finding::short_session(id)
+            );
+        }
+        s.push('\n');
+        if fixed.insert(g.rule) {
+            let _ = writeln!(s, "  fix: {} ({})", g.fix, g.spec);
+        }
     }
-    if !r.findings.is_empty() {
+    if !r.groups.is_empty() {
         s.push('\n');
     }
     for c in &r.calls {
@@ -864,16 +892,22 @@ fn failure_line(f: &Incomplete) -> String {
     format!("incomplete: {what}: {}", one_line(&f.reason))
 }
 
-/// Which call a finding belongs to: by request id, else by token (the last
-/// call with that token that started before the finding's frames).
-fn call_of(r: &Report, f: &Finding) -> Option<usize> {
-    let last_seq = f.seqs.iter().copied().max().unwrap_or(0);
-    if let Some(id) = &f.request_id
+/// Which call a group belongs to: by request id, else by token (the last
+/// call with that token that started before the group's last frame).
+fn call_of(r: &Report, g: &Group) -> Option<usize> {
+    let last_seq = g
+        .findings
+        .iter()
+        .filter_map(|i| r.findings.get(*i))
+        .flat_map(|f| f.seqs.iter().copied())
+        .max()
+        .unwrap_or(0);
+    if let Some(id) = &g.request_id
         && let Some(i) = r.calls.iter().position(|c| &c.request_id == id)
     {
         return Some(i);
     }
-    let tok = f.token.as_ref()?;
+    let tok = g.token.as_ref()?;
     r.calls
         .iter()
         .enumerate()
@@ -900,12 +934,16 @@ fn xml(s: &str) -> String {
     o
 }
 
-/// JUnit XML: one test suite per call (plus `session` for findings tied to
-/// no call), one test case per rule. Errors fail; warnings fail with
-/// `--strict`, otherwise they pass with the finding in `system-out`; rules
-/// of another era are skipped.
+/// JUnit XML: one test suite per call, with one test case for the call
+/// (`call-completed`: an `<error>` when it did not complete) and one per
+/// group of findings about it (named by the rule; its instances and the
+/// fix in the body); then a `session` suite for the groups tied to no call
+/// and a session that failed. Errors fail; warnings fail with `--strict`,
+/// otherwise they pass with the finding in `system-out`; info passes the
+/// same way. A report with nothing else has one passing `session` case, so
+/// there is never no test case.
 pub fn junit(r: &Report) -> String {
-    let mut groups: Vec<(String, Vec<&Finding>)> = r
+    let mut suites_of: Vec<(String, Vec<&Group>)> = r
         .calls
         .iter()
         .map(|c| {
@@ -913,67 +951,21 @@ pub fn junit(r: &Report) -> String {
             (format!("call id={} {}", c.request_id, name), Vec::new())
         })
         .collect();
-    groups.push(("session".into(), Vec::new()));
-    let session = groups.len() - 1;
-    for f in &r.findings {
-        let i = call_of(r, f).unwrap_or(session);
-        groups[i].1.push(f);
+    suites_of.push(("session".into(), Vec::new()));
+    let session = suites_of.len() - 1;
+    for g in &r.groups {
+        let i = call_of(r, g).unwrap_or(session);
+        suites_of[i].1.push(g);
     }
-    let stateless = r.era == "stateless";
     let mut suites = String::new();
-    let (mut all_tests, mut all_failures, mut all_errors, mut all_skipped) = (0, 0, 0, 0);
+    let (mut all_tests, mut all_failures, mut all_errors) = (0, 0, 0);
     let calls_named: Vec<&IdKey> = r.calls.iter().map(|c| &c.request_id).collect();
-    for (i, (name, fs)) in groups.iter().enumerate() {
-        let (mut failures, mut skipped) = (0, 0);
-        let mut cases = String::new();
-        for rule in Rule::ALL {
-            let mine: Vec<&&Finding> = fs.iter().filter(|f| f.rule == rule).collect();
-            let _ = write!(
-                cases,
-                "    <testcase classname=\"{}\" name=\"{}\">",
-                xml(name),
-                rule.id()
-            );
-            let cannot = match rule.needs() {
-                _ if !mine.is_empty() => None,
-                Needs::Http if !r.has.iter().any(|h| h == "http") => {
-                    Some("applies to HTTP sessions only")
-                }
-                Needs::Authorization if !r.has.iter().any(|h| h == "authorization") => {
-                    Some("applies to sessions that authorize only")
-                }
-                _ => None,
-            };
-            if rule.stateless_only() && !stateless {
-                skipped += 1;
-                cases.push_str("<skipped message=\"applies to 2026-07-28 sessions only\"/>");
-            } else if let Some(why) = cannot {
-                skipped += 1;
-                let _ = write!(cases, "<skipped message=\"{why}\"/>");
-            } else if !mine.is_empty() {
-                let body: String = mine
-                    .iter()
-                    .map(|f| xml(&one_line(&f.to_string())) + "\n")
-                    .collect();
-                let fails = rule.severity() == Severity::Error
-                    || (r.summary.strict && rule.severity() == Severity::Warning);
-                if fails {
-                    failures += 1;
-                    let _ = write!(
-                        cases,
-                        "<failure type=\"{}\" message=\"{}\">{}</failure>",
-                        rule.severity(),
-                        xml(&one_line(&mine[0].message)),
-                        body
-                    );
-                } else {
-                    let _ = write!(cases, "<system-out>{body}</system-out>");
-                }
-            }
-            cases.push_str("</testcase>\n");
-        }
-        let mut n = Rule::ALL.len();
-        // A call that did not complete is an error of its own test case.
+    let nothing_else = r.calls.is_empty()
+        && r.groups.is_empty()
+        && r.failures.is_empty()
+        && r.summary.damage.is_none()
+        && r.baseline.as_ref().is_none_or(|b| b.drift.is_empty());
+    for (i, (name, gs)) in suites_of.iter().enumerate() {
         let incomplete: Vec<&Incomplete> = r
             .failures
             .iter()
@@ -982,6 +974,22 @@ pub fn junit(r: &Report) -> String {
                 None => i == session,
             })
             .collect();
+        let is_call = i != session;
+        if !is_call && gs.is_empty() && incomplete.is_empty() && !nothing_else {
+            continue;
+        }
+        let (mut n, mut failures) = (0, 0);
+        let mut cases = String::new();
+        if incomplete.is_empty() && (is_call || nothing_else) {
+            n += 1;
+            let case = if is_call { "call-completed" } else { "session" };
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{}\" name=\"{case}\"/>",
+                xml(name)
+            );
+        }
+        // A call that did not complete is an error of its own test case.
         for f in &incomplete {
             n += 1;
             let kind = serde_json::to_value(f.kind)
@@ -995,14 +1003,45 @@ pub fn junit(r: &Report) -> String {
                 xml(&one_line(&f.reason))
             );
         }
+        for g in gs {
+            n += 1;
+            let mut body: String = g
+                .findings
+                .iter()
+                .filter_map(|i| r.findings.get(*i))
+                .map(|f| xml(&one_line(&f.to_string())) + "\n")
+                .collect();
+            body.push_str(&xml(&format!("fix: {} ({})", g.fix, g.spec)));
+            body.push('\n');
+            let _ = write!(
+                cases,
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                xml(name),
+                g.rule.id()
+            );
+            let fails = g.severity == Severity::Error
+                || (r.summary.strict && g.severity == Severity::Warning);
+            if fails {
+                failures += 1;
+                let _ = write!(
+                    cases,
+                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                    g.severity,
+                    xml(&one_line(&format!("{}: {}", g.head(), g.message))),
+                    body
+                );
+            } else {
+                let _ = write!(cases, "<system-out>{body}</system-out>");
+            }
+            cases.push_str("</testcase>\n");
+        }
         let errors = incomplete.len();
         all_tests += n;
         all_failures += failures;
         all_errors += errors;
-        all_skipped += skipped;
         let _ = write!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n",
             xml(name)
         );
     }
@@ -1033,6 +1072,6 @@ pub fn junit(r: &Report) -> String {
         );
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcpscope check\" tests=\"{all_tests}\" failures=\"{all_failures}\" errors=\"{all_errors}\" skipped=\"{all_skipped}\">\n{suites}</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcpscope check\" tests=\"{all_tests}\" failures=\"{all_failures}\" errors=\"{all_errors}\" skipped=\"0\">\n{suites}</testsuites>\n",
     )
 }

@@ -95,8 +95,9 @@ pub enum Cmd {
     /// Load a server: concurrent tools/calls, each with its own progress
     /// token; throughput, latency histogram, errors and stream integrity.
     Load(load::LoadArgs),
-    /// List the rule catalog: id, severity, description.
-    Rules,
+    /// List the rule catalog: id, severity, description, how to fix it and
+    /// the specification section it rests on.
+    Rules(rules::RulesArgs),
     /// Sit between a host and a stdio server: bytes pass unchanged, the
     /// session is observed, recorded and checked beside the path.
     #[command(after_help = proxy::SIGNALS_HELP)]
@@ -133,7 +134,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Mock(a) => mock::run(a).await,
         Cmd::Export(a) => export::run(a).await,
         Cmd::Load(a) => load::run(a).await,
-        Cmd::Rules => rules::run(),
+        Cmd::Rules(a) => rules::run(a),
         Cmd::Proxy(a) => proxy::run_proxy(a).await,
         Cmd::Sessions(a) => proxy::run_sessions(a),
         Cmd::Attach(a) => proxy::run_attach_print(a),

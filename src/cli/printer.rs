@@ -31,16 +31,18 @@ pub struct Printer {
     unknown_tasks: crate::format::flood::Flood,
     /// Progress for tokens no request carried: counted, mostly not printed.
     strays: Strays,
-    /// Findings per rule: the first few are printed, the rest counted and
-    /// said once at the end (the trace and `check --trace` keep each).
-    repeats: std::collections::BTreeMap<crate::checks::Rule, u64>,
+    /// Findings by cause (rule, call, party, host session): a group's first
+    /// finding is printed as it opens, the rest are counted and each group
+    /// is said once at the end (the trace and `check --trace` keep each).
+    groups: crate::checks::Grouper,
+    /// `-v`: info-level groups are printed as they open too (otherwise
+    /// only in the end's summary).
+    pub verbose: bool,
     /// `--protocol auto`: the era was not chosen by the user, so the agreed
     /// one (and a fallback's reason) is said on a `[session]` line.
     pub say_era: bool,
 }
 
-/// Findings of one rule printed in full; further ones are counted.
-const SHOWN_PER_RULE: u64 = 3;
 /// `[task]` lines for tasks no answer to our requests named, printed in a
 /// session; the rest are counted.
 const UNKNOWN_TASKS_SHOWN: u64 = 16;
@@ -62,7 +64,8 @@ impl Printer {
                 UNKNOWN_TASKS_SHOWN,
             ),
             strays: Strays::default(),
-            repeats: Default::default(),
+            groups: Default::default(),
+            verbose: false,
             say_era: false,
         }
     }
@@ -78,21 +81,31 @@ impl Printer {
         for line in counted.chain(self.unknown_tasks.summary()) {
             let _ = writeln!(buf, "{line}");
         }
-        for (rule, n) in &self.repeats {
-            if *n > SHOWN_PER_RULE {
-                let _ = writeln!(
+        // One line per group, worst first: `[finding] RULE ×N first #a last #b`.
+        for g in self.groups.sorted() {
+            let _ = write!(buf, "[finding] {} ×{}", g.rule, g.count);
+            if let (Some(a), Some(b)) = (g.first_seq, g.last_seq) {
+                let _ = write!(buf, " first #{a} last #{b}");
+            }
+            let _ = write!(buf, " ({}): {}", g.severity, one_line(&g.message));
+            if let Some(s) = &g.session {
+                let _ = write!(
                     buf,
-                    "[finding] {rule} ×{n} in all: {} more than shown above (the trace keeps each; check --trace lists them)",
-                    n - SHOWN_PER_RULE
+                    " [session {}]",
+                    crate::checks::finding::short_session(s)
                 );
             }
+            let _ = writeln!(buf);
         }
         let _ = out.write_all(&buf);
         let _ = out.flush();
     }
 
-    /// Print findings not printed yet: `[finding] RULE-ID (severity) #seq…: message`.
-    /// `--quiet` means the result and errors only: findings are for `check`.
+    /// Print the findings that open a group (one cause):
+    /// `[finding] RULE-ID (severity) #seq…: message`; the group's further
+    /// findings are counted for the summary. Info-level groups wait for the
+    /// summary unless `-v`. `--quiet` means the result and errors only:
+    /// findings are for `check`.
     pub fn findings(&mut self, checks: &crate::checks::LiveChecks, out: &mut impl Write) {
         if self.quiet {
             return;
@@ -104,9 +117,8 @@ impl Printer {
         self.findings_shown += fresh.len();
         let mut buf = Vec::new();
         for f in fresh {
-            let n = self.repeats.entry(f.rule).or_insert(0);
-            *n += 1;
-            if *n <= SHOWN_PER_RULE {
+            let (_, opened) = self.groups.add(&f);
+            if opened && (self.verbose || f.severity > crate::checks::Severity::Info) {
                 let _ = writeln!(buf, "[finding] {}", one_line(&f.to_string()));
             }
         }
@@ -534,6 +546,7 @@ fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
             era,
             protocol_version,
             server_info,
+            requested,
             ..
         } => {
             let name = server_info
@@ -550,8 +563,16 @@ fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
             } else {
                 "initialize handshake"
             };
+            // A revision newer than mcpscope knows: the session goes on at
+            // the one it offered.
+            let going_on = match requested {
+                Some(r) if crate::protocol::Revision::is_newer_than_known(&protocol_version) => {
+                    format!(", newer than mcpscope knows: going on at {r}")
+                }
+                _ => String::new(),
+            };
             Some(format!(
-                "[session] {name}{version} · protocol {protocol_version} ({era})"
+                "[session] {name}{version} · protocol {protocol_version} ({era}{going_on})"
             ))
         }
         crate::event::Event::Era { era, reason } => {

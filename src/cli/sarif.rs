@@ -1,18 +1,24 @@
 //! `check --format sarif`: the report as SARIF 2.1.0, for code scanning.
 //!
 //! One run. `tool.driver.rules` is the rule catalog (id, description,
-//! default level from the severity), then three checks of mcpscope's own
+//! default level from the severity, `help` — how to fix it, as text and
+//! markdown — and `helpUri`, the specification section), then three checks of mcpscope's own
 //! that are no catalog rule: `call-completed` (a call that did not
 //! complete), `trace-complete` (a trace cut short) and `baseline-drift`
-//! (a definition that differs from the pinned one). Each finding is a
-//! `result`: `ruleId`/`ruleIndex`, `level` (error → `error`, warning →
-//! `warning`, info → `note`), the message, and — when the session is in a
-//! file (`--trace`, or `--record`) — a `location` in it: the artifact is
-//! the trace file, `region.startLine` the line of the finding's first
-//! frame; its other frames are `relatedLocations`. `properties` carry the
-//! seq numbers, the party judged, the token and request id.
+//! (a definition that differs from the pinned one). Each group of findings
+//! (one cause: rule, call, party, host session; `crate::checks::groups`)
+//! is a `result`: `ruleId`/`ruleIndex`, `level` (error → `error`, warning →
+//! `warning`, info → `note`), the first finding's message with the count,
+//! and — when the session is in a file (`--trace`, or `--record`) — a
+//! `location` in it: the artifact is the trace file, `region.startLine`
+//! the line of the frame that broke the rule in the first finding (the
+//! log, not the request it answers); that finding's earlier frames and the
+//! other findings' offending frames are `relatedLocations`. `properties`
+//! carry the first finding's seq numbers, the party judged, the token and
+//! request id, and `count`, `firstSeq`, `lastSeq`.
 
 use super::check::Report;
+use crate::checks::groups::offending_seq;
 use crate::checks::{Rule, Severity};
 use crate::diff::LineMap;
 use crate::protocol::sanitize::one_line;
@@ -88,6 +94,11 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
             json!({
                 "id": rule.id(),
                 "shortDescription": {"text": rule.description()},
+                "help": {
+                    "text": format!("{} (spec: {})", rule.fix(), rule.spec()),
+                    "markdown": format!("**How to fix:** {}\n\n[Specification]({})", rule.fix(), rule.spec()),
+                },
+                "helpUri": rule.spec(),
                 "defaultConfiguration": {"level": level(rule.severity())},
             })
         })
@@ -101,19 +112,44 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
     }
     let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
     let mut results = Vec::new();
-    for f in &r.findings {
+    for g in &r.groups {
+        let fs: Vec<&crate::checks::Finding> = g
+            .findings
+            .iter()
+            .filter_map(|i| r.findings.get(*i))
+            .collect();
+        let Some(first) = fs.first() else { continue };
+        let mut text = one_line(&g.message).into_owned();
+        if g.count > 1 {
+            text.push_str(&format!(" (×{} in this call", g.count));
+            if let (Some(a), Some(b)) = (g.first_seq, g.last_seq) {
+                text.push_str(&format!(", first #{a}, last #{b}"));
+            }
+            text.push(')');
+        }
         let mut res = json!({
-            "ruleId": f.rule.id(),
-            "level": level(f.severity),
-            "message": {"text": one_line(&f.message)},
+            "ruleId": g.rule.id(),
+            "level": level(g.severity),
+            "message": {"text": text},
         });
-        if let Some(i) = index_of(f.rule.id()) {
+        if let Some(i) = index_of(g.rule.id()) {
             res["ruleIndex"] = i.into();
         }
-        let mut seqs = f.seqs.iter().copied();
-        if let Some(loc) = seqs.next().and_then(|s| location(art, s)) {
+        // The frame that broke the rule first; the first finding's earlier
+        // frames (the request, the setLevel) and the other findings'
+        // offending frames are related.
+        let at = offending_seq(first);
+        if let Some(loc) = at.and_then(|s| location(art, s)) {
             res["locations"] = json!([loc]);
-            let related: Vec<Value> = seqs
+            let mut related_seqs: Vec<u64> = first
+                .seqs
+                .iter()
+                .copied()
+                .filter(|s| Some(*s) != at)
+                .collect();
+            related_seqs.extend(fs[1..].iter().filter_map(|f| offending_seq(f)));
+            let related: Vec<Value> = related_seqs
+                .into_iter()
                 .filter_map(|s| location(art, s))
                 .enumerate()
                 .map(|(i, mut l)| {
@@ -126,13 +162,20 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
             }
         }
         let mut props = json!({
-            "seq": f.seqs,
-            "party": f.party,
+            "seq": first.seqs,
+            "party": g.party,
+            "count": g.count,
         });
-        if let Some(t) = &f.token {
+        if let Some(s) = g.first_seq {
+            props["firstSeq"] = s.into();
+        }
+        if let Some(s) = g.last_seq {
+            props["lastSeq"] = s.into();
+        }
+        if let Some(t) = &g.token {
             props["token"] = t.to_value();
         }
-        if let Some(id) = &f.request_id {
+        if let Some(id) = &g.request_id {
             props["requestId"] = id.to_value();
         }
         res["properties"] = props;

@@ -53,6 +53,21 @@ impl Revision {
         Revision::ALL.into_iter().rev().find(|r| r.as_str() <= s)
     }
 
+    /// A dated revision (`YYYY-MM-DD`) later than every one mcpscope knows:
+    /// a newer peer's, not a wrong one.
+    pub fn is_newer_than_known(s: &str) -> bool {
+        let b = s.as_bytes();
+        let dated = b.len() == 10
+            && b.iter().enumerate().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    *c == b'-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        dated && Revision::ALL.iter().all(|r| r.as_str() < s)
+    }
+
     /// The revisions spoken with the `initialize` handshake, oldest first.
     pub fn handshake() -> impl Iterator<Item = Revision> {
         Revision::ALL

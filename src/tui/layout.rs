@@ -197,10 +197,15 @@ pub fn tools_list_height(inner_h: u16) -> u16 {
     (inner_h / 2).max(1)
 }
 
-/// The Findings pane keeps its last two rows for the selected finding in
-/// full once it has room for a list besides.
+/// The Findings pane keeps its last rows for the selected row in full (two,
+/// three with the fix) once it has room for a list besides.
 pub fn findings_list_height(inner_h: u16) -> u16 {
-    if inner_h >= 6 { inner_h - 2 } else { inner_h }
+    // The selected row in full below the list, with its fix when there is room.
+    match inner_h {
+        9.. => inner_h - 3,
+        6.. => inner_h - 2,
+        _ => inner_h,
+    }
 }
 
 /// The Network pane: a column header, the list, and the selected exchange

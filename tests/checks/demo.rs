@@ -54,7 +54,7 @@ fn take_logging_deprecation(report: &mut Report) {
         .drain(..)
         .partition(|f| f.rule == Rule::DeprecatedFeature);
     assert!(
-        matches!(&said[..], [f] if f.message.contains("uses logging")),
+        matches!(&said[..], [f] if f.message.starts_with("the server declares the `logging` capability")),
         "one deprecation of logging: {said:#?}"
     );
     report.findings = rest;

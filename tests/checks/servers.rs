@@ -33,6 +33,8 @@ fn findings_of(o: &Output, rule: &str) -> Vec<String> {
         .lines()
         .chain(o.stderr.lines())
         .filter(|l| l.contains(rule))
+        // The causes as they opened; the end's summary sums them up.
+        .filter(|l| !support::is_group_summary(l))
         .map(str::to_string)
         .collect()
 }
@@ -384,9 +386,16 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
         "debug",
     ]);
     assert_eq!(modern.code, 0, "{}", modern.stderr);
-    let server = findings_of(&modern, "[finding] deprecated-feature");
-    let client = findings_of(&modern, "[finding] client-deprecated-feature");
+    // An info: said once, in the summary at the end.
+    let server = modern.lines("[finding] deprecated-feature ×1 first #");
+    let client = modern.lines("[finding] client-deprecated-feature");
     assert_eq!(server.len(), 1, "{}", modern.stderr);
+    assert_eq!(
+        modern.lines("[finding] deprecated-feature").len(),
+        1,
+        "{}",
+        modern.stderr
+    );
     assert!(
         server[0].contains("logging") && server[0].contains("SEP-2577"),
         "{}",
@@ -406,13 +415,30 @@ fn features_2026_07_28_deprecates_are_said_once_per_session_and_side() {
     let demo = [BIN.to_string(), "demo-server".to_string()];
     let answers = host_through_proxy(&demo, &[(call, true)], &rec, d.path());
     assert!(answers[0]["result"].is_object(), "{answers:?}");
-    let o = run(&["check", "--trace", rec.to_str().unwrap()]);
-    let client = findings_of(&o, "client-deprecated-feature");
+    let o = run(&[
+        "check",
+        "--trace",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    let client: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "client-deprecated-feature")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
     assert_eq!(
         client.len(),
         2,
         "logging and roots, once each: {}",
         o.stdout
+    );
+    assert!(
+        client[0].contains("logging") && client[1].contains("roots"),
+        "{client:?}"
     );
     // The same calls in a 2025-11-25 session: nothing is deprecated there.
     let legacy = run(&[
@@ -478,7 +504,7 @@ fn a_cancel_acknowledged_with_32800_is_a_cancelled_call_ending_at_the_cancel() {
 }
 
 #[test]
-fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
+fn a_rule_broken_again_and_again_is_said_once_then_counted() {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/servers/hostile_stdio.py"
@@ -505,19 +531,128 @@ fn a_rule_broken_again_and_again_is_printed_a_few_times_then_counted() {
         .lines("[finding] server-request-without-capability (error)")
         .into_iter()
         .collect();
-    assert_eq!(full.len(), 3, "{}", o.stderr);
+    // One cause: said as it opened, then counted.
+    assert_eq!(full.len(), 1, "{}", o.stderr);
     let counted = o.lines("[finding] server-request-without-capability ×");
     assert_eq!(counted.len(), 1, "{}", o.stderr);
-    assert!(counted[0].contains("×10 in all"), "{}", counted[0]);
-    // The trace keeps each: check lists all ten.
+    assert!(
+        counted[0].starts_with("[finding] server-request-without-capability ×10 first #"),
+        "{}",
+        counted[0]
+    );
+    // The trace keeps each: check's text has the cause once with its
+    // count, its JSON all ten findings.
     let check = run(&["check", "--trace", rec.to_str().unwrap()]);
     assert_eq!(
         check
             .stdout
-            .matches("server-request-without-capability (error)")
+            .matches("server-request-without-capability (error) ×10 first #")
             .count(),
-        10,
+        1,
         "{}",
         check.stdout
+    );
+    let json = run(&[
+        "check",
+        "--trace",
+        rec.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: Value = serde_json::from_str(&json.stdout).unwrap();
+    let all = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "server-request-without-capability")
+        .count();
+    assert_eq!(all, 10, "{}", json.stdout);
+}
+
+/// A server of a revision mcpscope does not know yet (`2026-12-15`, the one
+/// expected next, `tests/servers/future_revision.py`): its newer
+/// `protocolVersion`, unknown `_meta` keys, result fields, capability and
+/// notification draw no error or warning — at most an info naming what was
+/// not understood — and the session goes on in the newest revision both
+/// sides speak: 2026-07-28 where discovery lists both, the offered
+/// 2025-11-25 where `initialize` is answered with the newer one.
+#[test]
+fn a_server_of_a_newer_revision_is_spoken_to_in_the_newest_both_know() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/future_revision.py"
+    );
+    let d = tempfile::tempdir().unwrap();
+    for (mode, spoken) in [("discover", "2026-07-28"), ("handshake", "2025-11-25")] {
+        let rec = d.path().join(format!("{mode}.jsonl"));
+        let rec = rec.to_str().unwrap();
+        let o = run(&[
+            "check", "--tool", "echo", "--format", "json", "--record", rec, "--", "python3",
+            script, mode,
+        ]);
+        assert_eq!(o.code, 0, "{mode}: {}\n{}", o.stdout, o.stderr);
+        let r: Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(r["summary"]["error"], 0, "{mode}: {}", o.stdout);
+        assert_eq!(r["summary"]["warning"], 0, "{mode}: {}", o.stdout);
+        assert_eq!(r["summary"]["passed"], true);
+        // The call went on and completed, its progress counted.
+        assert_eq!(r["calls"][0]["outcome"], "ok", "{mode}: {}", o.stdout);
+        assert_eq!(r["calls"][0]["notifications"], 1, "{mode}: {}", o.stdout);
+        let infos: Vec<&Value> = r["findings"].as_array().unwrap().iter().collect();
+        // The revision mcpscope spoke: the tools/call's own version.
+        let trace = std::fs::read_to_string(rec).unwrap();
+        let call: Value = trace
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["json"]["method"] == "tools/call")
+            .unwrap();
+        match mode {
+            "discover" => {
+                assert!(infos.is_empty(), "{mode}: {infos:?}");
+                assert_eq!(
+                    call["json"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+                    spoken
+                );
+            }
+            _ => {
+                // The newer version is said, as an info that names it.
+                assert_eq!(infos.len(), 1, "{infos:?}");
+                assert_eq!(infos[0]["rule"], "protocol-version-newer");
+                assert_eq!(infos[0]["severity"], "info");
+                let m = infos[0]["message"].as_str().unwrap();
+                assert!(m.contains("\"2026-12-15\"") && m.contains(spoken), "{m}");
+                let init: Value = trace
+                    .lines()
+                    .skip(1)
+                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .find(|e| e["json"]["method"] == "initialize")
+                    .unwrap();
+                assert_eq!(init["json"]["params"]["protocolVersion"], spoken);
+            }
+        }
+    }
+    // Headless call: the session line says where the session goes on.
+    let o = run(&[
+        "call",
+        "--tool",
+        "echo",
+        "--",
+        "python3",
+        script,
+        "handshake",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "· protocol 2026-12-15 (initialize handshake, newer than mcpscope knows: going on at 2025-11-25)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !o.stderr.contains("(error)") && !o.stderr.contains("(warning)"),
+        "{}",
+        o.stderr
     );
 }

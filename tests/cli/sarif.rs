@@ -66,11 +66,107 @@ fn findings_are_results_at_their_trace_lines() {
     assert_eq!(rules[i]["id"], "progress-after-response");
     let loc = &r["locations"][0]["physicalLocation"];
     assert_eq!(loc["artifactLocation"]["uri"], trace.as_str());
-    // The line holds the finding's first frame.
+    // The line holds the frame that broke the rule (the late progress, not
+    // the response it came after), the first finding's last frame.
     let line = loc["region"]["startLine"].as_u64().unwrap() as usize;
     let file = std::fs::read_to_string(run.trace_path()).unwrap();
-    let frame: Value = serde_json::from_str(file.lines().nth(line - 1).unwrap()).unwrap();
-    assert_eq!(frame["seq"], r["properties"]["seq"][0]);
+    let lines: Vec<&str> = file.lines().collect();
+    let frame: Value = serde_json::from_str(lines[line - 1]).unwrap();
+    let seqs = r["properties"]["seq"].as_array().unwrap();
+    assert_eq!(&frame["seq"], seqs.last().unwrap());
+    assert_eq!(frame["json"]["method"], "notifications/progress");
+    // Both late notifications are one result: the second is related.
+    let same: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "progress-after-response")
+        .collect();
+    assert_eq!(same.len(), 1, "one result per cause");
+    assert_eq!(r["properties"]["count"], 2);
+    let related: Vec<u64> = r["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    let last: Value = serde_json::from_str(lines[*related.last().unwrap() as usize - 1]).unwrap();
+    assert_eq!(last["seq"], r["properties"]["lastSeq"]);
+    assert_eq!(last["json"]["method"], "notifications/progress");
+    // The rule says how to fix it, and where the specification says so.
+    let rule = &rules[i];
+    assert_eq!(
+        rule["helpUri"],
+        mcpscope::checks::Rule::ProgressAfterResponse.spec()
+    );
+    assert!(
+        rule["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(mcpscope::checks::Rule::ProgressAfterResponse.fix())
+    );
+    assert!(
+        rule["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("**How to fix:**")
+    );
+}
+
+/// A log below the level set is located at the log that broke the rule,
+/// not at the request or the level it was judged against.
+#[test]
+fn log_below_level_points_at_the_log_frame() {
+    let run = headless([
+        "call",
+        "--demo",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "fault_log_below_level",
+        "--log-level",
+        "warning",
+    ])
+    .record()
+    .run();
+    let trace = run.trace_path().display().to_string();
+    let o = headless(["check", "--trace", &trace, "--format", "sarif"]).expect(0);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    validate(&doc);
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let below: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "log-below-level")
+        .collect();
+    assert_eq!(below.len(), 1, "the debug and the info log are one cause");
+    let r = below[0];
+    assert_eq!(r["properties"]["count"], 2);
+    let file = std::fs::read_to_string(run.trace_path()).unwrap();
+    let lines: Vec<&str> = file.lines().collect();
+    let at = |l: &Value| -> Value {
+        let n = l["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap() as usize;
+        serde_json::from_str(lines[n - 1]).unwrap()
+    };
+    let first = at(&r["locations"][0]);
+    assert_eq!(first["json"]["method"], "notifications/message", "{first}");
+    assert_eq!(first["json"]["params"]["level"], "debug");
+    // The other log is related, as is the request the level was set by.
+    let related: Vec<Value> = r["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(at)
+        .collect();
+    assert!(
+        related
+            .iter()
+            .any(|f| f["json"]["params"]["level"] == "info"),
+        "{related:?}"
+    );
 }
 
 #[test]

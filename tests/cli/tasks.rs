@@ -334,13 +334,23 @@ fn a_task_that_breaks_the_task_rules_is_reported() {
         .record()
         .expect(0);
     let findings = o.lines("[finding]");
-    assert_eq!(findings.len(), 2, "{}", o.stderr);
+    // Each cause as it opens, then each summed up at the end (in the order
+    // of their first frames, both errors).
+    assert_eq!(findings.len(), 4, "{}", o.stderr);
     assert!(
         findings[0].starts_with("[finding] task-progress-after-terminal (error)"),
         "{findings:?}"
     );
     assert!(
         findings[1].starts_with("[finding] task-status-regressed (error)"),
+        "{findings:?}"
+    );
+    assert!(
+        findings[2].starts_with("[finding] task-progress-after-terminal ×1 first #"),
+        "{findings:?}"
+    );
+    assert!(
+        findings[3].starts_with("[finding] task-status-regressed ×1 first #"),
         "{findings:?}"
     );
 

@@ -251,8 +251,14 @@ fn a_post_answered_as_text_plain_is_a_finding() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = run(&["call", "--url", &url, "--transport", "http", "--tool", "t"]);
     assert_eq!(o.code, 0, "the answer is still used: {}", o.stderr);
-    let found = o.lines("[finding] http-content-type");
+    let found = o.lines("[finding] http-content-type (error)");
     assert_eq!(found.len(), 1, "{}", o.stderr);
+    assert_eq!(
+        o.lines("[finding] http-content-type ×1 first #").len(),
+        1,
+        "summed up once at the end: {}",
+        o.stderr
+    );
     assert!(
         found[0].contains("text/plain")
             && found[0].contains("application/json or text/event-stream"),

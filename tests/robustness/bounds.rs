@@ -36,9 +36,16 @@ fn a_stdio_line_over_the_cap_is_cut_kept_and_reported() {
     let finding = out.lines("[finding]");
     let oversized: Vec<_> = finding
         .iter()
-        .filter(|l| l.contains("frame-oversized"))
+        .filter(|l| l.starts_with("[finding] frame-oversized (warning)"))
         .collect();
     assert_eq!(oversized.len(), 1, "{}", out.stderr);
+    // Summed up once at the end.
+    assert_eq!(
+        out.lines("[finding] frame-oversized ×1 first #").len(),
+        1,
+        "{}",
+        out.stderr
+    );
     assert!(oversized[0].contains("10086 bytes"), "{}", oversized[0]);
     assert!(oversized[0].contains("4096"), "{}", oversized[0]);
 

@@ -526,7 +526,7 @@ fn unchecked_requests(sdk: Sdk) {
             .unwrap_or_else(|| panic!("{tool}: no error answer to {id}: {lines:#?}"));
         assert_eq!(answer["json"]["error"]["code"], -32601, "{tool}");
         // The rule judges it: the client never offered to answer.
-        let found = o.lines("[finding] server-request-without-capability");
+        let found = o.lines("[finding] server-request-without-capability (error)");
         assert_eq!(found.len(), 1, "{tool}: {}", o.stderr);
         assert!(found[0].contains(method), "{tool}: {}", found[0]);
     }
@@ -581,7 +581,7 @@ fn rmcp_default_set_level_is_refused_with_logging_declared() {
         .find(|l| l["dir"] == "in" && l["json"]["id"] == set["id"])
         .unwrap();
     assert_eq!(refused["json"]["error"]["code"], -32601, "{refused}");
-    let found = o.lines("[finding] logging-setlevel-refused");
+    let found = o.lines("[finding] logging-setlevel-refused (warning)");
     assert_eq!(found.len(), 1, "{}", o.stderr);
     // Said once, with the method named once.
     assert!(

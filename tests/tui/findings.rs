@@ -130,3 +130,77 @@ fn findings_arrive_as_messages_and_the_pane_appears_in_the_wide_layout() {
     );
     assert_eq!(app.layout().panes[0].0, Pane::Findings);
 }
+
+/// One cause is one row with its count, worst first; Enter lists its
+/// findings under it, and Enter on one of them walks its frames. The
+/// selected row says how to fix the rule and where the spec says so.
+#[test]
+fn findings_of_one_cause_are_one_row_that_enter_expands() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    let found = check_all(&sc);
+    let not_inc = found
+        .iter()
+        .find(|x| x.rule.id() == "progress-not-increasing")
+        .unwrap()
+        .clone();
+    // The same cause twice more, on later frames.
+    let mut again = not_inc.clone();
+    let last = *again.seqs.last().unwrap();
+    again.seqs = vec![last + 1];
+    let mut third = not_inc.clone();
+    third.seqs = vec![last + 2];
+    let mut all = found.clone();
+    all.push(again);
+    all.push(third);
+    app.add_findings(all.clone());
+    let f = &app.panes.findings;
+    assert_eq!(f.list.len(), found.len() + 2, "every finding is kept");
+    assert_eq!(f.rows().len(), f.order.len());
+    assert!(f.order.len() < f.list.len());
+    // Worst first.
+    let severities: Vec<_> = f
+        .order
+        .iter()
+        .map(|g| f.groups.groups()[*g].severity)
+        .collect();
+    let mut sorted = severities.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(severities, sorted);
+    let row = f
+        .rows()
+        .iter()
+        .position(|r| match r {
+            mcpscope::tui::panes::findings::Row::Group(g) => {
+                f.groups.groups()[*g].rule.id() == "progress-not-increasing"
+            }
+            _ => false,
+        })
+        .unwrap();
+    app.apply(Action::FocusFindings);
+    app.apply(Action::Top);
+    for _ in 0..row {
+        app.apply(Action::Down);
+    }
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("▸×3 #"), "{screen}");
+    assert!(
+        screen.contains("fix: the reported counter goes back"),
+        "{screen}"
+    );
+    let rows_before = app.panes.findings.rows().len();
+    app.apply(Action::ShowFrame);
+    assert_eq!(app.panes.findings.rows().len(), rows_before + 3, "expanded");
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("▾×3 #"), "{screen}");
+    // The second finding of the cause: its frame in Timeline and Raw.
+    app.apply(Action::Down);
+    app.apply(Action::Down);
+    app.apply(Action::ShowFrame);
+    assert_eq!(app.panes.raw.seq, Some(last + 1));
+    // Enter on the group again folds it.
+    app.apply(Action::Up);
+    app.apply(Action::Up);
+    app.apply(Action::ShowFrame);
+    assert_eq!(app.panes.findings.rows().len(), rows_before);
+}

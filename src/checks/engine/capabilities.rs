@@ -55,6 +55,15 @@ impl Deprecated {
     }
 }
 
+/// How a deprecated feature of the server was seen.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Observed<'a> {
+    /// Declared in this answer (`server/discover result`).
+    Declared(&'a str),
+    /// Used: the server sent this method.
+    Sent(&'a str),
+}
+
 /// Once-per-session memory of the deprecation findings, per side.
 #[derive(Debug, Default)]
 pub(super) struct Told {
@@ -86,7 +95,7 @@ impl Checker {
             _ => None,
         };
         if let Some(f) = feature {
-            self.deprecated_by_server(ev, f, out);
+            self.deprecated_by_server(ev, f, Observed::Sent(method), out);
         }
         if !matches!(
             method,
@@ -174,19 +183,28 @@ impl Checker {
         );
     }
 
-    /// The server used a deprecated feature (2026-07-28 sessions only).
+    /// The server declared or used a deprecated feature (2026-07-28
+    /// sessions only), said as it was observed: a server that only declares
+    /// `logging` is not said to log.
     pub(super) fn deprecated_by_server(
         &mut self,
         ev: &EventRef<'_>,
         f: Deprecated,
+        seen: Observed<'_>,
         out: &mut Vec<Finding>,
     ) {
         if self.era != Era::Stateless || self.told.server & f as u8 != 0 {
             return;
         }
         self.told.server |= f as u8;
+        let what = match seen {
+            Observed::Declared(answer) => {
+                format!("declares the `{}` capability in its {answer}", f.name())
+            }
+            Observed::Sent(method) => format!("sent {method}"),
+        };
         let message = format!(
-            "the server uses {}, which the 2026-07-28 revision deprecates (SEP-2577); it still works, but plan to migrate{}",
+            "the server {what}: {} is a feature the 2026-07-28 revision deprecates (SEP-2577); it still works, but plan to migrate{}",
             f.name(),
             match f {
                 Deprecated::Logging => " (log to stderr for stdio, or to OpenTelemetry)",

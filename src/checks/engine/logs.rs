@@ -54,7 +54,12 @@ impl Checker {
                 "a log message without data: notifications/message requires `data` (the message itself)".into(),
             );
         }
-        self.deprecated_by_server(ev, super::capabilities::Deprecated::Logging, out);
+        self.deprecated_by_server(
+            ev,
+            super::capabilities::Deprecated::Logging,
+            super::capabilities::Observed::Sent(crate::protocol::methods::MESSAGE),
+            out,
+        );
         if self.logging_declared == Some(false) {
             let answer = match self.era {
                 Era::Stateless => "server/discover result",

@@ -95,6 +95,19 @@ impl Checker {
                             why,
                         );
                     }
+                    if self.reqs[ri].kind == ReqKind::Initialize
+                        && let Some(why) = shape::newer_version(self.offered_version.as_deref(), &r)
+                    {
+                        let seqs = vec![self.reqs[ri].seq, ev.seq];
+                        self.emit(
+                            out,
+                            Rule::ProtocolVersionNewer,
+                            seqs,
+                            None,
+                            Some(id.clone()),
+                            why,
+                        );
+                    }
                     let caps = r.get("capabilities");
                     self.client.caps_seq = Some(ev.seq);
                     self.logging_declared = Some(
@@ -109,7 +122,16 @@ impl Checker {
                         self.learn_revision(rev);
                     }
                     if self.logging_declared == Some(true) {
-                        self.deprecated_by_server(ev, capabilities::Deprecated::Logging, out);
+                        let answer = match self.era {
+                            crate::protocol::Era::Stateless => "server/discover result",
+                            crate::protocol::Era::Handshake => "initialize result",
+                        };
+                        self.deprecated_by_server(
+                            ev,
+                            capabilities::Deprecated::Logging,
+                            capabilities::Observed::Declared(answer),
+                            out,
+                        );
                     }
                 }
             }

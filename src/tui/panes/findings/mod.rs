@@ -1,16 +1,18 @@
-//! The Findings pane: the checks' findings as they arrive, their counts,
-//! and the flags they put on timeline rows.
+//! The Findings pane: the checks' findings as they arrive, grouped by cause
+//! (one row per rule, call, party and host session, with its count; Enter
+//! lists a group's findings), their counts, and the flags they put on
+//! timeline rows.
 
 pub mod update;
 pub mod view;
 
-use crate::checks::{Finding, PartyCounts, Severity, SeverityCounts};
+use crate::checks::{Finding, Grouper, PartyCounts, Severity, SeverityCounts};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::command::Commands;
 use crate::tui::cursor::Cursor;
 use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where a finding points in the timeline: its worst severity and the first
 /// finding that names the frame.
@@ -20,9 +22,19 @@ pub struct Flag {
     pub finding: usize,
 }
 
+/// A row of the list: a group, or one finding of an expanded group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    /// The group's index (in order of opening).
+    Group(usize),
+    /// The group, and the finding's index in `list`.
+    Finding(usize, usize),
+}
+
 /// The Findings pane and the flags it puts on timeline rows. Findings only
 /// ever arrive (the checker never retracts one), so the seq → flag map is
-/// extended as they come and a timeline row looks its flag up in O(1).
+/// extended as they come and a timeline row looks its flag up in O(1); a
+/// finding joins its group in O(1) too.
 #[derive(Debug, Default)]
 pub struct FindingsState {
     pub list: Vec<Finding>,
@@ -30,13 +42,21 @@ pub struct FindingsState {
     /// The same, split by the party judged (server, client/host).
     pub parties: PartyCounts,
     pub flagged: HashMap<u64, Flag>,
+    /// The list's cursor, over `rows()`.
     pub cursor: Cursor,
     /// Which of the selected finding's frames Enter shows next.
     pub frame: usize,
+    /// The findings by cause, in order of opening.
+    pub groups: Grouper,
+    /// The groups as listed: worst first, then by first frame.
+    pub order: Vec<usize>,
+    /// Groups whose findings are listed under them.
+    pub expanded: HashSet<usize>,
 }
 
 impl FindingsState {
     pub fn add(&mut self, fresh: impl IntoIterator<Item = Finding>) {
+        let mut opened = false;
         for f in fresh {
             let idx = self.list.len();
             self.counts.add(f.severity);
@@ -53,12 +73,51 @@ impl FindingsState {
                     };
                 }
             }
+            let (g, new) = self.groups.add(&f);
+            if new {
+                self.order.push(g);
+                opened = true;
+            }
             self.list.push(f);
+        }
+        if opened {
+            let gs = self.groups.groups();
+            self.order
+                .sort_by(|a, b| crate::checks::Group::order(&gs[*a], &gs[*b]));
         }
     }
 
     pub fn flag(&self, seq: u64) -> Option<Flag> {
         self.flagged.get(&seq).copied()
+    }
+
+    /// The rows listed: each group, and under an expanded one its findings.
+    pub fn rows(&self) -> Vec<Row> {
+        let gs = self.groups.groups();
+        let mut out = Vec::with_capacity(self.order.len());
+        for &g in &self.order {
+            out.push(Row::Group(g));
+            if self.expanded.contains(&g) {
+                out.extend(gs[g].findings.iter().map(|i| Row::Finding(g, *i)));
+            }
+        }
+        out
+    }
+
+    /// The row under the cursor.
+    pub fn selected(&self) -> Option<Row> {
+        self.rows().get(self.cursor.selected).copied()
+    }
+
+    /// The finding a row stands for: an instance, or a group's only one.
+    pub fn finding_of(&self, row: Row) -> Option<usize> {
+        match row {
+            Row::Finding(_, i) => Some(i),
+            Row::Group(g) => match self.groups.groups()[g].findings.as_slice() {
+                [only] => Some(*only),
+                _ => None,
+            },
+        }
     }
 }
 

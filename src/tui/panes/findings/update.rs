@@ -1,14 +1,16 @@
-//! Findings input: the cursor, and Enter walking the selected finding's
-//! frames (each press shows the next one in the Timeline and Raw panes).
+//! Findings input: the cursor, and Enter — on a group of several findings
+//! it lists them under it (or folds them away); on one finding it walks
+//! the finding's frames (each press shows the next one in the Timeline and
+//! Raw panes).
 
-use super::FindingsState;
+use super::{FindingsState, Row};
 use crate::tui::command::{Command, Commands};
 use crate::tui::panes::{Cx, PaneInput};
 
 impl PaneInput for FindingsState {
     fn scroll(&mut self, delta: isize, _cx: &Cx) -> Commands {
         let before = self.cursor.selected;
-        self.cursor.move_by(delta, self.list.len());
+        self.cursor.move_by(delta, self.rows().len());
         // Another finding: Enter starts again at its first frame.
         if self.cursor.selected != before {
             self.frame = 0;
@@ -17,7 +19,7 @@ impl PaneInput for FindingsState {
     }
 
     fn click(&mut self, item: Option<usize>, _cx: &Cx) -> Commands {
-        if let Some(i) = item.filter(|i| *i < self.list.len()) {
+        if let Some(i) = item.filter(|i| *i < self.rows().len()) {
             if self.cursor.selected != i {
                 self.frame = 0;
             }
@@ -28,13 +30,22 @@ impl PaneInput for FindingsState {
 }
 
 impl FindingsState {
-    /// Enter: the selected finding's next frame. Which frame is decided
-    /// now; finding it in the timeline reads the store, so the sync step
-    /// does it.
+    /// Enter: a group of several findings is expanded (or folded); a single
+    /// finding's next frame is shown. Which frame is decided now; finding
+    /// it in the timeline reads the store, so the sync step does it.
     pub fn show_frame(&mut self) -> Commands {
-        let Some(fd) = self.list.get(self.cursor.selected) else {
+        let Some(row) = self.selected() else {
             return vec![Command::Notice("no finding selected".into())];
         };
+        let Some(i) = self.finding_of(row) else {
+            if let Row::Group(g) = row
+                && !self.expanded.remove(&g)
+            {
+                self.expanded.insert(g);
+            }
+            return Vec::new();
+        };
+        let fd = &self.list[i];
         let n = fd.seqs.len();
         if n == 0 {
             return vec![Command::Notice(format!("{} names no frame", fd.rule))];
@@ -47,7 +58,7 @@ impl FindingsState {
 
     /// Sync step: keep the cursor in range and its window (`h` rows) current.
     pub fn settle(&mut self, h: usize) {
-        self.cursor.refit(self.list.len(), h, false);
+        self.cursor.refit(self.rows().len(), h, false);
     }
 }
 

@@ -1,7 +1,11 @@
-//! Findings: every protocol rule the server broke, one row each (severity,
-//! rule id, the frames that prove it, the explanation), in the order the
-//! checks found them. Only the rows on screen are formatted.
+//! Findings: every protocol rule the server broke, one row per cause
+//! (severity, rule id, how many times, the first and last frame that broke
+//! it, the explanation), worst first, then by first frame; an expanded
+//! group lists its findings under it. The selected row in full below the
+//! list, with how to fix it and the specification section. Only the rows
+//! on screen are formatted.
 
+use super::Row;
 use crate::checks::{Severity, SeverityCounts};
 use crate::tui::chrome::{block, fit, full_width, inner};
 use crate::tui::format::safe_row;
@@ -29,6 +33,32 @@ pub fn severity_glyph(s: Severity) -> &'static str {
         Severity::Error => "✗",
         Severity::Warning => "▲",
         Severity::Info => "●",
+    }
+}
+
+/// `text` over at most `max` lines of `width`, the last cut with `…`; the
+/// first line starts with `mark` (or a space).
+fn push_wrapped(
+    lines: &mut Vec<Line<'static>>,
+    text: &str,
+    width: usize,
+    max: usize,
+    mark: Option<(&'static str, Color)>,
+    style: Style,
+) {
+    let chars: Vec<char> = text.chars().collect();
+    let chunks: Vec<&[char]> = chars.chunks(width).collect();
+    for (n, c) in chunks.iter().take(max).enumerate() {
+        let mut part: String = c.iter().collect();
+        if n + 1 == max && chunks.len() > max {
+            part.pop();
+            part.push('…');
+        }
+        let head = match (n, mark) {
+            (0, Some((m, color))) => Span::styled(m, Style::default().fg(color)),
+            _ => Span::raw(" "),
+        };
+        lines.push(Line::from(vec![head, Span::styled(part, style)]));
     }
 }
 
@@ -61,7 +91,7 @@ pub fn count_parts(c: SeverityCounts) -> Vec<(String, Severity)> {
 /// The findings listed (`start..end`) in a pane of `inner` rows.
 fn window(st: &View, inner_h: u16) -> (usize, usize, usize) {
     let fs = &st.panes.findings;
-    let len = fs.list.len();
+    let len = fs.rows().len();
     let rows = crate::tui::layout::findings_list_height(inner_h) as usize;
     let start = fs.cursor.window(len, rows);
     (start, (start + rows).min(len), rows)
@@ -81,7 +111,15 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         "· none".to_string()
     } else {
         let parts: Vec<String> = count_parts(fs.counts).into_iter().map(|(s, _)| s).collect();
-        format!("· {} · Enter shows the frames", parts.join(" · "))
+        if fs.order.len() < fs.list.len() {
+            format!(
+                "· {} · {} causes · Enter lists a cause's findings",
+                parts.join(" · "),
+                fs.order.len()
+            )
+        } else {
+            format!("· {} · Enter shows the frames", parts.join(" · "))
+        }
     };
     f.render_widget(block(st, Pane::Findings, info), area);
     let inner = inner(area);
@@ -94,73 +132,118 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         ));
     }
     let (start, end, rows) = window(st, inner.height);
-    for i in start..end {
-        let Some(fd) = fs.list.get(i) else { break };
-        let color = severity_color(t, fd.severity);
-        let line = Line::from(vec![
-            Span::styled(
-                format!(
-                    " {} {:<8}",
-                    severity_glyph(fd.severity),
-                    fd.severity.as_str()
-                ),
-                Style::default().fg(color).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(
-                format!("{} ", fit(fd.rule.id(), 25)),
-                Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(format!("{} ", fit(&frames(&fd.seqs), 13)), t.fg(t.accent)),
-            // Which host session, where the proxy judged several.
-            Span::styled(
-                fd.session.as_deref().map_or(String::new(), |s| {
-                    format!("[{}] ", crate::checks::finding::short_session(s))
-                }),
-                t.fg(t.accent),
-            ),
-            Span::styled(safe_row(&fd.message), Style::default().fg(t.fg)),
-        ]);
+    let listed = fs.rows();
+    let gs = fs.groups.groups();
+    for (i, row) in listed.iter().enumerate().take(end).skip(start) {
+        let line = match *row {
+            Row::Group(gi) => {
+                let g = &gs[gi];
+                let color = severity_color(t, g.severity);
+                // Several findings: their count and span, and whether they are listed.
+                let count = match (g.count, g.first_seq, g.last_seq) {
+                    // One finding: its frames, as they prove it.
+                    (1, _, _) => g
+                        .findings
+                        .first()
+                        .and_then(|k| fs.list.get(*k))
+                        .map_or(String::new(), |fd| frames(&fd.seqs)),
+                    (n, first, last) => {
+                        let fold = if fs.expanded.contains(&gi) {
+                            "▾"
+                        } else {
+                            "▸"
+                        };
+                        match (first, last) {
+                            (Some(a), Some(b)) => format!("{fold}×{n} #{a}…#{b}"),
+                            _ => format!("{fold}×{n}"),
+                        }
+                    }
+                };
+                Line::from(vec![
+                    Span::styled(
+                        format!(" {} {:<8}", severity_glyph(g.severity), g.severity.as_str()),
+                        Style::default().fg(color).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(
+                        format!("{} ", fit(g.rule.id(), 25)),
+                        Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(format!("{} ", fit(&count, 13)), t.fg(t.accent)),
+                    // Which host session, where the proxy judged several.
+                    Span::styled(
+                        g.session.as_deref().map_or(String::new(), |s| {
+                            format!("[{}] ", crate::checks::finding::short_session(s))
+                        }),
+                        t.fg(t.accent),
+                    ),
+                    Span::styled(safe_row(&g.message), Style::default().fg(t.fg)),
+                ])
+            }
+            Row::Finding(_, k) => {
+                let Some(fd) = fs.list.get(k) else { break };
+                Line::from(vec![
+                    Span::styled("     └ ", t.muted()),
+                    Span::styled(format!("{} ", fit(&frames(&fd.seqs), 28)), t.fg(t.accent)),
+                    Span::styled(safe_row(&fd.message), Style::default().fg(t.fg)),
+                ])
+            }
+        };
         lines.push(if i == fs.cursor.selected {
             full_width(line, w, t.selected())
         } else {
             line
         });
     }
-    // The selected finding in full: the list cuts messages to the pane's width.
-    if let Some(fd) = fs.list.get(fs.cursor.selected)
+    // The selected row in full: the list cuts messages to the pane's
+    // width; then how to fix it, and where the specification says so.
+    let selected = listed.get(fs.cursor.selected).copied();
+    if let Some(row) = selected
         && (inner.height as usize) > rows
     {
         while lines.len() < rows {
             lines.push(Line::raw(""));
         }
-        let mut text = format!("{} · frames {}", safe_row(&fd.message), frames(&fd.seqs));
-        if let Some(tok) = &fd.token {
-            text.push_str(&format!(" · token {tok}"));
-        }
-        if let Some(id) = &fd.request_id {
-            text.push_str(&format!(" · request {id}"));
-        }
-        if let Some(s) = &fd.session {
+        let (g, one) = match row {
+            Row::Group(g) => (&gs[g], fs.finding_of(row)),
+            Row::Finding(g, k) => (&gs[g], Some(k)),
+        };
+        let mut text = match one.and_then(|k| fs.list.get(k)) {
+            Some(fd) => {
+                let mut text = format!("{} · frames {}", safe_row(&fd.message), frames(&fd.seqs));
+                if let Some(tok) = &fd.token {
+                    text.push_str(&format!(" · token {tok}"));
+                }
+                if let Some(id) = &fd.request_id {
+                    text.push_str(&format!(" · request {id}"));
+                }
+                text
+            }
+            None => format!(
+                "{} · {} findings, first #{} last #{} · Enter lists them",
+                safe_row(&g.message),
+                g.count,
+                g.first_seq.unwrap_or_default(),
+                g.last_seq.unwrap_or_default()
+            ),
+        };
+        if let Some(s) = &g.session {
             text.push_str(&format!(" · host session {}", safe_row(s)));
         }
-        let text: Vec<char> = text.chars().collect();
+        let room = (inner.height as usize) - rows;
+        let fix = format!("fix: {} · {}", g.rule.fix(), g.rule.spec());
         let width = w.saturating_sub(1).max(1);
-        let mut chunks = text.chunks(width);
-        let first: String = chunks.next().unwrap_or_default().iter().collect();
-        lines.push(Line::from(vec![
-            Span::styled("▸", t.fg(severity_color(t, fd.severity))),
-            Span::styled(first, Style::default().fg(t.fg)),
-        ]));
-        if let Some(rest) = chunks.next() {
-            let mut rest: String = rest.iter().collect();
-            if chunks.next().is_some() {
-                rest.pop();
-                rest.push('…');
-            }
-            lines.push(Line::styled(
-                format!(" {}", fit(&rest, width)),
-                Style::default().fg(t.fg),
-            ));
+        // The finding on one line, the fix on the rest.
+        let text_lines = room.min(1);
+        push_wrapped(
+            &mut lines,
+            &text,
+            width,
+            text_lines,
+            Some(("▸", severity_color(t, g.severity))),
+            Style::default().fg(t.fg),
+        );
+        if room > text_lines {
+            push_wrapped(&mut lines, &fix, width, room - text_lines, None, t.muted());
         }
     }
     f.render_widget(Paragraph::new(lines).style(t.base()), inner);
