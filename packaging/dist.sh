@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the release artefacts into target/dist/ (docs/install.md):
+# Builds the release files into target/dist/ (docs/install.md):
 #
 #   bash packaging/dist.sh [TARGET...]
 #
 # With no TARGET: every target this machine can build (the host's static
 # Linux binary; aarch64 Linux and Windows when their cross toolchains are
-# installed). For each target: the `dist` profile's binary, packed as
+# installed). For each target: the `ship` profile's binary, packed as
 # mcpscope-VERSION-TARGET.tar.gz (.zip for Windows) with LICENSE-*, README,
 # man pages and shell completions; its npm package (target/dist/npm/) and
 # its wheel (target/dist/pypi/). Then the `mcpscope` npm launcher package,
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-profile="${MCPSCOPE_DIST_PROFILE:-dist}"
+profile="${MCPSCOPE_DIST_PROFILE:-ship}"
 repo="${MCPSCOPE_REPO:-mcpscope/mcpscope}"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)"
 python="${PYTHON:-python3}"
