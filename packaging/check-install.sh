@@ -72,7 +72,7 @@ done
 ok "archive holds the binary, licences, README, man pages and completions"
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not match target/dist"
 ok "SHA256SUMS matches"
-file "$bin" 2>/dev/null | grep -q 'statically linked' && ok "the Linux binary is static"
+file "$bin" 2>/dev/null | grep -qE 'statically linked|static-pie linked' && ok "the Linux binary is static"
 
 # 2. npm, offline: nothing is fetched at install time.
 case "$target" in
