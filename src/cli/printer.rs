@@ -468,7 +468,7 @@ impl Strays {
                         buf,
                         "[progress] ? more than {MAX_STRAY_TOKENS} tokens {STRAY}: the notifications of the others are counted, not shown"
                     );
-                } else if milestone(self.others) {
+                } else if crate::format::flood::milestone(self.others) {
                     let _ = writeln!(
                         buf,
                         "[progress] ? {} notifications so far for other tokens {STRAY}",
@@ -481,7 +481,7 @@ impl Strays {
         if n <= STRAYS_SHOWN {
             return true;
         }
-        if milestone(n) {
+        if crate::format::flood::milestone(n) {
             let _ = writeln!(
                 buf,
                 "[progress] ? {token}: {n} notifications so far for a token {STRAY} (the first {STRAYS_SHOWN} shown)"
@@ -505,11 +505,6 @@ impl Strays {
             );
         }
     }
-}
-
-/// 1000, 10000, 100000, …: how often a count is said while it grows.
-fn milestone(n: u64) -> bool {
-    n >= 1000 && 10u64.pow(n.ilog10()) == n
 }
 
 /// Params on one line: re-serialised compact when they parse (pretty-printed

@@ -268,9 +268,10 @@ fn id(id: &[u8], len: usize) -> Option<String> {
     if id.len() != len || id.iter().all(|b| *b == 0) {
         return None;
     }
+    use std::fmt::Write;
     let mut s = String::with_capacity(len * 2);
     for b in id {
-        s.push_str(&format!("{b:02x}"));
+        let _ = write!(s, "{b:02x}");
     }
     Some(s)
 }

@@ -267,27 +267,26 @@ impl State {
             for ev in &decoded.events {
                 store.append_event(CHANNEL, t, ev);
             }
-            if decoded.dropped > 0 {
-                store.append_event(
-                    CHANNEL,
-                    t,
-                    &Event::OtelDropped {
-                        signal: signal.as_str().into(),
-                        count: decoded.dropped,
-                        reason: format!("over {} items in one export", decode::MAX_PER_EXPORT),
-                    },
-                );
-            }
-            if decoded.invalid > 0 {
-                store.append_event(
-                    CHANNEL,
-                    t,
-                    &Event::OtelDropped {
-                        signal: signal.as_str().into(),
-                        count: decoded.invalid,
-                        reason: decode::INVALID_IDS.into(),
-                    },
-                );
+            // Said only when something was left out: most exports are whole.
+            let reports: [(u64, fn() -> String); 2] = [
+                (decoded.dropped, || {
+                    format!("over {} items in one export", decode::MAX_PER_EXPORT)
+                }),
+                (decoded.invalid, || decode::INVALID_IDS.to_string()),
+            ];
+            for (count, reason) in reports {
+                if count > 0 {
+                    let signal = signal.as_str().into();
+                    store.append_event(
+                        CHANNEL,
+                        t,
+                        &Event::OtelDropped {
+                            signal,
+                            count,
+                            reason: reason(),
+                        },
+                    );
+                }
             }
         });
     }
