@@ -70,8 +70,25 @@ build() {
             # that differ from musl's, and the crt comes with Rust's target.
             command -v musl-gcc >/dev/null && export CC_x86_64_unknown_linux_musl=musl-gcc ;;
     esac
+    # The static Linux binaries (docs/performance.md, "The shipped binary",
+    # has what each of these took off):
+    #   - no position independence: a static-pie binary carries 0.4 MB of
+    #     relocations it applies to itself at start;
+    #   - they abort on panic (the ship profile), so no unwind tables: none
+    #     emitted for our code, and the standard library's dropped at link
+    #     time (packaging/discard-eh-frame.ld);
+    #   - linked by Rust's own lld (shipped with every toolchain), folding
+    #     identical functions (monomorphised copies) into one.
+    local flags=()
+    case "$t" in
+        *-unknown-linux-musl)
+            local lld_dir script
+            lld_dir="$(rustc --print sysroot)/lib/rustlib/$host/bin/gcc-ld"
+            script="$(pwd)/packaging/discard-eh-frame.ld"
+            flags=(--config "target.$t.rustflags=['-C', 'relocation-model=static', '-C', 'force-unwind-tables=no', '-C', 'link-arg=-B$lld_dir', '-C', 'link-arg=-fuse-ld=lld', '-C', 'link-arg=-Wl,--icf=all', '-C', 'link-arg=-Wl,--no-eh-frame-hdr', '-C', 'link-arg=-Wl,-T,$script']") ;;
+    esac
     say "building $t (profile $profile)"
-    cargo build --locked --profile "$profile" --target "$t" --bin mcpscope >&2
+    cargo build --locked --profile "$profile" --target "$t" ${flags[@]+"${flags[@]}"} --bin mcpscope >&2
 }
 
 # rustc's own stripping leaves the static musl binaries' symbol table in

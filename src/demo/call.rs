@@ -211,6 +211,9 @@ impl Outcome {
 
 /// A bug in a tool becomes an error result instead of a request the client
 /// waits on forever (the panic message still reaches stderr via the hook).
+/// In a build that aborts on panic (the shipped binaries' `ship` profile)
+/// nothing is caught: the demo server ends, and the client reports the
+/// server's exit as it would any other server's.
 struct CatchPanic<F>(Pin<Box<F>>);
 
 impl<F: Future> Future for CatchPanic<F> {

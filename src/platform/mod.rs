@@ -11,9 +11,12 @@
 //! - [`files`]: private files and directories (modes 0600/0700 and the
 //!   owner on Unix; on Windows the user's profile directories, whose access
 //!   lists already keep other users out) and special file kinds;
+//! - [`started`]: the servers started and not reaped yet, stopped by the
+//!   panic hook of a build that aborts on panic;
 //! - [`stdio`]: taking the host's stdin and stdout for the stdio proxy.
 
 pub mod files;
 pub mod process;
 pub mod signals;
+pub mod started;
 pub mod stdio;

@@ -48,6 +48,8 @@ mod unix {
     impl Tree {
         /// The tree of `child`, started with [`own_group`].
         pub fn of(child: &Child) -> Tree {
+            // Until reaped: a panic in an aborting build still stops it.
+            crate::platform::started::add(child.id());
             Tree { pid: child.id() }
         }
 

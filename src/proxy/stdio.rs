@@ -299,6 +299,7 @@ impl StdioProxy {
         let threads = threads.and_then(|()| {
             spawn_thread("proxy-wait", move || {
                 let status = child.wait();
+                crate::platform::started::reaped(child_pid);
                 reaped_w.store(true, Ordering::SeqCst);
                 let info = match status {
                     Ok(st) => {

@@ -227,6 +227,7 @@ impl StdioTransport {
             .name("stdio-wait".into())
             .spawn(move || {
                 let status = child.wait();
+                crate::platform::started::reaped(pid);
                 reaped_w.set();
                 let info = match status {
                     Ok(st) => {

@@ -522,6 +522,9 @@ pub async fn event_loop(
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let _ = std::fs::write(path, format!("first_frame_ms={ms:.1}\n"));
     }
+    // For the check that a UI bug in the shipped (aborting) binary still
+    // restores the terminal and stops the server (docs/development.md).
+    let test_panic = std::env::var_os("MCPSCOPE_TEST_PANIC").is_some_and(|v| v == "ui");
     let mut last_draw = Instant::now();
     let mut ended = Ended::Quit;
     loop {
@@ -534,6 +537,9 @@ pub async fn event_loop(
                     Some(Ok(Event::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
                 );
                 match ev {
+                    Some(Ok(Event::Key(_))) if test_panic => {
+                        panic!("MCPSCOPE_TEST_PANIC=ui: a deliberate panic on a key")
+                    }
                     Some(Ok(Event::Key(k))) => app.handle_key(k),
                     Some(Ok(Event::Mouse(m))) => app.handle_mouse(m),
                     Some(Ok(Event::Paste(p))) => { app.handle_paste(&p); Vec::new() }
