@@ -663,13 +663,24 @@ fn a_server_of_a_newer_revision_is_spoken_to_in_the_newest_both_know() {
 /// does on that notification. Each request is sent once the answer to the
 /// one before has come.
 fn list_call_list(server_args: &[&str], rec: &std::path::Path, rt: &std::path::Path) {
-    let mut child = Command::new(BIN)
-        .args(["proxy", "--record", rec.to_str().unwrap(), "--", "python3"])
-        .arg(concat!(
+    let mut server = vec![
+        "python3".to_string(),
+        concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/servers/shifting_tools.py"
-        ))
-        .args(server_args)
+        )
+        .to_string(),
+    ];
+    server.extend(server_args.iter().map(|s| s.to_string()));
+    list_twice(&server, Some("flip"), rec, rt);
+}
+
+/// A raw host behind `mcpscope proxy --record REC -- SERVER…` lists the
+/// tools, calls `call` (if any), and lists them again.
+fn list_twice(server: &[String], call: Option<&str>, rec: &std::path::Path, rt: &std::path::Path) {
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
+        .args(server)
         .env("MCPSCOPE_RUNTIME_DIR", rt)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -678,17 +689,23 @@ fn list_call_list(server_args: &[&str], rec: &std::path::Path, rt: &std::path::P
         .unwrap();
     let mut to = child.stdin.take().unwrap();
     let mut from = BufReader::new(child.stdout.take().unwrap());
-    let requests = [
+    let mut requests = vec![
         serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
         serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
-        serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flip","arguments":{}}}),
-        serde_json::json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}),
     ];
+    if let Some(tool) = call {
+        requests.push(serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":tool,"arguments":{}}}));
+    }
+    requests.push(serde_json::json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}));
     let mut changed = false;
     for r in &requests {
         writeln!(to, "{r}").unwrap();
         if r["id"] == 1 {
-            writeln!(to, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+            writeln!(
+                to,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .unwrap();
         }
         loop {
             let mut line = String::new();
@@ -700,7 +717,7 @@ fn list_call_list(server_args: &[&str], rec: &std::path::Path, rt: &std::path::P
             }
         }
     }
-    assert!(changed, "the server announced the change");
+    assert!(changed || call.is_none(), "the server announced the change");
     drop(to);
     assert!(child.wait().unwrap().success());
 }
@@ -715,7 +732,13 @@ fn a_tool_that_turns_less_safe_within_the_session_is_found() {
     let rule = "tool-less-safe-in-session";
     let shifted = d.path().join("shifted.jsonl");
     list_call_list(&[], &shifted, d.path());
-    let o = run(&["check", "--trace", shifted.to_str().unwrap(), "--format", "json"]);
+    let o = run(&[
+        "check",
+        "--trace",
+        shifted.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let r: Value = serde_json::from_str(&o.stdout).unwrap();
     let found: Vec<&Value> = r["findings"]
         .as_array()
@@ -753,10 +776,45 @@ fn a_tool_that_turns_less_safe_within_the_session_is_found() {
         .iter()
         .find(|g| g["rule"] == rule)
         .unwrap();
-    assert_eq!(g["fix"], mcpscope::checks::Rule::ToolLessSafeInSession.fix());
+    assert_eq!(
+        g["fix"],
+        mcpscope::checks::Rule::ToolLessSafeInSession.fix()
+    );
 
     let steady = d.path().join("steady.jsonl");
     list_call_list(&["--steady"], &steady, d.path());
     let o = run(&["check", "--trace", steady.to_str().unwrap()]);
     assert!(findings_of(&o, rule).is_empty(), "{}", o.stdout);
+}
+
+/// Real servers listed twice in one session (server-everything announces
+/// list_changed right after initialized) draw no tool-less-safe-in-session.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn real_servers_listed_twice_are_not_less_safe() {
+    let d = tempfile::tempdir().unwrap();
+    let everything = vec![support::everything().display().to_string(), "stdio".into()];
+    for (name, server) in [
+        ("everything", everything),
+        ("python", support::python_server()),
+        ("fastmcp", support::fastmcp_server()),
+        ("rmcp", support::rmcp_server()),
+    ] {
+        let rec = d.path().join(format!("{name}.jsonl"));
+        list_twice(&server, None, &rec, d.path());
+        let o = run(&[
+            "check",
+            "--trace",
+            rec.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let r: Value = serde_json::from_str(&o.stdout).unwrap();
+        let listed = std::fs::read_to_string(&rec)
+            .unwrap()
+            .matches("\"tools/list\"")
+            .count();
+        assert_eq!(listed, 2, "{name}: listed twice");
+        assert_eq!(r["findings"], serde_json::json!([]), "{name}: {}", o.stdout);
+    }
 }
