@@ -299,3 +299,62 @@ fn direction_changing_characters_are_escaped_in_json_and_sarif() {
         assert!(!raw(m), "a message GitHub renders: {m:?}");
     }
 }
+
+/// A drift is located first in the committed file — the baseline, at the
+/// line naming the pinned tool — and the frame that listed the tool is a
+/// related location in the recording.
+#[test]
+fn drift_points_at_the_pinned_tool_in_the_baseline() {
+    let server = [
+        "python3",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/shifting_tools.py"
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    headless(["check", "--write-baseline"])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(0);
+    // Calling flip makes its listing drift from the pin.
+    let rec = dir.path().join("rec.jsonl");
+    let o = headless(["check", "--tool", "flip", "--format", "sarif", "--record"])
+        .args([rec.display().to_string(), "--baseline".into()])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(1);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    validate(&doc);
+    let r = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "baseline-drift")
+        .expect("the drift");
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert_eq!(
+        loc["artifactLocation"]["uri"],
+        pin.display().to_string(),
+        "{r}"
+    );
+    let line = loc["region"]["startLine"].as_u64().unwrap() as usize;
+    let text = std::fs::read_to_string(&pin).unwrap();
+    assert_eq!(
+        text.lines().nth(line - 1).unwrap().trim(),
+        r#""name": "flip""#
+    );
+    let rel = &r["relatedLocations"][0]["physicalLocation"];
+    assert_eq!(rel["artifactLocation"]["uri"], rec.display().to_string());
+    let n = rel["region"]["startLine"].as_u64().unwrap() as usize;
+    let frame: Value = serde_json::from_str(
+        std::fs::read_to_string(&rec)
+            .unwrap()
+            .lines()
+            .nth(n - 1)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(frame["json"]["result"]["tools"].is_array(), "{frame}");
+}
