@@ -43,7 +43,10 @@ enum ReqKind {
     Initialize,
     Discover,
     SetLevel(Option<LogLevel>),
-    ToolsList,
+    /// `page`: it asked for a later page (a cursor), not a listing anew.
+    ToolsList {
+        page: bool,
+    },
     ToolsCall,
     Other,
 }
@@ -54,7 +57,7 @@ impl ReqKind {
     fn is_plain(self) -> bool {
         matches!(
             self,
-            ReqKind::ToolsList | ReqKind::ToolsCall | ReqKind::Other
+            ReqKind::ToolsList { .. } | ReqKind::ToolsCall | ReqKind::Other
         )
     }
 }
@@ -150,6 +153,8 @@ pub struct Checker {
     client_caps: Option<(capabilities::ClientCaps, u64)>,
     told: capabilities::Told,
     tools: tools::Tools,
+    /// How safe each tool of the last complete listing said it was.
+    tool_safety: tools::ListedSafety,
     /// Requests sent with a `traceparent`, for judging the server's spans.
     traced: spans::TracedRequests,
 }
@@ -188,6 +193,7 @@ impl Checker {
             client_caps: None,
             told: Default::default(),
             tools: Default::default(),
+            tool_safety: Default::default(),
             traced: Default::default(),
         }
     }
@@ -437,7 +443,12 @@ impl Checker {
                     .and_then(|v| v.get("level").and_then(Value::as_str))
                     .and_then(|l| l.parse().ok()),
             ),
-            Some(methods::TOOLS_LIST) => ReqKind::ToolsList,
+            Some(methods::TOOLS_LIST) => ReqKind::ToolsList {
+                page: params
+                    .as_ref()
+                    .and_then(|v| v.get("cursor"))
+                    .is_some_and(|c| !c.is_null()),
+            },
             Some(methods::TOOLS_CALL) => ReqKind::ToolsCall,
             _ => ReqKind::Other,
         };
@@ -508,6 +519,7 @@ impl Checker {
             FrameKind::Notification => match ev.method {
                 Some(methods::PROGRESS) => self.progress(ev, out),
                 Some(methods::MESSAGE) => self.log(ev, out),
+                Some(methods::TOOLS_LIST_CHANGED) => self.tool_safety.announced(ev.seq),
                 m if tasks::is_status_notification(m) => self.task_notification(ev, out),
                 _ => {}
             },

@@ -127,10 +127,11 @@ pub enum Rule {
     ClientTraceContextInvalid,
     ServerSpanTraceNotContinued,
     ProtocolVersionNewer,
+    ToolLessSafeInSession,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 56] = [
+    pub const ALL: [Rule; 57] = [
         Rule::ProgressNotIncreasing,
         Rule::ProgressAfterResponse,
         Rule::ProgressUnknownToken,
@@ -187,6 +188,7 @@ impl Rule {
         Rule::ClientTraceContextInvalid,
         Rule::ServerSpanTraceNotContinued,
         Rule::ProtocolVersionNewer,
+        Rule::ToolLessSafeInSession,
     ];
 
     pub fn id(self) -> &'static str {
@@ -247,6 +249,7 @@ impl Rule {
             Rule::ClientTraceContextInvalid => "client-trace-context-invalid",
             Rule::ServerSpanTraceNotContinued => "server-span-trace-not-continued",
             Rule::ProtocolVersionNewer => "protocol-version-newer",
+            Rule::ToolLessSafeInSession => "tool-less-safe-in-session",
         }
     }
 
@@ -300,7 +303,8 @@ impl Rule {
             | Rule::LoggingSetlevelRefused
             | Rule::ToolNameInvalid
             | Rule::TaskStatusUnknown
-            | Rule::ServerRequestsUnanswered => Severity::Warning,
+            | Rule::ServerRequestsUnanswered
+            | Rule::ToolLessSafeInSession => Severity::Warning,
             Rule::ProgressStalled
             | Rule::ClientNoProgressToken
             | Rule::ResponseAfterCancel
@@ -461,6 +465,9 @@ impl Rule {
             }
             Rule::ProtocolVersionNewer => {
                 "the initialize result names a protocolVersion newer than any revision mcpscope knows (a dated revision after 2026-07-28): what it adds is not judged, and the session goes on at the revision the client offered"
+            }
+            Rule::ToolLessSafeInSession => {
+                "a tool listed again within one session (after notifications/tools/list_changed, or without it) is less safe than the same session listed it before: readOnlyHint true → false, destructiveHint false → true, idempotentHint true → false, openWorldHint false → true, or a new required input"
             }
         }
     }
@@ -680,6 +687,9 @@ impl Rule {
             Rule::ServerSpanTraceNotContinued => {
                 "the server starts a new root span per request instead of reading the request's _meta.traceparent: extract the context with the W3C propagator and start the SERVER span as its child"
             }
+            Rule::ToolLessSafeInSession => {
+                "the annotations or schema are computed from runtime state (a mode switch, a plugin reloaded, a login that widens access), so a tool the user approved changes what it does: keep each tool's hints and required inputs fixed for a connection, and register wider behaviour as a separate tool under its own name"
+            }
         }
     }
 
@@ -759,6 +769,9 @@ impl Rule {
             Rule::ToolOutputInvalid => spec!("2025-11-25", "server/tools#output-schema"),
             Rule::ToolSchemaInvalid | Rule::ToolNameDuplicate => {
                 spec!("2025-11-25", "server/tools#tool")
+            }
+            Rule::ToolLessSafeInSession => {
+                spec!("2025-11-25", "server/tools#list-changed-notification")
             }
             Rule::ToolNameInvalid => spec!("2025-11-25", "server/tools#tool-names"),
             Rule::ElicitationSchemaInvalid => {

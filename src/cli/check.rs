@@ -25,6 +25,9 @@
 //! prints one line per group and the fix once per rule, JUnit one test case
 //! per group, SARIF one result per group; `findings` keeps every one.
 //!
+//! Both JSON and SARIF are written with bidi, C1 and zero-width characters
+//! as `\u` escapes (`json_text::escape_invisible`): the same value, visibly.
+//!
 //! `party` is `server` or `client`: which side the rule judges (the
 //! `client-` rules judge what the client, or a proxied host, sent).
 //! `summary.client` counts the client findings (already in the totals).
@@ -752,11 +755,15 @@ pub fn drift_line(c: &ListingChange) -> String {
 }
 
 fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>>) {
+    // Server text (a tool name, a drifted description) may hold bidi, C1 or
+    // zero-width characters: JSON and SARIF carry them as `\u` escapes, the
+    // same value, as `call` and the baseline do.
+    let escaped = crate::protocol::json_text::escape_invisible;
     let text = match format {
-        Format::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        Format::Json => escaped(&(serde_json::to_string_pretty(report).unwrap_or_default() + "\n")),
         Format::Text => text(report),
         Format::Junit => junit(report),
-        Format::Sarif => super::sarif::sarif(report, art),
+        Format::Sarif => escaped(&super::sarif::sarif(report, art)),
     };
     let mut out = super::stdout::lock();
     let _ = out.write_all(text.as_bytes());

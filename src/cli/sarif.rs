@@ -13,7 +13,10 @@
 //! `location` in it: the artifact is the trace file, `region.startLine`
 //! the line of the frame that broke the rule in the first finding (the
 //! log, not the request it answers); that finding's earlier frames and the
-//! other findings' offending frames are `relatedLocations`. `properties`
+//! other findings' offending frames are `relatedLocations`. A
+//! `baseline-drift` result is located in the baseline file (`--baseline`),
+//! at the line naming the pinned item, with the frame that listed it as a
+//! related location; an item that is not pinned is located at its frame. `properties`
 //! carry the first finding's seq numbers, the party judged, the token and
 //! request id, and `count`, `firstSeq`, `lastSeq`.
 
@@ -220,10 +223,31 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         }
         results.push(res);
     }
+    let mut baseline_art = None;
     if let Some(b) = &r.baseline {
+        // A drift is located first in the committed file, the baseline, at
+        // the pinned item's line; the frame that listed it is related. An
+        // item not pinned (added) is located at its frame.
+        let text = std::fs::read_to_string(&b.file).unwrap_or_default();
+        let uri = uri_of(&b.file);
         for c in &b.drift {
             let what = super::check::drift_line(c);
-            results.push(own("baseline-drift", what, c.at_b.map(|a| a.seq)));
+            let frame = c.at_b.map(|a| a.seq);
+            let Some(line) = pinned_line(&text, &c.kind, &c.name) else {
+                results.push(own("baseline-drift", what, frame));
+                continue;
+            };
+            let mut res = own("baseline-drift", what, None);
+            res["locations"] = json!([{"physicalLocation": {
+                "artifactLocation": {"uri": uri},
+                "region": {"startLine": line},
+            }}]);
+            if let Some(mut l) = frame.and_then(|s| location(art, s)) {
+                l["id"] = 0.into();
+                res["relatedLocations"] = json!([l]);
+            }
+            baseline_art = Some(uri.clone());
+            results.push(res);
         }
     }
     let mut run = json!({
@@ -235,8 +259,14 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         "results": results,
         "invocations": [{"executionSuccessful": true}],
     });
-    if let Some(a) = art {
-        run["artifacts"] = json!([{"location": {"uri": a.uri}}]);
+    let artifacts: Vec<Value> = art
+        .map(|a| a.uri.clone())
+        .into_iter()
+        .chain(baseline_art)
+        .map(|uri| json!({"location": {"uri": uri}}))
+        .collect();
+    if !artifacts.is_empty() {
+        run["artifacts"] = Value::Array(artifacts);
     }
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -244,4 +274,27 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         "runs": [run],
     });
     serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// The line (1-based) of a baseline's text that names the pinned item of
+/// kind `label` (`tool`, `resource`, …) called `name`: the first
+/// `"name": "…"` (or `uri`, `uriTemplate`) line after the kind's key whose
+/// value is that name. `None` when the item is not pinned.
+fn pinned_line(text: &str, label: &str, name: &str) -> Option<usize> {
+    use crate::calls::listings::Kind;
+    let kind = Kind::ALL.into_iter().find(|k| k.label() == label)?;
+    let key = format!("\"{}\"", kind.key());
+    let field = format!("\"{}\"", kind.name_field());
+    let mut lines = text.lines().enumerate();
+    lines.find(|(_, l)| l.trim_start().starts_with(&key))?;
+    lines
+        .find(|(_, l)| {
+            let Some(rest) = l.trim().strip_prefix(&field) else {
+                return false;
+            };
+            let value = rest.trim_start().strip_prefix(':').unwrap_or("");
+            let value = value.trim().trim_end_matches(',');
+            serde_json::from_str::<String>(value).is_ok_and(|v| v == name)
+        })
+        .map(|(i, _)| i + 1)
 }

@@ -11,6 +11,7 @@ pub const MESSAGE: &str = "notifications/message";
 pub const CANCELLED: &str = "notifications/cancelled";
 pub const ROOTS_LIST: &str = "roots/list";
 pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 pub const ELICIT: &str = "elicitation/create";
 pub const SERVER_DISCOVER: &str = "server/discover";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";

@@ -656,3 +656,165 @@ fn a_server_of_a_newer_revision_is_spoken_to_in_the_newest_both_know() {
         o.stderr
     );
 }
+
+/// A raw host behind `mcpscope proxy --record REC -- shifting_tools.py
+/// SERVER_ARGS…` lists the tools, calls `flip` (the server then sends
+/// `notifications/tools/list_changed`), and lists them again, as a host
+/// does on that notification. Each request is sent once the answer to the
+/// one before has come.
+fn list_call_list(server_args: &[&str], rec: &std::path::Path, rt: &std::path::Path) {
+    let mut server = vec![
+        "python3".to_string(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/shifting_tools.py"
+        )
+        .to_string(),
+    ];
+    server.extend(server_args.iter().map(|s| s.to_string()));
+    list_twice(&server, Some("flip"), rec, rt);
+}
+
+/// A raw host behind `mcpscope proxy --record REC -- SERVER…` lists the
+/// tools, calls `call` (if any), and lists them again.
+fn list_twice(server: &[String], call: Option<&str>, rec: &std::path::Path, rt: &std::path::Path) {
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
+        .args(server)
+        .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let mut requests = vec![
+        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
+        serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    ];
+    if let Some(tool) = call {
+        requests.push(serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":tool,"arguments":{}}}));
+    }
+    requests.push(serde_json::json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}));
+    let mut changed = false;
+    for r in &requests {
+        writeln!(to, "{r}").unwrap();
+        if r["id"] == 1 {
+            writeln!(
+                to,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .unwrap();
+        }
+        loop {
+            let mut line = String::new();
+            assert!(from.read_line(&mut line).unwrap() > 0, "the proxy ended");
+            let m: Value = serde_json::from_str(&line).unwrap();
+            changed |= m["method"] == "notifications/tools/list_changed";
+            if m["id"] == r["id"] {
+                break;
+            }
+        }
+    }
+    assert!(changed || call.is_none(), "the server announced the change");
+    drop(to);
+    assert!(child.wait().unwrap().success());
+}
+
+/// A tool that turns less safe within a session — after
+/// `notifications/tools/list_changed` the listing says it writes and
+/// destroys, and wants a new input — is found without a baseline; the same
+/// notification with the same listing is not.
+#[test]
+fn a_tool_that_turns_less_safe_within_the_session_is_found() {
+    let d = tempfile::tempdir().unwrap();
+    let rule = "tool-less-safe-in-session";
+    let shifted = d.path().join("shifted.jsonl");
+    list_call_list(&[], &shifted, d.path());
+    let o = run(&[
+        "check",
+        "--trace",
+        shifted.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    let found: Vec<&Value> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect();
+    assert_eq!(found.len(), 1, "{}", o.stdout);
+    let f = found[0];
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["request_id"], 4, "the listing that showed it");
+    let m = f["message"].as_str().unwrap();
+    for why in [
+        "\"flip\"",
+        "readOnlyHint true → false",
+        "destructiveHint false → true",
+        "new required input \"path\"",
+    ] {
+        assert!(m.contains(why), "{why} in {m}");
+    }
+    // Both listings are its frames: the one before and the one after.
+    let trace = std::fs::read_to_string(&shifted).unwrap();
+    let listed: Vec<u64> = trace
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["dir"] == "in" && e["json"]["result"]["tools"].is_array())
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(f["seq"], serde_json::json!(listed), "{f}");
+    // Its group has the fix.
+    let g = r["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["rule"] == rule)
+        .unwrap();
+    assert_eq!(
+        g["fix"],
+        mcpscope::checks::Rule::ToolLessSafeInSession.fix()
+    );
+
+    let steady = d.path().join("steady.jsonl");
+    list_call_list(&["--steady"], &steady, d.path());
+    let o = run(&["check", "--trace", steady.to_str().unwrap()]);
+    assert!(findings_of(&o, rule).is_empty(), "{}", o.stdout);
+}
+
+/// Real servers listed twice in one session (server-everything announces
+/// list_changed right after initialized) draw no tool-less-safe-in-session.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn real_servers_listed_twice_are_not_less_safe() {
+    let d = tempfile::tempdir().unwrap();
+    let everything = vec![support::everything().display().to_string(), "stdio".into()];
+    for (name, server) in [
+        ("everything", everything),
+        ("python", support::python_server()),
+        ("fastmcp", support::fastmcp_server()),
+        ("rmcp", support::rmcp_server()),
+    ] {
+        let rec = d.path().join(format!("{name}.jsonl"));
+        list_twice(&server, None, &rec, d.path());
+        let o = run(&[
+            "check",
+            "--trace",
+            rec.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let r: Value = serde_json::from_str(&o.stdout).unwrap();
+        let listed = std::fs::read_to_string(&rec)
+            .unwrap()
+            .matches("\"tools/list\"")
+            .count();
+        assert_eq!(listed, 2, "{name}: listed twice");
+        assert_eq!(r["findings"], serde_json::json!([]), "{name}: {}", o.stdout);
+    }
+}

@@ -238,3 +238,123 @@ fn incomplete_calls_warnings_and_drift_are_valid_sarif() {
             .any(|r| r["ruleId"] == "baseline-drift")
     );
 }
+
+/// Characters that change how the text around them reads (U+202E, U+009B,
+/// zero-width) from a hostile server: JSON and SARIF carry them as `\u`
+/// escapes (the same value), and SARIF's message text — which GitHub
+/// renders — names them visibly (`<U+202E>`).
+#[test]
+fn direction_changing_characters_are_escaped_in_json_and_sarif() {
+    let server = [
+        "python3",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/shifting_tools.py"
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    headless(["check", "--write-baseline"])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(0);
+    // The pinned description differs, so the drift quotes both.
+    let text = std::fs::read_to_string(&pin).unwrap();
+    std::fs::write(&pin, text.replace("\"reads ", "\"reads plain ")).unwrap();
+    let raw = |s: &str| s.chars().any(|c| matches!(c, '\u{202E}' | '\u{9B}'));
+    let tool = "odd\u{202E}tool";
+    let o = headless(["check", "--tool", tool, "--format", "json", "--baseline"])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(1);
+    assert!(!raw(&o.stdout), "raw in the JSON report:\n{}", o.stdout);
+    assert!(o.stdout.contains("\\u202e") && o.stdout.contains("\\u009b"));
+    // The same value: only its writing changed.
+    let doc = o.json();
+    assert_eq!(doc["source"]["tool"], tool);
+    let drift = &doc["baseline"]["drift"];
+    assert!(
+        drift.to_string().contains('\u{202E}'),
+        "the description's drift is reported, its value unchanged: {drift}"
+    );
+    let rec = dir.path().join("rec.jsonl");
+    let o = headless(["check", "--tool", tool, "--format", "sarif", "--record"])
+        .args([rec.display().to_string(), "--baseline".into()])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(1);
+    assert!(!raw(&o.stdout), "raw in the SARIF log:\n{}", o.stdout);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    validate(&doc);
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "baseline-drift"));
+    let named = results
+        .iter()
+        .find(|r| r["ruleId"] == "tool-name-invalid")
+        .expect("the odd name is found");
+    let message = named["message"]["text"].as_str().unwrap();
+    assert!(message.contains("odd<U+202E>tool"), "{message}");
+    for r in results {
+        let m = r["message"]["text"].as_str().unwrap();
+        assert!(!raw(m), "a message GitHub renders: {m:?}");
+    }
+}
+
+/// A drift is located first in the committed file — the baseline, at the
+/// line naming the pinned tool — and the frame that listed the tool is a
+/// related location in the recording.
+#[test]
+fn drift_points_at_the_pinned_tool_in_the_baseline() {
+    let server = [
+        "python3",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/shifting_tools.py"
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    headless(["check", "--write-baseline"])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(0);
+    // Calling flip makes its listing drift from the pin.
+    let rec = dir.path().join("rec.jsonl");
+    let o = headless(["check", "--tool", "flip", "--format", "sarif", "--record"])
+        .args([rec.display().to_string(), "--baseline".into()])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(1);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    validate(&doc);
+    let r = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "baseline-drift")
+        .expect("the drift");
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert_eq!(
+        loc["artifactLocation"]["uri"],
+        pin.display().to_string(),
+        "{r}"
+    );
+    let line = loc["region"]["startLine"].as_u64().unwrap() as usize;
+    let text = std::fs::read_to_string(&pin).unwrap();
+    assert_eq!(
+        text.lines().nth(line - 1).unwrap().trim(),
+        r#""name": "flip""#
+    );
+    let rel = &r["relatedLocations"][0]["physicalLocation"];
+    assert_eq!(rel["artifactLocation"]["uri"], rec.display().to_string());
+    let n = rel["region"]["startLine"].as_u64().unwrap() as usize;
+    let frame: Value = serde_json::from_str(
+        std::fs::read_to_string(&rec)
+            .unwrap()
+            .lines()
+            .nth(n - 1)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(frame["json"]["result"]["tools"].is_array(), "{frame}");
+}

@@ -142,12 +142,13 @@ impl Checker {
                 let code = shape::error_code(f.error);
                 self.setlevel_refused(ev, self.reqs[ri].seq, code, out);
             }
-            ReqKind::ToolsList if ok => {
+            ReqKind::ToolsList { page } if ok => {
                 if let Some(r) = f
                     .result
                     .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
                 {
                     self.tools_listed(ev, &id, &r, out);
+                    self.tools_safety(ev, &id, page, &r, out);
                 }
             }
             ReqKind::ToolsCall if ok => {

@@ -15,6 +15,7 @@
 use super::Checker;
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
+use crate::diff::listing::Safety;
 use crate::protocol::meta::ResultType;
 use crate::protocol::{IdKey, Revision, sanitize};
 use crate::trace::EventRef;
@@ -51,6 +52,27 @@ struct Waiting {
     id: IdKey,
     seqs: [u64; 2],
     result: Value,
+}
+
+/// How safe each tool said it was (`tool-less-safe-in-session`): the last
+/// complete listing's, and the one being paged in. At most
+/// `listings::MAX_ITEMS` tools each; a listing with more is compared on
+/// its first ones.
+#[derive(Default)]
+pub(super) struct ListedSafety {
+    /// The last complete listing: each tool's safety, and the answer
+    /// (its last page) that completed it.
+    last: Option<(HashMap<Box<str>, Safety>, u64)>,
+    /// The listing whose pages are coming (a page named a next one).
+    building: Option<HashMap<Box<str>, Safety>>,
+    /// `notifications/tools/list_changed` came since the last listing.
+    announced: Option<u64>,
+}
+
+impl ListedSafety {
+    pub(super) fn announced(&mut self, seq: u64) {
+        self.announced.get_or_insert(seq);
+    }
 }
 
 /// Reads a server's `$ref` to another document: never.
@@ -193,6 +215,85 @@ impl Checker {
         self.tools.listed = true;
         for w in std::mem::take(&mut self.tools.waiting) {
             self.judge_result(&w.tool, &w.id, w.seqs, &w.result, out);
+        }
+    }
+
+    /// A `tools/list` result, for what each tool says of its safety: once a
+    /// listing is complete (its page names no next one), each tool listed
+    /// before too that is now less safe — a hint widened, a new required
+    /// input (`diff::listing::Safety`, as a baseline's drift is judged) —
+    /// is a finding. A tool new to the listing is not: servers add tools.
+    pub(super) fn tools_safety(
+        &mut self,
+        ev: &EventRef<'_>,
+        id: &IdKey,
+        page: bool,
+        result: &Value,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(list) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        let s = &mut self.tool_safety;
+        let mut building = match (page, s.building.take()) {
+            (true, Some(b)) => b,
+            _ => HashMap::new(),
+        };
+        for tool in list {
+            if building.len() >= crate::calls::listings::MAX_ITEMS {
+                break;
+            }
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            building
+                .entry(Box::from(name))
+                .or_insert_with(|| Safety::of(tool));
+        }
+        let more = result
+            .get("nextCursor")
+            .is_some_and(|c| !c.is_null() && c != "");
+        if more {
+            s.building = Some(building);
+            return;
+        }
+        let announced = s.announced.take();
+        let Some((before, before_seq)) = s.last.replace((building, ev.seq)) else {
+            return;
+        };
+        let Some((now, _)) = &self.tool_safety.last else {
+            return;
+        };
+        let mut changed: Vec<(String, Vec<String>)> = now
+            .iter()
+            .filter_map(|(name, safety)| {
+                let why = safety.less_safe_than(before.get(name)?);
+                (!why.is_empty()).then(|| (short(name), why))
+            })
+            .collect();
+        changed.sort();
+        let how = match announced {
+            Some(n) => format!("after notifications/tools/list_changed (#{n})"),
+            None => "without notifications/tools/list_changed".to_string(),
+        };
+        for (name, why) in changed {
+            let why: Vec<String> = why
+                .iter()
+                .map(|w| sanitize::one_line(w).into_owned())
+                .collect();
+            let message = format!(
+                "tool {name:?} turned less safe within the session: {} (listed at #{before_seq}, again at #{} {how}); a client that approved the tool as it was may now run it as it is",
+                why.join("; "),
+                ev.seq
+            );
+            self.emit(
+                out,
+                Rule::ToolLessSafeInSession,
+                vec![before_seq, ev.seq],
+                None,
+                Some(id.clone()),
+                message,
+            );
         }
     }
 
