@@ -21,6 +21,7 @@
 pub mod exchanges;
 pub mod http;
 pub mod listings;
+pub mod safety;
 pub mod scope;
 pub mod spans;
 pub mod task_end;

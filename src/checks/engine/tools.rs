@@ -13,9 +13,9 @@
 //! progress path.
 
 use super::Checker;
+use crate::calls::safety::Safety;
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
-use crate::diff::listing::Safety;
 use crate::protocol::meta::ResultType;
 use crate::protocol::{IdKey, Revision, sanitize};
 use crate::trace::EventRef;
@@ -221,7 +221,7 @@ impl Checker {
     /// A `tools/list` result, for what each tool says of its safety: once a
     /// listing is complete (its page names no next one), each tool listed
     /// before too that is now less safe — a hint widened, a new required
-    /// input (`diff::listing::Safety`, as a baseline's drift is judged) —
+    /// input (`calls::safety::Safety`, as a baseline's drift is judged) —
     /// is a finding. A tool new to the listing is not: servers add tools.
     pub(super) fn tools_safety(
         &mut self,
