@@ -14,7 +14,6 @@
 //! process dies, however it dies; the registry is not needed there.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// At most this many servers at once are remembered: `load` runs at most
 /// 1,024 sessions, and a full registry only forgets the newest (an orderly
@@ -22,7 +21,8 @@ use std::time::{Duration, Instant};
 const MAX: usize = 4096;
 
 /// How long started servers get to end after SIGTERM before SIGKILL.
-const GRACE: Duration = Duration::from_millis(1500);
+#[cfg(unix)]
+const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 static STARTED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
@@ -64,6 +64,7 @@ pub fn stop_on_panic() {
 pub fn stop_all() {
     #[cfg(unix)]
     {
+        use std::time::{Duration, Instant};
         // The lock is not held while waiting: the threads that reap keep
         // running meanwhile. A poisoned lock is still read.
         let pids = running();
