@@ -69,6 +69,9 @@ pub struct Group {
     /// How to fix it, and the specification section (from the catalog).
     pub fix: String,
     pub spec: String,
+    /// The rule is allowed (`--allow`): shown, never failing the check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allowed: bool,
 }
 
 impl Group {
@@ -87,6 +90,7 @@ impl Group {
             findings: Vec::new(),
             fix: f.rule.fix().to_string(),
             spec: f.rule.spec().to_string(),
+            allowed: false,
         }
         .with(f, at)
     }
@@ -111,6 +115,9 @@ impl Group {
         let mut s = format!("{} ({}) ×{}", self.rule, self.severity, self.count);
         if let (Some(a), Some(b)) = (self.first_seq, self.last_seq) {
             s.push_str(&format!(" first #{a} last #{b}"));
+        }
+        if self.allowed {
+            s.push_str(" (allowed)");
         }
         s
     }

@@ -17,6 +17,7 @@ pub mod rules;
 pub mod sessions;
 pub mod shape;
 pub mod stats;
+pub mod verdict;
 
 pub use config::CheckConfig;
 pub use engine::Checker;
@@ -25,3 +26,4 @@ pub use groups::{Group, Grouper, groups};
 pub use live::LiveChecks;
 pub use rules::{Party, Rule, Severity};
 pub use sessions::Sessions;
+pub use verdict::Verdict;

@@ -7,7 +7,7 @@ use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::checks::{CheckConfig, LiveChecks};
 use crate::client::tasks::TaskSupport;
-use crate::client::{ClientError, Limits, Session, TokenPolicy};
+use crate::client::{ClientError, LevelAsked, Limits, Session, TokenPolicy};
 use crate::protocol::meta::ResultType;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
@@ -96,19 +96,25 @@ impl RequestOpts {
             }
             return;
         };
+        let undeclared = "[protocol] the server did not declare the logging capability; logging/setLevel sent as asked";
         match session.set_level(level).await {
-            Ok(true) => {}
-            Ok(false) => eprintln!(
-                "[protocol] the server did not declare the logging capability; not sending logging/setLevel"
-            ),
-            // The error names the method already.
-            Err(e @ ClientError::Rpc { .. }) => {
-                eprintln!("[protocol] {}", one_line(&e.to_string()))
+            Ok(LevelAsked::Sent | LevelAsked::PerRequest) => {}
+            Ok(LevelAsked::Undeclared) => eprintln!("{undeclared}"),
+            Err(e) => {
+                if !session.declares_logging() {
+                    eprintln!("{undeclared}");
+                }
+                match e {
+                    // The error names the method already.
+                    e @ ClientError::Rpc { .. } => {
+                        eprintln!("[protocol] {}", one_line(&e.to_string()))
+                    }
+                    e => eprintln!(
+                        "[protocol] logging/setLevel failed: {}",
+                        one_line(&e.to_string())
+                    ),
+                }
             }
-            Err(e) => eprintln!(
-                "[protocol] logging/setLevel failed: {}",
-                one_line(&e.to_string())
-            ),
         }
     }
 }

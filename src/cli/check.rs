@@ -45,7 +45,7 @@ use crate::calls::Tracker;
 use crate::calls::listings::Listings;
 use crate::checks::stats::{CallStats, FailureKind, Incomplete, call_stats_of, incomplete_calls};
 use crate::checks::{
-    CheckConfig, Finding, Group, Party, Sessions, Severity, SeverityCounts, groups,
+    CheckConfig, Finding, Group, Party, Rule, Sessions, Severity, SeverityCounts, Verdict, groups,
 };
 use crate::client::{ClientError, TokenPolicy};
 use crate::diff::LineMap;
@@ -119,6 +119,10 @@ pub struct CheckArgs {
     /// Warnings fail the check too.
     #[arg(long)]
     pub strict: bool,
+    /// Findings of RULE are shown but never fail the check (repeatable):
+    /// for one the server's author cannot fix, such as an SDK's.
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<Rule>,
     /// Fail when the tool, resource or prompt definitions the session
     /// listed differ from those pinned in FILE (written by --write-baseline).
     #[arg(long, value_name = "FILE")]
@@ -130,6 +134,15 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub thresholds: Thresholds,
+}
+
+impl CheckArgs {
+    fn verdict(&self) -> Verdict {
+        Verdict {
+            strict: self.strict,
+            allow: self.allow.clone(),
+        }
+    }
 }
 
 /// Rule thresholds (defaults as in DESIGN §5).
@@ -257,6 +270,9 @@ pub struct Summary {
     #[serde(default)]
     pub evicted: u64,
     pub strict: bool,
+    /// The rules `--allow` kept out of the verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<String>,
     pub passed: bool,
     /// Where a checked trace was cut short: it never passes then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,12 +280,12 @@ pub struct Summary {
 }
 
 /// Check every event of a store; returns the report.
-pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, strict: bool) -> Report {
+pub fn check_store(store: &Store, cfg: CheckConfig, source: Value, verdict: &Verdict) -> Report {
     let mut run = CheckRun::new(cfg);
     for ev in store.range(0, store.next_seq()) {
         run.observe(&ev);
     }
-    run.report(store, source, strict, store.len(), store.evicted())
+    run.report(store, source, verdict, store.len(), store.evicted())
 }
 
 /// The rule engine fed one event at a time, so a trace read line by line
@@ -336,7 +352,7 @@ impl CheckRun {
         self,
         store: &Store,
         source: Value,
-        strict: bool,
+        verdict: &Verdict,
         events: u64,
         unchecked: u64,
     ) -> Report {
@@ -353,8 +369,7 @@ impl CheckRun {
         let tracker = Tracker::of(store);
         let calls = call_stats_of(&tracker, store);
         let failures = incomplete_calls(&tracker);
-        let passed = counts.error == 0
-            && !(strict && counts.warning > 0)
+        let passed = !findings.iter().any(|f| verdict.fails(f.rule, f.severity))
             && failures.is_empty()
             && unchecked == 0;
         Report {
@@ -383,11 +398,18 @@ impl CheckRun {
                     .collect(),
                 events,
                 evicted: unchecked,
-                strict,
+                strict: verdict.strict,
+                allowed: verdict.allow.iter().map(|r| r.id().to_string()).collect(),
                 passed,
                 damage: None,
             },
-            groups: groups(&findings),
+            groups: groups(&findings)
+                .into_iter()
+                .map(|mut g| {
+                    g.allowed = verdict.allows(g.rule);
+                    g
+                })
+                .collect(),
             findings,
             baseline: None,
         }
@@ -445,7 +467,7 @@ pub async fn run(a: CheckArgs) -> i32 {
         };
         let source = json!({"trace": path.display().to_string()});
         let run = run.unwrap_or_else(|| CheckRun::new(cfg.for_recording(&loaded.header)));
-        let mut report = run.report(&loaded.store, source, a.strict, events, 0);
+        let mut report = run.report(&loaded.store, source, &a.verdict(), events, 0);
         if let Some(d) = &loaded.damage {
             // What came after the cut is unknown, so the trace cannot pass.
             let why = format!("{}: {d}", path.display());
@@ -615,7 +637,11 @@ pub async fn run(a: CheckArgs) -> i32 {
         }
         // A recording has the header on line 1, then one event a line.
         lines.push(store.first_seq(), store.first_seq() + 2);
-        (check_store(&store, cfg, source, a.strict), listings, lines)
+        (
+            check_store(&store, cfg, source, &a.verdict()),
+            listings,
+            lines,
+        )
     };
     if let Some(f) = session_failure {
         report.failures.insert(0, f);
@@ -1026,8 +1052,9 @@ pub fn junit(r: &Report) -> String {
                 xml(name),
                 g.rule.id()
             );
-            let fails = g.severity == Severity::Error
-                || (r.summary.strict && g.severity == Severity::Warning);
+            let fails = !g.allowed
+                && (g.severity == Severity::Error
+                    || (r.summary.strict && g.severity == Severity::Warning));
             if fails {
                 failures += 1;
                 let _ = write!(

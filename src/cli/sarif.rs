@@ -138,6 +138,13 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         if let Some(i) = index_of(g.rule.id()) {
             res["ruleIndex"] = i.into();
         }
+        // Allowed by the user: reported, and suppressed where it was decided.
+        if g.allowed {
+            res["suppressions"] = json!([{
+                "kind": "external",
+                "justification": format!("allowed by `mcpscope check --allow {}`", g.rule.id()),
+            }]);
+        }
         // The frame that broke the rule first; the first finding's earlier
         // frames (the request, the setLevel) and the other findings'
         // offending frames are related.

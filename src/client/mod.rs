@@ -64,6 +64,18 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
+/// How [`Session::set_level`] asked for a log level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelAsked {
+    /// `logging/setLevel`, to a server that declared `logging`.
+    Sent,
+    /// `logging/setLevel`, which the server accepted though it did not
+    /// declare `logging` (had it refused, the error says so).
+    Undeclared,
+    /// In each later request's `_meta` (2026-07-28).
+    PerRequest,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error(transparent)]
@@ -713,26 +725,33 @@ impl Session {
         Ok(init)
     }
 
-    /// `logging/setLevel`, only if the server declared `logging` (sending it
-    /// to a server that did not is a known way to break servers).
-    pub async fn set_level(&self, level: LogLevel) -> Result<bool, ClientError> {
-        if self.is_modern() {
+    /// Asks for logs at `level` and above: `logging/setLevel` in the
+    /// handshake era, the request's `_meta` at 2026-07-28. Asked for by the
+    /// user, so asked in both eras, even of a server that did not declare
+    /// `logging` (the caller says so); the checks know mcpscope's own
+    /// setLevel as deliberate.
+    pub async fn set_level(&self, level: LogLevel) -> Result<LevelAsked, ClientError> {
+        if self.is_modern() || !self.revision().has_set_level() {
             // Stateless era: every later request asks for this level in its `_meta`.
             *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
-            return Ok(true);
+            return Ok(LevelAsked::PerRequest);
         }
-        let declared = self.server().is_some_and(|s| s.has_capability("logging"));
-        if !declared || !self.revision().has_set_level() {
-            return Ok(false);
-        }
-        let limits = self.setup_limits();
         self.request(
             methods::SET_LEVEL,
             Some(json!({"level": level.as_str()})),
-            limits,
+            self.setup_limits(),
         )
         .await?;
-        Ok(true)
+        Ok(if self.declares_logging() {
+            LevelAsked::Sent
+        } else {
+            LevelAsked::Undeclared
+        })
+    }
+
+    /// Whether the server declared the `logging` capability.
+    pub fn declares_logging(&self) -> bool {
+        self.server().is_some_and(|s| s.has_capability("logging"))
     }
 
     /// Every tool, following `nextCursor` until the last page.

@@ -348,20 +348,25 @@ impl Executor {
                     if let Some(l) = level {
                         let mut cur = level_sent.lock().await;
                         if *cur != Some(l) {
+                            let undeclared = "the server did not declare logging; logging/setLevel sent as asked";
                             match s.set_level(l).await {
-                                Ok(true) => *cur = Some(l),
-                                Ok(false) => {
-                                    let _ = tx.send(Msg::Notice(
-                                        "the server did not declare logging: logging/setLevel not sent".into(),
-                                    ));
-                                }
-                                // An RPC error names the method already.
-                                Err(e @ crate::client::ClientError::Rpc { .. }) => {
-                                    let _ = tx.send(Msg::Notice(e.to_string()));
+                                Ok(asked) => {
+                                    *cur = Some(l);
+                                    if asked == crate::client::LevelAsked::Undeclared {
+                                        let _ = tx.send(Msg::Notice(undeclared.into()));
+                                    }
                                 }
                                 Err(e) => {
-                                    let _ = tx
-                                        .send(Msg::Notice(format!("logging/setLevel failed: {e}")));
+                                    let why = match e {
+                                        // An RPC error names the method already.
+                                        e @ crate::client::ClientError::Rpc { .. } => e.to_string(),
+                                        e => format!("logging/setLevel failed: {e}"),
+                                    };
+                                    let _ = tx.send(Msg::Notice(if s.declares_logging() {
+                                        why
+                                    } else {
+                                        format!("{undeclared}: {why}")
+                                    }));
                                 }
                             }
                         }

@@ -818,3 +818,104 @@ fn real_servers_listed_twice_are_not_less_safe() {
         assert_eq!(r["findings"], serde_json::json!([]), "{name}: {}", o.stdout);
     }
 }
+
+/// `--allow RULE` keeps a finding the author cannot fix out of the verdict
+/// and still shows it, in every format; other rules still fail.
+#[test]
+fn an_allowed_rule_is_shown_but_does_not_fail_the_check() {
+    let check = |extra: &[&str]| {
+        let mut cmd = vec!["check", "--tool", "typed_result"];
+        cmd.extend_from_slice(extra);
+        against(&cmd, &["--clean-listing"])
+    };
+    let o = check(&[]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+
+    let o = check(&["--allow", "tool-output-invalid"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let line = findings_of(&o, "tool-output-invalid");
+    assert_eq!(line.len(), 1, "{}", o.stdout);
+    assert!(line[0].contains("(allowed)"), "{}", line[0]);
+    assert!(o.stdout.contains("PASS"), "{}", o.stdout);
+
+    let o = check(&["--allow", "tool-output-invalid", "--format", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["passed"], true);
+    assert_eq!(v["summary"]["error"], 1, "still counted: {}", v["summary"]);
+    assert_eq!(v["summary"]["allowed"][0], "tool-output-invalid");
+    let g = &v["groups"][0];
+    assert_eq!(g["rule"], "tool-output-invalid");
+    assert_eq!(g["allowed"], true);
+
+    let o = check(&["--allow", "tool-output-invalid", "--format", "sarif"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let res = &v["runs"][0]["results"];
+    let r = res
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "tool-output-invalid")
+        .expect("the allowed result is still reported");
+    assert_eq!(r["suppressions"][0]["kind"], "external", "{r}");
+
+    let o = check(&["--allow", "tool-output-invalid", "--format", "junit"]);
+    assert_eq!(o.code, 0);
+    assert!(o.stdout.contains("tool-output-invalid"), "{}", o.stdout);
+    assert!(!o.stdout.contains("<failure"), "{}", o.stdout);
+
+    // Another rule allowed: the finding still fails.
+    let o = check(&["--allow", "log-invalid"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    // An unknown rule is a usage error.
+    let o = check(&["--allow", "no-such-rule"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("no-such-rule"), "{}", o.stderr);
+}
+
+/// Asked for a log level, mcpscope asks in the handshake era too, even of a
+/// server that did not declare `logging` (and says so); its own setLevel is
+/// deliberate and draws no `client-setlevel-without-capability`.
+#[test]
+fn a_log_level_asked_for_is_asked_of_a_server_without_logging_and_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let rec_s = rec.to_str().unwrap();
+    let o = against(
+        &[
+            "check",
+            "--tool",
+            "log_no_data",
+            "--log-level",
+            "debug",
+            "--record",
+            rec_s,
+        ],
+        &["--clean-listing"],
+    );
+    assert!(
+        o.stderr.contains("did not declare the logging capability"),
+        "{}",
+        o.stderr
+    );
+    let trace = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        trace
+            .lines()
+            .any(|l| l.contains("\"out\"") && l.contains("logging/setLevel")),
+        "no setLevel was sent: {trace}"
+    );
+    assert!(
+        findings_of(&o, "client-setlevel-without-capability").is_empty(),
+        "{}{}",
+        o.stdout,
+        o.stderr
+    );
+    // Nor when the recording is checked again.
+    let o = run(&["check", "--trace", rec_s]);
+    assert!(
+        findings_of(&o, "client-setlevel-without-capability").is_empty(),
+        "{}",
+        o.stdout
+    );
+}

@@ -118,7 +118,11 @@ impl Checker {
             );
         }
         match f.method.as_deref() {
-            Some(methods::SET_LEVEL) if self.logging_declared == Some(false) => {
+            // mcpscope's own setLevel is what its user asked for, knowingly (it
+            // says the server did not declare logging): judged on hosts only.
+            Some(methods::SET_LEVEL)
+                if self.logging_declared == Some(false) && !self.cfg.own_client =>
+            {
                 let mut seqs: Vec<u64> = self.client.caps_seq.into_iter().collect();
                 seqs.push(ev.seq);
                 self.emit(
