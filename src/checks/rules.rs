@@ -553,7 +553,7 @@ impl Rule {
                 "the handler logs to the client through a logger that ignores the level the client set: keep the level from logging/setLevel (or the request's _meta logLevel) and drop messages below it before sending"
             }
             Rule::LogWithoutCapability => {
-                "logs are forwarded to the client but the initialize result declares no logging capability (some SDKs declare it only when a setLevel handler is registered): declare capabilities.logging (and handle logging/setLevel), or log to stderr instead"
+                "logs are forwarded to the client but the initialize result declares no logging capability: declare capabilities.logging (and handle logging/setLevel), or log to stderr instead. The Python SDK declares it only when a setLevel handler is registered (low-level Server: `@server.set_logging_level()`); where the SDK, not your code, leaves it out, `check --allow log-without-capability` keeps it out of the verdict"
             }
             Rule::LogUnrequested => {
                 "the server logs to every request as it did with a session-wide level: at 2026-07-28 send notifications/message only for a request whose _meta carries io.modelcontextprotocol/logLevel, at that level or above"

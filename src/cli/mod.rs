@@ -14,6 +14,7 @@ pub mod load;
 pub mod mock;
 pub mod otlp;
 pub mod printer;
+mod probe_noise;
 pub mod proxy;
 pub mod replay;
 pub mod request;

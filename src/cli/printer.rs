@@ -22,6 +22,9 @@ pub struct Printer {
     /// Findings already printed.
     findings_shown: usize,
     http: super::http_lines::HttpLines,
+    /// The lines mcpscope's own probes draw, held until a fallback is known
+    /// to have worked (then said only with `-v`).
+    probes: super::probe_noise::ProbeNoise,
     /// The last status said per task, so each change is one `[task]` line.
     tasks: crate::calls::tasks::TaskBook,
     /// Tasks the answers to our requests named (the latest
@@ -56,6 +59,7 @@ impl Printer {
             traces: Default::default(),
             findings_shown: 0,
             http: Default::default(),
+            probes: Default::default(),
             tasks: Default::default(),
             known_tasks: Default::default(),
             unknown_tasks: crate::format::flood::Flood::new(
@@ -72,10 +76,17 @@ impl Printer {
 
     /// At the end of a session: what was counted rather than printed.
     pub fn summary(&mut self, out: &mut impl Write) {
+        // A probe's lines never confirmed as its normal answer: said, as
+        // `[http]` lines are, even when quiet.
+        let mut buf = Vec::new();
+        for l in self.probes.take() {
+            let _ = writeln!(buf, "{l}");
+        }
         if self.quiet {
+            let _ = out.write_all(&buf);
+            let _ = out.flush();
             return;
         }
-        let mut buf = Vec::new();
         self.strays.summary(&mut buf);
         let counted = self.traces.summary().into_iter();
         for line in counted.chain(self.unknown_tasks.summary()) {
@@ -158,9 +169,23 @@ impl Printer {
     }
 
     fn line(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        self.event_line(ev, buf);
+        // Another line printed: the probe's held lines go before it.
+        if buf.len() > start && self.probes.has_held() {
+            let new = buf.split_off(start);
+            for l in self.probes.take() {
+                let _ = writeln!(buf, "{l}");
+            }
+            buf.extend_from_slice(&new);
+        }
+    }
+
+    fn event_line(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
         match ev.dir {
             // Requests only: the calls' ends are not printed from here.
             Dir::Out => {
+                self.probes.request(ev, self.say_era);
                 self.calls.observe(ev);
                 self.traces.observe_request(ev.seq, ev.bytes);
             }
@@ -177,13 +202,22 @@ impl Printer {
                 }
             }
             Dir::Meta => {
+                let event = ev.event();
+                if self.probes.meta(event.as_ref()) == super::probe_noise::Outcome::FellBack {
+                    let held = self.probes.take();
+                    if self.verbose {
+                        for l in held {
+                            let _ = writeln!(buf, "{l}");
+                        }
+                    }
+                }
                 if let Some(crate::event::Event::AnswerRefused {
                     seq,
                     method,
                     reason,
                     answered,
                     ..
-                }) = ev.event()
+                }) = event
                 {
                     let at = if seq > 0 {
                         format!(" #{seq}")
@@ -205,10 +239,13 @@ impl Printer {
                         one_line(&reason),
                         one_line(&answered)
                     );
-                } else if let Some(l) = session_line(ev, self.quiet || !self.say_era) {
+                } else if let Some(l) = session_line(ev, self.quiet || !self.say_era, self.verbose)
+                {
                     let _ = writeln!(buf, "{}", one_line(&l));
-                } else if let Some(l) = self.http.line(ev) {
-                    let _ = writeln!(buf, "{}", one_line(&l));
+                } else if let Some(l) = self.http.line(ev)
+                    && let Some(l) = self.probes.hold(ev.channel, one_line(&l).into_owned())
+                {
+                    let _ = writeln!(buf, "{l}");
                 }
             }
             _ => {}
@@ -228,18 +265,25 @@ impl Printer {
         }
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
             let f = ev.frame();
-            let what = match self.http.error_body(ev.channel) {
+            let status = self.http.error_body(ev.channel);
+            let what = match status {
                 Some(status) => format!("the body of an HTTP {status} answer, not JSON-RPC"),
                 None => f.problem.unwrap_or_else(|| "malformed frame".into()),
             };
-            let _ = writeln!(
-                buf,
+            let line = format!(
                 "[protocol] #{} {}: {} ({})",
                 ev.seq,
                 ev.kind.label(),
                 one_line(&what),
                 one_line(&preview(ev))
             );
+            let line = match status {
+                Some(_) => self.probes.hold(ev.channel, line),
+                None => Some(line),
+            };
+            if let Some(l) = line {
+                let _ = writeln!(buf, "{l}");
+            }
             return;
         }
         if ev.flags & flags::DUPLICATE != 0 {
@@ -280,7 +324,10 @@ impl Printer {
             FrameKind::ErrorResponse => {
                 if names_no_request(ev) {
                     let why = crate::checks::shape::null_id_error(ev.frame().error);
-                    let _ = writeln!(buf, "[protocol] #{} {}", ev.seq, one_line(&why));
+                    let line = format!("[protocol] #{} {}", ev.seq, one_line(&why));
+                    if let Some(l) = self.probes.hold(ev.channel, line) {
+                        let _ = writeln!(buf, "{l}");
+                    }
                 }
                 return;
             }
@@ -532,7 +579,7 @@ fn preview(ev: &EventRef<'_>) -> String {
 
 /// The era the session runs in, said once at its start (`--protocol auto`
 /// may have chosen either): the revision, and why discovery fell back.
-fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
+fn session_line(ev: &EventRef<'_>, silent: bool, verbose: bool) -> Option<String> {
     if silent {
         return None;
     }
@@ -573,8 +620,12 @@ fn session_line(ev: &EventRef<'_>, silent: bool) -> Option<String> {
         crate::event::Event::Era { era, reason } => {
             let next = if era == "stateless" {
                 "discovering again (server/discover)"
-            } else {
+            } else if verbose {
                 "falling back to the handshake era (initialize)"
+            } else {
+                // The probe's normal answer from a server of that era: the
+                // `[session]` line that follows names the era.
+                return None;
             };
             Some(format!("[session] {reason}; {next}"))
         }

@@ -555,3 +555,36 @@ fn the_answer_to_the_auto_probe_is_not_judged_against_a_stock_ts_sdk_server() {
             .any(|l| l["dir"] == "in" && l["json"]["id"].is_null())
     );
 }
+
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn the_probes_normal_answers_are_said_only_with_verbose() {
+    // The stock TypeScript server refuses the era probe (HTTP 400): that is
+    // how a server of the handshake era answers it, not something to fix.
+    let (_srv, port) = ts_sdk_http();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let args = ["call", "--url", &url, "--tool", "greet", "-a", "name=probe"];
+    let o = headless(args).expect(0);
+    assert!(o.lines("[http]").is_empty(), "{}", o.stderr);
+    assert!(o.lines("[protocol]").is_empty(), "{}", o.stderr);
+    assert!(!o.stderr.contains("server/discover probe"), "{}", o.stderr);
+    assert_eq!(o.lines("[session]").len(), 1, "{}", o.stderr);
+    // With -v the probe's answer and the fallback are said.
+    let o = headless(args).args(["-v"]).expect(0);
+    assert!(
+        o.stderr.contains("server/discover probe") && !o.lines("[http]").is_empty(),
+        "{}",
+        o.stderr
+    );
+
+    // A legacy HTTP+SSE server refuses the POST of `initialize` before its
+    // stream is found: said with -v only.
+    let (_srv, port) = everything_http("sse");
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let args = ["call", "--url", &url, "--tool", "echo", "-a", "message=hi"];
+    let o = headless(args).expect(0);
+    assert!(o.lines("[http]").is_empty(), "{}", o.stderr);
+    assert!(o.lines("[protocol]").is_empty(), "{}", o.stderr);
+    let o = headless(args).args(["-v"]).expect(0);
+    assert!(!o.lines("[http]").is_empty(), "{}", o.stderr);
+}
