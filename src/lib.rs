@@ -49,6 +49,7 @@ pub mod proxy;
 pub mod selflog;
 pub mod session;
 pub mod signals;
+pub mod sort;
 pub mod trace;
 pub mod transport;
 pub mod tui;

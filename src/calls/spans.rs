@@ -173,7 +173,7 @@ impl CallSpans {
             }
         }
         let by_start = |v: &mut Vec<usize>| {
-            v.sort_by_key(|&i| (self.spans[i].start_ns, i));
+            crate::sort::by_key(v, |&i| (self.spans[i].start_ns, i));
         };
         by_start(&mut roots);
         for v in children.values_mut() {

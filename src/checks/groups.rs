@@ -173,7 +173,7 @@ impl Grouper {
     /// The groups, worst first, then by first frame.
     pub fn sorted(&self) -> Vec<Group> {
         let mut out = self.groups.clone();
-        out.sort_by(Group::order);
+        crate::sort::by(&mut out, Group::order);
         out
     }
 }

@@ -117,7 +117,7 @@ fn strings(filter: Option<&Map<String, Value>>, key: &str) -> Option<HashSet<Str
 
 fn sorted(set: &HashSet<String>) -> Value {
     let mut list: Vec<&String> = set.iter().collect();
-    list.sort();
+    crate::sort::sort(&mut list);
     json!(list)
 }
 

@@ -54,7 +54,7 @@ impl Baseline {
                         .unwrap_or("")
                         .to_string()
                 };
-                items.sort_by(|x, y| {
+                crate::sort::by(&mut items, |x, y| {
                     name(x)
                         .cmp(&name(y))
                         .then_with(|| x.to_string().cmp(&y.to_string()))

@@ -390,7 +390,7 @@ pub fn reordered(a: &[CallView], b: &[CallView], pairs: &[Pair]) -> (Vec<(usize,
         .enumerate()
         .filter_map(|(n, p)| Some((n + 1, p.a?, p.b?)))
         .collect();
-    paired.sort_by_key(|&(_, _, j)| j);
+    crate::sort::by_key(&mut paired, |&(_, _, j)| j);
     let before =
         |first: &CallView, then: &CallView| first.end_seq.is_some_and(|e| e < then.request_seq);
     let mut out = Vec::new();

@@ -152,7 +152,7 @@ pub fn compare(a: &Order, la: &LineMap, b: &Order, lb: &LineMap, out: &mut Vec<C
     let pa = a.placement();
     let pb = b.placement();
     let mut syms: Vec<&Sym> = pa.keys().chain(pb.keys()).copied().collect();
-    syms.sort();
+    crate::sort::sort(&mut syms);
     syms.dedup();
     let at = |lines: &LineMap, s: Option<u64>| s.map(|s| lines.at(s)).into_iter().collect();
     for sym in syms {

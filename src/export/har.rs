@@ -63,7 +63,7 @@ pub fn har(s: &Session<'_>) -> Result<Value, String> {
         .iter()
         .map(|p| exchange(p, &model.events_of(p, s.store)))
         .collect();
-    done.sort_by_key(|x| (x.start_us, x.seqs.first().copied()));
+    crate::sort::by_key(&mut done, |x| (x.start_us, x.seqs.first().copied()));
     let started = s.header.get("started").and_then(Value::as_str);
     let url = s
         .header

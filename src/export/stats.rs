@@ -33,7 +33,7 @@ struct Group {
 
 impl Group {
     fn json(mut self) -> Value {
-        self.latencies_ms.sort_by(f64::total_cmp);
+        crate::sort::by(&mut self.latencies_ms, f64::total_cmp);
         let p = |q| percentile(&self.latencies_ms, q).map(round3);
         let mut v = json!({
             "count": self.count,

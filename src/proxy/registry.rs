@@ -223,7 +223,7 @@ pub fn list() -> std::io::Result<Vec<Entry>> {
             remove_entry(&d, &path, &entry);
         }
     }
-    out.sort_by_key(|e| (e.started_ms, e.pid));
+    crate::sort::by_key(&mut out, |e| (e.started_ms, e.pid));
     Ok(out)
 }
 

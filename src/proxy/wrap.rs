@@ -76,7 +76,7 @@ pub fn wrap_text(
         Some((s, e)) => edits.push((s, e, args_json)),
         None => edits.push((command.1, command.1, format!(", \"args\": {args_json}"))),
     }
-    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    crate::sort::by_key(&mut edits, |e| std::cmp::Reverse(e.0));
     for (s, e, with) in edits {
         out.replace_range(s..e, &with);
     }

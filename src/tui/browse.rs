@@ -275,7 +275,7 @@ pub struct ResourcesTab {
 /// match (see `match_rank`).
 fn ranked(total: usize, rank: impl Fn(usize) -> Option<u8>) -> Vec<usize> {
     let mut r: Vec<(u8, usize)> = (0..total).filter_map(|i| rank(i).map(|k| (k, i))).collect();
-    r.sort_by_key(|(k, _)| *k);
+    crate::sort::by_key(&mut r, |(k, _)| *k);
     r.into_iter().map(|(_, i)| i).collect()
 }
 

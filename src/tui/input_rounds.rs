@@ -125,7 +125,9 @@ impl Rounds {
         // Asked in the order the server wrote them.
         let order = response.as_deref().map(request_order).unwrap_or_default();
         let mut entries: Vec<&crate::tui::calls::InputAsk> = input.asks.iter().collect();
-        entries.sort_by_key(|a| order.iter().position(|k| *k == a.key).unwrap_or(usize::MAX));
+        crate::sort::by_key(&mut entries, |a| {
+            order.iter().position(|k| *k == a.key).unwrap_or(usize::MAX)
+        });
         let asks = entries
             .into_iter()
             .map(|a| {

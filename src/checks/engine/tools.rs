@@ -271,7 +271,7 @@ impl Checker {
                 (!why.is_empty()).then(|| (short(name), why))
             })
             .collect();
-        changed.sort();
+        crate::sort::sort(&mut changed);
         let how = match announced {
             Some(n) => format!("after notifications/tools/list_changed (#{n})"),
             None => "without notifications/tools/list_changed".to_string(),

@@ -98,7 +98,9 @@ impl Form {
         let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
         let mut fields = elicit::form(schema)?;
         let order = elicit::property_order(raw);
-        fields.sort_by_key(|f| order.iter().position(|k| *k == f.key).unwrap_or(usize::MAX));
+        crate::sort::by_key(&mut fields, |f| {
+            order.iter().position(|k| *k == f.key).unwrap_or(usize::MAX)
+        });
         Ok(Form {
             message: text(params, "message"),
             inputs: fields.iter().map(Input::start).collect(),

@@ -82,8 +82,9 @@ impl FindingsState {
         }
         if opened {
             let gs = self.groups.groups();
-            self.order
-                .sort_by(|a, b| crate::checks::Group::order(&gs[*a], &gs[*b]));
+            crate::sort::by(&mut self.order, |a, b| {
+                crate::checks::Group::order(&gs[*a], &gs[*b])
+            });
         }
     }
 

@@ -228,7 +228,7 @@ impl Cols<'_> {
         let mut cells = self.blank();
         // Failed spans last, so they show where spans overlap.
         let mut order: Vec<&(u64, u64, &SpanBar)> = placed.iter().collect();
-        order.sort_by_key(|(_, _, s)| s.error);
+        crate::sort::by_key(&mut order, |(_, _, s)| s.error);
         for (from, to, s) in order {
             if *from >= edges[cols] || *to < edges[0] {
                 continue;

@@ -52,7 +52,7 @@ impl ToolsState {
                 match_rank(&f, &[&t.name, &t.title], &[&t.description]).map(|r| (r, i))
             })
             .collect();
-        ranked.sort_by_key(|(r, _)| *r);
+        crate::sort::by_key(&mut ranked, |(r, _)| *r);
         self.visible = ranked.into_iter().map(|(_, i)| i).collect();
         self.cursor.move_by(0, self.visible.len());
     }
