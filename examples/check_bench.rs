@@ -6,7 +6,7 @@
 //!
 //! Run: `cargo run --release --example check_bench [COUNT]`
 
-use mcpscope::checks::{CheckConfig, Sessions};
+use mcpscope::checks::{CheckConfig, Sessions, Verdict};
 use mcpscope::cli::check::check_store;
 use mcpscope::cli::replay::load;
 use mcpscope::trace::record::{Recorder, read_trace};
@@ -23,7 +23,12 @@ fn trace_phase(path: &std::path::Path) {
     let (read_s, n) = best(3, || read_trace(path).map(|(_, e)| e.len()).unwrap_or(0));
     let (check_s, report) = best(3, || {
         let (_, store) = load(path).expect("load");
-        check_store(&store, CheckConfig::default(), json!({}), false)
+        check_store(
+            &store,
+            CheckConfig::default(),
+            json!({}),
+            &Verdict::default(),
+        )
     });
     println!(
         "{read_s} {n} {check_s} {} {}",
