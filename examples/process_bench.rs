@@ -9,46 +9,18 @@
 //!
 //! Run: `cargo build --release && cargo run --release --example process_bench [N] [ROUNDS]`
 
+#[path = "support/child.rs"]
+mod child;
 #[path = "support/python.rs"]
 mod python;
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
+use child::{run, stats};
+
 use mcpscope::trace::{Dir, Store};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
-
-/// Wall seconds from spawn to exit, and the child's peak RSS in KiB.
-// The child is reaped by `wait4`, which also gives its own rusage.
-#[allow(clippy::zombie_processes)]
-fn run(cmd: &mut Command) -> (f64, u64) {
-    let t0 = Instant::now();
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
-    // SAFETY: pid is our child; status and usage are valid out-pointers.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let secs = t0.elapsed().as_secs_f64();
-    assert_eq!(r, pid, "wait4");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{cmd:?} failed with status {status}"
-    );
-    (secs, usage.ru_maxrss as u64)
-}
-
-fn stats(v: &[f64]) -> (f64, f64, f64) {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    (s[0], s[s.len() / 2], s[s.len() - 1])
-}
+use std::process::Command;
 
 fn line(label: &str, v: &[f64]) {
     let (min, med, max) = stats(v);
@@ -92,20 +64,20 @@ fn main() {
         for k in 0..2 {
             let which = (round + k) % 2;
             if which == 0 {
-                let (s, kib) = run(Command::new(&bin)
+                let c = run(Command::new(&bin)
                     .args(["call", "--tool", "flood", "--quiet", "--args"])
                     .arg(format!(r#"{{"count":{n}}}"#))
                     .arg("--")
                     .arg(&py)
                     .arg(&server));
-                pair[0] = s;
-                rss.push(kib as f64 * 1024.0);
+                pair[0] = c.wall;
+                rss.push(c.peak_rss);
             } else {
-                let (s, _) = run(Command::new(&py)
+                let c = run(Command::new(&py)
                     .arg(dir.join("raw_reader.py"))
                     .arg(n.to_string())
                     .env("FLOOD_SERVER", &server_cmd));
-                pair[1] = s;
+                pair[1] = c.wall;
             }
         }
         ours.push(pair[0]);

@@ -79,14 +79,21 @@ build() {
     #     time (packaging/discard-eh-frame.ld);
     #   - linked by Rust's own lld (shipped with every toolchain), folding
     #     identical functions (monomorphised copies) into one.
-    local flags=()
+    #   - every target: the builder's paths (this checkout, cargo's
+    #     registry) are not written into the binary, which names a panic's
+    #     source file as `crate-version/src/file.rs` instead.
+    local rustflags="" d
+    for d in "$(pwd)" "${CARGO_HOME:-$HOME/.cargo}"/registry/src/* "${CARGO_HOME:-$HOME/.cargo}"/git/checkouts; do
+        rustflags+="'--remap-path-prefix=$d/=', "
+    done
     case "$t" in
         *-unknown-linux-musl)
             local lld_dir script
             lld_dir="$(rustc --print sysroot)/lib/rustlib/$host/bin/gcc-ld"
             script="$(pwd)/packaging/discard-eh-frame.ld"
-            flags=(--config "target.$t.rustflags=['-C', 'relocation-model=static', '-C', 'force-unwind-tables=no', '-C', 'link-arg=-B$lld_dir', '-C', 'link-arg=-fuse-ld=lld', '-C', 'link-arg=-Wl,--icf=all', '-C', 'link-arg=-Wl,--no-eh-frame-hdr', '-C', 'link-arg=-Wl,-T,$script']") ;;
+            rustflags+="'-C', 'relocation-model=static', '-C', 'force-unwind-tables=no', '-C', 'link-arg=-B$lld_dir', '-C', 'link-arg=-fuse-ld=lld', '-C', 'link-arg=-Wl,--icf=all', '-C', 'link-arg=-Wl,--no-eh-frame-hdr', '-C', 'link-arg=-Wl,-T,$script'" ;;
     esac
+    local flags=(--config "target.$t.rustflags=[${rustflags%, }]")
     say "building $t (profile $profile)"
     cargo build --locked --profile "$profile" --target "$t" ${flags[@]+"${flags[@]}"} --bin mcpscope >&2
 }

@@ -4,6 +4,10 @@
 use clap::Parser;
 use mcpscope::cli::{Cli, Cmd, TuiArgs};
 
+// Only the static Linux builds use it (and the tests, everywhere).
+#[cfg(any(test, all(target_os = "linux", target_env = "musl")))]
+mod fastmem;
+
 /// The static Linux builds: musl's allocator would cost ingest about 14% CPU.
 #[cfg(all(target_os = "linux", target_env = "musl"))]
 #[global_allocator]
