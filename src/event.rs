@@ -238,6 +238,12 @@ pub enum Event {
     Era {
         era: String,
         reason: String,
+        /// The probe was refused with an error (JSON-RPC or HTTP), as a
+        /// server of the handshake era refuses it: its normal answer, said
+        /// only with `-v`. Any other failure (an answer that is no
+        /// discovery, a timeout) is said.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        refused: bool,
     },
     /// A `subscriptions/listen` stream ended.
     ListenEnd {

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 /// (`format`), the Host/Origin guard of local listeners (`listen_guard`),
 /// reading user-named and private files (`files`), background thread
 /// priority (`priority`), the stopping signals (`signals`), opening a
-/// URL in the browser (`browser`) and what differs between operating
+/// URL in the browser (`browser`), what differs between operating
 /// systems (`platform`: signals, processes, private files, the proxy's
-/// stdio).
+/// stdio) and the one stable sort of the cold paths (`sort`).
 const UTILITIES: &[&str] = &[
     "browser",
     "files",
@@ -27,6 +27,7 @@ const UTILITIES: &[&str] = &[
     "platform",
     "priority",
     "signals",
+    "sort",
 ];
 
 /// Top-level module → the modules it may use besides [`UTILITIES`], from
@@ -51,6 +52,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("platform", &[]),
     ("priority", &[]),
     ("signals", &[]),
+    ("sort", &[]),
+    // The binary's own memcmp and bcmp (static Linux builds).
+    ("fastmem", &[]),
     ("selflog", &["protocol", "event"]),
     ("transport", &["protocol", "event"]),
     ("trace", &["protocol", "event"]),

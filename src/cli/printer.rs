@@ -617,10 +617,14 @@ fn session_line(ev: &EventRef<'_>, silent: bool, verbose: bool) -> Option<String
                 "[session] {name}{version} · protocol {protocol_version} ({era}{going_on})"
             ))
         }
-        crate::event::Event::Era { era, reason } => {
+        crate::event::Event::Era {
+            era,
+            reason,
+            refused,
+        } => {
             let next = if era == "stateless" {
                 "discovering again (server/discover)"
-            } else if verbose {
+            } else if verbose || !refused {
                 "falling back to the handshake era (initialize)"
             } else {
                 // The probe's normal answer from a server of that era: the

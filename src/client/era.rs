@@ -137,10 +137,17 @@ impl Session {
                     Err(e @ ClientError::Gone(Gone::Transport(Loss::Unauthorized(_)))) => Err(e),
                     Err(e) => {
                         let timed_out = matches!(e, ClientError::Timeout { .. });
+                        let refused = matches!(
+                            e,
+                            ClientError::Rpc { .. }
+                                | ClientError::Transport(_)
+                                | ClientError::Gone(_)
+                        );
                         self.set_modern(false);
                         self.meta(Event::Era {
                             era: "handshake".into(),
                             reason: format!("server/discover probe: {e}"),
+                            refused,
                         });
                         if let Link::Http(h) = &self.transport {
                             h.clear_protocol_version();
@@ -155,6 +162,7 @@ impl Session {
                                 ..
                             }) if timed_out => {
                                 self.meta(Event::Era {
+                                    refused: false,
                                     era: "stateless".into(),
                                     reason: format!(
                                         "initialize refused with {UNSUPPORTED_VERSION} ({message}) after the probe timed out"
