@@ -207,6 +207,27 @@ impl Checker {
         self.era
     }
 
+    /// What a `server/discover` answer of this session declared for
+    /// `logging`, and its frame: in the stateless era it holds for every
+    /// exchange with the server, whichever host session asked.
+    pub fn server_logging(&self) -> Option<(bool, u64)> {
+        if self.era != Era::Stateless {
+            return None;
+        }
+        Some((self.logging_declared?, self.client.caps_seq?))
+    }
+
+    /// Takes what another exchange's `server/discover` answer declared
+    /// (`server_logging`), when this stateless session has seen none: the
+    /// HTTP proxy records each 2026-07-28 request as an exchange of its
+    /// own, and the answer that declares sits in one of them.
+    pub fn adopt_server_logging(&mut self, (declared, seq): (bool, u64)) {
+        if self.era == Era::Stateless && self.logging_declared.is_none() {
+            self.logging_declared = Some(declared);
+            self.client.caps_seq.get_or_insert(seq);
+        }
+    }
+
     /// Whether a rule can fire in this session (the stateless-only rules are
     /// off in the handshake era).
     pub fn applies(&self, rule: Rule) -> bool {

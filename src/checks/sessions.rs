@@ -40,6 +40,9 @@ pub struct Sessions {
     /// per rule, and requests retired.
     ended_suppressed: HashMap<Rule, u64>,
     ended_retired: (u64, u64),
+    /// What the server declared for `logging` in a `server/discover`
+    /// answer, and its frame: at 2026-07-28 it holds for every exchange.
+    server_logging: Option<(bool, u64)>,
 }
 
 /// The kind a `restart` event names (a cheap test before parsing).
@@ -55,6 +58,7 @@ impl Sessions {
             last: DEFAULT,
             ended_suppressed: HashMap::new(),
             ended_retired: (0, 0),
+            server_logging: None,
         }
     }
 
@@ -125,9 +129,15 @@ impl Sessions {
             e.session = self.scopes.session(scope).cloned();
         }
         self.last = scope;
+        if let Some(declared) = self.server_logging {
+            e.checker.adopt_server_logging(declared);
+        }
         let from = out.len();
         e.checker.observe(ev, out);
         label(&mut out[from..], e);
+        if let Some(declared) = e.checker.server_logging() {
+            self.server_logging = Some(declared);
+        }
     }
 
     /// The session was started again: the default scope's engine finishes

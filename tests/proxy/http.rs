@@ -771,3 +771,50 @@ fn two_python_sdk_hosts_at_once_through_the_proxy_are_each_correct() {
         .collect();
     assert_eq!(sessions.len(), 2, "{sessions:?}");
 }
+
+/// At 2026-07-28 every request is an exchange of its own, and the server's
+/// `server/discover` answer says what the server declares for all of them:
+/// a server that logs without declaring `logging` is found through the
+/// proxy as it is by a direct `check`; one that declares it is not.
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): Python SDK"]
+fn a_2026_server_logging_undeclared_is_found_through_the_proxy() {
+    for (declares, found) in [(false, 2), (true, 0)] {
+        let d = tempfile::tempdir().unwrap();
+        let trace = d.path().join("t.jsonl");
+        let mut server = Command::new(&support::python_server()[0]);
+        server
+            .args(&support::python_server()[1..])
+            .args(["--http", "0"]);
+        if declares {
+            server.arg("--logging");
+        }
+        let (_server, sport) = start_reporting(server);
+        let (proxy, pport) = proxy(sport, &trace, d.path());
+        let url = format!("http://127.0.0.1:{pport}/mcp");
+        let o = support::run(&[
+            "call",
+            "--url",
+            &url,
+            "--protocol",
+            "modern",
+            "--tool",
+            "log_only",
+            "--log-level",
+            "debug",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(o.lines("[log]").len(), 2, "{}", o.stderr);
+        stop(proxy);
+        let report = check_json(&trace);
+        assert_eq!(report["era"], "stateless", "{report:#}");
+        let undeclared = rules_of(&report)
+            .iter()
+            .filter(|r| *r == "log-without-capability")
+            .count();
+        assert_eq!(
+            undeclared, found,
+            "declares logging: {declares}: {report:#}"
+        );
+    }
+}
