@@ -285,15 +285,17 @@ fn set_level_refused_though_logging_is_declared_is_found_once_said_once() {
     );
 }
 
-/// A raw host behind `mcpscope proxy --record REC -- SERVER…`: it sends
-/// each frame of `frames` in turn and, after each one marked `true`, reads
-/// one line; the answers it read. The trace is complete when this returns.
-fn host_through_proxy(
+/// `mcpscope proxy --record REC -- SERVER…` with the host's ends of its
+/// stdio: what to write to the server, what it answers.
+fn proxied(
     server: &[String],
-    frames: &[(Value, bool)],
     rec: &std::path::Path,
     rt: &std::path::Path,
-) -> Vec<Value> {
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    BufReader<std::process::ChildStdout>,
+) {
     let mut child = Command::new(BIN)
         .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
         .args(server)
@@ -303,8 +305,21 @@ fn host_through_proxy(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut to = child.stdin.take().unwrap();
-    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let to = child.stdin.take().unwrap();
+    let from = BufReader::new(child.stdout.take().unwrap());
+    (child, to, from)
+}
+
+/// A raw host behind `mcpscope proxy --record REC -- SERVER…`: it sends
+/// each frame of `frames` in turn and, after each one marked `true`, reads
+/// one line; the answers it read. The trace is complete when this returns.
+fn host_through_proxy(
+    server: &[String],
+    frames: &[(Value, bool)],
+    rec: &std::path::Path,
+    rt: &std::path::Path,
+) -> Vec<Value> {
+    let (mut child, mut to, mut from) = proxied(server, rec, rt);
     let mut answers = Vec::new();
     for (frame, answered) in frames {
         writeln!(to, "{frame}").unwrap();
@@ -678,17 +693,7 @@ fn list_call_list(server_args: &[&str], rec: &std::path::Path, rt: &std::path::P
 /// A raw host behind `mcpscope proxy --record REC -- SERVER…` lists the
 /// tools, calls `call` (if any), and lists them again.
 fn list_twice(server: &[String], call: Option<&str>, rec: &std::path::Path, rt: &std::path::Path) {
-    let mut child = Command::new(BIN)
-        .args(["proxy", "--record", rec.to_str().unwrap(), "--"])
-        .args(server)
-        .env("MCPSCOPE_RUNTIME_DIR", rt)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut to = child.stdin.take().unwrap();
-    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut to, mut from) = proxied(server, rec, rt);
     let mut requests = vec![
         serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
         serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
