@@ -153,12 +153,21 @@ fn auto_probes_then_falls_back_to_the_handshake() {
             .iter()
             .any(|l| l["json"]["event"] == "era" && l["json"]["era"] == "handshake")
     );
-    // The era auto chose, and why, are the first lines of the run.
-    let said: Vec<&str> = o
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("[session]"))
-        .collect();
+    // The era auto chose is the first line of the run; why the probe fell
+    // back (refused with -32601, the handshake era's normal answer) is said
+    // with -v only.
+    let said = o.lines("[session]");
+    assert_eq!(said.len(), 1, "{}", o.stderr);
+    assert!(
+        said[0].contains("protocol 2025-11-25 (initialize handshake)"),
+        "{}",
+        said[0]
+    );
+    let o = headless(["call", "-v"])
+        .args(["--protocol", "auto", "--tool", "echo", "-a", "message=hi"])
+        .server(&argv)
+        .expect(0);
+    let said = o.lines("[session]");
     assert_eq!(said.len(), 2, "{}", o.stderr);
     assert!(
         said[0].contains("server/discover") && said[0].contains("-32601"),
