@@ -961,6 +961,12 @@ fn xml(s: &str) -> String {
             // Characters XML 1.0 cannot carry at all.
             c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => o.push('\u{fffd}'),
             '\u{fffe}' | '\u{ffff}' => o.push('\u{fffd}'),
+            // Bidi, C1 and zero-width characters as character references:
+            // the same value to an XML reader, nothing a CI page renders
+            // raw (as the JSON and SARIF reports write them as \u escapes).
+            c if crate::protocol::sanitize::escape_in_json(c) => {
+                let _ = write!(o, "&#x{:X};", c as u32);
+            }
             c => o.push(c),
         }
     }

@@ -298,6 +298,21 @@ fn direction_changing_characters_are_escaped_in_json_and_sarif() {
         let m = r["message"]["text"].as_str().unwrap();
         assert!(!raw(m), "a message GitHub renders: {m:?}");
     }
+    // JUnit: character references, the same text to an XML reader.
+    let o = headless(["check", "--tool", tool, "--format", "junit", "--baseline"])
+        .args([pin.display().to_string()])
+        .server(server)
+        .expect(1);
+    assert!(!raw(&o.stdout), "raw in the JUnit report:\n{}", o.stdout);
+    assert!(o.stdout.contains("&#x202E;"), "{}", o.stdout);
+    let xml = roxmltree::Document::parse(&o.stdout).unwrap();
+    assert!(
+        xml.descendants()
+            .filter_map(|n| n.attribute("name"))
+            .any(|m| m.ends_with(tool)),
+        "the name, read back, is the server's: {}",
+        o.stdout
+    );
 }
 
 /// A drift is located first in the committed file — the baseline, at the
