@@ -43,6 +43,11 @@ pub struct CheckConfig {
     /// recording of such a session (`for_recording`); a proxy's recording
     /// of a host is not one.
     pub own_client: bool,
+    /// The recording is the HTTP proxy's (several hosts may have shared
+    /// it): if it names no host session (`host-request` events, recorded
+    /// since the proxy told them apart), what concerns one session cannot
+    /// be judged once a second may have begun (`checks::Sessions`).
+    pub http_proxy: bool,
     /// Force an era; `None` infers it from the trace (initialize result, or
     /// requests carrying the stateless `_meta` protocol version).
     pub era: Option<Era>,
@@ -66,6 +71,7 @@ impl Default for CheckConfig {
             cancel_progress_window_us: 2_000_000,
             tokenless_by_choice: false,
             own_client: false,
+            http_proxy: false,
             era: None,
             max_per_key: 10,
         }
@@ -91,6 +97,8 @@ impl CheckConfig {
     /// and its client is judged like any host.
     pub fn for_recording(mut self, header: &serde_json::Value) -> CheckConfig {
         self.own_client = header.get("recorded_as").and_then(|v| v.as_str()) == Some("client");
+        self.http_proxy = crate::trace::reader::is_proxy_recording(header)
+            && header["server"]["transport"].as_str() == Some("http");
         self
     }
 }

@@ -26,6 +26,9 @@ struct State {
     by_session: Vec<(String, SeverityCounts)>,
     /// Events evicted from the store before the checker reached them.
     unchecked: u64,
+    /// Host sessions stopped being told apart (`Sessions::unknown`), and
+    /// subscribers were woken for it.
+    unknown_told: bool,
 }
 
 /// Handle to the live checks of one trace. Cheap to clone; the task stops
@@ -64,6 +67,7 @@ impl LiveChecks {
                 counts: SeverityCounts::default(),
                 by_session: Vec::new(),
                 unchecked: 0,
+                unknown_told: false,
             })),
             published: Arc::new(tx),
             task: Arc::new(TaskGuard(Mutex::new(None))),
@@ -145,6 +149,12 @@ impl LiveChecks {
         lock(&self.state).checker.requests_retired()
     }
 
+    /// Where host sessions stopped being told apart, in an HTTP proxy's
+    /// recording that names none (`Sessions::unknown`).
+    pub fn sessions_unknown(&self) -> Option<super::SessionsUnknown> {
+        lock(&self.state).checker.unknown()
+    }
+
     pub fn counts_by_severity(&self) -> SeverityCounts {
         lock(&self.state).counts
     }
@@ -208,6 +218,13 @@ impl Worker {
     }
 
     fn publish(&self, st: &mut State, fresh: Vec<Finding>) {
+        if !st.unknown_told && st.checker.unknown().is_some() {
+            // Subscribers learn it even when no finding comes with it.
+            st.unknown_told = true;
+            if fresh.is_empty() {
+                self.published.send_replace(st.findings.len());
+            }
+        }
         if fresh.is_empty() {
             return;
         }

@@ -25,5 +25,5 @@ pub use finding::{Finding, PartyCounts, SeverityCounts};
 pub use groups::{Group, Grouper, groups};
 pub use live::LiveChecks;
 pub use rules::{Party, Rule, Severity};
-pub use sessions::Sessions;
+pub use sessions::{Sessions, SessionsUnknown};
 pub use verdict::Verdict;

@@ -253,6 +253,30 @@ impl Rule {
         }
     }
 
+    /// Judged from one frame (or one exchange) alone, whichever host
+    /// session it belongs to: such a rule stays sound on a recording whose
+    /// host sessions cannot be told apart. Every other rule keeps a
+    /// session's ids, tokens, levels or capabilities.
+    pub fn frame_local(self) -> bool {
+        matches!(
+            self,
+            Rule::ProgressInvalid
+                | Rule::ProgressExceedsTotal
+                | Rule::LogInvalidLevel
+                | Rule::LogInvalid
+                | Rule::JsonrpcInvalid
+                | Rule::StdoutNotJsonrpc
+                | Rule::ResultNotObject
+                | Rule::ResponseNullId
+                | Rule::HttpContentType
+                | Rule::FrameOversized
+                | Rule::ElicitationSchemaInvalid
+                | Rule::TraceContextInvalid
+                | Rule::ClientTraceContextInvalid
+                | Rule::ClientNoProgressToken
+        )
+    }
+
     pub fn severity(self) -> Severity {
         match self {
             Rule::ProgressNotIncreasing

@@ -12,7 +12,8 @@
 //!              inter_arrival_ms?: {min, median, max}, per_second?}],
 //!   "failures": [{kind: timeout|connection|handshake|cancelled, reason, request_id?, tool?}],
 //!   "summary": {error, warning, info, client: {error, warning, info},
-//!               suppressed: {rule: n}, events, strict, passed},
+//!               suppressed: {rule: n}, events, strict, passed,
+//!               sessions_unknown?: {from_seq, left_out}},
 //!   "baseline"?: {file, drift: [ListingChange as in `diff`]}}`
 //!
 //! `--baseline FILE` compares the tool, resource, resource template and
@@ -277,6 +278,11 @@ pub struct Summary {
     /// Where a checked trace was cut short: it never passes then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damage: Option<String>,
+    /// An HTTP proxy's recording that names no host session, where a
+    /// second may have begun: from that frame on only the rules judged from
+    /// one frame were reported (`checks::Sessions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions_unknown: Option<crate::checks::SessionsUnknown>,
 }
 
 /// Check every event of a store; returns the report.
@@ -402,6 +408,7 @@ impl CheckRun {
                 allowed: verdict.allow.iter().map(|r| r.id().to_string()).collect(),
                 passed,
                 damage: None,
+                sessions_unknown: checker.unknown(),
             },
             groups: groups(&findings)
                 .into_iter()
@@ -877,6 +884,13 @@ pub fn text(r: &Report) -> String {
             s,
             "[incomplete] {} events were evicted from memory (--max-store) before they could be checked; check the recording instead (`mcpscope check --trace FILE`)",
             r.summary.evicted
+        );
+    }
+    if let Some(u) = &r.summary.sessions_unknown {
+        let _ = writeln!(
+            s,
+            "[sessions unknown] this HTTP proxy recording does not tell host sessions apart (it was made before mcpscope recorded them) and a second host session may begin at #{}: from there only the rules judged from one frame were applied, {} finding(s) of the others left out as unsound; record the session again to judge it whole",
+            u.from_seq, u.left_out
         );
     }
     let sup: u64 = r.summary.suppressed.values().sum();

@@ -126,8 +126,13 @@ impl Executor {
         tokio::spawn(async move {
             let mut rx = checks.subscribe();
             let mut sent = 0usize;
+            let mut told = false;
             loop {
                 let published = *rx.borrow_and_update();
+                if !told && let Some(u) = checks.sessions_unknown() {
+                    told = true;
+                    let _ = tx.send(Msg::Notice(crate::checks::SessionsUnknown::notice(&u)));
+                }
                 if published > sent {
                     let c = checks.clone();
                     let Ok(fresh) =

@@ -609,6 +609,60 @@ fn two_host_sessions_with_the_same_ids_are_judged_each_on_its_own() {
         assert!(own > 0);
         assert_eq!(c["notifications"], own, "{c}");
     }
+    // The same session as a proxy recorded it before it told host sessions
+    // apart: the rules that keep a session's ids and tokens are not judged
+    // once a second host began, and the report says so — never a false error.
+    let old = recorded_before_host_sessions(&trace, d.path());
+    let report = check_json(&old);
+    let rules = rules_of(&report);
+    assert!(
+        !report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["severity"] == "error" || f["severity"] == "warning"),
+        "{report:#}"
+    );
+    let unknown = &report["summary"]["sessions_unknown"];
+    assert!(unknown["from_seq"].as_u64().is_some(), "{report:#}");
+    assert!(!rules.iter().any(|r| r == "client-request-id-reused"));
+    let text = support::run(&["check", "--trace", old.to_str().unwrap()]);
+    assert!(
+        text.stdout.contains(": 0 error(s), 0 warning(s)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("does not tell host sessions apart"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// `trace` as the HTTP proxy recorded it before it told host sessions
+/// apart: no `host-request` events, every GET stream on channel `get`.
+fn recorded_before_host_sessions(trace: &Path, dir: &Path) -> std::path::PathBuf {
+    let old = dir.join("old.jsonl");
+    let text = std::fs::read_to_string(trace).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["json"]["event"] == "host-request" {
+                continue;
+            }
+            if v["ch"].as_str().is_some_and(|c| c.starts_with("get:")) {
+                v["ch"] = "get".into();
+            }
+            out.push_str(&v.to_string());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    assert!(out.len() < text.len(), "no host-request event to remove");
+    std::fs::write(&old, out).unwrap();
+    old
 }
 
 #[test]
@@ -656,6 +710,20 @@ fn one_host_reusing_an_id_in_its_session_is_still_found() {
         found[0]["session"],
         a.as_str(),
         "the finding names its session"
+    );
+    // Recorded before host sessions were told apart, one host is still one
+    // session: its reused id is found all the same.
+    let old = recorded_before_host_sessions(&trace, d.path());
+    let report = check_json(&old);
+    assert!(
+        rules_of(&report)
+            .iter()
+            .any(|r| r == "client-request-id-reused"),
+        "{report:#}"
+    );
+    assert!(
+        report["summary"]["sessions_unknown"].is_null(),
+        "{report:#}"
     );
 }
 
