@@ -195,8 +195,14 @@ fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Bytes {
 
 impl Conn {
     pub fn new(rec: Arc<Recording>, pace: Pace, after: Out) -> Arc<Conn> {
+        Conn::for_host(rec, pace, after, 0)
+    }
+
+    /// The connection of the `k`-th host (from 0): it is served the `k`-th
+    /// recorded host session first (`matching::Cursor::for_host`).
+    pub fn for_host(rec: Arc<Recording>, pace: Pace, after: Out, k: usize) -> Arc<Conn> {
         Arc::new(Conn {
-            cursor: Mutex::new(Cursor::new(&rec)),
+            cursor: Mutex::new(Cursor::for_host(&rec, k)),
             rec,
             pace,
             running: Mutex::new(HashMap::new()),
@@ -468,6 +474,7 @@ mod tests {
                 method: "tools/call".into(),
                 id: Some(json!(5)),
                 params: Some(json!({"name": "a"})),
+                scope: 0,
                 steps: vec![
                     step(1_100, StepKind::Progress(progress(1))),
                     step(
@@ -485,6 +492,7 @@ mod tests {
                 ],
             }],
             unattributed: 0,
+            sessions: Vec::new(),
         })
     }
 
@@ -609,6 +617,7 @@ mod tests {
                 method: "tools/call".into(),
                 id: Some(json!(1)),
                 params: None,
+                scope: 0,
                 steps: vec![
                     step(10, StepKind::Frame(log.clone())),
                     step(
@@ -620,6 +629,7 @@ mod tests {
                 ],
             }],
             unattributed: 0,
+            sessions: Vec::new(),
         });
         let (tx, mut rx) = mpsc::channel(16);
         let conn = Conn::new(rec, Pace::new(1.0).unwrap(), Out::Stream(tx.clone()));

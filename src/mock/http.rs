@@ -154,7 +154,14 @@ impl Server {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let get = Arc::new(Standalone::default());
         let s = Arc::new(Session {
-            conn: Conn::new(self.rec.clone(), self.pace, Out::Standalone(get.clone())),
+            // Sessions are numbered from 1; the first host gets the first
+            // recorded session.
+            conn: Conn::for_host(
+                self.rec.clone(),
+                self.pace,
+                Out::Standalone(get.clone()),
+                n.saturating_sub(1) as usize,
+            ),
             get,
         });
         let sid = format!("mock-{n:08x}");

@@ -7,7 +7,10 @@
 //! (`initialize`, `notifications/initialized`, `server/discover`) matches
 //! by method alone: its params describe the host, not what it asks for.
 //! When several recorded exchanges match, they are taken in recorded
-//! order, and once each was used the last one answers again.
+//! order, and once each was used the last one answers again. A recording
+//! of several host sessions (the HTTP proxy's) serves each host its own:
+//! the k-th host connection takes the k-th recorded session's exchanges
+//! first, then the others'.
 //!
 //! A request nothing matches gets a JSON-RPC error naming the nearest
 //! recorded request of that method (fewest differing params) and what
@@ -38,6 +41,8 @@ pub struct Unmatched {
 #[derive(Debug, Clone)]
 pub struct Cursor {
     used: Vec<bool>,
+    /// The recorded host session this connection is served first.
+    scope: Option<u64>,
 }
 
 fn by_method_only(method: &str) -> bool {
@@ -49,8 +54,16 @@ fn by_method_only(method: &str) -> bool {
 
 impl Cursor {
     pub fn new(rec: &Recording) -> Cursor {
+        Cursor::for_host(rec, 0)
+    }
+
+    /// The cursor of the `k`-th host connection (from 0): it is served the
+    /// `k`-th recorded host session first (round robin past the last).
+    pub fn for_host(rec: &Recording, k: usize) -> Cursor {
+        let n = rec.sessions.len();
         Cursor {
             used: vec![false; rec.exchanges.len()],
+            scope: (n > 1).then(|| rec.sessions[k % n]),
         }
     }
 
@@ -63,20 +76,29 @@ impl Cursor {
         method: &str,
         params: Option<&Value>,
     ) -> Result<usize, Unmatched> {
-        let matching = rec.exchanges.iter().enumerate().filter(|(_, ex)| {
-            ex.is_request() == request
-                && ex.method == method
-                && (by_method_only(method) || same_params(ex.params.as_ref(), params))
-        });
-        let mut last = None;
-        for (i, _) in matching {
-            if !self.used[i] {
+        let matching = || {
+            rec.exchanges.iter().enumerate().filter(|(_, ex)| {
+                ex.is_request() == request
+                    && ex.method == method
+                    && (by_method_only(method) || same_params(ex.params.as_ref(), params))
+            })
+        };
+        let own = |ex: &Exchange| self.scope.is_none_or(|s| ex.scope == s);
+        // This host's session first, unused; then any unused; then the
+        // last of its own that matched, else the last that matched.
+        let pick = matching()
+            .find(|(i, ex)| !self.used[*i] && own(ex))
+            .or_else(|| matching().find(|(i, _)| !self.used[*i]))
+            .or_else(|| matching().rfind(|(_, ex)| own(ex)))
+            .or_else(|| matching().next_back())
+            .map(|(i, _)| i);
+        match pick {
+            Some(i) => {
                 self.used[i] = true;
-                return Ok(i);
+                Ok(i)
             }
-            last = Some(i);
+            None => Err(unmatched(rec, request, method, params)),
         }
-        last.ok_or_else(|| unmatched(rec, request, method, params))
     }
 }
 
@@ -265,6 +287,7 @@ mod tests {
             method: method.into(),
             id: id.map(Value::from),
             params: Some(params),
+            scope: 0,
             steps: Vec::new(),
         }
     }
@@ -290,6 +313,7 @@ mod tests {
                 ex("notifications/initialized", None, json!({})),
             ],
             unattributed: 0,
+            sessions: Vec::new(),
         }
     }
 

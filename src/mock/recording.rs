@@ -2,10 +2,13 @@
 //! (mcpscope, or the host behind a proxy) sent, with what the server sent
 //! for it, in recorded order and with recorded times.
 //!
-//! Which message a server frame belongs to:
-//! 1. a response, to the request with its id (on its own HTTP stream first:
-//!    a proxy trace may hold several host sessions reusing ids);
-//! 2. a progress notification, to the request that carried its token;
+//! Each message belongs to its host session (`calls::scope`: a proxy trace
+//! may hold several hosts, each reusing the same ids and tokens); every
+//! lookup below is within the frame's session. Which message a server
+//! frame belongs to:
+//! 1. a response, to the request with its id (on its own HTTP stream first);
+//! 2. a progress notification, to the request on its own HTTP stream when
+//!    that carried its token, else to the request that carried it;
 //! 3. anything else on a request's HTTP stream (`post:N`), to that request;
 //! 4. otherwise to the latest request still waiting for its response, or,
 //!    with none waiting, to the latest message the client sent (the
@@ -20,10 +23,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::calls::scope::{DEFAULT, Scopes};
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::{IdKey, methods};
-use crate::trace::Dir;
 use crate::trace::reader::TraceReader;
+use crate::trace::{Dir, EventRef};
 
 /// The most frame bytes a recording may hold in memory while served.
 pub const MAX_KEPT_BYTES: usize = 1 << 30;
@@ -39,6 +43,9 @@ pub struct Exchange {
     /// `None` for a notification.
     pub id: Option<Value>,
     pub params: Option<Value>,
+    /// The host session it belongs to (`calls::scope`; `DEFAULT` in a
+    /// trace that names none): a host is served its own session's first.
+    pub scope: u64,
     pub steps: Vec<Step>,
 }
 
@@ -80,20 +87,25 @@ pub struct Recording {
     pub exchanges: Vec<Exchange>,
     /// Server frames no client message preceded, left out.
     pub unattributed: usize,
+    /// The host sessions that sent a request, in the order of their first:
+    /// the mock's k-th host is served the k-th first (see `matching`).
+    pub sessions: Vec<u64>,
 }
 
-/// Where a frame of the trace is attributed while reading it.
+/// Where a frame of the trace is attributed while reading it; ids and
+/// tokens are keyed by host session.
 #[derive(Default)]
 struct Attribution {
+    scopes: Scopes,
     /// Recorded request id → exchanges with it still waiting for a response.
-    waiting: HashMap<IdKey, Vec<usize>>,
+    waiting: HashMap<(u64, IdKey), Vec<usize>>,
     /// Every request by id, answered or not (duplicate responses replay too).
-    by_id: HashMap<IdKey, usize>,
-    by_token: HashMap<IdKey, usize>,
+    by_id: HashMap<(u64, IdKey), usize>,
+    by_token: HashMap<(u64, IdKey), usize>,
     by_channel: HashMap<String, usize>,
     /// Server→client request id → (exchange, step).
-    server_requests: HashMap<IdKey, (usize, usize)>,
-    /// Exchanges waiting, in the order they were sent.
+    server_requests: HashMap<(u64, IdKey), (usize, usize)>,
+    /// Exchanges waiting, in the order they were sent (each names its scope).
     open: Vec<usize>,
     last: Option<usize>,
     kept_bytes: usize,
@@ -114,16 +126,29 @@ pub fn load(path: &Path) -> Result<Recording, String> {
                 MAX_KEPT_BYTES >> 20
             ));
         }
+        let scope = at
+            .scopes
+            .route(&EventRef {
+                seq: ev.seq,
+                t_us: ev.t_us,
+                dir: ev.dir,
+                kind: crate::protocol::FrameKind::NotJson,
+                channel: &ev.channel,
+                method: None,
+                flags: 0,
+                bytes: &ev.bytes,
+                progress: None,
+            })
+            .unwrap_or(DEFAULT);
         match ev.dir {
             Dir::Out => at.client(
                 &mut rec,
-                ev.seq,
-                reader.line(),
-                ev.t_us,
+                (ev.seq, reader.line(), ev.t_us),
+                scope,
                 &ev.channel,
                 &ev.bytes,
             ),
-            Dir::In => at.server(&mut rec, ev.t_us, &ev.channel, ev.bytes),
+            Dir::In => at.server(&mut rec, ev.t_us, scope, &ev.channel, ev.bytes),
             Dir::Stderr | Dir::Meta => {}
         }
     }
@@ -138,12 +163,12 @@ pub fn load(path: &Path) -> Result<Recording, String> {
 }
 
 impl Attribution {
+    /// A message the client sent: `at` is its seq, trace line and time.
     fn client(
         &mut self,
         rec: &mut Recording,
-        seq: u64,
-        line: usize,
-        t_us: u64,
+        (seq, line, t_us): (u64, usize, u64),
+        scope: u64,
         ch: &str,
         bytes: &[u8],
     ) {
@@ -155,7 +180,7 @@ impl Attribution {
             // The client's answer to a server request: the server's time
             // resumes from it.
             if let Some(id) = &id
-                && let Some(&(ex, step)) = self.server_requests.get(&IdKey::from_value(id))
+                && let Some(&(ex, step)) = self.server_requests.get(&(scope, IdKey::from_value(id)))
                 && let StepKind::Request { answer_t_us, .. } =
                     &mut rec.exchanges[ex].steps[step].kind
             {
@@ -166,16 +191,15 @@ impl Attribution {
         let params = m.get("params").cloned();
         let n = rec.exchanges.len();
         if let Some(id) = &id {
-            let key = IdKey::from_value(id);
+            let key = (scope, IdKey::from_value(id));
             self.waiting.entry(key.clone()).or_default().push(n);
             self.by_id.insert(key, n);
             self.open.push(n);
-            if let Some(token) = params
-                .as_ref()
-                .and_then(|p| p.get(META))
-                .and_then(|m| m.get(PROGRESS_TOKEN))
-            {
-                self.by_token.insert(IdKey::from_value(token), n);
+            if let Some(token) = token_of(params.as_ref()) {
+                self.by_token.insert((scope, IdKey::from_value(token)), n);
+            }
+            if !rec.sessions.contains(&scope) {
+                rec.sessions.push(scope);
             }
             if ch.starts_with("post:") {
                 self.by_channel.insert(ch.to_string(), n);
@@ -189,40 +213,35 @@ impl Attribution {
             method: method.to_string(),
             id,
             params,
+            scope,
             steps: Vec::new(),
         });
     }
 
-    fn server(&mut self, rec: &mut Recording, t_us: u64, ch: &str, bytes: Vec<u8>) {
+    fn server(&mut self, rec: &mut Recording, t_us: u64, scope: u64, ch: &str, bytes: Vec<u8>) {
         let v = match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(m)) => Value::Object(m),
             // A batch's elements follow it as events of their own.
             Ok(Value::Array(_)) => return,
             _ => {
-                let to = self.fallback(ch);
+                let to = self.fallback(rec, scope, ch);
                 return self.push(rec, to, t_us, ch, StepKind::Raw(bytes));
             }
         };
         let method = v.get("method").and_then(Value::as_str);
         let id = v.get("id").filter(|i| !i.is_null()).map(IdKey::from_value);
         let (to, kind) = match (method, id) {
-            (None, Some(id)) => (self.responded(ch, &id), StepKind::Response(v)),
-            (Some(methods::PROGRESS), _) => {
-                let token = v
-                    .pointer("/params/progressToken")
-                    .map(IdKey::from_value)
-                    .and_then(|t| self.by_token.get(&t).copied());
-                match token {
-                    Some(ex) => (Some(ex), StepKind::Progress(v)),
-                    // A token no request carried is replayed as it was.
-                    None => (self.fallback(ch), StepKind::Frame(v)),
-                }
-            }
+            (None, Some(id)) => (self.responded(scope, ch, &id), StepKind::Response(v)),
+            (Some(methods::PROGRESS), _) => match self.progress_to(rec, scope, ch, &v) {
+                Some(ex) => (Some(ex), StepKind::Progress(v)),
+                // A token no request carried is replayed as it was.
+                None => (self.fallback(rec, scope, ch), StepKind::Frame(v)),
+            },
             (Some(_), Some(id)) => {
-                let to = self.fallback(ch);
+                let to = self.fallback(rec, scope, ch);
                 if let Some(ex) = to {
                     let step = rec.exchanges[ex].steps.len();
-                    self.server_requests.insert(id, (ex, step));
+                    self.server_requests.insert((scope, id), (ex, step));
                 }
                 let kind = StepKind::Request {
                     frame: v,
@@ -230,9 +249,21 @@ impl Attribution {
                 };
                 (to, kind)
             }
-            _ => (self.fallback(ch), StepKind::Frame(v)),
+            _ => (self.fallback(rec, scope, ch), StepKind::Frame(v)),
         };
         self.push(rec, to, t_us, ch, kind);
+    }
+
+    /// The request a progress notification on `ch` is for: the one whose
+    /// stream it is when that carried its token, else the one of the
+    /// session that carried it last.
+    fn progress_to(&self, rec: &Recording, scope: u64, ch: &str, v: &Value) -> Option<usize> {
+        let token = IdKey::from_value(v.pointer("/params/progressToken")?);
+        let own = self.by_channel.get(ch).copied().filter(|ex| {
+            token_of(rec.exchanges[*ex].params.as_ref())
+                .is_some_and(|t| IdKey::from_value(t) == token)
+        });
+        own.or_else(|| self.by_token.get(&(scope, token)).copied())
     }
 
     fn push(
@@ -255,30 +286,39 @@ impl Attribution {
     }
 
     /// The request a response on `ch` answers; it stops waiting.
-    fn responded(&mut self, ch: &str, id: &IdKey) -> Option<usize> {
+    fn responded(&mut self, scope: u64, ch: &str, id: &IdKey) -> Option<usize> {
+        let key = (scope, id.clone());
         let on_stream = self
             .by_channel
             .get(ch)
             .copied()
-            .filter(|ex| self.waiting.get(id).is_some_and(|w| w.contains(ex)));
+            .filter(|ex| self.waiting.get(&key).is_some_and(|w| w.contains(ex)));
         let ex = on_stream
-            .or_else(|| self.waiting.get(id).and_then(|w| w.last().copied()))
-            .or_else(|| self.by_id.get(id).copied())?;
-        if let Some(w) = self.waiting.get_mut(id) {
+            .or_else(|| self.waiting.get(&key).and_then(|w| w.last().copied()))
+            .or_else(|| self.by_id.get(&key).copied())?;
+        if let Some(w) = self.waiting.get_mut(&key) {
             w.retain(|e| *e != ex);
         }
         self.open.retain(|e| *e != ex);
         Some(ex)
     }
 
-    /// Rules 3 and 4 of the module doc.
-    fn fallback(&self, ch: &str) -> Option<usize> {
+    /// Rules 3 and 4 of the module doc: the stream's request, else the
+    /// session's latest waiting request, else any latest.
+    fn fallback(&self, rec: &Recording, scope: u64, ch: &str) -> Option<usize> {
+        let of_scope = |ex: &&usize| rec.exchanges[**ex].scope == scope;
         self.by_channel
             .get(ch)
             .copied()
+            .or_else(|| self.open.iter().rev().find(of_scope).copied())
             .or_else(|| self.open.last().copied())
             .or(self.last)
     }
+}
+
+/// The progress token a request's params carry.
+fn token_of(params: Option<&Value>) -> Option<&Value> {
+    params?.get(META)?.get(PROGRESS_TOKEN)
 }
 
 #[cfg(test)]
@@ -351,6 +391,50 @@ mod tests {
         let rec = load(f.path()).unwrap();
         let steps: Vec<usize> = rec.exchanges.iter().map(|e| e.steps.len()).collect();
         assert_eq!(steps, [2, 1, 1]);
+    }
+
+    #[test]
+    fn host_sessions_reusing_ids_and_tokens_keep_their_own_frames() {
+        let hr = |s: &str| {
+            format!(
+                r#""t":0.0,"dir":"meta","ch":"x","json":{{"event":"host-request","method":"POST","session":"{s}"}}"#
+            )
+        };
+        let call = r#""dir":"out","json":{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"tk"}}}"#;
+        let prog = r#""dir":"in","json":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tk","progress":1}}"#;
+        let done = r#""dir":"in","json":{"jsonrpc":"2.0","id":5,"result":{}}"#;
+        let a = hr("A").replace("\"ch\":\"x\"", "\"ch\":\"post:1\"");
+        let b = hr("B").replace("\"ch\":\"x\"", "\"ch\":\"post:2\"");
+        let lines = [
+            a,
+            format!(r#""t":0.1,"ch":"post:1",{call}"#),
+            b,
+            format!(r#""t":0.2,"ch":"post:2",{call}"#),
+            // B's progress on A's stream: the stream's own request first.
+            format!(r#""t":0.3,"ch":"post:1",{prog}"#),
+            format!(r#""t":0.4,"ch":"post:2",{prog}"#),
+            format!(r#""t":0.5,"ch":"post:2",{prog}"#),
+            format!(r#""t":0.6,"ch":"post:1",{done}"#),
+            format!(r#""t":0.7,"ch":"post:2",{done}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let f = trace(&refs);
+        let rec = load(f.path()).unwrap();
+        let steps: Vec<usize> = rec.exchanges.iter().map(|e| e.steps.len()).collect();
+        assert_eq!(steps, [2, 3]);
+        assert_eq!(rec.sessions.len(), 2);
+        assert_ne!(rec.exchanges[0].scope, rec.exchanges[1].scope);
+        // The second host is served the second session first.
+        let mut second = crate::mock::matching::Cursor::for_host(&rec, 1);
+        let params = rec.exchanges[1].params.clone();
+        assert_eq!(
+            second.take(&rec, true, "tools/call", params.as_ref()),
+            Ok(1)
+        );
+        assert_eq!(
+            second.take(&rec, true, "tools/call", params.as_ref()),
+            Ok(0)
+        );
     }
 
     #[test]

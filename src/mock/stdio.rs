@@ -134,6 +134,7 @@ mod tests {
                 method: "tools/list".into(),
                 id: Some(json!(0)),
                 params: None,
+                scope: 0,
                 steps: vec![Step {
                     t_us: 10,
                     standalone: false,
@@ -143,6 +144,7 @@ mod tests {
                 }],
             }],
             unattributed: 0,
+            sessions: Vec::new(),
         });
         let mut input = vec![b'x'; MAX_LINE + 10];
         input.extend_from_slice(

@@ -293,6 +293,83 @@ fn a_session_recorded_by_the_http_proxy_is_served_too() {
     assert_eq!(o.json(), live.json());
 }
 
+/// Three hosts at once through the HTTP proxy, the same call with the same
+/// ids and progress token: the mock serves each host session's recording,
+/// each call with its own four progress notifications (not 0, 0 and 12) —
+/// host sessions of the handshake era, and the 2026-07-28 era's exchanges.
+#[test]
+fn each_host_session_of_a_proxy_recording_is_served_its_own_progress() {
+    for era in ["2025-11-25", "2026-07-28"] {
+        served_its_own_progress(era);
+    }
+}
+
+fn served_its_own_progress(era: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("proxy.jsonl");
+    let (_demo, url) = demo_http();
+    let mut proxy = Command::new(BIN);
+    proxy
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &url,
+            "--record",
+        ])
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", dir.path());
+    let (mut proxy, port) = start_reporting(proxy);
+    let via_proxy = format!("http://127.0.0.1:{port}/mcp");
+    let upload = [
+        "--tool",
+        "upload_file",
+        "--args",
+        r#"{"size_bytes":1048576,"chunk_bytes":262144,"delay_ms":150}"#,
+        "--token",
+        "tk",
+        "--protocol",
+        era,
+    ];
+    // Started together, the calls overlap: each lasts over half a second.
+    let hosts: Vec<_> = (0..3)
+        .map(|_| {
+            Command::new(BIN)
+                .args(["call", "--url", &via_proxy])
+                .args(upload)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for h in hosts {
+        let o = h.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{era}: {err}");
+        assert_eq!(err.matches("[progress]").count(), 4, "{era}: {err}");
+    }
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe { libc::kill(proxy.0.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = proxy.0.wait();
+    let mock = [BIN, "mock", trace.to_str().unwrap()];
+    for _ in 0..3 {
+        let o = headless(["call"]).args(upload).server(mock).expect(0);
+        let n = o.stderr.matches("[progress]").count();
+        assert_eq!(n, 4, "{era} stdio: {}", o.stderr);
+    }
+    let (_bg, mock_url) = mock_http(&trace);
+    for _ in 0..3 {
+        let o = headless(["call"])
+            .args(upload)
+            .args(["--url", &mock_url])
+            .expect(0);
+        let n = o.stderr.matches("[progress]").count();
+        assert_eq!(n, 4, "{era} http: {}", o.stderr);
+    }
+}
+
 #[test]
 #[ignore = "needs tmux"]
 fn a_session_recorded_by_the_tui_is_served_too() {

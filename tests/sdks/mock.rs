@@ -145,8 +145,13 @@ fn assert_paced(
             if n <= progress_seen {
                 return true;
             }
+            // The TypeScript SDK host drops progress that races its
+            // response. Replayed times may drift by the 50 ms every event
+            // below is allowed, so progress recorded that close to the
+            // response may arrive with it (one recorded 8 ms before it
+            // was lost once on a loaded machine).
             assert!(
-                response_t - e.t < 0.001,
+                response_t - e.t < 0.050,
                 "only progress sent with the response may be lost: {e:?}\nseen: {observed}"
             );
             false
