@@ -82,7 +82,10 @@ fn interactive(args: TuiArgs) -> i32 {
         runs: args.run,
         theme: args.theme,
         fps: args.fps,
-        otel_receiver: !args.server.no_otel_receiver,
+        otel_receiver: mcpscope::otel::ReceiverAt::of(
+            args.server.no_otel_receiver,
+            args.server.otel_receiver,
+        ),
         otlp,
     }))
 }

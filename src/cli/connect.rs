@@ -60,15 +60,18 @@ pub async fn connect_observed(
     let mut launch = args.launch(record)?;
     launch.options.handshake = handshake;
     let trace = launch.trace()?;
-    let receiver = if args.no_otel_receiver {
-        None
-    } else {
-        match crate::otel::Receiver::start(trace.clone()).await {
-            Ok(r) => Some(r),
-            Err(e) => {
-                eprintln!("[otel] no receiver: cannot listen on 127.0.0.1: {e}");
-                None
-            }
+    let at = crate::otel::ReceiverAt::of(args.no_otel_receiver, args.otel_receiver);
+    let receiver = match at.start(trace.clone()).await {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        // An address the user gave is one a server is pointed at: not
+        // listening there would lose what it sends.
+        Some(Err(e)) if args.otel_receiver.is_some() => {
+            return Err(Failure::Usage(UsageError(format!("--otel-receiver: {e}"))));
+        }
+        Some(Err(e)) => {
+            eprintln!("[otel] no receiver: {e}");
+            None
         }
     };
     if let Some(r) = &receiver {

@@ -56,6 +56,16 @@ pub struct ProxyArgs {
     /// docs/opentelemetry.md).
     #[arg(long)]
     pub no_otel_receiver: bool,
+    /// Listen for the server's OTLP on this loopback HOST:PORT instead of a
+    /// port of the OS's choosing (e.g. 127.0.0.1:4318), so a server already
+    /// running can be pointed at it once.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        conflicts_with = "no_otel_receiver",
+        value_parser = crate::otel::receiver::parse_receiver_addr
+    )]
+    pub otel_receiver: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
@@ -146,7 +156,7 @@ async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
         otlp,
-        otel_receiver: !a.no_otel_receiver,
+        otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
     }
     .run()
     .await
@@ -179,7 +189,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
             a.max_store
                 .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
         ),
-        otel_receiver: !a.no_otel_receiver,
+        otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
         otlp,
     };
     match proxy.run().await {

@@ -80,6 +80,17 @@ pub struct ServerArgs {
     /// exporter at it; see docs/opentelemetry.md).
     #[arg(long, help_heading = "Server")]
     pub no_otel_receiver: bool,
+    /// Listen for the server's OTLP on this loopback HOST:PORT instead of a
+    /// new port each session (e.g. 127.0.0.1:4318), so a server already
+    /// running can be pointed at it once.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        help_heading = "Server",
+        conflicts_with = "no_otel_receiver",
+        value_parser = crate::otel::receiver::parse_receiver_addr
+    )]
+    pub otel_receiver: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub auth: super::auth::AuthArgs,
     /// The stdio server command, after `--`.

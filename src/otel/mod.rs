@@ -11,7 +11,7 @@ pub mod grace;
 pub mod lines;
 pub mod receiver;
 
-pub use receiver::Receiver;
+pub use receiver::{Receiver, ReceiverAt};
 
 pub const ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 pub const PROTOCOL_VAR: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";

@@ -46,6 +46,68 @@ const MAX_CONNECTIONS: usize = 64;
 /// The channel the receiver's events are recorded on.
 pub const CHANNEL: &str = "otel";
 
+/// Where the receiver listens: nowhere (`--no-otel-receiver`), on a port
+/// of the OS's choosing on 127.0.0.1 (the default: each session its own),
+/// or on the loopback address the user gave (`--otel-receiver ADDR`, so a
+/// server already running can be pointed at it once for every session).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReceiverAt {
+    Off,
+    #[default]
+    Any,
+    At(SocketAddr),
+}
+
+impl ReceiverAt {
+    /// From the command line's `--no-otel-receiver` and `--otel-receiver`.
+    pub fn of(off: bool, at: Option<SocketAddr>) -> ReceiverAt {
+        match (off, at) {
+            (true, _) => ReceiverAt::Off,
+            (false, Some(a)) => ReceiverAt::At(a),
+            (false, None) => ReceiverAt::Any,
+        }
+    }
+
+    /// Start a receiver as asked, appending to `trace`: `None` when off;
+    /// a bind that fails is `cannot listen on ADDR: why`.
+    pub async fn start(self, trace: Trace) -> Option<Result<Receiver, String>> {
+        let at = match self {
+            ReceiverAt::Off => return None,
+            ReceiverAt::Any => SocketAddr::from(([127, 0, 0, 1], 0)),
+            ReceiverAt::At(a) => a,
+        };
+        let shown = match self {
+            ReceiverAt::At(a) => a.to_string(),
+            _ => "127.0.0.1".to_string(),
+        };
+        Some(
+            Receiver::listen_at(trace, at, HEAD_TIMEOUT, BODY_TIMEOUT)
+                .await
+                .map_err(|e| format!("cannot listen on {shown}: {e}")),
+        )
+    }
+}
+
+/// `--otel-receiver ADDR`: a loopback `HOST:PORT` (`127.0.0.1:4318`,
+/// `[::1]:4318`, `localhost:4318`); the receiver takes no traffic from
+/// beyond this machine.
+pub fn parse_receiver_addr(s: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<SocketAddr> = s
+        .to_socket_addrs()
+        .map_err(|e| format!("expected a loopback HOST:PORT such as 127.0.0.1:4318 ({e})"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| crate::listen_guard::is_loopback(a))
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "the OTLP receiver listens on loopback only (127.0.0.1, [::1], localhost), not {s}"
+            )
+        })
+}
+
 /// A running receiver; dropping it stops listening.
 pub struct Receiver {
     addr: SocketAddr,
@@ -60,7 +122,16 @@ impl Receiver {
     }
 
     async fn listen(trace: Trace, head: Duration, body: Duration) -> std::io::Result<Receiver> {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        Receiver::listen_at(trace, SocketAddr::from(([127, 0, 0, 1], 0)), head, body).await
+    }
+
+    async fn listen_at(
+        trace: Trace,
+        at: SocketAddr,
+        head: Duration,
+        body: Duration,
+    ) -> std::io::Result<Receiver> {
+        let listener = tokio::net::TcpListener::bind(at).await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(State {
             guard: ListenGuard::new(addr, Vec::new()).with_flags(Flags::NONE),

@@ -94,7 +94,7 @@ pub struct HttpProxy {
     pub otlp: Option<crate::otel::export::Config>,
     /// Start the OTLP receiver for the server's spans and logs: mcpscope
     /// cannot set an HTTP server's environment, so its address is said.
-    pub otel_receiver: bool,
+    pub otel_receiver: crate::otel::ReceiverAt,
 }
 
 struct Shared {
@@ -195,9 +195,9 @@ impl HttpProxy {
             crate::session::spec::redact_url(self.url.as_str())
         );
         // Held until the end: what the server exports goes into the trace.
-        let _otel = match self.otel_receiver {
-            false => None,
-            true => match crate::otel::Receiver::start(self.trace.clone()).await {
+        let _otel = match self.otel_receiver.start(self.trace.clone()).await {
+            None => None,
+            Some(r) => match r {
                 Ok(r) => {
                     // Said whether asked or not: the server must be pointed here.
                     eprintln!(
@@ -206,10 +206,13 @@ impl HttpProxy {
                     );
                     Some(r)
                 }
+                // An address the user gave is one a server is pointed at.
+                Err(e) if matches!(self.otel_receiver, crate::otel::ReceiverAt::At(_)) => {
+                    eprintln!("[mcpscope] error: --otel-receiver: {e}");
+                    return 2;
+                }
                 Err(e) => {
-                    say(&format!(
-                        "no OTLP receiver: cannot listen on 127.0.0.1: {e}"
-                    ));
+                    say(&format!("no OTLP receiver: {e}"));
                     None
                 }
             },

@@ -55,7 +55,7 @@ pub struct StdioProxy {
     pub max_frame: usize,
     /// Start an OTLP receiver into the trace and point the server's
     /// exporter at it (unless the host's environment already names one).
-    pub otel_receiver: bool,
+    pub otel_receiver: crate::otel::ReceiverAt,
     /// Send the session to an OpenTelemetry backend (`--otlp`).
     pub otlp: Option<crate::otel::export::Config>,
 }
@@ -177,9 +177,9 @@ impl StdioProxy {
         };
         // The server's spans and log records go into the session's trace,
         // beside what the host and the server said (`attach` shows them).
-        let otel = match self.otel_receiver {
-            false => None,
-            true => match crate::otel::Receiver::start(trace.clone()).await {
+        let otel = match self.otel_receiver.start(trace.clone()).await {
+            None => None,
+            Some(r) => match r {
                 Ok(r) => {
                     let mut env = self.cmd.env.clone();
                     crate::otel::point_at(&mut env, &r.endpoint(), &name);
@@ -189,10 +189,12 @@ impl StdioProxy {
                     say(&format!("OTLP receiver at {}", r.endpoint()));
                     Some(r)
                 }
+                // An address the user gave is one a server is pointed at.
+                Err(e) if matches!(self.otel_receiver, crate::otel::ReceiverAt::At(_)) => {
+                    return Outcome::Failed(format!("--otel-receiver: {e}"));
+                }
                 Err(e) => {
-                    say(&format!(
-                        "no OTLP receiver: cannot listen on 127.0.0.1: {e}"
-                    ));
+                    say(&format!("no OTLP receiver: {e}"));
                     None
                 }
             },

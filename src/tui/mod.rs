@@ -73,9 +73,10 @@ pub struct Config {
     pub theme: Option<String>,
     /// A frame-rate cap instead of the settings file's.
     pub fps: Option<u32>,
-    /// Start the OTLP receiver for the session (`--no-otel-receiver` turns
-    /// it off): a spawned stdio server's exporter is pointed at it.
-    pub otel_receiver: bool,
+    /// Where the session's OTLP receiver listens (`--no-otel-receiver`
+    /// turns it off, `--otel-receiver` fixes its address): a spawned stdio
+    /// server's exporter is pointed at it.
+    pub otel_receiver: crate::otel::ReceiverAt,
     /// Send the session to an OpenTelemetry backend (`--otlp`).
     pub otlp: Option<crate::otel::export::Config>,
 }
@@ -267,7 +268,7 @@ struct Setup {
     launch: Launch,
     runs: Vec<(String, serde_json::Value)>,
     server_cli: ServerCli,
-    otel_receiver: bool,
+    otel_receiver: crate::otel::ReceiverAt,
     otlp: Option<crate::otel::export::Config>,
 }
 
@@ -418,20 +419,12 @@ impl Setup {
         &mut self,
         trace: &crate::trace::Trace,
     ) -> (Option<crate::otel::Receiver>, Option<String>) {
-        if !self.otel_receiver {
-            return (None, None);
-        }
-        let r = match crate::otel::Receiver::start(trace.clone()).await {
-            Ok(r) => r,
-            Err(e) => {
-                let e = e.to_string();
+        let r = match self.otel_receiver.start(trace.clone()).await {
+            None => return (None, None),
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
                 let why = crate::protocol::sanitize::one_line(&e);
-                return (
-                    None,
-                    Some(format!(
-                        "no OTLP receiver: cannot listen on 127.0.0.1: {why}"
-                    )),
-                );
+                return (None, Some(format!("no OTLP receiver: {why}")));
             }
         };
         let notice = match &mut self.launch.spec {

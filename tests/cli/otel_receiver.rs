@@ -127,3 +127,54 @@ fn otlp_over_grpc_is_said_once_not_dropped_silently() {
         o.stderr
     );
 }
+
+/// A loopback port free right now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn the_receiver_listens_where_asked() {
+    let port = free_port();
+    let at = format!("127.0.0.1:{port}");
+    let o = headless(["call", "--protocol", "legacy", "--tool", "t"])
+        .args(["--otel-receiver", &at])
+        .server(hostile("span-flood", Some(0)))
+        .record()
+        .run();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // The server was pointed there, and what it sent is recorded.
+    assert_eq!(spans(&o).len(), 1, "{}", o.stderr);
+    // An address in use is refused, not replaced by another: a server
+    // pointed at it would lose what it sends.
+    let taken = std::net::TcpListener::bind(&at).unwrap();
+    let o = headless(["call", "--tool", "t", "--otel-receiver", &at])
+        .server(hostile("span-flood", Some(0)))
+        .run();
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains(&format!("--otel-receiver: cannot listen on {at}")),
+        "{}",
+        o.stderr
+    );
+    drop(taken);
+    // Loopback only, and not beside --no-otel-receiver.
+    for args in [
+        vec!["--otel-receiver", "0.0.0.0:4318"],
+        vec!["--otel-receiver", &at, "--no-otel-receiver"],
+    ] {
+        let o = headless(["call", "--tool", "t"])
+            .args(args.clone())
+            .server(hostile("span-flood", Some(0)))
+            .run();
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+    }
+    let o = headless(["call", "--tool", "t", "--otel-receiver", "0.0.0.0:4318"])
+        .server(hostile("span-flood", Some(0)))
+        .run();
+    assert!(o.stderr.contains("loopback only"), "{}", o.stderr);
+}

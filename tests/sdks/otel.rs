@@ -143,9 +143,17 @@ fn the_http_proxy_says_where_its_receiver_is_and_records_what_arrives() {
     let (_demo, port) = http::start_reporting(demo);
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.jsonl");
+    // Where the user asked (`--otel-receiver`), so a server already
+    // running can be pointed there once.
+    let otel_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
     let mut child = std::process::Command::new(BIN)
         .args(["proxy", "--listen", "127.0.0.1:0", "--url"])
         .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .arg("--otel-receiver")
+        .arg(format!("127.0.0.1:{otel_port}"))
         .arg("--record")
         .arg(&trace)
         .env("MCPSCOPE_RUNTIME_DIR", d.path())
@@ -171,6 +179,7 @@ fn the_http_proxy_says_where_its_receiver_is_and_records_what_arrives() {
             break rest.split_whitespace().next().unwrap().to_string();
         }
     };
+    assert_eq!(endpoint, format!("http://127.0.0.1:{otel_port}"));
     let script = [
         "import sys",
         "from opentelemetry.sdk.trace import TracerProvider",

@@ -88,3 +88,27 @@ fn the_tui_exports_its_session_to_an_otlp_backend() {
     let names: Vec<String> = sink.spans().into_iter().map(|(_, s)| s.name).collect();
     assert!(names.iter().any(|n| n == "mcpscope session"), "{names:?}");
 }
+
+/// `--otel-receiver`: the TUI's receiver listens where the user asked, and
+/// the notice for an HTTP server (whose environment mcpscope cannot set)
+/// names that address.
+#[test]
+#[ignore = "needs tmux"]
+fn the_tui_receiver_listens_where_asked() {
+    require_tmux();
+    let mut demo = std::process::Command::new(crate::common::BIN);
+    demo.args(["demo-server", "--http", "127.0.0.1:0"]);
+    let (_demo, port) = crate::common::http::start_reporting(demo);
+    let otel = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let t = Tmux::start_cmd(
+        "otelat",
+        &format!("--url http://127.0.0.1:{port}/mcp --otel-receiver 127.0.0.1:{otel}"),
+    );
+    t.wait_for("the receiver notice", 30, |s| {
+        s.contains(&format!("OTLP receiver at http://127.0.0.1:{otel}"))
+    });
+    t.quit();
+}
