@@ -69,8 +69,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("otel", &["protocol", "event", "trace", "calls", "checks"]),
     ("demo", &["protocol", "event"]),
     // A server like `demo`, whose script is a recorded trace; it serves
-    // HTTP through the demo server's plumbing.
-    ("mock", &["protocol", "event", "trace", "demo"]),
+    // HTTP through the demo server's plumbing. It reads a proxy's trace by
+    // host session as the checks do (`calls::scope`).
+    ("mock", &["protocol", "event", "trace", "calls", "demo"]),
     (
         "session",
         &["protocol", "event", "transport", "client", "trace", "auth"],
