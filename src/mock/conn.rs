@@ -238,6 +238,17 @@ impl Conn {
             return Handled::Request;
         };
         let id = m.get("id").filter(|i| !i.is_null()).cloned();
+        if id
+            .as_ref()
+            .is_some_and(|i| !(i.is_string() || i.is_number()))
+        {
+            // JSON-RPC ids are strings or numbers: nothing can answer it.
+            let why = "Invalid Request: id must be a string or a number";
+            reply
+                .send(error(&Value::Null, codes::INVALID_REQUEST, why, None))
+                .await;
+            return Handled::Request;
+        }
         let params = m.get("params");
         match (m.get("method").and_then(Value::as_str), id) {
             (Some(method), Some(id)) => {

@@ -45,11 +45,17 @@ struct Server {
     sessions: Mutex<HashMap<String, (u64, Arc<Session>)>>,
     stateless: Arc<Conn>,
     next: AtomicU64,
+    /// The recording holds an `initialize` to answer.
+    has_initialize: bool,
 }
 
 /// Serve `rec` on `listener` until the process is stopped.
 pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> std::io::Result<()> {
     let bound = listener.local_addr()?;
+    let has_initialize = rec
+        .exchanges
+        .iter()
+        .any(|e| e.is_request() && e.method == methods::INITIALIZE);
     let server = Arc::new(Server {
         stateless: Conn::new(rec.clone(), pace, Out::Standalone(Arc::default())),
         rec,
@@ -57,6 +63,7 @@ pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> st
         guard: ListenGuard::new(bound, Vec::new()),
         sessions: Mutex::new(HashMap::new()),
         next: AtomicU64::new(1),
+        has_initialize,
     });
     serve_connections(listener, move |req| server.clone().handle(req)).await
 }
@@ -130,6 +137,9 @@ impl Server {
                 Some((_, s)) => s.conn.clone(),
                 None => return rpc_error(StatusCode::NOT_FOUND, -32001, "session not found"),
             },
+            // A recording without an `initialize` (one of the 2026-07-28
+            // era) refuses it: no session is opened for a refusal.
+            None if initialize && !self.has_initialize => self.stateless.clone(),
             None if initialize => {
                 let (sid, s) = self.new_session();
                 new_sid = Some(sid);

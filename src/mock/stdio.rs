@@ -24,12 +24,28 @@ pub async fn serve(
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
     let (tx, rx) = mpsc::channel::<Bytes>(1024);
-    let writer = tokio::spawn(write_lines(rx, output));
+    let mut writer = Some(tokio::spawn(write_lines(rx, output)));
     let conn = Conn::new(rec, pace, Out::Stream(tx.clone()));
     let mut input = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
     let result = loop {
-        match read_line(&mut input, &mut line).await {
+        let Some(w) = writer.as_mut() else {
+            break Ok(());
+        };
+        let got = tokio::select! {
+            biased;
+            // The writer ends early only when the host stopped reading.
+            done = w => {
+                writer = None;
+                let e = match done {
+                    Ok(Err(e)) => e,
+                    _ => std::io::Error::other("the writer stopped"),
+                };
+                break Err(cannot_write(e));
+            }
+            got = read_line(&mut input, &mut line) => got,
+        };
+        match got {
             Ok(None) => break Ok(()),
             Ok(Some(false)) => {
                 let why = format!("Parse error: a line longer than {} MiB", MAX_LINE >> 20);
@@ -56,8 +72,16 @@ pub async fn serve(
     conn.stop();
     drop(conn);
     drop(tx);
-    let _ = writer.await;
-    result
+    let written = match writer {
+        Some(w) => w.await.unwrap_or(Ok(())),
+        None => Ok(()),
+    };
+    // What could not reach the host is the worse news.
+    result.and(written.map_err(cannot_write))
+}
+
+fn cannot_write(e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("cannot write to the host: {e}"))
 }
 
 fn parse_error(why: &str) -> Bytes {
@@ -101,7 +125,12 @@ async fn read_line(
     }
 }
 
-async fn write_lines(mut rx: mpsc::Receiver<Bytes>, mut out: impl AsyncWrite + Unpin) {
+/// Write each frame as a line until every sender is gone; an error (the
+/// host closed its end) ends it.
+async fn write_lines(
+    mut rx: mpsc::Receiver<Bytes>,
+    mut out: impl AsyncWrite + Unpin,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     while let Some(first) = rx.recv().await {
         buf.clear();
@@ -112,10 +141,10 @@ async fn write_lines(mut rx: mpsc::Receiver<Bytes>, mut out: impl AsyncWrite + U
             buf.extend_from_slice(&more);
             buf.push(b'\n');
         }
-        if out.write_all(&buf).await.is_err() || out.flush().await.is_err() {
-            return;
-        }
+        out.write_all(&buf).await?;
+        out.flush().await?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

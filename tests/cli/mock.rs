@@ -468,3 +468,94 @@ fn a_faulty_server_is_replayed_with_its_faults() {
         assert_eq!(masked(&o.stderr), masked(&live.stderr), "{tool}");
     }
 }
+
+/// `mcpscope mock TRACE` over stdio with pipes, as a host runs it.
+fn mock_stdio_child(trace: &Path) -> std::process::Child {
+    Command::new(BIN)
+        .args(["mock", trace.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_request_whose_id_is_an_object_is_refused_with_id_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = recorded(dir.path());
+    let mut mock = mock_stdio_child(&trace);
+    mock.stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"tools/list\"}\n")
+        .unwrap();
+    let o = mock.wait_with_output().unwrap();
+    let line = String::from_utf8_lossy(&o.stdout);
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(v["id"], serde_json::Value::Null, "{line}");
+    assert_eq!(v["error"]["code"], -32600, "{line}");
+    assert!(v.get("result").is_none(), "{line}");
+}
+
+#[test]
+fn a_host_that_stops_reading_ends_the_mock_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = recorded(dir.path());
+    let mut mock = mock_stdio_child(&trace);
+    drop(mock.stdout.take());
+    let mut stdin = mock.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    // Stdin stays open: the mock must notice on its own that its answer
+    // cannot reach the host (a deadline, not a pause, bounds the wait).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = mock.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = mock.kill();
+            panic!("the mock kept running with no one reading its answers");
+        }
+        std::thread::yield_now();
+    };
+    drop(stdin);
+    let mut err = String::new();
+    mock.stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot write to the host"), "{err}");
+}
+
+#[test]
+fn an_initialize_the_recording_cannot_answer_opens_no_http_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = recorded_with(dir.path(), &["--protocol", "2026-07-28"]);
+    let (_bg, url) = mock_http(&trace);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut got = String::new();
+    let _ = s.read_to_string(&mut got);
+    assert!(got.contains("no initialize was recorded"), "{got}");
+    assert!(
+        !got.to_ascii_lowercase().contains("mcp-session-id"),
+        "a session opened for a refusal: {got}"
+    );
+}
