@@ -416,6 +416,32 @@ fn classify_slow(text: &str) -> Frame<'_> {
     }
 }
 
+/// Every value of top-level `key` in a JSON object text, in order (more
+/// than one when the key is written twice).
+pub fn values_of_key(text: &str, key: &str) -> Vec<Value> {
+    struct Values<'k>(&'k str, Vec<Value>);
+    impl<'de> serde::de::Visitor<'de> for &mut Values<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+                if k == self.0 && self.1.len() < 16 {
+                    self.1.push(map.next_value::<Value>()?);
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut v = Values(key, Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _ = serde::Deserializer::deserialize_map(&mut de, &mut v);
+    v.1
+}
+
 /// The first top-level key that appears twice in a JSON object.
 fn duplicate_key(text: &str) -> Option<String> {
     struct Keys(Option<String>);

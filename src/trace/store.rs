@@ -715,7 +715,7 @@ impl Store {
             FrameKind::NotJsonRpc | FrameKind::NotJson | FrameKind::InvalidUtf8 => {
                 self.idx.problems.push(seq);
                 if dir == Dir::In
-                    && let Some(id) = self.malformed_answer(frame)
+                    && let Some(id) = self.malformed_answer(frame, bytes)
                 {
                     let why = frame.problem.clone().unwrap_or_default();
                     routes.push(Route::Malformed { id, seq, why });
@@ -726,19 +726,30 @@ impl Store {
         self.push(dir, channel, t_us, bytes, frame.kind, method, fl, progress)
     }
 
-    /// The id of our pending request that a malformed frame answers, if any.
-    fn malformed_answer(&self, frame: &Frame<'_>) -> Option<IdKey> {
+    /// The id of our pending request that a malformed frame answers, if
+    /// any. With `"id"` written twice, any of its values may be the one
+    /// meant (readers disagree on which counts).
+    fn malformed_answer(&self, frame: &Frame<'_>, bytes: &[u8]) -> Option<IdKey> {
         if frame.method.is_some() {
             return None;
         }
-        let id = frame.id.as_ref()?;
-        let id = if id.is_valid() {
-            id.clone()
-        } else {
-            id.integral()?
+        let pending = |id: &IdKey| {
+            let id = if id.is_valid() {
+                id.clone()
+            } else {
+                id.integral()?
+            };
+            let r = self.idx.requests.get(&(Origin::Client, id.clone()))?;
+            r.response_seq.is_none().then_some(id)
         };
-        let r = self.idx.requests.get(&(Origin::Client, id.clone()))?;
-        (r.response_seq.is_none()).then_some(id)
+        if frame.problem.as_deref() == Some("duplicate key \"id\"")
+            && let Ok(text) = std::str::from_utf8(bytes)
+        {
+            return crate::protocol::frame::values_of_key(text, "id")
+                .iter()
+                .find_map(|v| pending(&IdKey::from_value(v)));
+        }
+        pending(frame.id.as_ref()?)
     }
 
     /// Index a well-formed progress notification under its token.

@@ -103,6 +103,9 @@ fn an_answer_that_is_not_utf8_fails_the_call_at_once() {
 #[test]
 fn an_answer_with_a_key_written_twice_fails_the_call() {
     a_malformed_answer_fails_the_call("answer-duplicate-top", "duplicate key \"result\"");
+    // The id itself: whichever of its values is the call's, the call has
+    // its (malformed) answer and does not wait out the idle timeout.
+    a_malformed_answer_fails_the_call("answer-duplicate-id", "duplicate key \"id\"");
     // Inside the result as well: clients would disagree on which value counts.
     a_malformed_answer_fails_the_call(
         "answer-duplicate-inner",

@@ -11,6 +11,8 @@ empty result; `tools/call` does what the mode says:
     answer-duplicate-top   answers the call with "result" written twice
     answer-duplicate-inner answers the call with a result whose "content"
                            key is written twice
+    answer-duplicate-id    answers the call with "id" written twice: the
+                           call's id first, then one no request had
     roots-storm N          asks roots/list N times at once, then answers
     stray-progress N       sends N progress notifications for two tokens no
                            request carried (alternately), then answers
@@ -80,6 +82,8 @@ def call(rid):
         send(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"\xff\xfe"}]}}\n' % rid)
     elif mode == "answer-duplicate-top":
         send(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[]},"result":{"content":[]}}\n' % rid)
+    elif mode == "answer-duplicate-id":
+        send(b'{"jsonrpc":"2.0","id":%d,"id":987654,"result":{"content":[]}}\n' % rid)
     elif mode == "answer-duplicate-inner":
         send(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"content":[{"type":"text","text":"b"}]}}\n' % rid)
     elif mode == "roots-storm":
