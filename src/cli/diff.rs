@@ -137,7 +137,8 @@ pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
     let mut run = CheckRun::new(CheckConfig::default().for_recording(reader.header()));
     let mut fold = Folder::default();
     while let Some(e) = reader.next_event()? {
-        let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+        // Handed over, not copied: a huge frame is held once.
+        let seq = store.append_recorded_owned(e.dir, &e.channel, e.t_us, e.bytes, e.in_batch);
         if let Some(ev) = store.get(seq) {
             run.observe(&ev);
             fold.observe(&ev, reader.line() as u64);

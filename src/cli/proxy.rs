@@ -315,7 +315,8 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
     loop {
         match reader.next_event() {
             Ok(Some(e)) => {
-                let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+                let seq =
+                    store.append_recorded_owned(e.dir, &e.channel, e.t_us, e.bytes, e.in_batch);
                 if let Some(ev) = store.get(seq) {
                     ended_with_exit = ev.dir == Dir::Meta && ev.method == Some("exit");
                     // Line by line: whoever reads this follows a live session.

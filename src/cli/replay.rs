@@ -95,7 +95,8 @@ pub fn read_lines_into(
     let mut reader = TraceReader::open(path)?;
     let mut store = Store::new(limits);
     while let Some(e) = reader.next_event()? {
-        let seq = store.append_recorded(e.dir, &e.channel, e.t_us, &e.bytes, e.in_batch);
+        // Handed over, not copied: a huge frame is held once.
+        let seq = store.append_recorded_owned(e.dir, &e.channel, e.t_us, e.bytes, e.in_batch);
         each(reader.header(), &store, seq, reader.line() as u64);
     }
     Ok(Loaded {
@@ -170,12 +171,91 @@ fn clip(s: &str) -> String {
     t
 }
 
-fn compact(raw: Option<&serde_json::value::RawValue>) -> String {
-    match raw.map(|r| serde_json::from_str::<Value>(r.get())) {
-        Some(Ok(v)) => v.to_string(),
-        Some(Err(_)) => raw.map(|r| r.get().to_string()).unwrap_or_default(),
-        None => String::new(),
+/// How much of a value a description is built from. Every reader of a
+/// description clips it to a line (`SUMMARY_CHARS`, a diagram's label), so
+/// a huge frame is described from its start, never copied whole.
+const DESCRIBE_BYTES: usize = 16 << 10;
+
+/// The first `DESCRIBE_BYTES` of `s` (at a character boundary), marked as
+/// cut when it goes on.
+fn head(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.len() <= DESCRIBE_BYTES {
+        return s.into();
     }
+    let mut end = DESCRIBE_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end]).into()
+}
+
+/// A JSON value as one compact line: parsed and written again when small;
+/// a large one from the start of its text (a string's characters decoded),
+/// so describing it costs no copy of it.
+fn compact(raw: Option<&serde_json::value::RawValue>) -> String {
+    let Some(raw) = raw else {
+        return String::new();
+    };
+    let text = raw.get();
+    if text.len() > DESCRIBE_BYTES {
+        return large_value_head(text);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => v.to_string(),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// The start of a large JSON value: a string's first characters decoded,
+/// anything else its text as written.
+fn large_value_head(text: &str) -> String {
+    let cut = head(text);
+    let cut = cut.trim_end_matches('…');
+    if text.starts_with('"') {
+        // A cut inside an escape (`\u00`) does not parse: step back to
+        // before it (an escape is at most six bytes).
+        for back in 0..8 {
+            let Some(end) = cut.len().checked_sub(back) else {
+                break;
+            };
+            if !cut.is_char_boundary(end) {
+                continue;
+            }
+            if let Ok(s) = serde_json::from_str::<String>(&format!("{}\"", &cut[..end])) {
+                return format!("{s}…");
+            }
+        }
+    }
+    format!("{cut}…")
+}
+
+/// JSON text of `v`, written up to `DESCRIBE_BYTES` (a huge value is not
+/// written out whole to be clipped to a line).
+fn bounded_json(v: &Value) -> String {
+    struct Bounded(Vec<u8>);
+    impl std::io::Write for Bounded {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let room = DESCRIBE_BYTES.saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let n = b.len().min(room);
+            self.0.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Bounded(Vec::new());
+    let full = serde_json::to_writer(&mut w, v).is_ok();
+    let mut s = String::from_utf8_lossy(&w.0).into_owned();
+    if !full {
+        // A character cut in two reads as U+FFFD: drop it.
+        s.truncate(s.trim_end_matches('\u{FFFD}').len());
+        s.push('…');
+    }
+    s
 }
 
 fn id_str(id: &Option<IdKey>) -> String {
@@ -184,7 +264,11 @@ fn id_str(id: &Option<IdKey>) -> String {
 
 pub fn describe(ev: &EventRef<'_>) -> (String, String, String) {
     match ev.dir {
-        Dir::Stderr => ("stderr".into(), String::new(), ev.text().into_owned()),
+        Dir::Stderr => (
+            "stderr".into(),
+            String::new(),
+            head(&ev.text()).into_owned(),
+        ),
         Dir::Meta => {
             let what = format!("meta:{}", ev.method.unwrap_or("?"));
             let body = match serde_json::from_slice::<Value>(ev.bytes) {
@@ -256,7 +340,7 @@ fn message(ev: &EventRef<'_>) -> (String, String, String) {
             format!(
                 "{}: {}",
                 f.problem.as_deref().unwrap_or("malformed"),
-                ev.text()
+                head(&ev.text())
             ),
         ),
     }
@@ -272,10 +356,10 @@ fn request_summary(f: &Frame<'_>, method: &str) -> String {
     crate::protocol::secrets::redact_params(&mut v);
     if method == methods::TOOLS_CALL {
         let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
-        let args = v.get("arguments").map(Value::to_string).unwrap_or_default();
+        let args = v.get("arguments").map(bounded_json).unwrap_or_default();
         return format!("{name} {args}");
     }
-    v.to_string()
+    bounded_json(&v)
 }
 
 fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
@@ -285,7 +369,11 @@ fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
             // summary one line and clips it.
             Ok(p) => (
                 format!("tok={}", p.token_key()),
-                crate::format::progress(p.progress, p.total, p.message.as_deref()),
+                crate::format::progress(
+                    p.progress,
+                    p.total,
+                    p.message.as_deref().map(head).as_deref(),
+                ),
             ),
             Err(why) => (String::new(), format!("invalid progress: {why}")),
         },
@@ -295,7 +383,10 @@ fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
                     Ok(lv) => lv.as_str().to_string(),
                     Err(raw) => format!("{raw:?}"),
                 };
-                let data = l.data_text();
+                let data = match l.data {
+                    Some(raw) if raw.get().len() > DESCRIBE_BYTES => large_value_head(raw.get()),
+                    _ => l.data_text(),
+                };
                 let s = match &l.logger {
                     Some(lg) => format!("{level} {lg}: {data}"),
                     None => format!("{level}: {data}"),
@@ -309,5 +400,83 @@ fn notification_summary(f: &Frame<'_>, method: &str) -> (String, String) {
             None => (String::new(), compact(f.params)),
         },
         _ => (String::new(), compact(f.params)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described(frame: &str) -> (String, String) {
+        let mut s = Store::default();
+        let seq = s.append_recorded(Dir::In, "stdio", 0, frame.as_bytes(), false);
+        let ev = s.get(seq).unwrap();
+        (describe(&ev).2, format_event(&ev))
+    }
+
+    #[test]
+    fn a_huge_value_is_described_from_its_start_never_whole() {
+        let data = "x".repeat(1 << 20);
+        let (summary, line) = described(&format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{data}"}}}}"#
+        ));
+        assert!(
+            summary.len() <= DESCRIBE_BYTES + 16,
+            "{} bytes",
+            summary.len()
+        );
+        assert!(summary.starts_with("info: xxx") && summary.ends_with('…'));
+        assert!(line.ends_with("xxx…"), "{line}");
+        // Cut inside an escape, a string is still decoded up to the cut.
+        let data = "\\u00e9".repeat(DESCRIBE_BYTES);
+        let (summary, _) = described(&format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{data}"}}}}"#
+        ));
+        assert!(
+            summary.starts_with("info: ééé") && summary.ends_with("é…"),
+            "{}",
+            &summary[..40]
+        );
+        // A result, and a request's arguments (redacted, then written up to the bound).
+        let (summary, _) = described(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+            "y".repeat(1 << 20)
+        ));
+        // (Answering nothing sent, it is marked so.)
+        assert!(
+            summary.len() <= DESCRIBE_BYTES + 32,
+            "{} bytes",
+            summary.len()
+        );
+        assert!(
+            summary.starts_with(r#"[unknown id] {"content""#),
+            "{}",
+            &summary[..40]
+        );
+        let mut s = Store::default();
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"password":"hunter2","a":"{}"}}}}}}"#,
+            "z".repeat(1 << 20)
+        );
+        let seq = s.append_recorded(Dir::Out, "stdio", 0, req.as_bytes(), false);
+        let summary = describe(&s.get(seq).unwrap()).2;
+        assert!(
+            summary.len() <= DESCRIBE_BYTES + 16,
+            "{} bytes",
+            summary.len()
+        );
+        assert!(
+            summary.starts_with(r#"t {"a":"zzz"#) && !summary.contains("hunter2"),
+            "{}",
+            &summary[..60]
+        );
+    }
+
+    #[test]
+    fn a_small_value_is_described_whole() {
+        let (summary, _) = described(
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"k": [1, 2]}}}"#,
+        );
+        assert_eq!(summary, r#"info: {"k":[1,2]}"#);
     }
 }

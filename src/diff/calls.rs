@@ -153,9 +153,7 @@ impl CallView {
                 .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
                 .and_then(|e| e.get("code").and_then(Value::as_i64));
         } else if let Some(r) = f.result {
-            self.result_shape = serde_json::from_str::<Value>(r.get())
-                .ok()
-                .map(|v| shape(&v));
+            self.result_shape = shape_of_text(r.get());
         }
         self.order.push(Sym::Response, ev.seq);
     }
@@ -232,6 +230,67 @@ pub fn shape(v: &Value) -> Value {
             Value::Array(seen.into_values().collect())
         }
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+    }
+}
+
+/// `shape` of the JSON `text`, built as it is parsed: no string of the
+/// value is copied, so a huge result costs its shape, not a second copy.
+pub fn shape_of_text(text: &str) -> Option<Value> {
+    serde_json::from_str::<Shaped>(text).ok().map(|s| s.0)
+}
+
+/// A value's shape, deserialized straight from its text (see `shape`).
+struct Shaped(Value);
+
+impl<'de> serde::Deserialize<'de> for Shaped {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shaped, D::Error> {
+        d.deserialize_any(ShapeVisitor).map(Shaped)
+    }
+}
+
+struct ShapeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ShapeVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok("null".into())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+        Ok("boolean".into())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+        Ok("number".into())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+        Ok("number".into())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+        Ok("number".into())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok("string".into())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        // As `shape`: distinct element shapes, the first 65 of them.
+        let mut seen: BTreeMap<String, Value> = BTreeMap::new();
+        while seen.len() <= 64 {
+            let Some(Shaped(s)) = seq.next_element::<Shaped>()? else {
+                return Ok(Value::Array(seen.into_values().collect()));
+            };
+            seen.entry(canonical(&s)).or_insert(s);
+        }
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(seen.into_values().collect()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = serde_json::Map::new();
+        while let Some((k, Shaped(v))) = map.next_entry::<String, Shaped>()? {
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
     }
 }
 
@@ -612,6 +671,21 @@ fn progress(a: &Side, x: &CallView, b: &Side, y: &CallView, out: &mut Vec<Change
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_shape_read_from_text_is_the_shape_of_the_parsed_value() {
+        let many: Vec<Value> = (0..100).map(|i| json!({ format!("k{i}"): i })).collect();
+        for v in [
+            json!(null),
+            json!("text with \"escapes\" \u{e9}"),
+            json!({"content": [{"type": "text", "text": "x"}, {"type": "image", "data": "…", "n": 1.5}], "isError": false}),
+            json!([1, "a", null, true, [2, [3]], {"a": {"b": []}}]),
+            json!({"structuredContent": {"rows": many, "count": 100}}),
+        ] {
+            assert_eq!(shape_of_text(&v.to_string()), Some(shape(&v)), "{v}");
+        }
+        assert_eq!(shape_of_text("{not json"), None);
+    }
     use super::*;
 
     fn view(tool: &str, args: Value) -> CallView {

@@ -115,6 +115,10 @@ pub enum Out {
     Standalone(Arc<Standalone>),
 }
 
+/// Frames sent together are joined up to this size; a larger frame goes
+/// on its own (joining would copy it).
+pub(super) const BATCH_BYTES: usize = 1 << 20;
+
 /// Send what `batch` holds; false when the host closed that stream (a
 /// 2026-07-28 host cancels a request over HTTP so).
 async fn flush(batch: &mut Option<(Out, Vec<u8>)>) -> bool {
@@ -183,6 +187,56 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn frame(v: &Value) -> Bytes {
     Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+}
+
+/// A recorded frame written with the value at `path` put in (the host's
+/// id, its progress token), without copying the frame first: a huge
+/// recorded frame is held once, and written once.
+fn frame_with(v: &Value, path: &[&str], with: &Value) -> Vec<u8> {
+    serde_json::to_vec(&With { v, path, with }).unwrap_or_default()
+}
+
+/// `v` with `path` set to `with`, as `v[a][b] = with` would leave it.
+struct With<'a> {
+    v: &'a Value,
+    path: &'a [&'a str],
+    with: &'a Value,
+}
+
+impl serde::Serialize for With<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some((key, rest)) = self.path.split_first() else {
+            return self.with.serialize(s);
+        };
+        let inner = |v| With {
+            v,
+            path: rest,
+            with: self.with,
+        };
+        let empty = serde_json::Map::new();
+        let m = self.v.as_object().unwrap_or(&empty);
+        let mut map = s.serialize_map(None)?;
+        // Keys in the order a `Map` keeps them (sorted): one not there yet
+        // goes where it would be inserted.
+        let mut put = false;
+        for (k, x) in m {
+            if !put && k.as_str() >= *key {
+                put = true;
+                if k != key {
+                    map.serialize_entry(key, &inner(&Value::Null))?;
+                } else {
+                    map.serialize_entry(k, &inner(x))?;
+                    continue;
+                }
+            }
+            map.serialize_entry(k, x)?;
+        }
+        if !put {
+            map.serialize_entry(key, &inner(&Value::Null))?;
+        }
+        map.end()
+    }
 }
 
 fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Bytes {
@@ -392,16 +446,12 @@ impl Conn {
             let mut answered = None;
             let bytes = match &step.kind {
                 StepKind::Response(v) => {
-                    let mut v = v.clone();
-                    v["id"] = id.clone().unwrap_or(Value::Null);
-                    frame(&v)
+                    frame_with(v, &["id"], id.as_ref().unwrap_or(&Value::Null))
                 }
                 StepKind::Progress(v) => {
                     // A server sends no progress for a request without a token.
                     let Some(token) = &token else { continue };
-                    let mut v = v.clone();
-                    v["params"][PROGRESS_TOKEN] = token.clone();
-                    frame(&v)
+                    frame_with(v, &["params", PROGRESS_TOKEN], token)
                 }
                 StepKind::Request {
                     frame: v,
@@ -416,19 +466,29 @@ impl Conn {
                     lock(&self.pending).insert(key.clone(), tx);
                     let forget = Forget(&self.pending, key);
                     answered = Some((rx, forget, answer_t_us.unwrap_or(step.t_us)));
-                    let mut v = v.clone();
-                    v["id"] = mine;
-                    frame(&v)
+                    frame_with(v, &["id"], &mine)
                 }
-                StepKind::Frame(v) => frame(v),
-                StepKind::Raw(b) => Bytes::from(b.clone()),
+                StepKind::Frame(v) => serde_json::to_vec(v).unwrap_or_default(),
+                StepKind::Raw(b) if b.len() >= BATCH_BYTES => {
+                    // Sent as it is kept (a shared buffer), never copied.
+                    let out = match &stream {
+                        Some(s) if !step.standalone => s,
+                        _ => &self.after,
+                    };
+                    if !flush(&mut batch).await || !out.send(b.clone()).await {
+                        cancelled = true;
+                        break;
+                    }
+                    continue;
+                }
+                StepKind::Raw(b) => b.to_vec(),
             };
             let out = match &stream {
                 Some(s) if !step.standalone => s,
                 _ => &self.after,
             };
             match &mut batch {
-                Some((to, buf)) if to.same(out) => {
+                Some((to, buf)) if to.same(out) && buf.len() + bytes.len() < BATCH_BYTES => {
                     buf.push(b'\n');
                     buf.extend_from_slice(&bytes);
                 }
@@ -437,7 +497,7 @@ impl Conn {
                         cancelled = true;
                         break;
                     }
-                    batch = Some((out.clone(), bytes.to_vec()));
+                    batch = Some((out.clone(), bytes));
                 }
             }
             if matches!(step.kind, StepKind::Response(_)) {
@@ -466,6 +526,42 @@ impl Conn {
 mod tests {
     use super::super::recording::{Exchange, Step};
     use super::*;
+
+    #[test]
+    fn a_recorded_frame_is_written_with_the_hosts_id_as_setting_it_would() {
+        let cases = [
+            (json!({"jsonrpc": "2.0", "id": 7, "result": {}}), vec!["id"]),
+            (json!({"jsonrpc": "2.0", "error": {"code": 1}}), vec!["id"]),
+            (json!({"a": 1, "b": 2}), vec!["zz"]),
+            (json!({"b": 2}), vec!["a"]),
+            (
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1, "progressToken": "old", "total": 2}}),
+                vec!["params", PROGRESS_TOKEN],
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
+                vec!["params", PROGRESS_TOKEN],
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": "m"}),
+                vec!["params", "x"],
+            ),
+        ];
+        let with = json!({"host": ["id", 1]});
+        for (v, path) in cases {
+            let mut set = v.clone();
+            let mut at = &mut set;
+            for k in &path {
+                at = &mut at[*k];
+            }
+            *at = with.clone();
+            assert_eq!(
+                String::from_utf8(frame_with(&v, &path, &with)).unwrap(),
+                set.to_string(),
+                "{v} at {path:?}"
+            );
+        }
+    }
 
     fn step(t_ms: u64, kind: StepKind) -> Step {
         Step {

@@ -77,8 +77,9 @@ pub enum StepKind {
     },
     /// Any other JSON frame, sent as recorded.
     Frame(Value),
-    /// Bytes that were not JSON (a server writing garbage to stdout).
-    Raw(Vec<u8>),
+    /// Bytes sent as recorded: not JSON (a server writing garbage to
+    /// stdout), or a large notification kept unparsed.
+    Raw(bytes::Bytes),
 }
 
 /// A trace as a server's script.
@@ -219,13 +220,42 @@ impl Attribution {
     }
 
     fn server(&mut self, rec: &mut Recording, t_us: u64, scope: u64, ch: &str, bytes: Vec<u8>) {
+        // A large notification the host gets as recorded (no id or token
+        // of its to put in) is kept as its bytes: never parsed, held once.
+        if bytes.len() >= super::conn::BATCH_BYTES {
+            let f = crate::protocol::frame::classify(&bytes);
+            if f.kind == crate::protocol::FrameKind::Notification
+                && f.method.as_deref() != Some(methods::PROGRESS)
+            {
+                drop(f);
+                let to = self.fallback(rec, scope, ch);
+                return self.push(
+                    rec,
+                    to,
+                    t_us,
+                    ch,
+                    StepKind::Raw(bytes::Bytes::from_owner(bytes)),
+                );
+            }
+        }
         let v = match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(m)) => Value::Object(m),
+            Ok(Value::Object(m)) => {
+                // Kept as parsed: the bytes go at once (a huge frame is
+                // not held twice while the recording is read).
+                drop(bytes);
+                Value::Object(m)
+            }
             // A batch's elements follow it as events of their own.
             Ok(Value::Array(_)) => return,
             _ => {
                 let to = self.fallback(rec, scope, ch);
-                return self.push(rec, to, t_us, ch, StepKind::Raw(bytes));
+                return self.push(
+                    rec,
+                    to,
+                    t_us,
+                    ch,
+                    StepKind::Raw(bytes::Bytes::from_owner(bytes)),
+                );
             }
         };
         let method = v.get("method").and_then(Value::as_str);

@@ -133,15 +133,27 @@ async fn write_lines(
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     while let Some(first) = rx.recv().await {
-        buf.clear();
-        buf.extend_from_slice(&first);
-        buf.push(b'\n');
-        // What else is ready goes in the same write.
-        while let Ok(more) = rx.try_recv() {
-            buf.extend_from_slice(&more);
-            buf.push(b'\n');
+        // What else is ready goes in the same write; a large frame is
+        // written as it is, never copied into the buffer.
+        let mut next = Some(first);
+        while let Some(b) = next.take() {
+            if b.len() >= super::conn::BATCH_BYTES {
+                if !buf.is_empty() {
+                    out.write_all(&buf).await?;
+                    buf.clear();
+                }
+                out.write_all(&b).await?;
+                out.write_all(b"\n").await?;
+            } else {
+                buf.extend_from_slice(&b);
+                buf.push(b'\n');
+            }
+            next = rx.try_recv().ok();
         }
-        out.write_all(&buf).await?;
+        if !buf.is_empty() {
+            out.write_all(&buf).await?;
+            buf.clear();
+        }
         out.flush().await?;
     }
     Ok(())
@@ -152,6 +164,26 @@ mod tests {
     use super::*;
     use crate::mock::recording::{Exchange, Step, StepKind};
     use serde_json::json;
+
+    #[tokio::test]
+    async fn a_large_frame_is_written_as_its_own_line_in_order() {
+        let big = Bytes::from(vec![b'x'; super::super::conn::BATCH_BYTES + 3]);
+        let (tx, rx) = mpsc::channel(8);
+        for b in [
+            Bytes::from_static(b"a"),
+            big.clone(),
+            Bytes::from_static(b"b"),
+        ] {
+            tx.send(b).await.unwrap();
+        }
+        drop(tx);
+        let mut out = Vec::new();
+        write_lines(rx, &mut out).await.unwrap();
+        let mut want = b"a\n".to_vec();
+        want.extend_from_slice(&big);
+        want.extend_from_slice(b"\nb\n");
+        assert!(out == want, "three lines, in order");
+    }
 
     #[tokio::test]
     async fn lines_in_lines_out_and_an_endless_line_is_refused() {

@@ -17,6 +17,10 @@ use std::path::Path;
 /// for bytes that are not UTF-8, base64 beside it.
 pub const MAX_TRACE_LINE: usize = 1 << 30;
 
+/// The line buffer kept between lines; a larger one (left by a huge line)
+/// is given back.
+const KEEP_BUF: usize = 4 << 20;
+
 /// Where a trace ends in the middle of a line: the events before it were read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Damage {
@@ -179,7 +183,7 @@ impl TraceReader {
             if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_event(&self.buf) {
+            match parse_event(&mut self.buf) {
                 Ok(ev) => {
                     self.last_seq = Some(ev.seq);
                     self.events += 1;
@@ -202,6 +206,10 @@ impl TraceReader {
     /// Read one line into `buf` (without its terminator). Returns whether it
     /// ended with a line break, or `None` at the end of the input.
     fn next_line(&mut self) -> Result<Option<bool>, TraceReadError> {
+        // A huge line's buffer is not kept for the lines after it.
+        if self.buf.capacity() > KEEP_BUF {
+            self.buf = Vec::new();
+        }
         self.buf.clear();
         let limit = self.max_line as u64 + 1;
         let n = (&mut self.input)

@@ -388,7 +388,13 @@ pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadE
     Ok((r.header().clone(), events))
 }
 
-pub(super) fn parse_event(line: &[u8]) -> Result<RecordedEvent, String> {
+/// A frame at least this long is handed over in the line's own buffer
+/// rather than copied out of it: a huge line is then held once, not twice.
+const HAND_OVER: usize = 1 << 20;
+
+/// Parse one event line. The frame bytes of a large `json` event are the
+/// line's buffer itself, cut to the frame (`line` is left empty then).
+pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
     #[derive(serde::Deserialize)]
     struct Wire<'a> {
         seq: u64,
@@ -406,22 +412,48 @@ pub(super) fn parse_event(line: &[u8]) -> Result<RecordedEvent, String> {
         #[serde(default)]
         b64: Option<String>,
     }
+    enum Frame {
+        Owned(Vec<u8>),
+        /// Where the raw JSON sits in the line.
+        InLine(std::ops::Range<usize>),
+    }
     let w: Wire<'_> = serde_json::from_slice(line).map_err(|e| format!("bad event: {e}"))?;
     let dir = Dir::parse(w.dir).ok_or_else(|| format!("unknown dir {:?}", w.dir))?;
-    let bytes = match (w.json, w.text, w.b64) {
-        (_, _, Some(b)) => base64::engine::general_purpose::STANDARD
-            .decode(b)
-            .map_err(|e| format!("bad b64: {e}"))?,
-        (Some(j), _, _) => j.get().as_bytes().to_vec(),
-        (None, Some(t), None) => t.into_bytes(),
+    let frame = match (w.json, w.text, w.b64) {
+        (_, _, Some(b)) => Frame::Owned(
+            base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map_err(|e| format!("bad b64: {e}"))?,
+        ),
+        (Some(j), _, _) => {
+            let raw = j.get().as_bytes();
+            let start = (raw.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+            match line.get(start..start + raw.len()) {
+                // A borrowed raw value is a slice of the line it came from.
+                Some(at) if std::ptr::eq(at, raw) => Frame::InLine(start..start + raw.len()),
+                _ => Frame::Owned(raw.to_vec()),
+            }
+        }
+        (None, Some(t), None) => Frame::Owned(t.into_bytes()),
         (None, None, None) => return Err("event has neither json nor text".into()),
     };
+    let (seq, t, in_batch, channel) = (w.seq, w.t, w.batch, w.ch.into_owned());
+    let bytes = match frame {
+        Frame::Owned(v) => v,
+        Frame::InLine(r) if r.len() >= HAND_OVER => {
+            let mut v = std::mem::take(line);
+            v.truncate(r.end);
+            v.drain(..r.start);
+            v
+        }
+        Frame::InLine(r) => line[r].to_vec(),
+    };
     Ok(RecordedEvent {
-        seq: w.seq,
-        t_us: (w.t * 1_000_000.0).round() as u64,
+        seq,
+        t_us: (t * 1_000_000.0).round() as u64,
         dir,
-        channel: w.ch.into_owned(),
-        in_batch: w.batch,
+        channel,
+        in_batch,
         bytes,
     })
 }
@@ -499,6 +531,30 @@ mod tests {
         drop(go);
         assert_eq!(store.finish_recording(), None);
         backlog.wait_below(1);
+    }
+
+    #[test]
+    fn a_large_frame_is_handed_over_in_its_lines_buffer_not_copied() {
+        let data = "x".repeat(HAND_OVER);
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{data}"}}}}"#
+        );
+        let mut line =
+            format!(r#"{{"seq":3,"t":0.5,"dir":"in","ch":"stdio","json":{frame}}}"#).into_bytes();
+        let buffer = line.as_ptr();
+        let ev = parse_event(&mut line).unwrap();
+        assert_eq!(ev.bytes, frame.as_bytes());
+        assert_eq!(
+            ev.bytes.as_ptr(),
+            buffer,
+            "the frame is the line's own buffer"
+        );
+        assert!(line.is_empty());
+        // A small frame is copied, and the line keeps its buffer for the next.
+        let mut small = br#"{"seq":4,"t":0.6,"dir":"in","ch":"stdio","json":{"a":1}}"#.to_vec();
+        let ev = parse_event(&mut small).unwrap();
+        assert_eq!(ev.bytes, br#"{"a":1}"#);
+        assert!(!small.is_empty());
     }
 
     #[test]

@@ -111,6 +111,29 @@ const _: () = assert!(std::mem::size_of::<EventMeta>() == 40);
 
 const CHUNK_BYTES: usize = 4 << 20;
 
+/// A frame's bytes as handed to the store: borrowed (copied into a chunk),
+/// or owned, which a frame of a chunk's size or more becomes as a chunk of
+/// its own, never copied: a huge frame read from a trace is held once.
+enum Held<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Held<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Held::Borrowed(b) => b.len(),
+            Held::Owned(v) => v.len(),
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for Held<'a> {
+    fn from(b: &'a [u8]) -> Held<'a> {
+        Held::Borrowed(b)
+    }
+}
+
 /// A progress notification's values, as parsed once at ingest.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProgressInfo {
@@ -451,7 +474,16 @@ impl Store {
             } else {
                 0
             };
-            return self.push(dir, channel, t_us, bytes, kind, method, fl, Some(info));
+            return self.push(
+                dir,
+                channel,
+                t_us,
+                bytes.into(),
+                kind,
+                method,
+                fl,
+                Some(info),
+            );
         }
         let frame = classify(bytes);
         let seq = self.append_classified(dir, channel, t_us, bytes, &frame, 0, routes);
@@ -497,13 +529,50 @@ impl Store {
         bytes: &[u8],
         in_batch: bool,
     ) -> u64 {
-        match dir {
+        self.append_recorded_held(dir, channel, t_us, Held::Borrowed(bytes), in_batch)
+    }
+
+    /// `append_recorded` taking the frame's buffer: a large frame is kept
+    /// in it rather than copied (a trace's huge line is held once).
+    pub fn append_recorded_owned(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        bytes: Vec<u8>,
+        in_batch: bool,
+    ) -> u64 {
+        self.append_recorded_held(dir, channel, t_us, Held::Owned(bytes), in_batch)
+    }
+
+    fn append_recorded_held(
+        &mut self,
+        dir: Dir,
+        channel: &str,
+        t_us: u64,
+        held: Held<'_>,
+        in_batch: bool,
+    ) -> u64 {
+        let bytes = match &held {
+            Held::Borrowed(b) => b,
+            Held::Owned(v) => v.as_slice(),
+        };
+        let (kind, method, fl, progress) = match dir {
             Dir::In | Dir::Out => {
                 let frame = classify(bytes);
                 let fl = if in_batch { flags::IN_BATCH } else { 0 };
-                self.append_classified(dir, channel, t_us, bytes, &frame, fl, &mut Vec::new())
+                self.index_classified(dir, t_us, bytes, &frame, fl, &mut Vec::new())
             }
-            Dir::Stderr => self.append_stderr(channel, t_us, bytes),
+            Dir::Stderr => {
+                let kind = if std::str::from_utf8(bytes).is_ok() {
+                    FrameKind::NotJson
+                } else {
+                    FrameKind::InvalidUtf8
+                };
+                let seq = self.push(dir, channel, t_us, held, kind, intern::NONE, 0, None);
+                self.idx.stderr.push(seq);
+                return seq;
+            }
             Dir::Meta => {
                 let kind = serde_json::from_slice::<serde_json::Value>(bytes)
                     .ok()
@@ -515,16 +584,17 @@ impl Store {
                     Dir::Meta,
                     channel,
                     t_us,
-                    bytes,
+                    held,
                     FrameKind::Notification,
                     m,
                     0,
                     None,
                 );
                 self.index_meta(seq, kind.as_deref().unwrap_or(""));
-                seq
+                return seq;
             }
-        }
+        };
+        self.push(dir, channel, t_us, held, kind, method, fl, progress)
     }
 
     /// A line the server wrote to stderr (without its terminator).
@@ -538,7 +608,7 @@ impl Store {
             Dir::Stderr,
             channel,
             t_us,
-            line,
+            line.into(),
             kind,
             intern::NONE,
             0,
@@ -572,7 +642,7 @@ impl Store {
             Dir::Meta,
             channel,
             t_us,
-            bytes,
+            bytes.into(),
             FrameKind::Notification,
             m,
             0,
@@ -599,9 +669,25 @@ impl Store {
         t_us: u64,
         bytes: &[u8],
         frame: &Frame<'_>,
-        mut fl: u8,
+        fl: u8,
         routes: &mut Vec<Route>,
     ) -> u64 {
+        let (kind, method, fl, progress) =
+            self.index_classified(dir, t_us, bytes, frame, fl, routes);
+        self.push(dir, channel, t_us, bytes.into(), kind, method, fl, progress)
+    }
+
+    /// Index a classified frame under the seq it is about to get: its
+    /// kind, interned method, flags and progress, for `push`.
+    fn index_classified(
+        &mut self,
+        dir: Dir,
+        t_us: u64,
+        bytes: &[u8],
+        frame: &Frame<'_>,
+        mut fl: u8,
+        routes: &mut Vec<Route>,
+    ) -> (FrameKind, u32, u8, Option<ProgressInfo>) {
         let seq = self.next_seq;
         let mut progress = None;
         let mut method = match &frame.method {
@@ -723,7 +809,7 @@ impl Store {
             }
             _ => {}
         }
-        self.push(dir, channel, t_us, bytes, frame.kind, method, fl, progress)
+        (frame.kind, method, fl, progress)
     }
 
     /// The id of our pending request that a malformed frame answers, if
@@ -802,7 +888,7 @@ impl Store {
         dir: Dir,
         channel: &str,
         t_us: u64,
-        bytes: &[u8],
+        mut bytes: Held<'_>,
         kind: FrameKind,
         method: u32,
         fl: u8,
@@ -814,12 +900,17 @@ impl Store {
         if progress.is_none() {
             self.methods.retain(method);
         }
+        let len = bytes.len();
+        // A large owned frame becomes a chunk of its own, uncopied.
+        let adopt = matches!(bytes, Held::Owned(_)) && len >= CHUNK_BYTES;
+        let mut adopted = false;
         let need_new = match self.chunks.back() {
             None => true,
             Some(c) => {
                 !c.events.is_empty()
-                    && (c.bytes.len() + bytes.len() > c.bytes.capacity()
-                        || c.bytes.len() + bytes.len() > u32::MAX as usize)
+                    && (adopt
+                        || c.bytes.len() + len > c.bytes.capacity()
+                        || c.bytes.len() + len > u32::MAX as usize)
             }
         };
         if need_new {
@@ -838,8 +929,16 @@ impl Store {
             // Past the first chunk, the next is prepared while this one
             // fills, if the bound has room for both.
             let room = self.mem + self.idx.mem() + 2 * CHUNK_BYTES <= self.limits.max_bytes;
-            let ahead = (!self.chunks.is_empty() && room).then_some(CHUNK_BYTES);
-            let buf = self.spare.take(bytes.len().max(CHUNK_BYTES), ahead);
+            let buf = match &mut bytes {
+                Held::Owned(v) if adopt => {
+                    adopted = true;
+                    std::mem::take(v)
+                }
+                _ => {
+                    let ahead = (!self.chunks.is_empty() && room).then_some(CHUNK_BYTES);
+                    self.spare.take(len.max(CHUNK_BYTES), ahead)
+                }
+            };
             let c = Chunk::new(seq, buf, expect);
             self.mem += c.mem();
             self.chunks.push_back(c);
@@ -853,7 +952,13 @@ impl Store {
             unreachable!("a chunk was just ensured")
         };
         let before = chunk.mem();
-        chunk.bytes.extend_from_slice(bytes);
+        match bytes {
+            // Already the chunk's buffer.
+            _ if adopted => {}
+            Held::Owned(v) => chunk.bytes.extend_from_slice(&v),
+            Held::Borrowed(b) => chunk.bytes.extend_from_slice(b),
+        }
+        let start = chunk.bytes.len() - len;
         debug_assert!(progress.is_none_or(|p| !p.progress.is_nan()));
         chunk.events.push(EventMeta {
             t_us,
@@ -869,6 +974,7 @@ impl Store {
         self.mem = self.mem + chunk.mem() - before;
         self.next_seq += 1;
         if let Some(rec) = &mut self.recorder {
+            let bytes = self.chunks.back().map_or(&[][..], |c| &c.bytes[start..]);
             let ev = EventRef {
                 seq,
                 t_us,

@@ -217,3 +217,41 @@ fn method_names_go_with_the_last_event_naming_them() {
         assert_eq!(e.method, Some(want.as_str()), "seq {}", e.seq);
     }
 }
+
+#[test]
+fn a_large_owned_frame_is_kept_in_its_own_buffer_not_copied() {
+    let mut s = Store::default();
+    push_out(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+    );
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+        "y".repeat(CHUNK_BYTES)
+    )
+    .into_bytes();
+    let (buffer, len) = (frame.as_ptr(), frame.len());
+    let seq = s.append_recorded_owned(Dir::In, "stdio", 5, frame, false);
+    let ev = s.get(seq).unwrap();
+    assert_eq!(
+        ev.bytes.as_ptr(),
+        buffer,
+        "the store holds the frame's own buffer"
+    );
+    assert_eq!(ev.bytes.len(), len);
+    assert_eq!(ev.kind, FrameKind::Response);
+    let req = s.request(Origin::Client, &IdKey::Int(1)).unwrap();
+    assert_eq!(
+        req.response_seq,
+        Some(seq),
+        "indexed as the answer to request 1"
+    );
+    // What follows is stored as usual, and everything reads back.
+    let after = push_in(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"z"}}"#).0;
+    assert_eq!(s.get(after).unwrap().method, Some("notifications/message"));
+    assert_eq!(s.get(seq).unwrap().bytes.len(), len);
+    // A small owned frame is copied into the chunk like any other.
+    let small = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"s"}}"#.to_vec();
+    let seq = s.append_recorded_owned(Dir::In, "stdio", 6, small.clone(), false);
+    assert_eq!(s.get(seq).unwrap().bytes, small.as_slice());
+}
