@@ -8,6 +8,14 @@
 //!
 //! Run: `cargo run --release --example browse_bench`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 use mcpscope::protocol::views::InitializeResult;
 use mcpscope::trace::{Dir, ManualClock, Store, Trace};
 use mcpscope::tui::action::{Action, Msg};

@@ -6,10 +6,19 @@
 //!
 //! Run: `cargo run --release --example check_bench [COUNT]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 use mcpscope::checks::{CheckConfig, Sessions, Verdict};
 use mcpscope::cli::check::check_store;
 use mcpscope::cli::replay::load;
-use mcpscope::trace::record::{Recorder, read_trace};
+use mcpscope::trace::reader::read_trace;
+use mcpscope::trace::record::Recorder;
 use mcpscope::trace::{Dir, Store};
 use serde_json::json;
 

@@ -17,9 +17,18 @@
 //!
 //! Run: `cargo run --release --example diff_bench [COUNT]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 use mcpscope::cli::diff::{read_both, read_side};
 use mcpscope::diff::{Tolerances, report};
-use mcpscope::trace::record::{Recorder, read_trace};
+use mcpscope::trace::reader::read_trace;
+use mcpscope::trace::record::Recorder;
 use mcpscope::trace::{Dir, Store};
 use serde_json::json;
 use std::path::Path;

@@ -7,6 +7,14 @@
 //! `FLOOD_SERVER="python3 flood_server.py"` measures another flood server
 //! (any server with a `flood {count}` tool) instead of the demo server.
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 

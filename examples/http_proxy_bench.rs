@@ -10,6 +10,14 @@
 //! Run: `cargo build --release && cargo run --release --example http_proxy_bench [COUNT]`
 //! (default 800,000; the short session is a quarter of it).
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
@@ -199,6 +207,7 @@ fn stop(child: Child) -> u64 {
     unsafe { libc::kill(pid, libc::SIGTERM) };
     let mut status = 0;
     // SAFETY: rusage is plain data; all zeroes is a valid value.
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
     // SAFETY: pid is our child, not yet reaped; both are valid out-pointers.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

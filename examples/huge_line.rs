@@ -12,6 +12,14 @@
 //! Run: `cargo build --release && cargo run --release --example huge_line [SIZE_MIB]`
 //! (default 300).
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
@@ -27,6 +35,7 @@ fn peak_rss(cmd: &mut Command, feed: impl FnOnce(&mut std::process::Child)) -> (
     feed(&mut child);
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
     // SAFETY: pid is our child; status and usage are valid out-pointers.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

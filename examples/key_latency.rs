@@ -16,6 +16,14 @@
 //!
 //! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES] [scope] [--against BIN]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 

@@ -14,6 +14,14 @@
 //!
 //! Run: `cargo build --release && cargo run --release --example load_bench [N]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
@@ -23,8 +31,9 @@ use serde_json::Value;
 
 /// User + system CPU seconds of `who`, and the peak RSS in MiB.
 fn usage(who: libc::c_int) -> (f64, f64) {
-    // SAFETY: rusage is plain data; getrusage writes one through a valid pointer.
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut u = unsafe { std::mem::zeroed::<libc::rusage>() };
+    // SAFETY: getrusage writes one rusage through a valid pointer.
     unsafe { libc::getrusage(who, &mut u) };
     let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
     (t(u.ru_utime) + t(u.ru_stime), u.ru_maxrss as f64 / 1024.0)

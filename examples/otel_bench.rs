@@ -6,6 +6,14 @@
 //!
 //! Run: `cargo run --release --example otel_bench [EXPORTS]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 use mcpscope::otel::Receiver;
 use mcpscope::otel::decode::{Encoding, Signal, decode};
 use mcpscope::trace::{MonotonicClock, Store, Trace};

@@ -9,6 +9,14 @@
 //!
 //! Run: `cargo build --release && cargo run --release --example process_bench [N] [ROUNDS]`
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/child.rs"]
 mod child;
 #[path = "support/python.rs"]

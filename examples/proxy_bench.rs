@@ -29,6 +29,14 @@
 //! `FLOOD_SERVER="python3 flood_server.py"` floods from another server with
 //! a `flood {count}` tool instead.
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/python.rs"]
 mod python;
 #[path = "support/release_bin.rs"]
@@ -250,6 +258,7 @@ fn reap(child: Child) -> u64 {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data; all zeroes is a valid value.
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
     // SAFETY: pid is our child, not yet reaped; both are valid out-pointers.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

@@ -10,6 +10,14 @@
 //! cargo run --release --example ship_bench [SHIPPED] [N] [ROUNDS]`
 //! (SHIPPED: a stripped binary; by default the one dist.sh built and stripped.)
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/child.rs"]
 mod child;
 #[path = "support/python.rs"]

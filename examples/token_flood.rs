@@ -9,6 +9,14 @@
 //! (defaults: 2,000,000 tokens, 64MiB). The server is this example itself,
 //! re-run with `--serve`.
 
+// A benchmark prints its figures, and a broken setup ends it at once.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::exit
+)]
+
 #[path = "support/release_bin.rs"]
 mod release_bin;
 
@@ -101,6 +109,7 @@ fn main() {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `pid` is our own child, not yet waited for; both pointers are live.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

@@ -17,6 +17,7 @@ use std::ffi::c_int;
 /// `a` and `b` are readable for `n` bytes.
 #[inline(always)]
 unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> c_int {
+    // SAFETY: called with i + 8 <= n only, inside the n readable bytes.
     let word = |p: *const u8, i: usize| unsafe { p.add(i).cast::<u64>().read_unaligned() };
     let mut i = 0;
     while i + 8 <= n {
@@ -32,6 +33,7 @@ unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> c_int {
         i += 8;
     }
     while i < n {
+        // SAFETY: i < n.
         let (x, y) = unsafe { (*a.add(i), *b.add(i)) };
         if x != y {
             return c_int::from(x) - c_int::from(y);
@@ -47,6 +49,7 @@ unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> c_int {
 /// `a` and `b` are readable for `n` bytes.
 #[inline(always)]
 unsafe fn differ(a: *const u8, b: *const u8, n: usize) -> c_int {
+    // SAFETY: called with i + 8 <= n only, inside the n readable bytes.
     let word = |p: *const u8, i: usize| unsafe { p.add(i).cast::<u64>().read_unaligned() };
     if n >= 8 {
         let mut i = 0;
@@ -61,6 +64,7 @@ unsafe fn differ(a: *const u8, b: *const u8, n: usize) -> c_int {
     }
     let mut i = 0;
     while i < n {
+        // SAFETY: i < n.
         if unsafe { *a.add(i) != *b.add(i) } {
             return 1;
         }
@@ -74,6 +78,7 @@ unsafe fn differ(a: *const u8, b: *const u8, n: usize) -> c_int {
 #[cfg(all(target_os = "linux", target_env = "musl"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> c_int {
+    // SAFETY: the caller's promise, as C's.
     unsafe { compare(a, b, n) }
 }
 
@@ -82,6 +87,7 @@ pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> c_int {
 #[cfg(all(target_os = "linux", target_env = "musl"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> c_int {
+    // SAFETY: the caller's promise, as C's.
     unsafe { differ(a, b, n) }
 }
 
@@ -93,9 +99,11 @@ mod tests {
     fn check(a: &[u8], b: &[u8]) {
         assert_eq!(a.len(), b.len());
         let n = a.len();
+        // SAFETY: both slices are n bytes long.
         let got = unsafe { compare(a.as_ptr(), b.as_ptr(), n) };
         let want = a.cmp(b);
         assert_eq!(got.cmp(&0), want, "memcmp {a:?} {b:?}");
+        // SAFETY: both slices are n bytes long.
         let d = unsafe { differ(a.as_ptr(), b.as_ptr(), n) };
         assert_eq!(d != 0, want != Ordering::Equal, "bcmp {a:?} {b:?}");
     }

@@ -15,7 +15,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     // Before any server is started: an aborting build stops them on panic.
-    mcpscope::platform::started::stop_on_panic();
+    mcpscope::platform::started::stop_on_panic(mcpscope::platform::process::alive);
     let cli = Cli::parse();
     // Before anything is opened or written: no output onto an input.
     let (inputs, outputs) = cli.files();

@@ -10,16 +10,7 @@
 //! [`crate::platform::signals`].
 
 /// Signal numbers, the same on every Unix (and in C's `signal.h` elsewhere).
-pub const INTERRUPT: i32 = 2;
-pub const TERMINATE: i32 = 15;
-pub const HANGUP: i32 = 1;
-/// The signal that cannot be caught: stop at once.
-pub const KILL: i32 = 9;
-/// Further numbers a server's exit can name (the same on Linux and macOS).
-pub const QUIT: i32 = 3;
-pub const ABORT: i32 = 6;
-pub const SEGV: i32 = 11;
-pub const PIPE: i32 = 13;
+pub use crate::platform::signals::{ABORT, HANGUP, INTERRUPT, KILL, PIPE, QUIT, SEGV, TERMINATE};
 
 /// The signals that stop mcpscope.
 const STOPPING: [i32; 3] = [INTERRUPT, TERMINATE, HANGUP];
@@ -59,6 +50,10 @@ impl Caught {
 /// code says so where the signal cannot be raised.
 pub fn die_by(sig: i32) -> ! {
     imp::raise_default(sig);
+    #[allow(
+        clippy::exit,
+        reason = "the signal could not end the process: its code does"
+    )]
     std::process::exit(exit_code(sig))
 }
 

@@ -2,6 +2,8 @@
 //! tables are generated from the key map (`MCPSCOPE_BLESS_DOCS=1` rewrites
 //! them), the rule tables must list exactly the catalog, the exit codes are
 //! provoked, and every `--flag` a page names exists for its command.
+// Test code fails loudly on purpose, helpers included.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use clap::CommandFactory;
 use mcpscope::checks::Rule;

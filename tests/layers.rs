@@ -7,6 +7,8 @@
 //! across a layer would keep the arrow alive in the build).
 //!
 //! The table is data: changing a layer is an edit here, next to the reason.
+// Test code fails loudly on purpose, helpers included.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -665,11 +667,13 @@ fn super_chains_that_leave_the_module_count() {
 }
 
 // ---------------------------------------------------------------------------
-// No import circle inside `tui`: each file is a module (`a/b.rs` and
+// No import circle anywhere in `src`: each file is a module (`a/b.rs` and
 // `a/b/mod.rs` are `a::b`), and a module names another through
-// `crate::tui::…` or a `super::` chain. A circle means neither side can be
+// `crate::…` or a `super::` chain. A circle means neither side can be
 // read, tested or moved without the other; the check names every file
-// that closes one.
+// that closes one. (The layer table keeps arrows between top-level
+// modules one way; this finds the circles between files, inside one
+// top-level module or across several.)
 
 /// The full paths a `use` or an inline path names from `at`, with `{…}`
 /// groups expanded (`a::{b, c::d}` is `a::b` and `a::c::d`; `self` in a
@@ -719,9 +723,9 @@ fn full_paths(toks: &[(Tok, usize)], at: usize) -> Vec<(Vec<String>, usize)> {
     out
 }
 
-/// Every module under `tui` that the file at `file` (module path `path`)
-/// names, with the line: the longest module prefix of each path.
-fn tui_imports(
+/// Every module that the file at `file` (module path `path`) names, with
+/// the line: the longest module prefix of each path.
+fn imports(
     path: &[String],
     src: &str,
     modules: &BTreeSet<Vec<String>>,
@@ -774,7 +778,7 @@ fn tui_imports(
                         .rev()
                         .map(|n| full[..n].to_vec())
                         .find(|p| modules.contains(p));
-                    if let Some(t) = target.filter(|t| t[0] == "tui" && t != path) {
+                    if let Some(t) = target.filter(|t| t != path) {
                         out.push((t, line));
                     }
                 }
@@ -785,10 +789,10 @@ fn tui_imports(
     out
 }
 
-/// The import circles among the `tui` modules of `files` (a `src/…` path
-/// and its text each): one message per circle, naming each arrow of it
-/// with the file and line that draws it.
-fn tui_cycles(files: &[(String, String)]) -> Vec<String> {
+/// The import circles among the modules of `files` (a `src/…` path and
+/// its text each): one message per circle, naming each arrow of it with
+/// the file and line that draws it.
+fn cycles(files: &[(String, String)]) -> Vec<String> {
     use std::collections::BTreeMap;
     let path_of = |f: &str| module_path(Path::new(f.strip_prefix("src/").expect("a src path")));
     let modules: BTreeSet<Vec<String>> = files.iter().filter_map(|(f, _)| path_of(f)).collect();
@@ -796,11 +800,11 @@ fn tui_cycles(files: &[(String, String)]) -> Vec<String> {
     // module -> module it names -> the first place it does.
     let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for (file, src) in files {
-        let Some(path) = path_of(file).filter(|p| p[0] == "tui") else {
+        let Some(path) = path_of(file) else {
             continue;
         };
         let from = edges.entry(name(&path)).or_default();
-        for (to, line) in tui_imports(&path, src, &modules) {
+        for (to, line) in imports(&path, src, &modules) {
             from.entry(name(&to)).or_insert(format!("{file}:{line}"));
         }
     }
@@ -890,11 +894,11 @@ fn tui_cycles(files: &[(String, String)]) -> Vec<String> {
 }
 
 #[test]
-fn no_two_tui_modules_import_each_other() {
+fn no_two_modules_import_each_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let src = root.join("src");
     let mut paths = Vec::new();
-    sources(&src.join("tui"), &mut paths);
+    sources(&src, &mut paths);
     let files: Vec<(String, String)> = paths
         .iter()
         .map(|f| {
@@ -903,9 +907,37 @@ fn no_two_tui_modules_import_each_other() {
             (rel.display().to_string(), text)
         })
         .collect();
-    let circles = tui_cycles(&files);
+    let circles: Vec<String> = cycles(&files)
+        .into_iter()
+        .filter(|c| {
+            let among = c
+                .strip_prefix("an import circle among ")
+                .and_then(|r| r.split_once(": "))
+                .map_or("", |(m, _)| m);
+            !among.split(", ").all(|m| TOLERATED_CIRCLE.contains(&m))
+        })
+        .collect();
     assert!(circles.is_empty(), "{}", circles.join("\n"));
 }
+
+/// The one circle left: the demo server's parts (its calls, tools,
+/// sessions, eras and conformance scenarios name each other; it is one
+/// program run as a child). Untangling it is work of its own; until then a
+/// circle among these modules only is tolerated, and one that takes in any
+/// other module fails like every other circle.
+const TOLERATED_CIRCLE: &[&str] = &[
+    "demo::call",
+    "demo::conformance",
+    "demo::conformance::tasks",
+    "demo::conformance::watch",
+    "demo::era",
+    "demo::ext_tasks",
+    "demo::listen",
+    "demo::session",
+    "demo::stateless",
+    "demo::tools",
+    "demo::tools::batch",
+];
 
 #[test]
 fn an_import_circle_is_found_and_named_with_its_files() {
@@ -928,7 +960,7 @@ fn an_import_circle_is_found_and_named_with_its_files() {
         ("src/tui/format.rs", "// use crate::tui::e;\n"),
     ]);
     assert_eq!(
-        tui_cycles(&ring),
+        cycles(&ring),
         vec![
             "an import circle among tui::a, tui::b, tui::c::d: \
              tui::a -> tui::b (src/tui/a.rs:1), tui::b -> tui::c::d (src/tui/b.rs:2), \
@@ -941,7 +973,7 @@ fn an_import_circle_is_found_and_named_with_its_files() {
         ("src/tui/app.rs", "use super::recorded::Recorded;\n"),
         ("src/tui/recorded.rs", "use super::app::App;\n"),
     ]);
-    assert_eq!(tui_cycles(&pair).len(), 1);
+    assert_eq!(cycles(&pair).len(), 1);
     // A child naming its parent, and `use super::*` in an inline test
     // module, are no circle.
     let tree = files(&[
@@ -955,5 +987,5 @@ fn an_import_circle_is_found_and_named_with_its_files() {
         ),
         ("src/tui/pane.rs", "pub enum Pane {}\n"),
     ]);
-    assert_eq!(tui_cycles(&tree), Vec::<String>::new());
+    assert_eq!(cycles(&tree), Vec::<String>::new());
 }

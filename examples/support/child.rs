@@ -28,6 +28,7 @@ pub fn run(cmd: &mut Command) -> Cost {
         .expect("spawn");
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a value.
     let mut usage = unsafe { std::mem::zeroed::<libc::rusage>() };
     // SAFETY: pid is our child; status and usage are valid out-pointers.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

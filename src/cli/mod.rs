@@ -1,6 +1,7 @@
 //! The command line (DESIGN §3): clap definitions and the headless commands.
 
 pub mod auth;
+pub mod auth_args;
 pub mod call;
 pub mod check;
 pub mod conformance;

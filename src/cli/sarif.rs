@@ -20,7 +20,7 @@
 //! carry the first finding's seq numbers, the party judged, the token and
 //! request id, and `count`, `firstSeq`, `lastSeq`.
 
-use super::check::Report;
+use super::check::report::{Report, drift_line};
 use crate::checks::groups::offending_seq;
 use crate::checks::{Rule, Severity};
 use crate::diff::LineMap;
@@ -238,7 +238,7 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         let text = std::fs::read_to_string(&b.file).unwrap_or_default();
         let uri = uri_of(&b.file);
         for c in &b.drift {
-            let what = super::check::drift_line(c);
+            let what = drift_line(c);
             let frame = c.at_b.map(|a| a.seq);
             let Some(line) = pinned_line(&text, &c.kind, &c.name) else {
                 results.push(own("baseline-drift", what, frame));

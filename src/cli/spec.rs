@@ -92,7 +92,7 @@ pub struct ServerArgs {
     )]
     pub otel_receiver: Option<std::net::SocketAddr>,
     #[command(flatten)]
-    pub auth: super::auth::AuthArgs,
+    pub auth: super::auth_args::AuthArgs,
     /// The stdio server command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -117,13 +117,13 @@ impl ServerArgs {
             options: self.client_options()?,
             record: record.map(Path::to_path_buf),
             max_store: self.max_store,
-            auth: self.auth_config(super::auth::Face::Headless),
+            auth: self.auth_config(super::auth_args::Face::Headless),
         })
     }
 
     /// The authorization setup: the command line's, with a config entry's
     /// `oauth` settings where the command line gives none.
-    pub fn auth_config(&self, face: super::auth::Face) -> Option<crate::auth::AuthConfig> {
+    pub fn auth_config(&self, face: super::auth_args::Face) -> Option<crate::auth::AuthConfig> {
         let mut cfg = self.auth.config(face)?;
         if let Some(path) = &self.config
             && let Ok(text) = crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES)

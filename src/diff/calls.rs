@@ -14,8 +14,8 @@
 //!    pair up in order of occurrence (the tool differs: reported);
 //! 4. calls still left over are only in A or only in B.
 
+use super::change::{Aspect, Change, Tolerances};
 use super::order::{self, Order, Sym};
-use super::report::{Aspect, Change, Tolerances};
 use super::{At, Side, canonical};
 use crate::calls::{Call, Ending};
 use crate::protocol::IdKey;

@@ -14,6 +14,7 @@
 
 pub mod baseline;
 pub mod calls;
+pub mod change;
 pub mod listing;
 pub mod order;
 pub mod report;

@@ -9,7 +9,7 @@
 //! kinds with the run lengths left out, so a different progress count alone
 //! is not an order change (the progress comparison reports it).
 
-use super::report::{Aspect, Change};
+use super::change::{Aspect, Change};
 use super::{At, LineMap};
 use crate::protocol::sanitize::one_line;
 use serde_json::{Value, json};

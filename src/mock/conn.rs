@@ -21,7 +21,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use super::matching::Cursor;
-use super::recording::{Recording, StepKind};
+use super::recording::{BATCH_BYTES, Recording, StepKind};
 use crate::protocol::IdKey;
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::methods::{self, codes};
@@ -114,10 +114,6 @@ pub enum Out {
     Stream(mpsc::Sender<Bytes>),
     Standalone(Arc<Standalone>),
 }
-
-/// Frames sent together are joined up to this size; a larger frame goes
-/// on its own (joining would copy it).
-pub(super) const BATCH_BYTES: usize = 1 << 20;
 
 /// Send what `batch` holds; false when the host closed that stream (a
 /// 2026-07-28 host cancels a request over HTTP so).

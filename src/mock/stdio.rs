@@ -137,7 +137,7 @@ async fn write_lines(
         // written as it is, never copied into the buffer.
         let mut next = Some(first);
         while let Some(b) = next.take() {
-            if b.len() >= super::conn::BATCH_BYTES {
+            if b.len() >= super::recording::BATCH_BYTES {
                 if !buf.is_empty() {
                     out.write_all(&buf).await?;
                     buf.clear();
@@ -167,7 +167,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_large_frame_is_written_as_its_own_line_in_order() {
-        let big = Bytes::from(vec![b'x'; super::super::conn::BATCH_BYTES + 3]);
+        let big = Bytes::from(vec![b'x'; super::super::recording::BATCH_BYTES + 3]);
         let (tx, rx) = mpsc::channel(8);
         for b in [
             Bytes::from_static(b"a"),

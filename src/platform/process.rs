@@ -137,6 +137,7 @@ mod unix {
         // integers and arrays), and its size is passed with it.
         let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
         let size = std::mem::size_of::<libc::proc_bsdinfo>() as libc::c_int;
+        // SAFETY: `info` is a valid out-parameter of `size` bytes.
         let n = unsafe {
             libc::proc_pidinfo(
                 pid,
@@ -256,6 +257,7 @@ mod windows {
                 // SAFETY: no attributes, no name; the result is checked.
                 let job = Handle(unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) });
                 if job.0.is_null() {
+                    #[allow(clippy::mem_forget, reason = "a null handle has nothing to close")]
                     std::mem::forget(job);
                     return None;
                 }

@@ -13,6 +13,19 @@ pub use unix::*;
 #[cfg(windows)]
 pub use windows::*;
 
+/// Signal numbers, the same on every Unix (and in C's `signal.h` elsewhere).
+/// Defined here, where they are caught, and named by `crate::signals`.
+pub const INTERRUPT: i32 = 2;
+pub const TERMINATE: i32 = 15;
+pub const HANGUP: i32 = 1;
+/// The signal that cannot be caught: stop at once.
+pub const KILL: i32 = 9;
+/// Further numbers a server's exit can name (the same on Linux and macOS).
+pub const QUIT: i32 = 3;
+pub const ABORT: i32 = 6;
+pub const SEGV: i32 = 11;
+pub const PIPE: i32 = 13;
+
 #[cfg(unix)]
 mod unix {
     use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -76,7 +89,7 @@ mod unix {
 
     #[cfg(test)]
     mod tests {
-        use crate::signals::{HANGUP, INTERRUPT, KILL, TERMINATE};
+        use super::super::{ABORT, HANGUP, INTERRUPT, KILL, PIPE, QUIT, SEGV, TERMINATE};
 
         #[test]
         fn the_numbers_are_the_platforms() {
@@ -84,17 +97,17 @@ mod unix {
             assert_eq!(TERMINATE, libc::SIGTERM);
             assert_eq!(HANGUP, libc::SIGHUP);
             assert_eq!(KILL, libc::SIGKILL);
-            assert_eq!(crate::signals::QUIT, libc::SIGQUIT);
-            assert_eq!(crate::signals::ABORT, libc::SIGABRT);
-            assert_eq!(crate::signals::SEGV, libc::SIGSEGV);
-            assert_eq!(crate::signals::PIPE, libc::SIGPIPE);
+            assert_eq!(QUIT, libc::SIGQUIT);
+            assert_eq!(ABORT, libc::SIGABRT);
+            assert_eq!(SEGV, libc::SIGSEGV);
+            assert_eq!(PIPE, libc::SIGPIPE);
         }
     }
 }
 
 #[cfg(windows)]
 mod windows {
-    use crate::signals::{HANGUP, INTERRUPT, TERMINATE};
+    use super::{HANGUP, INTERRUPT, TERMINATE};
     use tokio::signal::windows as console;
 
     /// The events the stdio proxy passes on (as Ctrl-Break to the server's

@@ -48,20 +48,24 @@ pub fn running() -> Vec<u32> {
 /// Install the panic hook that stops every started server when this build
 /// aborts on panic. The previous hook (the panic message; the TUI's
 /// terminal restore wraps this one) runs first.
-pub fn stop_on_panic() {
+///
+/// `alive` says whether a started process still runs (not a zombie): the
+/// caller hands in `platform::process::alive`, which registers processes
+/// here, so this registry names nothing of the process code.
+pub fn stop_on_panic(alive: fn(u32) -> bool) {
     if !cfg!(panic = "abort") {
         return;
     }
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         previous(info);
-        stop_all();
+        stop_all(alive);
     }));
 }
 
 /// SIGTERM to every started group, then SIGKILL to those still there
 /// after [`GRACE`]. Never blocks longer than the grace.
-pub fn stop_all() {
+pub fn stop_all(#[cfg_attr(not(unix), allow(unused_variables))] alive: fn(u32) -> bool) {
     #[cfg(unix)]
     {
         use std::time::{Duration, Instant};
@@ -72,7 +76,7 @@ pub fn stop_all() {
             signal_group(*pid, libc::SIGTERM);
         }
         let end = Instant::now() + GRACE;
-        while Instant::now() < end && running().iter().any(|p| super::process::alive(*p)) {
+        while Instant::now() < end && running().iter().any(|p| alive(*p)) {
             std::thread::sleep(Duration::from_millis(20));
         }
         for pid in running() {

@@ -177,6 +177,10 @@ impl Observer {
             feed(Side::Stderr),
         ];
         let lost_seen = lost.clone();
+        #[allow(
+            clippy::expect_used,
+            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+        )]
         let thread = std::thread::Builder::new()
             .name("proxy-observer".into())
             .spawn(move || {

@@ -413,6 +413,10 @@ pub fn exit_like(exit: ExitInfo) -> ! {
     if let Some(sig) = exit.signal {
         crate::signals::die_by(sig);
     }
+    #[allow(
+        clippy::exit,
+        reason = "the proxy ends as its server ended, with its code"
+    )]
     std::process::exit(exit.code.unwrap_or(1))
 }
 

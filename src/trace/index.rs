@@ -7,7 +7,7 @@
 //! an expiry queue visits each entry once its newest queued seq leaves the
 //! store, so pruning costs nothing per event and O(1) amortised per entry.
 
-use super::store::Origin;
+use super::stored::Origin;
 use crate::protocol::id::IdKey;
 use std::collections::{HashMap, VecDeque};
 use std::mem::size_of;
@@ -299,127 +299,5 @@ impl Indexes {
 fn shrink_map<K: std::hash::Hash + Eq, V>(m: &mut HashMap<K, V>) {
     if m.len() * 4 < m.capacity() && m.capacity() > 1024 {
         m.shrink_to(m.len() * 2);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::store::{Dir, Store, StoreLimits};
-    use crate::protocol::id::IdKey;
-
-    fn push(s: &mut Store, dir: Dir, line: &str) -> u64 {
-        s.append_frame(dir, "stdio", 0, line.as_bytes(), &mut Vec::new())
-    }
-
-    fn progress(token: &str) -> String {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"{token}","progress":1}}}}"#
-        )
-    }
-
-    #[test]
-    fn distinct_tokens_are_counted_in_the_bound_and_pruned_with_their_events() {
-        let max = 16 << 20;
-        let mut s = Store::new(StoreLimits { max_bytes: max });
-        push(
-            &mut s,
-            Dir::Out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"mine"}}}"#,
-        );
-        let n = 300_000u64;
-        let mut appended = 1;
-        let mut peak = 0;
-        for i in 0..n {
-            push(&mut s, Dir::In, &progress(&format!("t{i}")));
-            appended += 1;
-            if i % 10 == 0 {
-                // Server requests and logs grow the other indexes.
-                push(
-                    &mut s,
-                    Dir::In,
-                    &format!(r#"{{"jsonrpc":"2.0","id":"s{i}","method":"ping"}}"#),
-                );
-                push(
-                    &mut s,
-                    Dir::In,
-                    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#,
-                );
-                appended += 2;
-            }
-            peak = peak.max(s.total_bytes());
-        }
-        assert!(s.evicted() > 0);
-        assert_eq!(s.first_seq(), s.evicted());
-        assert_eq!(s.len() + s.evicted(), appended, "every frame is counted");
-        // Overshoot is at most the last growth of one container.
-        assert!(peak <= max + max / 2, "peak {peak} over bound {max}");
-        assert!(s.index_bytes() > 0);
-        // Only tokens with a stored event stay, and ours (still in flight).
-        assert!(s.token_count() as u64 <= s.len() + 1);
-        let (tokens, requests) = s.pruned();
-        assert!(tokens > 0 && requests > 0, "pruned {tokens} {requests}");
-        assert!(s.token(&IdKey::Str("mine".into())).is_some());
-        assert!(s.token(&IdKey::Str("t0".into())).is_none());
-        assert!(
-            s.request(super::Origin::Server, &IdKey::Str("s0".into()))
-                .is_none()
-        );
-        let last = IdKey::Str(format!("t{}", n - 1).into());
-        assert_eq!(s.token_seqs(&last).count(), 1);
-        assert!(s.logs().len() as u64 <= s.len());
-        assert_eq!(s.logs().first().map(|l| *l >= s.first_seq()), Some(true));
-        // Reused slots never confuse a stored event's token.
-        let first = s.first_seq();
-        for ev in s.range(first, s.next_seq()) {
-            if let Some(p) = ev.progress {
-                let t = s
-                    .token_by_slot(p.slot)
-                    .expect("a stored event's token is indexed");
-                assert_eq!(t.serial, p.serial);
-                assert_eq!(t.seqs.last(), Some(ev.seq));
-            }
-        }
-    }
-
-    #[test]
-    fn our_answered_request_lets_its_token_go() {
-        let mut s = Store::new(StoreLimits { max_bytes: 8 << 20 });
-        push(
-            &mut s,
-            Dir::Out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"mine"}}}"#,
-        );
-        push(&mut s, Dir::In, &progress("mine"));
-        push(&mut s, Dir::In, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-        let filler = "x".repeat(4000);
-        for _ in 0..10_000 {
-            s.append_stderr("stdio", 0, filler.as_bytes());
-        }
-        assert!(s.first_seq() > 3);
-        assert!(s.token(&IdKey::Str("mine".into())).is_none());
-        assert!(s.request(super::Origin::Client, &IdKey::Int(1)).is_none());
-        assert_eq!(s.stderr_lines().len() as u64, s.len());
-    }
-
-    #[test]
-    fn received_telemetry_is_indexed_live_and_recorded_and_pruned() {
-        let mut s = Store::new(StoreLimits { max_bytes: 8 << 20 });
-        let log = serde_json::json!({"event": "otel-log", "time_ns": 1, "severity_number": 9,
-            "level": "info", "body": "b"});
-        let span = br#"{"event":"otel-span","name":"n","trace_id":"t","span_id":"s","kind":"server","start_ns":1,"end_ns":2,"status":"unset"}"#;
-        let a = s.append_meta("otel", 0, &log);
-        let b = s.append_recorded(Dir::Meta, "otel", 0, span, false);
-        s.append_meta(
-            "stdio",
-            0,
-            &serde_json::json!({"event": "spawn", "argv": [], "pid": 1}),
-        );
-        assert_eq!((s.otel_logs(), s.otel_spans()), (&[a][..], &[b][..]));
-        let filler = "x".repeat(4000);
-        for _ in 0..10_000 {
-            s.append_stderr("stdio", 0, filler.as_bytes());
-        }
-        assert!(s.first_seq() > b);
-        assert!(s.otel_logs().is_empty() && s.otel_spans().is_empty());
     }
 }

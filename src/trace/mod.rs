@@ -13,6 +13,9 @@ pub mod seqs;
 pub mod size;
 mod spare;
 pub mod store;
+mod stored;
+#[cfg(test)]
+mod tests;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use store::{Dir, EventRef, Origin, Route, Store, StoreLimits};

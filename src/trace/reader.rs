@@ -250,6 +250,18 @@ impl TraceReader {
     }
 }
 
+/// Read a whole trace: its header and its events. A trace cut mid-line is
+/// an error here; `TraceReader` reads up to the cut and reports it.
+pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadError> {
+    let mut r = TraceReader::open(path)?;
+    let mut events = Vec::new();
+    while let Some(ev) = r.next_event()? {
+        events.push(ev);
+    }
+    r.complete()?;
+    Ok((r.header().clone(), events))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 //! (plus `"b64"` of the exact bytes when they are not UTF-8) for frames that are
 //! not JSON. Batch elements carry `"batch":true`.
 
-use super::store::{Dir, EventRef, flags};
+use super::stored::{Dir, EventRef, flags};
 use base64::Engine as _;
 use serde_json::Value;
 use std::fs::File;
@@ -376,21 +376,9 @@ pub enum TraceReadError {
     },
 }
 
-/// Read a whole trace: its header and its events. A trace cut mid-line is
-/// an error here; `TraceReader` reads up to the cut and reports it.
-pub fn read_trace(path: &Path) -> Result<(Value, Vec<RecordedEvent>), TraceReadError> {
-    let mut r = super::reader::TraceReader::open(path)?;
-    let mut events = Vec::new();
-    while let Some(ev) = r.next_event()? {
-        events.push(ev);
-    }
-    r.complete()?;
-    Ok((r.header().clone(), events))
-}
-
 /// A frame at least this long is handed over in the line's own buffer
 /// rather than copied out of it: a huge line is then held once, not twice.
-const HAND_OVER: usize = 1 << 20;
+pub(super) const HAND_OVER: usize = 1 << 20;
 
 /// Parse one event line. The frame bytes of a large `json` event are the
 /// line's buffer itself, cut to the frame (`line` is left empty then).
@@ -456,157 +444,4 @@ pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
         in_batch,
         bytes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::trace::store::Store;
-    use serde_json::json;
-
-    #[test]
-    fn a_writer_that_does_not_keep_up_never_blocks_ingest() {
-        use std::io::Read;
-        // Should ingest ever wait for the disk again, this test would hang:
-        // end it with a message instead.
-        std::thread::spawn(|| {
-            std::thread::sleep(std::time::Duration::from_secs(120));
-            eprintln!("ingest blocked on a recording that nobody reads");
-            std::process::abort();
-        });
-        let (mut reader, writer) = std::io::pipe().unwrap();
-        let mut store = Store::default();
-        store.set_recorder(Recorder::new(Box::new(writer), &json!({"mcpscope_trace": 1})).unwrap());
-        // 4 MB while nobody reads the pipe, which holds 64 KiB: an inline
-        // writer blocks on the first batches.
-        let frame = vec![b'x'; 4096];
-        for i in 0..1000 {
-            store.append_frame(Dir::In, "stdio", i, &frame, &mut Vec::new());
-            store.end_batch();
-        }
-        assert_eq!(store.recorder_error(), None);
-        let drain = std::thread::spawn(move || {
-            let mut all = Vec::new();
-            reader.read_to_end(&mut all).map(|_| all)
-        });
-        // Finishing writes everything held back and closes the file.
-        assert_eq!(store.finish_recording(), None);
-        let all = drain.join().unwrap().unwrap();
-        let lines = all.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
-        assert_eq!(lines, 1 + 1000, "the header and every event");
-    }
-
-    #[test]
-    fn the_backlog_counts_batches_until_they_are_written() {
-        // A file that takes one write each time it is told to.
-        struct Gated(std::sync::Mutex<std::sync::mpsc::Receiver<()>>);
-        impl Write for Gated {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                let _ = self.0.get_mut().unwrap().recv();
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let (go, gate) = std::sync::mpsc::channel();
-        go.send(()).unwrap(); // the header
-        let mut store = Store::default();
-        store.set_recorder(Recorder::new(Box::new(Gated(gate.into())), &json!({})).unwrap());
-        let backlog = store.recorder_backlog().unwrap();
-        for i in 0..3 {
-            store.append_frame(Dir::In, "stdio", i, b"{}", &mut Vec::new());
-            store.end_batch();
-        }
-        // The writer holds the first batch (its write waits): all three wait.
-        assert_eq!(backlog.len(), 3);
-        go.send(()).unwrap();
-        go.send(()).unwrap();
-        backlog.wait_below(2);
-        assert!(backlog.len() <= 1);
-        go.send(()).unwrap();
-        backlog.wait_below(1);
-        assert!(backlog.is_empty());
-        // A writer that is gone leaves nobody waiting.
-        drop(go);
-        assert_eq!(store.finish_recording(), None);
-        backlog.wait_below(1);
-    }
-
-    #[test]
-    fn a_large_frame_is_handed_over_in_its_lines_buffer_not_copied() {
-        let data = "x".repeat(HAND_OVER);
-        let frame = format!(
-            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{data}"}}}}"#
-        );
-        let mut line =
-            format!(r#"{{"seq":3,"t":0.5,"dir":"in","ch":"stdio","json":{frame}}}"#).into_bytes();
-        let buffer = line.as_ptr();
-        let ev = parse_event(&mut line).unwrap();
-        assert_eq!(ev.bytes, frame.as_bytes());
-        assert_eq!(
-            ev.bytes.as_ptr(),
-            buffer,
-            "the frame is the line's own buffer"
-        );
-        assert!(line.is_empty());
-        // A small frame is copied, and the line keeps its buffer for the next.
-        let mut small = br#"{"seq":4,"t":0.6,"dir":"in","ch":"stdio","json":{"a":1}}"#.to_vec();
-        let ev = parse_event(&mut small).unwrap();
-        assert_eq!(ev.bytes, br#"{"a":1}"#);
-        assert!(!small.is_empty());
-    }
-
-    #[test]
-    fn round_trip_keeps_exact_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        let header = json!({"mcpscope_trace": 1, "version": "x", "started": "now", "server": {}});
-        let mut s = Store::default();
-        s.set_recorder(Recorder::create(&path, &header).unwrap());
-        let frames: Vec<(Dir, &[u8])> = vec![
-            (Dir::Out, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            (Dir::In, br#"{"jsonrpc":"2.0", "id":1, "result":{}}"#),
-            (Dir::In, b"not json \x1b[0m"),
-            (Dir::In, b"\xff\x00bin"),
-            (
-                Dir::In,
-                b"{\n  \"jsonrpc\": \"2.0\",\r\n  \"id\": 1,\n  \"result\": {}\n}",
-            ),
-            (Dir::In, br#"[{"jsonrpc":"2.0","method":"a"}]"#),
-        ];
-        let mut t = 0;
-        for (d, b) in &frames {
-            t += 1_234_567;
-            s.append_frame(*d, "stdio", t, b, &mut Vec::new());
-        }
-        s.append_stderr("stdio", t, b"warn: \xc3");
-        s.append_meta("stdio", t, &json!({"event": "exit", "code": 0}));
-        s.flush();
-        drop(s);
-        let (h, evs) = read_trace(&path).unwrap();
-        assert_eq!(h, header);
-        assert_eq!(evs.len(), 9);
-        for (i, (d, b)) in frames.iter().enumerate() {
-            assert_eq!(evs[i].dir, *d);
-            assert_eq!(evs[i].bytes, *b, "event {i}");
-            assert_eq!(evs[i].seq, i as u64);
-        }
-        assert_eq!(evs[0].t_us, 1_234_567);
-        assert!(evs[6].in_batch);
-        assert_eq!(evs[7].bytes, b"warn: \xc3");
-        assert_eq!(evs[7].dir, Dir::Stderr);
-        assert_eq!(evs[8].dir, Dir::Meta);
-    }
-
-    #[test]
-    fn bad_files_say_where() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bad.jsonl");
-        std::fs::write(&path, "{\"mcpscope_trace\":1}\n{\"seq\":0}\n").unwrap();
-        let e = read_trace(&path).unwrap_err().to_string();
-        assert!(e.contains(":2:"), "{e}");
-        std::fs::write(&path, "hello\n").unwrap();
-        assert!(read_trace(&path).is_err());
-    }
 }

@@ -132,6 +132,10 @@ impl StdioTransport {
         let (tx, rx) = std_mpsc::channel::<Vec<u8>>();
         let queued = Arc::new(AtomicUsize::new(0));
         let written = queued.clone();
+        #[allow(
+            clippy::expect_used,
+            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+        )]
         std::thread::Builder::new()
             .name("stdio-writer".into())
             .spawn(move || {
@@ -162,6 +166,10 @@ impl StdioTransport {
         let reaped = Arc::new(Reaped::default());
         let s = sink.clone();
         let reaped_r = reaped.clone();
+        #[allow(
+            clippy::expect_used,
+            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+        )]
         std::thread::Builder::new()
             .name("stdio-reader".into())
             .spawn(move || {
@@ -201,6 +209,10 @@ impl StdioTransport {
 
         let (err_done_tx, err_done_rx) = std_mpsc::channel::<()>();
         let s = sink.clone();
+        #[allow(
+            clippy::expect_used,
+            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+        )]
         std::thread::Builder::new()
             .name("stderr-reader".into())
             .spawn(move || {
@@ -223,6 +235,10 @@ impl StdioTransport {
 
         let (exit_tx, exited) = watch::channel(None);
         let reaped_w = reaped.clone();
+        #[allow(
+            clippy::expect_used,
+            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+        )]
         std::thread::Builder::new()
             .name("stdio-wait".into())
             .spawn(move || {

@@ -3,6 +3,8 @@
 //! completions and man pages, mcpscope's own log, what it does to this
 //! machine, the order of recorded frames, and the test harness's own
 //! guarantees.
+// Test code fails loudly on purpose, helpers included.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 // The integration suite runs the binary as a Unix process (signals,
 // process groups, descriptors); the Windows build is exercised by
 // .ci/windows-smoke.sh under Wine instead.

@@ -244,11 +244,8 @@ fn a_host_gone_mid_call_ends_the_server_and_the_proxy() {
         .as_i64()
         .unwrap();
     // SAFETY: kill(2) with signal 0 only checks for the process.
-    assert_ne!(
-        unsafe { libc::kill(pid as i32, 0) },
-        0,
-        "server {pid} still runs"
-    );
+    let alive = unsafe { libc::kill(pid as i32, 0) };
+    assert_ne!(alive, 0, "server {pid} still runs");
     assert!(
         recs.last()
             .is_some_and(|r| String::from_utf8_lossy(&r.bytes).contains("\"event\":\"exit\""))

@@ -6,7 +6,8 @@
 use mcpscope::checks::{CheckConfig, Checker};
 use mcpscope::cli::printer::Printer;
 use mcpscope::cli::replay::format_store;
-use mcpscope::trace::record::{Recorder, read_trace};
+use mcpscope::trace::reader::read_trace;
+use mcpscope::trace::record::Recorder;
 use mcpscope::trace::{Dir, ManualClock, Store, Trace};
 
 const SEEDS: &[&str] = &[

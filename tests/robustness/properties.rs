@@ -3,7 +3,8 @@
 //! generated inputs, not just the examples that came to mind.
 
 use mcpscope::cli::spec::{config_from_text, from_config};
-use mcpscope::trace::record::{Recorder, read_trace};
+use mcpscope::trace::reader::read_trace;
+use mcpscope::trace::record::Recorder;
 use mcpscope::trace::store::{Dir, Store};
 use mcpscope::transport::lines::read_lines;
 use mcpscope::transport::sse::SseParser;

@@ -2,6 +2,8 @@
 //! clicks with no terminal (one module per pane and overlay), whole-screen
 //! snapshots on a TestBackend, and the real binary end to end in tmux
 //! (the `*_e2e` modules, `#[ignore]`d: they need tmux and the peers).
+// Test code fails loudly on purpose, helpers included.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 // The integration suite runs the binary as a Unix process (signals,
 // process groups, descriptors); the Windows build is exercised by
 // .ci/windows-smoke.sh under Wine instead.

@@ -458,5 +458,5 @@ pub fn recorded(sc: &Scenario) -> Vec<mcpscope::trace::record::RecordedEvent> {
         }
         rec.flush();
     }
-    mcpscope::trace::record::read_trace(&path).unwrap().1
+    mcpscope::trace::reader::read_trace(&path).unwrap().1
 }

@@ -84,6 +84,15 @@ pub fn get_str<'a>(attrs: &'a [KeyValue], key: &str) -> Option<&'a str> {
     })
 }
 
+/// The instrumentation scope of mcpscope's spans and metrics.
+pub fn scope() -> opentelemetry_proto::tonic::common::v1::InstrumentationScope {
+    opentelemetry_proto::tonic::common::v1::InstrumentationScope {
+        name: "mcpscope".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

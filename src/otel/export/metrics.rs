@@ -192,7 +192,7 @@ impl Durations {
             resource_metrics: vec![ResourceMetrics {
                 resource: Some(resource),
                 scope_metrics: vec![ScopeMetrics {
-                    scope: Some(super::send::scope()),
+                    scope: Some(attrs::scope()),
                     metrics,
                     ..Default::default()
                 }],

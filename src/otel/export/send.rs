@@ -13,7 +13,6 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
-use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
@@ -36,15 +35,6 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_REDIRECTS: usize = 5;
 /// A `Retry-After` longer than this is cut to it.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-/// The instrumentation scope of mcpscope's spans and metrics.
-pub fn scope() -> InstrumentationScope {
-    InstrumentationScope {
-        name: "mcpscope".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        ..Default::default()
-    }
-}
 
 /// The resource of mcpscope's own spans.
 pub fn own_resource() -> Resource {
@@ -735,7 +725,7 @@ pub fn encode(batch: Vec<Ready>) -> ExportTraceServiceRequest {
                     },
                 }),
                 scope_spans: vec![ScopeSpans {
-                    scope: service.is_none().then(scope),
+                    scope: service.is_none().then(attrs::scope),
                     spans,
                     ..Default::default()
                 }],

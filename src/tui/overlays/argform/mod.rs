@@ -234,7 +234,9 @@ impl ArgForm {
         if round != latest || current(field) != value {
             return;
         }
-        let c = self.complete.as_mut().expect("checked above");
+        let Some(c) = self.complete.as_mut() else {
+            return;
+        };
         c.asked = None;
         c.field = field;
         c.value = value;
