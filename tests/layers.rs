@@ -989,3 +989,63 @@ fn an_import_circle_is_found_and_named_with_its_files() {
     ]);
     assert_eq!(cycles(&tree), Vec::<String>::new());
 }
+
+/// Where `src` orders a protocol revision as text (`v >= "2026-07-28"`):
+/// revisions are compared as `protocol::Revision` (its `floor_of` is the
+/// one place that knows dates sort as text). Each hit as `file:line`.
+fn revision_text_compares(file: &str, src: &str) -> Vec<String> {
+    let b = src.as_bytes();
+    let dated = |i: usize| {
+        b.get(i..i + 12).is_some_and(|w| {
+            w[0] == b'"'
+                && w[11] == b'"'
+                && w[1..11].iter().enumerate().all(|(k, c)| {
+                    if k == 4 || k == 7 {
+                        *c == b'-'
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                })
+        })
+    };
+    let order = |s: &str| {
+        let s = s.trim();
+        s.ends_with('<') || s.ends_with('>') || s.ends_with("<=") || s.ends_with(">=")
+    };
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        if !dated(i) {
+            continue;
+        }
+        let before = &src[src[..i].rfind('\n').map_or(0, |n| n + 1)..i];
+        let after = &src[i + 12..src[i + 12..].find('\n').map_or(src.len(), |n| i + 12 + n)];
+        let after = after.trim_start();
+        let ordered_after = ["<=", ">=", "< ", "> "]
+            .iter()
+            .any(|o| after.starts_with(o));
+        if (order(before) && !before.trim_start().starts_with("//")) || ordered_after {
+            out.push(format!("{file}:{}", src[..i].matches('\n').count() + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn revisions_are_compared_as_revisions_never_as_text() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    sources(&root.join("src"), &mut paths);
+    let hits: Vec<String> = paths
+        .iter()
+        .filter(|p| !p.ends_with("protocol/revision.rs"))
+        .flat_map(|p| {
+            let rel = p.strip_prefix(root).expect("under the crate");
+            let text = std::fs::read_to_string(p).expect("readable source");
+            revision_text_compares(&rel.display().to_string(), &text)
+        })
+        .collect();
+    assert!(hits.is_empty(), "revisions compared as text: {hits:?}");
+    // The check sees both sides of a comparison, and nothing else.
+    let src = "let a = v.as_str() >= \"2026-07-28\";\nlet b = \"2025-11-25\" < w;\nlet c = v == \"2026-07-28\";\n";
+    assert_eq!(revision_text_compares("x.rs", src), ["x.rs:1", "x.rs:2"]);
+}

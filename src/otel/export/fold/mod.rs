@@ -28,12 +28,12 @@ use super::metrics::Durations;
 use crate::calls::scope::Scopes;
 use crate::checks::Finding;
 use crate::event::Event;
-use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::methods;
 use crate::protocol::trace_context::{TRACEPARENT, TraceParent};
 use crate::protocol::views::{CancelledView, result_is_error};
+use crate::protocol::{Era, IdKey, Revision};
 use crate::trace::{Dir, EventRef, Store};
 use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::trace::v1::span::{Event as SpanEvent, SpanKind};
@@ -471,8 +471,11 @@ impl SpanFold {
                 era,
                 ..
             }) => {
-                self.stateless = era.as_deref() == Some("2026-07-28")
-                    || protocol_version.as_str() >= "2026-07-28";
+                // The era as negotiated, else as the revision (or the newest
+                // known one before a newer peer's) speaks.
+                self.stateless = era.as_deref() == Some("stateless")
+                    || Revision::floor_of(&protocol_version)
+                        .is_some_and(|r| r.era() == Era::Stateless);
                 self.protocol = Some(one_line(&protocol_version));
             }
             Some(Event::Http {
