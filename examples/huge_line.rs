@@ -137,36 +137,24 @@ fn main() {
 fn measure(bin: &Path, dir: &Path, trace: &Path, client: &[String], line: f64) -> bool {
     let out = |name: &str| dir.join(name);
     let trace = trace.to_path_buf();
+    let export = |format: &str, file: &str| -> Vec<std::ffi::OsString> {
+        vec![
+            "export".into(),
+            trace.clone().into(),
+            "--format".into(),
+            format.into(),
+            "-o".into(),
+            out(file).into(),
+        ]
+    };
     let runs: Vec<(&str, Vec<std::ffi::OsString>, f64)> = vec![
         (
             "check --trace",
             vec!["check".into(), "--trace".into(), trace.clone().into()],
             1.0,
         ),
-        (
-            "export --format json",
-            vec![
-                "export".into(),
-                trace.clone().into(),
-                "--format".into(),
-                "json".into(),
-                "-o".into(),
-                out("o.json").into(),
-            ],
-            1.0,
-        ),
-        (
-            "export --format mermaid",
-            vec![
-                "export".into(),
-                trace.clone().into(),
-                "--format".into(),
-                "mermaid".into(),
-                "-o".into(),
-                out("o.mmd").into(),
-            ],
-            1.0,
-        ),
+        ("export --format json", export("json", "o.json"), 1.0),
+        ("export --format mermaid", export("mermaid", "o.mmd"), 1.0),
         (
             "replay --print",
             vec!["replay".into(), trace.clone().into(), "--print".into()],

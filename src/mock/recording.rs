@@ -233,14 +233,7 @@ impl Attribution {
                 && f.method.as_deref() != Some(methods::PROGRESS)
             {
                 drop(f);
-                let to = self.fallback(rec, scope, ch);
-                return self.push(
-                    rec,
-                    to,
-                    t_us,
-                    ch,
-                    StepKind::Raw(bytes::Bytes::from_owner(bytes)),
-                );
+                return self.as_recorded(rec, t_us, scope, ch, bytes);
             }
         }
         let v = match serde_json::from_slice::<Value>(&bytes) {
@@ -252,16 +245,7 @@ impl Attribution {
             }
             // A batch's elements follow it as events of their own.
             Ok(Value::Array(_)) => return,
-            _ => {
-                let to = self.fallback(rec, scope, ch);
-                return self.push(
-                    rec,
-                    to,
-                    t_us,
-                    ch,
-                    StepKind::Raw(bytes::Bytes::from_owner(bytes)),
-                );
-            }
+            _ => return self.as_recorded(rec, t_us, scope, ch, bytes),
         };
         let method = v.get("method").and_then(Value::as_str);
         let id = v.get("id").filter(|i| !i.is_null()).map(IdKey::from_value);
@@ -287,6 +271,26 @@ impl Attribution {
             _ => (self.fallback(rec, scope, ch), StepKind::Frame(v)),
         };
         self.push(rec, to, t_us, ch, kind);
+    }
+
+    /// A server frame sent as its recorded bytes (not JSON, or a large
+    /// notification), to the exchange it falls to.
+    fn as_recorded(
+        &mut self,
+        rec: &mut Recording,
+        t_us: u64,
+        scope: u64,
+        ch: &str,
+        bytes: Vec<u8>,
+    ) {
+        let to = self.fallback(rec, scope, ch);
+        self.push(
+            rec,
+            to,
+            t_us,
+            ch,
+            StepKind::Raw(bytes::Bytes::from_owner(bytes)),
+        );
     }
 
     /// The request a progress notification on `ch` is for: the one whose
