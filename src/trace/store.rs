@@ -424,26 +424,14 @@ impl Store {
         held: Held<'_>,
         in_batch: bool,
     ) -> u64 {
-        let bytes = match &held {
-            Held::Borrowed(b) => b,
-            Held::Owned(v) => v.as_slice(),
-        };
+        let bytes = held.bytes();
         let (kind, method, fl, progress) = match dir {
             Dir::In | Dir::Out => {
                 let frame = classify(bytes);
                 let fl = if in_batch { flags::IN_BATCH } else { 0 };
                 self.index_classified(dir, t_us, bytes, &frame, fl, &mut Vec::new())
             }
-            Dir::Stderr => {
-                let kind = if std::str::from_utf8(bytes).is_ok() {
-                    FrameKind::NotJson
-                } else {
-                    FrameKind::InvalidUtf8
-                };
-                let seq = self.push(dir, channel, t_us, held, kind, intern::NONE, 0, None);
-                self.idx.stderr.push(seq);
-                return seq;
-            }
+            Dir::Stderr => return self.push_stderr(channel, t_us, held),
             Dir::Meta => {
                 let kind = serde_json::from_slice::<serde_json::Value>(bytes)
                     .ok()
@@ -470,7 +458,11 @@ impl Store {
 
     /// A line the server wrote to stderr (without its terminator).
     pub fn append_stderr(&mut self, channel: &str, t_us: u64, line: &[u8]) -> u64 {
-        let kind = if std::str::from_utf8(line).is_ok() {
+        self.push_stderr(channel, t_us, line.into())
+    }
+
+    fn push_stderr(&mut self, channel: &str, t_us: u64, line: Held<'_>) -> u64 {
+        let kind = if std::str::from_utf8(line.bytes()).is_ok() {
             FrameKind::NotJson
         } else {
             FrameKind::InvalidUtf8
@@ -479,7 +471,7 @@ impl Store {
             Dir::Stderr,
             channel,
             t_us,
-            line.into(),
+            line,
             kind,
             intern::NONE,
             0,

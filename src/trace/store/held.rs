@@ -9,11 +9,15 @@ pub(super) enum Held<'a> {
 }
 
 impl Held<'_> {
-    pub(super) fn len(&self) -> usize {
+    pub(super) fn bytes(&self) -> &[u8] {
         match self {
-            Held::Borrowed(b) => b.len(),
-            Held::Owned(v) => v.len(),
+            Held::Borrowed(b) => b,
+            Held::Owned(v) => v,
         }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.bytes().len()
     }
 }
 
