@@ -478,8 +478,13 @@ fn echoes(from: &Path, to: &Path, texts: &[&str]) {
         .iter()
         .position(|v| v.pointer("/json/method") == Some(&json!("tools/call")))
         .expect("a tools/call");
-    let (call, answer) = (lines[at].clone(), lines[at + 1].clone());
-    assert_eq!(answer["json"]["id"], call["json"]["id"]);
+    // Its answer, which need not be the next line: the server's stderr
+    // may land between.
+    let ans = (at + 1..lines.len())
+        .find(|&k| lines[k]["dir"] == "in" && lines[k]["json"]["id"] == lines[at]["json"]["id"])
+        .expect("the call's answer");
+    let answer = lines.remove(ans);
+    let call = lines[at].clone();
     let mut new = Vec::new();
     for (n, t) in texts.iter().enumerate() {
         let id = 100 + n as u64;
@@ -493,7 +498,7 @@ fn echoes(from: &Path, to: &Path, texts: &[&str]) {
         new.push(c);
         new.push(r);
     }
-    lines.splice(at..at + 2, new);
+    lines.splice(at..at + 1, new);
     let mut out = String::new();
     let mut seq = 0u64;
     for mut v in lines {
