@@ -182,11 +182,16 @@ fn head(s: &str) -> std::borrow::Cow<'_, str> {
     if s.len() <= DESCRIBE_BYTES {
         return s.into();
     }
-    let mut end = DESCRIBE_BYTES;
+    format!("{}…", prefix(s)).into()
+}
+
+/// The first `DESCRIBE_BYTES` of `s`, cut at a character boundary.
+fn prefix(s: &str) -> &str {
+    let mut end = DESCRIBE_BYTES.min(s.len());
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &s[..end]).into()
+    &s[..end]
 }
 
 /// A JSON value as one compact line: parsed and written again when small;
@@ -209,8 +214,7 @@ fn compact(raw: Option<&serde_json::value::RawValue>) -> String {
 /// The start of a large JSON value: a string's first characters decoded,
 /// anything else its text as written.
 fn large_value_head(text: &str) -> String {
-    let cut = head(text);
-    let cut = cut.trim_end_matches('…');
+    let cut = prefix(text);
     if text.starts_with('"') {
         // A cut inside an escape (`\u00`) does not parse: step back to
         // before it (an escape is at most six bytes).

@@ -439,6 +439,10 @@ impl Conn {
                 }
                 tokio::time::sleep_until(due).await;
             }
+            let out = match &stream {
+                Some(s) if !step.standalone => s,
+                _ => &self.after,
+            };
             let mut answered = None;
             let bytes = match &step.kind {
                 StepKind::Response(v) => {
@@ -467,10 +471,6 @@ impl Conn {
                 StepKind::Frame(v) => serde_json::to_vec(v).unwrap_or_default(),
                 StepKind::Raw(b) if b.len() >= BATCH_BYTES => {
                     // Sent as it is kept (a shared buffer), never copied.
-                    let out = match &stream {
-                        Some(s) if !step.standalone => s,
-                        _ => &self.after,
-                    };
                     if !flush(&mut batch).await || !out.send(b.clone()).await {
                         cancelled = true;
                         break;
@@ -478,10 +478,6 @@ impl Conn {
                     continue;
                 }
                 StepKind::Raw(b) => b.to_vec(),
-            };
-            let out = match &stream {
-                Some(s) if !step.standalone => s,
-                _ => &self.after,
             };
             match &mut batch {
                 Some((to, buf)) if to.same(out) && buf.len() + bytes.len() < BATCH_BYTES => {

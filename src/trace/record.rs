@@ -416,7 +416,10 @@ pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
         (Some(j), _, _) => {
             let raw = j.get().as_bytes();
             let start = (raw.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
-            match line.get(start..start + raw.len()) {
+            match start
+                .checked_add(raw.len())
+                .and_then(|end| line.get(start..end))
+            {
                 // A borrowed raw value is a slice of the line it came from.
                 Some(at) if std::ptr::eq(at, raw) => Frame::InLine(start..start + raw.len()),
                 _ => Frame::Owned(raw.to_vec()),
