@@ -8,7 +8,8 @@
 //!   transport through its `Authorize` trait, which the transport defines;
 //! - `calls` (the calls of a session, from the store) and `checks` (the rule
 //!   engine) read the trace; `diff` compares two sessions (and a session
-//!   with pinned definitions) over both;
+//!   with pinned definitions) over both; `suite` reads test files and
+//!   judges their expectations over the store;
 //! - `session` opens a session: a resolved server, its trace and recording;
 //! - `proxy` sits between a host and a server, forwarding byte for byte
 //!   and observing beside the path into a trace; live sessions are found
@@ -50,6 +51,7 @@ pub mod selflog;
 pub mod session;
 pub mod signals;
 pub mod sort;
+pub mod suite;
 pub mod trace;
 pub mod transport;
 pub mod tui;

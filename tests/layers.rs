@@ -66,6 +66,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("diff", &["protocol", "event", "trace", "calls", "checks"]),
     ("export", &["protocol", "event", "trace", "calls", "checks"]),
     ("load", &["protocol", "event", "trace", "checks"]),
+    // Test files and their expectations, judged over the store.
+    ("suite", &["protocol", "event", "trace", "calls", "checks"]),
     ("auth", &["protocol", "event", "transport"]),
     // The export sends the findings about a request as its span's events.
     ("otel", &["protocol", "event", "trace", "calls", "checks"]),
@@ -111,6 +113,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "session",
             "proxy",
             "selflog",
+            "suite",
         ],
     ),
     (

@@ -24,6 +24,7 @@ pub mod sarif;
 pub mod signals;
 pub mod spec;
 pub mod stdout;
+pub mod test;
 pub mod tools;
 
 use clap::{Parser, Subcommand};
@@ -83,6 +84,10 @@ pub enum Cmd {
     DemoServer(demo_server::DemoServerArgs),
     /// Run calls (or read a recorded trace) and check them against the protocol rules.
     Check(check::CheckArgs),
+    /// Run test files: calls and what must come back (results, progress,
+    /// notification order, logs, findings, timing); `--from TRACE` writes
+    /// one from a recording.
+    Test(test::TestArgs),
     /// Replay a recorded trace (`--print`: the timeline as text).
     Replay(replay::ReplayArgs),
     /// Compare two recorded sessions: listings, calls (outcome, result
@@ -131,6 +136,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Tools(a) => tools::run(a).await,
         Cmd::Request(a) => request::run(a).await,
         Cmd::Check(a) => check::run(a).await,
+        Cmd::Test(a) => test::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
         Cmd::Mock(a) => mock::run(a).await,
@@ -195,6 +201,10 @@ impl Cli {
             ),
             Some(Cmd::Export(a)) => (
                 vec![("the trace", Some(a.trace.as_path()))],
+                vec![("-o", a.output.as_deref())],
+            ),
+            Some(Cmd::Test(a)) => (
+                vec![("--from", a.from.as_deref())],
                 vec![("-o", a.output.as_deref())],
             ),
             Some(Cmd::Tools(a)) => (vec![("--config", config(&a.server))], vec![]),

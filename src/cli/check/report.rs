@@ -254,7 +254,7 @@ fn call_of(r: &Report, g: &Group) -> Option<usize> {
         .next_back()
 }
 
-fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

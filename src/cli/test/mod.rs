@@ -1,0 +1,431 @@
+//! `mcpscope test`: run test files (docs/testing.md) — each case's calls
+//! against a fresh server (or one shared by the file's cases), judged by
+//! the case's expectations and by the protocol checks — and report per case
+//! for people and for CI (`output`). `--from TRACE` writes a test file from
+//! a recording (`crate::suite::from_trace`).
+
+mod output;
+
+use super::call::{RequestOpts, fail};
+use super::check::check_store;
+use super::connect::{connect_observed, handshake};
+use super::signals::{Signals, cancel_in_flight};
+use super::spec::{ServerArgs, UsageError};
+use crate::calls::Tracker;
+use crate::checks::stats::call_stats_of;
+use crate::checks::{CheckConfig, Finding, Verdict, groups};
+use crate::client::{ClientError, TokenPolicy};
+use crate::protocol::sanitize::one_line;
+use crate::suite::expect::{Window, judge};
+use crate::suite::file::{self, Case, Server, TestFile, line_of};
+use crate::suite::{CaseResult, Failure as Miss, Run};
+use clap::Args;
+pub use output::Format;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug, Clone)]
+pub struct TestArgs {
+    /// Test files, or directories (every `*.toml` file in one, by name).
+    #[arg(value_name = "PATH", required_unless_present = "from")]
+    pub paths: Vec<PathBuf>,
+    /// Write a test file from a recorded trace instead: one case per call,
+    /// its expectations what the recording shows (loose where timing varies).
+    #[arg(long, value_name = "TRACE", conflicts_with = "paths")]
+    pub from: Option<PathBuf>,
+    /// Where `--from` writes the test file (default: stdout).
+    #[arg(short, long, value_name = "FILE", requires = "from")]
+    pub output: Option<PathBuf>,
+    /// Report format. `github`: workflow commands annotating the failing
+    /// expectation's line; `markdown`: a summary, also appended to
+    /// `$GITHUB_STEP_SUMMARY` when that is set.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Run only the cases whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub case: Option<String>,
+}
+
+/// How long a case listens after its last response when the file does not say.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// One test file, read and parsed.
+struct Loaded {
+    path: PathBuf,
+    text: String,
+    file: TestFile,
+}
+
+pub async fn run(a: TestArgs) -> i32 {
+    if let Some(trace) = &a.from {
+        return from(trace, a.output.as_deref());
+    }
+    let loaded = match load(&a.paths) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e));
+            return 2;
+        }
+    };
+    let mut signals = Signals::install();
+    let mut run = Run {
+        mcpscope_test: 1,
+        cases: Vec::new(),
+    };
+    'files: for l in &loaded {
+        let cases: Vec<(usize, &Case)> = l
+            .file
+            .cases
+            .iter()
+            .filter(|c| {
+                a.case
+                    .as_deref()
+                    .is_none_or(|n| c.get_ref().name.contains(n))
+            })
+            .map(|c| (line_of(&l.text, c.span().start), c.get_ref()))
+            .collect();
+        let server = l.file.server.get_ref();
+        let sessions: Vec<Vec<(usize, &Case)>> = if server.shared {
+            vec![cases]
+        } else {
+            cases.into_iter().map(|c| vec![c]).collect()
+        };
+        for cases in sessions.iter().filter(|c| !c.is_empty()) {
+            let results = session(l, server, cases, &mut signals).await;
+            let stopped = results.iter().any(|r| r.code == 130);
+            run.cases.extend(results);
+            if stopped {
+                break 'files;
+            }
+        }
+    }
+    if run.cases.is_empty() {
+        eprintln!("[error] no case matches --case");
+        return 2;
+    }
+    output::emit(&run, a.format);
+    run.code()
+}
+
+/// The files named (directories: their `*.toml` files, by name), each read
+/// and parsed before any case runs, so a mistake in the last costs nothing.
+fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| format!("{}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            if inside.is_empty() {
+                return Err(format!("{}: no *.toml test file in it", p.display()));
+            }
+            crate::sort::sort(&mut inside);
+            files.extend(inside);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    files
+        .into_iter()
+        .map(|path| {
+            let text = crate::files::read_small(&path, file::MAX_FILE_BYTES)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let file =
+                file::parse(&path.display().to_string(), &text, &env).map_err(|e| e.to_string())?;
+            Ok(Loaded { path, text, file })
+        })
+        .collect()
+}
+
+/// The command line's server for the file's `[server]`; a stdio server
+/// runs in the test file's directory unless `cwd` says otherwise.
+fn server_args(s: &Server, base: &Path) -> ServerArgs {
+    ServerArgs {
+        demo: s.demo,
+        url: s.url.clone(),
+        headers: s.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+        config: s.config.as_ref().map(|c| base.join(c)),
+        server: s.name.clone(),
+        env: s.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        cwd: s
+            .command
+            .is_some()
+            .then(|| base.join(s.cwd.as_deref().unwrap_or("."))),
+        protocol: s.protocol.clone().unwrap_or_else(|| "auto".into()),
+        command: s.command.clone().unwrap_or_default(),
+        // The cases judge the session, not the server's telemetry.
+        no_otel_receiver: true,
+        ..ServerArgs::default()
+    }
+}
+
+fn request_opts(s: &Server, c: &Case) -> RequestOpts {
+    RequestOpts {
+        token: match &c.token {
+            None => "auto".into(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        },
+        log_level: c.log_level.as_deref().and_then(|l| l.parse().ok()),
+        timeout: c.timeout.or(s.timeout).unwrap_or(60.0),
+        max_timeout: s.max_timeout.unwrap_or(600.0),
+    }
+}
+
+/// A case that could not run, with why.
+fn not_run(l: &Loaded, line: usize, c: &Case, code: i32, why: &str) -> CaseResult {
+    CaseResult {
+        file: l.path.display().to_string(),
+        name: c.name.clone(),
+        line,
+        tool: c.tool.clone(),
+        passed: false,
+        code,
+        failures: vec![Miss {
+            what: "server".into(),
+            line,
+            message: one_line(why).into_owned(),
+            fix: None,
+        }],
+        seen: Default::default(),
+        groups: Vec::new(),
+        duration_ms: 0.0,
+    }
+}
+
+/// Run `cases` in one session, then judge each over its part of it.
+async fn session(
+    l: &Loaded,
+    server: &Server,
+    cases: &[(usize, &Case)],
+    signals: &mut Signals,
+) -> Vec<CaseResult> {
+    let base = l.path.parent().unwrap_or(Path::new("."));
+    let mut args = server_args(server, base);
+    if let [(_, c)] = cases
+        && let Some(p) = &c.protocol
+    {
+        args.protocol = p.clone();
+    }
+    let limits = match request_opts(server, cases[0].1).limits() {
+        Ok(l) => l,
+        Err(UsageError(e)) => {
+            return cases
+                .iter()
+                .map(|(n, c)| not_run(l, *n, c, 2, &e))
+                .collect();
+        }
+    };
+    let started = Instant::now();
+    let (session, trace, spec, otel) = match connect_observed(&args, None, limits, true).await {
+        Ok(x) => x,
+        Err(e) => {
+            let code = fail(&e);
+            let why = format!("the server did not start: {e}");
+            return cases
+                .iter()
+                .map(|(n, c)| not_run(l, *n, c, code, &why))
+                .collect();
+        }
+    };
+    // Per case: where its events start, its code, its time.
+    let mut starts: Vec<u64> = Vec::new();
+    let mut codes: Vec<i32> = Vec::new();
+    let mut times: Vec<f64> = Vec::new();
+    let mut problems: Vec<Option<String>> = Vec::new();
+    let work = async {
+        if let Err(e) = handshake(&session).await {
+            return Some((3, format!("the handshake failed: {e}")));
+        }
+        for (_, c) in cases {
+            let t0 = Instant::now();
+            starts.push(trace.read().next_seq());
+            let opts = request_opts(server, c);
+            let (code, problem) = match opts.limits() {
+                Err(UsageError(e)) => (2, Some(e)),
+                Ok(limits) => {
+                    opts.apply_log_level(&session, false).await;
+                    let arguments = c.arguments.clone().unwrap_or_else(|| json!({}));
+                    let policy = opts.policy();
+                    let mut outcome = (0, None);
+                    for _ in 0..c.repeat.unwrap_or(1) {
+                        match session
+                            .call_tool(&c.tool, &arguments, &policy, limits)
+                            .await
+                        {
+                            Ok(_) | Err(ClientError::Rpc { .. }) => {}
+                            Err(e @ ClientError::Timeout { .. }) => {
+                                outcome = (4, Some(e.to_string()));
+                                break;
+                            }
+                            Err(e) => {
+                                outcome = (3, Some(e.to_string()));
+                                break;
+                            }
+                        }
+                    }
+                    outcome
+                }
+            };
+            if code != 3 {
+                tokio::time::sleep(c.settle_ms.map_or(SETTLE, Duration::from_millis)).await;
+            }
+            codes.push(code);
+            problems.push(problem);
+            times.push(t0.elapsed().as_secs_f64() * 1000.0);
+            if code == 3 {
+                break;
+            }
+        }
+        None
+    };
+    let ended = tokio::select! {
+        e = work => e,
+        stop = signals.recv() => {
+            cancel_in_flight(&session, stop);
+            Some((stop.code, format!("interrupted ({})", stop.name)))
+        }
+    };
+    session.shutdown().await;
+    drop(otel);
+    let _ = trace.finish_recording();
+    let store = trace.read();
+    let cfg = CheckConfig {
+        tokenless_by_choice: cases
+            .iter()
+            .any(|(_, c)| request_opts(server, c).policy() == TokenPolicy::None),
+        own_client: true,
+        ..CheckConfig::default()
+    };
+    let source = json!({"server": spec.name(), "test": l.path.display().to_string()});
+    let report = check_store(&store, cfg, source, &Verdict::default());
+    let tracker = Tracker::of(&store);
+    let stats = call_stats_of(&tracker, &store);
+    let end = store.next_seq();
+    let total = started.elapsed().as_secs_f64() * 1000.0;
+    cases
+        .iter()
+        .enumerate()
+        .map(|(i, (line, c))| {
+            let Some(&from) = starts.get(i) else {
+                let (code, why) = ended
+                    .clone()
+                    .unwrap_or((3, "the session ended before this case ran".into()));
+                return not_run(l, *line, c, code, &why);
+            };
+            let last = i + 1 == starts.len();
+            let window = Window {
+                from,
+                to: if last { end } else { starts[i + 1] },
+            };
+            // A finding naming no frame (the session's end) belongs to the last case.
+            let findings: Vec<&Finding> = report
+                .findings
+                .iter()
+                .filter(|f| f.seqs.iter().any(|s| window.holds(*s)) || (last && f.seqs.is_empty()))
+                .collect();
+            let (misses, seen) = judge(&store, &tracker, &stats, window, &c.expect, &findings);
+            let mut failures: Vec<Miss> = misses
+                .into_iter()
+                .map(|m| Miss {
+                    line: m.at.map_or(*line, |at| line_of(&l.text, at)),
+                    what: m.what,
+                    message: m.message,
+                    fix: m.rule.map(|r| r.fix().to_string()),
+                })
+                .collect();
+            let mut code = codes.get(i).copied().unwrap_or(3);
+            if let Some(Some(p)) = problems.get(i) {
+                failures.insert(
+                    0,
+                    Miss {
+                        what: "call".into(),
+                        line: *line,
+                        message: one_line(p).into_owned(),
+                        fix: None,
+                    },
+                );
+            }
+            if last && let Some((c, why)) = &ended {
+                code = *c;
+                failures.insert(
+                    0,
+                    Miss {
+                        what: "session".into(),
+                        line: *line,
+                        message: one_line(why).into_owned(),
+                        fix: None,
+                    },
+                );
+            }
+            if code == 0 && !failures.is_empty() {
+                code = 1;
+            }
+            let verdict = crate::suite::expect::verdict(&c.expect);
+            let owned: Vec<Finding> = findings.into_iter().cloned().collect();
+            let mut groups = groups(&owned);
+            for g in &mut groups {
+                g.allowed = verdict.allows(g.rule);
+            }
+            CaseResult {
+                file: l.path.display().to_string(),
+                name: c.name.clone(),
+                line: *line,
+                tool: c.tool.clone(),
+                passed: failures.is_empty() && code == 0,
+                code,
+                failures,
+                seen,
+                groups,
+                duration_ms: if cases.len() == 1 {
+                    total
+                } else {
+                    times.get(i).copied().unwrap_or(0.0)
+                },
+            }
+        })
+        .collect()
+}
+
+/// `--from TRACE`: the test file for a recording, on stdout or into `-o`.
+fn from(trace: &Path, output: Option<&Path>) -> i32 {
+    let loaded =
+        match super::replay::read_into(trace, crate::trace::StoreLimits::default(), |_, _, _| {}) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("[error] {}", one_line(&e.to_string()));
+                return 2;
+            }
+        };
+    if let Some(d) = &loaded.damage {
+        eprintln!(
+            "[warning] {}",
+            one_line(&format!("{}: {d}", trace.display()))
+        );
+    }
+    let text = match crate::suite::from_trace::write(
+        &trace.display().to_string(),
+        &loaded.header,
+        &loaded.store,
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("[error] {}", one_line(&e));
+            return 2;
+        }
+    };
+    match output {
+        None => super::stdout::write(text.as_bytes()),
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                eprintln!("[error] {}", one_line(&format!("{}: {e}", path.display())));
+                return 2;
+            }
+        }
+    }
+    0
+}
