@@ -248,6 +248,28 @@ pub fn parse(
         if case.repeat.is_some_and(|r| r == 0 || r > MAX_REPEAT) {
             return Err(err(at, format!("repeat must be 1 to {MAX_REPEAT}")));
         }
+        if case.protocol.is_some() && file.server.get_ref().shared {
+            return Err(err(
+                at,
+                "a case's protocol needs its own server: not with shared = true".into(),
+            ));
+        }
+        if [
+            case.timeout,
+            file.server.get_ref().timeout,
+            file.server.get_ref().max_timeout,
+        ]
+        .into_iter()
+        .flatten()
+        .any(|t| !(t.is_finite() && t > 0.0))
+        {
+            return Err(err(at, "a timeout is a positive number of seconds".into()));
+        }
+        if let Some(l) = &case.log_level
+            && let Err(m) = l.parse::<crate::protocol::views::LogLevel>()
+        {
+            return Err(err(at, format!("log_level: {m}")));
+        }
         if let Some(a) = &case.arguments
             && !a.is_object()
         {

@@ -228,10 +228,21 @@ fn case(
         .filter(|ev| ev.dir == Dir::In)
         .filter_map(|ev| LogView::parse(ev.frame().params).ok()?.level.ok())
         .collect();
-    if !levels.is_empty() {
-        let present: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
-        e.insert("logs".into(), json!({ "present": present }));
+    // A new warning or error is a change worth failing on; a new debug line is not.
+    let present: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
+    let absent: Vec<&str> = LogLevel::ALL
+        .iter()
+        .filter(|l| **l >= LogLevel::Warning && !levels.contains(l))
+        .map(|l| l.as_str())
+        .collect();
+    let mut logs = Map::new();
+    if !present.is_empty() {
+        logs.insert("present".into(), json!(present));
     }
+    if !absent.is_empty() {
+        logs.insert("absent".into(), json!(absent));
+    }
+    e.insert("logs".into(), Value::Object(logs));
     if let Some(s) = stats {
         e.insert(
             "timing".into(),

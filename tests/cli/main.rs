@@ -33,4 +33,5 @@ mod request;
 mod sarif;
 mod selflog;
 mod tasks;
+mod test_files;
 mod wire_order;

@@ -1,0 +1,447 @@
+//! `mcpscope test` through the real binary: test files against the demo
+//! server and a small server whose behaviour a variant changes
+//! (tests/servers/progress_variants.py); a recording made into a test
+//! (`--from`) passes against its server unedited and fails, naming the
+//! change, against a changed one; every report format read by its consumer
+//! (JUnit by an XML parser, the GitHub commands by their grammar).
+
+use crate::support::{BIN, run};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn variants() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/servers/progress_variants.py")
+        .display()
+        .to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn test(args: &[&str]) -> crate::support::Output {
+    let mut all = vec!["test"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// A passing case, then one whose expectations the demo's
+/// `fault_after_response` breaks; the line of each expectation is known.
+const DEMO: &str = r#"[server]
+demo = true
+
+[[case]]
+name = "upload reports bytes"
+tool = "upload_file"
+arguments = { size = 2048 }
+
+[case.expect]
+is_error = false
+result = { content = [{ type = "text" }] }
+progress = { count = 10, increasing = true, reaches_total = true }
+order = ["progress", "response"]
+
+[[case]]
+name = "late progress"
+tool = "fault_after_response"
+
+[case.expect]
+progress_before_response = true
+progress = { max = 1 }
+"#;
+
+#[test]
+fn a_failing_expectation_is_reported_at_its_line_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "demo.toml", DEMO);
+    let f = file.display().to_string();
+
+    let o = test(&[&f]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains(&format!("PASS  {f}:4  upload reports bytes")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains(&format!("FAIL  {f}:15  late progress")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains(&format!("{f}:20: progress_before_response: call 1: 2 progress notification(s) arrived after its response")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains(&format!(
+            "{f}:21: progress.max: call 1: 3 progress notification(s), expected at most 1"
+        )),
+        "{}",
+        o.stdout
+    );
+    // The rule's findings are one failure, counted, with the fix once.
+    let findings: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.contains("findings: [error] progress-after-response"))
+        .collect();
+    assert_eq!(findings.len(), 1, "{}", o.stdout);
+    assert!(findings[0].contains("×2"), "{}", findings[0]);
+    assert!(
+        o.stdout.contains("fix: a throttled or background reporter"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.ends_with("2 cases: 1 passed, 1 failed\n"),
+        "{}",
+        o.stdout
+    );
+
+    let o = test(&[&f, "--format", "json"]);
+    assert_eq!(o.code, 1);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["mcpscope_test"], 1);
+    assert_eq!(v["cases"][0]["passed"], true);
+    assert_eq!(v["cases"][0]["seen"]["progress"], serde_json::json!([10]));
+    let failures = v["cases"][1]["failures"].as_array().unwrap();
+    let lines: Vec<(String, u64)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["what"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("progress.max".to_string(), 21),
+            ("progress_before_response".to_string(), 20),
+            ("findings".to_string(), 15)
+        ]
+    );
+    assert_eq!(
+        v["cases"][1]["groups"][0]["rule"],
+        "progress-after-response"
+    );
+
+    // JUnit: one test case per case, the failing one with its failures.
+    let o = test(&[&f, "--format", "junit"]);
+    assert_eq!(o.code, 1);
+    let doc = roxmltree::Document::parse(&o.stdout).unwrap();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0].attribute("name"), Some("upload reports bytes"));
+    assert!(cases[0].children().all(|c| !c.has_tag_name("failure")));
+    let failure = cases[1]
+        .children()
+        .find(|c| c.has_tag_name("failure"))
+        .unwrap();
+    assert!(
+        failure
+            .text()
+            .unwrap()
+            .contains(":20: progress_before_response")
+    );
+    let suites = doc.root_element();
+    assert_eq!(
+        (suites.attribute("tests"), suites.attribute("failures")),
+        (Some("2"), Some("1"))
+    );
+
+    // GitHub: each line a workflow command of the documented grammar,
+    // annotating the expectation's line in the test file.
+    let o = test(&[&f, "--format", "github"]);
+    assert_eq!(o.code, 1);
+    for line in o.stdout.lines() {
+        let (cmd, rest) = line
+            .strip_prefix("::")
+            .and_then(|l| l.split_once(' '))
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(["error", "warning", "notice"].contains(&cmd), "{line}");
+        let (props, message) = rest.split_once("::").unwrap_or_else(|| panic!("{line}"));
+        for p in props.split(',') {
+            let (k, v) = p.split_once('=').unwrap_or_else(|| panic!("{line}"));
+            assert!(["file", "line", "title"].contains(&k), "{line}");
+            assert!(
+                !v.contains(':') && !v.contains(','),
+                "unescaped property: {line}"
+            );
+        }
+        assert!(!message.is_empty() && !message.contains('\n'), "{line}");
+    }
+    let errors: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 3, "{}", o.stdout);
+    assert!(
+        errors
+            .iter()
+            .any(|l| l.contains(",line=20,") && l.contains("progress_before_response"))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|l| l.contains(",line=15,") && l.contains("%0Afix: "))
+    );
+    assert!(
+        o.stdout
+            .ends_with("::notice title=mcpscope test::2 cases: 1 passed, 1 failed\n")
+    );
+}
+
+#[test]
+fn markdown_goes_to_the_step_summary_too_with_server_text_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "v.toml",
+        &format!(
+            "[server]\ncommand = [\"python3\", {:?}, \"log-added\"]\n\n[[case]]\nname = \"no errors\"\ntool = \"work\"\n[case.expect]\nlogs = {{ absent = [\"error\"] }}\n",
+            variants()
+        ),
+    );
+    let summary = write(dir.path(), "summary.md", "earlier step\n");
+    let child = std::process::Command::new(BIN)
+        .args(["test", &file.display().to_string(), "--format", "markdown"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = crate::support::finish(child);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.starts_with("## mcpscope test: 1 of 1 failed ❌\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("| ❌ | no errors | work | 1 | 4 | 2 |"),
+        "{}",
+        o.stdout
+    );
+    // The server's log text: no markup, no table cell broken.
+    assert!(
+        o.stdout
+            .contains("&lt;img src=x onerror=alert(1)&gt; \\| went wrong"),
+        "{}",
+        o.stdout
+    );
+    assert!(!o.stdout.contains("<img"), "{}", o.stdout);
+    let written = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(written, format!("earlier step\n{}", o.stdout));
+}
+
+/// The recorded test file, its `[server]` command pointed at a variant.
+fn with_variant(test_file: &str, variant: &str) -> String {
+    let plain = format!("{:?}, \"plain\"]", variants());
+    assert!(test_file.contains(&plain), "{test_file}");
+    test_file.replace(&plain, &format!("{:?}, \"{variant}\"]", variants()))
+}
+
+#[test]
+fn a_recording_becomes_a_test_that_fails_naming_each_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("plain.jsonl");
+    let o = run(&[
+        "call",
+        "--tool",
+        "work",
+        "--log-level",
+        "info",
+        "--record",
+        &trace.display().to_string(),
+        "--",
+        "python3",
+        &variants(),
+        "plain",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let out = dir.path().join("plain.toml");
+    let o = test(&[
+        "--from",
+        &trace.display().to_string(),
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = std::fs::read_to_string(&out).unwrap();
+    for expected in [
+        "[server]",
+        "protocol = \"2025-11-25\"",
+        "log_level = \"info\"",
+        "tool = \"work\"",
+        "is_error = false",
+        "count = 4",
+        "progress_before_response = true",
+        "present = [\"info\"]",
+        "absent = [\"warning\", \"error\", \"critical\", \"alert\", \"emergency\"]",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in:\n{text}");
+    }
+    // Unedited, against the same server: it passes.
+    let o = test(&[&out.display().to_string()]);
+    assert_eq!(o.code, 0, "{}{}\n{text}", o.stdout, o.stderr);
+
+    for (variant, names) in [
+        (
+            "reordered",
+            &["progress_before_response", "progress-after-response"][..],
+        ),
+        ("log-added", &["logs.absent: a log at level error"][..]),
+        (
+            "fewer",
+            &["progress.count: call 1: 2 progress notification(s), expected 4"][..],
+        ),
+        (
+            "error",
+            &["is_error: call 1 returned isError true, expected false: failed"][..],
+        ),
+        ("slower", &["timing.max_ms"][..]),
+    ] {
+        let changed = write(
+            dir.path(),
+            &format!("{variant}.toml"),
+            &with_variant(&text, variant),
+        );
+        let o = test(&[&changed.display().to_string()]);
+        assert_eq!(o.code, 1, "{variant}: {}{}", o.stdout, o.stderr);
+        for name in names {
+            assert!(
+                o.stdout.contains(name),
+                "{variant}: {name:?} in\n{}",
+                o.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn a_mistake_in_any_file_stops_the_run_before_a_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.toml",
+        "[server]\ndemo = true\n[[case]]\nname = \"a\"\ntool = \"echo\"\n",
+    );
+    write(
+        dir.path(),
+        "b.toml",
+        "[server]\ndemo = true\n[[case]]\nname = \"b\"\ntool = \"echo\"\n[case.expect]\nprogress = { most = 3 }\n",
+    );
+    let o = test(&[&dir.path().display().to_string()]);
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert!(
+        o.stderr.contains("b.toml:7: unknown field `most`"),
+        "{}",
+        o.stderr
+    );
+
+    // An unset variable names itself; nothing runs either.
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[server]\nurl = \"${NO_SUCH_MCPSCOPE_VAR}/mcp\"\n[[case]]\nname = \"c\"\ntool = \"echo\"\n",
+    );
+    let o = test(&[&c.display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("c.toml:1: ${NO_SUCH_MCPSCOPE_VAR} is not set"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_fails_its_cases_with_checks_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "gone.toml",
+        "[server]\ncommand = [\"/nonexistent/mcp-server\"]\n[[case]]\nname = \"a\"\ntool = \"echo\"\n[[case]]\nname = \"b\"\ntool = \"echo\"\n",
+    );
+    let o = test(&[&f.display().to_string(), "--format", "json"]);
+    assert_eq!(o.code, 3, "{}{}", o.stdout, o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    for c in v["cases"].as_array().unwrap() {
+        assert_eq!(c["passed"], false);
+        assert_eq!(c["code"], 3);
+    }
+}
+
+#[test]
+fn cases_can_share_one_server_and_each_is_judged_on_its_own_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "shared.toml",
+        "[server]\ndemo = true\nshared = true\n\n[[case]]\nname = \"late\"\ntool = \"fault_after_response\"\n\n[[case]]\nname = \"clean\"\ntool = \"upload_file\"\narguments = { size = 1024 }\nrepeat = 2\n[case.expect]\nprogress = { count = 10 }\ntiming = { p95_ms = 60000 }\n",
+    );
+    let o = test(&[&f.display().to_string(), "--format", "json"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let (late, clean) = (&v["cases"][0], &v["cases"][1]);
+    assert_eq!(late["passed"], false);
+    assert_eq!(late["groups"][0]["rule"], "progress-after-response");
+    // The first case's findings are not the second's.
+    assert_eq!(clean["passed"], true, "{clean}");
+    assert_eq!(clean["seen"]["calls"], 2);
+    assert_eq!(clean["seen"]["progress"], serde_json::json!([10, 10]));
+    assert!(clean["groups"].as_array().unwrap().is_empty(), "{clean}");
+}
+
+/// Recordings of the official Python SDK and of FastMCP become tests that
+/// pass unedited against the same server.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn python_sdk_and_fastmcp_recordings_become_passing_tests() {
+    for (name, argv) in [
+        ("python-sdk", crate::support::python_server()),
+        ("fastmcp", crate::support::fastmcp_server()),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.jsonl");
+        let mut args = vec![
+            "call".to_string(),
+            "--tool".into(),
+            "slow_task".into(),
+            "--log-level".into(),
+            "debug".into(),
+            "--record".into(),
+            trace.display().to_string(),
+            "--".into(),
+        ];
+        args.extend(argv);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run(&a);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        let out = dir.path().join("t.toml");
+        let o = test(&[
+            "--from",
+            &trace.display().to_string(),
+            "-o",
+            &out.display().to_string(),
+        ]);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("count = 4"), "{name}: {text}");
+        let o = test(&[&out.display().to_string()]);
+        assert_eq!(o.code, 0, "{name}: {}{}\n{text}", o.stdout, o.stderr);
+    }
+}
