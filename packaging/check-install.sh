@@ -75,7 +75,7 @@ file "$bin" 2>/dev/null | grep -qE 'statically linked|static-pie linked' && ok "
 
 # The shipped binary aborts on panic (the ship profile): a UI bug must
 # still restore the terminal and stop the server it started (the panic
-# hook of src/platform/started.rs and src/tui/terminal.rs).
+# hook of crates/core/src/platform/started.rs and src/tui/terminal.rs).
 tmux -L mcpscope-install new-session -d -x 120 -y 30 \
     "env -i HOME='$work/home' PATH='$clean_path' TERM=xterm-256color LANG=C.UTF-8 MCPSCOPE_TEST_PANIC=ui '$bin' demo 2>'$work/panic.err'; echo EXITED \$?; stty -a | grep -qw -- -icanon && echo RAW || echo COOKED; sleep 30"
 panic_server=

@@ -27,31 +27,26 @@
 //! `tests/layers.rs` holds the table of which module may use which, and
 //! fails on any other arrow.
 
+// The session engine and what reads it, built as their own crate
+// (`crates/core`): the shipped binary optimises it for speed and the rest
+// of mcpscope for size. Re-exported, so `crate::trace` is one path.
+pub use mcpscope_core::{
+    calls, checks, client, event, files, format, platform, priority, protocol, signals, sort,
+    trace, transport,
+};
+
 pub mod auth;
 pub mod browser;
-pub mod calls;
-pub mod checks;
 pub mod cli;
-pub mod client;
 pub mod demo;
 pub mod diff;
-pub mod event;
 pub mod export;
-pub mod files;
-pub mod format;
 pub mod listen_guard;
 pub mod load;
 pub mod mock;
 pub mod otel;
-pub mod platform;
-pub mod priority;
-pub mod protocol;
 pub mod proxy;
 pub mod selflog;
 pub mod session;
-pub mod signals;
-pub mod sort;
 pub mod suite;
-pub mod trace;
-pub mod transport;
 pub mod tui;

@@ -174,7 +174,7 @@ fn checks_page_fix_table_is_the_catalog() {
     assert_eq!(
         &text[start..end],
         want,
-        "docs/checks.md's fix table differs from the catalog (src/checks/rules.rs); \
+        "docs/checks.md's fix table differs from the catalog (crates/core/src/checks/rules.rs); \
          MCPSCOPE_BLESS_DOCS=1 cargo test --test docs_pages regenerates it"
     );
 }

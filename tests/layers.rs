@@ -485,6 +485,20 @@ fn arrows(file: &str, path: &[String], src: &str) -> Vec<Arrow> {
     out
 }
 
+/// Where the modules are: mcpscope's own, and the core crate's it
+/// re-exports under the same names (`crates/core/src/trace` is
+/// `crate::trace`).
+const SOURCE_ROOTS: &[&str] = &["src", "crates/core/src"];
+
+/// A source file's path inside its source root (`src/` or `crates/core/src/`).
+fn in_root(file: &str) -> &Path {
+    let rel = file
+        .strip_prefix("crates/core/src/")
+        .or_else(|| file.strip_prefix("src/"))
+        .expect("a source path");
+    Path::new(rel)
+}
+
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
@@ -503,17 +517,21 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 /// What the tree breaks: the message of every forbidden arrow, and of
 /// every allowlist entry that matches nothing any more.
 fn check_tree(root: &Path) -> Vec<String> {
-    let src = root.join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    for r in SOURCE_ROOTS {
+        sources(&root.join(r), &mut files);
+    }
     let mut problems = Vec::new();
     let mut modules = BTreeSet::new();
     for f in &files {
-        let rel = f.strip_prefix(&src).expect("under src");
-        let Some(path) = module_path(rel) else {
+        let name = f
+            .strip_prefix(root)
+            .expect("under the crate")
+            .display()
+            .to_string();
+        let Some(path) = module_path(in_root(&name)) else {
             continue;
         };
-        let name = format!("src/{}", rel.display());
         if modules.insert(path[0].clone()) && allowed(&path[0]).is_none() {
             problems.push(format!(
                 "{name}: module `{}` has no row in LAYERS: say where it sits",
@@ -559,8 +577,7 @@ fn the_table_keeps_the_design_rules() {
 }
 
 fn arrows_of(file: &str, src: &str) -> Vec<(String, String, usize)> {
-    let rel = Path::new(file.strip_prefix("src/").expect("a src path"));
-    arrows(file, &module_path(rel).expect("a module"), src)
+    arrows(file, &module_path(in_root(file)).expect("a module"), src)
         .into_iter()
         .map(|a| (a.from, a.to, a.line))
         .collect()
@@ -797,7 +814,7 @@ fn imports(
 /// the file and line that draws it.
 fn cycles(files: &[(String, String)]) -> Vec<String> {
     use std::collections::BTreeMap;
-    let path_of = |f: &str| module_path(Path::new(f.strip_prefix("src/").expect("a src path")));
+    let path_of = |f: &str| module_path(in_root(f));
     let modules: BTreeSet<Vec<String>> = files.iter().filter_map(|(f, _)| path_of(f)).collect();
     let name = |p: &[String]| p.join("::");
     // module -> module it names -> the first place it does.
@@ -899,9 +916,10 @@ fn cycles(files: &[(String, String)]) -> Vec<String> {
 #[test]
 fn no_two_modules_import_each_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("src");
     let mut paths = Vec::new();
-    sources(&src, &mut paths);
+    for r in SOURCE_ROOTS {
+        sources(&root.join(r), &mut paths);
+    }
     let files: Vec<(String, String)> = paths
         .iter()
         .map(|f| {
@@ -1037,7 +1055,9 @@ fn revision_text_compares(file: &str, src: &str) -> Vec<String> {
 fn revisions_are_compared_as_revisions_never_as_text() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    sources(&root.join("src"), &mut paths);
+    for r in SOURCE_ROOTS {
+        sources(&root.join(r), &mut paths);
+    }
     let hits: Vec<String> = paths
         .iter()
         .filter(|p| !p.ends_with("protocol/revision.rs"))
