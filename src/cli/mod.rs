@@ -4,6 +4,7 @@ pub mod auth;
 pub mod auth_args;
 pub mod call;
 pub mod check;
+pub mod ci_text;
 pub mod conformance;
 pub mod connect;
 pub mod demo_server;

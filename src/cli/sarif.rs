@@ -287,7 +287,7 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
 /// kind `label` (`tool`, `resource`, …) called `name`: the first
 /// `"name": "…"` (or `uri`, `uriTemplate`) line after the kind's key whose
 /// value is that name. `None` when the item is not pinned.
-fn pinned_line(text: &str, label: &str, name: &str) -> Option<usize> {
+pub(crate) fn pinned_line(text: &str, label: &str, name: &str) -> Option<usize> {
     use crate::calls::listings::Kind;
     let kind = Kind::ALL.into_iter().find(|k| k.label() == label)?;
     let key = format!("\"{}\"", kind.key());

@@ -163,23 +163,7 @@ fn a_failing_expectation_is_reported_at_its_line_in_every_format() {
     // annotating the expectation's line in the test file.
     let o = test(&[&f, "--format", "github"]);
     assert_eq!(o.code, 1);
-    for line in o.stdout.lines() {
-        let (cmd, rest) = line
-            .strip_prefix("::")
-            .and_then(|l| l.split_once(' '))
-            .unwrap_or_else(|| panic!("{line}"));
-        assert!(["error", "warning", "notice"].contains(&cmd), "{line}");
-        let (props, message) = rest.split_once("::").unwrap_or_else(|| panic!("{line}"));
-        for p in props.split(',') {
-            let (k, v) = p.split_once('=').unwrap_or_else(|| panic!("{line}"));
-            assert!(["file", "line", "title"].contains(&k), "{line}");
-            assert!(
-                !v.contains(':') && !v.contains(','),
-                "unescaped property: {line}"
-            );
-        }
-        assert!(!message.is_empty() && !message.contains('\n'), "{line}");
-    }
+    assert_workflow_commands(&o.stdout);
     let errors: Vec<&str> = o
         .stdout
         .lines()
@@ -444,4 +428,135 @@ fn python_sdk_and_fastmcp_recordings_become_passing_tests() {
         let o = test(&[&out.display().to_string()]);
         assert_eq!(o.code, 0, "{name}: {}{}\n{text}", o.stdout, o.stderr);
     }
+}
+
+/// Each line a workflow command of the documented grammar:
+/// `::LEVEL prop=value,…::message`, properties and message escaped.
+fn assert_workflow_commands(out: &str) {
+    assert!(!out.is_empty());
+    for line in out.lines() {
+        let (cmd, rest) = line
+            .strip_prefix("::")
+            .and_then(|l| l.split_once(' '))
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(["error", "warning", "notice"].contains(&cmd), "{line}");
+        let (props, message) = rest.split_once("::").unwrap_or_else(|| panic!("{line}"));
+        for p in props.split(',') {
+            let (k, v) = p.split_once('=').unwrap_or_else(|| panic!("{line}"));
+            assert!(["file", "line", "title"].contains(&k), "{line}");
+            assert!(
+                !v.contains(':') && !v.contains(','),
+                "unescaped property: {line}"
+            );
+            if k == "line" {
+                assert!(v.parse::<u32>().is_ok_and(|n| n > 0), "{line}");
+            }
+        }
+        assert!(!message.is_empty() && !message.contains('\n'), "{line}");
+    }
+}
+
+#[test]
+fn check_annotates_the_recorded_frame_and_the_drifted_baseline_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("late.jsonl");
+    let t = trace.display().to_string();
+    let o = run(&[
+        "check",
+        "--demo",
+        "--tool",
+        "fault_after_response",
+        "--record",
+        &t,
+        "--format",
+        "github",
+    ]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert_workflow_commands(&o.stdout);
+    let error = o.stdout.lines().find(|l| l.starts_with("::error")).unwrap();
+    let line: usize = error
+        .split(",line=")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "::error file={t},line={line},title=progress-after-response (error) ×2"
+        )),
+        "{error}"
+    );
+    assert!(
+        error.contains("%0Afix: a throttled or background reporter"),
+        "{error}"
+    );
+    // That line of the recording is the progress that came after the response.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let frame: Value = serde_json::from_str(text.lines().nth(line - 1).unwrap()).unwrap();
+    assert_eq!(frame["json"]["method"], "notifications/progress");
+    assert!(
+        o.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("::notice title=mcpscope check::FAIL: 2 error"),
+        "{}",
+        o.stdout
+    );
+
+    // A drifted definition is annotated in the committed baseline, at its entry.
+    let pin = dir.path().join("pin.json");
+    let p = pin.display().to_string();
+    assert_eq!(run(&["check", "--demo", "--write-baseline", &p]).code, 0);
+    let edited = std::fs::read_to_string(&pin)
+        .unwrap()
+        .replace("Returns its arguments as JSON text.", "Echoes.");
+    std::fs::write(&pin, &edited).unwrap();
+    let o = run(&["check", "--demo", "--baseline", &p, "--format", "github"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert_workflow_commands(&o.stdout);
+    let drift = o
+        .stdout
+        .lines()
+        .find(|l| l.contains("title=baseline-drift"))
+        .unwrap();
+    let at = edited
+        .lines()
+        .position(|l| l.contains("\"name\": \"echo\""))
+        .unwrap()
+        + 1;
+    assert!(
+        drift.starts_with(&format!("::error file={p},line={at},")),
+        "{drift}\n{edited}"
+    );
+
+    // Markdown: the job summary, appended where the runner says.
+    let summary = dir.path().join("summary.md");
+    let child = std::process::Command::new(BIN)
+        .args(["check", "--trace", &t, "--format", "markdown"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = crate::support::finish(child);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stdout.starts_with("## mcpscope check: failed ❌\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("| 1 | fault\\_after\\_response | ok |"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("- **progress-after-response** (error) ×2:"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), o.stdout);
 }

@@ -37,6 +37,7 @@
 //! handshake failed) is a failure whatever the rules found: it is listed in
 //! `failures`, `passed` is false, JUnit gets an `<error>` and text says FAIL.
 
+mod ci;
 pub mod report;
 
 use super::call::{RequestOpts, build_args, fail, task_mode};
@@ -68,6 +69,11 @@ pub enum Format {
     Json,
     Junit,
     Sarif,
+    /// GitHub workflow commands: annotations at the baseline's or the
+    /// recording's line.
+    Github,
+    /// A job summary, also appended to `$GITHUB_STEP_SUMMARY` when set.
+    Markdown,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -712,6 +718,12 @@ fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>
         Format::Text => text(report),
         Format::Junit => junit(report),
         Format::Sarif => escaped(&super::sarif::sarif(report, art)),
+        Format::Github => ci::github(report, art),
+        Format::Markdown => {
+            let md = ci::markdown(report);
+            super::ci_text::step_summary(&md);
+            md
+        }
     };
     let mut out = super::stdout::lock();
     let _ = out.write_all(text.as_bytes());

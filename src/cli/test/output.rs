@@ -4,6 +4,7 @@
 //! `$GITHUB_STEP_SUMMARY` when that is set). Server text is one line,
 //! escaped for the format it lands in.
 
+use super::super::ci_text::{gh_data, gh_prop, md, ms};
 use crate::checks::groups::Group;
 use crate::protocol::sanitize::one_line;
 use crate::suite::{CaseResult, Run};
@@ -29,36 +30,11 @@ pub fn emit(run: &Run, format: Format) {
         Format::Github => github(run),
         Format::Markdown => {
             let md = markdown(run);
-            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-                append(std::path::Path::new(&path), &md);
-            }
+            super::super::ci_text::step_summary(&md);
             md
         }
     };
     super::super::stdout::write(text.as_bytes());
-}
-
-fn append(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let r = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()));
-    if let Err(e) = r {
-        eprintln!(
-            "[warning] cannot write $GITHUB_STEP_SUMMARY: {}",
-            one_line(&e.to_string())
-        );
-    }
-}
-
-fn ms(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} s", v / 1000.0)
-    } else {
-        format!("{v:.0} ms")
-    }
 }
 
 /// What a case's calls showed, in a few words.
@@ -212,18 +188,6 @@ pub fn junit(run: &Run) -> String {
     out
 }
 
-/// A workflow command's message (`%`, CR and LF escaped).
-fn gh_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// A workflow command's property (`:` and `,` escaped as well).
-fn gh_prop(s: &str) -> String {
-    gh_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 /// GitHub workflow commands: one `::error` per unmet expectation, at its
 /// line; one per failing finding group (with its fix), at the case.
 pub fn github(run: &Run) -> String {
@@ -267,24 +231,6 @@ pub fn github(run: &Run) -> String {
         gh_data(&summary_line(run))
     );
     out
-}
-
-/// Text for a Markdown table cell or line: no markup, no HTML, one line.
-fn md(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for ch in one_line(s).chars() {
-        match ch {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '!' => {
-                o.push('\\');
-                o.push(ch);
-            }
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 fn group_line(g: &Group) -> String {
