@@ -390,27 +390,45 @@ fn cases_can_share_one_server_and_each_is_judged_on_its_own_calls() {
     assert!(clean["groups"].as_array().unwrap().is_empty(), "{clean}");
 }
 
-/// Recordings of the official Python SDK and of FastMCP become tests that
-/// pass unedited against the same server.
+/// Recordings of the official Python and TypeScript SDKs' servers and of
+/// FastMCP become tests that pass unedited against the same server.
 #[test]
 #[ignore = "needs test peers: bash tests/peers/install.sh"]
-fn python_sdk_and_fastmcp_recordings_become_passing_tests() {
-    for (name, argv) in [
-        ("python-sdk", crate::support::python_server()),
-        ("fastmcp", crate::support::fastmcp_server()),
+fn sdk_and_fastmcp_recordings_become_passing_tests() {
+    let everything = vec![crate::support::everything().display().to_string()];
+    for (name, argv, call) in [
+        (
+            "python-sdk",
+            crate::support::python_server(),
+            &["--tool", "slow_task", "--log-level", "debug"][..],
+        ),
+        (
+            "fastmcp",
+            crate::support::fastmcp_server(),
+            &["--tool", "slow_task", "--log-level", "debug"][..],
+        ),
+        (
+            "typescript-sdk",
+            everything,
+            &[
+                "--tool",
+                "trigger-long-running-operation",
+                "-a",
+                "duration=1",
+                "-a",
+                "steps=4",
+            ][..],
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let trace = dir.path().join("t.jsonl");
-        let mut args = vec![
-            "call".to_string(),
-            "--tool".into(),
-            "slow_task".into(),
-            "--log-level".into(),
-            "debug".into(),
-            "--record".into(),
+        let mut args = vec!["call".to_string()];
+        args.extend(call.iter().map(|s| s.to_string()));
+        args.extend([
+            "--record".to_string(),
             trace.display().to_string(),
             "--".into(),
-        ];
+        ]);
         args.extend(argv);
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = run(&a);
@@ -424,9 +442,16 @@ fn python_sdk_and_fastmcp_recordings_become_passing_tests() {
         ]);
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
         let text = std::fs::read_to_string(&out).unwrap();
-        assert!(text.contains("count = 4"), "{name}: {text}");
+        for expected in [
+            "count = 4",
+            "increasing = true",
+            "progress_before_response = true",
+        ] {
+            assert!(text.contains(expected), "{name}: {expected:?} in {text}");
+        }
         let o = test(&[&out.display().to_string()]);
         assert_eq!(o.code, 0, "{name}: {}{}\n{text}", o.stdout, o.stderr);
+        assert!(o.stdout.starts_with("PASS  "), "{name}: {}", o.stdout);
     }
 }
 
