@@ -223,6 +223,58 @@ grep -q 'checksum mismatch' "$work/inst.out" || fail "install.sh did not say why
 ok "install.sh: a tampered archive is refused (exit $rc), nothing installed"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 
+# The GitHub Action (action.yml), its two steps run as the runner runs them:
+# the environment it sets, a release served from target/dist/.
+gh="$work/gh"
+mkdir -p "$gh/mcp"
+: >"$gh/path"; : >"$gh/output"; : >"$gh/summary"
+serve "$dist"
+tool="$gh/tool/$version"
+clean MCPSCOPE_VERSION="$version" MCPSCOPE_RELEASE_BASE="$base" MCPSCOPE_TOOL_DIR="$tool" MCPSCOPE_CACHED= \
+    GITHUB_PATH="$gh/path" bash action/install.sh >"$gh/install.out" 2>&1 || fail "action install: $(cat "$gh/install.out")"
+[[ "$(cat "$gh/path")" == "$tool" ]] || fail "action install put '$(cat "$gh/path")' on GITHUB_PATH"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+# A cache hit installs nothing (the release is no longer served) and checks the version.
+: >"$gh/path"
+clean MCPSCOPE_VERSION="$version" MCPSCOPE_RELEASE_BASE="http://127.0.0.1:9" MCPSCOPE_TOOL_DIR="$tool" MCPSCOPE_CACHED=true \
+    GITHUB_PATH="$gh/path" bash action/install.sh >"$gh/install.out" 2>&1 || fail "action install from the cache: $(cat "$gh/install.out")"
+grep -q 'from the cache' "$gh/install.out" && [[ "$(cat "$gh/path")" == "$tool" ]] || fail "action cache: $(cat "$gh/install.out")"
+cat >"$gh/mcp/demo.toml" <<'TOML'
+[server]
+demo = true
+
+[[case]]
+name = "upload"
+tool = "upload_file"
+arguments = { size = 1024 }
+[case.expect]
+progress = { count = 10 }
+
+[[case]]
+name = "late progress"
+tool = "fault_after_response"
+[case.expect]
+progress_before_response = true
+TOML
+set +e
+clean PATH="$tool:$clean_path" MCPSCOPE_COMMAND=test MCPSCOPE_ARGS="$gh/mcp/demo.toml" GITHUB_OUTPUT="$gh/output" \
+    GITHUB_STEP_SUMMARY="$gh/summary" bash action/run.sh >"$gh/run.out" 2>&1
+rc=$?
+set -e
+((rc == 1)) || fail "action run: exit $rc, want 1: $(cat "$gh/run.out")"
+grep -q "^::error file=$gh/mcp/demo.toml,line=15,title=mcpscope test%3A late progress::progress_before_response" "$gh/run.out" ||
+    fail "action run: no annotation at the failing expectation: $(cat "$gh/run.out")"
+grep -qx 'exit-code=1' "$gh/output" || fail "action run: output $(cat "$gh/output")"
+grep -q '^## mcpscope test: 1 of 2 failed' "$gh/summary" || fail "action run: summary $(cat "$gh/summary")"
+# Arguments are lines: one with a space stays one argument.
+set +e
+clean PATH="$tool:$clean_path" MCPSCOPE_COMMAND=test MCPSCOPE_ARGS="$gh/mcp/no such.toml" GITHUB_OUTPUT="$gh/output" \
+    bash action/run.sh >"$gh/run.out" 2>&1
+rc=$?
+set -e
+((rc == 2)) && grep -q "no such.toml" "$gh/run.out" || fail "action run with a spaced argument: exit $rc, $(cat "$gh/run.out")"
+ok "action: installs the checksummed release (then from the cache), annotates the failing expectation, writes the summary, exits 1"
+
 # An unknown platform: a clear refusal before anything is downloaded.
 mkdir -p "$work/fake"
 printf '#!/bin/sh\ncase "$1" in -s) echo SunOS;; -m) echo sparc64;; esac\n' > "$work/fake/uname"

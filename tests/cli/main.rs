@@ -15,6 +15,7 @@ mod support;
 
 mod answers;
 mod baseline;
+mod ci_action;
 mod diff;
 mod docs;
 mod export;

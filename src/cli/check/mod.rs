@@ -718,7 +718,11 @@ fn emit(report: &Report, format: Format, art: Option<&super::sarif::Artifact<'_>
         Format::Text => text(report),
         Format::Junit => junit(report),
         Format::Sarif => escaped(&super::sarif::sarif(report, art)),
-        Format::Github => ci::github(report, art),
+        // A job's annotations and its summary, from one run.
+        Format::Github => {
+            super::ci_text::step_summary(&ci::markdown(report));
+            ci::github(report, art)
+        }
         Format::Markdown => {
             let md = ci::markdown(report);
             super::ci_text::step_summary(&md);

@@ -27,7 +27,11 @@ pub fn emit(run: &Run, format: Format) {
             &(serde_json::to_string_pretty(run).unwrap_or_default() + "\n"),
         ),
         Format::Junit => junit(run),
-        Format::Github => github(run),
+        // A job's annotations and its summary, from one run.
+        Format::Github => {
+            super::super::ci_text::step_summary(&markdown(run));
+            github(run)
+        }
         Format::Markdown => {
             let md = markdown(run);
             super::super::ci_text::step_summary(&md);
