@@ -135,7 +135,7 @@ fn main() {
                 |_, _, _| {},
             )
             .unwrap();
-            assert!(l.store.len() > 0);
+            assert!(!l.store.is_empty());
             t.elapsed().as_secs_f64()
         };
         let from = || {
