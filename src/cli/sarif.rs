@@ -90,8 +90,9 @@ fn location(art: Option<&Artifact<'_>>, seq: u64) -> Option<Value> {
 }
 
 /// The SARIF log of a check report.
-pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
-    let mut rules: Vec<Value> = Rule::ALL
+/// The rule catalog as SARIF `reportingDescriptor`s (`check` and `test`).
+pub(crate) fn catalog_rules() -> Vec<Value> {
+    Rule::ALL
         .iter()
         .map(|rule| {
             json!({
@@ -105,7 +106,16 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
                 "defaultConfiguration": {"level": level(rule.severity())},
             })
         })
-        .collect();
+        .collect()
+}
+
+/// A SARIF level for a severity.
+pub(crate) fn level_of(s: Severity) -> &'static str {
+    level(s)
+}
+
+pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
+    let mut rules = catalog_rules();
     for (id, lvl, text) in OWN {
         rules.push(json!({
             "id": id,

@@ -20,6 +20,9 @@ pub struct Failure {
     /// How to fix it, for a finding (the rule catalog's fix).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// The rule, for a finding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 /// One case, run and judged.

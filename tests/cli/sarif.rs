@@ -7,7 +7,7 @@ use crate::support::{BIN, headless};
 use serde_json::Value;
 use std::path::Path;
 
-fn validate(doc: &Value) {
+pub fn validate(doc: &Value) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif-schema-2.1.0.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut schemas = boon::Schemas::new();

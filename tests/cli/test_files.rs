@@ -585,3 +585,46 @@ fn check_annotates_the_recorded_frame_and_the_drifted_baseline_line() {
     );
     assert_eq!(std::fs::read_to_string(&summary).unwrap(), o.stdout);
 }
+
+#[test]
+fn sarif_points_at_the_test_file_and_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "demo.toml", DEMO);
+    let f = file.display().to_string();
+    let o = test(&[&f, "--format", "sarif"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    crate::sarif::validate(&doc);
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let placed: Vec<(&str, u64)> = results
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert_eq!(loc["artifactLocation"]["uri"], f.as_str());
+            (
+                r["ruleId"].as_str().unwrap(),
+                loc["region"]["startLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            ("test-expectation", 21),
+            ("test-expectation", 20),
+            ("progress-after-response", 15)
+        ]
+    );
+    // A finding's result names its catalog rule, whose help is the fix.
+    let rules = doc["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let i = results[2]["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(rules[i]["id"], "progress-after-response");
+    assert!(
+        rules[i]["help"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("a throttled or background reporter")
+    );
+}

@@ -190,6 +190,7 @@ fn not_run(l: &Loaded, line: usize, c: &Case, code: i32, why: &str) -> CaseResul
             line,
             message: one_line(why).into_owned(),
             fix: None,
+            rule: None,
         }],
         seen: Default::default(),
         groups: Vec::new(),
@@ -336,6 +337,7 @@ async fn session(
                     what: m.what,
                     message: m.message,
                     fix: m.rule.map(|r| r.fix().to_string()),
+                    rule: m.rule.map(|r| r.id().to_string()),
                 })
                 .collect();
             let mut code = codes.get(i).copied().unwrap_or(3);
@@ -347,6 +349,7 @@ async fn session(
                         line: *line,
                         message: one_line(p).into_owned(),
                         fix: None,
+                        rule: None,
                     },
                 );
             }
@@ -359,6 +362,7 @@ async fn session(
                         line: *line,
                         message: one_line(why).into_owned(),
                         fix: None,
+                        rule: None,
                     },
                 );
             }

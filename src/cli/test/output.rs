@@ -18,6 +18,7 @@ pub enum Format {
     Junit,
     Github,
     Markdown,
+    Sarif,
 }
 
 pub fn emit(run: &Run, format: Format) {
@@ -27,6 +28,7 @@ pub fn emit(run: &Run, format: Format) {
             &(serde_json::to_string_pretty(run).unwrap_or_default() + "\n"),
         ),
         Format::Junit => junit(run),
+        Format::Sarif => crate::protocol::json_text::escape_invisible(&sarif(run)),
         // A job's annotations and its summary, from one run.
         Format::Github => {
             super::super::ci_text::step_summary(&markdown(run));
@@ -312,4 +314,82 @@ pub fn markdown(run: &Run) -> String {
     }
     let _ = writeln!(out, "\n{}", summary_line(run));
     out
+}
+
+/// SARIF 2.1.0: a result per failed expectation, located at its line in
+/// the test file (the committed file); a finding that failed a case under
+/// its catalog rule (with the rule's fix as help), the others under
+/// `test-expectation`, a case whose calls did not complete under
+/// `call-completed`; the warnings that did not fail a case as warnings, at
+/// the case's line.
+pub fn sarif(run: &Run) -> String {
+    use super::super::sarif::{catalog_rules, level_of, uri_of};
+    use serde_json::{Value, json};
+    let mut rules = catalog_rules();
+    rules.push(json!({
+        "id": "test-expectation",
+        "shortDescription": {"text": "an expectation of a test file that its case did not meet"},
+        "defaultConfiguration": {"level": "error"},
+    }));
+    rules.push(json!({
+        "id": "call-completed",
+        "shortDescription": {"text": "a call that did not complete (timeout, the server exited, the connection failed): never a pass"},
+        "defaultConfiguration": {"level": "error"},
+    }));
+    let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
+    let at = |file: &str, line: usize| {
+        json!([{"physicalLocation": {
+            "artifactLocation": {"uri": uri_of(file)},
+            "region": {"startLine": line.max(1)},
+        }}])
+    };
+    let mut results: Vec<Value> = Vec::new();
+    let mut files: Vec<&str> = Vec::new();
+    for c in &run.cases {
+        if !files.contains(&c.file.as_str()) {
+            files.push(&c.file);
+        }
+        for f in &c.failures {
+            let id = match (&f.rule, f.what.as_str()) {
+                (Some(r), _) => r.as_str(),
+                (None, "call" | "session" | "server") => "call-completed",
+                _ => "test-expectation",
+            };
+            let mut res = json!({
+                "ruleId": id,
+                "level": "error",
+                "message": {"text": format!("{}: {}: {}", one_line(&c.name), f.what, one_line(&f.message))},
+                "locations": at(&c.file, f.line),
+                "properties": {"case": c.name, "expectation": f.what},
+            });
+            if let Some(i) = index_of(id) {
+                res["ruleIndex"] = i.into();
+            }
+            results.push(res);
+        }
+        for g in not_failing(c) {
+            let mut res = json!({
+                "ruleId": g.rule.id(),
+                "level": level_of(g.severity),
+                "message": {"text": format!("{}: {} (×{})", one_line(&c.name), one_line(&g.message), g.count)},
+                "locations": at(&c.file, c.line),
+                "properties": {"case": c.name},
+            });
+            if let Some(i) = index_of(g.rule.id()) {
+                res["ruleIndex"] = i.into();
+            }
+            results.push(res);
+        }
+    }
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "mcpscope", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
+            "results": results,
+            "artifacts": files.iter().map(|f| json!({"location": {"uri": uri_of(f)}})).collect::<Vec<_>>(),
+            "invocations": [{"executionSuccessful": true}],
+        }],
+    });
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
 }
