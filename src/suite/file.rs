@@ -72,6 +72,10 @@ pub struct Case {
     /// How long to keep listening after the last response (200).
     pub settle_ms: Option<u64>,
     pub timeout: Option<f64>,
+    /// The golden recording this case's session is compared with, as
+    /// `diff` compares (relative to the test file; default
+    /// `STEM.golden/NAME.jsonl`, used when it exists).
+    pub golden: Option<String>,
     #[serde(default)]
     pub expect: Expect,
 }
@@ -103,6 +107,9 @@ pub struct Expect {
     pub notifications: Option<Spanned<Vec<String>>>,
     pub findings: Option<Spanned<Findings>>,
     pub timing: Option<Spanned<Timing>>,
+    /// The golden recording must exist, and differ from the session only
+    /// within these tolerances (`diff`'s: 2x and 250 ms by default).
+    pub golden: Option<Spanned<Golden>>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -142,6 +149,15 @@ pub struct Findings {
     /// Rules whose findings are shown but never fail the case.
     #[serde(default)]
     pub allow: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Golden {
+    /// A call's duration differs when one is at least this many times the other…
+    pub time_ratio: Option<f64>,
+    /// …and they are at least this many milliseconds apart.
+    pub min_ms: Option<u64>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -247,6 +263,22 @@ pub fn parse(
         }
         if case.repeat.is_some_and(|r| r == 0 || r > MAX_REPEAT) {
             return Err(err(at, format!("repeat must be 1 to {MAX_REPEAT}")));
+        }
+        if case.golden.is_some() && file.server.get_ref().shared {
+            return Err(err(
+                at,
+                "a golden recording is one case's session: not with shared = true".into(),
+            ));
+        }
+        if let Some(g) = &case.expect.golden
+            && g.get_ref()
+                .time_ratio
+                .is_some_and(|r| !(r.is_finite() && r >= 1.0))
+        {
+            return Err(err(
+                g.span().start,
+                "golden.time_ratio must be a number of at least 1".into(),
+            ));
         }
         if case.protocol.is_some() && file.server.get_ref().shared {
             return Err(err(
@@ -464,5 +496,33 @@ mod tests {
             "/h/x $ d $x"
         );
         assert!(expand("${HOME", &env).is_err());
+    }
+}
+
+/// A case's golden recording: its `golden` key, else `STEM.golden/NAME.jsonl`
+/// beside the test file (the name with anything but letters, digits, `-`
+/// and `_` as `_`).
+pub fn golden_path(test_file: &std::path::Path, case: &Case) -> std::path::PathBuf {
+    let dir = test_file.parent().unwrap_or(std::path::Path::new("."));
+    match &case.golden {
+        Some(p) => dir.join(p),
+        None => {
+            let stem = test_file
+                .file_stem()
+                .map_or_else(|| "test".into(), |s| s.to_string_lossy());
+            let name: String = case
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            dir.join(format!("{stem}.golden"))
+                .join(format!("{name}.jsonl"))
+        }
     }
 }

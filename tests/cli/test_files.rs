@@ -628,3 +628,86 @@ fn sarif_points_at_the_test_file_and_validates() {
             .starts_with("a throttled or background reporter")
     );
 }
+
+/// `mcpscope test` in `dir` with `VARIANT` set for the server's command.
+fn test_variant(dir: &Path, variant: &str, args: &[&str]) -> crate::support::Output {
+    let child = std::process::Command::new(BIN)
+        .arg("test")
+        .args(args)
+        .current_dir(dir)
+        .env("VARIANT", variant)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::support::finish(child)
+}
+
+#[test]
+fn goldens_are_recorded_then_compared_as_diff_compares_and_updated() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(variants(), dir.path().join("server.py")).unwrap();
+    write(
+        dir.path(),
+        "v.toml",
+        "[server]\ncommand = [\"python3\", \"server.py\", \"${VARIANT}\"]\n\n[[case]]\nname = \"work steps\"\ntool = \"work\"\nlog_level = \"info\"\n",
+    );
+    let golden = dir.path().join("v.golden/work_steps.jsonl");
+    let o = test_variant(dir.path(), "plain", &["v.toml", "--record"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(golden.is_file(), "no golden written");
+    // The same server: no difference.
+    let o = test_variant(dir.path(), "plain", &["v.toml"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    // A log added: the golden names it, at the case.
+    let o = test_variant(dir.path(), "log-added", &["v.toml"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("v.toml:4: golden: differs from its golden recording v.golden/work_steps.jsonl: @@ call 1 work"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("~ log(error work): 0 → 1"),
+        "{}",
+        o.stdout
+    );
+    // --update says what changed and takes the new session as the golden.
+    let o = test_variant(dir.path(), "log-added", &["v.toml", "--update"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr
+            .contains("[golden] v.golden/work_steps.jsonl: changed"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("  ~ log(error work): 0 → 1"),
+        "{}",
+        o.stderr
+    );
+    let o = test_variant(dir.path(), "log-added", &["v.toml"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = test_variant(dir.path(), "log-added", &["v.toml", "--update"]);
+    assert!(
+        o.stderr
+            .contains("[golden] v.golden/work_steps.jsonl: unchanged"),
+        "{}",
+        o.stderr
+    );
+
+    // A golden the case expects but nobody recorded is a failure at its line.
+    write(
+        dir.path(),
+        "w.toml",
+        "[server]\ncommand = [\"python3\", \"server.py\", \"plain\"]\n\n[[case]]\nname = \"w\"\ntool = \"work\"\n[case.expect]\ngolden = { time_ratio = 3.0 }\n",
+    );
+    let o = test_variant(dir.path(), "plain", &["w.toml"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("w.toml:8: golden: no golden recording"),
+        "{}",
+        o.stdout
+    );
+}

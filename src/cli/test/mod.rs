@@ -45,6 +45,26 @@ pub struct TestArgs {
     /// Run only the cases whose name contains this text.
     #[arg(long, value_name = "TEXT")]
     pub case: Option<String>,
+    /// Write each case's session as its golden recording (beside the test
+    /// file: `STEM.golden/NAME.jsonl`, or the case's `golden`); later runs
+    /// compare their session with it as `diff` does.
+    #[arg(long, conflicts_with_all = ["from", "update"])]
+    pub record: bool,
+    /// Rewrite the golden recordings after a reviewed change, saying on
+    /// stderr what changed in each.
+    #[arg(long, conflicts_with = "from")]
+    pub update: bool,
+}
+
+/// What a run does with the golden recordings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Goldens {
+    /// Compare with each that exists (or that the case expects).
+    Compare,
+    /// Write them.
+    Record,
+    /// Compare, say what changed, and rewrite them.
+    Update,
 }
 
 /// How long a case listens after its last response when the file does not say.
@@ -68,6 +88,20 @@ pub async fn run(a: TestArgs) -> i32 {
             return 2;
         }
     };
+    let goldens = match (a.record, a.update) {
+        (true, _) => Goldens::Record,
+        (_, true) => Goldens::Update,
+        _ => Goldens::Compare,
+    };
+    if goldens != Goldens::Compare
+        && let Some(l) = loaded.iter().find(|l| l.file.server.get_ref().shared)
+    {
+        eprintln!(
+            "[error] {}: golden recordings are one case's session each: --record and --update need shared = false",
+            l.path.display()
+        );
+        return 2;
+    }
     let mut signals = Signals::install();
     let mut run = Run {
         mcpscope_test: 1,
@@ -92,7 +126,33 @@ pub async fn run(a: TestArgs) -> i32 {
             cases.into_iter().map(|c| vec![c]).collect()
         };
         for cases in sessions.iter().filter(|c| !c.is_empty()) {
-            let results = session(l, server, cases, &mut signals).await;
+            let golden = match cases.as_slice() {
+                [(_, c)] if !server.shared => Some(file::golden_path(&l.path, c)),
+                _ => None,
+            };
+            // The session is recorded: into the golden, or beside it to compare.
+            let record = match (&golden, goldens) {
+                (Some(g), Goldens::Record) => Some(g.clone()),
+                (Some(g), _)
+                    if goldens == Goldens::Update
+                        || g.exists()
+                        || cases[0].1.expect.golden.is_some() =>
+                {
+                    Some(scratch())
+                }
+                _ => None,
+            };
+            if goldens == Goldens::Record
+                && let Some(dir) = record.as_deref().and_then(Path::parent)
+                && let Err(e) = std::fs::create_dir_all(dir)
+            {
+                eprintln!("[error] {}: {e}", dir.display());
+                return 2;
+            }
+            let mut results = session(l, server, cases, record.as_deref(), &mut signals).await;
+            if let (Some(g), Some(rec), [result]) = (&golden, &record, results.as_mut_slice()) {
+                compare_golden(l, cases[0].1, g, rec, goldens, result);
+            }
             let stopped = results.iter().any(|r| r.code == 130);
             run.cases.extend(results);
             if stopped {
@@ -203,6 +263,7 @@ async fn session(
     l: &Loaded,
     server: &Server,
     cases: &[(usize, &Case)],
+    record: Option<&Path>,
     signals: &mut Signals,
 ) -> Vec<CaseResult> {
     let base = l.path.parent().unwrap_or(Path::new("."));
@@ -222,7 +283,7 @@ async fn session(
         }
     };
     let started = Instant::now();
-    let (session, trace, spec, otel) = match connect_observed(&args, None, limits, true).await {
+    let (session, trace, spec, otel) = match connect_observed(&args, record, limits, true).await {
         Ok(x) => x,
         Err(e) => {
             let code = fail(&e);
@@ -432,4 +493,119 @@ fn from(trace: &Path, output: Option<&Path>) -> i32 {
         }
     }
     0
+}
+
+/// A fresh path for a session recorded only to be compared.
+fn scratch() -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "mcpscope-test-{}-{}.jsonl",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// The case's session (`recorded`) against its golden recording: a
+/// failure when they differ beyond the tolerances (Compare); said on stderr
+/// and written over the golden (Update); nothing to compare (Record).
+fn compare_golden(
+    l: &Loaded,
+    c: &Case,
+    golden: &Path,
+    recorded: &Path,
+    mode: Goldens,
+    result: &mut CaseResult,
+) {
+    if mode == Goldens::Record {
+        return;
+    }
+    let at = c
+        .expect
+        .golden
+        .as_ref()
+        .map_or(result.line, |g| line_of(&l.text, g.span().start));
+    let tol = c
+        .expect
+        .golden
+        .as_ref()
+        .map_or_else(crate::diff::Tolerances::default, |g| {
+            let d = crate::diff::Tolerances::default();
+            crate::diff::Tolerances {
+                time_ratio: g.get_ref().time_ratio.unwrap_or(d.time_ratio),
+                min_ms: g.get_ref().min_ms.unwrap_or(d.min_ms),
+            }
+        });
+    let mut fail = |message: String| {
+        result.failures.push(Miss {
+            what: "golden".into(),
+            line: at,
+            message,
+            fix: None,
+            rule: None,
+        });
+        result.passed = false;
+        if result.code == 0 {
+            result.code = 1;
+        }
+    };
+    let changes = if golden.exists() {
+        match super::diff::read_both(golden, recorded) {
+            Ok((a, b)) => {
+                let r = crate::diff::report::diff(&a, &b, tol);
+                // The change lines, without the two header lines naming the files.
+                let lines: Vec<String> = crate::diff::report::text(&r)
+                    .lines()
+                    .skip(2)
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect();
+                Some((r.same, lines))
+            }
+            Err(e) => {
+                fail(format!("{}: {e}", golden.display()));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    match mode {
+        Goldens::Update => {
+            let name = golden.display().to_string();
+            match &changes {
+                None => eprintln!("[golden] {}: written (there was none)", one_line(&name)),
+                Some((true, _)) => eprintln!("[golden] {}: unchanged", one_line(&name)),
+                Some((false, lines)) => {
+                    eprintln!("[golden] {}: changed", one_line(&name));
+                    lines.iter().for_each(|l| eprintln!("  {}", one_line(l)));
+                }
+            }
+            let moved = golden
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::copy(recorded, golden).map(|_| ()));
+            if let Err(e) = moved {
+                fail(format!("cannot write {}: {e}", golden.display()));
+            }
+        }
+        _ => match changes {
+            None if c.expect.golden.is_some() && !golden.exists() => fail(format!(
+                "no golden recording {} (mcpscope test --record writes it)",
+                golden.display()
+            )),
+            Some((false, lines)) => fail(format!(
+                "differs from its golden recording {}: {}",
+                golden.display(),
+                lines
+                    .iter()
+                    .take(6)
+                    .map(|l| l.trim())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            _ => {}
+        },
+    }
+    let _ = std::fs::remove_file(recorded);
 }
