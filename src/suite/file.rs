@@ -418,6 +418,34 @@ fn expand_server(s: &mut Server, env: &dyn Fn(&str) -> Option<String>) -> Result
     Ok(())
 }
 
+/// A case's golden recording: its `golden` key, else `STEM.golden/NAME.jsonl`
+/// beside the test file (the name with anything but letters, digits, `-`
+/// and `_` as `_`).
+pub fn golden_path(test_file: &std::path::Path, case: &Case) -> std::path::PathBuf {
+    let dir = test_file.parent().unwrap_or(std::path::Path::new("."));
+    match &case.golden {
+        Some(p) => dir.join(p),
+        None => {
+            let stem = test_file
+                .file_stem()
+                .map_or_else(|| "test".into(), |s| s.to_string_lossy());
+            let name: String = case
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            dir.join(format!("{stem}.golden"))
+                .join(format!("{name}.jsonl"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,33 +524,5 @@ mod tests {
             "/h/x $ d $x"
         );
         assert!(expand("${HOME", &env).is_err());
-    }
-}
-
-/// A case's golden recording: its `golden` key, else `STEM.golden/NAME.jsonl`
-/// beside the test file (the name with anything but letters, digits, `-`
-/// and `_` as `_`).
-pub fn golden_path(test_file: &std::path::Path, case: &Case) -> std::path::PathBuf {
-    let dir = test_file.parent().unwrap_or(std::path::Path::new("."));
-    match &case.golden {
-        Some(p) => dir.join(p),
-        None => {
-            let stem = test_file
-                .file_stem()
-                .map_or_else(|| "test".into(), |s| s.to_string_lossy());
-            let name: String = case
-                .name
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || c == '-' || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            dir.join(format!("{stem}.golden"))
-                .join(format!("{name}.jsonl"))
-        }
     }
 }
