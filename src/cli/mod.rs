@@ -13,6 +13,7 @@ pub mod docs;
 pub mod export;
 pub mod http_lines;
 pub mod load;
+pub mod mcp;
 pub mod mock;
 pub mod otlp;
 pub mod printer;
@@ -89,6 +90,10 @@ pub enum Cmd {
     /// notification order, logs, findings, timing); `--from TRACE` writes
     /// one from a recording.
     Test(test::TestArgs),
+    /// Serve mcpscope itself as an MCP server over stdio, for coding agents:
+    /// tools `call`, `check`, `test` and `diff`, reaching only the servers
+    /// named here.
+    Mcp(mcp::McpArgs),
     /// Replay a recorded trace (`--print`: the timeline as text).
     Replay(replay::ReplayArgs),
     /// Compare two recorded sessions: listings, calls (outcome, result
@@ -138,6 +143,7 @@ pub async fn run(cmd: Cmd) -> i32 {
         Cmd::Request(a) => request::run(a).await,
         Cmd::Check(a) => check::run(a).await,
         Cmd::Test(a) => test::run(a).await,
+        Cmd::Mcp(a) => mcp::run(a).await,
         Cmd::Replay(a) => replay::run(a),
         Cmd::Diff(a) => diff::run(a).await,
         Cmd::Mock(a) => mock::run(a).await,
@@ -204,6 +210,7 @@ impl Cli {
                 vec![("the trace", Some(a.trace.as_path()))],
                 vec![("-o", a.output.as_deref())],
             ),
+            Some(Cmd::Mcp(a)) => (vec![("--config", a.config.as_deref())], vec![]),
             Some(Cmd::Test(a)) => (
                 vec![("--from", a.from.as_deref())],
                 vec![("-o", a.output.as_deref())],

@@ -24,6 +24,7 @@ mod harness;
 mod headless;
 mod load;
 mod local_safety;
+mod mcp_server;
 mod mock;
 mod otel_receiver;
 mod otlp;
