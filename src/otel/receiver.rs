@@ -4,8 +4,11 @@
 //! the exporter gets its answer once its data is in the trace. A request's
 //! head and body must each arrive in time, and a body is read whole before
 //! its export takes a decoding slot, so a sender that stalls holds neither
-//! a slot nor a connection for long. What is not HTTP/1 (OTLP/gRPC, told
-//! apart by the HTTP/2 preface; TLS) is said once per session and closed.
+//! a slot nor a connection for long. OTLP/gRPC (HTTP/2, told apart by its
+//! preface) is served on the same port (`grpc`); anything else (TLS, not
+//! HTTP) is said once per session and closed.
+
+mod grpc;
 
 use super::decode::{self, Encoding, Signal};
 use crate::event::Event;
@@ -154,6 +157,11 @@ impl Receiver {
                 tokio::spawn(async move {
                     match first_bytes(&stream, head).await {
                         First::Http1 => {}
+                        First::Grpc => {
+                            grpc::serve(state, stream, head).await;
+                            drop(permit);
+                            return;
+                        }
                         First::Nothing => return,
                         First::Foreign(protocol) => {
                             state.say_foreign(protocol);
@@ -205,6 +213,8 @@ struct State {
 /// What a connection's first bytes say it speaks.
 enum First {
     Http1,
+    /// The HTTP/2 preface: OTLP/gRPC.
+    Grpc,
     /// Nothing arrived in time, or the peer went away.
     Nothing,
     Foreign(&'static str),
@@ -222,7 +232,7 @@ async fn first_bytes(stream: &tokio::net::TcpStream, wait: Duration) -> First {
         _ => return First::Nothing,
     };
     match &buf[..n] {
-        b"PRI" => First::Foreign("OTLP/gRPC"),
+        b"PRI" => First::Grpc,
         [0x16, ..] => First::Foreign("TLS"),
         [c, ..] if !c.is_ascii_uppercase() => First::Foreign("other"),
         _ => First::Http1,
@@ -367,6 +377,21 @@ impl State {
 /// partial success when items were left out (past the bound, or refused
 /// for an invalid id).
 fn success(signal: Signal, enc: Encoding, decoded: &decode::Decoded) -> Response<Body> {
+    let (body, ctype) = response_body(signal, enc, decoded);
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(ctype),
+    );
+    r
+}
+
+/// The response message of an export and its content type.
+fn response_body(
+    signal: Signal,
+    enc: Encoding,
+    decoded: &decode::Decoded,
+) -> (Vec<u8>, &'static str) {
     use opentelemetry_proto::tonic::collector as c;
     use prost::Message;
     let dropped = decoded.dropped + decoded.invalid;
@@ -377,7 +402,7 @@ fn success(signal: Signal, enc: Encoding, decoded: &decode::Decoded) -> Response
         _ => format!("{over}; {}", decode::INVALID_IDS),
     };
     let partial = |n: u64| (n > 0).then_some(n as i64);
-    let (body, ctype): (Vec<u8>, &'static str) = match (signal, enc) {
+    let answer: (Vec<u8>, &'static str) = match (signal, enc) {
         // Serde would write `"partialSuccess": null`; the empty message is `{}`.
         (_, Encoding::Json) if dropped == 0 => (b"{}".to_vec(), "application/json"),
         (Signal::Traces, _) => {
@@ -416,12 +441,7 @@ fn success(signal: Signal, enc: Encoding, decoded: &decode::Decoded) -> Response
             ),
         }
     }
-    let mut r = Response::new(Full::new(Bytes::from(body)));
-    r.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static(ctype),
-    );
-    r
+    answer
 }
 
 #[cfg(test)]
@@ -605,31 +625,30 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn otlp_over_grpc_is_recorded_once_and_closed() {
+    async fn tls_is_recorded_once_and_closed_and_http2_is_spoken() {
         let trace = Trace::new(Store::default(), MonotonicClock::new());
         let r = Receiver::start(trace.clone()).await.unwrap();
         for _ in 0..2 {
-            let mut s = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
-            s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-                .await
-                .unwrap();
+            let mut tls = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+            tls.write_all(&[0x16, 0x03, 0x01, 0x00]).await.unwrap();
             // Closed at once, with nothing said on the wire.
-            assert_eq!(answer(&mut s).await, "");
+            assert_eq!(answer(&mut tls).await, "");
         }
-        let mut tls = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
-        tls.write_all(&[0x16, 0x03, 0x01, 0x00]).await.unwrap();
-        assert_eq!(answer(&mut tls).await, "");
         assert_eq!(
             otel_events(&trace),
-            [
-                Event::OtelForeign {
-                    protocol: "OTLP/gRPC".into()
-                },
-                Event::OtelForeign {
-                    protocol: "TLS".into()
-                }
-            ]
+            [Event::OtelForeign {
+                protocol: "TLS".into()
+            }]
         );
+        // The HTTP/2 preface (OTLP/gRPC) is answered with the server's SETTINGS frame.
+        let mut s = tokio::net::TcpStream::connect(r.addr()).await.unwrap();
+        s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
+        s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+        let mut head = [0u8; 9];
+        s.read_exact(&mut head).await.unwrap();
+        assert_eq!(head[3], 4, "a SETTINGS frame: {head:?}");
         // HTTP/1 still works.
         let host = r.addr().to_string();
         let json = "Content-Type: application/json\r\n";

@@ -1,8 +1,8 @@
 //! What a server exports to mcpscope's OTLP receiver, from a real server
 //! (tests/servers/hostile_stdio.py) through the real binary: a flood of
 //! spans is counted past the first lines; URL-valued attributes lose their
-//! credentials; spans with invalid ids are refused and said; OTLP/gRPC is
-//! said once. And a flood of status reports for tasks no answer named is
+//! credentials; spans with invalid ids are refused and said; OTLP/gRPC
+//! from a real exporter is received. And a flood of status reports for tasks no answer named is
 //! counted the same way.
 
 use crate::support::{Run, headless};
@@ -110,21 +110,85 @@ fn a_flood_of_reports_for_unknown_tasks_is_counted_not_printed_line_by_line() {
 }
 
 #[test]
-fn otlp_over_grpc_is_said_once_not_dropped_silently() {
+fn a_bare_http2_preface_is_answered_and_says_nothing() {
+    // OTLP/gRPC is served now: a connection that only opens HTTP/2 gets the
+    // receiver's SETTINGS and goes; nothing is wrong, nothing is said.
     let o = call(&hostile("grpc-preface", None));
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let said: Vec<&str> = o
-        .stderr
-        .lines()
-        .filter(|l| l.contains("OTLP/gRPC arrived"))
-        .collect();
-    assert_eq!(
-        said,
-        [
-            "[otel] OTLP/gRPC arrived: not supported, configure the exporter for http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)"
-        ],
+    assert!(!o.stderr.contains("[otel]"), "{}", o.stderr);
+    assert!(
+        !o.trace()
+            .iter()
+            .any(|l| l["json"]["event"] == "otel-foreign"),
         "{}",
         o.stderr
+    );
+}
+
+/// A span exported over OTLP/gRPC by the OpenTelemetry Python SDK's own gRPC
+/// exporter reaches the trace and the screen as one over OTLP/HTTP does.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn otlp_over_grpc_from_the_python_sdk_exporter_is_received() {
+    let py = crate::support::peer("phoenix-venv/bin/python");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/grpc_exporter.py");
+    let o = headless(["call", "--protocol", "legacy", "--tool", "traced"])
+        .args(["-e", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"])
+        .server([py.display().to_string(), script.display().to_string()])
+        .record()
+        .run();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let spans = spans(&o);
+    let span = spans
+        .iter()
+        .find(|s| s["name"] == "traced-work")
+        .unwrap_or_else(|| panic!("no span received over gRPC: {spans:?}\n{}", o.stderr));
+    assert_eq!(span["attributes"]["work.kind"], "grpc", "{span}");
+    assert!(o.stderr.contains("[span] traced-work"), "{}", o.stderr);
+    assert!(!o.stderr.contains("not supported"), "{}", o.stderr);
+}
+
+/// A server on the official Go SDK (mcp-grafana, pinned in the Python
+/// peers' venv) exporting over OTLP/gRPC, as it does when its exporter is
+/// set to `grpc`: its tool call's span joins the call, its logs arrive.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn otlp_over_grpc_from_a_go_sdk_server_is_received() {
+    let grafana = crate::support::peer("venv/bin/mcp-grafana");
+    let o = headless(["call", "--protocol", "legacy", "--tool", "list_datasources"])
+        .args([
+            "-e",
+            "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+            // No Grafana: the tool fails, and its span says so.
+            "-e",
+            "GRAFANA_URL=http://127.0.0.1:9",
+            // Nothing leaves this machine.
+            "-e",
+            "GRAFANA_USAGE_STATS=disabled",
+        ])
+        .server([grafana.display().to_string()])
+        .record()
+        .run();
+    assert_eq!(o.code, 1, "the tool's error result: {}", o.stderr);
+    let spans = spans(&o);
+    let call = spans
+        .iter()
+        .find(|s| s["name"] == "tools/call list_datasources")
+        .unwrap_or_else(|| panic!("no tools/call span over gRPC: {spans:?}\n{}", o.stderr));
+    assert_eq!(
+        call["attributes"]["mcp.method.name"], "tools/call",
+        "{call}"
+    );
+    assert!(
+        o.stderr
+            .lines()
+            .any(|l| l.starts_with("[span] tools/call list_datasources") && l.contains("call=#")),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.trace().iter().any(|l| l["json"]["event"] == "otel-log"),
+        "no logs arrived"
     );
 }
 

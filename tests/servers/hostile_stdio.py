@@ -27,7 +27,7 @@ empty result; `tools/call` does what the mode says:
                            with the receiver's last answer
     grpc-preface           opens two connections to the OTLP endpoint and
                            sends each the HTTP/2 preface (as an OTLP/gRPC
-                           exporter does), reads until it is closed, answers
+                           exporter does), reads the first answer, goes, answers
     split-line N           (not MCP: for the stdio proxy) writes the start of
                            a line, waits for one line on stdin, then writes
                            N more bytes of it, its end, and one short line,
@@ -143,8 +143,8 @@ def grpc_preface():
         # The HTTP/2 connection preface, then an empty SETTINGS frame.
         s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
         try:
-            while s.recv(4096):
-                pass
+            # The receiver's first frame (its SETTINGS), then the peer goes.
+            s.recv(4096)
         except OSError:
             pass
         s.close()
