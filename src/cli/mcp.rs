@@ -34,6 +34,8 @@ const TOOL_LIMIT: Duration = Duration::from_secs(600);
 const OUTPUT_LIMIT: u64 = 8 << 20;
 /// How long calls in flight may still answer once the host closed stdin.
 const EOF_GRACE: Duration = Duration::from_secs(5);
+/// Tool commands running at once.
+const MAX_RUNNING: usize = 4;
 /// A request line longer than this is refused, not buffered.
 const LINE_LIMIT: usize = 4 << 20;
 
@@ -321,14 +323,43 @@ pub async fn run(a: McpArgs) -> i32 {
         }
     });
     let servers = std::sync::Arc::new(servers);
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let running = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_RUNNING));
+    let mut input = BufReader::new(tokio::io::stdin());
     let mut calls = tokio::task::JoinSet::new();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        // A line is read up to the limit; past it, the rest of the line is
+        // skipped, never held.
+        let Ok(n) = (&mut input)
+            .take(LINE_LIMIT as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .await
+        else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        if buf.len() > LINE_LIMIT && !buf.ends_with(b"\n") {
+            let _ = tx.send(error(&Value::Null, -32600, "request too large"));
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                match (&mut input)
+                    .take(64 * 1024)
+                    .read_until(b'\n', &mut rest)
+                    .await
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if rest.ends_with(b"\n") => break,
+                    Ok(_) => {}
+                }
+            }
             continue;
         }
-        if line.len() > LINE_LIMIT {
-            let _ = tx.send(error(&Value::Null, -32600, "request too large"));
+        let line = String::from_utf8_lossy(&buf);
+        if line.trim().is_empty() {
             continue;
         }
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -373,8 +404,12 @@ pub async fn run(a: McpArgs) -> i32 {
                     .unwrap_or_default()
                     .to_string();
                 let args = msg["params"].get("arguments").cloned().unwrap_or(json!({}));
-                let (tx, servers) = (tx.clone(), servers.clone());
+                let (tx, servers, running) = (tx.clone(), servers.clone(), running.clone());
                 calls.spawn(async move {
+                    // At most a few commands at once; the others wait their turn.
+                    let Ok(_slot) = running.acquire_owned().await else {
+                        return;
+                    };
                     let line = match command_of(&name, &args, &servers) {
                         Err(e) => answer(
                             &id,

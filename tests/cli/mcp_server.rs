@@ -151,3 +151,19 @@ fn a_host_reaches_only_the_servers_and_files_it_was_given() {
     );
     assert_eq!(a[5]["error"]["code"], -32601);
 }
+
+#[test]
+fn an_oversized_request_is_refused_and_the_next_one_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(5 << 20)
+    );
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let a = exchange(dir.path(), &["--demo"], &[&huge, ping]);
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(a[0]["id"], Value::Null);
+    assert_eq!(a[0]["error"]["code"], -32600);
+    assert_eq!(a[1]["id"], 2);
+    assert_eq!(a[1]["result"], serde_json::json!({}));
+}

@@ -20,6 +20,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How often an idle connection is pinged.
+const KEEP_ALIVE: Duration = Duration::from_secs(30);
 /// Streams (exports) at once on one connection.
 const MAX_STREAMS: u32 = 16;
 
@@ -46,9 +48,11 @@ pub(super) async fn serve(state: Arc<State>, stream: tokio::net::TcpStream, head
     let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
         .timer(TokioTimer::new())
         .max_concurrent_streams(MAX_STREAMS)
-        .keep_alive_interval(None)
         .max_header_list_size(64 * 1024)
-        // The preface and settings must come as an HTTP/1 head must.
+        // A peer that no longer answers pings (gone, or holding the
+        // connection open without speaking) is closed: its connection slot
+        // is freed. An idle exporter answers them and keeps its channel.
+        .keep_alive_interval(Some(KEEP_ALIVE))
         .keep_alive_timeout(head)
         .serve_connection(TokioIo::new(stream), svc)
         .await;
