@@ -47,6 +47,19 @@ pub fn md(s: &str) -> String {
     o
 }
 
+/// One finding group as a Markdown list item, with its fix.
+pub fn md_group(g: &crate::checks::groups::Group) -> String {
+    format!(
+        "- **{}** ({}) ×{}{}: {} — *fix:* {}\n",
+        g.rule,
+        g.severity,
+        g.count,
+        if g.allowed { ", allowed" } else { "" },
+        md(&g.message),
+        md(&g.fix)
+    )
+}
+
 /// Milliseconds as a person reads them.
 pub fn ms(v: f64) -> String {
     if v >= 1000.0 {

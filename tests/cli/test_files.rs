@@ -22,6 +22,26 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `mcpscope ARGS` in `dir` (or here) with `env` set, to its end.
+fn run_env(
+    args: &[&str],
+    dir: Option<&Path>,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> crate::support::Output {
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    crate::support::finish(cmd.spawn().unwrap())
+}
+
 fn test(args: &[&str]) -> crate::support::Output {
     let mut all = vec!["test"];
     all.extend_from_slice(args);
@@ -198,15 +218,12 @@ fn markdown_goes_to_the_step_summary_too_with_server_text_escaped() {
         ),
     );
     let summary = write(dir.path(), "summary.md", "earlier step\n");
-    let child = std::process::Command::new(BIN)
-        .args(["test", &file.display().to_string(), "--format", "markdown"])
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = crate::support::finish(child);
+    let f = file.display().to_string();
+    let o = run_env(
+        &["test", &f, "--format", "markdown"],
+        None,
+        &[("GITHUB_STEP_SUMMARY", summary.as_os_str())],
+    );
     assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
     assert!(
         o.stdout.starts_with("## mcpscope test: 1 of 1 failed ❌\n"),
@@ -557,15 +574,11 @@ fn check_annotates_the_recorded_frame_and_the_drifted_baseline_line() {
 
     // Markdown: the job summary, appended where the runner says.
     let summary = dir.path().join("summary.md");
-    let child = std::process::Command::new(BIN)
-        .args(["check", "--trace", &t, "--format", "markdown"])
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = crate::support::finish(child);
+    let o = run_env(
+        &["check", "--trace", &t, "--format", "markdown"],
+        None,
+        &[("GITHUB_STEP_SUMMARY", summary.as_os_str())],
+    );
     assert_eq!(o.code, 1);
     assert!(
         o.stdout.starts_with("## mcpscope check: failed ❌\n"),
@@ -631,17 +644,13 @@ fn sarif_points_at_the_test_file_and_validates() {
 
 /// `mcpscope test` in `dir` with `VARIANT` set for the server's command.
 fn test_variant(dir: &Path, variant: &str, args: &[&str]) -> crate::support::Output {
-    let child = std::process::Command::new(BIN)
-        .arg("test")
-        .args(args)
-        .current_dir(dir)
-        .env("VARIANT", variant)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    crate::support::finish(child)
+    let mut all = vec!["test"];
+    all.extend_from_slice(args);
+    run_env(
+        &all,
+        Some(dir),
+        &[("VARIANT", std::ffi::OsStr::new(variant))],
+    )
 }
 
 #[test]

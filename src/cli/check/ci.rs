@@ -9,7 +9,7 @@
 use super::report::{Report, drift_line};
 use crate::checks::Severity;
 use crate::checks::groups::offending_seq;
-use crate::cli::ci_text::{gh_command, md, ms};
+use crate::cli::ci_text::{gh_command, md, md_group, ms};
 use crate::cli::sarif::{Artifact, pinned_line};
 use crate::protocol::sanitize::one_line;
 use std::fmt::Write as _;
@@ -116,18 +116,7 @@ pub fn markdown(r: &Report) -> String {
     }
     if !r.groups.is_empty() {
         out.push_str("\n### Findings by cause\n\n");
-        for g in &r.groups {
-            let _ = writeln!(
-                out,
-                "- **{}** ({}) ×{}{}: {} — *fix:* {}",
-                g.rule,
-                g.severity,
-                g.count,
-                if g.allowed { ", allowed" } else { "" },
-                md(&g.message),
-                md(&g.fix)
-            );
-        }
+        r.groups.iter().for_each(|g| out.push_str(&md_group(g)));
     }
     if !r.failures.is_empty() {
         out.push_str("\n### Calls that did not complete\n\n");

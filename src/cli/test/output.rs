@@ -4,7 +4,7 @@
 //! `$GITHUB_STEP_SUMMARY` when that is set). Server text is one line,
 //! escaped for the format it lands in.
 
-use super::super::ci_text::{gh_data, gh_prop, md, ms};
+use super::super::ci_text::{gh_data, gh_prop, md, md_group, ms};
 use crate::checks::groups::Group;
 use crate::protocol::sanitize::one_line;
 use crate::suite::{CaseResult, Run};
@@ -239,18 +239,6 @@ pub fn github(run: &Run) -> String {
     out
 }
 
-fn group_line(g: &Group) -> String {
-    format!(
-        "- **{}** ({}) ×{}{}: {} — *fix:* {}\n",
-        g.rule,
-        g.severity,
-        g.count,
-        if g.allowed { ", allowed" } else { "" },
-        md(&g.message),
-        md(&g.fix)
-    )
-}
-
 pub fn markdown(run: &Run) -> String {
     let failed = run.cases.len() - run.passed();
     let mut out = format!(
@@ -309,7 +297,7 @@ pub fn markdown(run: &Run) -> String {
         }
         if !c.groups.is_empty() {
             out.push_str("\nFindings by cause:\n\n");
-            c.groups.iter().for_each(|g| out.push_str(&group_line(g)));
+            c.groups.iter().for_each(|g| out.push_str(&md_group(g)));
         }
     }
     let _ = writeln!(out, "\n{}", summary_line(run));
