@@ -343,6 +343,22 @@ impl Conn {
                     .await;
                 return;
             }
+            // A recording of `call` holds the call, not a listing: a host
+            // that lists tools first gets the tools the recording calls.
+            Err(_)
+                if method == methods::TOOLS_LIST
+                    && let Some(tools) = self.rec.called_tools() =>
+            {
+                eprintln!(
+                    "[mock] tools/list answered with the tools the recording calls (it holds no listing)"
+                );
+                reply
+                    .send(frame(
+                        &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}}),
+                    ))
+                    .await;
+                return;
+            }
             Err(u) => {
                 let why = u
                     .message

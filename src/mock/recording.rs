@@ -98,6 +98,42 @@ pub struct Recording {
     pub sessions: Vec<u64>,
 }
 
+impl Recording {
+    /// A listing for a host that lists tools first, when the recording has
+    /// none (`mcpscope call` records the call, not a listing): each tool the
+    /// recording calls, by name. Its description and schema were not
+    /// recorded; the description says so and the schema takes any object.
+    pub fn called_tools(&self) -> Option<Vec<Value>> {
+        if self
+            .exchanges
+            .iter()
+            .any(|e| e.is_request() && e.method == methods::TOOLS_LIST)
+        {
+            return None;
+        }
+        let mut names: Vec<&str> = self
+            .exchanges
+            .iter()
+            .filter(|e| e.is_request() && e.method == methods::TOOLS_CALL)
+            .filter_map(|e| e.params.as_ref()?.get("name")?.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        (!names.is_empty()).then(|| {
+            names
+                .into_iter()
+                .map(|n| {
+                    serde_json::json!({
+                        "name": n,
+                        "description": "(not recorded: the recording holds calls of this tool, not a listing)",
+                        "inputSchema": {"type": "object"},
+                    })
+                })
+                .collect()
+        })
+    }
+}
+
 /// Where a frame of the trace is attributed while reading it; ids and
 /// tokens are keyed by host session.
 #[derive(Default)]

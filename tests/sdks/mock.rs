@@ -429,3 +429,54 @@ fn an_unmatched_call_fails_naming_the_nearest_recorded_request() {
         assert!(seen["events"].as_array().unwrap().is_empty(), "{seen}");
     }
 }
+
+/// A recording made by `call` holds the call but no listing; the SDK hosts
+/// list tools before they call. The mock answers the listing with the tools
+/// the recording calls, and the call is served as recorded.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_call_recording_serves_a_host_that_lists_tools_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("echo.jsonl");
+    let t = trace.display().to_string();
+    let o = support::run(&[
+        "call",
+        "--demo",
+        "--protocol",
+        "legacy",
+        "--tool",
+        "echo",
+        "-a",
+        "text=hi",
+        "--record",
+        &t,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let hosts = [
+        vec![
+            support::peer("venv/bin/python").display().to_string(),
+            here.join("sdk_host.py").display().to_string(),
+        ],
+        vec![
+            "node".to_string(),
+            here.join("sdk_host.mjs").display().to_string(),
+        ],
+    ];
+    for host in hosts {
+        let mut cmd = Command::new(&host[0]);
+        cmd.args(&host[1..])
+            .args(["echo", r#"{"text":"hi"}"#, BIN, "mock", &t])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let out = support::finish(cmd.spawn().unwrap());
+        assert_eq!(out.code, 0, "{host:?}: {}", out.stderr);
+        let v: Value = serde_json::from_str(out.stdout.lines().last().unwrap()).unwrap();
+        assert_eq!(v["tools"], serde_json::json!(["echo"]), "{host:?}: {v}");
+        assert_eq!(
+            v["result"]["content"][0]["text"], r#"{"text":"hi"}"#,
+            "{host:?}: {v}"
+        );
+    }
+}
