@@ -81,15 +81,12 @@ fn status(code: u32, message: &str) -> Response<Body> {
     let h = r.headers_mut();
     grpc_headers(h);
     h.insert("grpc-status", code.into());
-    // grpc-message is percent-encoded; these messages are ASCII already.
+    // grpc-message is percent-encoded UTF-8 (gRPC over HTTP/2, "Responses").
     let text: String = message
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() || c == ' ' {
-                c.to_string()
-            } else {
-                format!("%{:02X}", c as u32 & 0xFF)
-            }
+        .bytes()
+        .map(|b| match b {
+            b' '..=b'~' if b != b'%' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
         })
         .collect();
     if let Ok(v) = hyper::header::HeaderValue::from_str(&text) {
@@ -198,6 +195,13 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_message_is_percent_encoded_utf8() {
+        let r = status(code::INVALID_ARGUMENT, "100% \u{e9}t\u{e9}");
+        assert_eq!(r.headers()["grpc-message"], "100%25 %C3%A9t%C3%A9");
+        assert_eq!(r.headers()["grpc-status"], "3");
+    }
 
     #[test]
     fn one_whole_uncompressed_message_is_taken() {
