@@ -11,9 +11,9 @@ use crate::trace::{Dir, Store};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
-/// What a recording's redaction left in place of a secret.
+/// A value a recording's redaction replaced (in whole or in part).
 fn redacted(v: &str) -> bool {
-    v.contains("REDACTED") || v.contains('…') && v.len() < 16
+    v.contains(crate::protocol::secrets::REDACTED)
 }
 
 /// An environment variable name for a redacted value.
@@ -318,4 +318,23 @@ pub fn write(source: &str, header: &Value, store: &Store) -> Result<String, Stri
     out.push('\n');
     out.push_str(&body);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redacted_env_or_header_value_becomes_a_variable() {
+        let mut notes = Vec::new();
+        let mut spec = json!({"name": "s", "transport": "stdio", "argv": ["srv"], "env": {"API_KEY": "k", "MODE": "fast"}});
+        crate::protocol::secrets::redact_json(&mut spec);
+        let t = server(&json!({ "server": spec }), None, &mut notes);
+        assert_eq!(t["env"]["API_KEY"], "${API_KEY}");
+        assert_eq!(t["env"]["MODE"], "fast");
+        let http = json!({"name": "h", "transport": "http", "url": "http://x/mcp",
+            "headers": [format!("Authorization: {}", crate::protocol::secrets::REDACTED)]});
+        let t = server(&json!({ "server": http }), None, &mut notes);
+        assert_eq!(t["headers"]["Authorization"], "${AUTHORIZATION}");
+    }
 }
