@@ -67,16 +67,57 @@ impl Pace {
     }
 }
 
+/// What goes on a host's stream: frames (several joined by `'\n'`), or
+/// one large recorded frame as parts — its recorded bytes around the
+/// host's id — so that it is written without being copied or re-encoded.
+#[derive(Debug, Clone)]
+pub enum Wire {
+    Frame(Bytes),
+    Parts(Vec<Bytes>),
+}
+
+impl Wire {
+    pub fn len(&self) -> usize {
+        match self {
+            Wire::Frame(b) => b.len(),
+            Wire::Parts(p) => p.iter().map(Bytes::len).sum(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The parts in order (a frame is one).
+    pub fn parts(&self) -> &[Bytes] {
+        match self {
+            Wire::Frame(b) => std::slice::from_ref(b),
+            Wire::Parts(p) => p,
+        }
+    }
+
+    /// All of it in one buffer (tests, and a stream that must copy anyway).
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.parts().concat()
+    }
+}
+
+impl From<Bytes> for Wire {
+    fn from(b: Bytes) -> Wire {
+        Wire::Frame(b)
+    }
+}
+
 /// A standalone stream (HTTP's GET): frames wait for it, bounded, until
 /// the host opens it (or opens it again); beyond the bound the oldest go.
 #[derive(Default)]
 pub struct Standalone {
-    state: Mutex<(Option<mpsc::Sender<Bytes>>, VecDeque<Bytes>)>,
+    state: Mutex<(Option<mpsc::Sender<Wire>>, VecDeque<Wire>)>,
 }
 
 impl Standalone {
     /// The host opened the stream: what waited goes first.
-    pub fn attach(&self, tx: mpsc::Sender<Bytes>) {
+    pub fn attach(&self, tx: mpsc::Sender<Wire>) {
         let mut st = lock(&self.state);
         while let Some(b) = st.1.pop_front() {
             if tx.try_send(b).is_err() {
@@ -86,7 +127,7 @@ impl Standalone {
         st.0 = Some(tx);
     }
 
-    fn queue(&self, b: Bytes) {
+    fn queue(&self, b: Wire) {
         let mut st = lock(&self.state);
         let b = match &st.0 {
             None => b,
@@ -111,7 +152,7 @@ impl Standalone {
 pub enum Out {
     /// A stream with a reader (stdout; an HTTP response); a send fails once
     /// the reader is gone.
-    Stream(mpsc::Sender<Bytes>),
+    Stream(mpsc::Sender<Wire>),
     Standalone(Arc<Standalone>),
 }
 
@@ -119,7 +160,7 @@ pub enum Out {
 /// 2026-07-28 host cancels a request over HTTP so).
 async fn flush(batch: &mut Option<(Out, Vec<u8>)>) -> bool {
     match batch.take() {
-        Some((out, buf)) => out.send(Bytes::from(buf)).await,
+        Some((out, buf)) => out.send(Wire::Frame(Bytes::from(buf))).await,
         None => true,
     }
 }
@@ -133,7 +174,7 @@ impl Out {
         }
     }
 
-    async fn send(&self, b: Bytes) -> bool {
+    async fn send(&self, b: Wire) -> bool {
         match self {
             Out::Stream(tx) => tx.send(b).await.is_ok(),
             Out::Standalone(s) => {
@@ -181,8 +222,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn frame(v: &Value) -> Bytes {
-    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+fn frame(v: &Value) -> Wire {
+    Wire::Frame(Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
 }
 
 /// A recorded frame written with the value at `path` put in (the host's
@@ -235,7 +276,7 @@ impl serde::Serialize for With<'_> {
     }
 }
 
-fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Bytes {
+fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Wire {
     let mut e = json!({"code": code, "message": message});
     if let Some(d) = data {
         e["data"] = d;
@@ -487,10 +528,27 @@ impl Conn {
                 StepKind::Frame(v) => serde_json::to_vec(v).unwrap_or_default(),
                 StepKind::Raw(b) if b.len() >= BATCH_BYTES => {
                     // Sent as it is kept (a shared buffer), never copied.
-                    if !flush(&mut batch).await || !out.send(b.clone()).await {
+                    if !flush(&mut batch).await || !out.send(Wire::Frame(b.clone())).await {
                         cancelled = true;
                         break;
                     }
+                    continue;
+                }
+                StepKind::Reply { bytes, id: at } => {
+                    // The recorded bytes around the host's id, as parts.
+                    let host =
+                        serde_json::to_vec(id.as_ref().unwrap_or(&Value::Null)).unwrap_or_default();
+                    let parts = vec![
+                        bytes.slice(..at.start),
+                        Bytes::from(host),
+                        bytes.slice(at.end..),
+                    ];
+                    if !flush(&mut batch).await || !out.send(Wire::Parts(parts)).await {
+                        cancelled = true;
+                        break;
+                    }
+                    // The request's stream ends with its response.
+                    stream = None;
                     continue;
                 }
                 StepKind::Raw(b) => b.to_vec(),
@@ -613,13 +671,13 @@ mod tests {
 
     /// Frames as (ms since start, JSON), read until the response.
     async fn drain(
-        rx: &mut mpsc::Receiver<Bytes>,
+        rx: &mut mpsc::Receiver<Wire>,
         start: Instant,
         until: usize,
     ) -> Vec<(u128, Value)> {
         let mut got = Vec::new();
         while got.len() < until {
-            let b = rx.recv().await.expect("a frame");
+            let b = rx.recv().await.expect("a frame").to_vec();
             got.push((
                 start.elapsed().as_millis(),
                 serde_json::from_slice(&b).unwrap(),
@@ -707,7 +765,7 @@ mod tests {
         conn.handle(req, Out::Stream(tx.clone())).await;
         assert!(rx.recv().await.is_some());
         // Cancelled while it waits for the answer to its elicitation.
-        let ask: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        let ask: Value = serde_json::from_slice(&rx.recv().await.unwrap().to_vec()).unwrap();
         assert_eq!(ask["method"], "elicitation/create");
         assert_eq!(lock(&conn.pending).len(), 1);
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}});
@@ -719,6 +777,56 @@ mod tests {
         assert!(rx.try_recv().is_err());
         assert!(lock(&conn.running).is_empty());
         assert!(lock(&conn.pending).is_empty(), "the question is forgotten");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_large_response_goes_out_as_recorded_with_only_the_id_changed() {
+        use std::io::Write;
+        // Keys out of sorted order and spaces, as a server may write them:
+        // served as recorded, not re-encoded, with the host's id in place.
+        let text = "y".repeat(BATCH_BYTES + 10);
+        let recorded = format!(
+            r#"{{"result": {{"content": [{{"type": "text", "text": "{text}"}}]}}, "jsonrpc": "2.0", "id" : 1 }}"#
+        );
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        writeln!(
+            f,
+            r#"{{"mcpscope_trace":1,"version":"t","started":"now","server":{{}}}}"#
+        )
+        .unwrap();
+        writeln!(
+            f,
+            r#"{{"seq":0,"t":0.0,"dir":"out","ch":"stdio","json":{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"big"}}}}}}"#
+        )
+        .unwrap();
+        writeln!(
+            f,
+            r#"{{"seq":1,"t":0.1,"dir":"in","ch":"stdio","json":{recorded}}}"#
+        )
+        .unwrap();
+        let rec = super::super::recording::load(f.path()).unwrap();
+        assert!(matches!(
+            rec.exchanges[0].steps[0].kind,
+            StepKind::Reply { .. }
+        ));
+        let (tx, mut rx) = mpsc::channel(16);
+        let conn = Conn::new(
+            Arc::new(rec),
+            Pace::new(0.0).unwrap(),
+            Out::Stream(tx.clone()),
+        );
+        let req = json!({"jsonrpc": "2.0", "id": "host-7", "method": "tools/call", "params": {"name": "big"}});
+        conn.handle(req, Out::Stream(tx.clone())).await;
+        let got = rx.recv().await.unwrap();
+        assert!(
+            matches!(got, Wire::Parts(_)),
+            "written around the id, not copied"
+        );
+        let want = recorded.replace(r#""id" : 1 }"#, r#""id" : "host-7" }"#);
+        assert!(
+            got.to_vec() == want.as_bytes(),
+            "the recorded bytes, the host's id"
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -750,7 +858,7 @@ mod tests {
         let conn = Conn::new(rec, Pace::new(1.0).unwrap(), Out::Stream(tx.clone()));
         let req = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"});
         conn.handle(req, Out::Stream(tx.clone())).await;
-        let first = rx.recv().await.unwrap();
+        let first = rx.recv().await.unwrap().to_vec();
         let lines: Vec<Value> = first
             .split(|b| *b == b'\n')
             .map(|l| serde_json::from_slice(l).unwrap())
@@ -761,7 +869,7 @@ mod tests {
             "the log, the response and the late log of 10 ms"
         );
         assert_eq!(lines[1]["id"], 4);
-        let second: Value = serde_json::from_slice(&rx.recv().await.unwrap()).unwrap();
+        let second: Value = serde_json::from_slice(&rx.recv().await.unwrap().to_vec()).unwrap();
         assert_eq!(second, log);
     }
 }

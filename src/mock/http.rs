@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use super::conn::{Conn, Handled, Out, Pace, Standalone};
+use super::conn::{Conn, Handled, Out, Pace, Standalone, Wire};
 use super::recording::Recording;
 use crate::demo::http::{Body, full, gate, header, read_message, rpc_error, serve_connections};
 use crate::listen_guard::ListenGuard;
@@ -69,18 +69,39 @@ pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> st
 }
 
 /// An SSE response carrying what arrives on `rx`, ending when every sender is gone.
-fn sse(rx: mpsc::Receiver<Bytes>) -> Response<Body> {
+fn sse(rx: mpsc::Receiver<Wire>) -> Response<Body> {
+    use futures_util::StreamExt;
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        let data = rx.recv().await?;
-        // One event per frame (a message may join several by '\n').
-        let mut ev = Vec::with_capacity(data.len() + 16);
-        for line in data.split(|b| *b == b'\n') {
-            ev.extend_from_slice(b"data: ");
-            ev.extend_from_slice(line);
-            ev.extend_from_slice(b"\n\n");
-        }
-        Some((Ok::<_, Infallible>(Frame::data(Bytes::from(ev))), rx))
-    });
+        let wire = rx.recv().await?;
+        let chunks = match wire {
+            // A large frame of one line (never joined to others) is one
+            // event written around its parts, not copied.
+            w if w.len() >= super::recording::BATCH_BYTES
+                && !w.parts().iter().any(|p| memchr::memchr(b'\n', p).is_some()) =>
+            {
+                let mut c = vec![Bytes::from_static(b"data: ")];
+                c.extend(w.parts().iter().cloned());
+                c.push(Bytes::from_static(b"\n\n"));
+                c
+            }
+            w => {
+                // One event per frame (a message may join several by '\n').
+                let data = w.to_vec();
+                let mut ev = Vec::with_capacity(data.len() + 16);
+                for line in data.split(|b| *b == b'\n') {
+                    ev.extend_from_slice(b"data: ");
+                    ev.extend_from_slice(line);
+                    ev.extend_from_slice(b"\n\n");
+                }
+                vec![Bytes::from(ev)]
+            }
+        };
+        let frames = chunks
+            .into_iter()
+            .map(|c| Ok::<_, Infallible>(Frame::data(c)));
+        Some((futures_util::stream::iter(frames), rx))
+    })
+    .flatten();
     let mut r = Response::new(BodyExt::boxed(StreamBody::new(body)));
     let h = r.headers_mut();
     h.insert(
@@ -212,5 +233,32 @@ impl Server {
         let (tx, rx) = mpsc::channel(1024);
         session.get.attach(tx);
         sse(rx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_sse_event_per_frame_and_a_large_one_written_around_its_parts() {
+        let big = Bytes::from(vec![b'z'; super::super::recording::BATCH_BYTES]);
+        let (tx, rx) = mpsc::channel(8);
+        tx.send(Wire::Frame(Bytes::from_static(b"{\"a\":1}\n{\"b\":2}")))
+            .await
+            .unwrap();
+        tx.send(Wire::Parts(vec![
+            big.slice(..3),
+            Bytes::from_static(b"\"id\""),
+            big.slice(3..),
+        ]))
+        .await
+        .unwrap();
+        drop(tx);
+        let body = sse(rx).into_body().collect().await.unwrap().to_bytes();
+        let mut want = b"data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: zzz\"id\"".to_vec();
+        want.extend_from_slice(&big[3..]);
+        want.extend_from_slice(b"\n\n");
+        assert!(body == want, "two events, then the parts as one event");
     }
 }

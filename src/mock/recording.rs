@@ -80,12 +80,44 @@ pub enum StepKind {
     /// Bytes sent as recorded: not JSON (a server writing garbage to
     /// stdout), or a large notification kept unparsed.
     Raw(bytes::Bytes),
+    /// A large response kept as its recorded bytes (never parsed into a
+    /// value, so held once); the host's id goes at byte range `id`.
+    Reply {
+        bytes: bytes::Bytes,
+        id: std::ops::Range<usize>,
+    },
 }
 
 /// Frames the mock sends together are joined up to this size; a larger
 /// frame goes on its own (joining would copy it), and a larger
 /// notification is kept as its bytes when the recording is read.
 pub const BATCH_BYTES: usize = 1 << 20;
+
+/// Where a response's top-level `"id"` value lies in its bytes, and the
+/// id, read without building the rest of the frame (the result is skipped,
+/// not held). `None` for a null id, a repeated `"id"` key or bytes that
+/// are not one JSON object.
+fn id_span(bytes: &[u8]) -> Option<(std::ops::Range<usize>, IdKey)> {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+    }
+    // An array would fill the struct by position.
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
+    let head: Head = serde_json::from_slice(bytes).ok()?;
+    let raw = head.id?.get();
+    let id: Value = serde_json::from_str(raw).ok()?;
+    if id.is_null() {
+        return None;
+    }
+    let start = (raw.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
+    let at = start..start + raw.len();
+    (bytes.get(at.clone()) == Some(raw.as_bytes())).then(|| (at, IdKey::from_value(&id)))
+}
 
 /// A trace as a server's script.
 #[derive(Debug, Default)]
@@ -271,6 +303,18 @@ impl Attribution {
                 drop(f);
                 return self.as_recorded(rec, t_us, scope, ch, bytes);
             }
+            if matches!(
+                f.kind,
+                crate::protocol::FrameKind::Response | crate::protocol::FrameKind::ErrorResponse
+            ) && let Some((at, id)) = id_span(&bytes)
+            {
+                let to = self.responded(scope, ch, &id);
+                let kind = StepKind::Reply {
+                    bytes: bytes::Bytes::from_owner(bytes),
+                    id: at,
+                };
+                return self.push(rec, to, t_us, ch, kind);
+            }
         }
         let v = match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(m)) => {
@@ -415,6 +459,24 @@ mod tests {
     }
 
     #[test]
+    fn a_responses_id_is_found_in_its_bytes_or_the_frame_is_not_spliced() {
+        let b = br#" {"result": {"id": 9, "x": "\"id\": 3"}, "id" :"a\"b" }"#;
+        let (at, id) = id_span(b).unwrap();
+        assert_eq!(&b[at], br#""a\"b""#);
+        assert_eq!(id, IdKey::from_value(&Value::from("a\"b")));
+        // A repeated key, a null id, no id, not an object: parsed instead.
+        for b in [
+            &br#"{"id": 1, "result": {}, "id": 2}"#[..],
+            br#"{"id": null, "error": {}}"#,
+            br#"{"result": {}}"#,
+            br#"[{"id": 1}]"#,
+            br#"{"id": 1, "result": "#,
+        ] {
+            assert!(id_span(b).is_none(), "{}", String::from_utf8_lossy(b));
+        }
+    }
+
+    #[test]
     fn frames_go_to_the_request_they_answer() {
         let f = trace(&[
             r#""t":0.0,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"t1"}}}"#,
@@ -440,6 +502,7 @@ mod tests {
                     }
                     StepKind::Frame(_) => "frame",
                     StepKind::Raw(_) => "raw",
+                    StepKind::Reply { .. } => "response",
                 })
                 .collect::<Vec<_>>()
         };

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::conn::{Conn, Out, Pace};
+use super::conn::{Conn, Out, Pace, Wire};
 use super::recording::Recording;
 use crate::protocol::methods::codes;
 
@@ -23,7 +23,7 @@ pub async fn serve(
     input: impl AsyncRead + Unpin,
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
-    let (tx, rx) = mpsc::channel::<Bytes>(1024);
+    let (tx, rx) = mpsc::channel::<Wire>(1024);
     let mut writer = Some(tokio::spawn(write_lines(rx, output)));
     let conn = Conn::new(rec, pace, Out::Stream(tx.clone()));
     let mut input = BufReader::with_capacity(64 * 1024, input);
@@ -84,9 +84,9 @@ fn cannot_write(e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("cannot write to the host: {e}"))
 }
 
-fn parse_error(why: &str) -> Bytes {
+fn parse_error(why: &str) -> Wire {
     let v = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": codes::PARSE_ERROR, "message": why}});
-    Bytes::from(v.to_string())
+    Wire::Frame(Bytes::from(v.to_string()))
 }
 
 /// One line into `line`: `Some(true)` read whole, `Some(false)` longer than
@@ -128,24 +128,28 @@ async fn read_line(
 /// Write each frame as a line until every sender is gone; an error (the
 /// host closed its end) ends it.
 async fn write_lines(
-    mut rx: mpsc::Receiver<Bytes>,
+    mut rx: mpsc::Receiver<Wire>,
     mut out: impl AsyncWrite + Unpin,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     while let Some(first) = rx.recv().await {
         // What else is ready goes in the same write; a large frame is
-        // written as it is, never copied into the buffer.
+        // written as it is (its parts in turn), never copied into the buffer.
         let mut next = Some(first);
-        while let Some(b) = next.take() {
-            if b.len() >= super::recording::BATCH_BYTES {
+        while let Some(w) = next.take() {
+            if w.len() >= super::recording::BATCH_BYTES {
                 if !buf.is_empty() {
                     out.write_all(&buf).await?;
                     buf.clear();
                 }
-                out.write_all(&b).await?;
+                for part in w.parts() {
+                    out.write_all(part).await?;
+                }
                 out.write_all(b"\n").await?;
             } else {
-                buf.extend_from_slice(&b);
+                for part in w.parts() {
+                    buf.extend_from_slice(part);
+                }
                 buf.push(b'\n');
             }
             next = rx.try_recv().ok();
@@ -169,12 +173,19 @@ mod tests {
     async fn a_large_frame_is_written_as_its_own_line_in_order() {
         let big = Bytes::from(vec![b'x'; super::super::recording::BATCH_BYTES + 3]);
         let (tx, rx) = mpsc::channel(8);
-        for b in [
-            Bytes::from_static(b"a"),
-            big.clone(),
-            Bytes::from_static(b"b"),
+        let parts = Wire::Parts(vec![
+            big.slice(..5),
+            Bytes::from_static(b"[1]"),
+            big.slice(5..),
+        ]);
+        for w in [
+            Wire::Frame(Bytes::from_static(b"a")),
+            Wire::Frame(big.clone()),
+            Wire::Frame(Bytes::from_static(b"b")),
+            parts,
+            Wire::Parts(vec![Bytes::from_static(b"c"), Bytes::from_static(b"d")]),
         ] {
-            tx.send(b).await.unwrap();
+            tx.send(w).await.unwrap();
         }
         drop(tx);
         let mut out = Vec::new();
@@ -182,7 +193,11 @@ mod tests {
         let mut want = b"a\n".to_vec();
         want.extend_from_slice(&big);
         want.extend_from_slice(b"\nb\n");
-        assert!(out == want, "three lines, in order");
+        want.extend_from_slice(&big[..5]);
+        want.extend_from_slice(b"[1]");
+        want.extend_from_slice(&big[5..]);
+        want.extend_from_slice(b"\ncd\n");
+        assert!(out == want, "five lines, in order, parts joined");
     }
 
     #[tokio::test]
