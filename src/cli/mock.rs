@@ -52,7 +52,13 @@ pub async fn run(a: MockArgs) -> i32 {
     let mut signals = Caught::stopping();
     let served = match &a.http {
         None => {
-            let serving = mock::stdio::serve(rec, pace, tokio::io::stdin(), tokio::io::stdout());
+            let serving = mock::stdio::serve(
+                rec,
+                pace,
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+                crate::platform::stdio::stdout_unread,
+            );
             tokio::select! {
                 r = serving => r,
                 sig = signals.recv() => return exit_code(sig),

@@ -56,10 +56,15 @@ impl Pace {
         }
     }
 
+    /// `--speed 0`: everything at once.
+    pub fn at_once(&self) -> bool {
+        self.speed == 0.0
+    }
+
     /// When a frame recorded at `t_us` is due, given that the recorded
     /// moment `anchor.0` is live moment `anchor.1`; `None`: at once.
     fn due(&self, anchor: (u64, Instant), t_us: u64) -> Option<Instant> {
-        if self.speed == 0.0 {
+        if self.at_once() {
             return None;
         }
         let secs = t_us.saturating_sub(anchor.0) as f64 / 1e6 / self.speed;
@@ -70,10 +75,14 @@ impl Pace {
 /// What goes on a host's stream: frames (several joined by `'\n'`), or
 /// one large recorded frame as parts — its recorded bytes around the
 /// host's id — so that it is written without being copied or re-encoded.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum Wire {
     Frame(Bytes),
     Parts(Vec<Bytes>),
+    /// Nothing to write: answered once the host has taken what was written
+    /// before it (stdio: once it has read the pipe), so what follows reaches
+    /// it in a later read.
+    Barrier(oneshot::Sender<()>),
 }
 
 impl Wire {
@@ -81,6 +90,7 @@ impl Wire {
         match self {
             Wire::Frame(b) => b.len(),
             Wire::Parts(p) => p.iter().map(Bytes::len).sum(),
+            Wire::Barrier(_) => 0,
         }
     }
 
@@ -93,6 +103,7 @@ impl Wire {
         match self {
             Wire::Frame(b) => std::slice::from_ref(b),
             Wire::Parts(p) => p,
+            Wire::Barrier(_) => &[],
         }
     }
 
@@ -171,6 +182,17 @@ impl Out {
             (Out::Stream(a), Out::Stream(b)) => a.same_channel(b),
             (Out::Standalone(a), Out::Standalone(b)) => Arc::ptr_eq(a, b),
             _ => false,
+        }
+    }
+
+    /// Wait until the host has taken what went to this stream so far (a
+    /// standalone stream: at once).
+    async fn settle(&self) {
+        if let Out::Stream(tx) = self {
+            let (done, taken) = oneshot::channel();
+            if tx.send(Wire::Barrier(done)).await.is_ok() {
+                let _ = taken.await;
+            }
         }
     }
 
@@ -486,6 +508,12 @@ impl Conn {
         // one that stops at the response may miss those after it, as then.
         let mut batch: Option<(Out, Vec<u8>)> = None;
         let mut cancelled = false;
+        // Whether a frame went to the host before the response: at speed 0
+        // the response then waits until the host has taken it, so that a
+        // host that drops progress read together with its response (the
+        // TypeScript SDK forgets the call's progress handler as it reads
+        // the response) still sees every notification that preceded it.
+        let mut sent = false;
         for step in &exchange.steps {
             if let Some(due) = self.pace.due(anchor, step.t_us)
                 && due > Instant::now()
@@ -501,6 +529,14 @@ impl Conn {
                 _ => &self.after,
             };
             let mut answered = None;
+            let response = matches!(step.kind, StepKind::Response(_) | StepKind::Reply { .. });
+            if response && sent && self.pace.at_once() {
+                if !flush(&mut batch).await {
+                    cancelled = true;
+                    break;
+                }
+                out.settle().await;
+            }
             let bytes = match &step.kind {
                 StepKind::Response(v) => {
                     frame_with(v, &["id"], id.as_ref().unwrap_or(&Value::Null))
@@ -532,6 +568,7 @@ impl Conn {
                         cancelled = true;
                         break;
                     }
+                    sent = true;
                     continue;
                 }
                 StepKind::Reply { bytes, id: at } => {
@@ -553,6 +590,7 @@ impl Conn {
                 }
                 StepKind::Raw(b) => b.to_vec(),
             };
+            sent = true;
             match &mut batch {
                 Some((to, buf)) if to.same(out) && buf.len() + bytes.len() < BATCH_BYTES => {
                     buf.push(b'\n');
@@ -677,7 +715,14 @@ mod tests {
     ) -> Vec<(u128, Value)> {
         let mut got = Vec::new();
         while got.len() < until {
-            let b = rx.recv().await.expect("a frame").to_vec();
+            let b = match rx.recv().await.expect("a frame") {
+                // The host has taken everything so far.
+                Wire::Barrier(done) => {
+                    let _ = done.send(());
+                    continue;
+                }
+                w => w.to_vec(),
+            };
             got.push((
                 start.elapsed().as_millis(),
                 serde_json::from_slice(&b).unwrap(),

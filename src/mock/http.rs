@@ -74,6 +74,12 @@ fn sse(rx: mpsc::Receiver<Wire>) -> Response<Body> {
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         let wire = rx.recv().await?;
         let chunks = match wire {
+            // What went before is handed on before what comes after: the
+            // HTTP hosts read events one by one.
+            Wire::Barrier(done) => {
+                let _ = done.send(());
+                Vec::new()
+            }
             // A large frame of one line (never joined to others) is one
             // event written around its parts, not copied.
             w if w.len() >= super::recording::BATCH_BYTES

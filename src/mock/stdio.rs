@@ -16,15 +16,22 @@ use crate::protocol::methods::codes;
 /// parse error and skipped.
 pub const MAX_LINE: usize = 16 << 20;
 
-/// Serve `rec` on `input`/`output` until `input` ends.
+/// How long a barrier waits for the host to read what was written, at
+/// most: a host that reads nothing must not hold the responses forever.
+const SETTLE_MAX: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Serve `rec` on `input`/`output` until `input` ends; `unread` says how
+/// many bytes written to `output` the host has not read yet (0 when that
+/// cannot be known).
 pub async fn serve(
     rec: Arc<Recording>,
     pace: Pace,
     input: impl AsyncRead + Unpin,
     output: impl AsyncWrite + Unpin + Send + 'static,
+    unread: impl Fn() -> usize + Send + 'static,
 ) -> std::io::Result<()> {
     let (tx, rx) = mpsc::channel::<Wire>(1024);
-    let mut writer = Some(tokio::spawn(write_lines(rx, output)));
+    let mut writer = Some(tokio::spawn(write_lines(rx, output, unread)));
     let conn = Conn::new(rec, pace, Out::Stream(tx.clone()));
     let mut input = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
@@ -130,6 +137,7 @@ async fn read_line(
 async fn write_lines(
     mut rx: mpsc::Receiver<Wire>,
     mut out: impl AsyncWrite + Unpin,
+    unread: impl Fn() -> usize,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     while let Some(first) = rx.recv().await {
@@ -137,7 +145,17 @@ async fn write_lines(
         // written as it is (its parts in turn), never copied into the buffer.
         let mut next = Some(first);
         while let Some(w) = next.take() {
-            if w.len() >= super::recording::BATCH_BYTES {
+            if let Wire::Barrier(done) = w {
+                out.write_all(&buf).await?;
+                buf.clear();
+                out.flush().await?;
+                // Polled: a pipe says nothing when it is read.
+                let until = tokio::time::Instant::now() + SETTLE_MAX;
+                while unread() > 0 && tokio::time::Instant::now() < until {
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                }
+                let _ = done.send(());
+            } else if w.len() >= super::recording::BATCH_BYTES {
                 if !buf.is_empty() {
                     out.write_all(&buf).await?;
                     buf.clear();
@@ -189,7 +207,7 @@ mod tests {
         }
         drop(tx);
         let mut out = Vec::new();
-        write_lines(rx, &mut out).await.unwrap();
+        write_lines(rx, &mut out, || 0).await.unwrap();
         let mut want = b"a\n".to_vec();
         want.extend_from_slice(&big);
         want.extend_from_slice(b"\nb\n");
@@ -228,7 +246,13 @@ mod tests {
         );
         let (mut host_in, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, host_out) = tokio::io::duplex(1 << 16);
-        let server = tokio::spawn(serve(rec, Pace::new(0.0).unwrap(), server_in, server_out));
+        let server = tokio::spawn(serve(
+            rec,
+            Pace::new(0.0).unwrap(),
+            server_in,
+            server_out,
+            || 0,
+        ));
         host_in.write_all(&input).await.unwrap();
         let mut reader = BufReader::new(host_out);
         let mut lines = Vec::new();

@@ -74,3 +74,33 @@ pub fn take_host_stdio() -> std::io::Result<(File, File)> {
     let host_out = take(STD_OUTPUT_HANDLE, null(false)?)?;
     Ok((host_in, host_out))
 }
+
+/// Bytes written to stdout that its reader has not read yet, where the OS
+/// says: a pipe (FIONREAD answers on either end), or on Linux a socket pair
+/// (Node's child processes get one; TIOCOUTQ counts what the peer has not
+/// consumed). 0 when that cannot be known.
+#[cfg(unix)]
+pub fn stdout_unread() -> usize {
+    // SAFETY: fstat(2) fills a plain struct through a valid pointer.
+    let mut st = unsafe { std::mem::zeroed::<libc::stat>() };
+    // SAFETY: as above; descriptor 1 is this process's.
+    if unsafe { libc::fstat(1, &mut st) } < 0 {
+        return 0;
+    }
+    let request = match st.st_mode & libc::S_IFMT {
+        libc::S_IFIFO => libc::FIONREAD,
+        #[cfg(target_os = "linux")]
+        libc::S_IFSOCK => libc::TIOCOUTQ,
+        _ => return 0,
+    };
+    let mut n: libc::c_int = 0;
+    // SAFETY: both requests write one int through a valid pointer.
+    let r = unsafe { libc::ioctl(1, request, &mut n) };
+    if r < 0 { 0 } else { n.max(0) as usize }
+}
+
+/// Not known on Windows: 0.
+#[cfg(windows)]
+pub fn stdout_unread() -> usize {
+    0
+}
