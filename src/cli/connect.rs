@@ -33,6 +33,13 @@ pub async fn connect(
     record: Option<&Path>,
     handshake: Limits,
 ) -> Result<(Arc<Session>, Trace, ServerSpec), Failure> {
+    // These commands start no receiver: a server pointed at the address
+    // the user gave would send into nothing, so the option is refused.
+    if let Some(at) = args.otel_receiver {
+        return Err(Failure::Usage(UsageError(format!(
+            "--otel-receiver {at}: this command starts no OTLP receiver (`call`, `request`, `check`, the TUI and the proxies do)"
+        ))));
+    }
     let mut launch = args.launch(record)?;
     launch.options.handshake = handshake;
     let trace = launch.trace()?;

@@ -350,6 +350,17 @@ fn a_live_server_as_b_runs_a_calls_again() {
         o.stdout
     );
     assert!(o.stdout.ends_with("no differences\n"), "{}", o.stdout);
+    // B's run starts no OTLP receiver: an address for one is refused, not
+    // ignored (a server pointed there would send into nothing).
+    let o = headless(["diff"])
+        .args([a.trace_path().display().to_string()])
+        .args(["--demo", "--otel-receiver", "127.0.0.1:4318"])
+        .expect(2);
+    assert!(
+        o.stderr.contains("this command starts no OTLP receiver"),
+        "{}",
+        o.stderr
+    );
     // A listed the conformance fixtures; the plain demo server lacks them.
     let more = headless(["check", "--tool", "echo", "--args", "{}"])
         .record()

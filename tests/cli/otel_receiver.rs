@@ -242,3 +242,22 @@ fn the_receiver_listens_where_asked() {
         .run();
     assert!(o.stderr.contains("loopback only"), "{}", o.stderr);
 }
+
+#[test]
+fn commands_that_start_no_receiver_refuse_the_address() {
+    // A server pointed at the address would send into nothing: refused,
+    // never silently ignored.
+    let at = format!("127.0.0.1:{}", free_port());
+    for cmd in [vec!["tools"], vec!["load", "--tool", "t", "--calls", "1"]] {
+        let o = headless(cmd.clone())
+            .args(["--otel-receiver", &at])
+            .server(hostile("span-flood", Some(0)))
+            .run();
+        assert_eq!(o.code, 2, "{cmd:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("this command starts no OTLP receiver"),
+            "{cmd:?}: {}",
+            o.stderr
+        );
+    }
+}

@@ -74,6 +74,49 @@ progress = { max = 1 }
 "#;
 
 #[test]
+fn allowed_rules_do_not_fail_a_case_and_others_still_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |findings: &str| {
+        format!(
+            "[server]\ndemo = true\n\n[[case]]\nname = \"late\"\ntool = \"fault_after_response\"\n\n[case.expect]\n{findings}\n"
+        )
+    };
+    // The rule the tool breaks, allowed: the case passes.
+    let f = write(
+        dir.path(),
+        "allowed.toml",
+        &case(r#"findings = { allow = ["progress-after-response"] }"#),
+    );
+    let o = test(&[&f.display().to_string()]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.ends_with("1 case: 1 passed, 0 failed\n"),
+        "{}",
+        o.stdout
+    );
+    // Shown, marked allowed, with its fix: allowed is not hidden.
+    assert!(
+        o.stdout.contains("×2 first #8 last #9 (allowed)"),
+        "{}",
+        o.stdout
+    );
+    // Another rule allowed: the finding still fails the case.
+    let f = write(
+        dir.path(),
+        "other.toml",
+        &case(r#"findings = { allow = ["progress-not-increasing"] }"#),
+    );
+    let o = test(&[&f.display().to_string()]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("findings: [error] progress-after-response"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
 fn a_failing_expectation_is_reported_at_its_line_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "demo.toml", DEMO);

@@ -136,7 +136,8 @@ fn python_sdk_progress_with_messages_and_logs() {
             "{level}: {logs:?}"
         );
     }
-    // mcp 2.3.0 does not declare `logging`, so setLevel is not sent to it.
+    // mcp 2.3.0 does not declare `logging`: setLevel is still sent, as
+    // asked, and the user is told the capability is missing.
     assert!(
         o.stderr.contains("did not declare the logging capability"),
         "{}",
