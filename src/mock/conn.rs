@@ -20,12 +20,15 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
+use super::era::{self, Carry};
 use super::matching::Cursor;
 use super::recording::{BATCH_BYTES, Recording, StepKind};
 use crate::protocol::IdKey;
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::methods::{self, codes};
+use crate::protocol::revision::Era;
 use crate::protocol::sanitize::one_line;
+use crate::protocol::views::LogLevel;
 
 /// Requests played at once on one connection, at most.
 pub const MAX_RUNNING: usize = 1024;
@@ -238,6 +241,14 @@ pub struct Conn {
     next_id: AtomicU64,
     /// Frames of no open request stream (stdio: stdout too).
     after: Out,
+    /// The recording's era: a host of the other is served across it
+    /// (`era`).
+    rec_era: Option<Era>,
+    /// The level a handshake host asked of a 2026-07-28 recording with
+    /// `logging/setLevel`, which it did not record.
+    host_level: Mutex<Option<LogLevel>>,
+    /// The recorded server, as a 2026-07-28 result names it.
+    server: Arc<Value>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -316,6 +327,8 @@ impl Conn {
     pub fn for_host(rec: Arc<Recording>, pace: Pace, after: Out, k: usize) -> Arc<Conn> {
         Arc::new(Conn {
             cursor: Mutex::new(Cursor::for_host(&rec, k)),
+            rec_era: era::of_recording(&rec),
+            server: Arc::new(era::server_info(&rec)),
             rec,
             pace,
             running: Mutex::new(HashMap::new()),
@@ -323,6 +336,7 @@ impl Conn {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             after,
+            host_level: Mutex::new(None),
         })
     }
 
@@ -399,6 +413,14 @@ impl Conn {
         let found = lock(&self.cursor).take(&self.rec, true, method, params);
         let ex = match found {
             Ok(ex) => ex,
+            Err(_) if let Some(result) = self.across(method, params) => {
+                reply
+                    .send(frame(
+                        &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    ))
+                    .await;
+                return;
+            }
             // A liveness check the recording happens not to have.
             Err(_) if method == methods::PING => {
                 reply
@@ -415,9 +437,13 @@ impl Conn {
                 eprintln!(
                     "[mock] tools/list answered with the tools the recording calls (it holds no listing)"
                 );
+                let mut result = serde_json::Map::new();
+                result.insert("tools".into(), Value::Array(tools));
+                // Shaped as the host's era has it (the caching hints).
+                let _ = era::shape(era::of_request(params), method, &mut result, &self.server);
                 reply
                     .send(frame(
-                        &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}}),
+                        &json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     ))
                     .await;
                 return;
@@ -438,6 +464,7 @@ impl Conn {
             .and_then(|p| p.get(META))
             .and_then(|m| m.get(PROGRESS_TOKEN))
             .cloned();
+        let carry = self.carry(method, params);
         let arrived = Instant::now();
         let refused = {
             // Spawned under the lock, so the task cannot finish (and remove
@@ -447,11 +474,14 @@ impl Conn {
                 Some(id.clone())
             } else {
                 let key = IdKey::from_value(&id);
-                let task =
-                    tokio::spawn(
-                        self.clone()
-                            .play(ex, Some(id), token, reply.clone(), arrived),
-                    );
+                let task = tokio::spawn(self.clone().play(
+                    ex,
+                    Some(id),
+                    token,
+                    carry,
+                    reply.clone(),
+                    arrived,
+                ));
                 running.insert(key, task.abort_handle());
                 None
             }
@@ -481,21 +511,81 @@ impl Conn {
             let mut background = lock(&self.background);
             background.retain(|h| !h.is_finished());
             if background.len() < MAX_RUNNING {
-                let play = self
-                    .clone()
-                    .play(ex, None, None, self.after.clone(), Instant::now());
+                let play =
+                    self.clone()
+                        .play(ex, None, None, None, self.after.clone(), Instant::now());
                 background.push(tokio::spawn(play).abort_handle());
             }
         }
     }
 
+    /// The answer to a handshake message of the other era than the
+    /// recording's (and to the `logging/setLevel` a handshake host sends a
+    /// 2026-07-28 recording), which the recording cannot hold.
+    fn across(&self, method: &str, params: Option<&Value>) -> Option<Value> {
+        match (self.rec_era?, method) {
+            (Era::Stateless, methods::INITIALIZE) => {
+                eprintln!(
+                    "[mock] a host of the initialize handshake is served a 2026-07-28 recording (its results lose resultType; an input_required round cannot be carried over)"
+                );
+                Some(era::initialize_result(&self.rec, params))
+            }
+            (Era::Stateless, methods::SET_LEVEL) => {
+                let level = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(Value::as_str)
+                    .and_then(|l| l.parse().ok());
+                *lock(&self.host_level) = level;
+                Some(json!({}))
+            }
+            (Era::Handshake, methods::SERVER_DISCOVER) => {
+                eprintln!(
+                    "[mock] a 2026-07-28 host is served a recording of the initialize handshake (logs only at the level each request asks)"
+                );
+                Some(era::discover_result(&self.rec))
+            }
+            _ => None,
+        }
+    }
+
+    /// How a host's request is carried across eras: `None` when the host
+    /// speaks the recording's.
+    fn carry(&self, method: &str, params: Option<&Value>) -> Option<Carry> {
+        let to = era::of_request(params);
+        if self.rec_era? == to {
+            return None;
+        }
+        Some(match to {
+            Era::Stateless => Carry {
+                to,
+                method: method.to_string(),
+                server: self.server.clone(),
+                level: era::requested_level(params),
+                all_logs: false,
+            },
+            Era::Handshake => {
+                let level = *lock(&self.host_level);
+                Carry {
+                    to,
+                    method: method.to_string(),
+                    server: self.server.clone(),
+                    level,
+                    all_logs: level.is_none(),
+                }
+            }
+        })
+    }
+
     /// Play exchange `ex` for the host's request `id` (with progress token
-    /// `token`), its own frames going to `stream`.
+    /// `token`, carried to the host's era by `carry`), its own frames going
+    /// to `stream`.
+    #[allow(clippy::too_many_arguments)]
     async fn play(
         self: Arc<Self>,
         ex: usize,
         id: Option<Value>,
         token: Option<Value>,
+        carry: Option<Carry>,
         stream: Out,
         arrived: Instant,
     ) {
@@ -537,10 +627,16 @@ impl Conn {
                 }
                 out.settle().await;
             }
+            let host_id = id.as_ref().unwrap_or(&Value::Null);
             let bytes = match &step.kind {
-                StepKind::Response(v) => {
-                    frame_with(v, &["id"], id.as_ref().unwrap_or(&Value::Null))
-                }
+                StepKind::Response(v) => match carry.as_ref().map(|c| c.response(v)) {
+                    None => frame_with(v, &["id"], host_id),
+                    Some(Ok(v)) => frame_with(&v, &["id"], host_id),
+                    Some(Err(why)) => {
+                        eprintln!("[mock] {}", why.trim_start_matches("mcpscope mock: "));
+                        error(host_id, codes::INTERNAL_ERROR, why, None).to_vec()
+                    }
+                },
                 StepKind::Progress(v) => {
                     // A server sends no progress for a request without a token.
                     let Some(token) = &token else { continue };
@@ -561,6 +657,7 @@ impl Conn {
                     answered = Some((rx, forget, answer_t_us.unwrap_or(step.t_us)));
                     frame_with(v, &["id"], &mine)
                 }
+                StepKind::Frame(v) if carry.as_ref().is_some_and(|c| !c.keeps(v)) => continue,
                 StepKind::Frame(v) => serde_json::to_vec(v).unwrap_or_default(),
                 StepKind::Raw(b) if b.len() >= BATCH_BYTES => {
                     // Sent as it is kept (a shared buffer), never copied.
@@ -627,294 +724,4 @@ impl Conn {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::recording::{Exchange, Step};
-    use super::*;
-
-    #[test]
-    fn a_recorded_frame_is_written_with_the_hosts_id_as_setting_it_would() {
-        let cases = [
-            (json!({"jsonrpc": "2.0", "id": 7, "result": {}}), vec!["id"]),
-            (json!({"jsonrpc": "2.0", "error": {"code": 1}}), vec!["id"]),
-            (json!({"a": 1, "b": 2}), vec!["zz"]),
-            (json!({"b": 2}), vec!["a"]),
-            (
-                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1, "progressToken": "old", "total": 2}}),
-                vec!["params", PROGRESS_TOKEN],
-            ),
-            (
-                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
-                vec!["params", PROGRESS_TOKEN],
-            ),
-            (
-                json!({"jsonrpc": "2.0", "method": "m"}),
-                vec!["params", "x"],
-            ),
-        ];
-        let with = json!({"host": ["id", 1]});
-        for (v, path) in cases {
-            let mut set = v.clone();
-            let mut at = &mut set;
-            for k in &path {
-                at = &mut at[*k];
-            }
-            *at = with.clone();
-            assert_eq!(
-                String::from_utf8(frame_with(&v, &path, &with)).unwrap(),
-                set.to_string(),
-                "{v} at {path:?}"
-            );
-        }
-    }
-
-    fn step(t_ms: u64, kind: StepKind) -> Step {
-        Step {
-            t_us: t_ms * 1000,
-            standalone: false,
-            kind,
-        }
-    }
-
-    fn recording() -> Arc<Recording> {
-        let progress = |p: u64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "rec", "progress": p}});
-        Arc::new(Recording {
-            exchanges: vec![Exchange {
-                seq: 1,
-                line: 2,
-                t_us: 1_000_000,
-                method: "tools/call".into(),
-                id: Some(json!(5)),
-                params: Some(json!({"name": "a"})),
-                scope: 0,
-                steps: vec![
-                    step(1_100, StepKind::Progress(progress(1))),
-                    step(
-                        1_300,
-                        StepKind::Request {
-                            frame: json!({"jsonrpc": "2.0", "id": "s", "method": "elicitation/create", "params": {}}),
-                            answer_t_us: Some(1_400_000),
-                        },
-                    ),
-                    step(1_500, StepKind::Progress(progress(2))),
-                    step(
-                        1_600,
-                        StepKind::Response(json!({"jsonrpc": "2.0", "id": 5, "result": {}})),
-                    ),
-                ],
-            }],
-            unattributed: 0,
-            sessions: Vec::new(),
-        })
-    }
-
-    /// Frames as (ms since start, JSON), read until the response.
-    async fn drain(
-        rx: &mut mpsc::Receiver<Wire>,
-        start: Instant,
-        until: usize,
-    ) -> Vec<(u128, Value)> {
-        let mut got = Vec::new();
-        while got.len() < until {
-            let b = match rx.recv().await.expect("a frame") {
-                // The host has taken everything so far.
-                Wire::Barrier(done) => {
-                    let _ = done.send(());
-                    continue;
-                }
-                w => w.to_vec(),
-            };
-            got.push((
-                start.elapsed().as_millis(),
-                serde_json::from_slice(&b).unwrap(),
-            ));
-        }
-        got
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn frames_keep_their_gaps_with_the_hosts_id_and_token_and_wait_for_answers() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let conn = Conn::new(
-            recording(),
-            Pace::new(1.0).unwrap(),
-            Out::Stream(tx.clone()),
-        );
-        let start = Instant::now();
-        let req = json!({"jsonrpc": "2.0", "id": "h1", "method": "tools/call", "params": {"name": "a", "_meta": {"progressToken": 42}}});
-        assert_eq!(
-            conn.handle(req, Out::Stream(tx.clone())).await,
-            Handled::Request
-        );
-        let first = drain(&mut rx, start, 2).await;
-        assert_eq!(first[0].0, 100);
-        assert_eq!(first[0].1["params"]["progressToken"], 42);
-        assert_eq!(first[1].0, 300);
-        assert_eq!(first[1].1["id"], "mock-1");
-        // Nothing more until the host answers, however long it takes.
-        tokio::time::sleep(Duration::from_secs(10)).await;
-        assert!(rx.try_recv().is_err());
-        conn.handle(
-            json!({"jsonrpc": "2.0", "id": "mock-1", "result": {}}),
-            Out::Stream(tx.clone()),
-        )
-        .await;
-        let rest = drain(&mut rx, start, 2).await;
-        // 100 ms after the answer (recorded 1.4 s → 1.5 s), then 100 ms more.
-        assert_eq!((rest[0].0, rest[1].0), (10_400, 10_500));
-        assert_eq!(
-            rest[1].1,
-            json!({"jsonrpc": "2.0", "id": "h1", "result": {}})
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn speed_scales_and_zero_sends_at_once_and_no_token_no_progress() {
-        for (speed, gaps) in [(2.0, vec![150, 250]), (0.0, vec![0, 0])] {
-            let (tx, mut rx) = mpsc::channel(16);
-            let conn = Conn::new(
-                recording(),
-                Pace::new(speed).unwrap(),
-                Out::Stream(tx.clone()),
-            );
-            let start = Instant::now();
-            let req =
-                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}});
-            conn.handle(req, Out::Stream(tx.clone())).await;
-            let ask = drain(&mut rx, start, 1).await;
-            assert_eq!(
-                ask[0].1["method"], "elicitation/create",
-                "no token: no progress"
-            );
-            conn.handle(
-                json!({"jsonrpc": "2.0", "id": "mock-1", "result": {}}),
-                Out::Stream(tx.clone()),
-            )
-            .await;
-            let rest = drain(&mut rx, start, 1).await;
-            assert_eq!(vec![ask[0].0, rest[0].0], gaps);
-        }
-        assert!(
-            Pace::new(-1.0).is_err() && Pace::new(f64::NAN).is_err() && Pace::new(1e9).is_err()
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_cancelled_request_stops_playing() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let conn = Conn::new(
-            recording(),
-            Pace::new(1.0).unwrap(),
-            Out::Stream(tx.clone()),
-        );
-        let req = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "a", "_meta": {"progressToken": "t"}}});
-        conn.handle(req, Out::Stream(tx.clone())).await;
-        assert!(rx.recv().await.is_some());
-        // Cancelled while it waits for the answer to its elicitation.
-        let ask: Value = serde_json::from_slice(&rx.recv().await.unwrap().to_vec()).unwrap();
-        assert_eq!(ask["method"], "elicitation/create");
-        assert_eq!(lock(&conn.pending).len(), 1);
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}});
-        assert_eq!(
-            conn.handle(cancel, Out::Stream(tx.clone())).await,
-            Handled::Accepted
-        );
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        assert!(rx.try_recv().is_err());
-        assert!(lock(&conn.running).is_empty());
-        assert!(lock(&conn.pending).is_empty(), "the question is forgotten");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_large_response_goes_out_as_recorded_with_only_the_id_changed() {
-        use std::io::Write;
-        // Keys out of sorted order and spaces, as a server may write them:
-        // served as recorded, not re-encoded, with the host's id in place.
-        let text = "y".repeat(BATCH_BYTES + 10);
-        let recorded = format!(
-            r#"{{"result": {{"content": [{{"type": "text", "text": "{text}"}}]}}, "jsonrpc": "2.0", "id" : 1 }}"#
-        );
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        writeln!(
-            f,
-            r#"{{"mcpscope_trace":1,"version":"t","started":"now","server":{{}}}}"#
-        )
-        .unwrap();
-        writeln!(
-            f,
-            r#"{{"seq":0,"t":0.0,"dir":"out","ch":"stdio","json":{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"big"}}}}}}"#
-        )
-        .unwrap();
-        writeln!(
-            f,
-            r#"{{"seq":1,"t":0.1,"dir":"in","ch":"stdio","json":{recorded}}}"#
-        )
-        .unwrap();
-        let rec = super::super::recording::load(f.path()).unwrap();
-        assert!(matches!(
-            rec.exchanges[0].steps[0].kind,
-            StepKind::Reply { .. }
-        ));
-        let (tx, mut rx) = mpsc::channel(16);
-        let conn = Conn::new(
-            Arc::new(rec),
-            Pace::new(0.0).unwrap(),
-            Out::Stream(tx.clone()),
-        );
-        let req = json!({"jsonrpc": "2.0", "id": "host-7", "method": "tools/call", "params": {"name": "big"}});
-        conn.handle(req, Out::Stream(tx.clone())).await;
-        let got = rx.recv().await.unwrap();
-        assert!(
-            matches!(got, Wire::Parts(_)),
-            "written around the id, not copied"
-        );
-        let want = recorded.replace(r#""id" : 1 }"#, r#""id" : "host-7" }"#);
-        assert!(
-            got.to_vec() == want.as_bytes(),
-            "the recorded bytes, the host's id"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn frames_of_one_instant_go_out_in_one_write() {
-        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
-        let rec = Arc::new(Recording {
-            exchanges: vec![Exchange {
-                seq: 1,
-                line: 2,
-                t_us: 0,
-                method: "tools/call".into(),
-                id: Some(json!(1)),
-                params: None,
-                scope: 0,
-                steps: vec![
-                    step(10, StepKind::Frame(log.clone())),
-                    step(
-                        10,
-                        StepKind::Response(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
-                    ),
-                    step(10, StepKind::Frame(log.clone())),
-                    step(20, StepKind::Frame(log.clone())),
-                ],
-            }],
-            unattributed: 0,
-            sessions: Vec::new(),
-        });
-        let (tx, mut rx) = mpsc::channel(16);
-        let conn = Conn::new(rec, Pace::new(1.0).unwrap(), Out::Stream(tx.clone()));
-        let req = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"});
-        conn.handle(req, Out::Stream(tx.clone())).await;
-        let first = rx.recv().await.unwrap().to_vec();
-        let lines: Vec<Value> = first
-            .split(|b| *b == b'\n')
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
-        assert_eq!(
-            lines.len(),
-            3,
-            "the log, the response and the late log of 10 ms"
-        );
-        assert_eq!(lines[1]["id"], 4);
-        let second: Value = serde_json::from_slice(&rx.recv().await.unwrap().to_vec()).unwrap();
-        assert_eq!(second, log);
-    }
-}
+mod tests;

@@ -45,17 +45,20 @@ struct Server {
     sessions: Mutex<HashMap<String, (u64, Arc<Session>)>>,
     stateless: Arc<Conn>,
     next: AtomicU64,
-    /// The recording holds an `initialize` to answer.
+    /// The recording holds an `initialize` to answer, or a 2026-07-28
+    /// handshake to answer one from.
     has_initialize: bool,
 }
 
 /// Serve `rec` on `listener` until the process is stopped.
 pub async fn serve(listener: TcpListener, rec: Arc<Recording>, pace: Pace) -> std::io::Result<()> {
     let bound = listener.local_addr()?;
+    // A 2026-07-28 recording answers one from its `server/discover`.
     let has_initialize = rec
         .exchanges
         .iter()
-        .any(|e| e.is_request() && e.method == methods::INITIALIZE);
+        .any(|e| e.is_request() && e.method == methods::INITIALIZE)
+        || super::era::of_recording(&rec) == Some(crate::protocol::revision::Era::Stateless);
     let server = Arc::new(Server {
         stateless: Conn::new(rec.clone(), pace, Out::Standalone(Arc::default())),
         rec,
@@ -164,8 +167,8 @@ impl Server {
                 Some((_, s)) => s.conn.clone(),
                 None => return rpc_error(StatusCode::NOT_FOUND, -32001, "session not found"),
             },
-            // A recording without an `initialize` (one of the 2026-07-28
-            // era) refuses it: no session is opened for a refusal.
+            // A recording with nothing to answer an `initialize` from
+            // refuses it: no session is opened for a refusal.
             None if initialize && !self.has_initialize => self.stateless.clone(),
             None if initialize => {
                 let (sid, s) = self.new_session();

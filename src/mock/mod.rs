@@ -5,9 +5,11 @@
 //! ([`matching`]) and the matched exchange is played back ([`conn`]) with
 //! the host's request id and progress token, at the recorded pace (scaled
 //! by `--speed`), waiting for the host's answer to each server→client
-//! request, over stdio ([`stdio`]) or Streamable HTTP ([`http`]).
+//! request, over stdio ([`stdio`]) or Streamable HTTP ([`http`]); a host of
+//! the other era than the recording's is served across it ([`era`]).
 
 pub mod conn;
+pub mod era;
 pub mod http;
 pub mod matching;
 pub mod recording;

@@ -532,16 +532,14 @@ fn a_host_that_stops_reading_ends_the_mock_with_exit_3() {
     assert!(err.contains("cannot write to the host"), "{err}");
 }
 
-#[test]
-fn an_initialize_the_recording_cannot_answer_opens_no_http_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = recorded_with(dir.path(), &["--protocol", "2026-07-28"]);
-    let (_bg, url) = mock_http(&trace);
+/// A raw `initialize` POSTed to the HTTP mock of `trace`: the whole answer.
+fn post_initialize(trace: &Path) -> String {
+    let (_bg, url) = mock_http(trace);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_string();
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
@@ -553,6 +551,42 @@ fn an_initialize_the_recording_cannot_answer_opens_no_http_session() {
     .unwrap();
     let mut got = String::new();
     let _ = s.read_to_string(&mut got);
+    got
+}
+
+#[test]
+fn an_initialize_is_answered_from_a_2026_recording_and_refused_by_one_with_no_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2026-07-28: answered from the recorded server/discover, at the
+    // revision the host asked, in a session of its own.
+    let trace = recorded_with(dir.path(), &["--protocol", "2026-07-28"]);
+    let got = post_initialize(&trace);
+    assert!(
+        got.to_ascii_lowercase().contains("mcp-session-id: mock-"),
+        "{got}"
+    );
+    let data = got
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or_else(|| panic!("{got}"));
+    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["result"]["protocolVersion"], "2025-06-18", "{v}");
+    assert_eq!(v["result"]["serverInfo"]["name"], "mcpscope-demo", "{v}");
+    assert!(v["result"]["capabilities"]["tools"].is_object(), "{v}");
+    // A handshake-era recording that starts after its handshake (its
+    // initialize cut off) has nothing to answer one from.
+    let legacy = recorded_with(dir.path(), &["--protocol", "legacy"]);
+    let text = std::fs::read_to_string(&legacy).unwrap();
+    let cut: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            e["json"]["method"] != "initialize" && e["json"]["id"] != 0
+        })
+        .collect();
+    let cut_path = dir.path().join("cut.jsonl");
+    std::fs::write(&cut_path, cut.join("\n") + "\n").unwrap();
+    let got = post_initialize(&cut_path);
     assert!(got.contains("no initialize was recorded"), "{got}");
     assert!(
         !got.to_ascii_lowercase().contains("mcp-session-id"),

@@ -10,7 +10,10 @@ result (or the error the call failed with).
   python mock_host.py TOOL ARGS_JSON (--url URL | CMD [ARGS...])
 
 MOCK_HOST_ANSWER_MS=N answers an elicitation N ms after it came (accepting
-the schema's defaults).
+the schema's defaults). MOCK_HOST_ERA=auto connects as the SDK's Client does
+by default (probe `server/discover`, fall back to `initialize`) instead of
+the `initialize` handshake; MOCK_HOST_LOG_LEVEL=L then asks for logs at L
+on each request (2026-07-28).
 """
 import json
 import os
@@ -20,6 +23,7 @@ import time
 import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters
+from mcp.client._probe import negotiate_auto
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -147,11 +151,18 @@ async def main() -> None:
         if asked:
             asked[-1]["answered_ms"] = ms()
 
+    era = os.environ.get("MOCK_HOST_ERA", "legacy")
+
     async def session_run(read, write):
         async with ClientSession(
-            ArrivalTimed(read, ms, arrivals), CallTimed(write, call_sent, answer_sent), elicitation_callback=on_elicit, logging_callback=on_log
+            ArrivalTimed(read, ms, arrivals), CallTimed(write, call_sent, answer_sent), elicitation_callback=on_elicit, logging_callback=on_log,
+            log_level=os.environ.get("MOCK_HOST_LOG_LEVEL"),
         ) as session:
-            init = await session.initialize()
+            if era == "auto":
+                await negotiate_auto(session)
+            else:
+                await session.initialize()
+            init = session
             result = error = None
             t0[0] = time.monotonic()
             try:
@@ -172,7 +183,8 @@ async def main() -> None:
             async with stdio_client(params, errlog=devnull) as (read, write):
                 init, result, error = await session_run(read, write)
     print(json.dumps({
-        "server": init.server_info.model_dump(mode="json", exclude_none=True),
+        "server": init.server_info.model_dump(mode="json", exclude_none=True) if init.server_info else None,
+        "protocol": init.protocol_version,
         "events": events,
         "result": result,
         "error": error,

@@ -44,6 +44,19 @@ fn observe(
     answer_ms: u64,
     rt: &Path,
 ) -> Value {
+    observe_with(host, tool, args, server, answer_ms, rt, &[])
+}
+
+/// [`observe`] with the host's environment set (`MOCK_HOST_ERA`, …).
+fn observe_with(
+    host: Host,
+    tool: &str,
+    args: &str,
+    server: &[String],
+    answer_ms: u64,
+    rt: &Path,
+    env: &[(&str, &str)],
+) -> Value {
     let argv = host_argv(host);
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
@@ -52,6 +65,7 @@ fn observe(
         .args(server)
         .env("MOCK_HOST_ANSWER_MS", answer_ms.to_string())
         .env("MCPSCOPE_RUNTIME_DIR", rt)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -482,5 +496,92 @@ fn a_call_recording_serves_a_host_that_lists_tools_first() {
             v["result"]["content"][0]["text"], r#"{"text":"hi"}"#,
             "{host:?}: {v}"
         );
+    }
+}
+
+/// A recording made at 2026-07-28 serves hosts of the `initialize`
+/// handshake (both SDK clients, over stdio and HTTP): the handshake is
+/// answered from the recorded `server/discover`, and each host sees the
+/// recorded progress and logs at the recorded pace (a handshake host that
+/// asked no level gets every recorded log).
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_2026_recording_serves_hosts_of_the_initialize_handshake() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = record_call(
+        dir.path(),
+        "build_report",
+        REPORT,
+        &["--protocol", "2026-07-28", "--log-level", "debug"],
+    );
+    let (t0, rec, response_t) = recorded(&trace, "build_report");
+    assert!(
+        rec.iter().filter(|e| e.kind == "log").count() >= 8,
+        "{rec:?}"
+    );
+    for host in [Host::Ts, Host::Py] {
+        let (_bg, url) = mock_http(&trace);
+        for server in [mock_stdio(&trace, "1"), url] {
+            let seen = observe(host, "build_report", REPORT, &server, 0, dir.path());
+            assert!(seen["error"].is_null(), "{host:?}: {seen}");
+            assert_eq!(seen["server"]["name"], "mcpscope-demo", "{seen}");
+            assert_eq!(seen["result"]["structuredContent"]["passed"], 3, "{seen}");
+            if matches!(host, Host::Ts) {
+                // As received (the Python SDK's model adds its default).
+                assert!(seen["result"].get("resultType").is_none(), "{seen}");
+            }
+            assert_paced(&rec, t0, response_t, &seen, 1.0, matches!(host, Host::Ts));
+        }
+    }
+}
+
+/// A recording of the `initialize` handshake serves a host that speaks
+/// 2026-07-28 (the Python SDK's Client, which probes `server/discover`):
+/// it adopts 2026-07-28 from the answer made from the recorded
+/// `initialize`, and gets logs only at the level each request asks, as a
+/// 2026-07-28 server sends them — none when it asks none.
+#[test]
+#[ignore = "needs test peers: bash tests/peers/install.sh"]
+fn a_handshake_recording_serves_a_2026_host_with_logs_at_its_level() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, t0, rec, response_t) = record_report(dir.path());
+    let at_warning: Vec<RecEvent> = rec
+        .iter()
+        .filter(|e| {
+            e.kind != "log"
+                || matches!(
+                    e.what["params"]["level"].as_str(),
+                    Some("warning" | "error" | "critical" | "alert" | "emergency")
+                )
+        })
+        .cloned()
+        .collect();
+    assert!(at_warning.len() < rec.len(), "{rec:?}");
+    assert!(at_warning.iter().any(|e| e.kind == "log"), "{rec:?}");
+    let no_logs: Vec<RecEvent> = rec.iter().filter(|e| e.kind != "log").cloned().collect();
+    let (_bg, url) = mock_http(&trace);
+    for server in [mock_stdio(&trace, "1"), url] {
+        for (level, expected) in [(Some("warning"), &at_warning), (None, &no_logs)] {
+            let mut env = vec![("MOCK_HOST_ERA", "auto")];
+            if let Some(l) = level {
+                env.push(("MOCK_HOST_LOG_LEVEL", l));
+            }
+            let seen = observe_with(
+                Host::Py,
+                "build_report",
+                REPORT,
+                &server,
+                0,
+                dir.path(),
+                &env,
+            );
+            assert!(seen["error"].is_null(), "{seen}");
+            assert_eq!(seen["protocol"], "2026-07-28", "{seen}");
+            assert_eq!(seen["server"]["name"], "mcpscope-demo", "{seen}");
+            assert_eq!(seen["result"]["structuredContent"]["passed"], 3, "{seen}");
+            assert_paced(expected, t0, response_t, &seen, 1.0, false);
+        }
     }
 }
