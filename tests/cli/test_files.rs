@@ -763,3 +763,86 @@ fn goldens_are_recorded_then_compared_as_diff_compares_and_updated() {
         o.stdout
     );
 }
+
+/// `--record` pins the server's definitions beside the test file
+/// (`STEM.baseline.json`); against a server whose input schema changed the
+/// run fails at the drifted entry's line of the baseline, in text and as a
+/// GitHub annotation; `--update` says what changed and pins the new one.
+#[test]
+fn the_definitions_are_pinned_and_a_changed_schema_fails_at_its_baseline_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |variant: &str| {
+        format!(
+            "[server]\ncommand = [\"python3\", {:?}, \"{variant}\"]\n\n[[case]]\nname = \"work\"\ntool = \"work\"\n",
+            variants()
+        )
+    };
+    let file = write(dir.path(), "pins.toml", &text("plain"));
+    let f = file.display().to_string();
+    let baseline = dir.path().join("pins.baseline.json");
+    let b = baseline.display().to_string();
+    // No baseline, none asked for: nothing is listed or pinned.
+    let o = test(&[&f]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("pinned definitions"), "{}", o.stdout);
+    assert!(!baseline.exists());
+    let o = test(&[&f, "--record"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let pinned = std::fs::read_to_string(&baseline).unwrap();
+    let v: Value = serde_json::from_str(&pinned).unwrap();
+    assert_eq!(v["tools"][0]["name"], "work", "{pinned}");
+    // The same server: the pin holds.
+    let o = test(&[&f]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains(&format!("PASS  {b}:1  pinned definitions")),
+        "{}",
+        o.stdout
+    );
+    // The schema changed: a failure at the line naming the tool.
+    write(dir.path(), "pins.toml", &text("schema"));
+    let line = pinned
+        .lines()
+        .position(|l| l.trim() == "\"name\": \"work\"")
+        .unwrap()
+        + 1;
+    let o = test(&[&f]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains(&format!(
+            "{b}:{line}: baseline: tool work: inputSchema changed"
+        )),
+        "{}",
+        o.stdout
+    );
+    let o = test(&[&f, "--format", "github"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stdout
+            .lines()
+            .any(|l| l.starts_with(&format!("::error file={b},line={line},"))),
+        "{}",
+        o.stdout
+    );
+    // Reviewed: --update says what changed and pins it; then it passes.
+    let o = test(&[&f, "--update"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.contains(&format!("[baseline] {b}: changed")),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("tool work: inputSchema changed"),
+        "{}",
+        o.stderr
+    );
+    let o = test(&[&f]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    assert_eq!(
+        v["tools"][0]["inputSchema"]["required"],
+        serde_json::json!(["n"])
+    );
+}

@@ -11,6 +11,7 @@ be run against a changed one:
   slower     the same, with 600 ms between progress notifications
   fewer      2 progress notifications instead of 4
   error      the result is an error (isError)
+  schema     the tool's input schema changed: `n` is a string, and required
 """
 import json
 import sys
@@ -49,9 +50,11 @@ for line in sys.stdin:
         level = msg["params"]["level"]
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
     elif method == "tools/list":
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+        if VARIANT == "schema":
+            schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{
-            "name": "work", "description": "work in steps",
-            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}})
+            "name": "work", "description": "work in steps", "inputSchema": schema}]}})
     elif method == "tools/call":
         token = msg["params"].get("_meta", {}).get("progressToken")
         log("info", "work: starting")

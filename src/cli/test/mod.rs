@@ -5,6 +5,7 @@
 //! a recording (`crate::suite::from_trace`).
 
 mod output;
+mod pin;
 
 use super::call::{RequestOpts, fail};
 use super::check::check_store;
@@ -46,12 +47,13 @@ pub struct TestArgs {
     #[arg(long, value_name = "TEXT")]
     pub case: Option<String>,
     /// Write each case's session as its golden recording (beside the test
-    /// file: `STEM.golden/NAME.jsonl`, or the case's `golden`); later runs
-    /// compare their session with it as `diff` does.
+    /// file: `STEM.golden/NAME.jsonl`, or the case's `golden`) and the
+    /// server's definitions as the file's baseline (`STEM.baseline.json`);
+    /// later runs compare with them as `diff` and `check --baseline` do.
     #[arg(long, conflicts_with_all = ["from", "update"])]
     pub record: bool,
-    /// Rewrite the golden recordings after a reviewed change, saying on
-    /// stderr what changed in each.
+    /// Rewrite the golden recordings and baselines after a reviewed change,
+    /// saying on stderr what changed in each.
     #[arg(long, conflicts_with = "from")]
     pub update: bool,
 }
@@ -158,6 +160,12 @@ pub async fn run(a: TestArgs) -> i32 {
             if stopped {
                 break 'files;
             }
+        }
+        let base = l.path.parent().unwrap_or(Path::new("."));
+        if !sessions.iter().all(Vec::is_empty)
+            && let Some(pinned) = pin::run(&l.path, server_args(server, base), goldens).await
+        {
+            run.cases.push(pinned);
         }
     }
     if run.cases.is_empty() {

@@ -46,6 +46,10 @@ pub fn emit(run: &Run, format: Format) {
 /// What a case's calls showed, in a few words.
 fn seen(c: &CaseResult) -> String {
     let s = &c.seen;
+    // The pinned definitions are a listing, not a call.
+    if c.tool.is_empty() && s.calls == 0 {
+        return ms(c.duration_ms);
+    }
     let mut out = format!("{} call{}", s.calls, if s.calls == 1 { "" } else { "s" });
     let progress: u64 = s.progress.iter().sum();
     let _ = write!(
