@@ -132,6 +132,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "session",
             "proxy",
             "selflog",
+            // `Ctrl-t` saves the session as a test file (`suite::from_trace`).
+            "suite",
         ],
     ),
 ];

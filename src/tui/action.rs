@@ -97,6 +97,7 @@ pub enum Action {
     ShowEvent,
     ToggleStreams,
     Restart,
+    SaveTest,
 }
 
 impl Action {
@@ -219,6 +220,7 @@ impl Action {
             Restart => {
                 "once the server exited or the connection failed: start it again (connect again over HTTP), keeping the history and the composer"
             }
+            SaveTest => "save the session as a test file here (one case per call)",
         }
     }
 }
@@ -258,6 +260,12 @@ pub enum Effect {
     SetRoots(Vec<String>),
     /// Open a URL in the user's browser (`xdg-open`, `open` on macOS).
     OpenUrl(String),
+    /// Write a test file made from the session (`text`) into the working
+    /// directory as `STEM.toml` (`STEM-2.toml`, … when it exists).
+    SaveTest {
+        stem: String,
+        text: String,
+    },
     /// Put `text` on the clipboard (see `tui::clipboard`); `what` names it
     /// in the notice that says where it went.
     Copy {

@@ -9,6 +9,7 @@
 mod msgs;
 mod options;
 mod rewind;
+pub mod save;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -64,6 +65,8 @@ pub struct App {
     pub behind: bool,
     /// Restarts of the session asked for, and where the last one is.
     pub restart: Restarts,
+    /// The server as a recording's header names it, for a saved test file.
+    server_json: Option<Value>,
     quit: bool,
 }
 
@@ -147,6 +150,7 @@ impl App {
             dirty: true,
             behind: true,
             restart: Restarts::default(),
+            server_json: opts.server_json,
             quit: false,
         }
     }
@@ -594,6 +598,7 @@ impl App {
                 self.replay_action(action)
             }
             Restart => self.restart_session(),
+            SaveTest => vec![Command::SaveTest],
             a => match Pane::focused_by(a) {
                 Some(p) => vec![Command::Focus(p)],
                 // The other actions are a pane's own (`PaneSpec::ACTIONS`).

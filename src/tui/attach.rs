@@ -51,6 +51,7 @@ pub async fn attach(name: Option<&str>) -> i32 {
             return 2;
         }
     };
+    let server_json = reader.header().get("server").cloned();
     // The trace's times count from the proxy's start; so does our clock,
     // so ages and rates read as they do in the proxy.
     let now_ms = std::time::SystemTime::now()
@@ -108,6 +109,7 @@ pub async fn attach(name: Option<&str>) -> i32 {
             unix_us: entry.started_ms.saturating_mul(1000),
             exact: true,
         }),
+        server_json,
     };
     let mut app = super::App::new(trace.clone(), opts);
     app.on_msg(action::Msg::Notice(format!(

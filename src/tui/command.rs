@@ -59,6 +59,8 @@ pub enum Command {
     Expand(u64),
     /// Raw: put the frame shown on the clipboard.
     CopyFrame,
+    /// The session as a test file, one case per call (`test --from`).
+    SaveTest,
     /// Composer: a retry answering the call's `input_required` result.
     Answer {
         id: IdKey,
@@ -84,6 +86,7 @@ impl Command {
                 | Command::ShowSeq(_)
                 | Command::Expand(_)
                 | Command::CopyFrame
+                | Command::SaveTest
                 | Command::Answer { .. }
                 | Command::FailCall { .. }
                 | Command::Click(_)

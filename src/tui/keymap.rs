@@ -267,6 +267,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["A"], AnswerServer),
         (Global, &["ctrl-r"], EditRoots),
         (Global, &["f5"], Restart),
+        (Global, &["ctrl-t"], SaveTest),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),

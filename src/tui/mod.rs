@@ -181,6 +181,7 @@ pub async fn replay(path: &Path) -> i32 {
                 .get("started")
                 .and_then(serde_json::Value::as_str)
                 .and_then(panes::scope::WallStart::parse_rfc3339),
+            server_json: header.get("server").cloned(),
         };
         let mut app = App::new(trace.clone(), opts);
         app.on_msg(action::Msg::Notice(match &damage {
@@ -352,6 +353,8 @@ impl Setup {
             live: true,
             playback: None,
             wall_start: panes::scope::WallStart::now_minus(trace.now_us()),
+            // Redacted as a recording's header is: a secret becomes ${NAME}.
+            server_json: Some(self.launch.spec.to_json(true)),
         };
         // mcpscope is the client here: a tokenless call or a cancel the
         // user asked for in the composer or with the cancel key is no finding.

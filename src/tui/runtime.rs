@@ -245,6 +245,23 @@ impl Executor {
                     now.push(Msg::Notice(Landed::Osc52.notice(&what, bytes)));
                 }
             }
+            Effect::SaveTest { stem, text } => {
+                let tx = self.tx.clone();
+                // Off the UI thread: a slow disk does not stall the screen.
+                std::thread::spawn(move || {
+                    let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+                    let notice = match super::app::save::write_fresh(&dir, &stem, &text) {
+                        Ok(p) => {
+                            let p = p.display().to_string();
+                            format!(
+                                "saved the session as a test file: {p} (mcpscope test {p} runs it)"
+                            )
+                        }
+                        Err(e) => format!("cannot save the test file in {}: {e}", dir.display()),
+                    };
+                    let _ = tx.send(Msg::Notice(notice));
+                });
+            }
             Effect::OpenUrl(url) => {
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {

@@ -28,6 +28,9 @@ pub struct AppOptions {
     pub playback: Option<Playback>,
     /// When the session started by the wall clock (the Scope's readout).
     pub wall_start: Option<WallStart>,
+    /// The server as a recording's header names it (secrets redacted):
+    /// what a test file saved from the session runs.
+    pub server_json: Option<Value>,
 }
 
 impl Default for AppOptions {
@@ -47,6 +50,7 @@ impl Default for AppOptions {
             live: true,
             playback: None,
             wall_start: None,
+            server_json: None,
         }
     }
 }

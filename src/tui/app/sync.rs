@@ -186,6 +186,10 @@ impl App {
                 }
             },
             Command::Expand(seq) => self.panes.logs.expand(store, seq),
+            Command::SaveTest => {
+                let cmds = self.save_test(store);
+                self.route(cmds);
+            }
             Command::CopyFrame => {
                 let cmds = self.panes.raw.copy(store);
                 self.route(cmds);
