@@ -76,9 +76,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     // HTTP through the demo server's plumbing. It reads a proxy's trace by
     // host session as the checks do (`calls::scope`).
     ("mock", &["protocol", "event", "trace", "calls", "demo"]),
+    // A live session is owned here from start to end: its checks, its
+    // OTLP receiver and export (`session::live`).
     (
         "session",
-        &["protocol", "event", "transport", "client", "trace", "auth"],
+        &[
+            "protocol",
+            "event",
+            "transport",
+            "client",
+            "trace",
+            "auth",
+            "checks",
+            "otel",
+        ],
     ),
     (
         "proxy",
@@ -130,10 +141,11 @@ const LAYERS: &[(&str, &[&str])] = &[
             "otel",
             "demo",
             "session",
-            "proxy",
             "selflog",
             // `Ctrl-t` saves the session as a test file (`suite::from_trace`).
             "suite",
+            // `Ctrl-e` saves the session as the HTML export's page (`export::html`).
+            "export",
         ],
     ),
 ];

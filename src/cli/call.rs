@@ -1,7 +1,7 @@
 //! `mcpscope call`: one `tools/call`, progress and logs streamed to stderr,
 //! the result JSON alone on stdout.
 
-use super::connect::{Failure, connect_observed, handshake};
+use super::connect::{Failure, handshake, observed, start_live};
 use super::printer::Printer;
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
@@ -11,6 +11,7 @@ use crate::client::{ClientError, LevelAsked, Limits, Session, TokenPolicy};
 use crate::protocol::meta::ResultType;
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
+use crate::session::live::{ExportStop, Plan};
 use crate::trace::Trace;
 use clap::Args;
 use serde_json::{Map, Value};
@@ -182,12 +183,12 @@ impl PrinterTask {
     pub(super) fn spawn(
         trace: Trace,
         quiet: bool,
-        cfg: CheckConfig,
+        checks: LiveChecks,
     ) -> (PrinterTask, tokio::task::JoinHandle<()>) {
         let me = PrinterTask {
             printer: Arc::new(std::sync::Mutex::new(Printer::new(quiet))),
             trace: trace.clone(),
-            checks: LiveChecks::spawn(trace.clone(), cfg),
+            checks,
         };
         let mut rx = trace.subscribe();
         // Findings can also appear without new events (a silence).
@@ -269,27 +270,31 @@ where
         Err(e) => return fail(&Failure::Usage(e)),
     };
     let mut signals = Signals::install();
-    let (session, trace, spec, mut otel) =
-        match connect_observed(server, opts.record.as_deref(), limits, opts.quiet).await {
-            Ok(x) => x,
-            Err(e) => return fail(&e),
-        };
-    let mut spans = crate::otel::grace::Awaited::default();
     // mcpscope is the client: `--token none` and Ctrl-C are the user's choices.
     let cfg = CheckConfig {
         tokenless_by_choice: opts.request.policy() == TokenPolicy::None,
         own_client: true,
         ..CheckConfig::default()
     };
-    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, cfg);
+    let plan = Plan {
+        checks: Some(cfg),
+        export: otlp,
+        ..observed(server)
+    };
+    let mut live = match start_live(server, opts.record.as_deref(), limits, plan, opts.quiet).await
+    {
+        Ok(l) => l,
+        Err(e) => return fail(&e),
+    };
+    let (session, trace) = (live.session.clone(), live.trace.clone());
+    let Some(checks) = live.checks().cloned() else {
+        // The plan above asked for them: this cannot be reached.
+        eprintln!("[error] the live checks did not start");
+        return 3;
+    };
+    let (printer, printer_task) = PrinterTask::spawn(trace.clone(), opts.quiet, checks);
     printer.say_era(server.protocol == "auto");
     printer.verbose(opts.verbose);
-    let export = super::otlp::start_live(
-        otlp.as_ref(),
-        &trace,
-        Some(printer.checks.clone()),
-        super::otlp::live_context(&trace, &spec, false),
-    );
     let settle = opts.settle_ms.map(Duration::from_millis);
     let run = async {
         let code = work(session.clone(), printer.clone()).await;
@@ -313,45 +318,54 @@ where
         }
     };
     let refused = session.refused_answers();
-    if otel.is_some() && matches!(code, 0 | 1) {
-        let http = matches!(spec, super::spec::ServerSpec::Http { .. });
-        spans.before_shutdown(&trace, http).await;
-    }
-    session.shutdown().await;
+    live.stop_server(matches!(code, 0 | 1)).await;
     printer_task.abort();
     printer.finish();
-    if otel.take().is_some() && !opts.quiet {
-        spans
-            .after_shutdown(&trace)
-            .iter()
-            .for_each(|l| eprintln!("{l}"));
+    if !opts.quiet {
+        live.missing_spans().iter().for_each(|l| eprintln!("{l}"));
     }
     // After the grace: the server's late spans are forwarded too.
-    let code = super::otlp::finish_live(export, opts.quiet, &mut signals)
-        .await
-        .unwrap_or(code);
-    printer.checks.stop();
+    let ended = live.end(export_stop(&mut signals)).await;
+    let code = match (&ended.export, &ended.interrupted) {
+        (_, Some(stop)) => {
+            eprintln!("[error] {}: the export was not finished", stop.reason);
+            stop.code
+        }
+        (Some(report), None) => {
+            super::otlp::say(report, opts.quiet);
+            code
+        }
+        (None, None) => code,
+    };
     report_evictions(&trace, &printer.checks, opts.record.is_some());
     report_dropped(session.dropped_server_requests());
     if refused > 0 && code == 0 {
         // An answer the user gave could not be sent: the run did not go as asked.
         eprintln!("[error] {refused} server request(s) could not be answered as asked (see above)");
-        return finish(&trace, 2);
+        return finished(ended.recording_error, 2);
     }
-    finish(&trace, code)
+    finished(ended.recording_error, code)
 }
 
-/// Close the recording; a recording cut short turns a success into 2.
-pub(super) fn finish(trace: &crate::trace::Trace, code: i32) -> i32 {
-    if let Some(e) = trace.finish_recording() {
-        eprintln!("[error] {}", one_line(&e));
-        // The recording asked for is incomplete: not a success, even if the
-        // call was (a write error on --record up front is a 2 as well).
-        if code == 0 {
-            return 2;
-        }
+/// A stopping signal, as [`crate::session::live::Live::end`] takes it.
+pub(super) async fn export_stop(signals: &mut Signals) -> ExportStop {
+    let stop = signals.recv().await;
+    ExportStop {
+        code: stop.code,
+        reason: stop.reason.to_string(),
     }
-    code
+}
+
+/// Say why the recording is incomplete, if it is: a success becomes 2
+/// (the recording asked for is not whole), any other code stays.
+pub(super) fn finished(recording_error: Option<String>, code: i32) -> i32 {
+    match recording_error {
+        Some(e) => {
+            eprintln!("[error] {}", one_line(&e));
+            if code == 0 { 2 } else { code }
+        }
+        None => code,
+    }
 }
 
 /// Eviction is said, with what it cost: frames no longer in memory, and

@@ -133,21 +133,24 @@ pub async fn run(a: ConformanceArgs) -> i32 {
         "conformance: scenario {} at {} against {}",
         a.scenario, a.protocol_version, a.url
     );
-    let (session, _trace, _spec) = match connect(
+    let mut live = match connect(
         &server,
         a.record.as_deref(),
         ClientOptions::default().handshake,
     )
     .await
     {
-        Ok(x) => x,
+        Ok(l) => l,
         Err(e) => {
             eprintln!("conformance: {e}");
             return e.exit_code();
         }
     };
-    let outcome = drive(&session, &a.scenario, &context).await;
-    session.shutdown().await;
+    let outcome = drive(&live.session.clone(), &a.scenario, &context).await;
+    live.stop_server(false).await;
+    if let Some(e) = live.end(std::future::pending()).await.recording_error {
+        eprintln!("conformance: {}", crate::protocol::sanitize::one_line(&e));
+    }
     match outcome {
         Ok(0) => {
             eprintln!("conformance: done");

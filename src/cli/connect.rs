@@ -1,12 +1,13 @@
 //! Shared start-up of the headless commands: their arguments become a
-//! [`crate::session::Launch`]; then the handshake.
+//! [`crate::session::Launch`] and a live session ([`crate::session::live`]);
+//! then the handshake.
 
-use super::spec::{ServerArgs, ServerSpec, UsageError};
+use super::spec::{ServerArgs, UsageError};
 use crate::client::{ClientError, Limits, Session};
+use crate::otel::ReceiverAt;
 use crate::protocol::views::InitializeResult;
-use crate::trace::Trace;
+use crate::session::live::{Live, Notice, Plan, StartError};
 use std::path::Path;
-use std::sync::Arc;
 
 /// Why a headless command failed, with its exit code.
 #[derive(Debug, thiserror::Error)]
@@ -15,6 +16,15 @@ pub enum Failure {
     Usage(#[from] UsageError),
     #[error("{0}")]
     Client(#[from] ClientError),
+}
+
+impl From<StartError> for Failure {
+    fn from(e: StartError) -> Failure {
+        match e {
+            StartError::Usage(u) => Failure::Usage(u),
+            StartError::Client(c) => Failure::Client(c),
+        }
+    }
 }
 
 impl Failure {
@@ -26,13 +36,51 @@ impl Failure {
     }
 }
 
-/// Start the server (the handshake is separate, within `handshake` limits:
-/// the user's own `--timeout`/`--max-timeout` where the command has them).
+/// Start a live session (`session::live`) for a headless command: the
+/// server named by `args`, recording to `record`, its handshake within
+/// `handshake` limits (the user's own `--timeout`/`--max-timeout` where the
+/// command has them), with what `plan` asks besides. A receiver that
+/// cannot bind is said (always), where it listens for an HTTP server
+/// unless `quiet`.
+pub async fn start_live(
+    args: &ServerArgs,
+    record: Option<&Path>,
+    handshake: Limits,
+    plan: Plan,
+    quiet: bool,
+) -> Result<Live, Failure> {
+    let mut launch = args.launch(record)?;
+    launch.options.handshake = handshake;
+    let (live, notices) = Live::start(launch, plan).await?;
+    for n in notices {
+        match n {
+            Notice::NoReceiver(e) => eprintln!("[otel] no receiver: {e}"),
+            Notice::ReceiverAt(at) if !quiet => {
+                eprintln!("[otel] receiver at {at} (point OTEL_EXPORTER_OTLP_ENDPOINT here)")
+            }
+            Notice::ReceiverAt(_) => {}
+        }
+    }
+    Ok(live)
+}
+
+/// The receiver the command line asks for (`--no-otel-receiver`,
+/// `--otel-receiver ADDR`), an address it cannot bind being an error.
+pub fn observed(args: &ServerArgs) -> Plan {
+    Plan {
+        receiver: ReceiverAt::of(args.no_otel_receiver, args.otel_receiver),
+        receiver_strict: true,
+        ..Plan::default()
+    }
+}
+
+/// [`start_live`] for the commands that start no OTLP receiver (`diff`,
+/// `load`, `tools`, `conformance`).
 pub async fn connect(
     args: &ServerArgs,
     record: Option<&Path>,
     handshake: Limits,
-) -> Result<(Arc<Session>, Trace, ServerSpec), Failure> {
+) -> Result<Live, Failure> {
     // These commands start no receiver: a server pointed at the address
     // the user gave would send into nothing, so the option is refused.
     if let Some(at) = args.otel_receiver {
@@ -40,61 +88,11 @@ pub async fn connect(
             "--otel-receiver {at}: this command starts no OTLP receiver (`call`, `request`, `check`, the TUI and the proxies do)"
         ))));
     }
-    let mut launch = args.launch(record)?;
-    launch.options.handshake = handshake;
-    let trace = launch.trace()?;
-    let session = launch.open(trace.clone())?;
-    Ok((session, trace, launch.spec))
-}
-
-/// [`connect`], with the OTLP receiver (unless `--no-otel-receiver`): a
-/// stdio server's exporter is pointed at it, an HTTP server's user is told
-/// where it listens. A receiver that cannot bind is said and left out.
-pub async fn connect_observed(
-    args: &ServerArgs,
-    record: Option<&Path>,
-    handshake: Limits,
-    quiet: bool,
-) -> Result<
-    (
-        Arc<Session>,
-        Trace,
-        ServerSpec,
-        Option<crate::otel::Receiver>,
-    ),
-    Failure,
-> {
-    let mut launch = args.launch(record)?;
-    launch.options.handshake = handshake;
-    let trace = launch.trace()?;
-    let at = crate::otel::ReceiverAt::of(args.no_otel_receiver, args.otel_receiver);
-    let receiver = match at.start(trace.clone()).await {
-        None => None,
-        Some(Ok(r)) => Some(r),
-        // An address the user gave is one a server is pointed at: not
-        // listening there would lose what it sends.
-        Some(Err(e)) if args.otel_receiver.is_some() => {
-            return Err(Failure::Usage(UsageError(format!("--otel-receiver: {e}"))));
-        }
-        Some(Err(e)) => {
-            eprintln!("[otel] no receiver: {e}");
-            None
-        }
+    let plan = Plan {
+        receiver: ReceiverAt::Off,
+        ..Plan::default()
     };
-    if let Some(r) = &receiver {
-        match &mut launch.spec {
-            ServerSpec::Stdio { name, cmd } => {
-                crate::otel::point_at(&mut cmd.env, &r.endpoint(), name)
-            }
-            ServerSpec::Http { .. } if !quiet => eprintln!(
-                "[otel] receiver at {} (point OTEL_EXPORTER_OTLP_ENDPOINT here)",
-                r.endpoint()
-            ),
-            ServerSpec::Http { .. } => {}
-        }
-    }
-    let session = launch.open(trace.clone())?;
-    Ok((session, trace, launch.spec, receiver))
+    start_live(args, record, handshake, plan, true).await
 }
 
 pub async fn handshake(session: &Session) -> Result<InitializeResult, Failure> {

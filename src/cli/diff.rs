@@ -193,9 +193,10 @@ async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
     // Ctrl-C (SIGTERM, SIGHUP) cancels the call in flight and stops the
     // server, and the exit code says so (130, 143, 129), as `call` does.
     let mut signals = Signals::install();
-    let (session, trace, spec) = connect(&server, Some(&rec), limits)
+    let mut live = connect(&server, Some(&rec), limits)
         .await
         .map_err(|e| fail(&e))?;
+    let (session, spec) = (live.session.clone(), live.spec.clone());
     let work = async {
         match handshake(&session).await {
             Err(e) => return fail(&e),
@@ -251,11 +252,9 @@ async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
             stop.code
         }
     };
-    session.shutdown().await;
-    if let Some(e) = trace.finish_recording() {
-        eprintln!("[error] {}", one_line(&e));
-        code = 2;
-    }
+    live.stop_server(false).await;
+    // A recording cut short cannot be compared: not a success.
+    code = super::call::finished(live.end(std::future::pending()).await.recording_error, code);
     let side = if code == 0 {
         read_side(&rec)
             .map(|mut s| {

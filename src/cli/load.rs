@@ -260,8 +260,10 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     for n in 0..a.sessions {
         // Once started, the server is stopped on every way out: a failed
         // handshake, a signal during it, a later session's failure.
+        // Nothing recorded, received or exported: the session and its
+        // trace are all of it that a load run keeps.
         let (session, trace) = match connect(&server, None, limits).await {
-            Ok((session, trace, _)) => (session, trace),
+            Ok(live) => (live.session, live.trace),
             Err(e) => {
                 shutdown(&open).await;
                 return not_started(&a, concurrency, n, "connection", &e);

@@ -4,7 +4,7 @@
 
 use super::signals::Signals;
 use super::spec::{ServerSpec, UsageError};
-use crate::otel::export::{Config, Context, LiveExport, Report, deadline};
+use crate::otel::export::{Config, Context, Report};
 use crate::trace::Trace;
 use clap::Args;
 use std::time::Duration;
@@ -48,16 +48,6 @@ pub fn live_context(trace: &Trace, spec: &ServerSpec, proxy: bool) -> Context {
     Context::live(spec.to_json(true), proxy, trace.now_us())
 }
 
-/// Start following `trace` for export, when asked.
-pub fn start_live(
-    cfg: Option<&Config>,
-    trace: &Trace,
-    checks: Option<crate::checks::LiveChecks>,
-    ctx: Context,
-) -> Option<LiveExport> {
-    cfg.map(|c| LiveExport::start(trace.clone(), checks, c, ctx))
-}
-
 /// Say how the export went: what was lost always, the rest unless quiet.
 pub fn say(report: &Report, quiet: bool) {
     for (i, line) in report.lines().iter().enumerate() {
@@ -94,25 +84,5 @@ pub async fn send_folded(
             Err(stop.code)
         }
         None => Ok(report),
-    }
-}
-
-/// End a live export and say how it went. A stopping signal ends the wait
-/// at once: `Some` with its exit code.
-pub async fn finish_live(
-    export: Option<LiveExport>,
-    quiet: bool,
-    signals: &mut Signals,
-) -> Option<i32> {
-    let e = export?;
-    tokio::select! {
-        report = e.finish(deadline::session()) => {
-            say(&report, quiet);
-            None
-        }
-        stop = signals.recv() => {
-            eprintln!("[error] {}: the export was not finished", stop.reason);
-            Some(stop.code)
-        }
     }
 }

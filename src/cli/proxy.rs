@@ -2,8 +2,8 @@
 //! core values, and their text.
 
 use crate::protocol::sanitize::one_line;
-use crate::proxy::registry::{self, Entry};
 use crate::proxy::{Outcome, StdioProxy};
+use crate::session::registry::{self, Entry};
 use crate::trace::reader::TraceReader;
 use crate::trace::{Dir, Store};
 use crate::transport::stdio::CommandSpec;
@@ -300,7 +300,7 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
         }
     };
     let mut reader = match TraceReader::open_with(&entry.trace, |_| {
-        crate::proxy::follow::Follow::open(&entry)
+        crate::session::follow::Follow::open(&entry)
     }) {
         Ok(r) => r,
         Err(e) => {

@@ -21,11 +21,10 @@ pub struct ToolsArgs {
 
 pub async fn run(a: ToolsArgs) -> i32 {
     let mut signals = Signals::install();
-    let (session, _trace, _spec) =
-        match connect(&a.server, None, ClientOptions::default().handshake).await {
-            Ok(x) => x,
-            Err(e) => return fail(&e),
-        };
+    let session = match connect(&a.server, None, ClientOptions::default().handshake).await {
+        Ok(live) => live.session,
+        Err(e) => return fail(&e),
+    };
     let listing = async {
         handshake(&session).await?;
         Ok::<_, super::connect::Failure>(session.list_tools().await?)

@@ -16,10 +16,10 @@
 //! Origin checks (DNS rebinding).
 
 use super::http_observer::Observer;
-use super::registry::{Entry, Registration};
-use crate::checks::LiveChecks;
 use crate::event::{Event, Status};
 use crate::listen_guard::{self, ListenGuard};
+use crate::session::live::{Notice, Observed, Plan};
+use crate::session::registry::{Entry, Registration};
 use crate::trace::Trace;
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -195,37 +195,34 @@ impl HttpProxy {
             crate::session::spec::redact_url(self.url.as_str())
         );
         // Held until the end: what the server exports goes into the trace.
-        let _otel = match self.otel_receiver.start(self.trace.clone()).await {
-            None => None,
-            Some(r) => match r {
-                Ok(r) => {
-                    // Said whether asked or not: the server must be pointed here.
-                    eprintln!(
-                        "[mcpscope] OTLP receiver at {} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)",
-                        r.endpoint()
-                    );
-                    Some(r)
-                }
-                // An address the user gave is one a server is pointed at.
-                Err(e) if matches!(self.otel_receiver, crate::otel::ReceiverAt::At(_)) => {
-                    eprintln!("[mcpscope] error: --otel-receiver: {e}");
-                    return 2;
-                }
-                Err(e) => {
-                    say(&format!("no OTLP receiver: {e}"));
-                    None
-                }
-            },
+        let plan = Plan {
+            receiver: self.otel_receiver,
+            // An address the user gave is one a server is pointed at.
+            receiver_strict: true,
+            checks: self.check.then(|| self.checks.clone()),
+            export: self.otlp.clone(),
         };
-        let checks = self
-            .check
-            .then(|| LiveChecks::spawn(self.trace.clone(), self.checks.clone()));
-        let export = super::start_export(
-            self.otlp.as_ref(),
-            &self.trace,
-            checks.clone(),
-            Some(&self.url),
-        );
+        let server_json = serde_json::json!({"transport": "http", "url": self.url.as_str()});
+        let observed = Observed::start(self.trace.clone(), plan, None, server_json, true).await;
+        let observed = match observed {
+            Ok((o, notices)) => {
+                for n in notices {
+                    match n {
+                        // Said whether asked or not: the server must be pointed here.
+                        Notice::ReceiverAt(at) => eprintln!(
+                            "[mcpscope] OTLP receiver at {at} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)"
+                        ),
+                        Notice::NoReceiver(e) => say(&format!("no OTLP receiver: {e}")),
+                    }
+                }
+                o
+            }
+            Err(e) => {
+                eprintln!("[mcpscope] error: {}", e.0);
+                return 2;
+            }
+        };
+        let checks = observed.checks().cloned();
         let mut signals = crate::signals::Caught::stopping();
         let mut refresh = tokio::time::interval(std::time::Duration::from_millis(500));
         let code = loop {
@@ -250,12 +247,12 @@ impl HttpProxy {
                         let n = c.counts_by_severity();
                         [n.error as u64, n.warning as u64, n.info as u64]
                     });
-                    let hosts: Vec<super::registry::HostFindings> = checks
+                    let hosts: Vec<crate::session::registry::HostFindings> = checks
                         .as_ref()
                         .map(|c| c.counts_by_session())
                         .unwrap_or_default()
                         .into_iter()
-                        .map(|(session, n)| super::registry::HostFindings {
+                        .map(|(session, n)| crate::session::registry::HostFindings {
                             session,
                             findings: [n.error as u64, n.warning as u64, n.info as u64],
                         })
@@ -277,17 +274,14 @@ impl HttpProxy {
         // checked and closed.
         shared.obs.close();
         shared.obs.sync().await;
-        if let Some(c) = &checks {
-            c.sync();
-        }
-        super::finish_export(export, say).await;
-        if let Some(c) = &checks {
-            if self.verbose {
-                for f in c.findings() {
-                    say(&format!("[finding] {f}"));
-                }
+        let ended = observed.end(std::future::pending()).await;
+        super::say_export(ended.export.as_ref(), say);
+        if let Some(c) = &checks
+            && self.verbose
+        {
+            for f in c.findings() {
+                say(&format!("[finding] {f}"));
             }
-            c.stop();
         }
         let (lost, unobserved) = (shared.obs.lost.bytes(), shared.obs.lost.exchanges());
         if lost > 0 || unobserved > 0 {
@@ -302,7 +296,7 @@ impl HttpProxy {
                 "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace{exchanges}"
             );
         }
-        if let Some(e) = self.trace.finish_recording() {
+        if let Some(e) = ended.recording_error {
             eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
         }
         drop(registration);

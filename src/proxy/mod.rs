@@ -7,20 +7,16 @@
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
 //! - `http_observer`: its exchanges into the trace, bounded, never waited for;
 //! - `observer`: framing stdio copies into the trace, bounded, never waited for;
-//! - `registry`: live sessions on this machine (`sessions`, `attach`);
-//! - `follow`: reading a live session's trace as it grows;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
 mod endpoint;
-pub mod follow;
 pub mod http;
 pub mod http_observer;
 pub mod observer;
-pub mod registry;
 pub mod stdio;
 pub mod wrap;
 
-pub use registry::Entry;
+pub use crate::session::registry::Entry;
 pub use stdio::{Outcome, StdioProxy};
 
 use crate::session::ServerSpec;
@@ -53,36 +49,10 @@ pub fn open_trace(
     Ok(Trace::new(store, MonotonicClock::new()))
 }
 
-/// Start exporting the proxy's session (`--otlp`): the host's requests as
-/// spans parented on the host's own `traceparent`.
-pub(crate) fn start_export(
-    cfg: Option<&crate::otel::export::Config>,
-    trace: &Trace,
-    checks: Option<crate::checks::LiveChecks>,
-    server: Option<&reqwest::Url>,
-) -> Option<crate::otel::export::LiveExport> {
-    let cfg = cfg?;
-    let server = match server {
-        Some(u) => serde_json::json!({"transport": "http", "url": u.as_str()}),
-        None => serde_json::json!({"transport": "stdio"}),
-    };
-    let ctx = crate::otel::export::Context::live(server, true, trace.now_us());
-    Some(crate::otel::export::LiveExport::start(
-        trace.clone(),
-        checks,
-        cfg,
-        ctx,
-    ))
-}
-
-/// End the proxy's export: what was lost is said always (the trace in the
+/// Say how the proxy's export went: what was lost always (the trace in the
 /// backend is incomplete), the rest with `--verbose`.
-pub(crate) async fn finish_export(
-    export: Option<crate::otel::export::LiveExport>,
-    say: impl Fn(&str),
-) {
-    let Some(e) = export else { return };
-    let report = e.finish(crate::otel::export::deadline::session()).await;
+pub(crate) fn say_export(report: Option<&crate::otel::export::Report>, say: impl Fn(&str)) {
+    let Some(report) = report else { return };
     for (i, line) in report.lines().iter().enumerate() {
         if i == 0 && report.complete() {
             say(line);

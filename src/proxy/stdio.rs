@@ -12,11 +12,12 @@
 //! the server's exit status becomes the proxy's.
 
 use super::observer::{Feed, Observer};
-use super::registry::{Entry, Registration};
-use crate::checks::{CheckConfig, LiveChecks};
+use crate::checks::CheckConfig;
 use crate::event::{Event, ExitInfo};
 use crate::platform::process::{self, Tree};
 use crate::session::ServerSpec;
+use crate::session::live::{Notice, Observed, Plan};
+use crate::session::registry::{Entry, Registration};
 use crate::transport::stdio::CommandSpec;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -142,7 +143,7 @@ impl StdioProxy {
         let pid = std::process::id();
         let (trace_path, owned) = match &self.record {
             Some(p) => (p.clone(), false),
-            None => match super::registry::owned_trace_path(pid) {
+            None => match crate::session::registry::owned_trace_path(pid) {
                 Ok(p) => (p, true),
                 Err(e) => {
                     return Outcome::Failed(format!("cannot use the sessions directory: {e}"));
@@ -177,28 +178,40 @@ impl StdioProxy {
         };
         // The server's spans and log records go into the session's trace,
         // beside what the host and the server said (`attach` shows them).
-        let otel = match self.otel_receiver.start(trace.clone()).await {
-            None => None,
-            Some(r) => match r {
-                Ok(r) => {
-                    let mut env = self.cmd.env.clone();
-                    crate::otel::point_at(&mut env, &r.endpoint(), &name);
-                    for (k, v) in env.iter().skip(self.cmd.env.len()) {
-                        cmd.env(k, v);
-                    }
-                    say(&format!("OTLP receiver at {}", r.endpoint()));
-                    Some(r)
-                }
-                // An address the user gave is one a server is pointed at.
-                Err(e) if matches!(self.otel_receiver, crate::otel::ReceiverAt::At(_)) => {
-                    return Outcome::Failed(format!("--otel-receiver: {e}"));
-                }
-                Err(e) => {
-                    say(&format!("no OTLP receiver: {e}"));
-                    None
-                }
-            },
+        let plan = Plan {
+            receiver: self.otel_receiver,
+            // An address the user gave is one a server is pointed at.
+            receiver_strict: true,
+            checks: self.check.then(|| self.checks.clone()),
+            export: self.otlp.clone(),
         };
+        let mut env = self.cmd.env.clone();
+        let server_json = serde_json::json!({"transport": "stdio"});
+        let observed = Observed::start(
+            trace.clone(),
+            plan,
+            Some((&mut env, &name)),
+            server_json,
+            true,
+        )
+        .await;
+        let mut observed = match observed {
+            Ok((o, notices)) => {
+                for n in notices {
+                    if let Notice::NoReceiver(e) = n {
+                        say(&format!("no OTLP receiver: {e}"));
+                    }
+                }
+                o
+            }
+            Err(e) => return Outcome::Failed(e.0),
+        };
+        if let Some(at) = observed.receiver_endpoint() {
+            for (k, v) in env.iter().skip(self.cmd.env.len()) {
+                cmd.env(k, v);
+            }
+            say(&format!("OTLP receiver at {at}"));
+        }
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -208,7 +221,7 @@ impl StdioProxy {
                     error: why.clone(),
                 };
                 trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &ev));
-                trace.finish_recording();
+                let _ = observed.abandon();
                 if owned {
                     let _ = std::fs::remove_file(&trace_path);
                 }
@@ -316,13 +329,11 @@ impl StdioProxy {
         if let Err(e) = threads {
             // The child is not reaped (its waiter never ran).
             tree.signal_child(crate::signals::KILL);
+            let _ = observed.abandon();
             return Outcome::Failed(format!("cannot start the proxy's threads: {e}"));
         }
 
-        let checks = self
-            .check
-            .then(|| LiveChecks::spawn(trace.clone(), self.checks.clone()));
-        let export = super::start_export(self.otlp.as_ref(), &trace, checks.clone(), None);
+        let checks = observed.checks().cloned();
         let mut refresh = tokio::time::interval(REFRESH);
         let lost = observer.lost.clone();
         let mut reported = 0;
@@ -373,21 +384,18 @@ impl StdioProxy {
         .await;
         // The server has ended: what it exported is in (an exporter flushes
         // before its process exits), and the trace is closed next.
-        drop(otel);
+        observed.stop_receiving();
         observer.finish();
         trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &Event::exit(exit)));
-        if let Some(c) = &checks {
-            c.sync();
-        }
-        super::finish_export(export, say).await;
+        let ended = observed.end(std::future::pending()).await;
+        super::say_export(ended.export.as_ref(), say);
         update(&mut registration);
-        if let Some(c) = &checks {
-            if self.verbose {
-                for f in c.findings_since(reported) {
-                    say(&format!("[finding] {f}"));
-                }
+        if let Some(c) = &checks
+            && self.verbose
+        {
+            for f in c.findings_since(reported) {
+                say(&format!("[finding] {f}"));
             }
-            c.stop();
         }
         if lost.total() > 0 {
             // Said whether asked or not: the trace is incomplete.
@@ -396,7 +404,7 @@ impl StdioProxy {
                 lost.total()
             );
         }
-        if let Some(e) = trace.finish_recording() {
+        if let Some(e) = ended.recording_error {
             eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
         }
         say(&format!("server ended: {exit}"));

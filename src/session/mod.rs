@@ -4,9 +4,15 @@
 //! recording of that trace), and the running client session over it.
 //!
 //! The faces turn their own arguments into a [`Launch`]; nothing here knows
-//! about clap or the terminal.
+//! about clap or the terminal. [`live`] owns a live session from start to
+//! end; [`registry`] lists the live sessions on this machine (the proxies
+//! register, `sessions` and `attach` read), and [`follow`] reads a live
+//! session's trace as it grows.
 
 pub mod config;
+pub mod follow;
+pub mod live;
+pub mod registry;
 pub mod spec;
 
 pub use crate::event::{Event, ExitInfo, Loss};

@@ -7,9 +7,8 @@
 
 use super::settings::clamp_fps;
 use super::{AppOptions, action, exit, format, run_ui, runtime};
-use crate::checks::LiveChecks;
-use crate::proxy::follow::Follow;
-use crate::proxy::registry;
+use crate::session::follow::Follow;
+use crate::session::registry;
 use crate::trace::reader::TraceReader;
 use crate::trace::{MonotonicClock, Store, Trace};
 use std::io::IsTerminal;
@@ -116,10 +115,14 @@ pub async fn attach(name: Option<&str>) -> i32 {
         "attached to {} (pid {}): read-only, host→server is `out`, server→host `in`",
         entry.name, entry.pid
     )));
-    let checks = LiveChecks::spawn(trace.clone(), settings.checks.clone());
-    let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
+    let observed = crate::session::live::Observed::checking(trace.clone(), settings.checks.clone());
+    let mut exec = runtime::Executor::new(None, tx);
+    if let Some(c) = observed.checks() {
+        exec = exec.with_checks(c.clone());
+    }
     let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
     let result = exit::stop_after(ui, async {}).await;
-    checks.stop();
+    // Nothing is recorded or exported here: this stops the checks.
+    let _ = observed.end(std::future::pending()).await;
     exit::code_of(result)
 }

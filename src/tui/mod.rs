@@ -49,8 +49,8 @@ pub mod views;
 pub use app::{App, AppOptions};
 pub use attach::attach;
 
-use crate::checks::LiveChecks;
 use crate::session::Launch;
+use crate::session::live::{Live, Notice, Observed, Plan, StartError};
 use format::shell_quote;
 use panes::composer::ServerCli;
 use settings::{Settings, clamp_fps};
@@ -190,15 +190,19 @@ pub async fn replay(path: &Path) -> i32 {
                 format!("replaying {file}: composer and cancel are off (no server); Space pauses")
             }
         }));
-        let checks = LiveChecks::spawn(
+        let observed = Observed::checking(
             trace.clone(),
             settings.checks.clone().for_recording(&header),
         );
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let exec = runtime::Executor::new(None, tx).with_checks(checks.clone());
+        let mut exec = runtime::Executor::new(None, tx);
+        if let Some(c) = observed.checks() {
+            exec = exec.with_checks(c.clone());
+        }
         let ui = run_ui(&mut app, &exec, rx, &mut signals, fps, started);
         let result = exit::stop_after(ui, async {}).await;
-        checks.stop();
+        // Nothing is recorded or exported: this stops the checks.
+        let _ = observed.end(std::future::pending()).await;
         let code = exit::code_of(result);
         if let Some(d) = &damage {
             exit::report(&format!(
@@ -321,22 +325,40 @@ impl Setup {
         // Caught before the server starts: from here on, SIGTERM and SIGHUP
         // end the UI and stop the server instead of killing mcpscope alone.
         let mut signals = exit::ExitSignals::catch();
-        let trace = match self.launch.trace() {
-            Ok(t) => t,
-            Err(e) => {
+        // mcpscope is the client here: a tokenless call or a cancel the
+        // user asked for in the composer or with the cancel key is no finding.
+        let own = crate::checks::CheckConfig {
+            own_client: true,
+            ..self.settings.checks.clone()
+        };
+        let plan = Plan {
+            receiver: self.otel_receiver,
+            // An address that cannot be bound is a notice here, not an exit.
+            receiver_strict: false,
+            checks: Some(own),
+            export: self.otlp.clone(),
+        };
+        // The receiver is held until the server has stopped (its last
+        // export comes as it exits): `Live::end` stops it.
+        let (live, notices) = match Live::start(self.launch.clone(), plan).await {
+            Ok(x) => x,
+            Err(e @ StartError::Usage(_)) => {
                 eprintln!("[error] {e}");
                 return 2;
             }
-        };
-        // Held until the server has stopped (its last export comes as it
-        // exits); dropped on every return below, which stops listening.
-        let (otel, otel_notice) = self.start_otel_receiver(&trace).await;
-        let session = match self.launch.open(trace.clone()) {
-            Ok(s) => s,
-            Err(e) => {
+            Err(e @ StartError::Client(_)) => {
                 eprintln!("[error] {e}");
                 return 3;
             }
+        };
+        // A restart starts the server as this one was (its exporter
+        // pointed at the same receiver).
+        self.launch.spec = live.spec.clone();
+        let (session, trace) = (live.session.clone(), live.trace.clone());
+        let Some(checks) = live.checks().cloned() else {
+            // The plan above asked for them: this cannot be reached.
+            eprintln!("[error] the live checks did not start");
+            return 3;
         };
         let app_opts = AppOptions {
             theme: self.theme,
@@ -356,31 +378,27 @@ impl Setup {
             // Redacted as a recording's header is: a secret becomes ${NAME}.
             server_json: Some(self.launch.spec.to_json(true)),
         };
-        // mcpscope is the client here: a tokenless call or a cancel the
-        // user asked for in the composer or with the cancel key is no finding.
-        let own = crate::checks::CheckConfig {
-            own_client: true,
-            ..self.settings.checks.clone()
-        };
-        let checks = LiveChecks::spawn(trace.clone(), own);
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        if let Some(n) = otel_notice {
-            let _ = tx.send(action::Msg::Notice(n));
+        for n in notices {
+            let text = match n {
+                Notice::NoReceiver(e) => format!(
+                    "no OTLP receiver: {}",
+                    crate::protocol::sanitize::one_line(&e)
+                ),
+                Notice::ReceiverAt(at) => format!(
+                    "OTLP receiver at {at} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)"
+                ),
+            };
+            let _ = tx.send(action::Msg::Notice(text));
         }
-        let export = self.otlp.as_ref().map(|cfg| {
-            let ctx = crate::otel::export::Context::live(
-                self.launch.spec.to_json(true),
-                false,
-                trace.now_us(),
-            );
+        if let Some(cfg) = &self.otlp {
             let _ = tx.send(action::Msg::Notice(format!(
                 "exporting the session to {} (OTLP)",
                 cfg.shown()
             )));
-            crate::otel::export::LiveExport::start(trace.clone(), Some(checks.clone()), cfg, ctx)
-        });
+        }
         let exec = runtime::Executor::new(Some(session), tx)
-            .with_checks(checks.clone())
+            .with_checks(checks)
             .with_restart(self.launch.clone());
         let fps = self.fps;
         let ui = async {
@@ -388,18 +406,15 @@ impl Setup {
             run_ui(&mut app, &exec, rx, &mut signals, fps, started).await
         };
         // The terminal is back to normal before the server is waited for;
-        // the server stopped is the current one (a restart replaces it).
-        // The receiver outlives it: a server flushes its spans as it exits.
+        // the server stopped is the current one (a restart replaces it),
+        // so the session's own `stop_server` is not the way here.
         let result = exit::stop_after(ui, exec.close()).await;
-        drop(otel);
-        if let Some(e) = export {
-            checks.sync();
-            let report = e.finish(crate::otel::export::deadline::session()).await;
+        let ended = live.end(std::future::pending()).await;
+        if let Some(report) = &ended.export {
             report.lines().iter().for_each(|l| exit::report(l));
         }
-        checks.stop();
         let code = exit::code_of(result);
-        if let Some(e) = trace.finish_recording() {
+        if let Some(e) = ended.recording_error {
             exit::report(&format!(
                 "[error] {}",
                 crate::protocol::sanitize::one_line(&e)
@@ -410,37 +425,6 @@ impl Setup {
             }
         }
         code
-    }
-}
-
-impl Setup {
-    /// The OTLP receiver for a live session, unless turned off: a stdio
-    /// server's exporter is pointed at it; for an HTTP server (whose
-    /// environment mcpscope cannot set) the notice says where it listens.
-    /// A receiver that cannot bind is said in the notice and left out.
-    async fn start_otel_receiver(
-        &mut self,
-        trace: &crate::trace::Trace,
-    ) -> (Option<crate::otel::Receiver>, Option<String>) {
-        let r = match self.otel_receiver.start(trace.clone()).await {
-            None => return (None, None),
-            Some(Ok(r)) => r,
-            Some(Err(e)) => {
-                let why = crate::protocol::sanitize::one_line(&e);
-                return (None, Some(format!("no OTLP receiver: {why}")));
-            }
-        };
-        let notice = match &mut self.launch.spec {
-            crate::session::ServerSpec::Stdio { name, cmd } => {
-                crate::otel::point_at(&mut cmd.env, &r.endpoint(), name);
-                None
-            }
-            crate::session::ServerSpec::Http { .. } => Some(format!(
-                "OTLP receiver at {} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)",
-                r.endpoint()
-            )),
-        };
-        (Some(r), notice)
     }
 }
 

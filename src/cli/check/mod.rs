@@ -41,10 +41,10 @@ mod ci;
 pub mod report;
 
 use super::call::{RequestOpts, build_args, fail, task_mode};
-use super::connect::{Failure, connect_observed, handshake};
+use super::connect::{Failure, handshake, observed, start_live};
 use super::replay::read_lines_into;
 use super::signals::{Signals, cancel_in_flight};
-use super::spec::{ServerArgs, ServerSpec, UsageError};
+use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
 use crate::calls::listings::Listings;
 use crate::checks::stats::{FailureKind, Incomplete, call_stats_of, incomplete_calls};
@@ -477,12 +477,21 @@ pub async fn run(a: CheckArgs) -> i32 {
         Err(e) => return fail(&Failure::Usage(e)),
     };
     let mut signals = Signals::install();
-    let (session, trace, spec, otel) =
-        match connect_observed(&a.server, a.record.as_deref(), limits, false).await {
-            Ok(x) => x,
-            Err(e) => return fail(&e),
-        };
-    let mut spans = crate::otel::grace::Awaited::default();
+    // The findings are judged over the whole store at the end, and the
+    // export sent then with them: neither runs live here.
+    let mut live = match start_live(
+        &a.server,
+        a.record.as_deref(),
+        limits,
+        observed(&a.server),
+        false,
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return fail(&e),
+    };
+    let (session, trace, spec) = (live.session.clone(), live.trace.clone(), live.spec.clone());
     // What went wrong that the trace alone cannot say (a failed handshake).
     let mut session_failure = None;
     let calls = async {
@@ -555,18 +564,14 @@ pub async fn run(a: CheckArgs) -> i32 {
             stop.code
         }
     };
-    if otel.is_some() && matches!(code, 0 | 1) {
-        let http = matches!(spec, ServerSpec::Http { .. });
-        spans.before_shutdown(&trace, http).await;
-    }
-    session.shutdown().await;
-    if otel.is_some() {
+    live.stop_server(matches!(code, 0 | 1)).await;
+    if live.receives() {
         let mut lines = crate::otel::lines::store_lines(&trace.read());
-        lines.extend(spans.after_shutdown(&trace));
+        lines.extend(live.missing_spans());
         lines.iter().for_each(|l| eprintln!("{l}"));
     }
-    drop(otel);
-    let recording_failed = trace.finish_recording().map(|e| {
+    let ended = live.end(std::future::pending()).await;
+    let recording_failed = ended.recording_error.map(|e| {
         eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
     });
     let source = if lists_only {

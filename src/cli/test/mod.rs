@@ -9,7 +9,7 @@ mod pin;
 
 use super::call::{RequestOpts, fail};
 use super::check::check_store;
-use super::connect::{connect_observed, handshake};
+use super::connect::{handshake, observed, start_live};
 use super::signals::{Signals, cancel_in_flight};
 use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
@@ -291,8 +291,8 @@ async fn session(
         }
     };
     let started = Instant::now();
-    let (session, trace, spec, otel) = match connect_observed(&args, record, limits, true).await {
-        Ok(x) => x,
+    let mut live = match start_live(&args, record, limits, observed(&args), true).await {
+        Ok(l) => l,
         Err(e) => {
             let code = fail(&e);
             let why = format!("the server did not start: {e}");
@@ -302,6 +302,7 @@ async fn session(
                 .collect();
         }
     };
+    let (session, trace, spec) = (live.session.clone(), live.trace.clone(), live.spec.clone());
     // Per case: where its events start, its code, its time.
     let mut starts: Vec<u64> = Vec::new();
     let mut codes: Vec<i32> = Vec::new();
@@ -360,9 +361,9 @@ async fn session(
             Some((stop.code, format!("interrupted ({})", stop.name)))
         }
     };
-    session.shutdown().await;
-    drop(otel);
-    let _ = trace.finish_recording();
+    live.stop_server(false).await;
+    // A golden cut short is found when it is compared.
+    let _ = live.end(std::future::pending()).await;
     let store = trace.read();
     let cfg = CheckConfig {
         tokenless_by_choice: cases

@@ -11,7 +11,7 @@ use super::Goldens;
 use crate::calls::listings::Listings;
 use crate::cli::check::report::drift_line;
 use crate::cli::check::{LISTING_LIMIT, list_the_rest};
-use crate::cli::connect::{connect_observed, handshake};
+use crate::cli::connect::{handshake, observed, start_live};
 use crate::cli::sarif::pinned_line;
 use crate::cli::spec::ServerArgs;
 use crate::diff::At;
@@ -111,9 +111,10 @@ pub async fn run(test_file: &Path, args: ServerArgs, goldens: Goldens) -> Option
 /// The definitions the server lists now, in a session of their own.
 async fn listed(args: &ServerArgs) -> Result<Listings, (i32, String)> {
     let limits = crate::client::ClientOptions::default().handshake;
-    let (session, trace, _spec, otel) = connect_observed(args, None, limits, true)
+    let mut live = start_live(args, None, limits, observed(args), true)
         .await
         .map_err(|e| (e.exit_code(), e.to_string()))?;
+    let (session, trace) = (live.session.clone(), live.trace.clone());
     let outcome = async {
         handshake(&session)
             .await
@@ -125,8 +126,8 @@ async fn listed(args: &ServerArgs) -> Result<Listings, (i32, String)> {
         Ok(())
     }
     .await;
-    session.shutdown().await;
-    drop(otel);
+    live.stop_server(false).await;
+    let _ = live.end(std::future::pending()).await;
     outcome?;
     let store = trace.read();
     let mut listings = Listings::default();
