@@ -337,9 +337,19 @@ impl State {
         };
         let decoded = match decode::decode(signal, enc, &body) {
             Ok(d) => d,
-            Err(e) => return plain(StatusCode::BAD_REQUEST, &e),
+            Err(e) => {
+                tracing::warn!(signal = signal.as_str(), why = %e, "OTLP export refused");
+                return plain(StatusCode::BAD_REQUEST, &e);
+            }
         };
         self.append(signal, &decoded);
+        tracing::debug!(
+            signal = signal.as_str(),
+            events = decoded.events.len(),
+            dropped = decoded.dropped,
+            invalid = decoded.invalid,
+            "OTLP export received"
+        );
         success(signal, enc, &decoded)
     }
 

@@ -135,6 +135,13 @@ impl Observed {
             }
         }
         let checks = plan.checks.map(|cfg| spawn_checks(&trace, cfg));
+        tracing::info!(
+            receiver = receiver.as_ref().map(|r| r.endpoint()),
+            checks = checks.is_some(),
+            export = plan.export.as_ref().map(|c| c.shown()),
+            proxy,
+            "session observed"
+        );
         let export = plan.export.as_ref().map(|cfg| {
             let ctx = Context::live(server, proxy, trace.now_us());
             LiveExport::start(trace.clone(), checks.clone(), cfg, ctx)
@@ -219,11 +226,19 @@ impl Observed {
         if let Some(c) = &self.checks {
             c.stop();
         }
+        let recording_error = close_recording(&self.trace);
+        tracing::info!(
+            export = export.as_ref().map(|r| r.lines().join("; ")),
+            export_interrupted = interrupted.is_some(),
+            findings = self.checks.as_ref().map(LiveChecks::len),
+            recording_error = recording_error.as_deref(),
+            "live session ended"
+        );
         Ended {
             export,
             interrupted,
             checks: self.checks.take(),
-            recording_error: close_recording(&self.trace),
+            recording_error,
         }
     }
 }
@@ -246,6 +261,12 @@ impl Live {
             }
         };
         let session = launch.open(trace.clone())?;
+        tracing::info!(
+            server = launch.spec.name(),
+            transport = session.transport_name(),
+            recording = launch.record.is_some(),
+            "live session started"
+        );
         Ok((
             Live {
                 session,
@@ -281,8 +302,10 @@ impl Live {
     pub async fn stop_server(&mut self, ran: bool) {
         if self.receives() && ran {
             let http = matches!(self.spec, ServerSpec::Http { .. });
+            tracing::debug!(http, "waiting for the spans of the calls");
             self.spans.before_shutdown(&self.trace, http).await;
         }
+        tracing::info!(ran, "stopping the server");
         self.session.shutdown().await;
     }
 

@@ -586,17 +586,28 @@ impl Worker {
     /// POST with retries; the error is one line for the user.
     async fn post(&self, url: &str, body: Vec<u8>) -> Result<bytes::Bytes, String> {
         let mut attempt = 0;
+        // The signal's path only: the URL may carry credentials.
+        let path = url.split(['?', '#']).next().unwrap_or_default();
+        let signal = path.rsplit('/').next().unwrap_or_default().to_string();
         loop {
             match self.once(url, body.clone()).await {
-                Outcome::Taken(b) => return Ok(b),
-                Outcome::Refused(e) => return Err(e),
+                Outcome::Taken(b) => {
+                    tracing::debug!(signal, bytes = body.len(), attempt, "export taken");
+                    return Ok(b);
+                }
+                Outcome::Refused(e) => {
+                    tracing::warn!(signal, why = %e, "export refused");
+                    return Err(e);
+                }
                 Outcome::Again(e, after) => {
                     if attempt >= RETRIES {
+                        tracing::warn!(signal, why = %e, "export given up");
                         return Err(format!("{e} (after {RETRIES} retries)"));
                     }
                     let backoff = after
                         .unwrap_or(Duration::from_millis(250) * 2u32.pow(attempt))
                         .min(MAX_BACKOFF);
+                    tracing::debug!(signal, why = %e, attempt, backoff_ms = backoff.as_millis() as u64, "export retried");
                     attempt += 1;
                     tokio::time::sleep(backoff).await;
                 }

@@ -466,7 +466,34 @@ impl Session {
         }
     }
 
+    /// [`Session::request_inner`], told in mcpscope's own log: every
+    /// request's end, with its time, under a span naming it.
     async fn request_once(
+        &self,
+        id: IdKey,
+        method: &str,
+        params: Option<Value>,
+        limits: Limits,
+    ) -> Result<Reply, ClientError> {
+        use tracing::Instrument;
+        let span = tracing::info_span!("request", id = %id, method);
+        let started = std::time::Instant::now();
+        let r = self
+            .request_inner(id, method, params, limits)
+            .instrument(span.clone())
+            .await;
+        let ms = started.elapsed().as_millis() as u64;
+        span.in_scope(|| match &r {
+            Ok(_) => tracing::debug!(ms, "answered"),
+            Err(ClientError::Rpc { code, .. }) => {
+                tracing::info!(ms, code, "answered with an error")
+            }
+            Err(e) => tracing::info!(ms, error = %e, "ended without an answer"),
+        });
+        r
+    }
+
+    async fn request_inner(
         &self,
         id: IdKey,
         method: &str,
@@ -842,6 +869,8 @@ impl Session {
                 "{name} was rejected when listed, so it is not called: {reason}"
             )));
         }
+        // The tool and its token, never its arguments (they may hold secrets).
+        tracing::info!(id = %id, tool = name, token = ?token.as_ref().map(|t| t.to_string()), "tools/call");
         let params = self.call_params(name, args, token.as_ref());
         let reply = self
             .request_with_id(

@@ -88,10 +88,31 @@ pub fn redact_argv(argv: &[String]) -> Vec<String> {
 /// when it is no secret. Argv lists and JSON arrays both go through here.
 fn redact_word(after_secret_flag: bool, word: &str) -> Option<String> {
     if after_secret_flag {
-        Some(REDACTED.to_string())
-    } else {
-        redact_pair(word)
+        return Some(REDACTED.to_string());
     }
+    // JSON with secret-named keys (`--args`), read as JSON: a pair split
+    // at its first `:` would cut it.
+    if word.starts_with('{')
+        && let Ok(mut v) = serde_json::from_str::<Value>(word)
+    {
+        let before = v.clone();
+        redact_json(&mut v);
+        return (v != before).then(|| v.to_string());
+    }
+    if let Some(r) = redact_pair(word) {
+        return Some(r);
+    }
+    // A URL with a password or a secret-named query value (`--url`, `--otlp`).
+    if word.contains("://") && url_has_secret(word) {
+        return Some(redact_url(word));
+    }
+    None
+}
+
+/// Whether [`redact_url`] would replace anything in `url`.
+fn url_has_secret(url: &str) -> bool {
+    reqwest::Url::parse(url)
+        .is_ok_and(|u| u.password().is_some() || u.query_pairs().any(|(k, _)| is_secret_name(&k)))
 }
 
 /// Secrets replaced throughout a JSON value (a server spec, a spawn event):
@@ -172,6 +193,30 @@ pub fn redact_url(url: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_command_line_loses_url_passwords_and_secret_json_values() {
+        let argv: Vec<String> = [
+            "call",
+            "--otlp",
+            "http://user:pw@127.0.0.1:4318",
+            "--url",
+            "https://h/mcp?api_key=k&x=1",
+            "--args",
+            r#"{"password":"p","text":"t"}"#,
+            "https://h/plain",
+            "{not json",
+        ]
+        .map(String::from)
+        .to_vec();
+        let out = redact_argv(&argv);
+        assert_eq!(out[2], "http://user:redacted@127.0.0.1:4318/");
+        assert_eq!(out[4], "https://h/mcp?api_key=%5Bredacted%5D&x=1");
+        assert_eq!(out[6], r#"{"password":"[redacted]","text":"t"}"#);
+        // Nothing secret: left exactly as written.
+        assert_eq!(out[7], "https://h/plain");
+        assert_eq!(out[8], "{not json");
+    }
 
     #[test]
     fn one_list_names_every_kind_of_credential() {
