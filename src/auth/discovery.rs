@@ -8,6 +8,7 @@
 //! (`/authorize`, `/token`, `/register` at its origin). Authorization
 //! server endpoints must use https, except on loopback (OAuth 2.1 §1.5).
 
+use super::AuthError;
 use super::fetch::{Answer, Fetcher, no_query};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
@@ -75,7 +76,7 @@ pub async fn discover(
     f: &Fetcher,
     server: &Url,
     resource_metadata: Option<&str>,
-) -> Result<Discovered, String> {
+) -> Result<Discovered, AuthError> {
     let prm = fetch_prm(f, server, resource_metadata).await?;
     let canonical = canonical_resource(server);
     let (issuer, resource) = match &prm {
@@ -83,25 +84,27 @@ pub async fn discover(
             let resource = match &p.resource {
                 Some(r) => {
                     check_resource(server, r)
-                        .inspect_err(|e| f.problem("auth-resource-mismatch", e))?;
+                        .inspect_err(|e| f.problem("auth-resource-mismatch", &e.to_string()))?;
                     r.clone()
                 }
                 None => canonical,
             };
-            let issuer = p.authorization_servers.first().cloned().ok_or_else(|| {
-                "the protected resource metadata lists no authorization_servers".to_string()
-            })?;
+            let issuer = p
+                .authorization_servers
+                .first()
+                .cloned()
+                .ok_or(AuthError::NoAuthorizationServers)?;
             (issuer, resource)
         }
         // 2025-03-26: the MCP server's origin is the authorization server.
         None => (server.origin().ascii_serialization(), canonical),
     };
-    let issuer_url =
-        Url::parse(&issuer).map_err(|e| format!("authorization server {issuer:?}: {e}"))?;
+    let issuer_url = match Url::parse(&issuer) {
+        Ok(u) => u,
+        Err(source) => return Err(AuthError::IssuerUrl { issuer, source }),
+    };
     if !matches!(issuer_url.scheme(), "http" | "https") {
-        return Err(format!(
-            "authorization server {issuer:?} is not an http(s) URL"
-        ));
+        return Err(AuthError::IssuerNotHttp { issuer });
     }
     // Before its metadata is asked for: that request would go in the clear.
     require_tls("the authorization server", &issuer_url)?;
@@ -109,15 +112,15 @@ pub async fn discover(
         Some(m) => m,
         None if prm.is_none() => fallback(&issuer_url),
         None => {
-            let why = format!(
-                "authorization server {issuer} publishes no metadata (tried {})",
-                metadata_urls(&issuer_url)
+            let why = AuthError::NoMetadata {
+                tried: metadata_urls(&issuer_url)
                     .iter()
                     .map(no_query)
                     .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            f.problem("auth-metadata-missing", &why);
+                    .join(", "),
+                issuer,
+            };
+            f.problem("auth-metadata-missing", &why.to_string());
             return Err(why);
         }
     };
@@ -134,7 +137,7 @@ async fn fetch_prm(
     f: &Fetcher,
     server: &Url,
     from_challenge: Option<&str>,
-) -> Result<Option<ResourceMetadata>, String> {
+) -> Result<Option<ResourceMetadata>, AuthError> {
     let mut urls = Vec::new();
     if let Some(u) = from_challenge {
         match server.join(u) {
@@ -149,10 +152,7 @@ async fn fetch_prm(
     }
     let mut problems = Vec::new();
     for u in urls {
-        let a = f
-            .get("resource-metadata", u)
-            .await
-            .map_err(|e| e.to_string())?;
+        let a = f.get("resource-metadata", u).await?;
         if a.status.is_success() {
             match a.json::<ResourceMetadata>("protected resource metadata") {
                 Ok(m) => return Ok(Some(m)),
@@ -212,13 +212,10 @@ async fn fetch_server_metadata(
     f: &Fetcher,
     issuer: &str,
     issuer_url: &Url,
-) -> Result<Option<ServerMetadata>, String> {
+) -> Result<Option<ServerMetadata>, AuthError> {
     let mut problems = Vec::new();
     for u in metadata_urls(issuer_url) {
-        let a = f
-            .get("server-metadata", u)
-            .await
-            .map_err(|e| e.to_string())?;
+        let a = f.get("server-metadata", u).await?;
         if !a.status.is_success() {
             if !a.status.is_client_error() {
                 problems.push(status_problem("authorization server metadata", &a));
@@ -235,12 +232,12 @@ async fn fetch_server_metadata(
         // RFC 8414 §3.3: the issuer must be the identifier the URL was built
         // from, or the document may come from someone else.
         if !same_issuer(&m.issuer, issuer) {
-            let why = format!(
-                "authorization server metadata at {} names issuer {:?}, not {issuer:?}; refusing to use it",
-                no_query(&a.url),
-                m.issuer
-            );
-            f.problem("auth-issuer-mismatch", &why);
+            let why = AuthError::IssuerMismatch {
+                url: no_query(&a.url),
+                named: m.issuer,
+                issuer: issuer.to_string(),
+            };
+            f.problem("auth-issuer-mismatch", &why.to_string());
             return Err(why);
         }
         check_endpoints(&m)?;
@@ -268,7 +265,7 @@ pub fn same_issuer(a: &str, b: &str) -> bool {
 
 /// The metadata's endpoints are http(s) URLs, https off loopback. Checked
 /// when the metadata is fetched, and again before a cached copy is used.
-pub fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
+pub fn check_endpoints(m: &ServerMetadata) -> Result<(), AuthError> {
     let mut urls = vec![
         ("authorization_endpoint", &m.authorization_endpoint),
         ("token_endpoint", &m.token_endpoint),
@@ -282,9 +279,10 @@ pub fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
                 require_tls(&format!("authorization server metadata: {name}"), &p)?;
             }
             _ => {
-                return Err(format!(
-                    "authorization server metadata: {name} {u:?} is not an http(s) URL"
-                ));
+                return Err(AuthError::EndpointNotHttp {
+                    name,
+                    url: u.clone(),
+                });
             }
         }
     }
@@ -294,15 +292,14 @@ pub fn check_endpoints(m: &ServerMetadata) -> Result<(), String> {
 /// OAuth 2.1 §1.5: authorization server endpoints over TLS, plain http only
 /// to this machine (a server under test, a local gateway), where nobody
 /// else sees the codes, secrets and tokens that pass.
-pub fn require_tls(what: &str, url: &Url) -> Result<(), String> {
+pub fn require_tls(what: &str, url: &Url) -> Result<(), AuthError> {
     if url.scheme() != "http" || is_loopback_host(url) {
         return Ok(());
     }
-    Err(format!(
-        "{what} {:?} is plain http to a host that is not loopback: OAuth 2.1 requires https \
-         (plain http only to 127.0.0.0/8, ::1 or localhost)",
-        no_query(url)
-    ))
+    Err(AuthError::PlainHttp {
+        what: what.to_string(),
+        url: no_query(url),
+    })
 }
 
 /// 127.0.0.0/8, ::1 (also as `::ffff:127.x.y.z`) or `localhost`.
@@ -327,12 +324,12 @@ fn fallback(origin: &Url) -> ServerMetadata {
     }
 }
 
-fn status_problem(what: &str, a: &Answer) -> String {
-    format!(
-        "{what} at {} answered HTTP {}",
-        no_query(&a.url),
-        a.status.as_u16()
-    )
+fn status_problem(what: &str, a: &Answer) -> AuthError {
+    AuthError::Status {
+        what: what.to_string(),
+        url: no_query(&a.url),
+        status: a.status.as_u16(),
+    }
 }
 
 /// The server URL as a resource indicator: no fragment (RFC 8707 §2).
@@ -344,12 +341,10 @@ pub fn canonical_resource(server: &Url) -> String {
 
 /// The PRM's `resource` must be this server: same origin, and the server's
 /// path at or below the resource's path (RFC 9728 §3.3).
-pub fn check_resource(server: &Url, resource: &str) -> Result<(), String> {
-    let bad = || {
-        format!(
-            "the protected resource metadata is for {resource:?}, not for {}; refusing to authorize",
-            no_query(server)
-        )
+pub fn check_resource(server: &Url, resource: &str) -> Result<(), AuthError> {
+    let bad = || AuthError::ResourceMismatch {
+        resource: resource.to_string(),
+        server: no_query(server),
     };
     let r = Url::parse(resource).map_err(|_| bad())?;
     if r.origin() != server.origin() {
@@ -443,7 +438,9 @@ mod tests {
             "http://localhost.example.com/token",
             "http://128.0.0.1/token",
         ] {
-            let e = require_tls("token_endpoint", &u(bad)).unwrap_err();
+            let e = require_tls("token_endpoint", &u(bad))
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.contains("requires https") && e.contains("token_endpoint"),
                 "{e}"
@@ -458,7 +455,7 @@ mod tests {
             token_endpoint: "http://as.example.com/token".into(),
             ..ServerMetadata::default()
         };
-        let e = check_endpoints(&m).unwrap_err();
+        let e = check_endpoints(&m).unwrap_err().to_string();
         assert!(
             e.contains("token_endpoint \"http://as.example.com/token\""),
             "{e}"

@@ -4,6 +4,8 @@
 //! within one origin — metadata or a token that moved to another host is
 //! an error, not something to follow silently.
 
+use super::AuthError;
+use super::token::TokenProblem;
 use crate::event::{Event, Status};
 use crate::protocol::sanitize::one_line;
 use crate::transport::http::report::error_chain;
@@ -41,7 +43,11 @@ pub enum FetchError {
     },
     /// An answer that came but cannot be used; `why` shows none of its values.
     #[error("{url}: {why}")]
-    Unusable { url: String, why: String },
+    Unusable {
+        url: String,
+        #[source]
+        why: TokenProblem,
+    },
 }
 
 /// One answer: status, content type, body (cut at [`MAX_BODY`]).
@@ -61,22 +67,26 @@ impl Answer {
     }
 
     /// The body as JSON of type T, or why not (HTML login page, garbage).
-    pub fn json<T: serde::de::DeserializeOwned>(&self, what: &str) -> Result<T, String> {
+    pub fn json<T: serde::de::DeserializeOwned>(&self, what: &str) -> Result<T, AuthError> {
         if !self.is_json() {
             let ct = if self.content_type.is_empty() {
                 "no content type".to_string()
             } else {
                 self.content_type.clone()
             };
-            return Err(format!(
-                "{what} at {} is {}, not JSON: {}",
-                no_query(&self.url),
-                one_line(&ct),
-                one_line(&crate::transport::http::report::first_line(&self.body))
-            ));
+            return Err(AuthError::NotJson {
+                what: what.to_string(),
+                url: no_query(&self.url),
+                content_type: one_line(&ct).into_owned(),
+                first_line: one_line(&crate::transport::http::report::first_line(&self.body))
+                    .into_owned(),
+            });
         }
-        serde_json::from_slice(&self.body)
-            .map_err(|e| format!("{what} at {} is not valid: {e}", no_query(&self.url)))
+        serde_json::from_slice(&self.body).map_err(|source| AuthError::BadJson {
+            what: what.to_string(),
+            url: no_query(&self.url),
+            source,
+        })
     }
 }
 
@@ -89,13 +99,13 @@ pub struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(timeout: Duration, emit: Emit) -> Result<Fetcher, String> {
+    pub fn new(timeout: Duration, emit: Emit) -> Result<Fetcher, AuthError> {
         let client = Client::builder()
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .redirect(reqwest::redirect::Policy::none())
             .referer(false)
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .map_err(AuthError::HttpClient)?;
         Ok(Fetcher {
             client,
             timeout,

@@ -38,7 +38,7 @@ pub async fn identity(
     d: &Discovered,
     redirect_uri: &str,
     cached: Option<&Registration>,
-) -> Result<Registration, String> {
+) -> Result<Registration, AuthError> {
     let m = &d.meta;
     if let Some(id) = &cfg.client_id {
         let secret = cfg.client_secret.clone();
@@ -73,11 +73,9 @@ pub async fn identity(
         });
     }
     let Some(endpoint) = &m.registration_endpoint else {
-        return Err(format!(
-            "the authorization server {} offers no dynamic client registration; \
-             register mcpscope there and pass --client-id (and --client-secret)",
-            d.issuer
-        ));
+        return Err(AuthError::NoRegistration {
+            issuer: d.issuer.clone(),
+        });
     };
     register(f, cfg, m, endpoint, redirect_uri).await
 }
@@ -89,7 +87,7 @@ async fn register(
     m: &ServerMetadata,
     endpoint: &str,
     redirect_uri: &str,
-) -> Result<Registration, String> {
+) -> Result<Registration, AuthError> {
     let wanted = match &m.token_endpoint_auth_methods_supported {
         Some(list) if !list.iter().any(|x| x == "none") => {
             if list.iter().any(|x| x == "client_secret_basic") {
@@ -108,7 +106,7 @@ async fn register(
         "token_endpoint_auth_method": wanted,
         "application_type": "native",
     });
-    let url = Url::parse(endpoint).map_err(|e| format!("registration_endpoint: {e}"))?;
+    let url = Url::parse(endpoint).map_err(AuthError::RegistrationEndpoint)?;
     let mut h = HeaderMap::new();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     h.insert(ACCEPT, HeaderValue::from_static("application/json"));
@@ -120,22 +118,20 @@ async fn register(
             h,
             Some(serde_json::to_vec(&body).unwrap_or_default()),
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     if !a.status.is_success() {
-        return Err(format!(
-            "dynamic client registration at {} was refused: HTTP {} {}",
-            no_query(&a.url),
-            a.status.as_u16(),
-            oauth_error(&a.body)
-        ));
+        return Err(AuthError::RegistrationRefused {
+            url: no_query(&a.url),
+            status: a.status.as_u16(),
+            error: oauth_error(&a.body),
+        });
     }
     let v: Value = a.json("the registration response")?;
     let client_id = v
         .get("client_id")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-        .ok_or("the registration response has no client_id")?
+        .ok_or(AuthError::NoClientId)?
         .to_string();
     let client_secret = v
         .get("client_secret")
@@ -223,14 +219,18 @@ pub fn select_scope(
     (!out.is_empty()).then(|| out.join(" "))
 }
 
-fn client(m: &ServerMetadata, reg: &Registration, redirect_uri: &str) -> Result<OClient, String> {
+fn client(
+    m: &ServerMetadata,
+    reg: &Registration,
+    redirect_uri: &str,
+) -> Result<OClient, AuthError> {
     // Metadata from the cache was written by a version that may not have
     // required https: checked again before anything is sent.
     super::discovery::check_endpoints(m)?;
     let mut c = BasicClient::new(ClientId::new(reg.client_id.clone()))
-        .set_auth_uri(AuthUrl::new(m.authorization_endpoint.clone()).map_err(|e| e.to_string())?)
-        .set_token_uri(TokenUrl::new(m.token_endpoint.clone()).map_err(|e| e.to_string())?)
-        .set_redirect_uri(RedirectUrl::new(redirect_uri.to_string()).map_err(|e| e.to_string())?);
+        .set_auth_uri(AuthUrl::new(m.authorization_endpoint.clone()).map_err(AuthError::Endpoint)?)
+        .set_token_uri(TokenUrl::new(m.token_endpoint.clone()).map_err(AuthError::Endpoint)?)
+        .set_redirect_uri(RedirectUrl::new(redirect_uri.to_string()).map_err(AuthError::Endpoint)?);
     if reg.auth_method != "none"
         && let Some(s) = &reg.client_secret
     {
@@ -268,7 +268,7 @@ pub async fn authorize(
         f.problem("auth-pkce-unsupported", &why);
         return Err(AuthError::Failed(why));
     }
-    let c = client(m, reg, &cb.redirect_uri).map_err(AuthError::Failed)?;
+    let c = client(m, reg, &cb.redirect_uri)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let mut req = c
         .authorize_url(CsrfToken::new_random)
@@ -315,9 +315,9 @@ pub async fn refresh(
     reg: &Registration,
     resource: &str,
     old: &Tokens,
-) -> Result<Tokens, String> {
+) -> Result<Tokens, AuthError> {
     let Some(rt) = &old.refresh_token else {
-        return Err("no refresh token".into());
+        return Err(AuthError::NoRefreshToken);
     };
     let redirect = reg
         .redirect_uri
@@ -335,7 +335,7 @@ pub async fn refresh(
         .add_extra_param("resource", resource.to_string())
         .request_async(&http)
         .await
-        .map_err(|e| token_error("refresh", e))?;
+        .map_err(|e| AuthError::Failed(token_error("refresh", e)))?;
     Ok(tokens(
         &resp,
         old.scope.as_deref(),

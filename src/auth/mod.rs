@@ -15,6 +15,7 @@
 pub mod callback;
 pub mod challenge;
 pub mod discovery;
+mod error;
 pub mod fetch;
 pub mod flow;
 pub mod probe;
@@ -25,6 +26,7 @@ use crate::event::Event;
 use callback::Callback;
 use challenge::Challenge;
 use discovery::Discovered;
+pub use error::AuthError;
 use fetch::{Emit, Fetcher};
 use reqwest::Url;
 use std::sync::{Arc, Mutex};
@@ -101,18 +103,6 @@ impl Default for AuthConfig {
 /// step-ups) before its refusal is final.
 const MAX_AUTHORIZATIONS: u32 = 3;
 
-#[derive(Debug, thiserror::Error)]
-pub enum AuthError {
-    #[error("authorization needed and no terminal to ask on")]
-    NeedsLogin,
-    #[error("{0}")]
-    Failed(String),
-    /// The authorization server does not know the client (it forgot a
-    /// dynamic registration): registering again may help.
-    #[error("{0}")]
-    ClientRejected(String),
-}
-
 /// Authorization for one MCP server URL.
 pub struct Authorizer {
     server: Url,
@@ -141,8 +131,11 @@ impl std::fmt::Debug for Authorizer {
 
 impl Authorizer {
     /// For `server`, with the cached tokens when the cache is on.
-    pub fn new(server: &str, cfg: AuthConfig) -> Result<Arc<Authorizer>, String> {
-        let url = Url::parse(server).map_err(|e| format!("bad URL {server:?}: {e}"))?;
+    pub fn new(server: &str, cfg: AuthConfig) -> Result<Arc<Authorizer>, AuthError> {
+        let url = Url::parse(server).map_err(|source| AuthError::BadUrl {
+            url: server.to_string(),
+            source,
+        })?;
         // A damaged cache is replaced by the next authorization.
         let entry = if cfg.cache {
             store::get(url.as_str()).unwrap_or(None)
@@ -179,7 +172,7 @@ impl Authorizer {
 
     fn fetcher(&self) -> Result<Fetcher, AuthError> {
         let emit = self.emit.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        Fetcher::new(self.cfg.timeout, emit).map_err(AuthError::Failed)
+        Fetcher::new(self.cfg.timeout, emit)
     }
 
     pub fn server(&self) -> &str {
@@ -204,7 +197,7 @@ impl Authorizer {
         if self.cfg.cache
             && let Err(why) = store::put(e.clone())
         {
-            self.state("cache-error", Some(why));
+            self.state("cache-error", Some(why.to_string()));
         }
         *self.entry.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
     }
@@ -233,8 +226,8 @@ impl Authorizer {
         }
     }
 
-    async fn refresh(&self, e: Entry) -> Result<(), String> {
-        let f = self.fetcher().map_err(|e| e.to_string())?;
+    async fn refresh(&self, e: Entry) -> Result<(), AuthError> {
+        let f = self.fetcher()?;
         match flow::refresh(&f, &e.meta, &e.client, &e.resource, &e.tokens).await {
             Ok(tokens) => {
                 let detail = describe(&e.client, &tokens);
@@ -247,7 +240,7 @@ impl Authorizer {
                 Ok(())
             }
             Err(why) => {
-                self.state("refresh-failed", Some(why.clone()));
+                self.state("refresh-failed", Some(why.to_string()));
                 Err(why)
             }
         }
@@ -337,9 +330,8 @@ impl Authorizer {
             return Err(AuthError::NeedsLogin);
         }
         let f = self.fetcher()?;
-        let d: Discovered = discovery::discover(&f, &self.server, ch.resource_metadata.as_deref())
-            .await
-            .map_err(AuthError::Failed)?;
+        let d: Discovered =
+            discovery::discover(&f, &self.server, ch.resource_metadata.as_deref()).await?;
         let prior = self.entry();
         // Credentials belong to the authorization server that issued them.
         let same_as = prior
@@ -400,9 +392,7 @@ impl Authorizer {
                     "cannot listen on 127.0.0.1:{port} for the redirect: {e}"
                 ))
             })?;
-            let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached)
-                .await
-                .map_err(AuthError::Failed)?;
+            let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached).await?;
             let tokens = flow::authorize(f, &self.cfg, d, &reg, scope, cb).await?;
             return Ok((reg, tokens));
         }
@@ -417,9 +407,7 @@ impl Authorizer {
                 )));
             }
         };
-        let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached)
-            .await
-            .map_err(AuthError::Failed)?;
+        let reg = flow::identity(f, &self.cfg, d, &cb.redirect_uri, cached).await?;
         let tokens = flow::authorize(f, &self.cfg, d, &reg, scope, cb).await?;
         Ok((reg, tokens))
     }
@@ -439,12 +427,13 @@ impl Authorizer {
     /// `mcpscope auth login`, once authorized: does the server take the
     /// token? One `initialize` with it (and the user's `extra` headers);
     /// the verdict is a `checked` state too. `Err`: no answer to tell.
-    pub async fn check_token(&self, extra: &[(String, String)]) -> Result<probe::Verdict, String> {
-        let authorization = self.header().ok_or("there is no token to check")?;
-        let f = self.fetcher().map_err(|e| e.to_string())?;
-        let verdict = probe::check(&f, &self.server, &authorization, extra)
-            .await
-            .map_err(|e| e.to_string())?;
+    pub async fn check_token(
+        &self,
+        extra: &[(String, String)],
+    ) -> Result<probe::Verdict, AuthError> {
+        let authorization = self.header().ok_or(AuthError::NoToken)?;
+        let f = self.fetcher()?;
+        let verdict = probe::check(&f, &self.server, &authorization, extra).await?;
         self.state("checked", Some(verdict.to_string()));
         Ok(verdict)
     }
@@ -513,9 +502,7 @@ impl crate::transport::http::Authorize for Authorizer {
                          (or pass -H 'Authorization: Bearer …')",
                         self.server
                     ),
-                    AuthError::Failed(s) | AuthError::ClientRejected(s) => {
-                        format!("authorization failed: {s}")
-                    }
+                    e => format!("authorization failed: {e}"),
                 })
         })
     }

@@ -8,6 +8,7 @@
 //! endpoints), the client identity registered there and the tokens.
 //! Debug output of these types never shows a secret.
 
+use super::AuthError;
 use super::discovery::ServerMetadata;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -114,18 +115,16 @@ pub fn path() -> Option<PathBuf> {
 
 /// Refuse a data directory that exists and is not private; a missing one
 /// is made private when the cache is first written.
-pub fn check_dir() -> Result<(), String> {
+pub fn check_dir() -> Result<(), AuthError> {
     match dir() {
-        Some(d) if d.exists() => crate::files::check_private_dir(&d, OTHERS).map_err(cannot_use),
+        Some(d) if d.exists() => {
+            crate::files::check_private_dir(&d, OTHERS).map_err(AuthError::CacheDir)
+        }
         _ => Ok(()),
     }
 }
 
-fn cannot_use(e: std::io::Error) -> String {
-    format!("cannot use the token cache directory {e}")
-}
-
-fn load() -> Result<CacheFile, String> {
+fn load() -> Result<CacheFile, AuthError> {
     let Some(p) = path() else {
         return Ok(CacheFile::default());
     };
@@ -133,22 +132,19 @@ fn load() -> Result<CacheFile, String> {
     if !p.exists() {
         return Ok(CacheFile::default());
     }
-    let text = crate::files::read_small(&p, MAX_FILE)
-        .map_err(|e| format!("cannot read the token cache {}: {e}", p.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "the token cache {} is damaged ({e}); `mcpscope auth logout --all` removes it",
-            p.display()
-        )
-    })
+    let text = match crate::files::read_small(&p, MAX_FILE) {
+        Ok(t) => t,
+        Err(source) => return Err(AuthError::CacheRead { path: p, source }),
+    };
+    serde_json::from_str(&text).map_err(|source| AuthError::CacheDamaged { path: p, source })
 }
 
-fn save(c: &CacheFile) -> Result<(), String> {
-    let dir = dir().ok_or("no data directory for the token cache")?;
-    crate::files::private_dir(&dir, OTHERS).map_err(cannot_use)?;
+fn save(c: &CacheFile) -> Result<(), AuthError> {
+    let dir = dir().ok_or(AuthError::NoDataDir)?;
+    crate::files::private_dir(&dir, OTHERS).map_err(AuthError::CacheDir)?;
     let target = dir.join(FILE);
     let tmp = dir.join(format!(".{FILE}.{}", std::process::id()));
-    let text = serde_json::to_vec_pretty(c).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec_pretty(c).map_err(AuthError::CacheEncode)?;
     let write = || -> std::io::Result<()> {
         let mut f = crate::files::private_file(
             std::fs::OpenOptions::new()
@@ -161,24 +157,27 @@ fn save(c: &CacheFile) -> Result<(), String> {
         f.sync_all()?;
         std::fs::rename(&tmp, &target)
     };
-    write().map_err(|e| {
+    write().map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot write the token cache {}: {e}", target.display())
+        AuthError::CacheWrite {
+            path: target,
+            source,
+        }
     })
 }
 
 /// The cached entry for an MCP server URL.
-pub fn get(server: &str) -> Result<Option<Entry>, String> {
+pub fn get(server: &str) -> Result<Option<Entry>, AuthError> {
     Ok(load()?.entries.into_iter().find(|e| e.server == server))
 }
 
 /// Every cached entry.
-pub fn all() -> Result<Vec<Entry>, String> {
+pub fn all() -> Result<Vec<Entry>, AuthError> {
     Ok(load()?.entries)
 }
 
 /// Store (or replace) the entry for its server.
-pub fn put(entry: Entry) -> Result<(), String> {
+pub fn put(entry: Entry) -> Result<(), AuthError> {
     let mut c = load().unwrap_or_default();
     c.format = FORMAT;
     c.entries.retain(|e| e.server != entry.server);
@@ -187,7 +186,7 @@ pub fn put(entry: Entry) -> Result<(), String> {
 }
 
 /// Forget a server (or every server with `None`); how many were removed.
-pub fn remove(server: Option<&str>) -> Result<usize, String> {
+pub fn remove(server: Option<&str>) -> Result<usize, AuthError> {
     let mut c = match load() {
         Ok(c) => c,
         // A damaged file is what `logout --all` is for.

@@ -13,6 +13,44 @@ use serde_json::{Map, Value};
 /// Why the description of a token response shows no values.
 const VALUES_HIDDEN: &str = "its values are not shown: it may hold a token";
 
+/// What is wrong with a token response: a sentence fragment naming fields
+/// and kinds of values, never a value; each but the first says so.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenProblem {
+    /// A status other than 200 whose body is not an OAuth error.
+    #[error("it answered HTTP {status} without an OAuth error ({first_line})")]
+    NotOAuthError { status: u16, first_line: String },
+    #[error("it is {content_type}, not JSON ({})", VALUES_HIDDEN)]
+    NotJson { content_type: String },
+    #[error("it is {kind}, not a JSON object ({})", VALUES_HIDDEN)]
+    NotObject { kind: &'static str },
+    #[error("it is not JSON (line {line}, column {column}) ({})", VALUES_HIDDEN)]
+    Syntax { line: usize, column: usize },
+    #[error("it has no {field} ({})", VALUES_HIDDEN)]
+    Missing { field: &'static str },
+    #[error("its {field} is empty ({})", VALUES_HIDDEN)]
+    Empty { field: &'static str },
+    #[error("{field} is {kind}, not a string ({})", VALUES_HIDDEN)]
+    NotString {
+        field: &'static str,
+        kind: &'static str,
+    },
+    #[error(
+        "expires_in is a number that is not a whole number of seconds ({})",
+        VALUES_HIDDEN
+    )]
+    ExpiresNotWhole,
+    #[error("expires_in is a string of too many digits ({})", VALUES_HIDDEN)]
+    ExpiresTooLong,
+    #[error(
+        "expires_in is a string that is not a number of seconds ({})",
+        VALUES_HIDDEN
+    )]
+    ExpiresNotDigits,
+    #[error("expires_in is {kind}, not a number of seconds ({})", VALUES_HIDDEN)]
+    ExpiresKind { kind: &'static str },
+}
+
 /// What `oauth2` is given instead of the answer: a status and a JSON body
 /// it can parse.
 #[derive(Debug)]
@@ -23,7 +61,7 @@ pub struct Reviewed {
 
 /// Review one answer of the token endpoint: what to hand `oauth2`, or what
 /// is wrong with it (a sentence fragment, naming fields, with no value).
-pub fn review(status: u16, content_type: &str, body: &[u8]) -> Result<Reviewed, String> {
+pub fn review(status: u16, content_type: &str, body: &[u8]) -> Result<Reviewed, TokenProblem> {
     if status != 200 {
         return if is_oauth_error(body) {
             Ok(Reviewed {
@@ -31,13 +69,13 @@ pub fn review(status: u16, content_type: &str, body: &[u8]) -> Result<Reviewed, 
                 body: body.to_vec(),
             })
         } else {
-            Err(format!(
-                "it answered HTTP {status} without an OAuth error ({})",
-                one_line(&first_line(body))
-            ))
+            Err(TokenProblem::NotOAuthError {
+                status,
+                first_line: one_line(&first_line(body)).into_owned(),
+            })
         };
     }
-    let mut fields = json_object(content_type, body).map_err(hidden)?;
+    let mut fields = json_object(content_type, body)?;
     if !fields.contains_key("access_token") && fields.get("error").is_some_and(Value::is_string) {
         // A refusal with status 200 (GitHub sends them): read as the refusal it is.
         return Ok(Reviewed {
@@ -45,15 +83,11 @@ pub fn review(status: u16, content_type: &str, body: &[u8]) -> Result<Reviewed, 
             body: body.to_vec(),
         });
     }
-    check_fields(&mut fields).map_err(hidden)?;
+    check_fields(&mut fields)?;
     Ok(Reviewed {
         status,
         body: serde_json::to_vec(&fields).unwrap_or_default(),
     })
-}
-
-fn hidden(problem: String) -> String {
-    format!("{problem} ({VALUES_HIDDEN})")
 }
 
 /// An error response `oauth2` can read: a JSON object with a string `error`.
@@ -63,19 +97,20 @@ fn is_oauth_error(body: &[u8]) -> bool {
 }
 
 /// The body as a JSON object, or what it is instead (never its text).
-fn json_object(content_type: &str, body: &[u8]) -> Result<Map<String, Value>, String> {
+fn json_object(content_type: &str, body: &[u8]) -> Result<Map<String, Value>, TokenProblem> {
     let ct = content_type.to_ascii_lowercase();
     if !ct.is_empty() && !ct.starts_with("application/json") && !ct.contains("+json") {
-        return Err(format!("it is {}, not JSON", one_line(content_type)));
+        return Err(TokenProblem::NotJson {
+            content_type: one_line(content_type).into_owned(),
+        });
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(format!("it is {}, not a JSON object", kind(&other))),
-        Err(e) => Err(format!(
-            "it is not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        )),
+        Ok(other) => Err(TokenProblem::NotObject { kind: kind(&other) }),
+        Err(e) => Err(TokenProblem::Syntax {
+            line: e.line(),
+            column: e.column(),
+        }),
     }
 }
 
@@ -83,19 +118,23 @@ fn json_object(content_type: &str, body: &[u8]) -> Result<Map<String, Value>, St
 /// `token_type` strings, `expires_in` a whole number of seconds (a string
 /// of digits becomes that number), `refresh_token` and `scope` strings
 /// when present.
-fn check_fields(fields: &mut Map<String, Value>) -> Result<(), String> {
-    for name in ["access_token", "token_type"] {
-        match fields.get(name) {
-            None | Some(Value::Null) => return Err(format!("it has no {name}")),
-            Some(Value::String(s)) if s.is_empty() => return Err(format!("its {name} is empty")),
+fn check_fields(fields: &mut Map<String, Value>) -> Result<(), TokenProblem> {
+    let not_string = |field, other| TokenProblem::NotString {
+        field,
+        kind: kind(other),
+    };
+    for field in ["access_token", "token_type"] {
+        match fields.get(field) {
+            None | Some(Value::Null) => return Err(TokenProblem::Missing { field }),
+            Some(Value::String(s)) if s.is_empty() => return Err(TokenProblem::Empty { field }),
             Some(Value::String(_)) => {}
-            Some(other) => return Err(format!("{name} is {}, not a string", kind(other))),
+            Some(other) => return Err(not_string(field, other)),
         }
     }
-    for name in ["refresh_token", "scope"] {
-        match fields.get(name) {
+    for field in ["refresh_token", "scope"] {
+        match fields.get(field) {
             None | Some(Value::Null | Value::String(_)) => {}
-            Some(other) => return Err(format!("{name} is {}, not a string", kind(other))),
+            Some(other) => return Err(not_string(field, other)),
         }
     }
     if let Some(v) = fields.get_mut("expires_in") {
@@ -105,22 +144,17 @@ fn check_fields(fields: &mut Map<String, Value>) -> Result<(), String> {
 }
 
 /// `expires_in` as `oauth2` takes it (a whole number, or null).
-fn seconds(v: &Value) -> Result<Value, String> {
+fn seconds(v: &Value) -> Result<Value, TokenProblem> {
     match v {
         Value::Null => Ok(Value::Null),
         Value::Number(n) if n.is_u64() => Ok(v.clone()),
-        Value::Number(_) => {
-            Err("expires_in is a number that is not a whole number of seconds".into())
-        }
+        Value::Number(_) => Err(TokenProblem::ExpiresNotWhole),
         Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s
             .parse::<u64>()
             .map(Value::from)
-            .map_err(|_| "expires_in is a string of too many digits".to_string()),
-        Value::String(_) => Err("expires_in is a string that is not a number of seconds".into()),
-        other => Err(format!(
-            "expires_in is {}, not a number of seconds",
-            kind(other)
-        )),
+            .map_err(|_| TokenProblem::ExpiresTooLong),
+        Value::String(_) => Err(TokenProblem::ExpiresNotDigits),
+        other => Err(TokenProblem::ExpiresKind { kind: kind(other) }),
     }
 }
 
@@ -144,7 +178,7 @@ mod tests {
     const JSON: &str = "application/json";
 
     fn problem(body: &str) -> String {
-        review(200, JSON, body.as_bytes()).unwrap_err()
+        review(200, JSON, body.as_bytes()).unwrap_err().to_string()
     }
 
     #[test]
@@ -216,7 +250,7 @@ mod tests {
             b"access_token=SECRET",
         );
         assert_eq!(
-            form.unwrap_err(),
+            form.unwrap_err().to_string(),
             format!("it is application/x-www-form-urlencoded, not JSON ({VALUES_HIDDEN})")
         );
     }
@@ -228,7 +262,7 @@ mod tests {
         assert_eq!(review(200, JSON, refusal).unwrap().status, 400);
         let page = review(502, "text/html", b"<html>\x1b[2J Bad gateway\n<p>more");
         assert_eq!(
-            page.unwrap_err(),
+            page.unwrap_err().to_string(),
             "it answered HTTP 502 without an OAuth error (<html>␛[2J Bad gateway)"
         );
     }

@@ -97,7 +97,7 @@ async fn login(s: &ServerArgs) -> i32 {
     if cfg.cache
         && let Err(e) = store::check_dir()
     {
-        eprintln!("[error] {}", one_line(&e));
+        eprintln!("[error] {}", one_line(&e.to_string()));
         return 2;
     }
     let cache = cfg.cache;
@@ -120,7 +120,7 @@ async fn login(s: &ServerArgs) -> i32 {
             return 3;
         }
     };
-    let verdict = auth.check_token(&headers).await;
+    let verdict = auth.check_token(&headers).await.map_err(|e| e.to_string());
     report_login(&e, verdict, cache)
 }
 

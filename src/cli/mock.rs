@@ -27,7 +27,7 @@ pub struct MockArgs {
 
 fn parse_speed(s: &str) -> Result<f64, String> {
     let x: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
-    Pace::new(x).map(|_| x)
+    Pace::new(x).map(|_| x).map_err(|e| e.to_string())
 }
 
 pub async fn run(a: MockArgs) -> i32 {

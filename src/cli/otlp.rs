@@ -34,9 +34,9 @@ impl OtlpArgs {
         let Some(url) = &self.otlp else {
             return Ok(None);
         };
-        let mut cfg = Config::new(url).map_err(UsageError)?;
+        let mut cfg = Config::new(url).map_err(|e| UsageError(e.to_string()))?;
         for h in &self.otlp_header {
-            cfg = cfg.header(h).map_err(UsageError)?;
+            cfg = cfg.header(h).map_err(|e| UsageError(e.to_string()))?;
         }
         Ok(Some(cfg))
     }

@@ -113,7 +113,7 @@ async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::
     let listener = match crate::proxy::http::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("[mcpscope] error: {}", one_line(&e));
+            eprintln!("[mcpscope] error: {}", one_line(&e.to_string()));
             return 2;
         }
     };
@@ -136,7 +136,7 @@ async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::
     let trace = match crate::proxy::open_trace(&spec, &name, &trace_path, a.max_store) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("[mcpscope] error: {}", one_line(&e));
+            eprintln!("[mcpscope] error: {}", one_line(&e.to_string()));
             return 2;
         }
     };

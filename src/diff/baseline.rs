@@ -22,8 +22,8 @@
 //! session as B; a pinned kind the session did not list is drift too (the
 //! definitions could not be checked).
 
-use super::At;
 use super::listing::{self, Items, ListingChange, Status};
+use super::{At, DiffError};
 use crate::calls::listings::{Kind, Listings};
 use crate::protocol::sanitize::one_line_max;
 use serde_json::{Map, Value};
@@ -70,51 +70,47 @@ impl Baseline {
     /// more items than are kept) or names an item twice: a pin of a
     /// listing the server never finished would pass or fail later runs on
     /// what happened to be listed.
-    pub fn pin(listings: &Listings) -> Result<Baseline, String> {
+    pub fn pin(listings: &Listings) -> Result<Baseline, DiffError> {
         Baseline::pin_within(listings, MAX_FILE)
     }
 
     /// [`Baseline::pin`], refusing a pin whose file would be larger than
     /// `max_file` bytes: `--baseline` could not read it back.
-    fn pin_within(listings: &Listings, max_file: u64) -> Result<Baseline, String> {
+    fn pin_within(listings: &Listings, max_file: u64) -> Result<Baseline, DiffError> {
         for kind in Kind::ALL {
             let Some(l) = listings.get(kind) else {
                 continue;
             };
             let label = kind.label();
             if !listings.ended(kind) {
-                return Err(format!(
-                    "the {label} listing never ended: its last page (#{}) named a next page that never came",
-                    l.seq
-                ));
+                return Err(DiffError::NeverEnded { label, seq: l.seq });
             }
             if l.dropped > 0 {
-                return Err(format!(
-                    "the {label} listing holds more than {} items",
-                    crate::calls::listings::MAX_ITEMS
-                ));
+                return Err(DiffError::TooManyItems {
+                    label,
+                    max: crate::calls::listings::MAX_ITEMS,
+                });
             }
             let mut seen = std::collections::HashSet::new();
             for item in &l.items {
                 if let Some(name) = item.name(kind)
                     && !seen.insert(name)
                 {
-                    return Err(format!(
-                        "the {label} listing names {} twice (#{}): its pages went round",
-                        one_line_max(name, 80),
-                        item.seq
-                    ));
+                    return Err(DiffError::NamedTwice {
+                        label,
+                        name: one_line_max(name, 80),
+                        seq: item.seq,
+                    });
                 }
             }
         }
         let b = Baseline::of(listings);
         let size = b.to_text().len() as u64;
         if size > max_file {
-            return Err(format!(
-                "the listings make a pin of {} MiB, over the {} MiB a baseline may be read back",
-                size >> 20,
-                max_file >> 20
-            ));
+            return Err(DiffError::PinTooLarge {
+                mib: size >> 20,
+                max_mib: max_file >> 20,
+            });
         }
         Ok(b)
     }
@@ -141,10 +137,10 @@ impl Baseline {
         crate::protocol::json_text::escape_invisible(&text) + "\n"
     }
 
-    pub fn parse(text: &str) -> Result<Baseline, String> {
-        let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    pub fn parse(text: &str) -> Result<Baseline, DiffError> {
+        let v: Value = serde_json::from_str(text).map_err(DiffError::NotJson)?;
         if v.get("mcpscope_baseline").and_then(Value::as_u64) != Some(FORMAT_VERSION) {
-            return Err("not an mcpscope baseline (no \"mcpscope_baseline\": 1)".into());
+            return Err(DiffError::NotBaseline);
         }
         let mut b = Baseline::default();
         for (i, kind) in Kind::ALL.into_iter().enumerate() {
@@ -158,33 +154,38 @@ impl Baseline {
                         .enumerate()
                         .find(|(_, it)| it.get(kind.name_field()).and_then(Value::as_str).is_none())
                     {
-                        return Err(format!(
-                            "\"{}\"[{n}] has no \"{}\": it pins nothing",
-                            kind.key(),
-                            kind.name_field()
-                        ));
+                        return Err(DiffError::Unnamed {
+                            key: kind.key(),
+                            index: n,
+                            field: kind.name_field(),
+                        });
                     }
                     b.pinned[i] = Some(items.clone())
                 }
-                Some(_) => return Err(format!("\"{}\" is not an array", kind.key())),
+                Some(_) => return Err(DiffError::NotArray { key: kind.key() }),
             }
         }
         if b.is_empty() {
             // A check against it could only pass.
-            return Err(format!(
-                "pins nothing: none of {} is in it",
-                Kind::ALL.map(Kind::key).join(", ")
-            ));
+            return Err(DiffError::PinsNothing {
+                keys: Kind::ALL.map(Kind::key).join(", "),
+            });
         }
         Ok(b)
     }
 
-    pub fn read(path: &Path) -> Result<Baseline, String> {
-        let what = |e: &dyn std::fmt::Display| format!("baseline {}: {e}", path.display());
+    pub fn read(path: &Path) -> Result<Baseline, DiffError> {
         // As a trace is read: a device or a directory is refused at once,
         // a pipe is read up to the limit.
-        let text = crate::files::read_capped(path, MAX_FILE, true).map_err(|e| what(&e))?;
-        Baseline::parse(&text).map_err(|e| what(&e))
+        let text =
+            crate::files::read_capped(path, MAX_FILE, true).map_err(|source| DiffError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Baseline::parse(&text).map_err(|e| DiffError::Bad {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        })
     }
 
     /// How a session's listings differ from the pinned ones; `at` places a
@@ -257,7 +258,7 @@ mod tests {
     fn a_pin_too_large_to_read_back_is_refused() {
         let tools = json!([{"name": "a", "description": "x".repeat(3 << 20)}]);
         let l = listed(tools);
-        let e = Baseline::pin_within(&l, 2 << 20).unwrap_err();
+        let e = Baseline::pin_within(&l, 2 << 20).unwrap_err().to_string();
         assert!(e.contains("a pin of 3 MiB, over the 2 MiB"), "{e}");
         assert!(Baseline::pin_within(&l, 4 << 20).is_ok());
     }

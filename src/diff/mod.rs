@@ -15,6 +15,7 @@
 pub mod baseline;
 pub mod calls;
 pub mod change;
+mod error;
 pub mod listing;
 pub mod order;
 pub mod report;
@@ -32,6 +33,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 pub use calls::CallView;
+pub use error::DiffError;
 pub use report::{Report, Tolerances};
 
 /// Where an event is: its seq and its line in the trace file (the header

@@ -47,15 +47,11 @@ impl Pace {
     pub const MIN: f64 = 0.01;
     pub const MAX: f64 = 1000.0;
 
-    pub fn new(speed: f64) -> Result<Pace, String> {
+    pub fn new(speed: f64) -> Result<Pace, super::MockError> {
         if speed == 0.0 || (Pace::MIN..=Pace::MAX).contains(&speed) {
             Ok(Pace { speed })
         } else {
-            Err(format!(
-                "speed {speed}: expected 0 (at once) or {} to {}",
-                Pace::MIN,
-                Pace::MAX
-            ))
+            Err(super::MockError::Speed { speed })
         }
     }
 

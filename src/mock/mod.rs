@@ -10,10 +10,12 @@
 
 pub mod conn;
 pub mod era;
+mod error;
 pub mod http;
 pub mod matching;
 pub mod recording;
 pub mod stdio;
 
 pub use conn::Pace;
+pub use error::MockError;
 pub use recording::{Recording, load};

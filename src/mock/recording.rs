@@ -23,6 +23,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::MockError;
 use crate::calls::scope::{DEFAULT, Scopes};
 use crate::protocol::meta::{META, PROGRESS_TOKEN};
 use crate::protocol::{IdKey, methods};
@@ -187,18 +188,17 @@ struct Attribution {
 
 /// Read the trace at `path` as a script; a damaged or foreign file, or one
 /// with nothing to serve, is an error saying why.
-pub fn load(path: &Path) -> Result<Recording, String> {
-    let mut reader = TraceReader::open(path).map_err(|e| e.to_string())?;
+pub fn load(path: &Path) -> Result<Recording, MockError> {
+    let mut reader = TraceReader::open(path)?;
     let mut rec = Recording::default();
     let mut at = Attribution::default();
-    while let Some(ev) = reader.next_event().map_err(|e| e.to_string())? {
+    while let Some(ev) = reader.next_event()? {
         at.kept_bytes += ev.bytes.len();
         if at.kept_bytes > MAX_KEPT_BYTES {
-            return Err(format!(
-                "{}: more than {} MiB of frames: too large to serve",
-                path.display(),
-                MAX_KEPT_BYTES >> 20
-            ));
+            return Err(MockError::TooLarge {
+                path: path.to_path_buf(),
+                mib: MAX_KEPT_BYTES >> 20,
+            });
         }
         let scope = at
             .scopes
@@ -226,12 +226,11 @@ pub fn load(path: &Path) -> Result<Recording, String> {
             Dir::Stderr | Dir::Meta => {}
         }
     }
-    reader.complete().map_err(|e| e.to_string())?;
+    reader.complete()?;
     if rec.exchanges.is_empty() {
-        return Err(format!(
-            "{}: the trace holds no message from a client: nothing to serve",
-            path.display()
-        ));
+        return Err(MockError::NothingToServe {
+            path: path.to_path_buf(),
+        });
     }
     Ok(rec)
 }
@@ -574,12 +573,15 @@ mod tests {
     fn a_trace_without_client_messages_or_cut_short_is_refused() {
         let f =
             trace(&[r#""t":0.0,"dir":"in","ch":"stdio","json":{"jsonrpc":"2.0","method":"x"}"#]);
-        assert!(load(f.path()).unwrap_err().contains("nothing to serve"));
+        assert!(matches!(
+            load(f.path()).unwrap_err(),
+            MockError::NothingToServe { .. }
+        ));
         let mut f = trace(&[
             r#""t":0.0,"dir":"out","ch":"stdio","json":{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
         ]);
         write!(f, "{{\"seq\":1,\"t\":0.1,\"dir\":\"in\"").unwrap();
-        let e = load(f.path()).unwrap_err();
+        let e = load(f.path()).unwrap_err().to_string();
         assert!(e.contains("trace ends mid-line after event 0"), "{e}");
     }
 }

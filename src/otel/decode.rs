@@ -2,6 +2,7 @@
 //! them) turned into trace events: each span and log record one bounded
 //! event, a metrics export one count.
 
+use super::OtelError;
 use crate::event::Event;
 use crate::protocol::secrets::{REDACTED, is_secret_name, redact_url};
 use crate::protocol::views::LogLevel;
@@ -84,17 +85,15 @@ pub const INVALID_IDS: &str =
 fn parse<T: Message + Default + serde::de::DeserializeOwned>(
     enc: Encoding,
     body: &[u8],
-) -> Result<T, String> {
+) -> Result<T, OtelError> {
     match enc {
-        Encoding::Protobuf => T::decode(body).map_err(|e| format!("not an OTLP protobuf: {e}")),
-        Encoding::Json => {
-            serde_json::from_slice(body).map_err(|e| format!("not an OTLP JSON body: {e}"))
-        }
+        Encoding::Protobuf => T::decode(body).map_err(OtelError::NotProtobuf),
+        Encoding::Json => serde_json::from_slice(body).map_err(OtelError::NotJson),
     }
 }
 
 /// Decode one export of `signal`.
-pub fn decode(signal: Signal, enc: Encoding, body: &[u8]) -> Result<Decoded, String> {
+pub fn decode(signal: Signal, enc: Encoding, body: &[u8]) -> Result<Decoded, OtelError> {
     match signal {
         Signal::Traces => Ok(spans(parse(enc, body)?)),
         Signal::Logs => Ok(logs(parse(enc, body)?)),

@@ -6,11 +6,13 @@
 //! sessions to an OpenTelemetry backend ([`export`]).
 
 pub mod decode;
+mod error;
 pub mod export;
 pub mod grace;
 pub mod lines;
 pub mod receiver;
 
+pub use error::OtelError;
 pub use receiver::{Receiver, ReceiverAt};
 
 pub const ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";

@@ -10,6 +10,7 @@
 
 mod grpc;
 
+use super::OtelError;
 use super::decode::{self, Encoding, Signal};
 use crate::event::Event;
 use crate::listen_guard::{Flags, ListenGuard};
@@ -73,7 +74,7 @@ impl ReceiverAt {
 
     /// Start a receiver as asked, appending to `trace`: `None` when off;
     /// a bind that fails is `cannot listen on ADDR: why`.
-    pub async fn start(self, trace: Trace) -> Option<Result<Receiver, String>> {
+    pub async fn start(self, trace: Trace) -> Option<Result<Receiver, OtelError>> {
         let at = match self {
             ReceiverAt::Off => return None,
             ReceiverAt::Any => SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -86,7 +87,7 @@ impl ReceiverAt {
         Some(
             Receiver::listen_at(trace, at, HEAD_TIMEOUT, BODY_TIMEOUT)
                 .await
-                .map_err(|e| format!("cannot listen on {shown}: {e}")),
+                .map_err(|source| OtelError::Listen { at: shown, source }),
         )
     }
 }
@@ -94,20 +95,18 @@ impl ReceiverAt {
 /// `--otel-receiver ADDR`: a loopback `HOST:PORT` (`127.0.0.1:4318`,
 /// `[::1]:4318`, `localhost:4318`); the receiver takes no traffic from
 /// beyond this machine.
-pub fn parse_receiver_addr(s: &str) -> Result<SocketAddr, String> {
+pub fn parse_receiver_addr(s: &str) -> Result<SocketAddr, OtelError> {
     use std::net::ToSocketAddrs;
     let addrs: Vec<SocketAddr> = s
         .to_socket_addrs()
-        .map_err(|e| format!("expected a loopback HOST:PORT such as 127.0.0.1:4318 ({e})"))?
+        .map_err(OtelError::ReceiverAddr)?
         .collect();
     addrs
         .iter()
         .find(|a| crate::listen_guard::is_loopback(a))
         .copied()
-        .ok_or_else(|| {
-            format!(
-                "the OTLP receiver listens on loopback only (127.0.0.1, [::1], localhost), not {s}"
-            )
+        .ok_or_else(|| OtelError::NotLoopback {
+            addr: s.to_string(),
         })
 }
 
@@ -339,7 +338,7 @@ impl State {
             Ok(d) => d,
             Err(e) => {
                 tracing::warn!(signal = signal.as_str(), why = %e, "OTLP export refused");
-                return plain(StatusCode::BAD_REQUEST, &e);
+                return plain(StatusCode::BAD_REQUEST, &e.to_string());
             }
         };
         self.append(signal, &decoded);

@@ -15,6 +15,7 @@
 //! in the trace header is redacted. Every request first passes the listener's Host and
 //! Origin checks (DNS rebinding).
 
+use super::ProxyError;
 use super::http_observer::Observer;
 use crate::event::{Event, Status};
 use crate::listen_guard::{self, ListenGuard};
@@ -68,11 +69,11 @@ const HOP: &[&str] = &[
 
 /// Bind the proxy's listener: before anything else is made (its
 /// recording), so a busy port leaves nothing behind. Its error, said.
-pub async fn bind(listen: SocketAddr) -> Result<tokio::net::TcpListener, String> {
-    listen_guard::check_bind(&[listen], false).map_err(|e| format!("--listen {listen}: {e}"))?;
+pub async fn bind(listen: SocketAddr) -> Result<tokio::net::TcpListener, ProxyError> {
+    listen_guard::check_bind(&[listen], false).map_err(|why| ProxyError::Listen { listen, why })?;
     tokio::net::TcpListener::bind(listen)
         .await
-        .map_err(|e| format!("cannot listen on {listen}: {e}"))
+        .map_err(|source| ProxyError::Bind { listen, source })
 }
 
 pub struct HttpProxy {
@@ -343,10 +344,10 @@ impl Shared {
         &self,
         declared: Option<u64>,
         body: Incoming,
-    ) -> Result<(Bytes, Option<tokio::sync::OwnedSemaphorePermit>), String> {
+    ) -> Result<(Bytes, Option<tokio::sync::OwnedSemaphorePermit>), ProxyError> {
         let size = declared.unwrap_or(MAX_REQUEST as u64);
         if size > MAX_REQUEST as u64 {
-            return Err(format!("length limit exceeded ({MAX_REQUEST} bytes)"));
+            return Err(ProxyError::TooLarge { limit: MAX_REQUEST });
         }
         // A body bigger than the whole budget takes all of it.
         let kib = size.div_ceil(1024).min(self.request_budget_kib as u64);
@@ -362,7 +363,7 @@ impl Shared {
                             .clone()
                             .acquire_many_owned(n)
                             .await
-                            .map_err(|e| e.to_string())?
+                            .map_err(ProxyError::Budget)?
                     }
                 },
             ),
@@ -370,7 +371,7 @@ impl Shared {
         let bytes = Limited::new(body, MAX_REQUEST)
             .collect()
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(ProxyError::Body)?
             .to_bytes();
         Ok((bytes, share))
     }

@@ -10,6 +10,7 @@
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
 mod endpoint;
+mod error;
 pub mod http;
 pub mod http_observer;
 pub mod observer;
@@ -17,6 +18,7 @@ pub mod stdio;
 pub mod wrap;
 
 pub use crate::session::registry::Entry;
+pub use error::ProxyError;
 pub use stdio::{Outcome, StdioProxy};
 
 use crate::session::ServerSpec;
@@ -30,7 +32,7 @@ pub fn open_trace(
     name: &str,
     path: &std::path::Path,
     max_store: Option<usize>,
-) -> Result<Trace, String> {
+) -> Result<Trace, ProxyError> {
     let mut limits = StoreLimits::default();
     if let Some(max) = max_store {
         limits.max_bytes = max;
@@ -43,8 +45,10 @@ pub fn open_trace(
         "server": spec.to_json(true),
         "proxy": {"name": name, "pid": std::process::id()},
     });
-    let rec = Recorder::create(path, &header)
-        .map_err(|e| format!("cannot record to {}: {e}", path.display()))?;
+    let rec = Recorder::create(path, &header).map_err(|source| ProxyError::Record {
+        path: path.to_path_buf(),
+        source,
+    })?;
     store.set_recorder(rec);
     Ok(Trace::new(store, MonotonicClock::new()))
 }

@@ -174,7 +174,7 @@ impl StdioProxy {
         }
         let trace = match super::open_trace(&spec, &name, &trace_path, self.max_store) {
             Ok(t) => t,
-            Err(e) => return Outcome::Failed(e),
+            Err(e) => return Outcome::Failed(e.to_string()),
         };
         // The server's spans and log records go into the session's trace,
         // beside what the host and the server said (`attach` shows them).

@@ -124,7 +124,7 @@ impl Observed {
                 return Err(UsageError(format!("--otel-receiver: {e}")));
             }
             Some(Err(e)) => {
-                notices.push(Notice::NoReceiver(e));
+                notices.push(Notice::NoReceiver(e.to_string()));
                 None
             }
         };

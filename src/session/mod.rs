@@ -78,7 +78,7 @@ impl Launch {
                 let auth = match &self.auth {
                     Some(cfg) => Some(
                         crate::auth::Authorizer::new(url, cfg.clone())
-                            .map_err(ClientError::Protocol)?
+                            .map_err(|e| ClientError::Protocol(e.to_string()))?
                             as Arc<dyn crate::transport::http::Authorize>,
                     ),
                     None => None,

@@ -2,6 +2,7 @@
 //! its window of the store (a fresh server's whole session, or its part of
 //! a shared one), the calls tracked there and the findings of the checks.
 
+use super::SuiteError;
 use super::file::{Expect, Progress};
 use crate::calls::{Call, Tracker};
 use crate::checks::stats::CallStats;
@@ -216,7 +217,7 @@ pub fn judge(
     if let Some(order) = &e.order
         && let Err(m) = in_order(order.get_ref(), &arrivals)
     {
-        miss("order", Some(order.span().start), m);
+        miss("order", Some(order.span().start), m.to_string());
     }
     let logs: Vec<(LogLevel, String)> = store
         .logs()
@@ -576,7 +577,7 @@ fn matches(item: &str, a: &Arrival) -> bool {
 
 /// `order` as a subsequence of the arrivals, each item matched at the
 /// earliest arrival after the one before.
-fn in_order(order: &[String], arrivals: &[Arrival]) -> Result<(), String> {
+fn in_order(order: &[String], arrivals: &[Arrival]) -> Result<(), SuiteError> {
     let mut from = 0;
     let mut prev: Option<(&str, u64)> = None;
     for item in order {
@@ -587,15 +588,20 @@ fn in_order(order: &[String], arrivals: &[Arrival]) -> Result<(), String> {
             }
             None => {
                 let before = arrivals.iter().find(|a| matches(item, a));
+                let item = item.clone();
                 return Err(match (prev, before) {
-                    (Some((p, seq)), Some(b)) => format!(
-                        "{item:?} did not arrive after {p:?} (#{seq}); it arrived before it (#{})",
-                        b.seq
-                    ),
-                    (Some((p, seq)), None) => {
-                        format!("{item:?} never arrived (expected after {p:?}, #{seq})")
-                    }
-                    (None, _) => format!("{item:?} never arrived"),
+                    (Some((p, prev_seq)), Some(b)) => SuiteError::Before {
+                        item,
+                        prev: p.to_string(),
+                        prev_seq,
+                        seq: b.seq,
+                    },
+                    (Some((p, prev_seq)), None) => SuiteError::NeverAfter {
+                        item,
+                        prev: p.to_string(),
+                        prev_seq,
+                    },
+                    (None, _) => SuiteError::Never { item },
                 });
             }
         }
@@ -616,25 +622,25 @@ pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
 
 /// `want` as a subset of `got`: objects by key, arrays as a prefix, numbers
 /// by value (TOML's 5 is JSON's 5.0); `Err` names the first place that differs.
-pub fn subset(want: &Value, got: &Value, path: &str) -> Result<(), String> {
+pub fn subset(want: &Value, got: &Value, path: &str) -> Result<(), SuiteError> {
     match (want, got) {
         (Value::Object(w), Value::Object(g)) => {
             for (k, wv) in w {
                 let p = format!("{path}.{k}");
                 match g.get(k) {
                     Some(gv) => subset(wv, gv, &p)?,
-                    None => return Err(format!("{p} is missing")),
+                    None => return Err(SuiteError::Missing { path: p }),
                 }
             }
             Ok(())
         }
         (Value::Array(w), Value::Array(g)) => {
             if g.len() < w.len() {
-                return Err(format!(
-                    "{path} has {} element(s), expected at least {}",
-                    g.len(),
-                    w.len()
-                ));
+                return Err(SuiteError::TooFew {
+                    path: path.to_string(),
+                    got: g.len(),
+                    want: w.len(),
+                });
             }
             w.iter()
                 .zip(g)
@@ -643,11 +649,11 @@ pub fn subset(want: &Value, got: &Value, path: &str) -> Result<(), String> {
         }
         (Value::Number(w), Value::Number(g)) if w.as_f64() == g.as_f64() => Ok(()),
         (w, g) if w == g => Ok(()),
-        (w, g) => Err(format!(
-            "{path} is {}, expected {}",
-            clip(&g.to_string()),
-            clip(&w.to_string())
-        )),
+        (w, g) => Err(SuiteError::Differs {
+            path: path.to_string(),
+            got: clip(&g.to_string()),
+            want: clip(&w.to_string()),
+        }),
     }
 }
 
@@ -668,16 +674,21 @@ mod tests {
             .is_ok()
         );
         assert_eq!(
-            subset(&json!({"content": [{"text": "nope"}]}), &got, "result").unwrap_err(),
+            subset(&json!({"content": [{"text": "nope"}]}), &got, "result")
+                .unwrap_err()
+                .to_string(),
             "result.content[0].text is \"done\", expected \"nope\""
         );
         assert_eq!(
-            subset(&json!({"x": 1}), &got, "result").unwrap_err(),
+            subset(&json!({"x": 1}), &got, "result")
+                .unwrap_err()
+                .to_string(),
             "result.x is missing"
         );
         assert!(
             subset(&json!({"content": [{}, {}, {}]}), &got, "result")
                 .unwrap_err()
+                .to_string()
                 .contains("at least 3")
         );
     }
@@ -716,9 +727,13 @@ mod tests {
             )
             .is_ok()
         );
-        let e = in_order(&order(&["response", "log"]), &a).unwrap_err();
+        let e = in_order(&order(&["response", "log"]), &a)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("arrived before it (#3)"), "{e}");
-        let e = in_order(&order(&["log:error"]), &a).unwrap_err();
+        let e = in_order(&order(&["log:error"]), &a)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "\"log:error\" never arrived");
     }
 }

@@ -2,6 +2,7 @@
 //! Each expectation keeps where it was written, so a failure points at its
 //! line (`mcpscope test --format github` annotates that line).
 
+use super::SuiteError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -241,7 +242,7 @@ pub fn parse(
             "[server] config needs name (the entry to run)".into(),
         ));
     }
-    expand_server(server, env).map_err(|m| err(at, m))?;
+    expand_server(server, env).map_err(|m| err(at, m.to_string()))?;
     if file.cases.is_empty() {
         return Err(err(
             text.len(),
@@ -365,7 +366,7 @@ fn check_expect(e: &Expect) -> Result<(), (usize, String)> {
 /// `${NAME}` (and `${NAME:-default}`) in the server's strings, from `env`;
 /// `$$` is a `$`. A variable that is not set (and has no default) is an
 /// error: a test must not run against a server it did not mean.
-pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, SuiteError> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('$') {
@@ -376,7 +377,9 @@ pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
             rest = r;
         } else if let Some(r) = after.strip_prefix('{') {
             let Some(end) = r.find('}') else {
-                return Err(format!("unclosed ${{ in {s:?}"));
+                return Err(SuiteError::Unclosed {
+                    text: s.to_string(),
+                });
             };
             let inner = &r[..end];
             let (name, default) = match inner.split_once(":-") {
@@ -386,7 +389,11 @@ pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
             match (env(name), default) {
                 (Some(v), _) => out.push_str(&v),
                 (None, Some(d)) => out.push_str(d),
-                (None, None) => return Err(format!("${{{name}}} is not set")),
+                (None, None) => {
+                    return Err(SuiteError::NotSet {
+                        name: name.to_string(),
+                    });
+                }
             }
             rest = &r[end + 1..];
         } else {
@@ -398,8 +405,8 @@ pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
     Ok(out)
 }
 
-fn expand_server(s: &mut Server, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
-    let one = |v: &mut String| -> Result<(), String> {
+fn expand_server(s: &mut Server, env: &dyn Fn(&str) -> Option<String>) -> Result<(), SuiteError> {
+    let one = |v: &mut String| -> Result<(), SuiteError> {
         *v = expand(v, env)?;
         Ok(())
     };

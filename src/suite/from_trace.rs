@@ -4,6 +4,7 @@
 //! (isError, how many progress notifications, their order, the log levels),
 //! loose where timing varies (gaps and durations get generous bounds).
 
+use super::SuiteError;
 use crate::calls::{Call, Tracker};
 use crate::checks::stats::CallStats;
 use crate::protocol::views::{LogLevel, LogView};
@@ -265,7 +266,7 @@ fn log_level(store: &Store) -> Option<String> {
 }
 
 /// The test file, as TOML text, for a recorded session.
-pub fn write(source: &str, header: &Value, store: &Store) -> Result<String, String> {
+pub fn write(source: &str, header: &Value, store: &Store) -> Result<String, SuiteError> {
     let tracker = Tracker::of(store);
     let stats = crate::checks::stats::call_stats_of(&tracker, store);
     let calls: Vec<&Call> = tracker
@@ -274,9 +275,9 @@ pub fn write(source: &str, header: &Value, store: &Store) -> Result<String, Stri
         .filter(|c| c.method == "tools/call")
         .collect();
     if calls.is_empty() {
-        return Err(format!(
-            "{source}: the recording has no tools/call to make a case of"
-        ));
+        return Err(SuiteError::NoCalls {
+            from: source.to_string(),
+        });
     }
     let mut notes = Vec::new();
     let level = log_level(store);
@@ -298,8 +299,12 @@ pub fn write(source: &str, header: &Value, store: &Store) -> Result<String, Stri
         cases.push(Value::Object(t));
     }
     // One table at a time: the server first, then the cases in call order.
-    let toml =
-        |v: Value| toml::to_string(&v).map_err(|e| format!("{source}: cannot write TOML: {e}"));
+    let toml = |v: Value| {
+        toml::to_string(&v).map_err(|error| SuiteError::Toml {
+            from: source.to_string(),
+            error,
+        })
+    };
     let mut body = toml(json!({ "server": server(header, protocol(store), &mut notes) }))?;
     for c in cases {
         body.push('\n');

@@ -5,10 +5,12 @@
 //! writing their results for people and for CI is the command line's
 //! (`cli::test`): it owns the sessions.
 
+mod error;
 pub mod expect;
 pub mod file;
 pub mod from_trace;
 
+pub use error::SuiteError;
 use serde::Serialize;
 
 /// One expectation not met, placed in its file.

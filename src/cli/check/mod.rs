@@ -631,7 +631,7 @@ fn read_baseline(a: &CheckArgs) -> Result<Option<Baseline>, i32> {
         return Ok(None);
     };
     Baseline::read(path).map(Some).map_err(|e| {
-        eprintln!("[error] {}", one_line(&e));
+        eprintln!("[error] {}", one_line(&e.to_string()));
         2
     })
 }
@@ -660,7 +660,7 @@ fn apply_baseline(
         let b = Baseline::pin(listings).map_err(|why| {
             eprintln!(
                 "[error] {}: nothing pinned in {}",
-                one_line(&why),
+                one_line(&why.to_string()),
                 one_line(&path.display().to_string())
             );
             3

@@ -488,7 +488,7 @@ fn from(trace: &Path, output: Option<&Path>) -> i32 {
     ) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("[error] {}", one_line(&e));
+            eprintln!("[error] {}", one_line(&e.to_string()));
             return 2;
         }
     };

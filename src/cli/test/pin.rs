@@ -37,7 +37,7 @@ pub async fn run(test_file: &Path, args: ServerArgs, goldens: Goldens) -> Option
     let pinned = if at.exists() {
         match Baseline::read(&at) {
             Ok(b) => Some(b),
-            Err(e) => return Some(result(&at, 1, vec![miss(1, &e, None)], 2, 0.0)),
+            Err(e) => return Some(result(&at, 1, vec![miss(1, &e.to_string(), None)], 2, 0.0)),
         }
     } else {
         None
@@ -61,7 +61,7 @@ pub async fn run(test_file: &Path, args: ServerArgs, goldens: Goldens) -> Option
             let why = "the server listed no tools, resources or prompts: nothing to pin";
             return Some(result(&at, 1, vec![miss(1, why, None)], 1, ms));
         }
-        Err(why) => return Some(result(&at, 1, vec![miss(1, &why, None)], 3, ms)),
+        Err(why) => return Some(result(&at, 1, vec![miss(1, &why.to_string(), None)], 3, ms)),
     };
     let text = std::fs::read_to_string(&at).unwrap_or_default();
     let drift = pinned

@@ -21,6 +21,7 @@ pub mod send;
 pub use live::LiveExport;
 pub use send::Report;
 
+use super::OtelError;
 use serde_json::Value;
 
 /// Spans the exporter holds at most (queued and being sent).
@@ -92,14 +93,13 @@ impl std::fmt::Debug for Config {
 }
 
 impl Config {
-    pub fn new(url: &str) -> Result<Config, String> {
-        let parsed = reqwest::Url::parse(url)
-            .map_err(|e| format!("--otlp {}: not a URL: {e}", quoted(url)))?;
+    pub fn new(url: &str) -> Result<Config, OtelError> {
+        let parsed = reqwest::Url::parse(url).map_err(|source| OtelError::NotUrl {
+            url: quoted(url),
+            source,
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!(
-                "--otlp {}: the exporter speaks OTLP/HTTP: give an http:// or https:// URL",
-                quoted(url)
-            ));
+            return Err(OtelError::NotHttp { url: quoted(url) });
         }
         Ok(Config {
             url: url.to_string(),
@@ -109,18 +109,16 @@ impl Config {
     }
 
     /// Add `NAME=VALUE` (`--otlp-header`).
-    pub fn header(mut self, kv: &str) -> Result<Config, String> {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| "--otlp-header expects NAME=VALUE".to_string())?;
+    pub fn header(mut self, kv: &str) -> Result<Config, OtelError> {
+        let (k, v) = kv.split_once('=').ok_or(OtelError::HeaderForm)?;
         let name = k.trim();
         if name.is_empty() || reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            return Err("--otlp-header: not a header name".into());
+            return Err(OtelError::HeaderName);
         }
         if reqwest::header::HeaderValue::from_str(v.trim()).is_err() {
-            return Err(format!(
-                "--otlp-header {name}: the value is not a header value"
-            ));
+            return Err(OtelError::HeaderValue {
+                name: name.to_string(),
+            });
         }
         self.headers.push((name.to_string(), v.trim().to_string()));
         Ok(self)
@@ -274,7 +272,7 @@ mod tests {
             "http://user:sekrit@h:99999/?api_key=sekrit",
             "user:sekrit@h:4318",
         ] {
-            let e = Config::new(url).unwrap_err();
+            let e = Config::new(url).unwrap_err().to_string();
             assert!(e.starts_with("--otlp "), "{e}");
             assert!(!e.contains("sekrit"), "{e}");
         }

@@ -8,6 +8,7 @@
 use super::Config;
 use super::attrs;
 use super::fold::{Ready, ReadyLog};
+use crate::otel::OtelError;
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::{
@@ -533,7 +534,7 @@ impl Worker {
             Err(e) => {
                 let mut r = self.lock();
                 r.logs_failed += n as u64;
-                r.logs_error = Some(e);
+                r.logs_error = Some(e.to_string());
             }
         }
         self.held.fetch_sub(n, Ordering::AcqRel);
@@ -562,7 +563,7 @@ impl Worker {
             Err(e) => {
                 let mut r = self.lock();
                 r.failed += n as u64;
-                r.error = Some(e);
+                r.error = Some(e.to_string());
             }
         }
         self.held.fetch_sub(n, Ordering::AcqRel);
@@ -575,7 +576,7 @@ impl Worker {
                 r.metrics_sent += 1;
                 r.metrics_error = None;
             }
-            Err(e) => self.lock().metrics_error = Some(e),
+            Err(e) => self.lock().metrics_error = Some(e.to_string()),
         }
         // Never below 0: the exporter may have counted it as unsent already.
         let _ = self
@@ -584,7 +585,7 @@ impl Worker {
     }
 
     /// POST with retries; the error is one line for the user.
-    async fn post(&self, url: &str, body: Vec<u8>) -> Result<bytes::Bytes, String> {
+    async fn post(&self, url: &str, body: Vec<u8>) -> Result<bytes::Bytes, OtelError> {
         let mut attempt = 0;
         // The signal's path only: the URL may carry credentials.
         let path = url.split(['?', '#']).next().unwrap_or_default();
@@ -597,12 +598,15 @@ impl Worker {
                 }
                 Outcome::Refused(e) => {
                     tracing::warn!(signal, why = %e, "export refused");
-                    return Err(e);
+                    return Err(OtelError::Refused(e));
                 }
                 Outcome::Again(e, after) => {
                     if attempt >= RETRIES {
                         tracing::warn!(signal, why = %e, "export given up");
-                        return Err(format!("{e} (after {RETRIES} retries)"));
+                        return Err(OtelError::GaveUp {
+                            why: e,
+                            retries: RETRIES,
+                        });
                     }
                     let backoff = after
                         .unwrap_or(Duration::from_millis(250) * 2u32.pow(attempt))

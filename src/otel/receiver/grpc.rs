@@ -173,7 +173,7 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
     };
     let decoded = match decode::decode(signal, Encoding::Protobuf, message) {
         Ok(d) => d,
-        Err(e) => return status(code::INVALID_ARGUMENT, &e),
+        Err(e) => return status(code::INVALID_ARGUMENT, &e.to_string()),
     };
     state.append(signal, &decoded);
     let (reply, _) = super::response_body(signal, Encoding::Protobuf, &decoded);
