@@ -7,7 +7,7 @@
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), light, narrow, findings, network,
-#                                        # attach, form, task, browse, scope (task and
+#                                        # attach, form, task, browse, scope, html (task and
 #                                        # browse need the test peers:
 #                                        # tests/peers/install.sh)
 #
@@ -38,7 +38,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo light narrow findings network attach form task browse scope} "
+STEPS=" ${*:-demo light narrow findings network attach form task browse scope html} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -274,4 +274,10 @@ wait_for ' 0 in flight' 60
 keys 9 w
 wait_for '┏ 9 Scope .* per width'
 shot scope 160 48
+fi
+
+if want html; then
+# 13. The HTML export (docs/export.md): one demo session's page at two
+#     sizes, rendered by headless Chromium (apt-get install chromium).
+MCPSCOPE_BLESS_SCREENSHOTS=1 cargo test --quiet --test cli export_html::screenshots -- --include-ignored
 fi

@@ -1,5 +1,5 @@
-//! `mcpscope export TRACE --format har|mermaid|json [-o FILE] [--call ID]`:
-//! a recorded session for other tools (`crate::export`); `--otlp URL`
+//! `mcpscope export TRACE --format har|mermaid|json|html [-o FILE] [--call ID]`:
+//! a recorded session for other tools and people (`crate::export`); `--otlp URL`
 //! sends it to an OpenTelemetry backend (`crate::otel::export`). The rule
 //! engine runs over the trace as it is read, as `check --trace` runs it, so
 //! the diagram, the statistics and the spans carry its findings.
@@ -13,7 +13,7 @@ use super::check::CheckRun;
 use super::replay::{describe, read_lines_into};
 use crate::checks::CheckConfig;
 use crate::export::mermaid::Scope;
-use crate::export::{Session, har, mermaid, stats};
+use crate::export::{Session, har, html, mermaid, stats};
 use crate::protocol::IdKey;
 use crate::protocol::sanitize::one_line;
 use clap::{Args, ValueEnum};
@@ -28,6 +28,8 @@ pub enum ExportFormat {
     Mermaid,
     /// Latency percentiles and counts per tool and method, errors, findings by rule.
     Json,
+    /// One self-contained HTML page (Scope, Timeline, findings, calls) that opens offline.
+    Html,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -120,6 +122,10 @@ pub async fn run(a: ExportArgs) -> i32 {
                 Err(e) => return usage(&e),
             }
         }
+        ExportFormat::Html => match html::html(&session, &crate::export::generator()) {
+            Ok(t) => t,
+            Err(e) => return usage(&e),
+        },
     };
     match &a.output {
         Some(path) => match std::fs::write(path, text) {

@@ -1,6 +1,7 @@
 //! Exports of a recorded session for other tools and for people: `har`
 //! (HAR 1.2 of an HTTP session's exchanges), `mermaid` (a sequence
-//! diagram) and `stats` (latency percentiles, counts, findings by rule).
+//! diagram), `stats` (latency percentiles, counts, findings by rule) and
+//! `html` (one self-contained page that opens offline in any browser).
 //!
 //! Each reads a store already filled from a trace and the findings the
 //! rule engine made over it (the command line runs the engine, as
@@ -9,6 +10,7 @@
 //! trace recorded with `--no-redact` exports redacted too.
 
 pub mod har;
+pub mod html;
 pub mod mermaid;
 pub mod stats;
 
@@ -42,6 +44,11 @@ impl Session<'_> {
             .and_then(Value::as_str)
             .is_some_and(|t| t != "stdio")
     }
+}
+
+/// Which mcpscope made an export (the HTML page says it).
+pub fn generator() -> String {
+    format!("mcpscope {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// A percentile by nearest rank over sorted values (`p` in 0..=100).

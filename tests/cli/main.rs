@@ -19,6 +19,7 @@ mod ci_action;
 mod diff;
 mod docs;
 mod export;
+mod export_html;
 mod ext_tasks;
 mod harness;
 mod headless;
