@@ -98,6 +98,7 @@ pub enum Action {
     ToggleStreams,
     Restart,
     SaveTest,
+    SaveHtml,
 }
 
 impl Action {
@@ -221,6 +222,7 @@ impl Action {
                 "once the server exited or the connection failed: start it again (connect again over HTTP), keeping the history and the composer"
             }
             SaveTest => "save the session as a test file here (one case per call)",
+            SaveHtml => "save the session as one HTML page here (opens offline in any browser)",
         }
     }
 }
@@ -263,6 +265,12 @@ pub enum Effect {
     /// Write a test file made from the session (`text`) into the working
     /// directory as `STEM.toml` (`STEM-2.toml`, … when it exists).
     SaveTest {
+        stem: String,
+        text: String,
+    },
+    /// Write the session as one HTML page (`text`) into the working
+    /// directory as `STEM.html` (`STEM-2.html`, … when it exists).
+    SaveHtml {
         stem: String,
         text: String,
     },

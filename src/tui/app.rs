@@ -599,6 +599,7 @@ impl App {
             }
             Restart => self.restart_session(),
             SaveTest => vec![Command::SaveTest],
+            SaveHtml => vec![Command::SaveHtml],
             a => match Pane::focused_by(a) {
                 Some(p) => vec![Command::Focus(p)],
                 // The other actions are a pane's own (`PaneSpec::ACTIONS`).

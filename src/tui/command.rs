@@ -61,6 +61,8 @@ pub enum Command {
     CopyFrame,
     /// The session as a test file, one case per call (`test --from`).
     SaveTest,
+    /// The session as one self-contained HTML page (`export --format html`).
+    SaveHtml,
     /// Composer: a retry answering the call's `input_required` result.
     Answer {
         id: IdKey,
@@ -87,6 +89,7 @@ impl Command {
                 | Command::Expand(_)
                 | Command::CopyFrame
                 | Command::SaveTest
+                | Command::SaveHtml
                 | Command::Answer { .. }
                 | Command::FailCall { .. }
                 | Command::Click(_)

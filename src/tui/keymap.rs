@@ -268,6 +268,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["ctrl-r"], EditRoots),
         (Global, &["f5"], Restart),
         (Global, &["ctrl-t"], SaveTest),
+        (Global, &["ctrl-e"], SaveHtml),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),

@@ -262,6 +262,22 @@ impl Executor {
                     let _ = tx.send(Msg::Notice(notice));
                 });
             }
+            Effect::SaveHtml { stem, text } => {
+                let tx = self.tx.clone();
+                // Off the UI thread, as a test file is written.
+                std::thread::spawn(move || {
+                    let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+                    let notice = match super::app::save::write_fresh_as(&dir, &stem, "html", &text)
+                    {
+                        Ok(p) => format!(
+                            "saved the session as a page: {} (opens offline in any browser)",
+                            p.display()
+                        ),
+                        Err(e) => format!("cannot save the page in {}: {e}", dir.display()),
+                    };
+                    let _ = tx.send(Msg::Notice(notice));
+                });
+            }
             Effect::OpenUrl(url) => {
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {

@@ -2,6 +2,8 @@
 //! expectations what the session showed, as `mcpscope test --from` writes
 //! them from a recording. The text is made here, under the sync step's
 //! read lock; the runtime writes it (`Effect::SaveTest`, [`write_fresh`]).
+//! Beside it, the session saved as one HTML page (`ctrl-e`), as
+//! `mcpscope export --format html` writes it (`Effect::SaveHtml`).
 
 use super::App;
 use crate::trace::Store;
@@ -26,6 +28,33 @@ impl App {
             Err(e) => vec![Command::Notice(format!("no test file saved: {e}"))],
         }
     }
+
+    /// The session so far as the HTML export's page, with the findings
+    /// the checks made of it as they came.
+    pub(super) fn save_html(&self, store: &Store) -> Commands {
+        let mut header = json!({"server": self.server_json.clone().unwrap_or_else(|| json!({}))});
+        if let Some(w) = self.panes.scope.wall {
+            header["started"] = json!(w.at(0));
+        }
+        let session = crate::export::Session {
+            header: &header,
+            store,
+            findings: &self.panes.findings.list,
+        };
+        match crate::export::html::html(&session, &crate::export::generator()) {
+            Ok(text) => vec![Command::Effect(Effect::SaveHtml {
+                stem: page_stem_of(&self.shell.server.spec_name),
+                text,
+            })],
+            Err(e) => vec![Command::Notice(format!("no page saved: {e}"))],
+        }
+    }
+}
+
+/// `SERVER-session`, from the server's name as [`stem_of`] makes it.
+fn page_stem_of(server: &str) -> String {
+    let test = stem_of(server);
+    format!("{}-session", test.strip_suffix("-test").unwrap_or(&test))
 }
 
 /// A file name from the server's name: letters, digits, `-` and `_`.
@@ -52,11 +81,16 @@ fn stem_of(server: &str) -> String {
 /// Write `text` to `dir/STEM.toml`, or the first of `STEM-2.toml`, … that
 /// does not exist: a saved test never replaces a file.
 pub fn write_fresh(dir: &Path, stem: &str, text: &str) -> std::io::Result<PathBuf> {
+    write_fresh_as(dir, stem, "toml", text)
+}
+
+/// [`write_fresh`] with another extension (`STEM.EXT`, `STEM-2.EXT`, …).
+pub fn write_fresh_as(dir: &Path, stem: &str, ext: &str, text: &str) -> std::io::Result<PathBuf> {
     for n in 1..=MAX_TRIES {
         let name = if n == 1 {
-            format!("{stem}.toml")
+            format!("{stem}.{ext}")
         } else {
-            format!("{stem}-{n}.toml")
+            format!("{stem}-{n}.{ext}")
         };
         let path = dir.join(name);
         match std::fs::OpenOptions::new()
@@ -74,7 +108,7 @@ pub fn write_fresh(dir: &Path, stem: &str, text: &str) -> std::io::Result<PathBu
     }
     Err(std::io::Error::new(
         std::io::ErrorKind::AlreadyExists,
-        format!("{stem}.toml and {} more exist", MAX_TRIES - 1),
+        format!("{stem}.{ext} and {} more exist", MAX_TRIES - 1),
     ))
 }
 
@@ -93,5 +127,48 @@ mod tests {
         assert_eq!(stem_of("mcpscope-demo"), "mcpscope-demo-test");
         assert_eq!(stem_of("a b/../c"), "a-b----c-test");
         assert_eq!(stem_of("///"), "session-test");
+    }
+
+    #[test]
+    fn a_saved_page_never_replaces_a_file_either() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s-session.html"), "mine").unwrap();
+        let p = write_fresh_as(dir.path(), "s-session", "html", "page").unwrap();
+        assert_eq!(p.file_name().unwrap(), "s-session-2.html");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("s-session.html")).unwrap(),
+            "mine"
+        );
+        assert_eq!(page_stem_of("mcpscope-demo"), "mcpscope-demo-session");
+        assert_eq!(page_stem_of("///"), "session-session");
+    }
+
+    #[test]
+    fn ctrl_e_makes_the_page_of_the_session_so_far() {
+        use crate::trace::{Dir, ManualClock};
+        use crate::tui::action::Action;
+        let trace = crate::trace::Trace::new(Store::default(), ManualClock::new());
+        trace.append(|s, _| {
+            for (i, f) in [
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"build","arguments":{},"_meta":{"progressToken":"t"}}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            ]
+            .iter()
+            .enumerate()
+            {
+                let dir = if i == 0 { Dir::Out } else { Dir::In };
+                s.append_frame(dir, "stdio", i as u64 * 1000, f.as_bytes(), &mut Vec::new());
+            }
+        });
+        let mut app = App::new(trace, super::super::options::AppOptions::default());
+        while app.sync() {}
+        let fx = app.apply(Action::SaveHtml);
+        let [Effect::SaveHtml { stem, text }] = fx.as_slice() else {
+            panic!("{fx:?}");
+        };
+        assert!(stem.ends_with("-session"), "{stem}");
+        assert!(text.starts_with("<!doctype html>"));
+        assert!(text.contains(&crate::export::generator()));
     }
 }

@@ -190,6 +190,10 @@ impl App {
                 let cmds = self.save_test(store);
                 self.route(cmds);
             }
+            Command::SaveHtml => {
+                let cmds = self.save_html(store);
+                self.route(cmds);
+            }
             Command::CopyFrame => {
                 let cmds = self.panes.raw.copy(store);
                 self.route(cmds);
