@@ -104,13 +104,13 @@ strip_binary() {
     local t="$1" bin strip_tool=
     bin="$(binary_of "$t")"
     case "$t" in
-        x86_64-unknown-linux-*) strip_tool=strip ;;
+        x86_64-unknown-linux-*) strip_tool="strip" ;;
         aarch64-unknown-linux-*) strip_tool=aarch64-linux-gnu-strip ;;
         x86_64-pc-windows-gnu) strip_tool=x86_64-w64-mingw32-strip ;;
     esac
     # On its own runner, the host's strip is the target's.
     if [[ -n $strip_tool ]] && ! command -v "$strip_tool" >/dev/null && [[ $host == "${t%%-*}"-* ]]; then
-        strip_tool=strip
+        strip_tool="strip"
     fi
     if [[ -n $strip_tool ]] && command -v "$strip_tool" >/dev/null; then
         "$strip_tool" "$bin"
@@ -153,7 +153,6 @@ done
 "$docs_bin" completions powershell > "$docs/completions/_mcpscope.ps1"
 "$docs_bin" completions elvish > "$docs/completions/mcpscope.elv"
 
-optional_deps=()
 for t in "$@"; do
     bin="$(binary_of "$t")"
     [[ -f "$bin" ]] || die "no binary at $bin"
@@ -228,6 +227,6 @@ done
 chmod +x "$out/install.sh"
 
 rm -rf "$stage"
-(cd "$out" && find . -maxdepth 3 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
+(cd "$out" && find . -maxdepth 3 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > ../SHA256SUMS.tmp && mv ../SHA256SUMS.tmp SHA256SUMS)
 say "wrote $out:"
 (cd "$out" && find . -type f -printf '  %P (%s bytes)\n' | LC_ALL=C sort) >&2
