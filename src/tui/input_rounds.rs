@@ -263,7 +263,12 @@ fn task_update(
 /// latest result of a call not answered by a retry already, or the new
 /// input requests of a running call's task.
 pub fn unoffered(calls: &mut [Call]) -> impl Iterator<Item = &mut Call> {
-    calls.iter_mut().filter(|c| {
+    unoffered_at(calls).map(|(_, c)| c)
+}
+
+/// [`unoffered`], with each call's place in the list.
+fn unoffered_at(calls: &mut [Call]) -> impl Iterator<Item = (usize, &mut Call)> {
+    calls.iter_mut().enumerate().filter(|(_, c)| {
         let task_input =
             c.status.is_running() && c.input.as_ref().is_some_and(|i| i.task.is_some());
         (c.status == CallStatus::InputRequired || task_input)
@@ -311,12 +316,14 @@ pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
     let fallback = st.fallback;
     let mut added = 0;
     let mut skipped = 0;
-    for c in unoffered(&mut st.calls.list) {
+    let calls = &mut *st.calls;
+    let sent_with: Vec<Option<Limits>> = calls.list.iter().map(|c| calls.limits(c)).collect();
+    for (at, c) in unoffered_at(&mut calls.list) {
         let Some(mut input) = c.input.take() else {
             continue;
         };
         let room = crate::client::answer_limit().saturating_sub(st.asks.waiting.len());
-        let limits = c.limits.unwrap_or(fallback);
+        let limits = sent_with[at].unwrap_or(fallback);
         let offered = (input.asks.len() <= room)
             .then(|| st.rounds.offer(c, &input, store, limits, st.now_us))
             .flatten();

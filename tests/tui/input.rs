@@ -7,8 +7,10 @@
 //! replay offers nothing. A server request tied to a task names it.
 
 use crate::support::*;
+use mcpscope::calls::input::StepKind;
 use mcpscope::client::ServerAsk;
 use mcpscope::protocol::IdKey;
+use mcpscope::tui::calls::CallStatus;
 use mcpscope::tui::overlays::asks::Route;
 
 /// A stateless-era call whose result asks for `requests`.
@@ -122,7 +124,8 @@ fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
         Some("answered: id 1 retried with its inputs")
     );
 
-    // The retry is marked as the answer; its own input_required is offered in turn.
+    // The retry is the call's next round, marked as the answer; its own
+    // input_required is offered in turn.
     sc.at_ms(30).out(json!({"jsonrpc": "2.0", "id": "input-1", "method": "tools/call", "params": {
         "name": "interactive_wizard", "arguments": {"questions": 2}, "_meta": {"progressToken": "input-1"},
         "inputResponses": {}, "requestState": "opaque-state-1"}}));
@@ -131,10 +134,20 @@ fn the_forms_answer_an_input_required_result_and_the_retry_goes_out() {
         "inputRequests": {"step2": {"method": "elicitation/create", "params": {"message": "Colour?",
             "requestedSchema": {"type": "object", "properties": {"color": {"type": "string"}}}}}}}}));
     app.sync();
+    assert_eq!(app.panes.progress.calls.list.len(), 1, "one call");
     let first = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
+    let answered: Vec<Option<&IdKey>> = first
+        .steps
+        .list
+        .iter()
+        .filter(|s| s.kind == StepKind::Answered)
+        .map(|s| s.by.as_ref())
+        .collect();
+    assert_eq!(answered, [Some(&IdKey::Str("input-1".into()))]);
+    assert_eq!(first.status, CallStatus::InputRequired, "the final round's");
     assert_eq!(
-        first.input.as_ref().unwrap().answered_by,
-        Some(IdKey::Str("input-1".into()))
+        first.input.as_ref().unwrap().request_state,
+        Some(json!("opaque-state-2"))
     );
     assert_eq!(app.overlays.asks.waiting.len(), 1);
     app.apply(Action::AnswerServer);

@@ -254,9 +254,11 @@ fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
         }
         other => panic!("{other:?}"),
     }
-    // The retry, once in the trace, is a call of its own and answers the first.
+    // The retry, once in the trace, answers the first and is its next
+    // round: one call, running again, carried by the retry.
     sc.at_ms(30).out_on("post:2", msg);
     app.sync();
+    assert_eq!(app.panes.progress.calls.list.len(), 1);
     let first = app.panes.progress.calls.get(&IdKey::Int(1)).unwrap();
     assert_eq!(
         first.input.as_ref().unwrap().answered_by,
@@ -268,10 +270,10 @@ fn answering_input_composes_a_retry_and_sends_it_as_a_raw_tools_call() {
         .calls
         .get(&IdKey::Str("answer-1".into()))
         .unwrap();
+    assert_eq!(retry.request_seq, first.request_seq, "the same call");
     assert_eq!(retry.status, CallStatus::Running);
-    assert_eq!(retry.token, Some(IdKey::Str("answer-1".into())));
-    // A second answer gets a fresh id. The first call, answered, is listed
-    // after the running retry.
+    assert_eq!(retry.latest.token, Some(IdKey::Str("answer-1".into())));
+    // A second answer gets a fresh id, and says the round was answered.
     app.apply(Action::FocusProgress);
     app.apply(Action::Bottom);
     app.apply(Action::AnswerInput);

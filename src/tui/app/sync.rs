@@ -59,7 +59,12 @@ impl App {
             }
         }
         self.shell.evicted = store.evicted();
-        let mut done = self.panes.progress.calls.sync(store, SYNC_BUDGET);
+        // The panes take in what the store gained (Progress its calls).
+        let pulled = self.panes.pull(store, SYNC_BUDGET);
+        let mut done = pulled.done;
+        if pulled.changed {
+            self.dirty = true;
+        }
         let mut rounds = RoundsCx {
             live: self.shell.live,
             now_us: self.shell.now_us,
@@ -84,11 +89,6 @@ impl App {
             && self.restart.marker.is_none_or(|m| seq > m)
         {
             self.shell.conn = Conn::Exited(why);
-        }
-        let pulled = p.pull(store, SYNC_BUDGET);
-        done &= pulled.done;
-        if pulled.changed {
-            self.dirty = true;
         }
         if (self.shell.events, p.progress.calls.list.len()) != before || !done {
             self.dirty = true;

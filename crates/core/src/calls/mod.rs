@@ -17,13 +17,21 @@
 //! `scope` says which host session an event belongs to (ids and tokens are
 //! a session's: a proxy may see several hosts at once); `listings` holds
 //! what the server listed (tools, resources, templates, prompts).
+//!
+//! `fold` lists the `tools/call`s as a face shows them (status and note,
+//! limits, what an `input_required` result asked, the task, the input
+//! rounds, see `input`), one fold every face reads; `status` says how a
+//! listed call ended.
 
 pub mod exchanges;
+pub mod fold;
 pub mod http;
+pub mod input;
 pub mod listings;
 pub mod safety;
 pub mod scope;
 pub mod spans;
+pub mod status;
 pub mod task_end;
 pub mod tasks;
 pub mod timing;

@@ -1,5 +1,8 @@
 //! The Progress pane: one gauge per call, the call selected, units, and
-//! the details view with the selected call's timing statistics.
+//! the details view with the selected call's timing statistics. The calls
+//! are the core's fold (`crate::calls::fold`), which the pane feeds from
+//! the store in its `pull`; what is the pane's own is the selection, the
+//! order on screen, the units and the details.
 //!
 //! The pane follows the action: a call that appears after the pane first
 //! read the session is selected and scrolled into view; running calls are
@@ -7,6 +10,7 @@
 //! call that sent no progress takes one row instead of a gauge's three.
 
 pub mod order;
+pub mod steps;
 pub mod update;
 pub mod view;
 
@@ -91,6 +95,16 @@ impl PaneSpec for ProgressState {
 
     fn start(s: &Start) -> Self {
         ProgressState::new(s.stale_after_us)
+    }
+
+    /// The calls: the core's fold, fed from the store here (not by the App).
+    fn pull(&mut self, store: &Store, budget: u64) -> Upkeep {
+        let before = self.calls.list.len();
+        let done = self.calls.sync(store, budget);
+        Upkeep {
+            done,
+            changed: self.calls.list.len() != before,
+        }
     }
 
     fn refit(&mut self, store: &Store, fit: Fit) -> Upkeep {

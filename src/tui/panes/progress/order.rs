@@ -85,16 +85,17 @@ fn active(c: &Call) -> bool {
 }
 
 /// A finished call with nothing to gauge: no progress notification after
-/// its request, no input asked for, no task.
+/// its (latest) request, no input asked for, no task.
 pub fn one_row(c: &Call, store: &Store) -> bool {
     !c.status.is_running() && c.input.is_none() && c.task.is_none() && notifications(c, store) == 0
 }
 
 fn notifications(c: &Call, store: &Store) -> usize {
-    c.token
+    let now = &c.latest;
+    now.token
         .as_ref()
         .and_then(|t| store.token(t))
-        .map_or(0, |e| e.seqs.count_from(c.request_seq + 1))
+        .map_or(0, |e| e.seqs.count_from(now.request_seq + 1))
 }
 
 #[cfg(test)]

@@ -47,11 +47,9 @@ impl ProgressState {
     pub fn selected(&self, sel: Selection) -> Option<&Call> {
         match sel {
             Selection::Timeline(key) => match key? {
-                CallKey::Token(key) => self
-                    .calls
-                    .list
-                    .iter()
-                    .find(|c| c.token.as_ref() == Some(key)),
+                CallKey::Token(key) => self.calls.list.iter().find(|c| {
+                    c.token.as_ref() == Some(key) || c.latest.token.as_ref() == Some(key)
+                }),
                 CallKey::Id(id) => self.calls.get(id),
             },
             Selection::Progress => self.selected_call(),
@@ -131,7 +129,8 @@ impl ProgressState {
                 Command::Effect(Effect::CancelTask { task_id }),
             ];
         }
-        let id = call.id.clone();
+        // The request carrying the call now: its latest round's.
+        let id = call.latest.id.clone();
         vec![
             Command::Notice(format!("cancelling {} (id {id})", call.tool)),
             Command::Effect(Effect::Cancel { id }),

@@ -65,6 +65,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         if let Some(task) = &c.task {
             lines.extend(task_lines(task, c.sent_us, st));
         }
+        lines.extend(super::steps::lines(c, st));
         lines.extend(detail_lines(c, st, store));
         // Only the call's own three rows: the statistics name no other call.
         let sel = pr.cursor.selected;
@@ -287,7 +288,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
 
     // Row 2: the bar and its numbers.
     let mut row2 = vec![Span::raw("   ")];
-    if c.token.is_none() {
+    if c.latest.token.is_none() {
         row2.push(Span::styled(
             "no progress token: a correct server sends no progress for this call",
             t.muted(),
@@ -382,18 +383,19 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         row3.push(Span::styled(" · ", t.muted()));
     }
     let mut stats: Vec<Span<'static>> = Vec::new();
-    if c.token.is_some() {
+    if c.latest.token.is_some() {
         stats.push(Span::styled(updates(g.notifications), t.muted()));
         if let Some(first) = g.first_us {
             stats.push(Span::styled(
                 format!(
                     " · first after {}",
-                    duration(first.saturating_sub(c.sent_us))
+                    duration(first.saturating_sub(c.latest.sent_us))
                 ),
                 t.muted(),
             ));
         }
     }
+    let limits = st.panes.progress.calls.limits(c);
     // A question of the server's waits for the user: the call waits for
     // them, not for the server, and its idle limit is paused meanwhile.
     let asked = st
@@ -426,11 +428,11 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
             ),
             Style::default().fg(t.warn).add_modifier(Modifier::BOLD),
         ));
-        if c.limits.is_some_and(|l| l.idle.is_some()) {
+        if limits.is_some_and(|l| l.idle.is_some()) {
             stats.push(Span::styled(" · idle paused", t.muted()));
         }
     } else if running {
-        let last = g.last_us.unwrap_or(c.sent_us);
+        let last = g.last_us.unwrap_or(c.latest.sent_us);
         let since = now.saturating_sub(last);
         let stale = since > st.panes.progress.stale_after_us;
         let when = if g.last_us.is_some() {
@@ -454,9 +456,10 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
             .as_ref()
             .and_then(|t| t.history.first())
             .map(|s| s.t_us);
-        if let Some(l) = c.limits {
+        if let Some(l) = limits {
             if let Some(idle) = l.idle.filter(|_| task_from.is_none()) {
                 let at = c
+                    .latest
                     .sent_us
                     .max(g.last_us.unwrap_or(0))
                     .saturating_add(u64::try_from(idle.as_micros()).unwrap_or(u64::MAX));
@@ -467,7 +470,7 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
             }
             if let Some(max) = l.max {
                 let at = task_from
-                    .unwrap_or(c.sent_us)
+                    .unwrap_or(c.latest.sent_us)
                     .saturating_add(u64::try_from(max.as_micros()).unwrap_or(u64::MAX));
                 stats.push(Span::styled(
                     format!(" · max {}", duration(at.saturating_sub(now))),
@@ -482,12 +485,9 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
             Style::default().fg(color),
         ));
     }
-    // A task's requests stop showing once the task moved on.
-    if let Some(inp) = c
-        .input
-        .as_ref()
-        .filter(|i| i.task.is_none() || i.answered_by.is_none())
-    {
+    // What was asked shows until it is answered: a retry carries the
+    // call on (its rounds say so), a task moves on.
+    if let Some(inp) = c.input.as_ref().filter(|i| i.answered_by.is_none()) {
         let asks: Vec<String> = inp.asks.iter().map(|a| a.summary()).collect();
         let asks = if asks.is_empty() {
             "nothing named".to_string()
@@ -526,6 +526,10 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
         };
         stats.push(Span::styled(next, t.muted()));
     }
+    // Where its input rounds stand, after what is asked now.
+    if let Some(rounds) = super::steps::summary(&c.steps) {
+        stats.push(Span::styled(format!(" · {rounds}"), t.muted()));
+    }
     if stats.first().is_some_and(|s| s.content.starts_with(" · ")) {
         let s0 = stats[0].content.trim_start_matches(" · ").to_string();
         stats[0].content = s0.into();
@@ -545,12 +549,13 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
         t.fg(t.accent).add_modifier(Modifier::BOLD),
     )];
     let tm = &st.panes.progress.timing;
-    if c.token.is_none() {
+    // The request carrying the call now (its latest round's) is timed.
+    if c.latest.token.is_none() {
         out.push(Line::from(vec![
             label("progress"),
             value("no progress token: nothing to time".into()),
         ]));
-    } else if tm.id.as_ref() != Some(&c.id) {
+    } else if tm.id.as_ref() != Some(&c.latest.id) {
         out.push(Line::from(vec![
             label("progress"),
             value("reading…".into()),
@@ -592,13 +597,14 @@ fn detail_lines(c: &Call, st: &View, store: &Store) -> Vec<Line<'static>> {
         ]));
     }
     let response = store
-        .request(crate::trace::Origin::Client, &c.id)
+        .request(crate::trace::Origin::Client, &c.latest.id)
         .and_then(|r| r.response_seq);
+    let sent = c.latest.request_seq;
     out.push(Line::from(vec![
         label("frames"),
         value(match response {
-            Some(r) => format!("request #{} · response #{r}", c.request_seq),
-            None => format!("request #{} · no response yet", c.request_seq),
+            Some(r) => format!("request #{sent} · response #{r}"),
+            None => format!("request #{sent} · no response yet"),
         }),
     ]));
     if let Some(tp) = store.get(c.request_seq).and_then(|ev| traceparent(&ev)) {
