@@ -35,6 +35,7 @@ mod raw;
 mod replay;
 mod restart;
 mod restart_e2e;
+mod rounds;
 mod save_test_e2e;
 mod scope;
 mod scope_e2e;

@@ -8,7 +8,14 @@
 //! session lane), `MAX_STREAMS` stream lanes (later streams share the
 //! last one). Marks past the bound are counted, never silently lost;
 //! marks of evicted events are dropped with them.
+//!
+//! A call and its input rounds (2026-07-28: `input_required`, then a retry
+//! with `inputResponses`) are one lane, the first request's: the core's
+//! [`Asking`] says which call a retry answers. Its rounds are steps on it:
+//! the `input_required` result an ask mark, the retry an answer mark, and
+//! the server resuming whatever it sends next.
 
+use crate::calls::input::{Asking, Retry, asked_state};
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::methods;
@@ -27,6 +34,8 @@ pub const MAX_STREAMS: usize = 256;
 pub const MAX_SPANS_PER_LANE: usize = 64;
 /// Traces remembered to place late spans (one per call lane at most).
 const MAX_TRACES: usize = MAX_CALL_LANES;
+/// Request ids (a call's first and its retries) tied to call lanes at most.
+pub const MAX_CALL_IDS: usize = 4 * MAX_CALL_LANES;
 
 /// A span the server exported in a call's trace: its times are the
 /// server's wall clock (placed on the session's axis when drawn).
@@ -204,6 +213,9 @@ pub struct Lane {
     /// A call lane: the server's spans in the call's trace, by arrival.
     pub spans: Vec<SpanBar>,
     pub spans_dropped: u64,
+    /// A call lane: its tool, as sent (a retry of the same tool may answer
+    /// its round).
+    tool: Option<String>,
 }
 
 impl Lane {
@@ -217,6 +229,7 @@ impl Lane {
             response_us: None,
             spans: Vec::new(),
             spans_dropped: 0,
+            tool: None,
         }
     }
 
@@ -286,11 +299,16 @@ pub struct ScopeIndex {
     /// Token slot → (its serial, the call lane).
     tokens: HashMap<u32, (u64, usize)>,
     stream_ids: HashMap<String, usize>,
+    /// Call lanes whose last answer asked for input, waiting for the retry.
+    asking: Asking,
     scanned_to: u64,
     first_seq: u64,
     marks: usize,
     /// Marks not kept (the bound was reached).
     pub dropped: u64,
+    /// Retries not tied to their call's lane (`MAX_CALL_IDS` reached):
+    /// their marks go to the session lane.
+    pub ids_dropped: u64,
     last_us: u64,
 }
 
@@ -307,10 +325,12 @@ impl Default for ScopeIndex {
             traces: HashMap::new(),
             tokens: HashMap::new(),
             stream_ids: HashMap::new(),
+            asking: Asking::default(),
             scanned_to: 0,
             first_seq: 0,
             marks: 0,
             dropped: 0,
+            ids_dropped: 0,
             last_us: 0,
         }
     }
@@ -319,6 +339,10 @@ impl Default for ScopeIndex {
 #[derive(serde::Deserialize)]
 struct CallParams {
     name: Option<String>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<serde_json::Value>,
 }
 
 impl ScopeIndex {
@@ -462,11 +486,13 @@ impl ScopeIndex {
         match ev.kind {
             FrameKind::Request if out => {
                 let f = ev.frame();
-                match (ev.method, f.id) {
-                    (Some(methods::TOOLS_CALL), Some(id)) if self.calls.len() < MAX_CALL_LANES => {
-                        (LaneRef::Call(self.open_call(store, ev, id)), Mark::Request)
-                    }
-                    _ => (Self::fixed_lane(Session), Mark::Request),
+                let lane = match (ev.method, f.id) {
+                    (Some(methods::TOOLS_CALL), Some(id)) => self.open_call(store, ev, id),
+                    _ => None,
+                };
+                match lane {
+                    Some((lane, mark)) => (LaneRef::Call(lane), mark),
+                    None => (Self::fixed_lane(Session), Mark::Request),
                 }
             }
             FrameKind::Request => (Self::fixed_lane(Asks), Mark::Ask),
@@ -486,6 +512,12 @@ impl ScopeIndex {
                 match f.id.and_then(|id| self.call_ids.get(&id).copied()) {
                     Some(i) => {
                         let l = &mut self.calls[i];
+                        // A round asking for input: the call goes on.
+                        if let Some(state) = f.result.and_then(|r| asked_state(r.get())) {
+                            let tool = l.tool.clone();
+                            self.asking.asked(i, tool.as_deref(), state);
+                            return (LaneRef::Call(i), Mark::Ask);
+                        }
                         l.response_us.get_or_insert(ev.t_us);
                         (LaneRef::Call(i), mark)
                     }
@@ -546,22 +578,50 @@ impl ScopeIndex {
         });
     }
 
-    /// A call lane for the `tools/call` request `ev` (a resent id reuses its lane).
-    fn open_call(&mut self, store: &Store, ev: &EventRef<'_>, id: IdKey) -> usize {
+    /// The call lane for the `tools/call` request `ev` and its mark: a
+    /// resent id reuses its lane, a retry answering a round joins the
+    /// lane of the call it answers (an answer mark), any other call opens
+    /// a lane while there is room.
+    fn open_call(&mut self, store: &Store, ev: &EventRef<'_>, id: IdKey) -> Option<(usize, Mark)> {
         if let Some(i) = self.call_ids.get(&id) {
-            return *i;
+            return Some((*i, Mark::Request));
         }
         let f = ev.frame();
-        let tool = f
+        let params = f
             .params
-            .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
-            .and_then(|p| p.name)
-            .unwrap_or_else(|| "tools/call".into());
-        let mut lane = Lane::new(LaneKind::Call, format!("{} #{id}", safe(&tool, 40)));
+            .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok());
+        let tool = params.as_ref().and_then(|p| p.name.clone());
+        let retry = params
+            .filter(|p| p.input_responses.is_some())
+            .map(|p| Retry {
+                tool: tool.clone(),
+                state: p.request_state,
+            });
+        if let Some(i) = retry.and_then(|r| self.asking.answer(&r)) {
+            if self.call_ids.len() >= MAX_CALL_IDS {
+                self.ids_dropped += 1;
+                return None;
+            }
+            self.link(store, ev, id, i);
+            return Some((i, Mark::Answer));
+        }
+        if self.calls.len() >= MAX_CALL_LANES {
+            return None;
+        }
+        let name = tool.as_deref().unwrap_or("tools/call");
+        let mut lane = Lane::new(LaneKind::Call, format!("{} #{id}", safe(name, 40)));
         lane.id = Some(id.clone());
         lane.sent_us = Some(ev.t_us);
+        lane.tool = tool;
         self.calls.push(lane);
         let i = self.calls.len() - 1;
+        self.link(store, ev, id, i);
+        Some((i, Mark::Request))
+    }
+
+    /// The request `ev` (id `id`) is call lane `i`'s: its answers, its
+    /// progress and the server's spans of its trace land there.
+    fn link(&mut self, store: &Store, ev: &EventRef<'_>, id: IdKey, i: usize) {
         if self.traces.len() < MAX_TRACES
             && let Some(tp) = crate::protocol::trace_context::traceparent_of(ev.bytes)
         {
@@ -573,7 +633,6 @@ impl ScopeIndex {
             self.tokens.insert(slot, (t.serial, i));
         }
         self.call_ids.insert(id, i);
-        i
     }
 }
 

@@ -1,5 +1,7 @@
 //! The Scope pane: the session on a time axis, as a logic analyser shows
-//! signals. One lane per call (in the order the calls started), then lanes
+//! signals. One lane per call (in the order the calls started; a call's
+//! input rounds — `input_required`, then the retry — are steps on its
+//! lane: an ask mark, then an answer mark), then lanes
 //! for logs, other notifications, the server's requests and our answers,
 //! the session's other requests, and stderr and transport events; over
 //! HTTP, optionally one lane per stream.
