@@ -19,6 +19,18 @@ pub fn safe_row(s: &str) -> String {
     safe(s, ROW_CHARS)
 }
 
+/// The end of a row cut to the `room` columns left of it, an ellipsis
+/// marking the cut (a row's last column is never cut silently by the
+/// pane's border).
+pub fn clip(s: String, room: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= room {
+        s
+    } else {
+        super::chrome::fit(&s, room)
+    }
+}
+
 pub use crate::session::spec::shell_quote;
 
 /// A count and its noun, singular for one: `1 row`, `1,234 rows`.
@@ -139,6 +151,8 @@ mod tests {
         assert_eq!(shell_quote(r#"{"a": 'b'}"#), r#"'{"a": '\''b'\''}'"#);
         assert_eq!(safe("a\x1b[2Jb", 10), "a␛[2Jb");
         assert_eq!(safe("abcdef", 3), "abc…");
+        assert_eq!(clip("abcdef".into(), 4), "abc…");
+        assert_eq!(clip("abc".into(), 4), "abc");
         assert!(contains_ci(b"Hello World", b"world"));
         assert!(contains_ci(b"xxWORLD", b"world"));
         assert!(!contains_ci(b"word", b"world"));

@@ -6,8 +6,10 @@
 //! clean session keeps the room for the timeline. Network, a strip under
 //! Progress as wide as it (its rows have many columns), appears once the
 //! session made an HTTP exchange (or when focused): stdio sessions look as
-//! before. Read-only sessions (`attach`, `replay`) cannot compose: their
-//! Tools column shows only while focused, the right side taking the width.
+//! before. The Tools/Composer column shows only while Tools or Composer is
+//! focused (read-only sessions, `attach` and `replay`, have no Composer):
+//! the rest of the time the right side takes the width, and Raw keeping
+//! its own, the Timeline and Logs get the column's room.
 //!
 //! ```text
 //! ┌ header ─────────────────────────────────────────────────────────────┐
@@ -23,6 +25,7 @@
 //! │                  ││ rule violations (once any)   ││                 │
 //! └──────────────────┘└──────────────────────────────┘└─────────────────┘
 //!   status line: keys of the focused pane / text input
+//!   (the left column only while Tools or Composer is focused)
 //! ```
 
 use super::pane::Pane;
@@ -115,15 +118,19 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         return l;
     }
     let left_w = (body.width * 3 / 10).max(44);
-    // Read-only sessions (attach, replay) have no Composer and nothing to
-    // compose: the Tools column shows only while focused, and the panes
-    // that follow the session take its room.
+    // The Tools/Composer column shows while one of them is focused; the
+    // rest of the time the panes that follow the session take its room
+    // (read-only sessions, attach and replay, have no Composer at all).
     let composes = st.offers(Pane::Composer);
-    let (left, right) = if composes || st.shell.focus == Pane::Tools {
+    let (left, right) = if matches!(st.shell.focus, Pane::Tools | Pane::Composer) {
         cols(body, left_w)
     } else {
         (Rect::default(), body)
     };
+    // Raw is as wide either way: what the column gives goes to the
+    // Timeline and Logs, whose summaries need it most.
+    let beside = body.width.saturating_sub(left_w);
+    let raw_w = beside - beside * 13 / 20;
     let (tools, composer) = if composes {
         rows(left, left.height * 9 / 20)
     } else {
@@ -159,7 +166,7 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         l.panes.push((st.shell.focus, lower));
         return l;
     }
-    let (lists, raw) = cols(lower, lower.width * 13 / 20);
+    let (lists, raw) = cols(lower, lower.width.saturating_sub(raw_w));
     if !st.panes.findings.list.is_empty() || st.shell.focus == Pane::Findings {
         let (timeline, rest) = rows(lists, lists.height / 2);
         let (logs, findings) = rows(rest, rest.height / 2);

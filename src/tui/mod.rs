@@ -10,7 +10,8 @@
 //! registry), `action` (actions, effects, messages), `keymap`,
 //! `settings`, `theme`, `views` (incremental filtered lists), `calls`
 //! (gauges), `tasks` (calls running as tasks), `replay` (playback of a
-//! recorded trace), `schema`, `summary`, `jsonfmt`, `format`, `chrome`
+//! recorded trace), `schema`, `summary`, `label` (calls by name),
+//! `jsonfmt`, `format`, `chrome`
 //! (frames and fitting), `layout`, `ui` (prepare and paint a frame),
 //! `terminal` (guard), `runtime` (event loop and effects).
 
@@ -28,6 +29,7 @@ pub mod format;
 pub mod input_rounds;
 pub mod jsonfmt;
 pub mod keymap;
+pub mod label;
 pub mod layout;
 pub mod overlays;
 pub mod pane;

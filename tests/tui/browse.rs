@@ -440,6 +440,8 @@ fn older_revisions_get_no_completion_context() {
 fn a_click_on_a_tab_name_switches_to_it() {
     let sc = Scenario::new();
     let mut app = browse_app(&sc, full_caps());
+    // The Tools column shows while focused.
+    app.apply(Action::FocusTools);
     render(&mut app, 160, 48);
     // " 5 Tools │ Resources │ Prompts": the pane starts at column 0.
     let click = |col| MouseEvent {

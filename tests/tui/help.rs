@@ -11,8 +11,12 @@ fn help_rows(screen: &str) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let x0 = lines[top].iter().position(|c| *c == '┏').unwrap();
-    let x1 = lines[top].iter().rposition(|c| *c == '┓').unwrap();
+    // The help's own corners, around its title (a focused pane's border
+    // may share the row).
+    let title = lines[top].iter().collect::<String>();
+    let at = title[..title.find("Help — keys").unwrap()].chars().count();
+    let x0 = lines[top][..at].iter().rposition(|c| *c == '┏').unwrap();
+    let x1 = at + lines[top][at..].iter().position(|c| *c == '┓').unwrap();
     lines[top + 1..]
         .iter()
         .take_while(|l| l.get(x0) != Some(&'┗'))

@@ -26,6 +26,8 @@ mod findings;
 mod help;
 mod input;
 mod invisible;
+mod labels;
+mod labels_e2e;
 mod logs;
 mod network;
 mod otel;

@@ -133,7 +133,7 @@ fn snapshot_scope_zoomed_on_the_buffered_burst() {
     app.apply(Action::PanRight);
     assert!(!app.panes.scope.follow);
     let s = render(&mut app, 120, 30);
-    assert!(lane_row(&s, "fault_buffered #2").contains('◆'), "{s}");
+    assert!(lane_row(&s, "#6 fault_buffered").contains('◆'), "{s}");
     insta::assert_snapshot!(s);
 }
 
@@ -163,9 +163,9 @@ fn lanes_read_the_story_at_a_glance() {
     let s = render(&mut app, 160, 48);
     // One lane per call, in the order they started, then logs and the rest.
     let order: Vec<usize> = [
-        "upload_file #1",
-        "fault_buffered #2",
-        "fault_after_response",
+        "#5 upload_file",
+        "#6 fault_buffered",
+        "#7 fault_after_response",
         "logs",
         "session",
         "stderr · transport",
@@ -176,7 +176,7 @@ fn lanes_read_the_story_at_a_glance() {
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{s}");
     // The buffered call: a line while it waits, then one tall column
     // (twenty ticks) right before its response.
-    let buffered = lane_row(&s, "fault_buffered #2");
+    let buffered = lane_row(&s, "#6 fault_buffered");
     assert!(buffered.contains("▶─"), "{buffered}");
     assert!(
         buffered.contains('▆'),
@@ -184,7 +184,7 @@ fn lanes_read_the_story_at_a_glance() {
     );
     assert!(buffered.contains('◆'), "{buffered}");
     // Progress after the response: ticks right of the response's column.
-    let after = lane_row(&s, "fault_after_response");
+    let after = lane_row(&s, "#7 fault_after_response");
     let (ticks, line) = after.split_once('\n').unwrap();
     let resp = line.chars().position(|c| c == '◆').expect("response mark");
     assert!(
@@ -211,7 +211,7 @@ fn enter_shows_the_event_under_the_cursor_in_timeline_and_raw() {
     }
     let s = render(&mut app, 160, 48);
     let readout = s.lines().rev().nth(2).unwrap();
-    assert!(readout.contains("fault_buffered #2"), "{readout}");
+    assert!(readout.contains("#6 fault_buffered"), "{readout}");
     assert!(readout.contains("← res"), "{readout}");
     app.apply(Action::ShowEvent);
     assert_eq!(app.shell.focus, mcpscope::tui::pane::Pane::Timeline);
@@ -266,8 +266,8 @@ fn replay_draws_the_scope_as_events_are_fed() {
     while app.sync() {}
     app.apply(Action::ZoomFit);
     let s = render(&mut app, 160, 48);
-    assert!(lane_row(&s, "fault_buffered #2").contains('◆'), "{s}");
-    assert!(lane_row(&s, "upload_file #1").contains('▶'), "{s}");
+    assert!(lane_row(&s, "#6 fault_buffered").contains('◆'), "{s}");
+    assert!(lane_row(&s, "#5 upload_file").contains('▶'), "{s}");
 }
 
 #[test]
@@ -366,7 +366,7 @@ fn the_servers_spans_are_bars_under_their_call() {
         .iter()
         .position(|l| l.contains("  spans 2"))
         .unwrap_or_else(|| panic!("no spans row:\n{s}"));
-    assert!(lines[at - 2].contains("slow_task #1"), "{s}");
+    assert!(lines[at - 2].contains("#2 slow_task"), "{s}");
     let bar = lines[at];
     assert!(bar.contains('━'), "{s}");
     // The bar starts under the request's column (▶ on the call's line).

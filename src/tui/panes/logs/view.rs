@@ -1,13 +1,14 @@
 //! Logs: `notifications/message` by level (colour per level), logger and
 //! data folded to one line, the selected entry expandable; OTel log records
 //! (with the exporting service) and server stderr as the other sources,
-//! each row marked with its source (mcp, otel, stderr); per-level counters
-//! from the store's level index.
+//! each row marked with its source (mcp, otel, stderr) and, when one on
+//! screen belongs to a call, the call (`#12 slow_task`, as the Timeline
+//! names it); per-level counters from the store's level index.
 
 use crate::protocol::views::{LogLevel, LogView};
 use crate::trace::{Dir, Store};
 use crate::tui::chrome::{fit, full_width, inner};
-use crate::tui::format::{safe, safe_row};
+use crate::tui::format::{clip, safe, safe_row};
 use crate::tui::jsonfmt::Tok;
 use crate::tui::pane::Pane;
 use crate::tui::screen::Body;
@@ -16,6 +17,11 @@ use crate::tui::summary::data_one_line;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+/// The call column: `#12 slow_t…` at the least.
+const CALL_MIN: usize = 11;
+const CALL_MAX: usize = 24;
 
 fn short(l: LogLevel) -> &'static str {
     match l {
@@ -63,6 +69,22 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let len = v.len();
     let mut lines: Vec<Line> = Vec::new();
     let start = lg.cursor.window(len, rows);
+    // The call each row on screen belongs to (`#12 slow_task`), in a
+    // column only when one of them names one.
+    let labels = &st.panes.timeline.labels;
+    let named: Vec<Option<String>> = (start..len.min(start + rows))
+        .map(|i| {
+            v.seq_at(i)
+                .and_then(|seq| store.get(seq))
+                .and_then(|ev| labels.of(&ev))
+        })
+        .collect();
+    let call_w = named
+        .iter()
+        .flatten()
+        .map(|l| l.width())
+        .max()
+        .map_or(0, |n| n.clamp(CALL_MIN, CALL_MAX));
     for i in start..len {
         if lines.len() >= rows {
             break;
@@ -82,6 +104,13 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             format!("{source:<6} "),
             Style::default().fg(color),
         ));
+        if call_w > 0 {
+            let call = named.get(i - start).cloned().flatten().unwrap_or_default();
+            spans.push(Span::styled(
+                format!("{} ", fit(&call, call_w)),
+                Style::default().fg(t.accent),
+            ));
+        }
         if ev.dir == Dir::Stderr {
             // No level: the text lines up with the others' logger column.
             spans.push(Span::raw(" ".repeat(10)));
@@ -119,6 +148,12 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                     ));
                 }
             }
+        }
+        // The text, last on the row, ends in an ellipsis where it is cut.
+        if let Some(last) = spans.pop() {
+            let used: usize = spans.iter().map(|s| s.content.width()).sum();
+            let text = clip(last.content.into_owned(), w.saturating_sub(used));
+            spans.push(Span::styled(text, last.style));
         }
         let line = Line::from(spans);
         hit_rows.push((inner.y + lines.len() as u16, i));

@@ -1,4 +1,5 @@
-//! Raw: the selected event's frame, pretty-printed with JSON colouring (long
+//! Raw: the selected event's frame (its title names the call it belongs
+//! to, `call #12 slow_task`), pretty-printed with JSON colouring (long
 //! lines wrapped at the pane's width, continuations marked `↪`) or as
 //! exact bytes, with search matches highlighted. The lines were prepared
 //! when the selection changed; drawing only slices them.
@@ -16,6 +17,35 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
+/// The title's first part: the event and the call it belongs to, named
+/// as the Timeline names it (`#14 ← notification of #12 slow_task`; the
+/// kind in the Timeline's short words when the whole would not fit).
+fn event_title(e: &crate::trace::EventRef<'_>, call: Option<String>, room: usize) -> String {
+    let what = event_label(e.dir, e.kind);
+    let head = format!("· #{} {}", e.seq, dir_glyph(e.dir));
+    let Some(call) = call else {
+        return format!("{head} {what}");
+    };
+    // A request is its own call: its name is enough.
+    let own = format!("#{} ", e.seq);
+    let call = match call.strip_prefix(&own) {
+        Some(name) => name.to_string(),
+        None => format!("of {call}"),
+    };
+    let long = format!("{head} {what} {call}");
+    if long.width() <= room {
+        return long;
+    }
+    let short = match what {
+        "request" => "req",
+        "response" => "res",
+        "notification" => "ntf",
+        "error" => "err",
+        other => other,
+    };
+    format!("{head} {short} {}", call.trim_start_matches("of "))
+}
+
 /// The title (it names the event, read from the store: the caller holds
 /// its lock) and the visible slice of the prepared lines.
 pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
@@ -28,12 +58,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let room = (area.width as usize).saturating_sub(tab_label(Pane::Raw).width() + 3);
     let mut info = search_part(raw, room);
     let mut rest = match &ev {
-        Some(e) => format!(
-            "· #{} {} {}",
-            e.seq,
-            dir_glyph(e.dir),
-            event_label(e.dir, e.kind)
-        ),
+        Some(e) => event_title(e, st.panes.timeline.labels.of(e), room),
         None => "· nothing selected".into(),
     };
     if let Some(fl) = raw.seq.and_then(|s| st.panes.findings.flag(s))

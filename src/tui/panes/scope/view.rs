@@ -247,6 +247,15 @@ impl Cols<'_> {
     }
 }
 
+/// A lane's title: a call's lane names its call as every pane does
+/// (`#12 slow_task`, see `label`); the others keep theirs.
+fn lane_title(lane: &Lane, labels: &crate::tui::label::Labels) -> String {
+    match (&lane.kind, &lane.id) {
+        (LaneKind::Call, Some(id)) => labels.of_id(id).unwrap_or_else(|| lane.label.clone()),
+        _ => lane.label.clone(),
+    }
+}
+
 /// A call's state for its lane's second label: `done 2.6s`, `running 1.2s`.
 fn call_state(st: &View, lane: &Lane, edge: u64) -> String {
     let sent = lane.sent_us.unwrap_or(0);
@@ -356,6 +365,7 @@ fn col_width(us: f64) -> String {
 pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let t = &st.shell.theme;
     let sc = &st.panes.scope;
+    let labels = &st.panes.timeline.labels;
     let inner = inner(area);
     let w = inner.width as usize;
     let lw = label_cols(w);
@@ -457,7 +467,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             let late = lane.response_us;
             let cells = cx.cells(lane, &[Mark::Progress.track()], None, late, &mut bins);
             let mut row = vec![
-                Span::styled(fit(&lane.label, lw), label_style),
+                Span::styled(fit(&lane_title(lane, labels), lw), label_style),
                 sel_mark.clone(),
             ];
             row.extend(spans(&cells));
@@ -521,7 +531,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     ));
     let mut spans_out = Vec::new();
     if let Some(lane) = lanes.get(sc.lane) {
-        text.push_str(&format!(" · {}", lane.label));
+        text.push_str(&format!(" · {}", lane_title(lane, labels)));
         if let Some(s) = span_at(&placed_spans(lane, sc.wall), lo, hi) {
             text.push_str(&format!(" · {s}"));
         }
@@ -532,11 +542,11 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         if let Some((_, seq, at)) = hit
             && let Some(ev) = store.get(seq)
         {
-            let s = summarize(&ev);
+            let s = summarize(&ev, labels);
             if near {
                 text.push_str(&format!(" · nearest {}", exact(at)));
             }
-            let mut ids = s.ids.clone();
+            let mut ids = s.call.clone();
             if !ids.is_empty() {
                 ids.push(' ');
             }

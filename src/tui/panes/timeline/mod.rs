@@ -9,6 +9,7 @@ use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::command::Commands;
 use crate::tui::cursor::Cursor;
+use crate::tui::label::Labels;
 use crate::tui::panes::{Actions, Cx, Fit, Keys, PaneSpec, Start, Upkeep};
 use crate::tui::views::TimelineView;
 
@@ -29,6 +30,9 @@ pub struct TimelineState {
     pub selected_seq: Option<u64>,
     /// Times by the wall clock instead of since the session started.
     pub wall_clock: bool,
+    /// Which call each event belongs to, by name (`#12 slow_task`): the
+    /// call column here, and the Logs, Raw and Scope read it too.
+    pub labels: Labels,
 }
 
 /// How a timeline row names its call: a request, response or cancellation
@@ -77,8 +81,9 @@ impl PaneSpec for TimelineState {
     fn pull(&mut self, store: &Store, budget: u64) -> Upkeep {
         let done = self.view.sync(store, budget);
         self.rebuilding = !done;
+        let named = self.labels.sync(store, budget);
         Upkeep {
-            done,
+            done: done && named,
             changed: false,
         }
     }

@@ -4,12 +4,15 @@
 //! (`+12.345s`) or, toggled, by the wall clock. Over HTTP, when the rows on
 //! screen come from more than one stream, a narrow column names each
 //! event's channel (`post:3`, `get`…), so the order within each stream is
-//! visible; the Network pane narrows the view to one channel. The columns
-//! are sized from the rows on screen and the summary gets what is left.
+//! visible; the Network pane narrows the view to one channel. The call
+//! column names the call each row belongs to (`#12 slow_task`: its
+//! request's seq and tool or method, see `label`). The columns are sized
+//! from the rows on screen and the summary gets what is left; when room is
+//! short the method column goes before the call column.
 
 use crate::trace::{Dir, Store};
 use crate::tui::chrome::{fit, full_width, inner};
-use crate::tui::format::{count, safe, since_start};
+use crate::tui::format::{clip, count, safe, since_start};
 use crate::tui::panes::findings::view::{severity_color, severity_glyph};
 use crate::tui::screen::Body;
 use crate::tui::screen::View;
@@ -27,8 +30,9 @@ const CHANNEL_W: usize = 9;
 const SUMMARY_MIN: usize = 20;
 const METHOD_MIN: usize = 8;
 const METHOD_MAX: usize = 28;
-const IDS_MIN: usize = 8;
-const IDS_MAX: usize = 26;
+/// `#12 slow_t…` still tells calls apart.
+const CALL_MIN: usize = 11;
+const CALL_MAX: usize = 30;
 
 /// The rows on screen, read from the store (the caller holds its lock),
 /// and which timeline row each drawn line shows.
@@ -38,7 +42,10 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let len = tl.view.len(store);
     let mut info = vec![format!("· {}", count(len as u64, "row", "rows"))];
     if let Some(l) = &tl.view.lane {
-        info.push(format!("lane id {}", l.id));
+        info.push(match tl.labels.of_id(&l.id) {
+            Some(name) => format!("lane {name}"),
+            None => format!("lane id {}", l.id),
+        });
     } else if let Some(c) = &tl.view.channel {
         info.push(format!("channel {}", c.name));
     } else {
@@ -77,7 +84,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                 },
                 dir: ev.dir,
                 channel: safe(ev.channel, 40),
-                s: summarize(&ev),
+                s: summarize(&ev, &tl.labels),
             });
             Some((i, seq, row))
         })
@@ -87,12 +94,12 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         time: tw,
         channel: cw,
         method: mw,
-        ids: iw,
+        call: iw,
     } = cols;
     let mut lines = vec![Line::styled(
         fit(
             &format!(
-                "{:>tw$}   {}{:<5} {} {}summary",
+                "{:>tw$}   {}{:<5} {}{} summary",
                 if wall.is_some() { "UTC" } else { "time" },
                 if cw > 0 {
                     format!("{} ", fit("channel", cw))
@@ -100,13 +107,12 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                     String::new()
                 },
                 "kind",
-                fit("method", mw),
-                if iw > 0 {
-                    let label = if iw >= 10 { "id / token" } else { "id" };
-                    format!("{} ", fit(label, iw))
+                if mw > 0 {
+                    format!("{} ", fit("method", mw))
                 } else {
                     String::new()
                 },
+                fit("call", iw),
             ),
             w,
         ),
@@ -178,23 +184,28 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             // A replayed trace names its own channels: sanitised like any text.
             spans.push(Span::styled(format!("{} ", fit(&channel, cw)), t.muted()));
         }
-        spans.extend([
-            Span::styled(format!("{:<5} ", s.kind), Style::default().fg(class_color)),
-            Span::styled(
+        spans.push(Span::styled(
+            format!("{:<5} ", s.kind),
+            Style::default().fg(class_color),
+        ));
+        if mw > 0 {
+            spans.push(Span::styled(
                 format!("{} ", fit(short_method(&s.method), mw)),
                 Style::default().fg(t.fg),
-            ),
-        ]);
-        if iw > 0 {
-            spans.push(Span::styled(
-                format!("{} ", fit(&s.ids, iw)),
-                Style::default().fg(t.accent),
             ));
         }
+        spans.push(Span::styled(
+            format!("{} ", fit(&s.call, iw)),
+            Style::default().fg(t.accent),
+        ));
         if late {
             spans.push(Span::styled("after response! ", text_style));
         }
-        spans.push(Span::styled(s.text, text_style));
+        let used: usize = spans.iter().map(|s| s.content.width()).sum();
+        spans.push(Span::styled(
+            clip(s.text, w.saturating_sub(used)),
+            text_style,
+        ));
         let line = Line::from(spans);
         lines.push(if i == tl.cursor.selected {
             full_width(line, w, t.selected())
@@ -223,18 +234,19 @@ struct Columns {
     time: usize,
     /// 0: no channel column.
     channel: usize,
+    /// 0: no method column.
     method: usize,
-    /// 0: no id column.
-    ids: usize,
+    call: usize,
 }
 
 impl Columns {
     /// Each column as wide as its widest row on screen (within bounds);
-    /// when that leaves the summary less than `SUMMARY_MIN`, the id and
+    /// when that leaves the summary less than `SUMMARY_MIN`, the call and
     /// then the method columns give way down to their minimums, then the
-    /// id column goes. The
-    /// channel column is drawn only over HTTP when the rows on screen come
-    /// from more than one stream.
+    /// method column goes (the kind and the summary still say what a row
+    /// is); the call column stays, so concurrent calls read apart at every
+    /// size. The channel column is drawn only over HTTP when the rows on
+    /// screen come from more than one stream.
     fn fit<'a>(w: usize, st: &View, rows: impl Iterator<Item = &'a Shown> + Clone) -> Columns {
         let widest = |f: &dyn Fn(&Shown) -> usize| rows.clone().map(f).max().unwrap_or(0);
         let time = widest(&|r| r.time.width()).max(4) + 1;
@@ -250,25 +262,26 @@ impl Columns {
             0
         };
         let mut method = widest(&|r| short_method(&r.s.method).width()).clamp(6, METHOD_MAX);
-        let mut ids = widest(&|r| r.s.ids.width()).clamp(5, IDS_MAX);
+        let mut call = widest(&|r| r.s.call.width()).clamp(4, CALL_MAX);
         // Time, the direction glyph, the channel, the kind, and a space after each.
         let fixed = time + 3 + if channel > 0 { channel + 1 } else { 0 } + 6;
-        let used = |m: usize, i: usize| fixed + m + 1 + if i > 0 { i + 1 } else { 0 } + SUMMARY_MIN;
-        while used(method, ids) > w && ids > IDS_MIN {
-            ids -= 1;
+        let used = |m: usize, c: usize| fixed + if m > 0 { m + 1 } else { 0 } + c + 1 + SUMMARY_MIN;
+        while used(method, call) > w && call > CALL_MIN {
+            call -= 1;
         }
-        while used(method, ids) > w && method > METHOD_MIN {
+        while used(method, call) > w && method > METHOD_MIN {
             method -= 1;
         }
-        // Still short: the ids go (the Raw pane and the lane show them).
-        if used(method, ids) > w {
-            ids = 0;
+        // Still short: the method goes (the kind and the summary say what
+        // a row is; the Raw pane shows it).
+        if used(method, call) > w {
+            method = 0;
         }
         Columns {
             time,
             channel,
             method,
-            ids,
+            call,
         }
     }
 }
