@@ -6,6 +6,8 @@
 //! that read it and re-fit the views. No terminal here: tests drive it
 //! with actions.
 
+#[cfg(test)]
+mod intake_tests;
 mod msgs;
 mod options;
 mod rewind;
@@ -63,6 +65,11 @@ pub struct App {
     pub dirty: bool,
     /// A view has more to scan (a rebuild in progress).
     pub behind: bool,
+    /// An update asked for the views to scan at once (a cleared filter's
+    /// rescan, a replay step): the sync step after it takes events in.
+    /// Other keys only settle, so a key's frame never waits behind what a
+    /// flood appended meanwhile.
+    rescan: bool,
     /// Restarts of the session asked for, and where the last one is.
     pub restart: Restarts,
     /// The server as a recording's header names it, for a saved test file.
@@ -87,8 +94,8 @@ enum Then {
     Nothing,
     /// Re-fit cursors and caches to the state (no new events taken in).
     Settle,
-    /// Take in new events when a view is behind, else settle.
-    SyncIfBehind,
+    /// Take in new events when the update asked for a rescan, else settle.
+    SyncIfRescan,
     /// Take in new events (a filter typed: its rows show at once).
     Sync,
 }
@@ -149,6 +156,7 @@ impl App {
             recorded: Default::default(),
             dirty: true,
             behind: true,
+            rescan: false,
             restart: Restarts::default(),
             server_json: opts.server_json,
             quit: false,
@@ -290,9 +298,19 @@ impl App {
                 Command::Notice(n) => self.shell.notice = Some(n),
                 Command::Focus(p) => self.focus(p),
                 Command::RawFollows(p) => self.panes.raw.source = p,
-                Command::Rescan => self.behind = true,
-                Command::ShowLane(lane) => self.panes.timeline.show_lane(lane),
-                Command::ShowChannel(lane) => self.panes.timeline.show_channel(lane),
+                Command::Rescan => {
+                    self.behind = true;
+                    self.rescan = true;
+                }
+                // A new view's rows are scanned at once, as a rescan's.
+                Command::ShowLane(lane) => {
+                    self.panes.timeline.show_lane(lane);
+                    self.rescan = true;
+                }
+                Command::ShowChannel(lane) => {
+                    self.panes.timeline.show_channel(lane);
+                    self.rescan = true;
+                }
                 Command::LoadTool { name, schema } => {
                     self.panes
                         .composer
@@ -613,7 +631,7 @@ impl App {
             },
         };
         self.route(cmds);
-        self.finish(Then::SyncIfBehind)
+        self.finish(Then::SyncIfRescan)
     }
 
     /// Start a live session again once its server exited or its
@@ -683,6 +701,7 @@ impl App {
         }
         self.release_findings();
         self.behind = true;
+        self.rescan = true;
         out
     }
 }

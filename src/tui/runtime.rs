@@ -1,11 +1,15 @@
-//! The event loop: one `tokio::select!` over terminal input, the store's
-//! change signal, effect results and a frame tick. The tick also moves a
-//! replay forward and (at most once a second) the checks' clock; findings
-//! reach the App as messages from a small forwarding task, and so do the
-//! results of effects. Drawing happens only when something changed, at most
-//! `fps` times a second; the store's read lock is held while the views sync
-//! and the frame's rows are read, and released before widgets are painted
-//! and the terminal is written.
+//! The event loop: one biased `tokio::select!` over terminal input first,
+//! then signals, effect results, a frame tick, the views' ingest and the
+//! store's change signal. Each pass also moves a replay forward and (at
+//! most once a second) the checks' clock; findings reach the App as
+//! messages from a small forwarding task, and so do the results of
+//! effects. What the store gained is taken in by slices of a few
+//! milliseconds between input polls, so a key never waits behind a
+//! flood's backlog; what the user did is drawn at once from what the
+//! views hold (no ingest before it), the rest at most `fps` times a second.
+//! The store's read lock is held while a slice is taken in or a frame's
+//! rows are read, and released before widgets are painted and the
+//! terminal is written.
 //!
 //! The Executor owns the live session. A restart replaces it: the old one
 //! is stopped, the `restart` marker recorded, a new one opened from the
@@ -25,6 +29,8 @@ use crate::protocol::views::LogLevel;
 use crate::session::Launch;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -241,7 +247,7 @@ impl Executor {
                 } else {
                     let out = term.backend_mut();
                     let _ = write!(out, "{}", clipboard::osc52(&text));
-                    let _ = out.flush();
+                    let _ = Write::flush(out);
                     now.push(Msg::Notice(Landed::Osc52.notice(&what, bytes)));
                 }
             }
@@ -513,11 +519,38 @@ fn draw_due(dirty: bool, behind: bool, input: bool, since: Duration, frame: Dura
     (dirty && input) || ((dirty || behind) && since >= frame)
 }
 
+/// How long one slice of ingest holds the store's read lock, at most
+/// about: the longest a key waits for the loop (ingest, for its part,
+/// waits at most this long for the lock).
+const INGEST_SLICE: Duration = Duration::from_millis(4);
+
+/// Take in one slice of what the store gained, on the wall clock.
+fn ingest(app: &mut App) {
+    let trace = app.trace().clone();
+    let store = trace.read();
+    let start = Instant::now();
+    app.sync_until(&store, || start.elapsed() >= INGEST_SLICE);
+}
+
+/// What a frame takes in from the store before it is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intake {
+    /// A full pass (the first frame).
+    Full,
+    /// Nothing: a frame for what the user did shows it from what the views
+    /// already hold, at once.
+    Nothing,
+}
+
 /// Sync the views and draw one frame. The lock covers the sync and the
 /// reading of the rows on screen; painting and the terminal write happen
 /// after it is released, so neither a slow terminal nor widget rendering
 /// stalls ingest.
-pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
+pub fn draw<B: Backend>(
+    app: &mut App,
+    term: &mut Terminal<B>,
+    intake: Intake,
+) -> Result<(), B::Error> {
     term.autoresize()?;
     let size = term.size()?;
     if (size.width, size.height) != (app.shell.width, app.shell.height) {
@@ -527,7 +560,12 @@ pub fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     let trace = app.trace().clone();
     let prepared = {
         let store = trace.read();
-        app.sync_with(&store);
+        match intake {
+            Intake::Full => {
+                app.sync_with(&store);
+            }
+            Intake::Nothing => app.settle_frame(&store),
+        }
         ui::prepare(area, &app.view(), &store)
     };
     let mut frame = term.get_frame();
@@ -560,7 +598,7 @@ pub async fn event_loop(
     // Replay time and the checks' tick are measured on tokio's clock.
     let mut last_advance = tokio::time::Instant::now();
     let mut last_check_tick = last_advance;
-    draw(app, term)?;
+    draw(app, term, Intake::Full)?;
     if let Some(path) = std::env::var_os("MCPSCOPE_TIMINGS") {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let _ = std::fs::write(path, format!("first_frame_ms={ms:.1}\n"));
@@ -573,6 +611,8 @@ pub async fn event_loop(
     loop {
         let mut input = false;
         let effects = tokio::select! {
+            // A key is taken before anything else that is ready.
+            biased;
             ev = events.next() => {
                 // What the user did; a pointer merely moving is not drawn at once.
                 input = !matches!(
@@ -591,15 +631,20 @@ pub async fn event_loop(
                     Some(Err(_)) | None => vec![Effect::Quit],
                 }
             }
-            res = changed.changed() => {
-                if res.is_ok() { app.behind = true; }
-                Vec::new()
-            }
-            Some(msg) = msgs.recv() => app.on_msg(msg),
-            _ = tick.tick() => Vec::new(),
             sig = signals.recv() => {
                 ended = Ended::Signal(sig);
                 vec![Effect::Quit]
+            }
+            Some(msg) = msgs.recv() => app.on_msg(msg),
+            _ = tick.tick() => Vec::new(),
+            // One slice, then input is polled again.
+            () = std::future::ready(()), if app.behind => {
+                ingest(app);
+                Vec::new()
+            }
+            res = changed.changed() => {
+                if res.is_ok() { app.behind = true; }
+                Vec::new()
             }
         };
         // Effects may answer with messages, whose effects run in turn.
@@ -627,7 +672,7 @@ pub async fn event_loop(
         let since = last_draw.elapsed();
         let live = app.panes.progress.calls.running() > 0 && since >= clock;
         if draw_due(app.dirty, app.behind, input, since, frame) || live {
-            draw(app, term)?;
+            draw(app, term, Intake::Nothing)?;
             last_draw = Instant::now();
         }
     }

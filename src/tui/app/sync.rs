@@ -24,6 +24,10 @@ use ratatui::layout::Rect;
 /// spread over several frames instead of freezing one.
 const SYNC_BUDGET: u64 = 250_000;
 
+/// Events a view scans per slice of [`App::sync_until`]: small enough that
+/// the clock is asked often (a slice costs well under a millisecond).
+pub(super) const SLICE: u64 = 4_096;
+
 impl App {
     /// Pull what the store gained. Holds the read lock for one bounded pass.
     /// Returns true when a view still has work (call again next tick).
@@ -34,6 +38,45 @@ impl App {
     }
 
     pub fn sync_with(&mut self, store: &Store) -> bool {
+        let done = self.take_in(store, SYNC_BUDGET);
+        self.settle_after(store, done)
+    }
+
+    /// Take in what the store gained in slices of [`SLICE`] events a view
+    /// until `enough` says stop (asked after each slice; at most
+    /// [`SYNC_BUDGET`] events a view in all), then settle. The runtime
+    /// stops on its clock, so the read lock is held, and a key waits, for
+    /// about one slice; nothing is skipped, the next call goes on from
+    /// there. Returns true when a view still has work.
+    pub fn sync_until(&mut self, store: &Store, mut enough: impl FnMut() -> bool) -> bool {
+        let mut done = self.take_in(store, SLICE);
+        let mut taken = SLICE;
+        while !done && taken < SYNC_BUDGET && !enough() {
+            done = self.take_in(store, SLICE);
+            taken += SLICE;
+        }
+        self.settle_after(store, done)
+    }
+
+    /// The step before a frame drawn for a key: clocks move and the views
+    /// re-fit, but nothing new is taken in, so the key's frame never waits
+    /// behind a backlog (the next slice takes it in).
+    pub fn settle_frame(&mut self, store: &Store) {
+        self.shell.now_us = self.trace.now_us();
+        if !self.settle(store) {
+            self.behind = true;
+        }
+    }
+
+    fn settle_after(&mut self, store: &Store, done: bool) -> bool {
+        let done = done & self.settle(store);
+        self.behind = !done;
+        self.behind
+    }
+
+    /// One pass over what the store gained, at most `budget` events a
+    /// view. Returns true when every view has caught up.
+    fn take_in(&mut self, store: &Store, budget: u64) -> bool {
         self.shell.now_us = self.trace.now_us();
         let before = (self.shell.events, self.panes.progress.calls.list.len());
         self.shell.events = store.len();
@@ -60,8 +103,8 @@ impl App {
         }
         self.shell.evicted = store.evicted();
         // The panes take in what the store gained (Progress its calls).
-        let pulled = self.panes.pull(store, SYNC_BUDGET);
-        let mut done = pulled.done;
+        let pulled = self.panes.pull(store, budget);
+        let done = pulled.done;
         if pulled.changed {
             self.dirty = true;
         }
@@ -97,9 +140,7 @@ impl App {
             // Elapsed times and countdowns move even without new events.
             self.dirty = true;
         }
-        done &= self.settle(store);
-        self.behind = !done;
-        self.behind
+        done
     }
 
     /// Apply follow modes, clamp cursors (each pane's `refit`, to the room
@@ -133,6 +174,7 @@ impl App {
     /// The sync step after an update: one read lock for the commands that
     /// read the store, then what `then` asks. Returns the update's effects.
     pub(super) fn finish(&mut self, then: Then) -> Vec<Effect> {
+        let rescan = std::mem::take(&mut self.rescan);
         if !self.queued.is_empty() || then != Then::Nothing {
             let trace = self.trace.clone();
             let store = trace.read();
@@ -146,10 +188,10 @@ impl App {
                 Then::Sync => {
                     self.sync_with(&store);
                 }
-                Then::SyncIfBehind if self.behind => {
+                Then::SyncIfRescan if rescan => {
                     self.sync_with(&store);
                 }
-                Then::Settle | Then::SyncIfBehind => {
+                Then::Settle | Then::SyncIfRescan => {
                     if !self.settle(&store) {
                         self.behind = true;
                     }
