@@ -7,14 +7,17 @@
 //! the time from sending the key to that screen is the sample. Prints the
 //! median, the 90th percentile and the worst. With `scope` the Scope view
 //! is focused first and each sample is a zoom key (alternately `-` and
-//! `+`), awaited until the title shows the new time scale.
+//! `+`), awaited until the title shows the new time scale. With `help`
+//! each sample opens or closes the help overlay (`?`), awaited until its
+//! frame shows or is gone.
 //!
 //! The tmux server runs on a socket of its own and is killed at the end.
 //!
 //! `--against BIN` measures another build of mcpscope too, in the same run
-//! and the same way, after this one, and prints the ratio of the medians.
+//! and the same way, after this one, and prints the ratios of the medians,
+//! the p90s and the worst samples (the other build's over this one's).
 //!
-//! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES] [scope] [--against BIN]`
+//! Run: `cargo build --release && cargo run --release --example key_latency [SAMPLES] [scope|help] [--against BIN]`
 
 // A benchmark prints its figures, and a broken setup ends it at once.
 #![allow(
@@ -82,26 +85,55 @@ impl Drop for Tmux {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let samples: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(40);
-    let scope = args.iter().any(|a| a == "scope");
+    let kind = if args.iter().any(|a| a == "scope") {
+        Kind::Scope
+    } else if args.iter().any(|a| a == "help") {
+        Kind::Help
+    } else {
+        Kind::Focus
+    };
     let against = args
         .iter()
         .position(|a| a == "--against")
         .and_then(|i| args.get(i + 1))
         .map(std::path::PathBuf::from);
     let bin = release_bin::release_bin();
-    let this = measure(&bin, samples, scope);
+    let this = measure(&bin, samples, kind);
     if let Some(other) = against {
-        let that = measure(&other, samples, scope);
+        let that = measure(&other, samples, kind);
         println!(
-            "  median ratio {}: {:.2}× this build's",
+            "  {} over this build: median {:.2}× · p90 {:.2}× · worst {:.2}×",
             other.display(),
-            that / this
+            that.median / this.median,
+            that.p90 / this.p90,
+            that.worst / this.worst
         );
     }
 }
 
-/// One binary's samples during its own flood; prints them and returns the median in ms.
-fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
+/// What each sample's key does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `2` and `1` in turn: the focused pane's thick border moves.
+    Focus,
+    /// `-` and `+` in the Scope: its title's time scale changes.
+    Scope,
+    /// `?` in turn opens and closes the help overlay.
+    Help,
+}
+
+/// One binary's figures, in ms.
+struct Stats {
+    median: f64,
+    p90: f64,
+    worst: f64,
+}
+
+/// Help's frame title while it is open.
+const HELP_TITLE: &str = " Help — keys";
+
+/// One binary's samples during its own flood; prints and returns its figures.
+fn measure(bin: &std::path::Path, samples: usize, kind: Kind) -> Stats {
     let config = std::env::temp_dir().join(format!("mcpscope-keylat-{}", std::process::id()));
     std::fs::create_dir_all(&config).expect("config dir");
     static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -140,7 +172,7 @@ fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
     std::thread::sleep(Duration::from_secs(2));
 
     let mut focus = [("2", "┏ 2 Timeline"), ("1", "┏ 1 Progress")];
-    if scope {
+    if kind == Kind::Scope {
         t.key("9");
         if t.wait(Duration::from_secs(5), |s| {
             s.contains("┏ 9 Scope · 10 s per width")
@@ -158,9 +190,17 @@ fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
     let mut lat = Vec::with_capacity(samples);
     for i in 0..samples {
         let (key, shown) = focus[i % 2];
+        let opens = i % 2 == 0;
         let sent = Instant::now();
-        t.key(key);
-        match t.wait(Duration::from_secs(5), |s| s.contains(shown)) {
+        let seen = if kind == Kind::Help {
+            t.key("?");
+            t.wait(Duration::from_secs(5), |s| s.contains(HELP_TITLE) == opens)
+        } else {
+            t.key(key);
+            t.wait(Duration::from_secs(5), |s| s.contains(shown))
+        };
+        let key = if kind == Kind::Help { "?" } else { key };
+        match seen {
             Some(at) => lat.push(at - sent),
             None => {
                 eprintln!(
@@ -179,6 +219,9 @@ fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
         .and_then(|l| l.split_whitespace().last())
         .unwrap_or("?")
         .to_string();
+    if kind == Kind::Help && samples % 2 == 1 {
+        t.key("?");
+    }
     t.key("q");
     let _ = std::fs::remove_dir_all(&config);
 
@@ -190,7 +233,11 @@ fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
     println!(
         "{}: key → screen latency during a flood ({samples} {} keys, {W}×{H}, store at {events} events)",
         bin.display(),
-        if scope { "Scope zoom" } else { "focus" }
+        match kind {
+            Kind::Focus => "focus",
+            Kind::Scope => "Scope zoom",
+            Kind::Help => "help open/close",
+        }
     );
     println!(
         "  median {median:.1} ms · p90 {p90:.1} ms · worst {worst:.1} ms (budget: median ≤ 16 ms, one frame)"
@@ -203,5 +250,5 @@ fn measure(bin: &std::path::Path, samples: usize, scope: bool) -> f64 {
             "OVER BUDGET"
         }
     );
-    median
+    Stats { median, p90, worst }
 }
