@@ -6,9 +6,16 @@
 
 use crate::common::tmux::{Tmux, assert_restored, require_tmux};
 
-/// The row of the capture whose Scope lane label starts with `label`.
-fn lane<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
-    screen.lines().find(|l| l.contains(&format!("┃{label}")))
+/// The row of the capture whose Scope lane is the call of `tool`: its
+/// title names the call as the Timeline does, `#N tool`.
+fn lane<'a>(screen: &'a str, tool: &str) -> Option<&'a str> {
+    screen.lines().find(|l| {
+        l.split_once("┃#").is_some_and(|(_, rest)| {
+            rest.split_once(' ').is_some_and(|(n, name)| {
+                n.chars().all(|c| c.is_ascii_digit()) && name.starts_with(tool)
+            })
+        })
+    })
 }
 
 #[test]
@@ -38,7 +45,7 @@ fn scope_live_then_replayed() {
     // The whole session: each call's lane has its request and its response.
     t.keys(&["w"]);
     let s = t.wait_for("the buffered call's lane with its response", 20, |s| {
-        s.contains("┃fault_buffered #")
+        lane(s, "fault_buffered").is_some()
     });
     assert!(s.contains("▶"), "{s}");
     assert!(s.contains("◆"), "{s}");
@@ -54,8 +61,8 @@ fn scope_live_then_replayed() {
     r.keys(&["E", "9", "w"]);
     let s = r.wait_for("the replayed lanes", 30, |s| {
         s.contains("replay ended")
-            && lane(s, "fault_buffered #").is_some()
-            && lane(s, "upload_file #").is_some()
+            && lane(s, "fault_buffered").is_some()
+            && lane(s, "upload_file").is_some()
     });
     assert!(s.contains("◆"), "{s}");
     r.keys(&["q"]);
