@@ -85,7 +85,11 @@ impl App {
 
     pub fn set_server(&mut self, init: &InitializeResult) {
         let s = &mut self.shell.server;
-        s.name = safe(init.server_name(), 60);
+        // A server that names itself nowhere keeps the name the session
+        // was started with (the spec's, or the recording's), not `?`.
+        if init.names_server() {
+            s.name = safe(init.server_name(), 60);
+        }
         s.version = safe(init.server_version(), 30);
         s.revision = safe(&init.protocol_version, 30);
         s.capabilities = init
