@@ -304,6 +304,12 @@ impl App {
                     self.overlays.input = Some(status::update::open(target, before));
                 }
                 Command::SetText(target, text) => self.set_text(target, text),
+                Command::CancelText(target, text) => {
+                    self.set_text(target, text);
+                    if target == InputTarget::CustomToken {
+                        self.panes.composer.cancel_custom_token();
+                    }
+                }
                 c => self.queued.push(c),
             }
         }

@@ -453,3 +453,37 @@ fn a_stateless_server_that_logs_is_asked_for_every_level() {
         "{fired:?}"
     );
 }
+
+/// Esc in the custom token's field is a cancel: the token mode the field
+/// was opened in comes back with the text, and Enter keeps what was typed.
+#[test]
+fn esc_in_the_custom_token_field_keeps_the_token_mode_it_had() {
+    use mcpscope::tui::panes::composer::TokenMode;
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusComposer);
+    let before = app.panes.composer.token;
+    assert_ne!(before, TokenMode::Custom);
+    app.apply(Action::EditToken);
+    typed(&mut app, "mine");
+    assert_eq!(
+        app.panes.composer.token,
+        TokenMode::Custom,
+        "typing shows it"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.panes.composer.token, before);
+    assert_eq!(app.panes.composer.custom_token, "");
+
+    app.apply(Action::EditToken);
+    typed(&mut app, "mine");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.panes.composer.token, TokenMode::Custom);
+    assert_eq!(app.panes.composer.custom_token, "mine");
+    // A second Esc cancels that prompt only: the custom token stays.
+    app.apply(Action::EditToken);
+    typed(&mut app, "x");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.panes.composer.token, TokenMode::Custom);
+    assert_eq!(app.panes.composer.custom_token, "mine");
+}
