@@ -44,6 +44,7 @@ pub struct App {
     pub overlays: Overlays,
     trace: Trace,
     runs: Vec<(String, Value)>,
+    run_level: Option<crate::protocol::views::LogLevel>,
     default_limits: Limits,
     playback: Option<Playback>,
     /// Findings about events a replay stepped back before, until it
@@ -130,12 +131,13 @@ impl App {
             fps: opts.fps,
             replay: opts.playback.as_ref().map(Playback::view),
         };
-        App {
+        let mut app = App {
             shell,
             panes,
             overlays: Overlays::default(),
             trace,
             runs: opts.runs,
+            run_level: opts.run_level,
             default_limits: Limits {
                 idle: opts.idle_timeout_secs.map(Duration::from_secs),
                 max: opts.max_timeout_secs.map(Duration::from_secs),
@@ -152,7 +154,13 @@ impl App {
             restart: Restarts::default(),
             server_json: opts.server_json,
             quit: false,
+        };
+        // `--focus`: as its key would, so a pane not offered (Network
+        // before any HTTP exchange) is refused the same way.
+        if let Some(action) = opts.focus.and_then(Pane::focus) {
+            app.apply(action);
         }
+        app
     }
 
     /// The screen's state, read-only: what frames are drawn from.
@@ -691,6 +699,31 @@ impl App {
         self.behind = true;
         out
     }
+}
+
+/// The calls of a `--run-file`: one `TOOL JSON` a line, blank lines and
+/// `#` comments skipped; an error names the line. The file is read whole
+/// up to 1 MiB (a list of calls, not data).
+pub fn read_run_file(path: &std::path::Path) -> Result<Vec<(String, Value)>, String> {
+    const MAX: u64 = 1 << 20;
+    let name = crate::tui::format::safe(&path.display().to_string(), 200);
+    let meta = std::fs::metadata(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    if meta.len() > MAX {
+        return Err(format!(
+            "--run-file {name}: {} bytes, more than the 1 MiB a list of calls may take",
+            meta.len()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        out.push(parse_run(line).map_err(|e| format!("{name}:{}: {e}", n + 1))?);
+    }
+    Ok(out)
 }
 
 /// `TOOL JSON` of `--run`: the tool name, then optional JSON arguments.

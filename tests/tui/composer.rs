@@ -487,3 +487,53 @@ fn esc_in_the_custom_token_field_keeps_the_token_mode_it_had() {
     assert_eq!(app.panes.composer.token, TokenMode::Custom);
     assert_eq!(app.panes.composer.custom_token, "mine");
 }
+
+/// A scripted demo: `--run-file` calls (comments and blank lines skipped,
+/// an error names its line), `--run-level` for them, `--focus` a pane.
+#[test]
+fn a_demo_is_scripted_with_a_run_file_a_run_level_and_a_focus() {
+    use mcpscope::tui::pane::Pane;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calls.txt");
+    std::fs::write(
+        &file,
+        "# the demo\n\nupload_file {\"size_bytes\": 1024}\n  echo {\"text\": \"hi\"}\n",
+    )
+    .unwrap();
+    let runs = mcpscope::tui::app::read_run_file(&file).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1], ("echo".to_string(), json!({"text": "hi"})));
+    std::fs::write(&file, "echo {}\necho {\n").unwrap();
+    let e = mcpscope::tui::app::read_run_file(&file).unwrap_err();
+    assert!(e.contains("calls.txt:2: --run echo"), "{e}");
+
+    let sc = Scenario::new();
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            runs,
+            run_level: Some(LogLevel::Warning),
+            focus: Some(Pane::Logs),
+            ..AppOptions::default()
+        },
+    );
+    assert_eq!(app.shell.focus, Pane::Logs);
+    app.on_msg(Msg::Handshake(Ok(init_result())));
+    let fired = app.on_msg(Msg::Tools(Ok(tools())));
+    assert_eq!(fired.len(), 2);
+    for f in &fired {
+        assert!(
+            matches!(
+                f,
+                Effect::Call {
+                    level: Some(LogLevel::Warning),
+                    ..
+                }
+            ),
+            "{f:?}"
+        );
+    }
+    assert_eq!(Pane::named("scope"), Some(Pane::Scope));
+    assert_eq!(Pane::named("2"), Some(Pane::Timeline));
+    assert_eq!(Pane::named("nope"), None);
+}

@@ -161,7 +161,7 @@ impl App {
                 // The session's level: none in the handshake era (the
                 // server's own default), every level from a stateless
                 // server that logs (see `level_for_session`).
-                level: self.panes.composer.level,
+                level: self.run_level.or(self.panes.composer.level),
                 limits: self.default_limits,
                 task,
             });
