@@ -586,6 +586,18 @@ impl App {
                 }
                 Vec::new()
             }
+            Send if self.shell.conn.ended() => {
+                // A call now could only fail: say what to do instead.
+                let restart = self
+                    .shell
+                    .keymap
+                    .keys_for(super::keymap::Context::Global, Restart)
+                    .first()
+                    .map_or_else(|| "the restart key".to_string(), |k| k.to_string());
+                vec![Command::Notice(format!(
+                    "the server has stopped: {restart} restarts it (the composer is kept), then send"
+                ))]
+            }
             Edit | StopEdit | Send | CycleToken | EditToken | CycleLogLevel | IdleDown | IdleUp
             | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand | ToggleTask => {
                 let p = &mut self.panes;
