@@ -228,8 +228,8 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
     }
     let _ = writeln!(
         out,
-        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  SERVER",
-        "NAME", "PID", "STARTED", "EVENTS", "FINDINGS"
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<15}  SERVER",
+        "NAME", "PID", "STARTED", "EVENTS", "FINDINGS E/W/I"
     );
     for e in &list {
         let _ = writeln!(out, "{}", row(e));
@@ -269,7 +269,7 @@ fn row(e: &Entry) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     format!(
-        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  {}",
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<15}  {}",
         one_line(&e.name),
         e.pid,
         one_line(&e.started),

@@ -185,14 +185,22 @@ pub fn text(r: &Report) -> String {
         );
     }
     let sup: u64 = r.summary.suppressed.values().sum();
+    // A drift fails the check with no finding: the verdict says so, or it
+    // would read `FAIL: 0 error(s), 0 warning(s)`.
+    let drifted = r.baseline.as_ref().map_or(0, |b| b.drift.len());
     let _ = writeln!(
         s,
-        "{}: {} error(s), {} warning(s), {} info{}; {} events checked{}{}",
+        "{}: {} error(s), {} warning(s), {} info{}{}; {} events checked{}{}",
         if r.summary.passed { "PASS" } else { "FAIL" },
         r.summary.error,
         r.summary.warning,
         r.summary.info,
         client_part(&r.summary.client),
+        match drifted {
+            0 => String::new(),
+            1 => "; 1 definition drifted from the baseline".to_string(),
+            n => format!("; {n} definitions drifted from the baseline"),
+        },
         r.summary.events,
         if r.summary.evicted > 0 {
             format!(", {} evicted", r.summary.evicted)
