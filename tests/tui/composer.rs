@@ -537,3 +537,30 @@ fn a_demo_is_scripted_with_a_run_file_a_run_level_and_a_focus() {
     assert_eq!(Pane::named("2"), Some(Pane::Timeline));
     assert_eq!(Pane::named("nope"), None);
 }
+
+/// The command preview shows the whole command, wrapped at spaces, however
+/// long its arguments: the editor gives up rows for it (down to two), and
+/// only then is it cut, with `…`.
+#[test]
+fn the_command_preview_shows_the_whole_command() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTools);
+    app.apply(Action::Filter);
+    typed(&mut app, "echo");
+    key(&mut app, KeyCode::Enter);
+    app.apply(Action::UseTool);
+    app.apply(Action::Edit);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Left);
+    typed(&mut app, &format!("{}TAILMARK", "word ".repeat(60)));
+    key(&mut app, KeyCode::Esc);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("TAILMARK"), "{screen}");
+    // Cut where there is no room, and said so.
+    let small = render(&mut app, 120, 30);
+    assert!(small.contains("TAILMARK") || small.contains('…'), "{small}");
+    let lines = mcpscope::tui::panes::composer::view::command_lines("ab cd efghijkl", 6);
+    assert_eq!(lines, ["ab", "cd", "efghij", "kl"]);
+}
