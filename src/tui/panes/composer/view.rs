@@ -155,45 +155,10 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
 }
 
 /// The command after `$ `, wrapped at spaces into lines of `width`
-/// columns (a word longer than a line is broken); the first line is two
-/// columns shorter for the prompt.
+/// columns; the first line is two columns shorter for the prompt.
 pub fn command_lines(cmd: &str, width: usize) -> Vec<String> {
-    use unicode_width::UnicodeWidthChar;
     let width = width.max(4);
-    let mut out: Vec<String> = Vec::new();
-    let mut line = String::new();
-    let mut used = 0usize;
-    let room = |out: &Vec<String>| if out.is_empty() { width - 2 } else { width };
-    for word in cmd.split(' ') {
-        let w: usize = word.chars().map(|c| c.width().unwrap_or(0)).sum();
-        let gap = usize::from(used > 0);
-        if used + gap + w <= room(&out) {
-            if gap == 1 {
-                line.push(' ');
-            }
-            line.push_str(word);
-            used += gap + w;
-            continue;
-        }
-        if used > 0 {
-            out.push(std::mem::take(&mut line));
-            used = 0;
-        }
-        // A word wider than a line: broken where the line ends.
-        for c in word.chars() {
-            let cw = c.width().unwrap_or(0);
-            if used + cw > room(&out) {
-                out.push(std::mem::take(&mut line));
-                used = 0;
-            }
-            line.push(c);
-            used += cw;
-        }
-    }
-    if used > 0 || out.is_empty() {
-        out.push(line);
-    }
-    out
+    crate::tui::chrome::wrap_words(cmd, width - 2, width)
 }
 
 /// `text` ending in `…` within `width` columns.
