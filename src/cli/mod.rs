@@ -15,6 +15,7 @@ pub mod http_lines;
 pub mod load;
 pub mod mcp;
 pub mod mock;
+pub mod only;
 pub mod otlp;
 pub mod printer;
 mod probe_noise;

@@ -221,45 +221,6 @@ pub fn fit_middle(s: &str, w: usize) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{fit, fit_middle, fit_parts, fit_words};
-    use unicode_width::UnicodeWidthStr;
-
-    #[test]
-    fn fit_counts_columns_not_chars() {
-        // Two columns per CJK character: padded and cut by what the terminal shows.
-        assert_eq!(fit("日本", 6), "日本  ");
-        assert_eq!(fit("日本語テキスト", 6), "日本 …");
-        assert_eq!(fit("日本語テキスト", 6).width(), 6);
-        assert_eq!(fit("abcdef", 4), "abc…");
-        assert_eq!(fit("ab", 4), "ab  ");
-        assert_eq!(fit("x", 0), "");
-    }
-
-    #[test]
-    fn words_and_parts_are_never_cut_inside() {
-        assert_eq!(fit_words("the server asks again", 14), "the server…");
-        assert_eq!(fit_words("short", 14), "short");
-        assert_eq!(fit_words("abcdefghij", 5), "abcd…");
-        let info = "· #27 ← notification · notifications/progress · 231 B · pretty";
-        assert_eq!(fit_parts(info, 24), "· #27 ← notification");
-        assert_eq!(fit_parts(info, 200), info);
-        assert_eq!(fit_parts("· 3 running · 5 total", 8), "· 3…");
-    }
-
-    #[test]
-    fn fit_middle_keeps_both_ends() {
-        let a = fit_middle("trigger-elicitation-request", 22);
-        let b = fit_middle("trigger-elicitation-request-async", 22);
-        assert_eq!(a, "trigger-el…ion-request");
-        assert_eq!(b, "trigger-el…quest-async");
-        assert_eq!(a.width(), 22);
-        assert_eq!(fit_middle("short", 8), "short   ");
-        assert_eq!(fit_middle("日本語テキスト", 8).width(), 8);
-    }
-}
-
 /// `text` wrapped at spaces into lines of `width` columns (the first line
 /// `first` columns); a word wider than a line is broken where it ends.
 /// Nothing is lost: every character is on some line.
@@ -298,4 +259,43 @@ pub fn wrap_words(text: &str, first: usize, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fit, fit_middle, fit_parts, fit_words};
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn fit_counts_columns_not_chars() {
+        // Two columns per CJK character: padded and cut by what the terminal shows.
+        assert_eq!(fit("日本", 6), "日本  ");
+        assert_eq!(fit("日本語テキスト", 6), "日本 …");
+        assert_eq!(fit("日本語テキスト", 6).width(), 6);
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("ab", 4), "ab  ");
+        assert_eq!(fit("x", 0), "");
+    }
+
+    #[test]
+    fn words_and_parts_are_never_cut_inside() {
+        assert_eq!(fit_words("the server asks again", 14), "the server…");
+        assert_eq!(fit_words("short", 14), "short");
+        assert_eq!(fit_words("abcdefghij", 5), "abcd…");
+        let info = "· #27 ← notification · notifications/progress · 231 B · pretty";
+        assert_eq!(fit_parts(info, 24), "· #27 ← notification");
+        assert_eq!(fit_parts(info, 200), info);
+        assert_eq!(fit_parts("· 3 running · 5 total", 8), "· 3…");
+    }
+
+    #[test]
+    fn fit_middle_keeps_both_ends() {
+        let a = fit_middle("trigger-elicitation-request", 22);
+        let b = fit_middle("trigger-elicitation-request-async", 22);
+        assert_eq!(a, "trigger-el…ion-request");
+        assert_eq!(b, "trigger-el…quest-async");
+        assert_eq!(a.width(), 22);
+        assert_eq!(fit_middle("short", 8), "short   ");
+        assert_eq!(fit_middle("日本語テキスト", 8).width(), 8);
+    }
 }
