@@ -89,3 +89,53 @@ fn a_filter_that_does_not_parse_is_a_usage_error_pointing_at_its_column() {
         o.stderr
     );
 }
+
+/// `check --only` lists the findings about the frames it selects; the
+/// counts, the verdict and the exit code stay the whole session's.
+#[test]
+fn check_only_lists_what_it_selects_and_judges_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("faults.jsonl");
+    let t = trace.to_str().unwrap().to_string();
+    headless([
+        "check",
+        "--demo",
+        "--tool",
+        "fault_not_increasing",
+        "--record",
+        &t,
+    ])
+    .expect(1);
+    let all = headless(["check", "--trace", &t, "--format", "json"]).expect(1);
+    let all = all.json();
+    let total = all["findings"].as_array().unwrap().len();
+    assert!(total >= 1, "{all}");
+
+    let some = headless([
+        "check", "--trace", &t, "--format", "json", "--only", "progress",
+    ])
+    .expect(1);
+    let some = some.json();
+    let listed = some["findings"].as_array().unwrap().len();
+    assert!(listed >= 1, "{some}");
+    assert_eq!(some["summary"]["error"], all["summary"]["error"]);
+    assert_eq!(some["summary"]["only"], "progress");
+    assert_eq!(
+        some["summary"]["not_listed"].as_u64().unwrap_or(0) as usize,
+        total - listed
+    );
+
+    // Nothing selected: nothing listed, the same verdict, said in the text.
+    let none = headless(["check", "--trace", &t, "--only", "stderr"]).expect(1);
+    assert!(
+        none.stdout.contains(&format!(
+            "[only] stderr: {total} findings about other frames not listed"
+        )),
+        "{}",
+        none.stdout
+    );
+    assert!(none.stdout.contains("FAIL"), "{}", none.stdout);
+    // A bad filter stops before the server starts.
+    let bad = headless(["check", "--demo", "--tool", "echo", "--only", "tool =="]).expect(2);
+    assert!(bad.stderr.contains("--only: column 8"), "{}", bad.stderr);
+}

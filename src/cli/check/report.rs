@@ -74,6 +74,16 @@ pub struct Summary {
     /// one frame were reported (`checks::Sessions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sessions_unknown: Option<crate::checks::SessionsUnknown>,
+    /// `--only`: the filter that chose which findings are listed…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<String>,
+    /// …and how many findings (counted above) it left out of the list.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_listed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One drift line: `tool echo: description changed`.
@@ -182,6 +192,17 @@ pub fn text(r: &Report) -> String {
             s,
             "[sessions unknown] this HTTP proxy recording does not tell host sessions apart (it was made before mcpscope recorded them) and a second host session may begin at #{}: from there only the rules judged from one frame were applied, {} finding(s) of the others left out as unsound; record the session again to judge it whole",
             u.from_seq, u.left_out
+        );
+    }
+    if let Some(f) = &r.summary.only {
+        let _ = writeln!(
+            s,
+            "[only] {}: {} about other frames not listed (the counts below are the whole session's)",
+            one_line(f),
+            match r.summary.not_listed {
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            }
         );
     }
     let sup: u64 = r.summary.suppressed.values().sum();
