@@ -330,6 +330,7 @@ impl App {
             InputTarget::ToolsFilter => p.tools.filter.clone(),
             InputTarget::BrowseFilter => p.tools.browse_filter_text(),
             InputTarget::TimelineFilter => p.timeline.view.text.clone(),
+            InputTarget::TimelineExpr => p.timeline.expr_text.clone(),
             InputTarget::LogsFilter => p.logs.view.text.clone(),
             InputTarget::RawSearch => p.raw.search.clone(),
             InputTarget::CustomToken => p.composer.custom_token.clone(),
@@ -344,6 +345,7 @@ impl App {
             InputTarget::ToolsFilter => self.panes.tools.set_tools_filter(&text),
             InputTarget::BrowseFilter => self.panes.tools.browse_set_filter(&text),
             InputTarget::TimelineFilter => self.panes.timeline.set_filter(&text),
+            InputTarget::TimelineExpr => self.panes.timeline.set_expr(&text),
             InputTarget::LogsFilter => self.panes.logs.set_filter(&text),
             InputTarget::RawSearch => {
                 let h = self.cx(Pane::Raw).rows;

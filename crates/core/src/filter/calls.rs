@@ -40,7 +40,7 @@ pub struct CallRef {
 /// may share an id) and its id's JSON text.
 type Key = (bool, String);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct CallIndex {
     by_id: HashMap<Key, CallRef>,
     by_token: HashMap<String, CallRef>,

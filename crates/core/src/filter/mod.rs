@@ -106,7 +106,7 @@ impl Filter {
 
 /// A filter over a session's events in order: it keeps the call index the
 /// `tool`, `token` and `call` fields read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Matcher {
     pub filter: Filter,
     calls: CallIndex,

@@ -29,6 +29,10 @@ pub struct TimelineState {
     pub selected_seq: Option<u64>,
     /// Times by the wall clock instead of since the session started.
     pub wall_clock: bool,
+    /// The filter expression as typed (it may not parse yet)…
+    pub expr_text: String,
+    /// …and why it does not: the view keeps the last one that did.
+    pub expr_error: Option<String>,
 }
 
 /// How a timeline row names its call: a request, response or cancellation
@@ -47,6 +51,7 @@ impl PaneSpec for TimelineState {
         use Action::*;
         &[
             (&["/"], Filter),
+            (&["F"], FilterExpr),
             (&["backspace"], ClearFilter),
             (&["f"], Follow),
             (&["K"], CycleKind),
@@ -61,7 +66,12 @@ impl PaneSpec for TimelineState {
         use Action::*;
         &[Follow, Filter, CycleKind, ShowLane, ClearLane]
     };
-    const ACTIONS: Actions = &[Action::CycleKind, Action::CycleKindBack, Action::ClearLane];
+    const ACTIONS: Actions = &[
+        Action::CycleKind,
+        Action::CycleKindBack,
+        Action::ClearLane,
+        Action::FilterExpr,
+    ];
 
     fn start(_: &Start) -> Self {
         TimelineState {
