@@ -31,8 +31,8 @@
 // (`crates/core`): the shipped binary optimises it for speed and the rest
 // of mcpscope for size. Re-exported, so `crate::trace` is one path.
 pub use mcpscope_core::{
-    calls, checks, client, event, files, format, platform, priority, protocol, signals, sort,
-    trace, transport,
+    calls, checks, client, event, files, filter, format, platform, priority, protocol, signals,
+    sort, trace, transport,
 };
 
 pub mod auth;

@@ -80,6 +80,9 @@ fn interactive(args: TuiArgs) -> i32 {
         launch,
         server_cli: mcpscope::cli::spec::server_cli(&args.server),
         runs: args.run,
+        run_file: args.run_file,
+        run_level: args.run_level,
+        focus: args.focus,
         theme: args.theme,
         fps: args.fps,
         otel_receiver: mcpscope::otel::ReceiverAt::of(

@@ -62,6 +62,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["protocol", "event"]),
     ("client", &["protocol", "event", "transport", "trace"]),
     ("calls", &["protocol", "event", "trace"]),
+    // The filter language: which messages to show, over the store.
+    ("filter", &["protocol", "event", "trace"]),
     ("checks", &["protocol", "event", "trace", "calls"]),
     ("diff", &["protocol", "event", "trace", "calls", "checks"]),
     ("export", &["protocol", "event", "trace", "calls", "checks"]),
@@ -125,11 +127,13 @@ const LAYERS: &[(&str, &[&str])] = &[
             "proxy",
             "selflog",
             "suite",
+            "filter",
         ],
     ),
     (
         "tui",
         &[
+            "filter",
             "protocol",
             "event",
             "transport",

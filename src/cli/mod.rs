@@ -15,6 +15,7 @@ pub mod http_lines;
 pub mod load;
 pub mod mcp;
 pub mod mock;
+pub mod only;
 pub mod otlp;
 pub mod printer;
 mod probe_noise;
@@ -58,6 +59,18 @@ pub struct TuiArgs {
     /// Fire a call at start-up: 'TOOL JSON' (repeatable).
     #[arg(long = "run", value_name = "TOOL JSON")]
     pub run: Vec<String>,
+    /// Fire the calls of FILE at start-up, after the `--run`s: one 'TOOL
+    /// JSON' a line (blank lines and lines starting with `#` are skipped).
+    #[arg(long, value_name = "FILE")]
+    pub run_file: Option<std::path::PathBuf>,
+    /// The log level the `--run` calls ask for (debug, info, notice,
+    /// warning, error, critical, alert, emergency) instead of the session's.
+    #[arg(long, value_name = "LEVEL")]
+    pub run_level: Option<String>,
+    /// The pane focused at start-up, by name or number (progress, timeline,
+    /// logs, raw, tools, composer, findings, network, scope).
+    #[arg(long, value_name = "PANE")]
+    pub focus: Option<String>,
     /// Theme name (dark, light, high-contrast) or path to a theme TOML file.
     #[arg(long)]
     pub theme: Option<String>,

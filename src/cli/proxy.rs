@@ -228,8 +228,8 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
     }
     let _ = writeln!(
         out,
-        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  SERVER",
-        "NAME", "PID", "STARTED", "EVENTS", "FINDINGS"
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<15}  SERVER",
+        "NAME", "PID", "STARTED", "EVENTS", "FINDINGS E/W/I"
     );
     for e in &list {
         let _ = writeln!(out, "{}", row(e));
@@ -269,7 +269,7 @@ fn row(e: &Entry) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     format!(
-        "{:<20}  {:>7}  {:<20}  {:>9}  {:<9}  {}",
+        "{:<20}  {:>7}  {:<20}  {:>9}  {:<15}  {}",
         one_line(&e.name),
         e.pid,
         one_line(&e.started),
@@ -289,9 +289,16 @@ pub struct AttachArgs {
     /// killed before it closes the session ends it with an error (exit 3).
     #[arg(long)]
     pub print: bool,
+    /// With `--print`: print only the events FILTER selects (docs/filters.md).
+    #[command(flatten)]
+    pub only: super::only::OnlyArgs,
 }
 
 pub fn run_attach_print(a: AttachArgs) -> i32 {
+    let mut only = match a.only.matcher() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
     let entry = match registry::find(a.name.as_deref()) {
         Ok(e) => e,
         Err(e) => {
@@ -319,6 +326,9 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
                     store.append_recorded_owned(e.dir, &e.channel, e.t_us, e.bytes, e.in_batch);
                 if let Some(ev) = store.get(seq) {
                     ended_with_exit = ev.dir == Dir::Meta && ev.method == Some("exit");
+                    if !super::only::keep(&mut only, &ev) {
+                        continue;
+                    }
                     // Line by line: whoever reads this follows a live session.
                     if writeln!(out, "{}", super::replay::format_event(&ev))
                         .and_then(|()| out.flush())

@@ -28,6 +28,8 @@ pub struct ReplayArgs {
     /// trace back: Space pause, . step, < > speed, E end).
     #[arg(long)]
     pub print: bool,
+    #[command(flatten)]
+    pub only: super::only::OnlyArgs,
 }
 
 pub fn run(a: ReplayArgs) -> i32 {
@@ -44,9 +46,15 @@ pub fn run(a: ReplayArgs) -> i32 {
     // Each event is printed as soon as it is read, so memory stays within the
     // store's default bound however long the trace, and a damaged trace still
     // prints everything before the damage.
+    let mut only = match a.only.matcher() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
     let mut out = std::io::BufWriter::new(super::stdout::lock());
     let read = read_into(&a.file, StoreLimits::default(), |_, store, seq| {
-        if let Some(ev) = store.get(seq) {
+        if let Some(ev) = store.get(seq)
+            && super::only::keep(&mut only, &ev)
+        {
             let _ = writeln!(out, "{}", format_event(&ev));
         }
     });

@@ -37,6 +37,8 @@ pub enum Action {
     Bottom,
     Filter,
     ClearFilter,
+    /// Timeline: type a filter in the filter language.
+    FilterExpr,
     UseTool,
     Edit,
     StopEdit,
@@ -153,6 +155,9 @@ impl Action {
             Bottom => "go to the last row",
             Filter => "type a text filter (Enter keeps it, Esc drops it)",
             ClearFilter => "clear the text filter",
+            FilterExpr => {
+                "type a filter expression: tool == x && progress, level >= warning (docs/filters.md)"
+            }
             UseTool => "load the selected tool into the composer",
             Edit => "edit the JSON arguments (Esc stops editing)",
             StopEdit => "stop editing",

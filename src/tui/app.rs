@@ -46,6 +46,7 @@ pub struct App {
     pub overlays: Overlays,
     trace: Trace,
     runs: Vec<(String, Value)>,
+    run_level: Option<crate::protocol::views::LogLevel>,
     default_limits: Limits,
     playback: Option<Playback>,
     /// Findings about events a replay stepped back before, until it
@@ -137,12 +138,13 @@ impl App {
             fps: opts.fps,
             replay: opts.playback.as_ref().map(Playback::view),
         };
-        App {
+        let mut app = App {
             shell,
             panes,
             overlays: Overlays::default(),
             trace,
             runs: opts.runs,
+            run_level: opts.run_level,
             default_limits: Limits {
                 idle: opts.idle_timeout_secs.map(Duration::from_secs),
                 max: opts.max_timeout_secs.map(Duration::from_secs),
@@ -160,7 +162,13 @@ impl App {
             restart: Restarts::default(),
             server_json: opts.server_json,
             quit: false,
+        };
+        // `--focus`: as its key would, so a pane not offered (Network
+        // before any HTTP exchange) is refused the same way.
+        if let Some(action) = opts.focus.and_then(Pane::focus) {
+            app.apply(action);
         }
+        app
     }
 
     /// The screen's state, read-only: what frames are drawn from.
@@ -322,6 +330,12 @@ impl App {
                     self.overlays.input = Some(status::update::open(target, before));
                 }
                 Command::SetText(target, text) => self.set_text(target, text),
+                Command::CancelText(target, text) => {
+                    self.set_text(target, text);
+                    if target == InputTarget::CustomToken {
+                        self.panes.composer.cancel_custom_token();
+                    }
+                }
                 c => self.queued.push(c),
             }
         }
@@ -334,6 +348,7 @@ impl App {
             InputTarget::ToolsFilter => p.tools.filter.clone(),
             InputTarget::BrowseFilter => p.tools.browse_filter_text(),
             InputTarget::TimelineFilter => p.timeline.view.text.clone(),
+            InputTarget::TimelineExpr => p.timeline.expr_text.clone(),
             InputTarget::LogsFilter => p.logs.view.text.clone(),
             InputTarget::RawSearch => p.raw.search.clone(),
             InputTarget::CustomToken => p.composer.custom_token.clone(),
@@ -348,6 +363,7 @@ impl App {
             InputTarget::ToolsFilter => self.panes.tools.set_tools_filter(&text),
             InputTarget::BrowseFilter => self.panes.tools.browse_set_filter(&text),
             InputTarget::TimelineFilter => self.panes.timeline.set_filter(&text),
+            InputTarget::TimelineExpr => self.panes.timeline.set_expr(&text),
             InputTarget::LogsFilter => self.panes.logs.set_filter(&text),
             InputTarget::RawSearch => {
                 let h = self.cx(Pane::Raw).rows;
@@ -590,6 +606,18 @@ impl App {
                 }
                 Vec::new()
             }
+            Send if self.shell.conn.ended() => {
+                // A call now could only fail: say what to do instead.
+                let restart = self
+                    .shell
+                    .keymap
+                    .keys_for(super::keymap::Context::Global, Restart)
+                    .first()
+                    .map_or_else(|| "the restart key".to_string(), |k| k.to_string());
+                vec![Command::Notice(format!(
+                    "the server has stopped: {restart} restarts it (the composer is kept), then send"
+                ))]
+            }
             Edit | StopEdit | Send | CycleToken | EditToken | CycleLogLevel | IdleDown | IdleUp
             | MaxDown | MaxUp | ToggleRawMode | ResetArgs | CopyCommand | ToggleTask => {
                 let p = &mut self.panes;
@@ -704,6 +732,31 @@ impl App {
         self.rescan = true;
         out
     }
+}
+
+/// The calls of a `--run-file`: one `TOOL JSON` a line, blank lines and
+/// `#` comments skipped; an error names the line. The file is read whole
+/// up to 1 MiB (a list of calls, not data).
+pub fn read_run_file(path: &std::path::Path) -> Result<Vec<(String, Value)>, String> {
+    const MAX: u64 = 1 << 20;
+    let name = crate::tui::format::safe(&path.display().to_string(), 200);
+    let meta = std::fs::metadata(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    if meta.len() > MAX {
+        return Err(format!(
+            "--run-file {name}: {} bytes, more than the 1 MiB a list of calls may take",
+            meta.len()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        out.push(parse_run(line).map_err(|e| format!("{name}:{}: {e}", n + 1))?);
+    }
+    Ok(out)
 }
 
 /// `TOOL JSON` of `--run`: the tool name, then optional JSON arguments.

@@ -102,6 +102,8 @@ pub async fn attach(name: Option<&str>) -> i32 {
         transport: format!("{} · attached (pid {})", entry.transport, entry.pid),
         recording: (!entry.owned_trace).then(|| entry.trace.display().to_string()),
         runs: Vec::new(),
+        run_level: None,
+        focus: None,
         live: false,
         playback: None,
         wall_start: Some(super::panes::scope::WallStart {

@@ -221,6 +221,46 @@ pub fn fit_middle(s: &str, w: usize) -> String {
     out
 }
 
+/// `text` wrapped at spaces into lines of `width` columns (the first line
+/// `first` columns); a word wider than a line is broken where it ends.
+/// Nothing is lost: every character is on some line.
+pub fn wrap_words(text: &str, first: usize, width: usize) -> Vec<String> {
+    let (first, width) = (first.max(1), width.max(1));
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut used = 0usize;
+    let room = |out: &Vec<String>| if out.is_empty() { first } else { width };
+    for word in text.split(' ') {
+        let w = word.width();
+        let gap = usize::from(used > 0);
+        if used + gap + w <= room(&out) {
+            if gap == 1 {
+                line.push(' ');
+            }
+            line.push_str(word);
+            used += gap + w;
+            continue;
+        }
+        if used > 0 {
+            out.push(std::mem::take(&mut line));
+            used = 0;
+        }
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > room(&out) && used > 0 {
+                out.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            line.push(c);
+            used += cw;
+        }
+    }
+    if used > 0 || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::{fit, fit_middle, fit_parts, fit_words};

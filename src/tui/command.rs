@@ -42,6 +42,9 @@ pub enum Command {
     Input(InputTarget),
     /// The text field's new text for its target.
     SetText(InputTarget, String),
+    /// The text field was cancelled (Esc): its target gets back the text it
+    /// had, and whatever typing in it changed besides.
+    CancelText(InputTarget, String),
 
     // Run by the sync step, under the read lock:
     /// Timeline: select frame `seq` (the `k`th of the finding's `n`),

@@ -71,6 +71,12 @@ pub struct Config {
     pub server_cli: ServerCli,
     /// Calls fired at start-up: 'TOOL JSON'.
     pub runs: Vec<String>,
+    /// More of them, one a line, after `runs` (`--run-file`).
+    pub run_file: Option<std::path::PathBuf>,
+    /// The log level the start-up calls ask for (`--run-level`).
+    pub run_level: Option<String>,
+    /// The pane focused at start-up (`--focus`), by name or number.
+    pub focus: Option<String>,
     /// A theme name or path instead of the settings file's.
     pub theme: Option<String>,
     /// A frame-rate cap instead of the settings file's.
@@ -177,6 +183,8 @@ pub async fn replay(path: &Path) -> i32 {
             transport: format!("{transport} · replay"),
             recording: None,
             runs: Vec::new(),
+            run_level: None,
+            focus: None,
             live: false,
             playback: Some(playback),
             wall_start: header
@@ -274,6 +282,8 @@ struct Setup {
     fps: u32,
     launch: Launch,
     runs: Vec<(String, serde_json::Value)>,
+    run_level: Option<crate::protocol::views::LogLevel>,
+    focus: Option<pane::Pane>,
     server_cli: ServerCli,
     otel_receiver: crate::otel::ReceiverAt,
     otlp: Option<crate::otel::export::Config>,
@@ -296,11 +306,40 @@ impl Setup {
     fn prepare(config: Config) -> Result<Setup, String> {
         let (settings, theme) = settings_and_theme(config.theme)?;
         let fps = clamp_fps(config.fps.unwrap_or(settings.fps));
-        let runs = config
+        let mut runs = config
             .runs
             .iter()
             .map(|r| app::parse_run(r))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(file) = &config.run_file {
+            runs.extend(app::read_run_file(file)?);
+        }
+        let run_level = config
+            .run_level
+            .as_deref()
+            .map(|l| {
+                l.parse::<crate::protocol::views::LogLevel>().map_err(|_| {
+                    format!(
+                        "--run-level {}: not a log level (debug, info, notice, warning, error, critical, alert, emergency)",
+                        format::safe(l, 40)
+                    )
+                })
+            })
+            .transpose()?;
+        let focus = config
+            .focus
+            .as_deref()
+            .map(|f| {
+                pane::Pane::named(f).ok_or_else(|| {
+                    let names: Vec<&str> = pane::Pane::ORDER.iter().map(|p| p.name()).collect();
+                    format!(
+                        "--focus {}: no such pane ({}, or its number)",
+                        format::safe(f, 40),
+                        names.join(", ")
+                    )
+                })
+            })
+            .transpose()?;
         let mut launch = config.launch;
         // Elicitation and sampling the command line does not answer go to the user.
         launch.options.ask_user = true;
@@ -320,6 +359,8 @@ impl Setup {
             fps,
             launch,
             runs,
+            run_level,
+            focus,
         })
     }
 
@@ -374,6 +415,8 @@ impl Setup {
             transport: session.transport_name().into(),
             recording: self.launch.record.as_ref().map(|p| p.display().to_string()),
             runs: self.runs,
+            run_level: self.run_level,
+            focus: self.focus,
             live: true,
             playback: None,
             wall_start: panes::scope::WallStart::now_minus(trace.now_us()),

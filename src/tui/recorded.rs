@@ -88,7 +88,13 @@ impl Recorded {
             else {
                 continue;
             };
-            if method == "initialize" || method == "server/discover" {
+            if method == "server/discover" {
+                found.push(Found::Server(Box::new(InitializeResult::from_discovery(
+                    &result,
+                ))));
+                continue;
+            }
+            if method == "initialize" {
                 if let Ok(init) = serde_json::from_value::<InitializeResult>(result) {
                     found.push(Found::Server(Box::new(init)));
                 }

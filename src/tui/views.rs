@@ -224,6 +224,10 @@ pub struct TimelineView {
     /// One HTTP channel only (set from the Network pane). Like a lane it
     /// shows every event of the channel whatever the kind and text filters.
     pub channel: Option<ChannelLane>,
+    /// A filter in the filter language (`crate::filter`), with the kind
+    /// and text filters; it follows the calls, so it sees every event in
+    /// order as the view is rebuilt.
+    expr: Option<crate::filter::Matcher>,
     seqs: Vec<u64>,
     scanned_to: u64,
 }
@@ -235,6 +239,7 @@ impl Default for TimelineView {
             text: String::new(),
             lane: None,
             channel: None,
+            expr: None,
             seqs: Vec::new(),
             scanned_to: 0,
         }
@@ -252,15 +257,34 @@ impl TimelineView {
     }
 
     fn unfiltered(&self) -> bool {
-        self.kind == KindFilter::All && self.text.is_empty()
+        self.kind == KindFilter::All && self.text.is_empty() && self.expr.is_none()
     }
 
     /// Change the filter; the matching seqs are rebuilt by later syncs.
     pub fn set_filter(&mut self, kind: KindFilter, text: &str) {
         self.kind = kind;
         self.text = text.to_lowercase();
+        self.rebuild();
+    }
+
+    /// Set (or clear) the filter-language filter; rebuilt by later syncs.
+    pub fn set_expr(&mut self, filter: Option<crate::filter::Filter>) {
+        self.expr = filter.map(crate::filter::Matcher::new);
+        self.rebuild();
+    }
+
+    /// The filter-language filter in use, as typed.
+    pub fn expr(&self) -> Option<&str> {
+        self.expr.as_ref().map(|m| m.filter.source())
+    }
+
+    fn rebuild(&mut self) {
         self.seqs.clear();
         self.scanned_to = 0;
+        if let Some(m) = &mut self.expr {
+            // Its call index starts again with the events it will see.
+            *m = crate::filter::Matcher::new(m.filter.clone());
+        }
     }
 
     pub fn len(&self, store: &Store) -> usize {
@@ -305,7 +329,10 @@ impl TimelineView {
         let to = store.next_seq().min(from + budget);
         let needle = self.text.as_bytes();
         for ev in store.range(from, to) {
-            if self.kind.matches(&ev) && contains_ci(ev.bytes, needle) {
+            // The filter-language filter sees every event (its call index
+            // needs the requests), the others only decide with it.
+            let expr = self.expr.as_mut().is_none_or(|m| m.test(&ev));
+            if expr && self.kind.matches(&ev) && contains_ci(ev.bytes, needle) {
                 self.seqs.push(ev.seq);
             }
         }

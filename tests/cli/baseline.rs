@@ -76,7 +76,11 @@ fn drift_fails_the_check() {
         "{}",
         o.stdout
     );
-    assert!(o.stdout.contains("FAIL"), "{}", o.stdout);
+    let verdict = o.stdout.lines().last().unwrap_or_default();
+    assert!(
+        verdict.starts_with("FAIL: ") && verdict.contains("definitions drifted from the baseline;"),
+        "{verdict}"
+    );
 
     // An edited pin: echo's description and annotations as they were.
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&pin).unwrap()).unwrap();

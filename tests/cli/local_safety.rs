@@ -421,3 +421,22 @@ fn the_demo_servers_refusals_suggest_its_flags() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--allow-remote"), "{stderr}");
 }
+
+/// The table's findings column says what its three numbers count.
+#[test]
+fn the_sessions_table_names_its_findings_column() {
+    let (rt, dir) = runtime_dir();
+    let me = std::process::id();
+    let trace = dir.join(format!("{me}.jsonl"));
+    std::fs::write(&trace, "{}\n").unwrap();
+    let mut e = entry("live-one", me, &trace, "2026-12-05T10:00:00Z", &["srv"]);
+    e["findings"] = json!([1, 0, 2]);
+    std::fs::write(dir.join(format!("{me}.json")), e.to_string()).unwrap();
+    let out = sessions(rt.path(), &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let head = lines.next().unwrap_or_default();
+    let row = lines.next().unwrap_or_default();
+    let col = head.find("FINDINGS E/W/I").expect(&text);
+    assert_eq!(row.get(col..col + 5), Some("1/0/2"), "{text}");
+}

@@ -27,6 +27,7 @@ mod load;
 mod local_safety;
 mod mcp_server;
 mod mock;
+mod only;
 mod otel_receiver;
 mod otlp;
 mod otlp_hostile;

@@ -319,3 +319,32 @@ fn a_call_waiting_for_the_users_answer_says_so_and_is_not_stale() {
     );
     assert!(!screen.contains("stale"), "{screen}");
 }
+
+/// At 80×24 a form whose choices take more than a line lists them on the
+/// lines below, each label whole; a long message wraps instead of running
+/// off the overlay.
+#[test]
+fn a_forms_choices_and_message_fit_the_terminal_uncut() {
+    let sc = Scenario::new();
+    let mut app = app(&sc);
+    let params = json!({"message": "Pick the region the new project's runners and caches live in, then confirm the ENDOFMESSAGE",
+        "requestedSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "title": "Region", "oneOf": [
+            {"const": "a", "title": "Europe West (Frankfurt)"},
+            {"const": "b", "title": "Europe North (Stockholm)"},
+            {"const": "c", "title": "US East (Virginia)"},
+            {"const": "d", "title": "Asia Pacific (Singapore)"}]}
+    }}});
+    ask(&mut app, &sc, "srv-1", "elicitation/create", params);
+    app.apply(Action::AnswerServer);
+    let screen = render(&mut app, 80, 24);
+    for label in [
+        "Europe West (Frankfurt)",
+        "Europe North (Stockholm)",
+        "US East (Virginia)",
+        "Asia Pacific (Singapore)",
+    ] {
+        assert!(screen.contains(label), "{label} cut:\n{screen}");
+    }
+    assert!(screen.contains("ENDOFMESSAGE"), "{screen}");
+}

@@ -453,3 +453,114 @@ fn a_stateless_server_that_logs_is_asked_for_every_level() {
         "{fired:?}"
     );
 }
+
+/// Esc in the custom token's field is a cancel: the token mode the field
+/// was opened in comes back with the text, and Enter keeps what was typed.
+#[test]
+fn esc_in_the_custom_token_field_keeps_the_token_mode_it_had() {
+    use mcpscope::tui::panes::composer::TokenMode;
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusComposer);
+    let before = app.panes.composer.token;
+    assert_ne!(before, TokenMode::Custom);
+    app.apply(Action::EditToken);
+    typed(&mut app, "mine");
+    assert_eq!(
+        app.panes.composer.token,
+        TokenMode::Custom,
+        "typing shows it"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.panes.composer.token, before);
+    assert_eq!(app.panes.composer.custom_token, "");
+
+    app.apply(Action::EditToken);
+    typed(&mut app, "mine");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.panes.composer.token, TokenMode::Custom);
+    assert_eq!(app.panes.composer.custom_token, "mine");
+    // A second Esc cancels that prompt only: the custom token stays.
+    app.apply(Action::EditToken);
+    typed(&mut app, "x");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.panes.composer.token, TokenMode::Custom);
+    assert_eq!(app.panes.composer.custom_token, "mine");
+}
+
+/// A scripted demo: `--run-file` calls (comments and blank lines skipped,
+/// an error names its line), `--run-level` for them, `--focus` a pane.
+#[test]
+fn a_demo_is_scripted_with_a_run_file_a_run_level_and_a_focus() {
+    use mcpscope::tui::pane::Pane;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calls.txt");
+    std::fs::write(
+        &file,
+        "# the demo\n\nupload_file {\"size_bytes\": 1024}\n  echo {\"text\": \"hi\"}\n",
+    )
+    .unwrap();
+    let runs = mcpscope::tui::app::read_run_file(&file).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1], ("echo".to_string(), json!({"text": "hi"})));
+    std::fs::write(&file, "echo {}\necho {\n").unwrap();
+    let e = mcpscope::tui::app::read_run_file(&file).unwrap_err();
+    assert!(e.contains("calls.txt:2: --run echo"), "{e}");
+
+    let sc = Scenario::new();
+    let mut app = App::new(
+        sc.trace.clone(),
+        AppOptions {
+            runs,
+            run_level: Some(LogLevel::Warning),
+            focus: Some(Pane::Logs),
+            ..AppOptions::default()
+        },
+    );
+    assert_eq!(app.shell.focus, Pane::Logs);
+    app.on_msg(Msg::Handshake(Ok(init_result())));
+    let fired = app.on_msg(Msg::Tools(Ok(tools())));
+    assert_eq!(fired.len(), 2);
+    for f in &fired {
+        assert!(
+            matches!(
+                f,
+                Effect::Call {
+                    level: Some(LogLevel::Warning),
+                    ..
+                }
+            ),
+            "{f:?}"
+        );
+    }
+    assert_eq!(Pane::named("scope"), Some(Pane::Scope));
+    assert_eq!(Pane::named("2"), Some(Pane::Timeline));
+    assert_eq!(Pane::named("nope"), None);
+}
+
+/// The command preview shows the whole command, wrapped at spaces, however
+/// long its arguments: the editor gives up rows for it (down to two), and
+/// only then is it cut, with `…`.
+#[test]
+fn the_command_preview_shows_the_whole_command() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTools);
+    app.apply(Action::Filter);
+    typed(&mut app, "echo");
+    key(&mut app, KeyCode::Enter);
+    app.apply(Action::UseTool);
+    app.apply(Action::Edit);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Left);
+    typed(&mut app, &format!("{}TAILMARK", "word ".repeat(60)));
+    key(&mut app, KeyCode::Esc);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("TAILMARK"), "{screen}");
+    // Cut where there is no room, and said so.
+    let small = render(&mut app, 120, 30);
+    assert!(small.contains("TAILMARK") || small.contains('…'), "{small}");
+    let lines = mcpscope::tui::panes::composer::view::command_lines("ab cd efghijkl", 6);
+    assert_eq!(lines, ["ab", "cd", "efghij", "kl"]);
+}

@@ -357,3 +357,40 @@ fn the_scope_keeps_its_zoom_over_a_step_back() {
         total - 1
     );
 }
+
+/// A 2026-07-28 session names its server in `server/discover`'s `_meta`
+/// (there is no `serverInfo` field): the replay's header reads it there.
+#[test]
+fn a_replayed_discovery_names_the_server_in_the_header() {
+    let sc = Scenario::new();
+    sc.out(serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"}));
+    sc.inn(serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "wizard-server", "version": "2.3.4"}},
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}}
+    }}));
+    let mut app = replay_app(&sc);
+    app.advance_replay(std::time::Duration::from_secs(1));
+    app.sync();
+    let screen = render(&mut app, 160, 48);
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("wizard-server 2.3.4"), "{header}");
+    assert!(!header.contains(" ? "), "{header}");
+}
+
+/// A server that names itself nowhere keeps the recording's name for it.
+#[test]
+fn a_replayed_server_without_a_name_keeps_the_recordings_name() {
+    let sc = Scenario::new();
+    sc.out(serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}));
+    sc.inn(serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": {}
+    }}));
+    let mut app = replay_app(&sc);
+    app.advance_replay(std::time::Duration::from_secs(1));
+    app.sync();
+    let screen = render(&mut app, 120, 30);
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(!header.contains("│ ? │"), "{header}");
+    assert!(header.contains("server"), "{header}");
+}

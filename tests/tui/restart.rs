@@ -281,3 +281,20 @@ fn an_unreachable_http_server_offers_the_restart() {
     replay.on_msg(Msg::ServerLost(why.into()));
     assert!(!replay.shell.conn.ended());
 }
+
+/// Sending after the server died sends nothing (no failed row is added):
+/// the status line says to restart it first.
+#[test]
+fn send_after_the_server_died_says_to_restart_it_and_sends_nothing() {
+    let (_sc, mut app) = crashed();
+    let rows = app.panes.progress.calls.list.len();
+    app.apply(Action::FocusComposer);
+    assert!(app.apply(Action::Send).is_empty(), "nothing is sent");
+    let notice = app.shell.notice.clone().unwrap_or_default();
+    assert!(
+        notice.contains("the server has stopped") && notice.contains("F5"),
+        "{notice}"
+    );
+    app.sync();
+    assert_eq!(app.panes.progress.calls.list.len(), rows, "no row added");
+}

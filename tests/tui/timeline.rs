@@ -223,3 +223,55 @@ fn t_toggles_the_wall_clock_when_the_start_is_known() {
     let screen = render(&mut app, 160, 48);
     assert!(screen.contains("+1.100s"), "{screen}");
 }
+
+/// `F` types a filter in the filter language: applied while it parses, the
+/// last good one kept (and the error in the title) while it does not,
+/// backspace clears it.
+#[test]
+fn a_filter_expression_selects_a_calls_messages() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    app.apply(Action::FocusTimeline);
+    let rows = |app: &App| {
+        let s = sc.trace.read();
+        let v = &app.panes.timeline.view;
+        (0..v.len(&s))
+            .filter_map(|i| v.seq_at(i, &s))
+            .collect::<Vec<u64>>()
+    };
+    let all = rows(&app).len();
+    key(&mut app, KeyCode::Char('F'));
+    typed(&mut app, "tool == upload_file && progress");
+    key(&mut app, KeyCode::Enter);
+    app.sync();
+    let picked = rows(&app);
+    assert!(!picked.is_empty() && picked.len() < all, "{picked:?}");
+    {
+        let s = sc.trace.read();
+        for seq in &picked {
+            let ev = s.get(*seq).unwrap();
+            assert_eq!(ev.method, Some("notifications/progress"), "#{seq}");
+            assert!(ev.text().contains("mcpscope-1"), "#{seq}: {}", ev.text());
+        }
+    }
+    app.apply(Action::Zoom);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("where tool == upload_file && progress"),
+        "{screen}"
+    );
+
+    // A filter that does not parse keeps the last good one and says why.
+    key(&mut app, KeyCode::Char('F'));
+    typed(&mut app, " &&");
+    app.sync();
+    assert_eq!(rows(&app), picked);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("✗ column 35"), "{screen}");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.panes.timeline.expr_error.is_none());
+
+    app.apply(Action::ClearFilter);
+    app.sync();
+    assert_eq!(rows(&app).len(), all);
+}

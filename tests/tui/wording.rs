@@ -112,3 +112,49 @@ fn footers_and_titles_are_never_cut_inside_a_word_from_80_to_200_columns() {
     app.apply(Action::FocusRaw);
     assert_eq!(app.shell.focus, Pane::Raw);
 }
+
+/// The replay's footer counts as its header does: `1,200/1,200`, not
+/// `1200/1200` under `1,200/1,200 events`.
+#[test]
+fn the_replays_footer_counts_with_thousands_separators() {
+    use mcpscope::trace::{ManualClock, Store, Trace};
+    let sc = Scenario::new();
+    for i in 0..1200u64 {
+        sc.at_ms(i).stderr("line");
+    }
+    let clock = ManualClock::new();
+    let trace = Trace::new(Store::default(), clock.clone());
+    let playback = mcpscope::tui::replay::Playback::new(recorded(&sc), trace.clone(), clock);
+    let mut app = App::new(
+        trace,
+        AppOptions {
+            live: false,
+            playback: Some(playback),
+            ..AppOptions::default()
+        },
+    );
+    app.apply(Action::ReplayEnd);
+    app.sync();
+    let screen = render(&mut app, 160, 48);
+    let footer = screen.lines().last().unwrap_or_default();
+    assert!(footer.contains("1,200/1,200 ×1"), "{footer}");
+    assert!(screen.contains("1,200/1,200 events"), "{screen}");
+}
+
+/// One cause of several findings is `1 cause`.
+#[test]
+fn one_cause_is_singular_in_the_findings_title() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    let mut found = check_all(&sc);
+    let rule = found[0].rule;
+    found.retain(|f| f.rule == rule);
+    let mut second = found[0].clone();
+    second.seqs = vec![second.seqs.last().copied().unwrap_or(0) + 1];
+    found.truncate(1);
+    found.push(second);
+    app.add_findings(found);
+    app.apply(Action::FocusFindings);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains("· 1 cause ·"), "{screen}");
+}

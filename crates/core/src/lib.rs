@@ -17,6 +17,7 @@ pub mod checks;
 pub mod client;
 pub mod event;
 pub mod files;
+pub mod filter;
 pub mod format;
 pub mod platform;
 pub mod priority;

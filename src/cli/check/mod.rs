@@ -38,6 +38,7 @@
 //! `failures`, `passed` is false, JUnit gets an `<error>` and text says FAIL.
 
 mod ci;
+mod listed;
 pub mod report;
 
 use super::call::{RequestOpts, build_args, fail, task_mode};
@@ -138,6 +139,10 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub thresholds: Thresholds,
+    /// List only the findings about frames FILTER selects (docs/filters.md);
+    /// every frame is still judged, and the verdict is the whole session's.
+    #[command(flatten)]
+    pub only: super::only::OnlyArgs,
 }
 
 impl CheckArgs {
@@ -348,6 +353,8 @@ impl CheckRun {
                 passed,
                 damage: None,
                 sessions_unknown: checker.unknown(),
+                only: None,
+                not_listed: 0,
             },
             groups: groups(&findings)
                 .into_iter()
@@ -366,6 +373,10 @@ impl CheckRun {
 pub const LISTING_LIMIT: Duration = Duration::from_secs(2);
 
 pub async fn run(a: CheckArgs) -> i32 {
+    // A filter that does not parse is a usage error before anything runs.
+    if let Err(c) = a.only.matcher() {
+        return c;
+    }
     let mut cfg = match a.thresholds.config() {
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
@@ -383,6 +394,10 @@ pub async fn run(a: CheckArgs) -> i32 {
             Ok(b) => b,
             Err(c) => return c,
         };
+        let mut selected = match a.only.matcher() {
+            Ok(m) => m.map(listed::Selected::new),
+            Err(c) => return c,
+        };
         let mut run: Option<CheckRun> = None;
         let mut events = 0u64;
         let mut listings = Listings::default();
@@ -395,6 +410,9 @@ pub async fn run(a: CheckArgs) -> i32 {
                     run.get_or_insert_with(|| CheckRun::new(cfg.clone().for_recording(header)));
                 if let Some(ev) = store.get(seq) {
                     run.observe(&ev);
+                    if let Some(s) = selected.as_mut() {
+                        s.observe(&ev);
+                    }
                     listings.observe(&ev);
                     lines.push(seq, line);
                     events += 1;
@@ -438,6 +456,9 @@ pub async fn run(a: CheckArgs) -> i32 {
             }
             Ok(None) => {}
             Err(e) => return fail(&Failure::Usage(e)),
+        }
+        if let Some(s) = selected {
+            s.apply(&mut report);
         }
         let art = super::sarif::Artifact {
             uri: super::sarif::uri_of(&path.display().to_string()),
@@ -579,12 +600,19 @@ pub async fn run(a: CheckArgs) -> i32 {
     } else {
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat})
     };
+    let mut selected = match a.only.matcher() {
+        Ok(m) => m.map(listed::Selected::new),
+        Err(c) => return c,
+    };
     let (mut report, listings, lines) = {
         let store = trace.read();
         let mut listings = Listings::default();
         let mut lines = LineMap::default();
         for ev in store.range(0, store.next_seq()) {
             listings.observe(&ev);
+            if let Some(s) = selected.as_mut() {
+                s.observe(&ev);
+            }
         }
         // A recording has the header on line 1, then one event a line.
         lines.push(store.first_seq(), store.first_seq() + 2);
@@ -610,6 +638,9 @@ pub async fn run(a: CheckArgs) -> i32 {
     if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
         // A session that failed keeps its own code.
         return if code == 0 { c } else { code };
+    }
+    if let Some(s) = selected {
+        s.apply(&mut report);
     }
     let art = a.record.as_ref().map(|p| super::sarif::Artifact {
         uri: super::sarif::uri_of(&p.display().to_string()),

@@ -74,6 +74,16 @@ pub struct Summary {
     /// one frame were reported (`checks::Sessions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sessions_unknown: Option<crate::checks::SessionsUnknown>,
+    /// `--only`: the filter that chose which findings are listed…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<String>,
+    /// …and how many findings (counted above) it left out of the list.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_listed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One drift line: `tool echo: description changed`.
@@ -184,15 +194,34 @@ pub fn text(r: &Report) -> String {
             u.from_seq, u.left_out
         );
     }
+    if let Some(f) = &r.summary.only {
+        let _ = writeln!(
+            s,
+            "[only] {}: {} about other frames not listed (the counts below are the whole session's)",
+            one_line(f),
+            match r.summary.not_listed {
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            }
+        );
+    }
     let sup: u64 = r.summary.suppressed.values().sum();
+    // A drift fails the check with no finding: the verdict says so, or it
+    // would read `FAIL: 0 error(s), 0 warning(s)`.
+    let drifted = r.baseline.as_ref().map_or(0, |b| b.drift.len());
     let _ = writeln!(
         s,
-        "{}: {} error(s), {} warning(s), {} info{}; {} events checked{}{}",
+        "{}: {} error(s), {} warning(s), {} info{}{}; {} events checked{}{}",
         if r.summary.passed { "PASS" } else { "FAIL" },
         r.summary.error,
         r.summary.warning,
         r.summary.info,
         client_part(&r.summary.client),
+        match drifted {
+            0 => String::new(),
+            1 => "; 1 definition drifted from the baseline".to_string(),
+            n => format!("; {n} definitions drifted from the baseline"),
+        },
         r.summary.events,
         if r.summary.evicted > 0 {
             format!(", {} evicted", r.summary.evicted)

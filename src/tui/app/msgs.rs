@@ -85,7 +85,11 @@ impl App {
 
     pub fn set_server(&mut self, init: &InitializeResult) {
         let s = &mut self.shell.server;
-        s.name = safe(init.server_name(), 60);
+        // A server that names itself nowhere keeps the name the session
+        // was started with (the spec's, or the recording's), not `?`.
+        if init.names_server() {
+            s.name = safe(init.server_name(), 60);
+        }
         s.version = safe(init.server_version(), 30);
         s.revision = safe(&init.protocol_version, 30);
         s.capabilities = init
@@ -157,7 +161,7 @@ impl App {
                 // The session's level: none in the handshake era (the
                 // server's own default), every level from a stateless
                 // server that logs (see `level_for_session`).
-                level: self.panes.composer.level,
+                level: self.run_level.or(self.panes.composer.level),
                 limits: self.default_limits,
                 task,
             });

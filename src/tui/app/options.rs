@@ -1,6 +1,8 @@
 //! What the App is started with besides the trace.
 
+use crate::protocol::views::LogLevel;
 use crate::tui::keymap::Keymap;
+use crate::tui::pane::Pane;
 use crate::tui::panes::composer::ServerCli;
 use crate::tui::panes::scope::WallStart;
 use crate::tui::replay::Playback;
@@ -22,6 +24,10 @@ pub struct AppOptions {
     pub recording: Option<String>,
     /// `--run` calls, fired once the tools are known.
     pub runs: Vec<(String, Value)>,
+    /// The log level they ask for, instead of the session's.
+    pub run_level: Option<LogLevel>,
+    /// The pane focused at start (`--focus`), where it is offered.
+    pub focus: Option<Pane>,
     /// False for a recorded trace: nothing can be sent.
     pub live: bool,
     /// The playback feeding the trace, for `mcpscope replay FILE`.
@@ -47,6 +53,8 @@ impl Default for AppOptions {
             transport: "stdio".into(),
             recording: None,
             runs: Vec::new(),
+            run_level: None,
+            focus: None,
             live: true,
             playback: None,
             wall_start: None,

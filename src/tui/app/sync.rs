@@ -82,7 +82,10 @@ impl App {
         self.shell.events = store.len();
         let withdrawn = self.overlays.asks.sync(store);
         if withdrawn > 0 {
-            self.shell.notice = Some(format!("the server withdrew {withdrawn} request(s)"));
+            self.shell.notice = Some(format!(
+                "the server withdrew {}",
+                crate::tui::format::count(withdrawn as u64, "request", "requests")
+            ));
             self.dirty = true;
         }
         if self.panes.tools.browse.sync(store) {

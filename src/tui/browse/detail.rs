@@ -235,7 +235,10 @@ pub fn messages(title: String, v: &Value) -> Detail {
         d.push(Tone::Error, "the result has no messages list");
         return d;
     };
-    d.push(Tone::Muted, format!("{} message(s)", msgs.len()));
+    d.push(
+        Tone::Muted,
+        crate::tui::format::count(msgs.len() as u64, "message", "messages"),
+    );
     for (i, m) in msgs.iter().enumerate() {
         if i == MAX_PARTS {
             d.cut = true;
@@ -395,7 +398,7 @@ mod tests {
         assert_eq!(
             text,
             [
-                "3 message(s)",
+                "3 messages",
                 "user:",
                 "hi",
                 "there",

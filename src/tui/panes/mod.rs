@@ -202,6 +202,16 @@ macro_rules! registry {
                 }
             }
 
+            /// The pane of a name (`progress`, `scope`…) or of its number
+            /// (`1`…), as `--focus` takes it.
+            pub fn named(name: &str) -> Option<Pane> {
+                let name = name.trim().to_ascii_lowercase();
+                Pane::ORDER
+                    .iter()
+                    .copied()
+                    .find(|p| p.name() == name || p.number().to_string() == name)
+            }
+
             pub fn keys(self) -> Keys {
                 match self {
                     $(Pane::$variant => <$field::$state as PaneSpec>::KEYS,)*
@@ -214,7 +224,7 @@ macro_rules! registry {
                 }
             }
 
-            fn focus(self) -> Option<Action> {
+            pub fn focus(self) -> Option<Action> {
                 match self {
                     $(Pane::$variant => <$field::$state as PaneSpec>::FOCUS,)*
                 }

@@ -271,19 +271,7 @@ impl Session {
                 "the answer was {what}, not a discovery"
             )));
         }
-        let init = InitializeResult {
-            protocol_version: modern.to_string(),
-            capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
-            server_info: r
-                .get(meta::META)
-                .and_then(|m| m.get(meta::SERVER_INFO))
-                .cloned()
-                .unwrap_or(json!({})),
-            instructions: r
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        };
+        let init = InitializeResult::from_discovery(r);
         self.meta(Event::Negotiated {
             era: Some("stateless".into()),
             requested: None,

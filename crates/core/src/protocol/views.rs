@@ -247,6 +247,36 @@ pub struct InitializeResult {
 }
 
 impl InitializeResult {
+    /// A 2026-07-28 `server/discover` result as the handshake's answer: the
+    /// era's one revision, and the server's name in `_meta` (the result has
+    /// no `serverInfo` field).
+    pub fn from_discovery(r: &Value) -> InitializeResult {
+        InitializeResult {
+            protocol_version: super::Revision::V2026_07_28.to_string(),
+            capabilities: r
+                .get("capabilities")
+                .cloned()
+                .unwrap_or(serde_json::json!({})),
+            server_info: r
+                .get(super::meta::META)
+                .and_then(|m| m.get(super::meta::SERVER_INFO))
+                .cloned()
+                .unwrap_or(serde_json::json!({})),
+            instructions: r
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        }
+    }
+
+    /// Whether the server named itself (`serverInfo.name`).
+    pub fn names_server(&self) -> bool {
+        self.server_info
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some()
+    }
+
     pub fn has_capability(&self, name: &str) -> bool {
         self.capabilities.get(name).is_some_and(|v| !v.is_null())
     }

@@ -228,10 +228,12 @@ pub(crate) fn form_lines(st: &View, form: &Form, width: usize) -> (Vec<Line<'sta
     let t = &st.shell.theme;
     let mut lines = Vec::new();
     if !form.message.is_empty() {
-        lines.push(Line::from(Span::styled(
-            form.message.clone(),
-            t.fg(t.fg).add_modifier(Modifier::BOLD),
-        )));
+        for part in crate::tui::chrome::wrap_words(&form.message, width, width) {
+            lines.push(Line::from(Span::styled(
+                part,
+                t.fg(t.fg).add_modifier(Modifier::BOLD),
+            )));
+        }
         lines.push(Line::default());
     }
     let label_w = form
@@ -255,13 +257,12 @@ pub(crate) fn form_lines(st: &View, form: &Form, width: usize) -> (Vec<Line<'sta
         } else {
             t.fg(t.fg)
         };
-        let mut spans = vec![
+        let head = vec![
             Span::styled(mark.to_string(), style),
             Span::styled(label, style),
             Span::styled(format!("{req} "), t.fg(t.error)),
         ];
-        spans.extend(value_spans(st, field, input, here));
-        lines.push(Line::from(spans));
+        lines.extend(pack(head, value_spans(st, field, input, here), width));
         if here && let Some(help) = help_line(field) {
             lines.push(Line::from(Span::styled(format!("    {help}"), t.muted())));
         }
@@ -276,6 +277,43 @@ pub(crate) fn form_lines(st: &View, form: &Form, width: usize) -> (Vec<Line<'sta
         }
     }
     (lines, focus)
+}
+
+/// A field's line: its head (mark, label), then its value's spans — a
+/// choice and the gap after it are one item — packed into lines of
+/// `width`, the next line starting under the first value. A choice is
+/// never split across lines; one wider than a whole line is cut with `…`.
+fn pack(head: Vec<Span<'static>>, items: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {
+    let indent: usize = head.iter().map(Span::width).sum();
+    let room = width.saturating_sub(indent).max(4);
+    let mut out = Vec::new();
+    let mut line = head;
+    let mut used = 0usize;
+    let mut items = items.into_iter().peekable();
+    while let Some(mut item) = items.next() {
+        // A choice's gap goes with it.
+        let gap = match items.peek() {
+            Some(g) if g.content.trim().is_empty() => items.next(),
+            _ => None,
+        };
+        let w = item.width();
+        if used > 0 && used + w > room {
+            out.push(Line::from(std::mem::take(&mut line)));
+            line.push(Span::raw(" ".repeat(indent)));
+            used = 0;
+        }
+        if w > room {
+            item.content = crate::tui::chrome::fit(&item.content, room).into();
+        }
+        used += item.width();
+        line.push(item);
+        if let Some(g) = gap {
+            used += g.width();
+            line.push(g);
+        }
+    }
+    out.push(Line::from(line));
+    out
 }
 
 fn value_spans(st: &View, field: &Field, input: &Input, here: bool) -> Vec<Span<'static>> {
@@ -307,7 +345,11 @@ fn value_spans(st: &View, field: &Field, input: &Input, here: bool) -> Vec<Span<
                 let chosen = *sel == Some(i);
                 [
                     Span::styled(
-                        format!("{} {}", if chosen { "◉" } else { "○" }, c.title),
+                        format!(
+                            "{} {}",
+                            if chosen { "◉" } else { "○" },
+                            crate::tui::format::safe_row(&c.title)
+                        ),
                         if chosen { on } else { off },
                     ),
                     Span::raw("  "),
@@ -327,7 +369,14 @@ fn value_spans(st: &View, field: &Field, input: &Input, here: bool) -> Vec<Span<
                     off
                 };
                 [
-                    Span::styled(format!("{} {}", if *f { "☑" } else { "☐" }, c.title), style),
+                    Span::styled(
+                        format!(
+                            "{} {}",
+                            if *f { "☑" } else { "☐" },
+                            crate::tui::format::safe_row(&c.title)
+                        ),
+                        style,
+                    ),
                     Span::raw("  "),
                 ]
             })

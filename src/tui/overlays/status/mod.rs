@@ -11,6 +11,8 @@ pub enum InputTarget {
     /// The Resources or Prompts tab's filter.
     BrowseFilter,
     TimelineFilter,
+    /// The Timeline's filter in the filter language.
+    TimelineExpr,
     LogsFilter,
     RawSearch,
     CustomToken,
@@ -24,6 +26,7 @@ impl InputTarget {
             InputTarget::ToolsFilter => "filter tools",
             InputTarget::BrowseFilter => "filter",
             InputTarget::TimelineFilter => "filter timeline",
+            InputTarget::TimelineExpr => "filter expression",
             InputTarget::LogsFilter => "filter logs",
             InputTarget::RawSearch => "search frame",
             InputTarget::CustomToken => "progress token (digits = integer)",

@@ -28,7 +28,7 @@ pub fn key(field: &mut Option<LineInput>, ev: KeyEvent) -> Option<Command> {
             return None;
         }
         KeyCode::Esc => {
-            let set = Command::SetText(inp.target, inp.before.clone());
+            let set = Command::CancelText(inp.target, inp.before.clone());
             *field = None;
             return Some(set);
         }
@@ -37,7 +37,7 @@ pub fn key(field: &mut Option<LineInput>, ev: KeyEvent) -> Option<Command> {
         }
         KeyCode::Char('u') if ctrl => inp.text.clear(),
         KeyCode::Char('c') if ctrl => {
-            let set = Command::SetText(inp.target, inp.before.clone());
+            let set = Command::CancelText(inp.target, inp.before.clone());
             *field = None;
             return Some(set);
         }

@@ -177,7 +177,12 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         }
     };
     if let Some(r) = &st.shell.replay {
-        let mut pos = format!(" {}/{} ×{}", r.fed, r.total, crate::format::num(r.speed));
+        let mut pos = format!(
+            " {}/{} ×{}",
+            crate::format::thousands(r.fed as u64),
+            crate::format::thousands(r.total as u64),
+            crate::format::num(r.speed)
+        );
         if r.paused && !r.done() {
             pos.push_str(" paused");
         }

@@ -85,6 +85,9 @@ pub struct Composer {
     pub editing: bool,
     pub token: TokenMode,
     pub custom_token: String,
+    /// The token mode when the custom token's field was opened: Esc there
+    /// restores it.
+    pub token_before: Option<TokenMode>,
     pub level: Option<LogLevel>,
     /// The user cycled the level: a handshake no longer picks it.
     level_chosen: bool,
@@ -122,6 +125,7 @@ impl Composer {
             editing: false,
             token: TokenMode::AutoString,
             custom_token: String::new(),
+            token_before: None,
             level: None,
             level_chosen: false,
             idle_secs,

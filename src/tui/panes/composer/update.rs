@@ -64,7 +64,10 @@ impl Composer {
             Action::CycleToken => {
                 self.token = self.token.next(!self.custom_token.trim().is_empty());
             }
-            Action::EditToken => return vec![Command::Input(InputTarget::CustomToken)],
+            Action::EditToken => {
+                self.token_before = Some(self.token);
+                return vec![Command::Input(InputTarget::CustomToken)];
+            }
             Action::CycleLogLevel => self.cycle_level(),
             Action::IdleDown => self.step_idle(false),
             Action::IdleUp => self.step_idle(true),
@@ -92,6 +95,14 @@ impl Composer {
     pub fn set_custom_token(&mut self, text: String) {
         self.custom_token = text;
         self.token = TokenMode::Custom;
+    }
+
+    /// Esc in the custom token's field: the token mode it was opened in
+    /// comes back (the text is restored by the field).
+    pub fn cancel_custom_token(&mut self) {
+        if let Some(mode) = self.token_before.take() {
+            self.token = mode;
+        }
     }
 
     /// The equivalent `mcpscope call`: `--task` where the call asks for a

@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     let t = &st.shell.theme;
@@ -56,7 +56,11 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
             ),
         ])
     };
-    let footer_h: u16 = 7;
+    // The command preview gets the rows it needs, down to an editor of
+    // two rows (then it is cut with `…`): the whole command is what `y`
+    // copies, and what the user reads before sending.
+    let command = command_lines(&safe_row(&st.composer_command()), inner.width as usize);
+    let footer_h = 3 + command.len() as u16;
     let editor_h = inner.height.saturating_sub(1 + footer_h).max(2);
     f.render_widget(
         Paragraph::new(head).style(t.base()),
@@ -129,21 +133,49 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         Style::default().fg(t.key).add_modifier(Modifier::BOLD),
     ));
     foot.push(Line::from(l2));
-    foot.push(Line::from(vec![
-        Span::styled("$ ", Style::default().fg(t.accent)),
-        Span::styled(safe_row(&st.composer_command()), t.muted()),
-    ]));
     let foot_area = Rect {
         y: ed_area.y + ed_area.height,
         height: inner.height.saturating_sub(1 + editor_h),
         ..inner
     };
-    f.render_widget(
-        Paragraph::new(foot)
-            .style(t.base())
-            .wrap(Wrap { trim: false }),
-        foot_area,
-    );
+    let room = (foot_area.height as usize).saturating_sub(foot.len());
+    let cut = command.len() > room;
+    for (i, part) in command.into_iter().take(room).enumerate() {
+        let mut text = part;
+        if cut && i + 1 == room {
+            text = ellipsis_end(&text, inner.width as usize);
+        }
+        let lead = if i == 0 { "$ " } else { "" };
+        foot.push(Line::from(vec![
+            Span::styled(lead, Style::default().fg(t.accent)),
+            Span::styled(text, t.muted()),
+        ]));
+    }
+    f.render_widget(Paragraph::new(foot).style(t.base()), foot_area);
+}
+
+/// The command after `$ `, wrapped at spaces into lines of `width`
+/// columns; the first line is two columns shorter for the prompt.
+pub fn command_lines(cmd: &str, width: usize) -> Vec<String> {
+    let width = width.max(4);
+    crate::tui::chrome::wrap_words(cmd, width - 2, width)
+}
+
+/// `text` ending in `…` within `width` columns.
+fn ellipsis_end(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += cw;
+    }
+    out.push('…');
+    out
 }
 
 /// The task part of the title: nothing for a tool that never runs as a

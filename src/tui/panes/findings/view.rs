@@ -113,9 +113,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         let parts: Vec<String> = count_parts(fs.counts).into_iter().map(|(s, _)| s).collect();
         if fs.order.len() < fs.list.len() {
             format!(
-                "· {} · {} causes · Enter lists a cause's findings",
+                "· {} · {} · Enter lists a cause's findings",
                 parts.join(" · "),
-                fs.order.len()
+                crate::tui::format::count(fs.order.len() as u64, "cause", "causes")
             )
         } else {
             format!("· {} · Enter shows the frames", parts.join(" · "))

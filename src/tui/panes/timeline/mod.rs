@@ -33,6 +33,10 @@ pub struct TimelineState {
     /// Which call each event belongs to, by name (`#12 slow_task`): the
     /// call column here, and the Logs, Raw and Scope read it too.
     pub labels: Labels,
+    /// The filter expression as typed (it may not parse yet)…
+    pub expr_text: String,
+    /// …and why it does not: the view keeps the last one that did.
+    pub expr_error: Option<String>,
 }
 
 /// How a timeline row names its call: a request, response or cancellation
@@ -51,6 +55,7 @@ impl PaneSpec for TimelineState {
         use Action::*;
         &[
             (&["/"], Filter),
+            (&["F"], FilterExpr),
             (&["backspace"], ClearFilter),
             (&["f"], Follow),
             (&["K"], CycleKind),
@@ -65,7 +70,12 @@ impl PaneSpec for TimelineState {
         use Action::*;
         &[Follow, Filter, CycleKind, ShowLane, ClearLane]
     };
-    const ACTIONS: Actions = &[Action::CycleKind, Action::CycleKindBack, Action::ClearLane];
+    const ACTIONS: Actions = &[
+        Action::CycleKind,
+        Action::CycleKindBack,
+        Action::ClearLane,
+        Action::FilterExpr,
+    ];
 
     fn start(_: &Start) -> Self {
         TimelineState {

@@ -43,6 +43,10 @@ impl PaneInput for TimelineState {
     fn set_filter(&mut self, text: &str) {
         let k = self.view.kind;
         self.view.set_filter(k, text);
+        // Backspace clears both filters.
+        if text.is_empty() {
+            self.set_expr("");
+        }
     }
 
     fn follow(&mut self) -> bool {
@@ -52,6 +56,28 @@ impl PaneInput for TimelineState {
 }
 
 impl TimelineState {
+    /// The filter expression as it is being typed: applied whenever it
+    /// parses, else the last one that did stays and the title says why.
+    pub fn set_expr(&mut self, text: &str) {
+        self.expr_text = text.to_string();
+        if text.trim().is_empty() {
+            self.expr_error = None;
+            if self.view.expr().is_some() {
+                self.view.set_expr(None);
+            }
+            return;
+        }
+        match crate::filter::Filter::parse(text) {
+            Ok(f) => {
+                self.expr_error = None;
+                if self.view.expr() != Some(f.source()) {
+                    self.view.set_expr(Some(f));
+                }
+            }
+            Err(e) => self.expr_error = Some(e.to_string()),
+        }
+    }
+
     /// The timeline's own keys (whatever pane has focus: the key map decides).
     pub fn apply(&mut self, a: Action) -> Commands {
         match a {
@@ -61,6 +87,7 @@ impl TimelineState {
                 self.view.set_filter(k, &text);
                 vec![Command::Rescan]
             }
+            Action::FilterExpr => vec![Command::Input(InputTarget::TimelineExpr)],
             Action::ClearLane => {
                 self.view.lane = None;
                 self.view.channel = None;

@@ -55,6 +55,11 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         if !tl.view.text.is_empty() {
             info.push(format!("filter \"{}\"", tl.view.text));
         }
+        match (&tl.expr_error, tl.view.expr()) {
+            (Some(e), _) => info.push(format!("✗ {}", crate::tui::format::safe_row(e))),
+            (None, Some(x)) => info.push(format!("where {}", crate::tui::format::safe_row(x))),
+            (None, None) => {}
+        }
         if tl.rebuilding {
             let total = store.next_seq().max(1);
             info.push(format!("scanning {}%", tl.view.scanned_to() * 100 / total));

@@ -357,8 +357,8 @@ fn resource_info(st: &View, d: &mut Vec<Line<'static>>) {
             }
             if r.updates > 0 {
                 facts.push(format!(
-                    "{} update(s), last {}",
-                    r.updates,
+                    "{}, last {}",
+                    crate::tui::format::count(r.updates, "update", "updates"),
                     r.last_update_us.map(|u| ago(st, u)).unwrap_or_default()
                 ));
             }
