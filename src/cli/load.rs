@@ -216,6 +216,91 @@ pub async fn run(a: LoadArgs) -> i32 {
     code
 }
 
+/// Why the options cannot make a load run, if they cannot.
+fn invalid(a: &LoadArgs, policy: &TokenPolicy) -> Option<&'static str> {
+    if matches!(policy, TokenPolicy::Explicit(_)) {
+        return Some(
+            "load gives every call a token of its own: --token must be auto, auto-int or none",
+        );
+    }
+    if a.concurrency == 0 || a.sessions == 0 {
+        return Some("--concurrency and --sessions must be at least 1");
+    }
+    if a.calls.is_none() && a.duration.is_none() {
+        return Some("load needs --calls N or --duration D");
+    }
+    if a.calls == Some(0) {
+        return Some("--calls must be at least 1");
+    }
+    None
+}
+
+/// Connect and initialize `--sessions` sessions; on a failure or a signal
+/// the ones open are stopped and the run's code and report are returned.
+async fn open_sessions(
+    a: &LoadArgs,
+    server: &ServerArgs,
+    limits: Limits,
+    cfg: &crate::checks::CheckConfig,
+    concurrency: u32,
+    signals: &mut Signals,
+) -> Result<Vec<Open>, (i32, String)> {
+    let mut open: Vec<Open> = Vec::new();
+    for n in 0..a.sessions {
+        // Once started, the server is stopped on every way out: a failed
+        // handshake, a signal during it, a later session's failure.
+        // Nothing recorded, received or exported: the session and its
+        // trace are all of it that a load run keeps.
+        let (session, trace) = match connect(server, None, limits).await {
+            Ok(live) => (live.session, live.trace),
+            Err(e) => {
+                shutdown(&open).await;
+                return Err(not_started(a, concurrency, n, "connection", &e));
+            }
+        };
+        let ready = async {
+            handshake(&session).await?;
+            a.request.apply_log_level(&session, false).await;
+            Ok::<_, Failure>(())
+        };
+        let halt = tokio::select! {
+            r = ready => r.err().map(Halt::Failed),
+            stop = signals.recv() => Some(Halt::Signal(stop.code)),
+        };
+        if let Some(halt) = halt {
+            session.shutdown().await;
+            shutdown(&open).await;
+            return Err(match halt {
+                Halt::Signal(c) => (c, String::new()),
+                Halt::Failed(e) => not_started(a, concurrency, n, "handshake", &e),
+            });
+        }
+        open.push(Open {
+            follower: Arc::new(Mutex::new(Follower::new(n, trace.clone(), cfg.clone()))),
+            session,
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
+            lost: Arc::new(AtomicBool::new(false)),
+        });
+    }
+    Ok(open)
+}
+
+/// One task per session that runs its checks as its trace grows.
+fn spawn_syncers(open: &[Open], shared: &Arc<Shared>) -> tokio::task::JoinSet<()> {
+    let mut syncers = tokio::task::JoinSet::new();
+    for o in open {
+        let (follower, shared) = (o.follower.clone(), shared.clone());
+        let mut rx = lock(&o.follower).subscribe();
+        syncers.spawn(async move {
+            while rx.changed().await.is_ok() {
+                let mut f = lock(&follower);
+                f.sync(&mut lock(&shared.tally));
+            }
+        });
+    }
+    syncers
+}
+
 /// The run and its report (empty when it ended before any call: a usage
 /// error, a failed connection; those are said on stderr).
 pub async fn execute(a: LoadArgs) -> (i32, String) {
@@ -233,19 +318,8 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
         Err(e) => return code(usage(e.0)),
     };
     let policy = a.request.policy();
-    if matches!(policy, TokenPolicy::Explicit(_)) {
-        return code(usage(
-            "load gives every call a token of its own: --token must be auto, auto-int or none",
-        ));
-    }
-    if a.concurrency == 0 || a.sessions == 0 {
-        return code(usage("--concurrency and --sessions must be at least 1"));
-    }
-    if a.calls.is_none() && a.duration.is_none() {
-        return code(usage("load needs --calls N or --duration D"));
-    }
-    if a.calls == Some(0) {
-        return code(usage("--calls must be at least 1"));
+    if let Some(why) = invalid(&a, &policy) {
+        return code(usage(why));
     }
     let concurrency = clamp_concurrency(a.concurrency, a.calls);
     let mut server = a.server.clone();
@@ -256,43 +330,10 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
         ..cfg
     };
     let mut signals = Signals::install();
-    let mut open: Vec<Open> = Vec::new();
-    for n in 0..a.sessions {
-        // Once started, the server is stopped on every way out: a failed
-        // handshake, a signal during it, a later session's failure.
-        // Nothing recorded, received or exported: the session and its
-        // trace are all of it that a load run keeps.
-        let (session, trace) = match connect(&server, None, limits).await {
-            Ok(live) => (live.session, live.trace),
-            Err(e) => {
-                shutdown(&open).await;
-                return not_started(&a, concurrency, n, "connection", &e);
-            }
-        };
-        let ready = async {
-            handshake(&session).await?;
-            a.request.apply_log_level(&session, false).await;
-            Ok::<_, Failure>(())
-        };
-        let halt = tokio::select! {
-            r = ready => r.err().map(Halt::Failed),
-            stop = signals.recv() => Some(Halt::Signal(stop.code)),
-        };
-        if let Some(halt) = halt {
-            session.shutdown().await;
-            shutdown(&open).await;
-            return match halt {
-                Halt::Signal(c) => code(c),
-                Halt::Failed(e) => not_started(&a, concurrency, n, "handshake", &e),
-            };
-        }
-        open.push(Open {
-            follower: Arc::new(Mutex::new(Follower::new(n, trace.clone(), cfg.clone()))),
-            session,
-            in_flight: Arc::new(Mutex::new(HashSet::new())),
-            lost: Arc::new(AtomicBool::new(false)),
-        });
-    }
+    let open = match open_sessions(&a, &server, limits, &cfg, concurrency, &mut signals).await {
+        Ok(o) => o,
+        Err(out) => return out,
+    };
     let shared = Arc::new(Shared {
         tally: Mutex::new(Tally::default()),
         issued: AtomicU64::new(0),
@@ -326,17 +367,7 @@ pub async fn execute(a: LoadArgs) -> (i32, String) {
     // Each engine follows its trace as it grows, so the store's bound never
     // evicts an event before the rules saw it (the workers' syncs alone
     // lag by the calls in flight).
-    let mut syncers = tokio::task::JoinSet::new();
-    for o in &open {
-        let (follower, shared) = (o.follower.clone(), shared.clone());
-        let mut rx = lock(&o.follower).subscribe();
-        syncers.spawn(async move {
-            while rx.changed().await.is_ok() {
-                let mut f = lock(&follower);
-                f.sync(&mut lock(&shared.tally));
-            }
-        });
-    }
+    let mut syncers = spawn_syncers(&open, &shared);
     let live = std::io::stderr().is_terminal();
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

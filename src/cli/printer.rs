@@ -264,26 +264,7 @@ impl Printer {
             return;
         }
         if !ev.kind.is_message() && ev.kind != FrameKind::Batch {
-            let f = ev.frame();
-            let status = self.http.error_body(ev.channel);
-            let what = match status {
-                Some(status) => format!("the body of an HTTP {status} answer, not JSON-RPC"),
-                None => f.problem.unwrap_or_else(|| "malformed frame".into()),
-            };
-            let line = format!(
-                "[protocol] #{} {}: {} ({})",
-                ev.seq,
-                ev.kind.label(),
-                one_line(&what),
-                one_line(&preview(ev))
-            );
-            let line = match status {
-                Some(_) => self.probes.hold(ev.channel, line),
-                None => Some(line),
-            };
-            if let Some(l) = line {
-                let _ = writeln!(buf, "{l}");
-            }
+            self.not_a_message(ev, buf);
             return;
         }
         if ev.flags & flags::DUPLICATE != 0 {
@@ -338,33 +319,7 @@ impl Printer {
             // Well-formed progress (the store parsed it) prints nothing when quiet.
             Some(methods::PROGRESS) if self.quiet && ev.progress.is_some() => {}
             Some(methods::PROGRESS) => {
-                let f = ev.frame();
-                match ProgressView::parse(f.params) {
-                    Ok(p) if !self.quiet => {
-                        let key = p.token_key();
-                        // A tool call is named by its tool, any other request by its method.
-                        let tool = match self.calls.by_token(&key) {
-                            Some(c) if c.method == methods::TOOLS_CALL => {
-                                c.tool.as_deref().unwrap_or("?")
-                            }
-                            Some(c) => c.method.as_str(),
-                            None if !self.strays.note(&one_line(p.token.get()), buf) => return,
-                            None => "?",
-                        };
-                        let message = p.message.as_deref().map(one_line);
-                        let line = crate::format::progress(p.progress, p.total, message.as_deref());
-                        let _ = writeln!(buf, "[progress] {tool} {line}");
-                    }
-                    Ok(_) => {}
-                    Err(why) => {
-                        let _ = writeln!(
-                            buf,
-                            "[protocol] #{} invalid progress: {}",
-                            ev.seq,
-                            one_line(&why)
-                        );
-                    }
-                }
+                self.progress_line(ev, buf);
             }
             Some(methods::TASKS_STATUS | methods::TASKS_NOTIFY) if !self.quiet => {
                 let params = ev
@@ -383,47 +338,7 @@ impl Printer {
                 }
             }
             Some(methods::MESSAGE) => {
-                let f = ev.frame();
-                match LogView::parse(f.params) {
-                    Ok(l) => {
-                        if let Err(bad) = &l.level {
-                            let _ = writeln!(
-                                buf,
-                                "[protocol] #{} log level {:?} is not an RFC 5424 level",
-                                ev.seq,
-                                one_line(bad)
-                            );
-                        }
-                        if !self.quiet {
-                            let level = match &l.level {
-                                Ok(lv) => lv.as_str().to_string(),
-                                Err(raw) => one_line(raw).to_string(),
-                            };
-                            let data = l.data_text();
-                            match &l.logger {
-                                Some(lg) => {
-                                    let _ = writeln!(
-                                        buf,
-                                        "[log] {level} {}: {}",
-                                        one_line(lg),
-                                        one_line(&data)
-                                    );
-                                }
-                                None => {
-                                    let _ = writeln!(buf, "[log] {level}: {}", one_line(&data));
-                                }
-                            }
-                        }
-                    }
-                    Err(why) => {
-                        let _ = writeln!(
-                            buf,
-                            "[protocol] #{} invalid log message: {}",
-                            ev.seq,
-                            one_line(&why)
-                        );
-                    }
-                }
+                self.log_line(ev, buf);
             }
             // Any other notification, custom ones included: one line, its params compact.
             Some(method) if !self.quiet => {
@@ -436,6 +351,105 @@ impl Printer {
                 );
             }
             _ => {}
+        }
+    }
+
+    /// A frame that is not a JSON-RPC message: malformed, or the body of an
+    /// HTTP error answer (held back while a probe may explain it).
+    fn not_a_message(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        let f = ev.frame();
+        let status = self.http.error_body(ev.channel);
+        let what = match status {
+            Some(status) => format!("the body of an HTTP {status} answer, not JSON-RPC"),
+            None => f.problem.unwrap_or_else(|| "malformed frame".into()),
+        };
+        let line = format!(
+            "[protocol] #{} {}: {} ({})",
+            ev.seq,
+            ev.kind.label(),
+            one_line(&what),
+            one_line(&preview(ev))
+        );
+        let line = match status {
+            Some(_) => self.probes.hold(ev.channel, line),
+            None => Some(line),
+        };
+        if let Some(l) = line {
+            let _ = writeln!(buf, "{l}");
+        }
+    }
+
+    /// A `notifications/progress`: its call's line, or why it is invalid.
+    fn progress_line(&mut self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        let f = ev.frame();
+        match ProgressView::parse(f.params) {
+            Ok(p) if !self.quiet => {
+                let key = p.token_key();
+                // A tool call is named by its tool, any other request by its method.
+                let tool = match self.calls.by_token(&key) {
+                    Some(c) if c.method == methods::TOOLS_CALL => c.tool.as_deref().unwrap_or("?"),
+                    Some(c) => c.method.as_str(),
+                    None if !self.strays.note(&one_line(p.token.get()), buf) => return,
+                    None => "?",
+                };
+                let message = p.message.as_deref().map(one_line);
+                let line = crate::format::progress(p.progress, p.total, message.as_deref());
+                let _ = writeln!(buf, "[progress] {tool} {line}");
+            }
+            Ok(_) => {}
+            Err(why) => {
+                let _ = writeln!(
+                    buf,
+                    "[protocol] #{} invalid progress: {}",
+                    ev.seq,
+                    one_line(&why)
+                );
+            }
+        }
+    }
+
+    /// A `notifications/message`: its log line, and a bad level said.
+    fn log_line(&self, ev: &EventRef<'_>, buf: &mut Vec<u8>) {
+        let f = ev.frame();
+        match LogView::parse(f.params) {
+            Ok(l) => {
+                if let Err(bad) = &l.level {
+                    let _ = writeln!(
+                        buf,
+                        "[protocol] #{} log level {:?} is not an RFC 5424 level",
+                        ev.seq,
+                        one_line(bad)
+                    );
+                }
+                if !self.quiet {
+                    let level = match &l.level {
+                        Ok(lv) => lv.as_str().to_string(),
+                        Err(raw) => one_line(raw).to_string(),
+                    };
+                    let data = l.data_text();
+                    match &l.logger {
+                        Some(lg) => {
+                            let _ = writeln!(
+                                buf,
+                                "[log] {level} {}: {}",
+                                one_line(lg),
+                                one_line(&data)
+                            );
+                        }
+                        None => {
+                            let _ = writeln!(buf, "[log] {level}: {}", one_line(&data));
+                        }
+                    }
+                }
+            }
+            Err(why) => {
+                let _ = writeln!(
+                    buf,
+                    "[protocol] #{} invalid log message: {}",
+                    ev.seq,
+                    one_line(&why)
+                );
+            }
         }
     }
 }

@@ -22,7 +22,7 @@
 
 use super::check::report::{Report, drift_line};
 use crate::checks::groups::offending_seq;
-use crate::checks::{Rule, Severity};
+use crate::checks::{Group, Rule, Severity};
 use crate::diff::LineMap;
 use crate::protocol::sanitize::one_line;
 use serde_json::{Value, json};
@@ -126,80 +126,7 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
     let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
     let mut results = Vec::new();
     for g in &r.groups {
-        let fs: Vec<&crate::checks::Finding> = g
-            .findings
-            .iter()
-            .filter_map(|i| r.findings.get(*i))
-            .collect();
-        let Some(first) = fs.first() else { continue };
-        let mut text = one_line(&g.message).into_owned();
-        if g.count > 1 {
-            text.push_str(&format!(" (×{} in this call", g.count));
-            if let (Some(a), Some(b)) = (g.first_seq, g.last_seq) {
-                text.push_str(&format!(", first #{a}, last #{b}"));
-            }
-            text.push(')');
-        }
-        let mut res = json!({
-            "ruleId": g.rule.id(),
-            "level": level(g.severity),
-            "message": {"text": text},
-        });
-        if let Some(i) = index_of(g.rule.id()) {
-            res["ruleIndex"] = i.into();
-        }
-        // Allowed by the user: reported, and suppressed where it was decided.
-        if g.allowed {
-            res["suppressions"] = json!([{
-                "kind": "external",
-                "justification": format!("allowed by `mcpscope check --allow {}`", g.rule.id()),
-            }]);
-        }
-        // The frame that broke the rule first; the first finding's earlier
-        // frames (the request, the setLevel) and the other findings'
-        // offending frames are related.
-        let at = offending_seq(first);
-        if let Some(loc) = at.and_then(|s| location(art, s)) {
-            res["locations"] = json!([loc]);
-            let mut related_seqs: Vec<u64> = first
-                .seqs
-                .iter()
-                .copied()
-                .filter(|s| Some(*s) != at)
-                .collect();
-            related_seqs.extend(fs[1..].iter().filter_map(|f| offending_seq(f)));
-            let related: Vec<Value> = related_seqs
-                .into_iter()
-                .filter_map(|s| location(art, s))
-                .enumerate()
-                .map(|(i, mut l)| {
-                    l["id"] = i.into();
-                    l
-                })
-                .collect();
-            if !related.is_empty() {
-                res["relatedLocations"] = Value::Array(related);
-            }
-        }
-        let mut props = json!({
-            "seq": first.seqs,
-            "party": g.party,
-            "count": g.count,
-        });
-        if let Some(s) = g.first_seq {
-            props["firstSeq"] = s.into();
-        }
-        if let Some(s) = g.last_seq {
-            props["lastSeq"] = s.into();
-        }
-        if let Some(t) = &g.token {
-            props["token"] = t.to_value();
-        }
-        if let Some(id) = &g.request_id {
-            props["requestId"] = id.to_value();
-        }
-        res["properties"] = props;
-        results.push(res);
+        results.extend(group_result(r, g, art, index_of(g.rule.id())));
     }
     let own = |id: &str, message: String, seq: Option<u64>| {
         let mut res = json!({
@@ -291,6 +218,90 @@ pub fn sarif(r: &Report, art: Option<&Artifact<'_>>) -> String {
         "runs": [run],
     });
     serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// One group of findings as a SARIF result: its first offending frame
+/// located, the others related, and its count, party and ids as properties.
+fn group_result(
+    r: &Report,
+    g: &Group,
+    art: Option<&Artifact<'_>>,
+    rule_index: Option<usize>,
+) -> Option<Value> {
+    let fs: Vec<&crate::checks::Finding> = g
+        .findings
+        .iter()
+        .filter_map(|i| r.findings.get(*i))
+        .collect();
+    let first = fs.first()?;
+    let mut text = one_line(&g.message).into_owned();
+    if g.count > 1 {
+        text.push_str(&format!(" (×{} in this call", g.count));
+        if let (Some(a), Some(b)) = (g.first_seq, g.last_seq) {
+            text.push_str(&format!(", first #{a}, last #{b}"));
+        }
+        text.push(')');
+    }
+    let mut res = json!({
+        "ruleId": g.rule.id(),
+        "level": level(g.severity),
+        "message": {"text": text},
+    });
+    if let Some(i) = rule_index {
+        res["ruleIndex"] = i.into();
+    }
+    // Allowed by the user: reported, and suppressed where it was decided.
+    if g.allowed {
+        res["suppressions"] = json!([{
+            "kind": "external",
+            "justification": format!("allowed by `mcpscope check --allow {}`", g.rule.id()),
+        }]);
+    }
+    // The frame that broke the rule first; the first finding's earlier
+    // frames (the request, the setLevel) and the other findings'
+    // offending frames are related.
+    let at = offending_seq(first);
+    if let Some(loc) = at.and_then(|s| location(art, s)) {
+        res["locations"] = json!([loc]);
+        let mut related_seqs: Vec<u64> = first
+            .seqs
+            .iter()
+            .copied()
+            .filter(|s| Some(*s) != at)
+            .collect();
+        related_seqs.extend(fs[1..].iter().filter_map(|f| offending_seq(f)));
+        let related: Vec<Value> = related_seqs
+            .into_iter()
+            .filter_map(|s| location(art, s))
+            .enumerate()
+            .map(|(i, mut l)| {
+                l["id"] = i.into();
+                l
+            })
+            .collect();
+        if !related.is_empty() {
+            res["relatedLocations"] = Value::Array(related);
+        }
+    }
+    let mut props = json!({
+        "seq": first.seqs,
+        "party": g.party,
+        "count": g.count,
+    });
+    if let Some(s) = g.first_seq {
+        props["firstSeq"] = s.into();
+    }
+    if let Some(s) = g.last_seq {
+        props["lastSeq"] = s.into();
+    }
+    if let Some(t) = &g.token {
+        props["token"] = t.to_value();
+    }
+    if let Some(id) = &g.request_id {
+        props["requestId"] = id.to_value();
+    }
+    res["properties"] = props;
+    Some(res)
 }
 
 /// The line (1-based) of a baseline's text that names the pinned item of

@@ -341,75 +341,8 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(s, "! {side} is damaged: {}", one_line(d));
         }
     }
-    if !r.listings.is_empty() {
-        let _ = writeln!(s, "@@ listings");
-        for l in &r.listings {
-            let opt = |a: &Option<At>| a.iter().copied().collect::<Vec<At>>();
-            let at = places(&opt(&l.at_a), &opt(&l.at_b));
-            let (mark, what) = match l.change {
-                Status::Added => ("+", "added"),
-                Status::Removed => ("-", "removed"),
-                Status::Changed => ("~", "changed"),
-                Status::NotListed => ("~", ""),
-            };
-            let mark = if l.less_safe.is_empty() { mark } else { "!" };
-            if l.change == Status::NotListed {
-                let _ = writeln!(s, "{mark} {}: {}{at}", one_line(&l.kind), one_line(&l.name));
-            } else {
-                let _ = writeln!(
-                    s,
-                    "{mark} {} {}: {what}{at}",
-                    one_line(&l.kind),
-                    one_line(&l.name)
-                );
-            }
-            for w in &l.less_safe {
-                let _ = writeln!(s, "    less safe: {}", one_line(w));
-            }
-            for f in &l.fields {
-                let _ = writeln!(s, "    {}:", one_line(&f.field));
-                let _ = writeln!(s, "    - {}", json_text(&f.a));
-                let _ = writeln!(s, "    + {}", json_text(&f.b));
-            }
-        }
-    }
-    for c in &r.calls {
-        let id = |c: &Option<CallRef>| {
-            c.as_ref()
-                .map(|c| format!("id={} line {}", one_line(&c.id.to_string()), c.at.line))
-        };
-        let sides = match (id(&c.a), id(&c.b)) {
-            (Some(a), Some(b)) => format!("A {a}, B {b}"),
-            (Some(a), None) => format!("A {a}"),
-            (None, Some(b)) => format!("B {b}"),
-            (None, None) => String::new(),
-        };
-        let _ = writeln!(s, "@@ call {} {}  [{sides}]", c.call, one_line(&c.title));
-        match c.status {
-            CallStatus::OnlyA => {
-                let _ = writeln!(
-                    s,
-                    "- only in A ({})",
-                    c.a.as_ref().map_or("", |r| &r.outcome)
-                );
-            }
-            CallStatus::OnlyB => {
-                let _ = writeln!(
-                    s,
-                    "+ only in B ({})",
-                    c.b.as_ref().map_or("", |r| &r.outcome)
-                );
-            }
-            CallStatus::Changed => {}
-        }
-        for ch in &c.changes {
-            let _ = writeln!(s, "~ {}{}", one_line(&ch.what), places(&ch.at_a, &ch.at_b));
-            if ch.aspect == Aspect::Arguments && !(ch.a.is_null() && ch.b.is_null()) {
-                let _ = writeln!(s, "    - {}", json_text(&Some(ch.a.clone())));
-                let _ = writeln!(s, "    + {}", json_text(&Some(ch.b.clone())));
-            }
-        }
-    }
+    listings_text(&mut s, r);
+    calls_text(&mut s, r);
     if !r.call_order.is_empty() {
         let _ = writeln!(s, "@@ call order");
         for o in &r.call_order {
@@ -474,4 +407,82 @@ pub fn text(r: &Report) -> String {
         );
     }
     s
+}
+
+/// The listings section: each tool, prompt or resource added, removed or
+/// changed, with what made it less safe and its changed fields.
+fn listings_text(s: &mut String, r: &Report) {
+    if !r.listings.is_empty() {
+        let _ = writeln!(s, "@@ listings");
+        for l in &r.listings {
+            let opt = |a: &Option<At>| a.iter().copied().collect::<Vec<At>>();
+            let at = places(&opt(&l.at_a), &opt(&l.at_b));
+            let (mark, what) = match l.change {
+                Status::Added => ("+", "added"),
+                Status::Removed => ("-", "removed"),
+                Status::Changed => ("~", "changed"),
+                Status::NotListed => ("~", ""),
+            };
+            let mark = if l.less_safe.is_empty() { mark } else { "!" };
+            if l.change == Status::NotListed {
+                let _ = writeln!(s, "{mark} {}: {}{at}", one_line(&l.kind), one_line(&l.name));
+            } else {
+                let _ = writeln!(
+                    s,
+                    "{mark} {} {}: {what}{at}",
+                    one_line(&l.kind),
+                    one_line(&l.name)
+                );
+            }
+            for w in &l.less_safe {
+                let _ = writeln!(s, "    less safe: {}", one_line(w));
+            }
+            for f in &l.fields {
+                let _ = writeln!(s, "    {}:", one_line(&f.field));
+                let _ = writeln!(s, "    - {}", json_text(&f.a));
+                let _ = writeln!(s, "    + {}", json_text(&f.b));
+            }
+        }
+    }
+}
+
+/// The calls section: each call only on one side or changed, with its changes.
+fn calls_text(s: &mut String, r: &Report) {
+    for c in &r.calls {
+        let id = |c: &Option<CallRef>| {
+            c.as_ref()
+                .map(|c| format!("id={} line {}", one_line(&c.id.to_string()), c.at.line))
+        };
+        let sides = match (id(&c.a), id(&c.b)) {
+            (Some(a), Some(b)) => format!("A {a}, B {b}"),
+            (Some(a), None) => format!("A {a}"),
+            (None, Some(b)) => format!("B {b}"),
+            (None, None) => String::new(),
+        };
+        let _ = writeln!(s, "@@ call {} {}  [{sides}]", c.call, one_line(&c.title));
+        match c.status {
+            CallStatus::OnlyA => {
+                let _ = writeln!(
+                    s,
+                    "- only in A ({})",
+                    c.a.as_ref().map_or("", |r| &r.outcome)
+                );
+            }
+            CallStatus::OnlyB => {
+                let _ = writeln!(
+                    s,
+                    "+ only in B ({})",
+                    c.b.as_ref().map_or("", |r| &r.outcome)
+                );
+            }
+            CallStatus::Changed => {}
+        }
+        for ch in &c.changes {
+            let _ = writeln!(s, "~ {}{}", one_line(&ch.what), places(&ch.at_a, &ch.at_b));
+            if ch.aspect == Aspect::Arguments && !(ch.a.is_null() && ch.b.is_null()) {
+                let _ = writeln!(s, "    - {}", json_text(&Some(ch.a.clone())));
+                let _ = writeln!(s, "    + {}", json_text(&Some(ch.b.clone())));
+            }
+        }
+    }
 }

@@ -28,13 +28,14 @@
 use super::Session;
 use crate::calls::Tracker;
 use crate::calls::spans::CallSpans;
+use crate::checks::Finding;
 use crate::checks::groups::groups;
 use crate::checks::stats::call_stats_of;
 use crate::protocol::IdKey;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::secrets::{redact_json, redact_params};
 use crate::protocol::views::LogLevel;
-use crate::trace::{Dir, EventRef};
+use crate::trace::{Dir, EventRef, Store};
 use base64::Engine;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -211,82 +212,8 @@ fn data(s: &Session<'_>, generator: &str) -> Result<(String, Vec<u8>), String> {
         .finish()
         .map_err(|e| format!("cannot compress the page's data: {e}"))?;
 
-    let stats = call_stats_of(&tracker, store);
-    let by_request: HashMap<u64, &crate::checks::stats::CallStats> =
-        stats.iter().map(|c| (c.request_seq, c)).collect();
-    let has_spans = !store.otel_spans().is_empty();
-    let calls: Vec<Value> = tracker
-        .calls
-        .iter()
-        .map(|c| {
-            let st = by_request.get(&c.request_seq);
-            let end_us = c.ended().map_or(last_t, |e| e.t_us);
-            let mut v = json!({
-                "id": c.id.to_string(),
-                "tool": c.tool,
-                "method": c.method,
-                "token": c.token.as_ref().map(IdKey::to_string),
-                "request_seq": c.request_seq,
-                "start_us": c.sent_us.saturating_sub(first_t),
-                "end_us": end_us.saturating_sub(first_t),
-            });
-            if let Some(st) = st {
-                v["response_seq"] = json!(st.response_seq);
-                v["outcome"] = json!(st.outcome);
-                v["duration_ms"] = json!(st.duration_ms);
-                v["notifications"] = json!(st.notifications);
-                v["first_progress_ms"] = json!(st.first_progress_ms);
-                v["gap_ms"] = json!(st.inter_arrival_ms.map(|s| s.max));
-                v["per_second"] = json!(st.per_second);
-            }
-            if has_spans {
-                v["spans"] = spans_of(store, c.request_seq, c.sent_us.saturating_sub(first_t));
-            }
-            v
-        })
-        .collect();
-    let grouped = groups(s.findings);
-    let mut group_of = vec![0usize; s.findings.len()];
-    for (g, gr) in grouped.iter().enumerate() {
-        for &f in &gr.findings {
-            if let Some(x) = group_of.get_mut(f) {
-                *x = g;
-            }
-        }
-    }
-    let findings: Vec<Value> = s
-        .findings
-        .iter()
-        .zip(&group_of)
-        .map(|(f, g)| {
-            json!({
-                "rule": f.rule.to_string(),
-                "severity": f.severity,
-                "message": f.message,
-                "seqs": f.seqs,
-                "request_id": f.request_id.as_ref().map(IdKey::to_string),
-                "group": g,
-            })
-        })
-        .collect();
-    let groups_json: Vec<Value> = grouped
-        .iter()
-        .map(|g| {
-            json!({
-                "rule": g.rule.to_string(),
-                "severity": g.severity,
-                "party": g.party,
-                "count": g.count,
-                "request_id": g.request_id.as_ref().map(IdKey::to_string),
-                "first_seq": g.first_seq,
-                "last_seq": g.last_seq,
-                "message": g.message,
-                "fix": g.fix,
-                "spec": g.spec,
-                "findings": g.findings,
-            })
-        })
-        .collect();
+    let calls = calls_json(&tracker, store, first_t, last_t);
+    let (findings, groups_json) = findings_json(s.findings);
     let neg = negotiated(s);
     let mut header = s.header.clone();
     redact_json(&mut header);
@@ -343,6 +270,90 @@ fn data(s: &Session<'_>, generator: &str) -> Result<(String, Vec<u8>), String> {
     out.push_str(&json!(cols.level).to_string());
     out.push_str("}}");
     Ok((out, raw))
+}
+
+/// Each call of the session, its timing relative to the first event.
+fn calls_json(tracker: &Tracker, store: &Store, first_t: u64, last_t: u64) -> Vec<Value> {
+    let stats = call_stats_of(tracker, store);
+    let by_request: HashMap<u64, &crate::checks::stats::CallStats> =
+        stats.iter().map(|c| (c.request_seq, c)).collect();
+    let has_spans = !store.otel_spans().is_empty();
+    tracker
+        .calls
+        .iter()
+        .map(|c| {
+            let st = by_request.get(&c.request_seq);
+            let end_us = c.ended().map_or(last_t, |e| e.t_us);
+            let mut v = json!({
+                "id": c.id.to_string(),
+                "tool": c.tool,
+                "method": c.method,
+                "token": c.token.as_ref().map(IdKey::to_string),
+                "request_seq": c.request_seq,
+                "start_us": c.sent_us.saturating_sub(first_t),
+                "end_us": end_us.saturating_sub(first_t),
+            });
+            if let Some(st) = st {
+                v["response_seq"] = json!(st.response_seq);
+                v["outcome"] = json!(st.outcome);
+                v["duration_ms"] = json!(st.duration_ms);
+                v["notifications"] = json!(st.notifications);
+                v["first_progress_ms"] = json!(st.first_progress_ms);
+                v["gap_ms"] = json!(st.inter_arrival_ms.map(|s| s.max));
+                v["per_second"] = json!(st.per_second);
+            }
+            if has_spans {
+                v["spans"] = spans_of(store, c.request_seq, c.sent_us.saturating_sub(first_t));
+            }
+            v
+        })
+        .collect()
+}
+
+/// The findings (each with its group's index) and their groups.
+fn findings_json(findings: &[Finding]) -> (Vec<Value>, Vec<Value>) {
+    let grouped = groups(findings);
+    let mut group_of = vec![0usize; findings.len()];
+    for (g, gr) in grouped.iter().enumerate() {
+        for &f in &gr.findings {
+            if let Some(x) = group_of.get_mut(f) {
+                *x = g;
+            }
+        }
+    }
+    let finding_json: Vec<Value> = findings
+        .iter()
+        .zip(&group_of)
+        .map(|(f, g)| {
+            json!({
+                "rule": f.rule.to_string(),
+                "severity": f.severity,
+                "message": f.message,
+                "seqs": f.seqs,
+                "request_id": f.request_id.as_ref().map(IdKey::to_string),
+                "group": g,
+            })
+        })
+        .collect();
+    let groups_json: Vec<Value> = grouped
+        .iter()
+        .map(|g| {
+            json!({
+                "rule": g.rule.to_string(),
+                "severity": g.severity,
+                "party": g.party,
+                "count": g.count,
+                "request_id": g.request_id.as_ref().map(IdKey::to_string),
+                "first_seq": g.first_seq,
+                "last_seq": g.last_seq,
+                "message": g.message,
+                "fix": g.fix,
+                "spec": g.spec,
+                "findings": g.findings,
+            })
+        })
+        .collect();
+    (finding_json, groups_json)
 }
 
 fn push_kv(out: &mut String, key: &str, v: &Value) {

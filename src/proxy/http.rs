@@ -16,7 +16,8 @@
 //! Origin checks (DNS rebinding).
 
 use super::ProxyError;
-use super::http_observer::Observer;
+use super::http_observer::{Exchange, Observer};
+use crate::checks::LiveChecks;
 use crate::event::{Event, Status};
 use crate::listen_guard::{self, ListenGuard};
 use crate::session::live::{Notice, Observed, Plan};
@@ -144,8 +145,7 @@ impl HttpProxy {
                 eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(msg));
             }
         };
-        let listener = self.listener;
-        let bound = listener.local_addr().unwrap_or(self.listen);
+        let bound = self.listener.local_addr().unwrap_or(self.listen);
         let client = match reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -167,28 +167,7 @@ impl HttpProxy {
             request_budget_kib: request_budget_kib(),
             requests_waited: AtomicU64::new(0),
         });
-        let started_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let mut registration = Registration::register(Entry {
-            name: self.name.clone(),
-            pid: std::process::id(),
-            transport: "http".into(),
-            server: vec![crate::session::spec::redact_url(self.url.as_str())],
-            trace: self.trace_path.clone(),
-            owned_trace: self.owned_trace,
-            started: crate::session::rfc3339_now(),
-            started_ms,
-            events: 0,
-            findings: self.check.then_some([0; 3]),
-            hosts: Vec::new(),
-            unobserved_bytes: 0,
-            unobserved_exchanges: 0,
-            requests_waited: 0,
-            pid_start: None,
-        })
-        .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
-        .ok();
+        let mut registration = self.register(&say);
         // Said whether asked or not: the host needs the address.
         eprintln!(
             "[mcpscope] proxying http://{bound}{} -> {}",
@@ -196,36 +175,13 @@ impl HttpProxy {
             crate::session::spec::redact_url(self.url.as_str())
         );
         // Held until the end: what the server exports goes into the trace.
-        let plan = Plan {
-            receiver: self.otel_receiver,
-            // An address the user gave is one a server is pointed at.
-            receiver_strict: true,
-            checks: self.check.then(|| self.checks.clone()),
-            export: self.otlp.clone(),
-        };
-        let server_json = serde_json::json!({"transport": "http", "url": self.url.as_str()});
-        let observed = Observed::start(self.trace.clone(), plan, None, server_json, true).await;
-        let observed = match observed {
-            Ok((o, notices)) => {
-                for n in notices {
-                    match n {
-                        // Said whether asked or not: the server must be pointed here.
-                        Notice::ReceiverAt(at) => eprintln!(
-                            "[mcpscope] OTLP receiver at {at} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)"
-                        ),
-                        Notice::NoReceiver(e) => say(&format!("no OTLP receiver: {e}")),
-                    }
-                }
-                o
-            }
-            Err(e) => {
-                eprintln!("[mcpscope] error: {}", e.0);
-                return 2;
-            }
+        let Some(observed) = self.observe(&say).await else {
+            return 2;
         };
         let checks = observed.checks().cloned();
         let mut signals = crate::signals::Caught::stopping();
         let mut refresh = tokio::time::interval(std::time::Duration::from_millis(500));
+        let listener = self.listener;
         let code = loop {
             tokio::select! {
                 accepted = listener.accept() => {
@@ -243,31 +199,7 @@ impl HttpProxy {
                 }
                 sig = signals.recv() => break crate::signals::exit_code(sig),
                 _ = refresh.tick() => {
-                    let events = self.trace.read().next_seq();
-                    let findings = checks.as_ref().map(|c| {
-                        let n = c.counts_by_severity();
-                        [n.error as u64, n.warning as u64, n.info as u64]
-                    });
-                    let hosts: Vec<crate::session::registry::HostFindings> = checks
-                        .as_ref()
-                        .map(|c| c.counts_by_session())
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|(session, n)| crate::session::registry::HostFindings {
-                            session,
-                            findings: [n.error as u64, n.warning as u64, n.info as u64],
-                        })
-                        .collect();
-                    if let Some(r) = &mut registration {
-                        r.update(|e| {
-                            e.events = events;
-                            e.findings = findings;
-                            e.hosts = hosts;
-                            e.unobserved_bytes = shared.obs.lost.bytes();
-                            e.unobserved_exchanges = shared.obs.lost.exchanges();
-                            e.requests_waited = shared.requests_waited.load(Ordering::Relaxed);
-                        });
-                    }
+                    refresh_entry(&mut registration, &self.trace, checks.as_ref(), &shared);
                 }
             }
         };
@@ -284,25 +216,165 @@ impl HttpProxy {
                 say(&format!("[finding] {f}"));
             }
         }
-        let (lost, unobserved) = (shared.obs.lost.bytes(), shared.obs.lost.exchanges());
-        if lost > 0 || unobserved > 0 {
-            let exchanges = match unobserved {
-                0 => String::new(),
-                n => format!(
-                    " ({n} exchange{} not observed at all)",
-                    if n == 1 { "" } else { "s" }
-                ),
-            };
-            eprintln!(
-                "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace{exchanges}"
-            );
-        }
-        if let Some(e) = ended.recording_error {
-            eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
-        }
+        say_incomplete(&shared, ended.recording_error);
         drop(registration);
         code
     }
+
+    /// List the session in the registry (`mcpscope sessions`), when it can be.
+    fn register(&self, say: &dyn Fn(&str)) -> Option<Registration> {
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Registration::register(Entry {
+            name: self.name.clone(),
+            pid: std::process::id(),
+            transport: "http".into(),
+            server: vec![crate::session::spec::redact_url(self.url.as_str())],
+            trace: self.trace_path.clone(),
+            owned_trace: self.owned_trace,
+            started: crate::session::rfc3339_now(),
+            started_ms,
+            events: 0,
+            findings: self.check.then_some([0; 3]),
+            hosts: Vec::new(),
+            unobserved_bytes: 0,
+            unobserved_exchanges: 0,
+            requests_waited: 0,
+            pid_start: None,
+        })
+        .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
+        .ok()
+    }
+
+    /// Start observing the session (checks, OTLP receiver and export);
+    /// `None` once the failure is said.
+    async fn observe(&self, say: &dyn Fn(&str)) -> Option<Observed> {
+        let plan = Plan {
+            receiver: self.otel_receiver,
+            // An address the user gave is one a server is pointed at.
+            receiver_strict: true,
+            checks: self.check.then(|| self.checks.clone()),
+            export: self.otlp.clone(),
+        };
+        let server_json = serde_json::json!({"transport": "http", "url": self.url.as_str()});
+        let observed = Observed::start(self.trace.clone(), plan, None, server_json, true).await;
+        match observed {
+            Ok((o, notices)) => {
+                for n in notices {
+                    match n {
+                        // Said whether asked or not: the server must be pointed here.
+                        Notice::ReceiverAt(at) => eprintln!(
+                            "[mcpscope] OTLP receiver at {at} (point the server's OTEL_EXPORTER_OTLP_ENDPOINT here)"
+                        ),
+                        Notice::NoReceiver(e) => say(&format!("no OTLP receiver: {e}")),
+                    }
+                }
+                Some(o)
+            }
+            Err(e) => {
+                eprintln!("[mcpscope] error: {}", e.0);
+                None
+            }
+        }
+    }
+}
+
+/// Refresh the registry entry's counts: events, findings (per host
+/// session too) and what the observer missed.
+fn refresh_entry(
+    registration: &mut Option<Registration>,
+    trace: &Trace,
+    checks: Option<&LiveChecks>,
+    shared: &Shared,
+) {
+    let events = trace.read().next_seq();
+    let findings = checks.map(|c| {
+        let n = c.counts_by_severity();
+        [n.error as u64, n.warning as u64, n.info as u64]
+    });
+    let hosts: Vec<crate::session::registry::HostFindings> = checks
+        .map(|c| c.counts_by_session())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(session, n)| crate::session::registry::HostFindings {
+            session,
+            findings: [n.error as u64, n.warning as u64, n.info as u64],
+        })
+        .collect();
+    if let Some(r) = registration {
+        r.update(|e| {
+            e.events = events;
+            e.findings = findings;
+            e.hosts = hosts;
+            e.unobserved_bytes = shared.obs.lost.bytes();
+            e.unobserved_exchanges = shared.obs.lost.exchanges();
+            e.requests_waited = shared.requests_waited.load(Ordering::Relaxed);
+        });
+    }
+}
+
+/// What the trace is missing, said whether asked or not.
+fn say_incomplete(shared: &Shared, recording_error: Option<String>) {
+    let (lost, unobserved) = (shared.obs.lost.bytes(), shared.obs.lost.exchanges());
+    if lost > 0 || unobserved > 0 {
+        let exchanges = match unobserved {
+            0 => String::new(),
+            n => format!(
+                " ({n} exchange{} not observed at all)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        eprintln!(
+            "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace{exchanges}"
+        );
+    }
+    if let Some(e) = recording_error {
+        eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
+    }
+}
+
+/// The server's body relayed to the host as it comes, each chunk offered to
+/// the exchange, a legacy stream's endpoint event pointed at the proxy.
+fn relayed_body(
+    resp: reqwest::Response,
+    ex: Exchange,
+    rewrite: Option<super::endpoint::EndpointRewrite>,
+) -> Body {
+    // The exchange goes with the body: it ends when the stream is
+    // dropped, at its end or when the host went away in the middle.
+    // The observer gets the server's bytes as they were sent.
+    let state = (resp.bytes_stream(), ex, rewrite, false);
+    let chunks =
+        futures_util::stream::unfold(state, |(mut up, mut ex, mut rw, ended)| async move {
+            if ended {
+                return None;
+            }
+            loop {
+                match up.next().await {
+                    Some(Ok(b)) => {
+                        ex.chunk(&b);
+                        let b = match rw.as_mut() {
+                            Some(r) => r.feed(b),
+                            None => b,
+                        };
+                        if !b.is_empty() {
+                            return Some((Ok(Frame::data(b)), (up, ex, rw, false)));
+                        }
+                    }
+                    Some(Err(e)) => {
+                        ex.error(crate::protocol::sanitize::one_line(&e.to_string()).into_owned());
+                        return Some((Err(std::io::Error::other(e)), (up, ex, rw, true)));
+                    }
+                    None => {
+                        ex.ended();
+                        let rest = rw.as_mut().map(|r| r.finish()).filter(|b| !b.is_empty())?;
+                        return Some((Ok(Frame::data(rest)), (up, ex, rw, true)));
+                    }
+                }
+            }
+        });
+    BodyExt::boxed(StreamBody::new(chunks))
 }
 
 fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
@@ -384,16 +456,7 @@ impl Shared {
                 .map(|b| b.map_err(|never| match never {}).boxed());
         }
         let method = req.method().clone();
-        let ch = match method.as_str() {
-            "POST" => format!("post:{}", self.posts.fetch_add(1, Ordering::Relaxed) + 1),
-            // Each stream its own channel: two hosts (or one reconnecting)
-            // hold GET streams at once. The first keeps the client's name.
-            "GET" => match self.gets.fetch_add(1, Ordering::Relaxed) {
-                0 => "get".to_string(),
-                n => format!("get:{}", n + 1),
-            },
-            m => m.to_ascii_lowercase(),
-        };
+        let ch = self.channel_of(&method);
         let protocol = header(&req, "mcp-protocol-version").map(str::to_string);
         let start = Event::HostRequest {
             method: method.to_string(),
@@ -489,7 +552,34 @@ impl Shared {
             },
             sse,
         );
-        let mut out = Response::builder().status(status.as_u16());
+        let out = self.answer_head(&resp);
+        // A legacy server's event stream may name its POST endpoint by an
+        // absolute URL: it is pointed at the proxy (see `endpoint`).
+        let rewrite = (method == hyper::Method::GET && sse)
+            .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
+        out.body(relayed_body(resp, ex, rewrite))
+            .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
+    }
+
+    /// The trace channel of a host request: each POST and each GET stream
+    /// a channel of its own.
+    fn channel_of(&self, method: &hyper::Method) -> String {
+        match method.as_str() {
+            "POST" => format!("post:{}", self.posts.fetch_add(1, Ordering::Relaxed) + 1),
+            // Each stream its own channel: two hosts (or one reconnecting)
+            // hold GET streams at once. The first keeps the client's name.
+            "GET" => match self.gets.fetch_add(1, Ordering::Relaxed) {
+                0 => "get".to_string(),
+                n => format!("get:{}", n + 1),
+            },
+            m => m.to_ascii_lowercase(),
+        }
+    }
+
+    /// The host's answer's status and headers: the server's, less the
+    /// hop-by-hop ones, a redirect to the server's origin kept on the proxy.
+    fn answer_head(&self, resp: &reqwest::Response) -> hyper::http::response::Builder {
+        let mut out = Response::builder().status(resp.status().as_u16());
         for (k, v) in resp.headers() {
             if HOP.contains(&k.as_str()) {
                 continue;
@@ -502,46 +592,6 @@ impl Shared {
                 .and_then(|p| hyper::header::HeaderValue::from_str(&p).ok());
             out = out.header(k.clone(), moved.unwrap_or_else(|| v.clone()));
         }
-        // A legacy server's event stream may name its POST endpoint by an
-        // absolute URL: it is pointed at the proxy (see `endpoint`).
-        let rewrite = (method == hyper::Method::GET && sse)
-            .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
-        // The exchange goes with the body: it ends when the stream is
-        // dropped, at its end or when the host went away in the middle.
-        // The observer gets the server's bytes as they were sent.
-        let state = (resp.bytes_stream(), ex, rewrite, false);
-        let chunks =
-            futures_util::stream::unfold(state, |(mut up, mut ex, mut rw, ended)| async move {
-                if ended {
-                    return None;
-                }
-                loop {
-                    match up.next().await {
-                        Some(Ok(b)) => {
-                            ex.chunk(&b);
-                            let b = match rw.as_mut() {
-                                Some(r) => r.feed(b),
-                                None => b,
-                            };
-                            if !b.is_empty() {
-                                return Some((Ok(Frame::data(b)), (up, ex, rw, false)));
-                            }
-                        }
-                        Some(Err(e)) => {
-                            ex.error(
-                                crate::protocol::sanitize::one_line(&e.to_string()).into_owned(),
-                            );
-                            return Some((Err(std::io::Error::other(e)), (up, ex, rw, true)));
-                        }
-                        None => {
-                            ex.ended();
-                            let rest = rw.as_mut().map(|r| r.finish()).filter(|b| !b.is_empty())?;
-                            return Some((Ok(Frame::data(rest)), (up, ex, rw, true)));
-                        }
-                    }
-                }
-            });
-        out.body(BodyExt::boxed(StreamBody::new(chunks)))
-            .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
+        out
     }
 }

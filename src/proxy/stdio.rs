@@ -18,9 +18,11 @@ use crate::platform::process::{self, Tree};
 use crate::session::ServerSpec;
 use crate::session::live::{Notice, Observed, Plan};
 use crate::session::registry::{Entry, Registration};
+use crate::trace::Trace;
 use crate::transport::stdio::CommandSpec;
+use std::fs::File;
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -140,15 +142,9 @@ impl StdioProxy {
             name: name.clone(),
             cmd: self.cmd.clone(),
         };
-        let pid = std::process::id();
-        let (trace_path, owned) = match &self.record {
-            Some(p) => (p.clone(), false),
-            None => match crate::session::registry::owned_trace_path(pid) {
-                Ok(p) => (p, true),
-                Err(e) => {
-                    return Outcome::Failed(format!("cannot use the sessions directory: {e}"));
-                }
-            },
+        let (trace_path, owned) = match self.trace_path() {
+            Ok(t) => t,
+            Err(e) => return Outcome::Failed(e),
         };
         // Signals are caught before the server starts: from then on they
         // are the server's to act on.
@@ -160,51 +156,15 @@ impl StdioProxy {
             Ok(f) => f,
             Err(e) => return Outcome::Failed(format!("cannot take over stdin/stdout: {e}")),
         };
-        let mut cmd = process::command(&argv[0]);
-        cmd.args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        process::own_group(&mut cmd);
-        for (k, v) in &self.cmd.env {
-            cmd.env(k, v);
-        }
-        if let Some(d) = &self.cmd.cwd {
-            cmd.current_dir(d);
-        }
+        let mut cmd = self.server_command();
         let trace = match super::open_trace(&spec, &name, &trace_path, self.max_store) {
             Ok(t) => t,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
-        // The server's spans and log records go into the session's trace,
-        // beside what the host and the server said (`attach` shows them).
-        let plan = Plan {
-            receiver: self.otel_receiver,
-            // An address the user gave is one a server is pointed at.
-            receiver_strict: true,
-            checks: self.check.then(|| self.checks.clone()),
-            export: self.otlp.clone(),
-        };
         let mut env = self.cmd.env.clone();
-        let server_json = serde_json::json!({"transport": "stdio"});
-        let observed = Observed::start(
-            trace.clone(),
-            plan,
-            Some((&mut env, &name)),
-            server_json,
-            true,
-        )
-        .await;
-        let mut observed = match observed {
-            Ok((o, notices)) => {
-                for n in notices {
-                    if let Notice::NoReceiver(e) = n {
-                        say(&format!("no OTLP receiver: {e}"));
-                    }
-                }
-                o
-            }
-            Err(e) => return Outcome::Failed(e.0),
+        let mut observed = match self.observe(&trace, &name, &mut env, &say).await {
+            Ok(o) => o,
+            Err(e) => return Outcome::Failed(e),
         };
         if let Some(at) = observed.receiver_endpoint() {
             for (k, v) in env.iter().skip(self.cmd.env.len()) {
@@ -212,126 +172,42 @@ impl StdioProxy {
             }
             say(&format!("OTLP receiver at {at}"));
         }
-        let mut child = match cmd.spawn() {
+        let child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
                 let why = format!("cannot start {:?}: {e}", argv[0]);
-                let ev = Event::Failed {
-                    request: None,
-                    error: why.clone(),
-                };
-                trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &ev));
-                let _ = observed.abandon();
-                if owned {
-                    let _ = std::fs::remove_file(&trace_path);
-                }
-                return Outcome::Failed(why);
+                return not_started(&trace, observed, why, owned.then_some(&trace_path));
             }
         };
         let child_pid = child.id();
         let tree = Tree::of(&child);
-        let mut spawn = Event::Spawn {
-            argv: argv.clone(),
-            pid: Some(child_pid),
-            cwd: self.cmd.cwd.as_ref().map(|p| p.display().to_string()),
-        }
-        .to_json();
-        crate::protocol::secrets::redact_json(&mut spawn);
-        trace.append(|s, now| s.append_meta(super::observer::CHANNEL, now, &spawn));
-        let server = spec.to_json(true)["argv"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let started_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let mut registration = Registration::register(Entry {
-            name: name.clone(),
-            pid,
-            transport: "stdio".into(),
-            server,
-            trace: trace_path.clone(),
-            owned_trace: owned,
-            started: crate::session::rfc3339_now(),
-            started_ms,
-            events: 0,
-            findings: self.check.then_some([0; 3]),
-            hosts: Vec::new(),
-            unobserved_bytes: 0,
-            unobserved_exchanges: 0,
-            requests_waited: 0,
-            pid_start: None,
-        })
-        .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
-        .ok();
+        let mut registration =
+            self.register(&trace, &name, &spec, child_pid, (&trace_path, owned), &say);
         say(&format!(
             "proxying {name} (server pid {child_pid}); trace {}",
             trace_path.display()
         ));
 
-        let (observer, [mut h2s, mut s2h, mut err]) = Observer::start(
+        let (observer, [h2s, s2h, err]) = Observer::start(
             trace.clone(),
             self.max_frame,
             super::observer::max_queued(max_store),
         );
-        let (Some(server_in), Some(server_out), Some(server_err)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            unreachable!("all three pipes were requested")
+        let copying = start_copying(host_in, host_out, child, [h2s, s2h, err]);
+        let Copying {
+            mut exit_rx,
+            reaped,
+            out_done,
+            err_done,
+        } = match copying {
+            Ok(c) => c,
+            Err(e) => {
+                // The child is not reaped (its waiter never ran).
+                tree.signal_child(crate::signals::KILL);
+                let _ = observed.abandon();
+                return Outcome::Failed(format!("cannot start the proxy's threads: {e}"));
+            }
         };
-        // A flooding server blocks (and wakes the copy thread) a sixteenth
-        // as often; the host's own pipe is the host's and is left alone.
-        crate::transport::stdio::widen_pipe(&server_out);
-        let reaped = Arc::new(AtomicBool::new(false));
-        let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
-        let (err_done_tx, err_done) = std::sync::mpsc::channel::<()>();
-        let threads = spawn_thread("proxy-host-in", move || {
-            // The host's EOF (or a failed read) closes the server's stdin; a
-            // server that stopped reading closes the host's side in turn.
-            copy(host_in, server_in, &mut h2s);
-            drop(h2s);
-        })
-        .and_then(|()| {
-            spawn_thread("proxy-host-out", move || {
-                copy(server_out, host_out, &mut s2h);
-                drop(s2h);
-                let _ = out_done_tx.send(());
-            })
-        })
-        .and_then(|()| {
-            spawn_thread("proxy-stderr", move || {
-                copy(server_err, std::io::stderr(), &mut err);
-                drop(err);
-                let _ = err_done_tx.send(());
-            })
-        });
-        let (exit_tx, mut exit_rx) = tokio::sync::oneshot::channel();
-        let reaped_w = reaped.clone();
-        let threads = threads.and_then(|()| {
-            spawn_thread("proxy-wait", move || {
-                let status = child.wait();
-                crate::platform::started::reaped(child_pid);
-                reaped_w.store(true, Ordering::SeqCst);
-                let info = match status {
-                    Ok(st) => {
-                        let (code, signal) = process::exit_parts(&st);
-                        ExitInfo { code, signal }
-                    }
-                    Err(_) => ExitInfo::default(),
-                };
-                let _ = exit_tx.send(info);
-            })
-        });
-        if let Err(e) = threads {
-            // The child is not reaped (its waiter never ran).
-            tree.signal_child(crate::signals::KILL);
-            let _ = observed.abandon();
-            return Outcome::Failed(format!("cannot start the proxy's threads: {e}"));
-        }
 
         let checks = observed.checks().cloned();
         let mut refresh = tokio::time::interval(REFRESH);
@@ -375,13 +251,7 @@ impl StdioProxy {
         // Everything the server wrote before it ended reaches the host, and
         // the observer before it stops: stdout and stderr both (unless a
         // process it left behind keeps one open: the grace bounds the wait).
-        let _ = tokio::task::spawn_blocking(move || {
-            let deadline = std::time::Instant::now() + STDOUT_GRACE;
-            let _ = out_done.recv_timeout(STDOUT_GRACE);
-            let _ = err_done
-                .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
-        })
-        .await;
+        drain_output(out_done, err_done).await;
         // The server has ended: what it exported is in (an exporter flushes
         // before its process exits), and the trace is closed next.
         observed.stop_receiving();
@@ -397,20 +267,246 @@ impl StdioProxy {
                 say(&format!("[finding] {f}"));
             }
         }
-        if lost.total() > 0 {
-            // Said whether asked or not: the trace is incomplete.
-            eprintln!(
-                "[mcpscope] the observer fell behind: {} bytes were forwarded but are missing from the trace",
-                lost.total()
-            );
-        }
-        if let Some(e) = ended.recording_error {
-            eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
-        }
+        say_incomplete(lost.total(), ended.recording_error);
         say(&format!("server ended: {exit}"));
         drop(registration);
         Outcome::Exited(exit)
     }
+
+    /// Where the trace goes, and whether it is the proxy's own (removed at
+    /// the end) rather than one the user asked for.
+    fn trace_path(&self) -> Result<(PathBuf, bool), String> {
+        match &self.record {
+            Some(p) => Ok((p.clone(), false)),
+            None => crate::session::registry::owned_trace_path(std::process::id())
+                .map(|p| (p, true))
+                .map_err(|e| format!("cannot use the sessions directory: {e}")),
+        }
+    }
+
+    /// Start observing the session (checks, OTLP receiver and export); the
+    /// receiver's address is added to `env`, the server's environment.
+    async fn observe(
+        &self,
+        trace: &Trace,
+        name: &str,
+        env: &mut Vec<(String, String)>,
+        say: &dyn Fn(&str),
+    ) -> Result<Observed, String> {
+        // The server's spans and log records go into the session's trace,
+        // beside what the host and the server said (`attach` shows them).
+        let plan = Plan {
+            receiver: self.otel_receiver,
+            // An address the user gave is one a server is pointed at.
+            receiver_strict: true,
+            checks: self.check.then(|| self.checks.clone()),
+            export: self.otlp.clone(),
+        };
+        let server_json = serde_json::json!({"transport": "stdio"});
+        let (o, notices) =
+            Observed::start(trace.clone(), plan, Some((env, name)), server_json, true)
+                .await
+                .map_err(|e| e.0)?;
+        for n in notices {
+            if let Notice::NoReceiver(e) = n {
+                say(&format!("no OTLP receiver: {e}"));
+            }
+        }
+        Ok(o)
+    }
+
+    /// The server's command line, piped on all three sides, in a process
+    /// group of its own.
+    fn server_command(&self) -> std::process::Command {
+        let argv = &self.cmd.argv;
+        let mut cmd = process::command(&argv[0]);
+        cmd.args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        process::own_group(&mut cmd);
+        for (k, v) in &self.cmd.env {
+            cmd.env(k, v);
+        }
+        if let Some(d) = &self.cmd.cwd {
+            cmd.current_dir(d);
+        }
+        cmd
+    }
+
+    /// Record the started server in the trace and list the session in the
+    /// registry (`mcpscope sessions`), when it can be.
+    fn register(
+        &self,
+        trace: &Trace,
+        name: &str,
+        spec: &ServerSpec,
+        child_pid: u32,
+        (trace_path, owned): (&Path, bool),
+        say: &dyn Fn(&str),
+    ) -> Option<Registration> {
+        let argv = &self.cmd.argv;
+        let pid = std::process::id();
+        let mut spawn = Event::Spawn {
+            argv: argv.clone(),
+            pid: Some(child_pid),
+            cwd: self.cmd.cwd.as_ref().map(|p| p.display().to_string()),
+        }
+        .to_json();
+        crate::protocol::secrets::redact_json(&mut spawn);
+        trace.append(|s, now| s.append_meta(super::observer::CHANNEL, now, &spawn));
+        let server = spec.to_json(true)["argv"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Registration::register(Entry {
+            name: name.to_string(),
+            pid,
+            transport: "stdio".into(),
+            server,
+            trace: trace_path.to_path_buf(),
+            owned_trace: owned,
+            started: crate::session::rfc3339_now(),
+            started_ms,
+            events: 0,
+            findings: self.check.then_some([0; 3]),
+            hosts: Vec::new(),
+            unobserved_bytes: 0,
+            unobserved_exchanges: 0,
+            requests_waited: 0,
+            pid_start: None,
+        })
+        .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
+        .ok()
+    }
+}
+
+/// The server could not be started: say so in the trace, stop observing and
+/// remove the trace when it was the proxy's own.
+fn not_started(trace: &Trace, observed: Observed, why: String, owned: Option<&PathBuf>) -> Outcome {
+    let ev = Event::Failed {
+        request: None,
+        error: why.clone(),
+    };
+    trace.append(|s, now| s.append_event(super::observer::CHANNEL, now, &ev));
+    let _ = observed.abandon();
+    if let Some(path) = owned {
+        let _ = std::fs::remove_file(path);
+    }
+    Outcome::Failed(why)
+}
+
+/// What the trace is missing, said whether asked or not.
+fn say_incomplete(lost: u64, recording_error: Option<String>) {
+    if lost > 0 {
+        eprintln!(
+            "[mcpscope] the observer fell behind: {lost} bytes were forwarded but are missing from the trace"
+        );
+    }
+    if let Some(e) = recording_error {
+        eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(&e));
+    }
+}
+
+/// What the copying threads and the server's waiter hand back.
+struct Copying {
+    /// The server's exit status, once it is reaped.
+    exit_rx: tokio::sync::oneshot::Receiver<ExitInfo>,
+    /// Set once the server is reaped (its pid may then be another's).
+    reaped: Arc<AtomicBool>,
+    /// Sent when the server's stdout has ended and been forwarded.
+    out_done: std::sync::mpsc::Receiver<()>,
+    /// Sent when the server's stderr has ended and been forwarded.
+    err_done: std::sync::mpsc::Receiver<()>,
+}
+
+/// Start the three copying threads (host → server, server → host, server's
+/// stderr) and the one that waits for the server to exit.
+fn start_copying(
+    host_in: File,
+    host_out: File,
+    mut child: std::process::Child,
+    [mut h2s, mut s2h, mut err]: [Feed; 3],
+) -> std::io::Result<Copying> {
+    let child_pid = child.id();
+    let (Some(server_in), Some(server_out), Some(server_err)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three pipes were requested")
+    };
+    // A flooding server blocks (and wakes the copy thread) a sixteenth
+    // as often; the host's own pipe is the host's and is left alone.
+    crate::transport::stdio::widen_pipe(&server_out);
+    let reaped = Arc::new(AtomicBool::new(false));
+    let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
+    let (err_done_tx, err_done) = std::sync::mpsc::channel::<()>();
+    let threads = spawn_thread("proxy-host-in", move || {
+        // The host's EOF (or a failed read) closes the server's stdin; a
+        // server that stopped reading closes the host's side in turn.
+        copy(host_in, server_in, &mut h2s);
+        drop(h2s);
+    })
+    .and_then(|()| {
+        spawn_thread("proxy-host-out", move || {
+            copy(server_out, host_out, &mut s2h);
+            drop(s2h);
+            let _ = out_done_tx.send(());
+        })
+    })
+    .and_then(|()| {
+        spawn_thread("proxy-stderr", move || {
+            copy(server_err, std::io::stderr(), &mut err);
+            drop(err);
+            let _ = err_done_tx.send(());
+        })
+    });
+    let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
+    let reaped_w = reaped.clone();
+    let threads = threads.and_then(|()| {
+        spawn_thread("proxy-wait", move || {
+            let status = child.wait();
+            crate::platform::started::reaped(child_pid);
+            reaped_w.store(true, Ordering::SeqCst);
+            let info = match status {
+                Ok(st) => {
+                    let (code, signal) = process::exit_parts(&st);
+                    ExitInfo { code, signal }
+                }
+                Err(_) => ExitInfo::default(),
+            };
+            let _ = exit_tx.send(info);
+        })
+    });
+    threads?;
+    Ok(Copying {
+        exit_rx,
+        reaped,
+        out_done,
+        err_done,
+    })
+}
+
+/// Wait until everything the server wrote before it ended is forwarded:
+/// stdout and stderr both, unless a process it left behind keeps one open
+/// (the grace bounds the wait).
+async fn drain_output(
+    out_done: std::sync::mpsc::Receiver<()>,
+    err_done: std::sync::mpsc::Receiver<()>,
+) {
+    let _ = tokio::task::spawn_blocking(move || {
+        let deadline = std::time::Instant::now() + STDOUT_GRACE;
+        let _ = out_done.recv_timeout(STDOUT_GRACE);
+        let _ =
+            err_done.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
+    })
+    .await;
 }
 
 /// End this process the way the server ended: its exit code, or the same

@@ -93,17 +93,61 @@ pub fn judge(
         .filter(|c| c.method == "tools/call" && window.holds(c.request_seq))
         .map(|c| case_call(store, c, stats, window))
         .collect();
-    let mut misses = Vec::new();
-    let mut miss = |what: &str, at: Option<usize>, message: String| {
-        misses.push(Miss {
+    let mut misses = Misses::default();
+    completion_misses(&mut misses, store, &calls);
+    answer_misses(&mut misses, e, &calls);
+    progress_expect_misses(&mut misses, e, &calls);
+    let arrivals = arrivals(store, window, &calls);
+    if let Some(order) = &e.order
+        && let Err(m) = in_order(order.get_ref(), &arrivals)
+    {
+        misses.add("order", Some(order.span().start), m.to_string());
+    }
+    let logs = case_logs(store, window);
+    message_misses(&mut misses, e, &calls, &logs);
+    log_misses(&mut misses, e, &logs);
+    notification_misses(&mut misses, e, &arrivals);
+    let found = finding_misses(e, findings);
+    let durations: Vec<f64> = calls
+        .iter()
+        .filter_map(|c| c.stats.map(|s| s.duration_ms))
+        .collect();
+    let seen = Seen {
+        calls: calls.len(),
+        progress: calls.iter().map(|c| c.progress.len() as u64).collect(),
+        logs: logs.len(),
+        p50_ms: percentile(&durations, 50.0),
+        p95_ms: percentile(&durations, 95.0),
+        max_gap_ms: calls
+            .iter()
+            .filter_map(|c| c.stats.and_then(|s| s.inter_arrival_ms).map(|g| g.max))
+            .reduce(f64::max),
+    };
+    timing_misses(&mut misses, e, &seen, &durations);
+    let mut misses = misses.0;
+    misses.extend(found);
+    (misses, seen)
+}
+
+/// The misses of a case, in the order its expectations are judged.
+#[derive(Default)]
+struct Misses(Vec<Miss>);
+
+impl Misses {
+    fn add(&mut self, what: &str, at: Option<usize>, message: String) {
+        self.0.push(Miss {
             what: what.to_string(),
             at,
             message,
             rule: None,
         })
-    };
+    }
+}
+
+/// Calls that made none, never completed or were answered with an error.
+fn completion_misses(misses: &mut Misses, store: &Store, calls: &[CaseCall<'_>]) {
     if calls.is_empty() {
-        miss("call", None, "no tools/call was made".into());
+        misses.add("call", None, "no tools/call was made".into());
     }
     for (i, c) in calls.iter().enumerate() {
         if c.call.response().is_none() {
@@ -111,7 +155,7 @@ pub fn judge(
                 Some(o) => format!("{o:?}").to_lowercase(),
                 None => "no response".into(),
             };
-            miss(
+            misses.add(
                 "call",
                 None,
                 format!("call {} did not complete ({why})", label(i, calls.len())),
@@ -126,7 +170,7 @@ pub fn judge(
                 .get(seq)
                 .and_then(|ev| ev.frame().error.map(|e| e.get().to_string()))
                 .unwrap_or_else(|| "no result".into());
-            miss(
+            misses.add(
                 "call",
                 None,
                 format!(
@@ -137,17 +181,21 @@ pub fn judge(
             );
         }
     }
-    let answered: Vec<(usize, &CaseCall<'_>, &Value)> = calls
+}
+
+/// `is_error`, `result` and `structured`, judged over each call's result.
+fn answer_misses(misses: &mut Misses, e: &Expect, calls: &[CaseCall<'_>]) {
+    let answered: Vec<(usize, &Value)> = calls
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| c.result.as_ref().map(|r| (i, c, r)))
+        .filter_map(|(i, c)| c.result.as_ref().map(|r| (i, r)))
         .collect();
     if let Some(want) = &e.is_error {
-        for (i, _, r) in &answered {
+        for (i, r) in &answered {
             let got = r.get("isError").and_then(Value::as_bool).unwrap_or(false);
             if got != *want.get_ref() {
                 let text = first_text(r).map(|t| format!(": {t}")).unwrap_or_default();
-                miss(
+                misses.add(
                     "is_error",
                     Some(want.span().start),
                     format!(
@@ -160,9 +208,9 @@ pub fn judge(
         }
     }
     if let Some(want) = &e.result {
-        for (i, _, r) in &answered {
+        for (i, r) in &answered {
             if let Err(m) = subset(want.get_ref(), r, "result") {
-                miss(
+                misses.add(
                     "result",
                     Some(want.span().start),
                     format!("call {}: {m}", label(*i, calls.len())),
@@ -171,10 +219,10 @@ pub fn judge(
         }
     }
     if let Some(want) = &e.structured {
-        for (i, _, r) in &answered {
+        for (i, r) in &answered {
             let got = r.get("structuredContent").unwrap_or(&Value::Null);
             if let Err(m) = subset(want.get_ref(), got, "structuredContent") {
-                miss(
+                misses.add(
                     "structured",
                     Some(want.span().start),
                     format!("call {}: {m}", label(*i, calls.len())),
@@ -182,10 +230,14 @@ pub fn judge(
             }
         }
     }
+}
+
+/// `progress` and `progress_before_response`, judged over each call.
+fn progress_expect_misses(misses: &mut Misses, e: &Expect, calls: &[CaseCall<'_>]) {
     if let Some(p) = &e.progress {
         for (i, c) in calls.iter().enumerate() {
             for (what, m) in progress_misses(p.get_ref(), c) {
-                miss(
+                misses.add(
                     what,
                     Some(p.span().start),
                     format!("call {}: {m}", label(i, calls.len())),
@@ -202,7 +254,7 @@ pub fn judge(
             };
             let late = c.progress.iter().filter(|p| p.0 > resp).count();
             if late > 0 {
-                miss(
+                misses.add(
                     "progress_before_response",
                     Some(want.span().start),
                     format!(
@@ -213,13 +265,11 @@ pub fn judge(
             }
         }
     }
-    let arrivals = arrivals(store, window, &calls);
-    if let Some(order) = &e.order
-        && let Err(m) = in_order(order.get_ref(), &arrivals)
-    {
-        miss("order", Some(order.span().start), m.to_string());
-    }
-    let logs: Vec<(LogLevel, String)> = store
+}
+
+/// The log messages that came in during the window: (level, text).
+fn case_logs(store: &Store, window: Window) -> Vec<(LogLevel, String)> {
+    store
         .logs()
         .iter()
         .filter(|s| window.holds(**s))
@@ -235,71 +285,94 @@ pub fn judge(
             };
             Some((v.level.ok()?, text))
         })
+        .collect()
+}
+
+/// `messages`: each pattern matched by a progress message or a log text.
+fn message_misses(
+    misses: &mut Misses,
+    e: &Expect,
+    calls: &[CaseCall<'_>],
+    logs: &[(LogLevel, String)],
+) {
+    let Some(want) = &e.messages else {
+        return;
+    };
+    let texts: Vec<&str> = calls
+        .iter()
+        .flat_map(|c| c.progress.iter().filter_map(|p| p.3.as_deref()))
+        .chain(logs.iter().map(|l| l.1.as_str()))
         .collect();
-    if let Some(want) = &e.messages {
-        let texts: Vec<&str> = calls
+    for pattern in want.get_ref() {
+        // Checked when the file was read.
+        let Ok(re) = regex::Regex::new(pattern) else {
+            continue;
+        };
+        if !texts.iter().any(|t| re.is_match(t)) {
+            misses.add(
+                "messages",
+                Some(want.span().start),
+                format!(
+                    "no progress message or log text matches {pattern:?} ({} seen)",
+                    texts.len()
+                ),
+            );
+        }
+    }
+}
+
+/// `logs.present` and `logs.absent`, judged over the window's logs.
+fn log_misses(misses: &mut Misses, e: &Expect, logs: &[(LogLevel, String)]) {
+    let Some(want) = &e.logs else {
+        return;
+    };
+    let has = |l: LogLevel| logs.iter().any(|x| x.0 == l);
+    for level in &want.get_ref().present {
+        if let Ok(l) = level.parse::<LogLevel>()
+            && !has(l)
+        {
+            misses.add(
+                "logs.present",
+                Some(want.span().start),
+                format!("no log at level {l} ({} logs)", logs.len()),
+            );
+        }
+    }
+    for level in &want.get_ref().absent {
+        if let Ok(l) = level.parse::<LogLevel>()
+            && let Some((_, text)) = logs.iter().find(|x| x.0 == l)
+        {
+            misses.add(
+                "logs.absent",
+                Some(want.span().start),
+                format!("a log at level {l}: {}", clip(text)),
+            );
+        }
+    }
+}
+
+/// `notifications`: each method arrived at least once.
+fn notification_misses(misses: &mut Misses, e: &Expect, arrivals: &[Arrival]) {
+    let Some(want) = &e.notifications else {
+        return;
+    };
+    for method in want.get_ref() {
+        if !arrivals
             .iter()
-            .flat_map(|c| c.progress.iter().filter_map(|p| p.3.as_deref()))
-            .chain(logs.iter().map(|l| l.1.as_str()))
-            .collect();
-        for pattern in want.get_ref() {
-            // Checked when the file was read.
-            let Ok(re) = regex::Regex::new(pattern) else {
-                continue;
-            };
-            if !texts.iter().any(|t| re.is_match(t)) {
-                miss(
-                    "messages",
-                    Some(want.span().start),
-                    format!(
-                        "no progress message or log text matches {pattern:?} ({} seen)",
-                        texts.len()
-                    ),
-                );
-            }
+            .any(|a| a.method.as_deref() == Some(method.as_str()))
+        {
+            misses.add(
+                "notifications",
+                Some(want.span().start),
+                format!("no {method} arrived"),
+            );
         }
     }
-    if let Some(want) = &e.logs {
-        let has = |l: LogLevel| logs.iter().any(|x| x.0 == l);
-        for level in &want.get_ref().present {
-            if let Ok(l) = level.parse::<LogLevel>()
-                && !has(l)
-            {
-                miss(
-                    "logs.present",
-                    Some(want.span().start),
-                    format!("no log at level {l} ({} logs)", logs.len()),
-                );
-            }
-        }
-        for level in &want.get_ref().absent {
-            if let Ok(l) = level.parse::<LogLevel>()
-                && let Some((_, text)) = logs.iter().find(|x| x.0 == l)
-            {
-                miss(
-                    "logs.absent",
-                    Some(want.span().start),
-                    format!("a log at level {l}: {}", clip(text)),
-                );
-            }
-        }
-    }
-    if let Some(want) = &e.notifications {
-        for method in want.get_ref() {
-            if !arrivals
-                .iter()
-                .any(|a| a.method.as_deref() == Some(method.as_str()))
-            {
-                miss(
-                    "notifications",
-                    Some(want.span().start),
-                    format!("no {method} arrived"),
-                );
-            }
-        }
-    }
-    // One miss per rule that fails the case (its findings counted), not one
-    // per message: a bug repeated at every frame is one thing to fix.
+}
+
+/// `findings`: one miss per rule that fails the case (its findings counted),
+/// not one per message: a bug repeated at every frame is one thing to fix.
+fn finding_misses(e: &Expect, findings: &[&Finding]) -> Vec<Miss> {
     let v = verdict(e);
     let at = e.findings.as_ref().map(|f| f.span().start);
     let mut failing: Vec<(&Finding, usize)> = Vec::new();
@@ -328,46 +401,35 @@ pub fn judge(
             rule: Some(f.rule),
         });
     }
-    let durations: Vec<f64> = calls
-        .iter()
-        .filter_map(|c| c.stats.map(|s| s.duration_ms))
-        .collect();
-    let seen = Seen {
-        calls: calls.len(),
-        progress: calls.iter().map(|c| c.progress.len() as u64).collect(),
-        logs: logs.len(),
-        p50_ms: percentile(&durations, 50.0),
-        p95_ms: percentile(&durations, 95.0),
-        max_gap_ms: calls
-            .iter()
-            .filter_map(|c| c.stats.and_then(|s| s.inter_arrival_ms).map(|g| g.max))
-            .reduce(f64::max),
+    found
+}
+
+/// `timing`: the calls' p50, p95 and slowest duration under their limits.
+fn timing_misses(misses: &mut Misses, e: &Expect, seen: &Seen, durations: &[f64]) {
+    let Some(t) = &e.timing else {
+        return;
     };
-    if let Some(t) = &e.timing {
-        let t_at = Some(t.span().start);
-        let over = [
-            ("timing.p50_ms", t.get_ref().p50_ms, seen.p50_ms),
-            ("timing.p95_ms", t.get_ref().p95_ms, seen.p95_ms),
-            (
-                "timing.max_ms",
-                t.get_ref().max_ms,
-                durations.iter().copied().reduce(f64::max),
-            ),
-        ];
-        for (what, limit, got) in over {
-            if let (Some(limit), Some(got)) = (limit, got)
-                && got > limit
-            {
-                miss(
-                    what,
-                    t_at,
-                    format!("{got:.1} ms, at most {limit} ms expected"),
-                );
-            }
+    let t_at = Some(t.span().start);
+    let over = [
+        ("timing.p50_ms", t.get_ref().p50_ms, seen.p50_ms),
+        ("timing.p95_ms", t.get_ref().p95_ms, seen.p95_ms),
+        (
+            "timing.max_ms",
+            t.get_ref().max_ms,
+            durations.iter().copied().reduce(f64::max),
+        ),
+    ];
+    for (what, limit, got) in over {
+        if let (Some(limit), Some(got)) = (limit, got)
+            && got > limit
+        {
+            misses.add(
+                what,
+                t_at,
+                format!("{got:.1} ms, at most {limit} ms expected"),
+            );
         }
     }
-    misses.extend(found);
-    (misses, seen)
 }
 
 fn label(i: usize, of: usize) -> String {

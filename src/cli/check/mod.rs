@@ -50,7 +50,7 @@ use crate::calls::Tracker;
 use crate::calls::listings::Listings;
 use crate::checks::stats::{FailureKind, Incomplete, call_stats_of, incomplete_calls};
 use crate::checks::{CheckConfig, Finding, Party, Rule, Sessions, SeverityCounts, Verdict, groups};
-use crate::client::{ClientError, TokenPolicy};
+use crate::client::{ClientError, Limits, Session, TokenPolicy};
 use crate::diff::LineMap;
 use crate::diff::baseline::Baseline;
 use crate::event::Event;
@@ -374,9 +374,10 @@ pub const LISTING_LIMIT: Duration = Duration::from_secs(2);
 
 pub async fn run(a: CheckArgs) -> i32 {
     // A filter that does not parse is a usage error before anything runs.
-    if let Err(c) = a.only.matcher() {
-        return c;
-    }
+    let mut selected = match a.only.matcher() {
+        Ok(m) => m.map(listed::Selected::new),
+        Err(c) => return c,
+    };
     let mut cfg = match a.thresholds.config() {
         Ok(c) => c,
         Err(e) => return fail(&Failure::Usage(e)),
@@ -387,85 +388,7 @@ pub async fn run(a: CheckArgs) -> i32 {
                 "--trace checks a recorded trace: give no server with it".into(),
             )));
         }
-        // The store has a live session's bound; every event is checked as it
-        // is read, before that bound could evict it. Who the client was is in
-        // the header, read before the first event.
-        let pinned = match read_baseline(&a) {
-            Ok(b) => b,
-            Err(c) => return c,
-        };
-        let mut selected = match a.only.matcher() {
-            Ok(m) => m.map(listed::Selected::new),
-            Err(c) => return c,
-        };
-        let mut run: Option<CheckRun> = None;
-        let mut events = 0u64;
-        let mut listings = Listings::default();
-        let mut lines = LineMap::default();
-        let read = read_lines_into(
-            path,
-            crate::trace::StoreLimits::default(),
-            |header, store, seq, line| {
-                let run =
-                    run.get_or_insert_with(|| CheckRun::new(cfg.clone().for_recording(header)));
-                if let Some(ev) = store.get(seq) {
-                    run.observe(&ev);
-                    if let Some(s) = selected.as_mut() {
-                        s.observe(&ev);
-                    }
-                    listings.observe(&ev);
-                    lines.push(seq, line);
-                    events += 1;
-                }
-            },
-        );
-        let loaded = match read {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!(
-                    "[error] {}",
-                    crate::protocol::sanitize::one_line(&e.to_string())
-                );
-                return 2;
-            }
-        };
-        let source = json!({"trace": path.display().to_string()});
-        let run = run.unwrap_or_else(|| CheckRun::new(cfg.for_recording(&loaded.header)));
-        let mut report = run.report(&loaded.store, source, &a.verdict(), events, 0);
-        if let Some(d) = &loaded.damage {
-            // What came after the cut is unknown, so the trace cannot pass.
-            let why = format!("{}: {d}", path.display());
-            eprintln!("[warning] {}", one_line(&why));
-            report.summary.damage = Some(why);
-            report.summary.passed = false;
-        }
-        if let Err(c) = apply_baseline(&a, pinned.as_ref(), &listings, &lines, &mut report) {
-            return c;
-        }
-        // A recording judged: sent as `export --otlp` sends it.
-        let mut stopped = None;
-        match a.otlp.config() {
-            Ok(Some(cfg)) => {
-                let ctx = crate::otel::export::Context::of_header(&loaded.header, None);
-                let folded =
-                    crate::otel::export::recorded::fold(&loaded.store, &report.findings, ctx);
-                let deadline = crate::otel::export::deadline::session();
-                stopped = super::otlp::send_folded(folded, &cfg, deadline, &mut Signals::install())
-                    .await
-                    .err();
-            }
-            Ok(None) => {}
-            Err(e) => return fail(&Failure::Usage(e)),
-        }
-        if let Some(s) = selected {
-            s.apply(&mut report);
-        }
-        let art = super::sarif::Artifact {
-            uri: super::sarif::uri_of(&path.display().to_string()),
-            lines: &lines,
-        };
-        emit(&report, a.format, Some(&art));
-        return stopped.unwrap_or(if report.summary.passed { 0 } else { 1 });
+        return check_trace(&a, path, cfg).await;
     }
     let pinned = match read_baseline(&a) {
         Ok(b) => b,
@@ -516,67 +439,16 @@ pub async fn run(a: CheckArgs) -> i32 {
     // What went wrong that the trace alone cannot say (a failed handshake).
     let mut session_failure = None;
     let calls = async {
-        let mut code = 0;
-        match handshake(&session).await {
-            Err(e) => {
-                session_failure = Some(Incomplete {
-                    kind: FailureKind::Handshake,
-                    reason: one_line(&e.to_string()).into_owned(),
-                    request_id: None,
-                    tool: None,
-                });
-                code = fail(&e);
-            }
-            Ok(_) => {
-                a.request.apply_log_level(&session, false).await;
-                let policy = a.request.policy();
-                let as_task = !lists_only
-                    && match task_mode(&session, &tool, a.task).await {
-                        Ok(t) => t,
-                        Err(c) => return c,
-                    };
-                let repeat = if lists_only { 0 } else { a.repeat };
-                for _ in 0..repeat {
-                    let outcome = if as_task {
-                        session
-                            .call_tool_as_task(&tool, &args, &policy, limits)
-                            .await
-                    } else {
-                        session.call_tool(&tool, &args, &policy, limits).await
-                    };
-                    match outcome {
-                        Ok(_) | Err(ClientError::Rpc { .. }) => {}
-                        Err(e @ ClientError::Timeout { .. }) => {
-                            eprintln!("[error] {}", one_line(&e.to_string()));
-                            code = 4;
-                        }
-                        Err(e) => {
-                            code = fail(&Failure::Client(e));
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        // The listing is judged too (names, schemas), and the outputSchema
-        // it declares judges the results already seen. Listed after the
-        // calls, so the calls are made as they always were; a session that
-        // failed is not asked again, and a listing that fails is in the
-        // trace for the rules, not a failure of the check.
-        let lists = session.server().is_some_and(|s| s.has_capability("tools"));
-        if matches!(code, 0 | 1) && session_failure.is_none() && lists {
-            // Bounded: a server that never answers costs the check this much.
-            let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
-        }
-        // Pinning (or checking a pin) lists the rest the server declares.
-        let pins = a.baseline.is_some() || a.write_baseline.is_some();
-        if matches!(code, 0 | 1) && session_failure.is_none() && pins {
-            list_the_rest(&session, limits).await;
-        }
-        if code != 3 {
-            tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
-        }
-        code
+        make_calls(
+            &session,
+            &a,
+            &tool,
+            &args,
+            limits,
+            lists_only,
+            &mut session_failure,
+        )
+        .await
     };
     let mut code = tokio::select! {
         code = calls => code,
@@ -599,10 +471,6 @@ pub async fn run(a: CheckArgs) -> i32 {
         json!({"server": spec.name()})
     } else {
         json!({"server": spec.name(), "tool": tool, "arguments": args, "repeat": a.repeat})
-    };
-    let mut selected = match a.only.matcher() {
-        Ok(m) => m.map(listed::Selected::new),
-        Err(c) => return c,
     };
     let (mut report, listings, lines) = {
         let store = trace.read();
@@ -653,6 +521,160 @@ pub async fn run(a: CheckArgs) -> i32 {
         0 if recording_failed.is_some() => 2,
         c => c,
     }
+}
+
+/// `--trace FILE`: check a recording, each event as it is read, against
+/// the baseline when there is one; sent to OTLP when asked.
+async fn check_trace(a: &CheckArgs, path: &std::path::Path, cfg: CheckConfig) -> i32 {
+    // The store has a live session's bound; every event is checked as it
+    // is read, before that bound could evict it. Who the client was is in
+    // the header, read before the first event.
+    let pinned = match read_baseline(a) {
+        Ok(b) => b,
+        Err(c) => return c,
+    };
+    let mut selected = match a.only.matcher() {
+        Ok(m) => m.map(listed::Selected::new),
+        Err(c) => return c,
+    };
+    let mut run: Option<CheckRun> = None;
+    let mut events = 0u64;
+    let mut listings = Listings::default();
+    let mut lines = LineMap::default();
+    let read = read_lines_into(
+        path,
+        crate::trace::StoreLimits::default(),
+        |header, store, seq, line| {
+            let run = run.get_or_insert_with(|| CheckRun::new(cfg.clone().for_recording(header)));
+            if let Some(ev) = store.get(seq) {
+                run.observe(&ev);
+                if let Some(s) = selected.as_mut() {
+                    s.observe(&ev);
+                }
+                listings.observe(&ev);
+                lines.push(seq, line);
+                events += 1;
+            }
+        },
+    );
+    let loaded = match read {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(&e.to_string())
+            );
+            return 2;
+        }
+    };
+    let source = json!({"trace": path.display().to_string()});
+    let run = run.unwrap_or_else(|| CheckRun::new(cfg.for_recording(&loaded.header)));
+    let mut report = run.report(&loaded.store, source, &a.verdict(), events, 0);
+    if let Some(d) = &loaded.damage {
+        // What came after the cut is unknown, so the trace cannot pass.
+        let why = format!("{}: {d}", path.display());
+        eprintln!("[warning] {}", one_line(&why));
+        report.summary.damage = Some(why);
+        report.summary.passed = false;
+    }
+    if let Err(c) = apply_baseline(a, pinned.as_ref(), &listings, &lines, &mut report) {
+        return c;
+    }
+    // A recording judged: sent as `export --otlp` sends it.
+    let mut stopped = None;
+    match a.otlp.config() {
+        Ok(Some(cfg)) => {
+            let ctx = crate::otel::export::Context::of_header(&loaded.header, None);
+            let folded = crate::otel::export::recorded::fold(&loaded.store, &report.findings, ctx);
+            let deadline = crate::otel::export::deadline::session();
+            stopped = super::otlp::send_folded(folded, &cfg, deadline, &mut Signals::install())
+                .await
+                .err();
+        }
+        Ok(None) => {}
+        Err(e) => return fail(&Failure::Usage(e)),
+    }
+    if let Some(s) = selected {
+        s.apply(&mut report);
+    }
+    let art = super::sarif::Artifact {
+        uri: super::sarif::uri_of(&path.display().to_string()),
+        lines: &lines,
+    };
+    emit(&report, a.format, Some(&art));
+    stopped.unwrap_or(if report.summary.passed { 0 } else { 1 })
+}
+
+/// The session's handshake and the tool's calls (`--repeat` times), then
+/// its listings; the check's code so far.
+async fn make_calls(
+    session: &Session,
+    a: &CheckArgs,
+    tool: &str,
+    args: &Value,
+    limits: Limits,
+    lists_only: bool,
+    session_failure: &mut Option<Incomplete>,
+) -> i32 {
+    let mut code = 0;
+    match handshake(session).await {
+        Err(e) => {
+            *session_failure = Some(Incomplete {
+                kind: FailureKind::Handshake,
+                reason: one_line(&e.to_string()).into_owned(),
+                request_id: None,
+                tool: None,
+            });
+            code = fail(&e);
+        }
+        Ok(_) => {
+            a.request.apply_log_level(session, false).await;
+            let policy = a.request.policy();
+            let as_task = !lists_only
+                && match task_mode(session, tool, a.task).await {
+                    Ok(t) => t,
+                    Err(c) => return c,
+                };
+            let repeat = if lists_only { 0 } else { a.repeat };
+            for _ in 0..repeat {
+                let outcome = if as_task {
+                    session.call_tool_as_task(tool, args, &policy, limits).await
+                } else {
+                    session.call_tool(tool, args, &policy, limits).await
+                };
+                match outcome {
+                    Ok(_) | Err(ClientError::Rpc { .. }) => {}
+                    Err(e @ ClientError::Timeout { .. }) => {
+                        eprintln!("[error] {}", one_line(&e.to_string()));
+                        code = 4;
+                    }
+                    Err(e) => {
+                        code = fail(&Failure::Client(e));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // The listing is judged too (names, schemas), and the outputSchema
+    // it declares judges the results already seen. Listed after the
+    // calls, so the calls are made as they always were; a session that
+    // failed is not asked again, and a listing that fails is in the
+    // trace for the rules, not a failure of the check.
+    let lists = session.server().is_some_and(|s| s.has_capability("tools"));
+    if matches!(code, 0 | 1) && session_failure.is_none() && lists {
+        // Bounded: a server that never answers costs the check this much.
+        let _ = tokio::time::timeout(LISTING_LIMIT, session.list_tools()).await;
+    }
+    // Pinning (or checking a pin) lists the rest the server declares.
+    let pins = a.baseline.is_some() || a.write_baseline.is_some();
+    if matches!(code, 0 | 1) && session_failure.is_none() && pins {
+        list_the_rest(session, limits).await;
+    }
+    if code != 3 {
+        tokio::time::sleep(Duration::from_millis(a.settle_ms)).await;
+    }
+    code
 }
 
 /// The pinned definitions of `--baseline`, read before the session runs

@@ -15,7 +15,7 @@ use super::spec::{ServerArgs, UsageError};
 use crate::calls::Tracker;
 use crate::checks::stats::call_stats_of;
 use crate::checks::{CheckConfig, Finding, Verdict, groups};
-use crate::client::{ClientError, TokenPolicy};
+use crate::client::{ClientError, Session, TokenPolicy};
 use crate::protocol::sanitize::one_line;
 use crate::suite::expect::{Window, judge};
 use crate::suite::file::{self, Case, Server, TestFile, line_of};
@@ -315,33 +315,7 @@ async fn session(
         for (_, c) in cases {
             let t0 = Instant::now();
             starts.push(trace.read().next_seq());
-            let opts = request_opts(server, c);
-            let (code, problem) = match opts.limits() {
-                Err(UsageError(e)) => (2, Some(e)),
-                Ok(limits) => {
-                    opts.apply_log_level(&session, false).await;
-                    let arguments = c.arguments.clone().unwrap_or_else(|| json!({}));
-                    let policy = opts.policy();
-                    let mut outcome = (0, None);
-                    for _ in 0..c.repeat.unwrap_or(1) {
-                        match session
-                            .call_tool(&c.tool, &arguments, &policy, limits)
-                            .await
-                        {
-                            Ok(_) | Err(ClientError::Rpc { .. }) => {}
-                            Err(e @ ClientError::Timeout { .. }) => {
-                                outcome = (4, Some(e.to_string()));
-                                break;
-                            }
-                            Err(e) => {
-                                outcome = (3, Some(e.to_string()));
-                                break;
-                            }
-                        }
-                    }
-                    outcome
-                }
-            };
+            let (code, problem) = run_case(&session, server, c).await;
             if code != 3 {
                 tokio::time::sleep(c.settle_ms.map_or(SETTLE, Duration::from_millis)).await;
             }
@@ -400,42 +374,13 @@ async fn session(
                 .filter(|f| f.seqs.iter().any(|s| window.holds(*s)) || (last && f.seqs.is_empty()))
                 .collect();
             let (misses, seen) = judge(&store, &tracker, &stats, window, &c.expect, &findings);
-            let mut failures: Vec<Miss> = misses
-                .into_iter()
-                .map(|m| Miss {
-                    line: m.at.map_or(*line, |at| line_of(&l.text, at)),
-                    what: m.what,
-                    message: m.message,
-                    fix: m.rule.map(|r| r.fix().to_string()),
-                    rule: m.rule.map(|r| r.id().to_string()),
-                })
-                .collect();
             let mut code = codes.get(i).copied().unwrap_or(3);
-            if let Some(Some(p)) = problems.get(i) {
-                failures.insert(
-                    0,
-                    Miss {
-                        what: "call".into(),
-                        line: *line,
-                        message: one_line(p).into_owned(),
-                        fix: None,
-                        rule: None,
-                    },
-                );
-            }
-            if last && let Some((c, why)) = &ended {
+            let problem = problems.get(i).and_then(Option::as_deref);
+            let stop = if last { ended.as_ref() } else { None };
+            if let Some((c, _)) = stop {
                 code = *c;
-                failures.insert(
-                    0,
-                    Miss {
-                        what: "session".into(),
-                        line: *line,
-                        message: one_line(why).into_owned(),
-                        fix: None,
-                        rule: None,
-                    },
-                );
             }
+            let failures = case_failures(l, *line, misses, problem, stop);
             if code == 0 && !failures.is_empty() {
                 code = 1;
             }
@@ -463,6 +408,83 @@ async fn session(
             }
         })
         .collect()
+}
+
+/// Run one case's call (`repeat` times): its code and what went wrong.
+async fn run_case(session: &Session, server: &Server, c: &Case) -> (i32, Option<String>) {
+    let opts = request_opts(server, c);
+    match opts.limits() {
+        Err(UsageError(e)) => (2, Some(e)),
+        Ok(limits) => {
+            opts.apply_log_level(session, false).await;
+            let arguments = c.arguments.clone().unwrap_or_else(|| json!({}));
+            let policy = opts.policy();
+            let mut outcome = (0, None);
+            for _ in 0..c.repeat.unwrap_or(1) {
+                match session
+                    .call_tool(&c.tool, &arguments, &policy, limits)
+                    .await
+                {
+                    Ok(_) | Err(ClientError::Rpc { .. }) => {}
+                    Err(e @ ClientError::Timeout { .. }) => {
+                        outcome = (4, Some(e.to_string()));
+                        break;
+                    }
+                    Err(e) => {
+                        outcome = (3, Some(e.to_string()));
+                        break;
+                    }
+                }
+            }
+            outcome
+        }
+    }
+}
+
+/// A case's failures: the session's end (for the last case), its call's
+/// problem, then its expectations' misses, each at its line of the file.
+fn case_failures(
+    l: &Loaded,
+    line: usize,
+    misses: Vec<crate::suite::expect::Miss>,
+    problem: Option<&str>,
+    stop: Option<&(i32, String)>,
+) -> Vec<Miss> {
+    let mut failures: Vec<Miss> = misses
+        .into_iter()
+        .map(|m| Miss {
+            line: m.at.map_or(line, |at| line_of(&l.text, at)),
+            what: m.what,
+            message: m.message,
+            fix: m.rule.map(|r| r.fix().to_string()),
+            rule: m.rule.map(|r| r.id().to_string()),
+        })
+        .collect();
+    if let Some(p) = problem {
+        failures.insert(
+            0,
+            Miss {
+                what: "call".into(),
+                line,
+                message: one_line(p).into_owned(),
+                fix: None,
+                rule: None,
+            },
+        );
+    }
+    if let Some((_, why)) = stop {
+        failures.insert(
+            0,
+            Miss {
+                what: "session".into(),
+                line,
+                message: one_line(why).into_owned(),
+                fix: None,
+                rule: None,
+            },
+        );
+    }
+    failures
 }
 
 /// `--from TRACE`: the test file for a recording, on stdout or into `-o`.

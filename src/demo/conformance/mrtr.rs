@@ -239,114 +239,128 @@ pub fn call_tool(name: &str, params: &Map<String, Value>, capabilities: Option<&
             ),
         }),
         "test_input_required_result_request_state"
-        | "test_input_required_result_tampered_state" => {
-            let kind = if name.ends_with("request_state") {
-                "request-state"
-            } else {
-                "tamper-test"
-            };
-            let confirmed = retry
-                .get("confirm")
-                .and_then(|r| r.get("content"))
-                .and_then(|c| c.get("ok"))
-                .is_some_and(|ok| ok == true);
-            Ok(if retry.state_kind() == Some(kind) && confirmed {
-                text(&format!("state-ok: requestState validated ({kind})"))
-            } else {
-                input_required(
-                    json!({"confirm": elicit("Please confirm", "ok", "boolean")}),
-                    Some(json!({"kind": kind})),
-                )
-            })
-        }
-        "test_input_required_result_multiple_inputs" => {
-            let name = retry.field("user_name", "name");
-            let greeting = retry.get("greeting");
-            let roots = retry.get("client_roots");
-            Ok(match (retry.state_kind(), name, greeting, roots) {
-                (Some("multiple-inputs"), Some(name), Some(_), Some(roots)) => {
-                    let n = roots
-                        .get("roots")
-                        .and_then(Value::as_array)
-                        .map_or(0, Vec::len);
-                    text(&format!(
-                        "All inputs received: name={name}, greeting, {n} root(s)"
-                    ))
-                }
-                _ => input_required(
-                    json!({
-                        "user_name": elicit("What is your name?", "name", "string"),
-                        "greeting": sample("Generate a greeting", 50),
-                        "client_roots": {"method": "roots/list", "params": {}},
-                    }),
-                    Some(json!({"kind": "multiple-inputs"})),
-                ),
-            })
-        }
-        "test_input_required_result_multi_round" => {
-            let state = retry.state.as_ref();
-            let round = state.and_then(|s| s.get("round")).and_then(Value::as_u64);
-            let step1 = || {
-                input_required(
-                    json!({"step1": elicit("Step 1: What is your name?", "name", "string")}),
-                    Some(json!({"kind": "multi-round", "round": 1})),
-                )
-            };
-            Ok(match round {
-                Some(1) => match retry.field("step1", "name") {
-                    Some(name) => input_required(
-                        json!({"step2": elicit("Step 2: What is your favorite color?", "color", "string")}),
-                        Some(json!({"kind": "multi-round", "round": 2, "name": name})),
-                    ),
-                    None => step1(),
-                },
-                Some(2) => {
-                    let name = state.and_then(|s| s.get("name")).and_then(Value::as_str);
-                    match (name, retry.field("step2", "color")) {
-                        (Some(name), Some(color)) => {
-                            text(&format!("Multi-round complete: {name} likes {color}"))
-                        }
-                        _ => step1(),
-                    }
-                }
-                _ => step1(),
-            })
-        }
-        "test_input_required_result_capabilities" => {
-            if retry.responses.is_some_and(|r| !r.is_empty()) {
-                let keys: Vec<&str> = retry
-                    .responses
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, _)| k.as_str())
-                    .collect();
-                return Ok(text(&format!(
-                    "capabilities-ok: received {}",
-                    keys.join(",")
-                )));
-            }
-            // Only ask for what the request says its client can answer.
-            let mut requests = Map::new();
-            if has("elicitation") {
-                requests.insert(
-                    "elicit_input".into(),
-                    elicit("Elicitation input", "value", "string"),
-                );
-            }
-            if has("sampling") {
-                requests.insert("sample_input".into(), sample("Sample request", 50));
-            }
-            Ok(if requests.is_empty() {
-                text("No supported capabilities declared")
-            } else {
-                input_required(
-                    Value::Object(requests),
-                    Some(json!({"kind": "capabilities"})),
-                )
-            })
-        }
+        | "test_input_required_result_tampered_state" => request_state(name, &retry),
+        "test_input_required_result_multiple_inputs" => multiple_inputs(&retry),
+        "test_input_required_result_multi_round" => multi_round(&retry),
+        "test_input_required_result_capabilities" => capabilities_tool(&retry, has),
         _ => Err(invalid(format!("Unknown tool: {name}"))),
     }
+}
+
+/// `test_input_required_result_request_state` and `…_tampered_state`: done
+/// once the confirmation comes back with the state this server issued.
+fn request_state(name: &str, retry: &Retry<'_>) -> Answer {
+    let kind = if name.ends_with("request_state") {
+        "request-state"
+    } else {
+        "tamper-test"
+    };
+    let confirmed = retry
+        .get("confirm")
+        .and_then(|r| r.get("content"))
+        .and_then(|c| c.get("ok"))
+        .is_some_and(|ok| ok == true);
+    Ok(if retry.state_kind() == Some(kind) && confirmed {
+        text(&format!("state-ok: requestState validated ({kind})"))
+    } else {
+        input_required(
+            json!({"confirm": elicit("Please confirm", "ok", "boolean")}),
+            Some(json!({"kind": kind})),
+        )
+    })
+}
+
+/// `test_input_required_result_multiple_inputs`: three inputs asked at once.
+fn multiple_inputs(retry: &Retry<'_>) -> Answer {
+    let name = retry.field("user_name", "name");
+    let greeting = retry.get("greeting");
+    let roots = retry.get("client_roots");
+    Ok(match (retry.state_kind(), name, greeting, roots) {
+        (Some("multiple-inputs"), Some(name), Some(_), Some(roots)) => {
+            let n = roots
+                .get("roots")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            text(&format!(
+                "All inputs received: name={name}, greeting, {n} root(s)"
+            ))
+        }
+        _ => input_required(
+            json!({
+                "user_name": elicit("What is your name?", "name", "string"),
+                "greeting": sample("Generate a greeting", 50),
+                "client_roots": {"method": "roots/list", "params": {}},
+            }),
+            Some(json!({"kind": "multiple-inputs"})),
+        ),
+    })
+}
+
+/// `test_input_required_result_multi_round`: two rounds, the name carried
+/// in the request state from the first to the second.
+fn multi_round(retry: &Retry<'_>) -> Answer {
+    let state = retry.state.as_ref();
+    let round = state.and_then(|s| s.get("round")).and_then(Value::as_u64);
+    let step1 = || {
+        input_required(
+            json!({"step1": elicit("Step 1: What is your name?", "name", "string")}),
+            Some(json!({"kind": "multi-round", "round": 1})),
+        )
+    };
+    Ok(match round {
+        Some(1) => match retry.field("step1", "name") {
+            Some(name) => input_required(
+                json!({"step2": elicit("Step 2: What is your favorite color?", "color", "string")}),
+                Some(json!({"kind": "multi-round", "round": 2, "name": name})),
+            ),
+            None => step1(),
+        },
+        Some(2) => {
+            let name = state.and_then(|s| s.get("name")).and_then(Value::as_str);
+            match (name, retry.field("step2", "color")) {
+                (Some(name), Some(color)) => {
+                    text(&format!("Multi-round complete: {name} likes {color}"))
+                }
+                _ => step1(),
+            }
+        }
+        _ => step1(),
+    })
+}
+
+/// `test_input_required_result_capabilities`: ask only for what the
+/// request says its client can answer.
+fn capabilities_tool(retry: &Retry<'_>, has: impl Fn(&str) -> bool) -> Answer {
+    if retry.responses.is_some_and(|r| !r.is_empty()) {
+        let keys: Vec<&str> = retry
+            .responses
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        return Ok(text(&format!(
+            "capabilities-ok: received {}",
+            keys.join(",")
+        )));
+    }
+    let mut requests = Map::new();
+    if has("elicitation") {
+        requests.insert(
+            "elicit_input".into(),
+            elicit("Elicitation input", "value", "string"),
+        );
+    }
+    if has("sampling") {
+        requests.insert("sample_input".into(), sample("Sample request", 50));
+    }
+    Ok(if requests.is_empty() {
+        text("No supported capabilities declared")
+    } else {
+        input_required(
+            Value::Object(requests),
+            Some(json!({"kind": "capabilities"})),
+        )
+    })
 }
 
 /// `prompts/get` of [`PROMPT`].

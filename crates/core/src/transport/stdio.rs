@@ -121,7 +121,7 @@ impl StdioTransport {
                 cwd: spec.cwd.as_ref().map(|p| p.display().to_string()),
             },
         );
-        let (Some(stdout), Some(stderr), Some(mut stdin)) =
+        let (Some(stdout), Some(stderr), Some(stdin)) =
             (child.stdout.take(), child.stderr.take(), child.stdin.take())
         else {
             unreachable!("all three pipes were requested")
@@ -131,107 +131,14 @@ impl StdioTransport {
 
         let (tx, rx) = std_mpsc::channel::<Vec<u8>>();
         let queued = Arc::new(AtomicUsize::new(0));
-        let written = queued.clone();
-        #[allow(
-            clippy::expect_used,
-            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
-        )]
-        std::thread::Builder::new()
-            .name("stdio-writer".into())
-            .spawn(move || {
-                let write = |stdin: &mut std::process::ChildStdin, frame: &[u8]| {
-                    let ok = stdin.write_all(frame).is_ok();
-                    written.fetch_sub(frame.len(), Ordering::SeqCst);
-                    ok
-                };
-                // Write everything queued, flush once per burst; dropping stdin closes it.
-                while let Ok(frame) = rx.recv() {
-                    if !write(&mut stdin, &frame) {
-                        return;
-                    }
-                    while let Ok(more) = rx.try_recv() {
-                        if !write(&mut stdin, &more) {
-                            return;
-                        }
-                    }
-                    if stdin.flush().is_err() {
-                        return;
-                    }
-                }
-            })
-            .expect("spawn writer thread");
+        spawn_writer(stdin, rx, queued.clone());
 
-        let cap = sink.max_frame();
         let (out_done_tx, out_done_rx) = std_mpsc::channel::<()>();
         let reaped = Arc::new(Reaped::default());
-        let s = sink.clone();
-        let reaped_r = reaped.clone();
-        #[allow(
-            clippy::expect_used,
-            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
-        )]
-        std::thread::Builder::new()
-            .name("stdio-reader".into())
-            .spawn(move || {
-                let r = read_lines_capped(
-                    stdout,
-                    cap,
-                    |lines| {
-                        s.frames(CHANNEL, lines);
-                    },
-                    |kept, total| s.oversized(CHANNEL, kept, total),
-                );
-                match r {
-                    Err(e) => s.event(
-                        CHANNEL,
-                        Event::ReadError {
-                            error: e.to_string(),
-                        },
-                    ),
-                    // A server that exits closes stdout a moment before it is
-                    // reaped; one still running after that moment closed it on
-                    // purpose or by mistake, and will never answer again.
-                    Ok(()) if !reaped_r.wait(EOF_GRACE) => {
-                        s.event(
-                            CHANNEL,
-                            Event::Eof {
-                                stream: "stdout".into(),
-                                running: true,
-                            },
-                        );
-                        s.failed(CHANNEL, None, Loss::StdoutClosed);
-                    }
-                    Ok(()) => {}
-                }
-                let _ = out_done_tx.send(());
-            })
-            .expect("spawn reader thread");
+        spawn_stdout_reader(stdout, sink.clone(), reaped.clone(), out_done_tx);
 
         let (err_done_tx, err_done_rx) = std_mpsc::channel::<()>();
-        let s = sink.clone();
-        #[allow(
-            clippy::expect_used,
-            reason = "std::thread::spawn panics the same way: the OS has no thread to give"
-        )]
-        std::thread::Builder::new()
-            .name("stderr-reader".into())
-            .spawn(move || {
-                let _ = read_lines_capped(
-                    stderr,
-                    cap,
-                    |lines| s.stderr(CHANNEL, lines),
-                    |kept, total| {
-                        s.stderr(CHANNEL, &[kept]);
-                        let mut ev = Event::oversized(kept.len(), total, None);
-                        if let Event::Oversized { stream, .. } = &mut ev {
-                            *stream = Some("stderr".into());
-                        }
-                        s.event(CHANNEL, ev);
-                    },
-                );
-                let _ = err_done_tx.send(());
-            })
-            .expect("spawn stderr thread");
+        spawn_stderr_reader(stderr, sink.clone(), err_done_tx);
 
         let (exit_tx, exited) = watch::channel(None);
         let reaped_w = reaped.clone();
@@ -327,6 +234,129 @@ impl StdioTransport {
             self.tree.signal_group(sig);
         }
     }
+}
+
+/// The thread that writes queued frames to the server's stdin, flushing
+/// once per burst; `written` counts down what it wrote.
+fn spawn_writer(
+    mut stdin: std::process::ChildStdin,
+    rx: std_mpsc::Receiver<Vec<u8>>,
+    written: Arc<AtomicUsize>,
+) {
+    #[allow(
+        clippy::expect_used,
+        reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+    )]
+    std::thread::Builder::new()
+        .name("stdio-writer".into())
+        .spawn(move || {
+            let write = |stdin: &mut std::process::ChildStdin, frame: &[u8]| {
+                let ok = stdin.write_all(frame).is_ok();
+                written.fetch_sub(frame.len(), Ordering::SeqCst);
+                ok
+            };
+            // Write everything queued, flush once per burst; dropping stdin closes it.
+            while let Ok(frame) = rx.recv() {
+                if !write(&mut stdin, &frame) {
+                    return;
+                }
+                while let Ok(more) = rx.try_recv() {
+                    if !write(&mut stdin, &more) {
+                        return;
+                    }
+                }
+                if stdin.flush().is_err() {
+                    return;
+                }
+            }
+        })
+        .expect("spawn writer thread");
+}
+
+/// The thread that reads the server's stdout into frames, and says when
+/// it ended while the server still runs.
+fn spawn_stdout_reader(
+    stdout: std::process::ChildStdout,
+    sink: Arc<dyn Sink>,
+    reaped: Arc<Reaped>,
+    out_done_tx: std_mpsc::Sender<()>,
+) {
+    let cap = sink.max_frame();
+    let s = sink;
+    let reaped_r = reaped;
+    #[allow(
+        clippy::expect_used,
+        reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+    )]
+    std::thread::Builder::new()
+        .name("stdio-reader".into())
+        .spawn(move || {
+            let r = read_lines_capped(
+                stdout,
+                cap,
+                |lines| {
+                    s.frames(CHANNEL, lines);
+                },
+                |kept, total| s.oversized(CHANNEL, kept, total),
+            );
+            match r {
+                Err(e) => s.event(
+                    CHANNEL,
+                    Event::ReadError {
+                        error: e.to_string(),
+                    },
+                ),
+                // A server that exits closes stdout a moment before it is
+                // reaped; one still running after that moment closed it on
+                // purpose or by mistake, and will never answer again.
+                Ok(()) if !reaped_r.wait(EOF_GRACE) => {
+                    s.event(
+                        CHANNEL,
+                        Event::Eof {
+                            stream: "stdout".into(),
+                            running: true,
+                        },
+                    );
+                    s.failed(CHANNEL, None, Loss::StdoutClosed);
+                }
+                Ok(()) => {}
+            }
+            let _ = out_done_tx.send(());
+        })
+        .expect("spawn reader thread");
+}
+
+/// The thread that reads the server's stderr lines.
+fn spawn_stderr_reader(
+    stderr: std::process::ChildStderr,
+    sink: Arc<dyn Sink>,
+    err_done_tx: std_mpsc::Sender<()>,
+) {
+    let cap = sink.max_frame();
+    let s = sink;
+    #[allow(
+        clippy::expect_used,
+        reason = "std::thread::spawn panics the same way: the OS has no thread to give"
+    )]
+    std::thread::Builder::new()
+        .name("stderr-reader".into())
+        .spawn(move || {
+            let _ = read_lines_capped(
+                stderr,
+                cap,
+                |lines| s.stderr(CHANNEL, lines),
+                |kept, total| {
+                    s.stderr(CHANNEL, &[kept]);
+                    let mut ev = Event::oversized(kept.len(), total, None);
+                    if let Event::Oversized { stream, .. } = &mut ev {
+                        *stream = Some("stderr".into());
+                    }
+                    s.event(CHANNEL, ev);
+                },
+            );
+            let _ = err_done_tx.send(());
+        })
+        .expect("spawn stderr thread");
 }
 
 /// Ask for a 1 MiB pipe from the server's stdout (Linux; the default is

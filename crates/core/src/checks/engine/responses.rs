@@ -8,8 +8,8 @@ use super::{Checker, KEEP_FINISHED, ReqKind, capabilities, shape};
 use crate::checks::finding::Finding;
 use crate::checks::rules::Rule;
 use crate::checks::shape::secs;
-use crate::protocol::Revision;
 use crate::protocol::frame::FrameKind;
+use crate::protocol::{IdKey, Revision};
 use crate::trace::EventRef;
 use serde_json::Value;
 
@@ -80,59 +80,7 @@ impl Checker {
                     .result
                     .and_then(|r| serde_json::from_str::<Value>(r.get()).ok());
                 if let Some(r) = result {
-                    if self.reqs[ri].kind == ReqKind::Initialize
-                        && r.is_object()
-                        && let Some(why) =
-                            shape::unsupported_version(self.offered_version.as_deref(), &r)
-                    {
-                        let seqs = vec![self.reqs[ri].seq, ev.seq];
-                        self.emit(
-                            out,
-                            Rule::InitializeUnsupportedVersion,
-                            seqs,
-                            None,
-                            Some(id.clone()),
-                            why,
-                        );
-                    }
-                    if self.reqs[ri].kind == ReqKind::Initialize
-                        && let Some(why) = shape::newer_version(self.offered_version.as_deref(), &r)
-                    {
-                        let seqs = vec![self.reqs[ri].seq, ev.seq];
-                        self.emit(
-                            out,
-                            Rule::ProtocolVersionNewer,
-                            seqs,
-                            None,
-                            Some(id.clone()),
-                            why,
-                        );
-                    }
-                    let caps = r.get("capabilities");
-                    self.client.caps_seq = Some(ev.seq);
-                    self.logging_declared = Some(
-                        caps.and_then(|c| c.get("logging"))
-                            .is_some_and(|l| !l.is_null()),
-                    );
-                    if let Some(rev) = r
-                        .get("protocolVersion")
-                        .and_then(Value::as_str)
-                        .and_then(|s| s.parse::<Revision>().ok())
-                    {
-                        self.learn_revision(rev);
-                    }
-                    if self.logging_declared == Some(true) {
-                        let answer = match self.era {
-                            crate::protocol::Era::Stateless => "server/discover result",
-                            crate::protocol::Era::Handshake => "initialize result",
-                        };
-                        self.deprecated_by_server(
-                            ev,
-                            capabilities::Deprecated::Logging,
-                            capabilities::Observed::Declared(answer),
-                            out,
-                        );
-                    }
+                    self.handshake_answer(ev, ri, &id, &r, out);
                 }
             }
             ReqKind::SetLevel(Some(level)) if ok => {
@@ -190,6 +138,70 @@ impl Checker {
             self.buffered(slot, ri, ev, out);
         }
         self.req_finished(ri);
+    }
+
+    /// An `initialize` or `server/discover` result: the revision it chose
+    /// (unsupported or newer than offered) and the capabilities it declared.
+    fn handshake_answer(
+        &mut self,
+        ev: &EventRef<'_>,
+        ri: usize,
+        id: &IdKey,
+        r: &Value,
+        out: &mut Vec<Finding>,
+    ) {
+        if self.reqs[ri].kind == ReqKind::Initialize
+            && r.is_object()
+            && let Some(why) = shape::unsupported_version(self.offered_version.as_deref(), r)
+        {
+            let seqs = vec![self.reqs[ri].seq, ev.seq];
+            self.emit(
+                out,
+                Rule::InitializeUnsupportedVersion,
+                seqs,
+                None,
+                Some(id.clone()),
+                why,
+            );
+        }
+        if self.reqs[ri].kind == ReqKind::Initialize
+            && let Some(why) = shape::newer_version(self.offered_version.as_deref(), r)
+        {
+            let seqs = vec![self.reqs[ri].seq, ev.seq];
+            self.emit(
+                out,
+                Rule::ProtocolVersionNewer,
+                seqs,
+                None,
+                Some(id.clone()),
+                why,
+            );
+        }
+        let caps = r.get("capabilities");
+        self.client.caps_seq = Some(ev.seq);
+        self.logging_declared = Some(
+            caps.and_then(|c| c.get("logging"))
+                .is_some_and(|l| !l.is_null()),
+        );
+        if let Some(rev) = r
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<Revision>().ok())
+        {
+            self.learn_revision(rev);
+        }
+        if self.logging_declared == Some(true) {
+            let answer = match self.era {
+                crate::protocol::Era::Stateless => "server/discover result",
+                crate::protocol::Era::Handshake => "initialize result",
+            };
+            self.deprecated_by_server(
+                ev,
+                capabilities::Deprecated::Logging,
+                capabilities::Observed::Declared(answer),
+                out,
+            );
+        }
     }
 
     fn buffered(&mut self, slot: usize, ri: usize, ev: &EventRef<'_>, out: &mut Vec<Finding>) {
