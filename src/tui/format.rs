@@ -23,12 +23,28 @@ pub fn safe_row(s: &str) -> String {
 /// marking the cut (a row's last column is never cut silently by the
 /// pane's border).
 pub fn clip(s: String, room: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
     if s.width() <= room {
-        s
-    } else {
-        super::chrome::fit(&s, room)
+        return s;
     }
+    if room == 0 {
+        return String::new();
+    }
+    // Whole characters up to one column short, then the ellipsis (as
+    // `chrome::fit` cuts, which this layer below it cannot call).
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > room - 1 {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
+    out.extend(std::iter::repeat_n(' ', room - 1 - used));
+    out.push('…');
+    out
 }
 
 pub use crate::session::spec::shell_quote;
