@@ -23,6 +23,7 @@
 use super::index::{Lane, LaneKind, Mark, SpanBar};
 use super::{ScopeState, WallStart, first_lane, label_cols, lane_height, plot_cols, span_label};
 use crate::format::duration;
+use crate::protocol::views::LogLevel;
 use crate::trace::Store;
 use crate::tui::calls::CallStatus;
 use crate::tui::chrome::{fit, inner};
@@ -346,9 +347,54 @@ fn tick_label(t_us: u64, step: u64) -> String {
     }
 }
 
-/// An exact time since the session start: `+12.345678s`.
-pub fn exact(t_us: u64) -> String {
-    format!("+{}.{:06}s", t_us / 1_000_000, t_us % 1_000_000)
+/// A time since the session start to the precision a column of `col_us`
+/// can tell apart (a power of ten no wider than the column): `+12.35 s`,
+/// `+0.012345 s`, `+2:05.4` past a minute. More digits than the column
+/// resolves would be noise to read.
+pub fn readable(t_us: u64, col_us: u64) -> String {
+    let mut step = 1_000_000u64;
+    let mut decimals = 0usize;
+    while step > col_us.max(1) && decimals < 6 {
+        step /= 10;
+        decimals += 1;
+    }
+    let secs = t_us / 1_000_000;
+    let frac = (t_us % 1_000_000) / 10u64.pow(6 - decimals as u32);
+    let dot = if decimals == 0 {
+        String::new()
+    } else {
+        format!(".{frac:0decimals$}")
+    };
+    if secs >= 60 {
+        format!("+{}:{:02}{dot}", secs / 60, secs % 60)
+    } else {
+        format!("+{secs}{dot} s")
+    }
+}
+
+/// What the marks mean, for the row under the lanes when there is room.
+fn legend(t: &Theme) -> Line<'static> {
+    let item = |g: &str, c: Color, what: &str| {
+        [
+            Span::styled(g.to_string(), t.fg(c)),
+            Span::styled(format!(" {what}  "), t.muted()),
+        ]
+    };
+    let mut spans = Vec::new();
+    for (g, m, what) in [
+        ("▶", Mark::Request, "request"),
+        ("◆", Mark::Response, "response"),
+        ("✗", Mark::Failure, "error"),
+        ("⊘", Mark::Cancel, "cancelled"),
+        ("◀", Mark::Ask, "server asks"),
+        ("↩", Mark::Answer, "answered"),
+        ("▂▅█", Mark::Progress, "progress (taller: more)"),
+    ] {
+        spans.extend(item(g, mark_color(t, m), what));
+    }
+    spans.extend(item("━", t.fg, "server span"));
+    spans.extend(item("▄", t.level(LogLevel::Warning), "logs by level"));
+    Line::from(spans)
 }
 
 /// A column's width for people: `62.5 µs`, `1.25 ms`, `0.5 s`.
@@ -377,7 +423,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     let lanes = sc.index.shown(sc.streams);
     let mut info = vec![
         format!("· {} per width", span_label(win.span_us)),
-        format!("{} lanes", lanes.len()),
+        crate::tui::format::count(lanes.len() as u64, "lane", "lanes"),
     ];
     if sc.index.dropped > 0 {
         info.push(format!("{} marks not kept (bound)", sc.index.dropped));
@@ -515,13 +561,21 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             t.muted(),
         ));
     }
+    let used = lines.len();
     while lines.len() < inner.height.saturating_sub(1) as usize {
         lines.push(Line::raw(""));
+    }
+    // The legend takes the last spare row, never one a lane needs.
+    if let Some(last) = lines.len().checked_sub(1)
+        && last >= used
+    {
+        lines[last] = cut(legend(t), w);
     }
 
     // The readout: the cursor's time, the column's width, the event under it.
     let (lo, hi) = (edges[cur], edges[cur + 1].max(edges[cur] + 1));
-    let mut text = exact(lo);
+    let col_us = (win.span_us / cols as u64).max(1);
+    let mut text = readable(lo, col_us);
     if let Some(wall) = sc.wall {
         text.push_str(&format!(" ({})", wall.at(lo)));
     }
@@ -544,7 +598,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         {
             let s = summarize(&ev, labels);
             if near {
-                text.push_str(&format!(" · nearest {}", exact(at)));
+                text.push_str(&format!(" · nearest {}", readable(at, col_us)));
             }
             let mut ids = s.call.clone();
             if !ids.is_empty() {
@@ -628,6 +682,11 @@ mod tests {
         assert_eq!(tick_label(1_500_000, 500_000), "+1.5s");
         assert_eq!(tick_label(12_345_000, 1_000), "+12.345s");
         assert_eq!(tick_label(125_000_000, 5_000_000), "+2:05");
-        assert_eq!(exact(1_234_567), "+1.234567s");
+        // The cursor's time to the column's precision.
+        assert_eq!(readable(1_234_567, 100_000), "+1.2 s");
+        assert_eq!(readable(1_234_567, 16_393), "+1.23 s");
+        assert_eq!(readable(1_234_567, 7), "+1.234567 s");
+        assert_eq!(readable(1_234_567, 5_000_000), "+1 s");
+        assert_eq!(readable(125_400_000, 50_000), "+2:05.40");
     }
 }
