@@ -628,12 +628,16 @@ fn tui_runs_a_call_on_the_rmcp_server() {
     // The Logs pane: the server's messages, marked mcp, under its logger,
     // by level (the pane's edge cuts the longer ones).
     assert!(done.contains("dbg:1 inf:1 ntc:0 wrn:1 err:1"), "{done}");
+    // Each log names its call as the Timeline does.
     assert!(
-        done.contains("mcp    warning   rmcp-peer    slow_task warning: almost"),
+        done.contains("mcp    #6 slow_task warning   rmcp-peer    slow_task warning: almost"),
         "{done}"
     );
-    // The Tools pane lists the server's tools.
-    assert!(done.contains("roots_unchecked"), "{done}");
+    // The Tools pane, once focused, lists the server's tools.
+    t.keys(&["5"]);
+    t.wait_for("the Tools pane listing the server's tools", 20, |s| {
+        s.contains("roots_unchecked")
+    });
     t.keys(&["q"]);
     assert_restored(&t);
 }
