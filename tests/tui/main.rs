@@ -28,6 +28,7 @@ mod input;
 mod invisible;
 mod labels;
 mod labels_e2e;
+mod layout;
 mod logs;
 mod network;
 mod otel;
