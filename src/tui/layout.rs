@@ -342,9 +342,10 @@ pub fn inner_height(st: &View, pane: Pane) -> usize {
         .map_or(0, |r| r.height.saturating_sub(2) as usize)
 }
 
-/// The Tools pane gives its list at most half its height; details get the rest.
+/// The Tools pane gives its list half its height (the odd row too: ten
+/// rows at 80×24); details get the rest.
 pub fn tools_list_height(inner_h: u16) -> u16 {
-    (inner_h / 2).max(1)
+    inner_h.div_ceil(2).max(1)
 }
 
 /// The Findings pane keeps its last rows for the selected row in full (two,

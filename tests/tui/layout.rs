@@ -64,6 +64,16 @@ fn many_tools() -> Vec<serde_json::Value> {
     t
 }
 
+/// Rows of the Tools list (above the line before the details).
+fn listed_tools(tools: &PaneBox) -> usize {
+    tools
+        .rows
+        .iter()
+        .take_while(|r| !r.contains('─'))
+        .filter(|r| !r.trim().is_empty())
+        .count()
+}
+
 /// Columns of a Logs row from where its message starts to the border.
 fn message_width(logs: &PaneBox, message: &str) -> usize {
     let row = logs
@@ -110,15 +120,13 @@ fn tools_list_shows_ten_rows_at_120x30() {
     app.on_msg(mcpscope::tui::action::Msg::Tools(Ok(many_tools())));
     app.sync();
     app.apply(Action::FocusTools);
+    // As a tab at 80×24 too.
+    for (w, h) in [(80, 24), (120, 30)] {
+        let screen = render(&mut app, w, h);
+        let names = listed_tools(&pane(&screen, "5 Tools"));
+        assert!(names >= 10, "{w}x{h}: Tools shows {names} tools:\n{screen}");
+    }
     let screen = render(&mut app, 120, 30);
-    let tools = pane(&screen, "5 Tools");
-    let names = tools
-        .rows
-        .iter()
-        .take_while(|r| !r.contains('─'))
-        .filter(|r| !r.trim().is_empty())
-        .count();
-    assert!(names >= 10, "Tools shows {names} tools:\n{screen}");
     // The Timeline beside it keeps its call column whole.
     let timeline = pane(&screen, "2 Timeline");
     assert!(timeline.rows[0].contains("call"), "{screen}");
