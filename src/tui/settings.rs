@@ -4,7 +4,7 @@
 //! the file over the defaults.
 
 use super::keymap::{Keymap, Overrides};
-use super::layout::Arrangement;
+use super::pane::Arrangement;
 use crate::checks::CheckConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};

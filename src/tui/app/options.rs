@@ -2,7 +2,7 @@
 
 use crate::protocol::views::LogLevel;
 use crate::tui::keymap::Keymap;
-use crate::tui::layout::Arrangement;
+use crate::tui::pane::Arrangement;
 use crate::tui::pane::Pane;
 use crate::tui::panes::composer::ServerCli;
 use crate::tui::panes::scope::WallStart;

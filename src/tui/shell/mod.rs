@@ -7,7 +7,7 @@
 pub mod header;
 
 use super::keymap::Keymap;
-use super::layout::Arrangement;
+use super::pane::Arrangement;
 use super::pane::Pane;
 use super::panes::composer::ServerCli;
 use super::replay::PlaybackView;
