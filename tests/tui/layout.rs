@@ -9,18 +9,18 @@ use mcpscope::tui::layout::Arrangement;
 
 /// A pane's box on the screen: the row and columns of its top border (the
 /// one whose title starts `title`), and its rows inside the border.
-struct PaneBox {
-    top: usize,
-    left: usize,
-    right: usize,
-    rows: Vec<String>,
+pub struct PaneBox {
+    pub top: usize,
+    pub left: usize,
+    pub right: usize,
+    pub rows: Vec<String>,
 }
 
 fn grid(screen: &str) -> Vec<Vec<char>> {
     screen.lines().map(|l| l.chars().collect()).collect()
 }
 
-fn pane(screen: &str, title: &str) -> PaneBox {
+pub fn pane(screen: &str, title: &str) -> PaneBox {
     let g = grid(screen);
     let corners = ['╭', '┏'];
     for (y, row) in g.iter().enumerate() {
@@ -65,7 +65,7 @@ fn many_tools() -> Vec<serde_json::Value> {
 }
 
 /// Rows of the Tools list (above the line before the details).
-fn listed_tools(tools: &PaneBox) -> usize {
+pub fn listed_tools(tools: &PaneBox) -> usize {
     tools
         .rows
         .iter()

@@ -29,6 +29,7 @@ mod invisible;
 mod labels;
 mod labels_e2e;
 mod layout;
+mod layout_e2e;
 mod logs;
 mod network;
 mod otel;
