@@ -6,7 +6,7 @@
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
-#                                        # finished), light, narrow, findings, network,
+#                                        # finished), light, medium (120x30), narrow, findings, network,
 #                                        # attach, form, task, browse, scope, html (task and
 #                                        # browse need the test peers:
 #                                        # tests/peers/install.sh)
@@ -38,7 +38,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo light narrow findings network attach form task browse scope html} "
+STEPS=" ${*:-demo light medium narrow findings network attach form task browse scope html} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -126,6 +126,13 @@ wait_for ' 0 in flight' 60
 keys 2 BSpace
 wait_for '2 Timeline · [0-9]+ rows · following'
 shot finished 160 48
+fi
+
+if want medium; then
+# 4b. 120x30, the full layout's smallest size, mid-progress.
+start 120 30 "--elicit defaults $RUNS"
+wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
+shot main-120x30 120 30
 fi
 
 if want narrow; then

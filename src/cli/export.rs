@@ -107,7 +107,7 @@ pub async fn run(a: ExportArgs) -> i32 {
     let text = match format {
         ExportFormat::Har => match har::har(&session) {
             Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_default() + "\n",
-            Err(e) => return usage(&e),
+            Err(e) => return usage(&e.to_string()),
         },
         ExportFormat::Json => {
             serde_json::to_string_pretty(&stats::stats(&session)).unwrap_or_default() + "\n"
@@ -119,12 +119,12 @@ pub async fn run(a: ExportArgs) -> i32 {
             };
             match mermaid::mermaid(&session, &scope, &describe) {
                 Ok(t) => t,
-                Err(e) => return usage(&e),
+                Err(e) => return usage(&e.to_string()),
             }
         }
         ExportFormat::Html => match html::html(&session, &crate::export::generator()) {
             Ok(t) => t,
-            Err(e) => return usage(&e),
+            Err(e) => return usage(&e.to_string()),
         },
     };
     match &a.output {

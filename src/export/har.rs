@@ -52,9 +52,9 @@ struct Exchange {
 }
 
 /// The HAR document of an HTTP session; `Err` for a stdio one.
-pub fn har(s: &Session<'_>) -> Result<Value, String> {
+pub fn har(s: &Session<'_>) -> Result<Value, super::ExportError> {
     if !s.is_http() {
-        return Err(NOT_HTTP.into());
+        return Err(super::ExportError::NotHttp);
     }
     let mut model = Exchanges::default();
     model.sync(s.store, s.store.next_seq());

@@ -51,14 +51,11 @@ const LOGS_LANE: u32 = 1;
 const CALLS: u32 = 2;
 
 /// The page of session `s`; `generator` names the mcpscope that made it.
-pub fn html(s: &Session<'_>, generator: &str) -> Result<String, String> {
+pub fn html(s: &Session<'_>, generator: &str) -> Result<String, super::ExportError> {
     let (index, raw) = data(s, generator)?;
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    z.write_all(index.as_bytes())
-        .map_err(|e| format!("cannot compress the page's data: {e}"))?;
-    let index = z
-        .finish()
-        .map_err(|e| format!("cannot compress the page's data: {e}"))?;
+    z.write_all(index.as_bytes())?;
+    let index = z.finish()?;
     let b64 = base64::engine::general_purpose::STANDARD;
     let title = escape(&format!(
         "{} — mcpscope session",
@@ -83,7 +80,7 @@ pub fn html(s: &Session<'_>, generator: &str) -> Result<String, String> {
         ("{{SCRIPT}}", SCRIPT),
     ] {
         let Some(at) = rest.find(slot) else {
-            return Err(format!("the page template lacks {slot}"));
+            return Err(super::ExportError::Template(slot));
         };
         out.push_str(&rest[..at]);
         out.push_str(value);
@@ -145,7 +142,7 @@ fn negotiated(s: &Session<'_>) -> Option<Value> {
 }
 
 /// The index document (JSON text) and the events' bytes (gzip-compressed).
-fn data(s: &Session<'_>, generator: &str) -> Result<(String, Vec<u8>), String> {
+fn data(s: &Session<'_>, generator: &str) -> Result<(String, Vec<u8>), super::ExportError> {
     let store = s.store;
     let tracker = Tracker::of(store);
     let lanes = Lanes::of(&tracker);
@@ -205,12 +202,9 @@ fn data(s: &Session<'_>, generator: &str) -> Result<(String, Vec<u8>), String> {
         });
         let bytes = shown_bytes(&ev);
         cols.len.push(bytes.len() as i64);
-        raw.write_all(&bytes)
-            .map_err(|e| format!("cannot compress the page's data: {e}"))?;
+        raw.write_all(&bytes)?;
     }
-    let raw = raw
-        .finish()
-        .map_err(|e| format!("cannot compress the page's data: {e}"))?;
+    let raw = raw.finish()?;
 
     let calls = calls_json(&tracker, store, first_t, last_t);
     let (findings, groups_json) = findings_json(s.findings);

@@ -125,7 +125,11 @@ impl Lines<'_> {
 }
 
 /// The diagram; `Err` when `--call` names no request of the session.
-pub fn mermaid(s: &Session<'_>, scope: &Scope, describe: Describe<'_>) -> Result<String, String> {
+pub fn mermaid(
+    s: &Session<'_>,
+    scope: &Scope,
+    describe: Describe<'_>,
+) -> Result<String, super::ExportError> {
     let store = s.store;
     let proxy = s.is_proxy();
     let server = server_name(s);
@@ -283,10 +287,11 @@ fn server_name(s: &Session<'_>) -> String {
 fn call_events(
     s: &Session<'_>,
     id: &IdKey,
-) -> Result<(HashSet<u64>, Option<IdKey>, Option<String>), String> {
-    let entry = s.store.request(Origin::Client, id).ok_or_else(|| {
-        format!("--call {id}: the trace has no request with that id sent to the server")
-    })?;
+) -> Result<(HashSet<u64>, Option<IdKey>, Option<String>), super::ExportError> {
+    let entry = s
+        .store
+        .request(Origin::Client, id)
+        .ok_or_else(|| super::ExportError::NoSuchCall(id.clone()))?;
     let mut seqs: HashSet<u64> = entry.seqs.iter().copied().collect();
     let req = s.store.get(entry.request_seq);
     let token = req

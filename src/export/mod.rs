@@ -9,10 +9,13 @@
 //! a spawn event redacted, and header values are redacted again here, so a
 //! trace recorded with `--no-redact` exports redacted too.
 
+mod error;
 pub mod har;
 pub mod html;
 pub mod mermaid;
 pub mod stats;
+
+pub use error::ExportError;
 
 use crate::checks::Finding;
 use crate::trace::Store;

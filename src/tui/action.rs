@@ -98,6 +98,8 @@ pub enum Action {
     PanRight,
     CursorLeft,
     CursorRight,
+    PrevEvent,
+    NextEvent,
     ShowEvent,
     ToggleStreams,
     Restart,
@@ -219,11 +221,15 @@ impl Action {
             Refresh => "list again (every page)",
             ZoomIn => "time scale: less time per screen width (down to 1 ms)",
             ZoomOut => "time scale: more time per screen width (up to 10 minutes)",
-            ZoomFit => "time scale: the whole session on one screen",
+            ZoomFit => {
+                "time scale: the whole session on one screen, which then stays put (f follows)"
+            }
             PanLeft => "look earlier by half a screen (stops following)",
             PanRight => "look later by half a screen (reaching the live edge follows it)",
             CursorLeft => "cursor one column earlier",
             CursorRight => "cursor one column later",
+            PrevEvent => "cursor to the selected lane's previous event (the view follows it)",
+            NextEvent => "cursor to the selected lane's next event (the view follows it)",
             ShowEvent => "show the event under the cursor in Timeline and Raw",
             ToggleStreams => "HTTP: a lane per stream (channel), or not",
             Restart => {

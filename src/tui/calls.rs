@@ -94,6 +94,11 @@ impl ByteMode {
     }
 }
 
+/// A rate needs its notifications spread over at least this long: over
+/// less it is a burst (a buffered server, a batch), and the units per
+/// second it would give (and the ETA from them) say nothing about pace.
+const MIN_RATE_SPAN_US: u64 = 250_000;
+
 /// What a gauge shows, derived from the store for one call.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Gauge {
@@ -103,7 +108,8 @@ pub struct Gauge {
     pub message: Option<String>,
     pub first_us: Option<u64>,
     pub last_us: Option<u64>,
-    /// Progress units per second between the first and last notification.
+    /// Progress units per second between the first and last notification,
+    /// when they are at least `MIN_RATE_SPAN_US` apart.
     pub rate: Option<f64>,
     pub bytes: bool,
     /// Step counters starting at 0 ("step 1 of 3" is progress 0).
@@ -168,7 +174,7 @@ impl Gauge {
         if let Some(Ok((p0, total0, _, t0))) = first {
             g.first_us = Some(t0);
             if let (Some(p), Some(t)) = (g.progress, g.last_us)
-                && t > t0
+                && t >= t0 + MIN_RATE_SPAN_US
             {
                 g.rate = Some((p - p0) / ((t - t0) as f64 / 1e6));
             }

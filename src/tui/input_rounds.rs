@@ -340,13 +340,17 @@ pub fn sync(st: &mut RoundsCx, store: &Store) -> usize {
         c.input = Some(input);
     }
     let left = if skipped > 0 {
-        format!("; {skipped} call(s) more wait for a in Progress (too much is open)")
+        format!(
+            "; {} more wait for a in Progress (too much is open)",
+            crate::tui::format::count(skipped as u64, "call", "calls")
+        )
     } else {
         String::new()
     };
     if added > 0 {
         st.notice = Some(format!(
-            "the server needs input ({added} request(s)) — A to answer{left}"
+            "the server needs input ({}) — A to answer{left}",
+            crate::tui::format::count(added as u64, "request", "requests")
         ));
     } else if skipped > 0 {
         st.notice = Some(left.trim_start_matches("; ").to_string());

@@ -123,7 +123,7 @@ fn an_input_required_task_opens_the_form_once_and_the_answer_goes_as_tasks_updat
         app.shell
             .notice
             .as_deref()
-            .is_some_and(|n| n.contains("the server needs input (1 request(s)) — A to answer")),
+            .is_some_and(|n| n.contains("the server needs input (1 request) — A to answer")),
         "{:?}",
         app.shell.notice
     );

@@ -335,7 +335,7 @@ fn open_rounds_are_bounded_and_the_rest_is_left_to_the_composer() {
     assert_eq!(
         app.shell.notice.as_deref(),
         Some(&*format!(
-            "the server needs input ({MAX_ROUNDS} request(s)) — A to answer; 1 call(s) more wait for a in Progress (too much is open)"
+            "the server needs input ({MAX_ROUNDS} requests) — A to answer; 1 call more wait for a in Progress (too much is open)"
         ))
     );
     let last = app

@@ -47,6 +47,33 @@ fn a_server_exit_crashes_running_calls_and_shows_in_the_header() {
 }
 
 #[test]
+fn a_gauge_whose_progress_came_in_one_burst_shows_no_rate() {
+    let sc = Scenario::new();
+    sc.at_ms(0).call(7, "buffered", json!({}), Some(json!("b")));
+    // Ten notifications within 5 ms: a burst, not a pace (the "rate"
+    // would read 1,800/s).
+    for i in 1..=10 {
+        sc.at_ms(1000 + i / 2)
+            .progress(json!("b"), i as f64, Some(10.0), "chunk");
+    }
+    let mut app = app(&sc);
+    app.sync();
+    let store = sc.trace.read();
+    let c = app.panes.progress.calls.get(&IdKey::Int(7)).unwrap();
+    let g = Gauge::of(c, &store, ByteMode::Auto);
+    assert_eq!(g.notifications, 10);
+    assert_eq!(g.rate, None, "{g:?}");
+    assert_eq!(g.eta_us(), None);
+    drop(store);
+    let s = render(&mut app, 160, 48);
+    let bar = s
+        .lines()
+        .find(|l| l.contains("100%"))
+        .unwrap_or_else(|| panic!("no gauge row:\n{s}"));
+    assert!(!bar.contains("/s") && !bar.contains("ETA"), "{bar}");
+}
+
+#[test]
 fn gauges_read_bytes_steps_rates_and_etas() {
     let sc = mid_progress();
     let app = app(&sc);

@@ -6,6 +6,28 @@
 
 use crate::common::tmux::{Tmux, assert_restored, require_tmux};
 
+/// The rows of the capture holding the call lanes of `tools`, in order of
+/// the screen (None if one is missing).
+fn rows_of(screen: &str, tools: &[&str]) -> Option<Vec<usize>> {
+    tools
+        .iter()
+        .map(|t| {
+            let row = lane(screen, t)?;
+            screen.lines().position(|l| std::ptr::eq(l, row))
+        })
+        .collect()
+}
+
+/// The Scope's readout: the last line inside its border, from the
+/// cursor's time on.
+fn readout(screen: &str) -> Option<String> {
+    screen
+        .lines()
+        .rev()
+        .find(|l| l.contains("· col "))
+        .map(|l| l.trim_matches(|c| c == '┃' || c == ' ').to_string())
+}
+
 /// The row of the capture whose Scope lane is the call of `tool`: its
 /// title names the call as the Timeline does, `#N tool`.
 fn lane<'a>(screen: &'a str, tool: &str) -> Option<&'a str> {
@@ -49,6 +71,23 @@ fn scope_live_then_replayed() {
     });
     assert!(s.contains("▶"), "{s}");
     assert!(s.contains("◆"), "{s}");
+    // Lanes in the order the calls started (the --run order), every run.
+    let calls = ["upload_file", "fault_buffered", "fault_after_response"];
+    let rows = rows_of(&s, &calls).unwrap_or_else(|| panic!("{s}"));
+    assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}\n{s}");
+    // `w` fitted the session and stays put: it no longer follows.
+    assert!(s.contains("paused (f follows)"), "{s}");
+    // ← walks the selected lane event by event: the readout moves to
+    // another event each time.
+    let before = readout(&s).unwrap_or_else(|| panic!("{s}"));
+    t.keys(&["Left"]);
+    let moved = t.wait_for("the cursor on the previous event", 20, |s| {
+        readout(s).is_some_and(|r| r != before)
+    });
+    assert!(
+        readout(&moved).is_some_and(|r| r.contains("· #")),
+        "{moved}"
+    );
     // Enter on the cursor shows the event in the Timeline and Raw.
     t.keys(&["Enter"]);
     t.wait_for("the event shown", 20, |s| s.contains("in Timeline and Raw"));
@@ -65,6 +104,11 @@ fn scope_live_then_replayed() {
             && lane(s, "upload_file").is_some()
     });
     assert!(s.contains("◆"), "{s}");
+    let replayed = rows_of(&s, &calls).unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        replayed.windows(2).all(|w| w[0] < w[1]),
+        "{replayed:?}\n{s}"
+    );
     r.keys(&["q"]);
     assert_restored(&r);
 }

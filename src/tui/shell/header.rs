@@ -112,6 +112,66 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
             Part::new(vec![Span::styled(revision_label(&s.revision), base)]).drop_at(DROP_REVISION),
         );
     }
+    parts.push(conn_part(st, base));
+    if let Some(a) = &st.panes.network.view.auth {
+        let color = match a.state.as_str() {
+            "authorized" | "refreshed" => t.ok,
+            "failed" | "refresh-failed" => t.error,
+            _ => t.warn,
+        };
+        parts.push(
+            Part::new(vec![Span::styled(
+                format!("⚿ {}", a.label()),
+                base.fg(color),
+            )])
+            .shrinks(),
+        );
+    }
+    let running = st.panes.progress.calls.running();
+    parts.push(
+        Part::new(vec![Span::styled(
+            format!("{running} in flight"),
+            if running > 0 {
+                base.fg(t.state_running)
+            } else {
+                base
+            },
+        )])
+        .drop_at(DROP_IN_FLIGHT),
+    );
+    parts.push(findings_part(st, base));
+    parts.push(events_part(st, base));
+    if let Some(r) = &st.shell.recording {
+        // A write failed (a full disk): the file ends there, and saying
+        // "REC" on would be a lie.
+        let span = match store.recorder_error() {
+            None => Span::styled(format!("● REC {r}"), base.fg(t.error)),
+            Some(e) => Span::styled(
+                format!("✗ {}", crate::tui::format::safe(e, 80)),
+                base.fg(t.error).add_modifier(Modifier::BOLD),
+            ),
+        };
+        parts.push(Part::new(vec![span]).shrinks());
+    }
+    fit(&mut parts, width as usize);
+    let sep = Span::styled(" │ ", base.fg(t.muted));
+    let mut spans = Vec::new();
+    for (i, p) in parts.into_iter().enumerate() {
+        if i == 0 && p.drop != Some(DROP_BRAND) {
+            // The brand carries the line's leading space; without it, keep one.
+            spans.push(Span::styled(" ", base));
+        }
+        if i > 0 && !p.glued {
+            spans.push(sep.clone());
+        }
+        spans.extend(p.spans);
+    }
+    Paragraph::new(Line::from(spans)).style(base)
+}
+
+/// The connection's state (or the replay's, or read-only for `attach`).
+fn conn_part(st: &View, base: Style) -> Part {
+    let t = &st.shell.theme;
     let (label, color) = match &st.shell.conn {
         Conn::Starting => ("◌ connecting…".to_string(), t.warn),
         Conn::Ready => ("● connected".to_string(), t.ok),
@@ -141,39 +201,16 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
             None => ("◆ read-only".to_string(), t.muted),
         },
     };
-    parts.push(
-        Part::new(vec![Span::styled(
-            label,
-            base.fg(color).add_modifier(Modifier::BOLD),
-        )])
-        .shrinks(),
-    );
-    if let Some(a) = &st.panes.network.view.auth {
-        let color = match a.state.as_str() {
-            "authorized" | "refreshed" => t.ok,
-            "failed" | "refresh-failed" => t.error,
-            _ => t.warn,
-        };
-        parts.push(
-            Part::new(vec![Span::styled(
-                format!("⚿ {}", a.label()),
-                base.fg(color),
-            )])
-            .shrinks(),
-        );
-    }
-    let running = st.panes.progress.calls.running();
-    parts.push(
-        Part::new(vec![Span::styled(
-            format!("{running} in flight"),
-            if running > 0 {
-                base.fg(t.state_running)
-            } else {
-                base
-            },
-        )])
-        .drop_at(DROP_IN_FLIGHT),
-    );
+    Part::new(vec![Span::styled(
+        label,
+        base.fg(color).add_modifier(Modifier::BOLD),
+    )])
+    .shrinks()
+}
+
+/// The findings' counts, by severity (or by party once the host has some).
+fn findings_part(st: &View, base: Style) -> Part {
+    let t = &st.shell.theme;
     let mut findings = Vec::new();
     let counts = crate::tui::panes::findings::view::count_parts(st.panes.findings.counts);
     let by_party = st.panes.findings.parties;
@@ -212,7 +249,12 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
         // The `findings: ` span.
         part = part.label_drops_at(DROP_FINDINGS_LABEL, 1);
     }
-    parts.push(part);
+    part
+}
+
+/// The events taken in (of the trace's, in a replay), and those evicted.
+fn events_part(st: &View, base: Style) -> Part {
+    let t = &st.shell.theme;
     let mut events = Vec::new();
     match &st.shell.replay {
         Some(r) => {
@@ -239,33 +281,7 @@ pub fn prepare(st: &View, store: &Store, width: u16) -> Paragraph<'static> {
             base.fg(t.warn),
         ));
     }
-    parts.push(Part::new(events).drop_at(DROP_EVENTS));
-    if let Some(r) = &st.shell.recording {
-        // A write failed (a full disk): the file ends there, and saying
-        // "REC" on would be a lie.
-        let span = match store.recorder_error() {
-            None => Span::styled(format!("● REC {r}"), base.fg(t.error)),
-            Some(e) => Span::styled(
-                format!("✗ {}", crate::tui::format::safe(e, 80)),
-                base.fg(t.error).add_modifier(Modifier::BOLD),
-            ),
-        };
-        parts.push(Part::new(vec![span]).shrinks());
-    }
-    fit(&mut parts, width as usize);
-    let sep = Span::styled(" │ ", base.fg(t.muted));
-    let mut spans = Vec::new();
-    for (i, p) in parts.into_iter().enumerate() {
-        if i == 0 && p.drop != Some(DROP_BRAND) {
-            // The brand carries the line's leading space; without it, keep one.
-            spans.push(Span::styled(" ", base));
-        }
-        if i > 0 && !p.glued {
-            spans.push(sep.clone());
-        }
-        spans.extend(p.spans);
-    }
-    Paragraph::new(Line::from(spans)).style(base)
+    Part::new(events).drop_at(DROP_EVENTS)
 }
 
 /// The line's width: the parts, a 3-column separator before each unglued

@@ -428,6 +428,14 @@ impl Exchanges {
                     detail: detail.map(|d| safe_row(&d)),
                 });
             }
+            other => self.stream_meta(channel, other),
+        }
+    }
+
+    /// What a stream or the session did (primed, resumed, ended, cut,
+    /// expired), marked on the exchange that carries it.
+    fn stream_meta(&mut self, channel: &str, event: Event) {
+        match event {
             Event::SsePriming { .. } => {
                 if let Some(x) = self.current(channel) {
                     x.priming += 1;
@@ -492,7 +500,12 @@ impl Exchanges {
                 }
             }
             // The rest says nothing about one exchange.
-            Event::Spawn { .. }
+            Event::Http { .. }
+            | Event::HttpError { .. }
+            | Event::AuthHttp { .. }
+            | Event::AuthProblem { .. }
+            | Event::Auth { .. }
+            | Event::Spawn { .. }
             | Event::Exit { .. }
             | Event::ReadError { .. }
             | Event::Eof { .. }

@@ -227,7 +227,8 @@ fn task_result(task: &Reply) -> Result<Reply, ClientError> {
             "the task completed without a result".into(),
         ));
     };
-    let (result, out_of_range) = lenient_value(&raw).map_err(ClientError::Protocol)?;
+    let (result, out_of_range) =
+        lenient_value(&raw).map_err(|e| ClientError::Protocol(e.to_string()))?;
     if !result.is_object() {
         return Err(ClientError::Protocol(
             "the completed task's result is not an object".into(),

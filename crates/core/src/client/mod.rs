@@ -586,7 +586,7 @@ impl Session {
             }
         };
         let f = crate::protocol::classify(bytes);
-        let unreadable = |e: String| {
+        let unreadable = |e: crate::protocol::json_text::JsonTextError| {
             ClientError::Protocol(format!("{method}: the response #{seq} cannot be read: {e}"))
         };
         for (member, raw) in [("result", f.result), ("error", f.error)] {

@@ -50,8 +50,18 @@ pub struct RangeReport {
     pub total: usize,
 }
 
+/// Why a text could not be read as JSON: what was wrong and at which
+/// byte (this module's reader), or serde_json's reason.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonTextError {
+    #[error("{what} at byte {at}")]
+    At { what: &'static str, at: usize },
+    #[error(transparent)]
+    Serde(#[from] serde_json::Error),
+}
+
 /// Re-lay `raw` out: two-space indents when `pretty`, no whitespace otherwise.
-pub fn reformat(raw: &str, pretty: bool) -> Result<String, String> {
+pub fn reformat(raw: &str, pretty: bool) -> Result<String, JsonTextError> {
     let mut w = Walker::new(raw, Mode::Write { pretty });
     w.document()?;
     Ok(w.out)
@@ -79,7 +89,7 @@ pub fn escape_invisible(text: &str) -> String {
 }
 
 /// The numbers of `raw` that overflow a 64-bit float, with where they are.
-pub fn out_of_range(raw: &str) -> Result<RangeReport, String> {
+pub fn out_of_range(raw: &str) -> Result<RangeReport, JsonTextError> {
     let mut w = Walker::new(raw, Mode::Scan);
     w.document()?;
     Ok(w.report)
@@ -87,7 +97,7 @@ pub fn out_of_range(raw: &str) -> Result<RangeReport, String> {
 
 /// `raw` as a `Value`, even when it holds numbers a `Value` cannot: those
 /// become strings of their text (`"1e999"`) and are reported.
-pub fn lenient_value(raw: &str) -> Result<(Value, RangeReport), String> {
+pub fn lenient_value(raw: &str) -> Result<(Value, RangeReport), JsonTextError> {
     let first = match serde_json::from_str::<Value>(raw) {
         Ok(v) => return Ok((v, RangeReport::default())),
         Err(e) => e,
@@ -95,7 +105,7 @@ pub fn lenient_value(raw: &str) -> Result<(Value, RangeReport), String> {
     let mut w = Walker::new(raw, Mode::Scan);
     w.document()?;
     if w.report.total == 0 {
-        return Err(first.to_string());
+        return Err(first.into());
     }
     let mut patched = String::with_capacity(raw.len() + 2 * w.spans.len());
     let mut at = 0;
@@ -107,7 +117,7 @@ pub fn lenient_value(raw: &str) -> Result<(Value, RangeReport), String> {
         at = *end;
     }
     patched.push_str(&raw[at..]);
-    let v = serde_json::from_str(&patched).map_err(|e| e.to_string())?;
+    let v = serde_json::from_str(&patched)?;
     Ok((v, w.report))
 }
 
@@ -151,8 +161,8 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn err<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("{what} at byte {}", self.i))
+    fn err<T>(&self, what: &'static str) -> Result<T, JsonTextError> {
+        Err(JsonTextError::At { what, at: self.i })
     }
 
     fn put(&mut self, s: &str) {
@@ -176,7 +186,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn document(&mut self) -> Result<(), String> {
+    fn document(&mut self) -> Result<(), JsonTextError> {
         self.value(0, 0)?;
         self.ws();
         if self.i != self.b.len() {
@@ -185,7 +195,7 @@ impl<'a> Walker<'a> {
         Ok(())
     }
 
-    fn value(&mut self, depth: usize, indent: usize) -> Result<(), String> {
+    fn value(&mut self, depth: usize, indent: usize) -> Result<(), JsonTextError> {
         if depth > MAX_DEPTH {
             return self.err("nested too deeply");
         }
@@ -206,7 +216,12 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn container(&mut self, depth: usize, indent: usize, object: bool) -> Result<(), String> {
+    fn container(
+        &mut self,
+        depth: usize,
+        indent: usize,
+        object: bool,
+    ) -> Result<(), JsonTextError> {
         let (open, close) = if object { ("{", b'}') } else { ("[", b']') };
         self.i += 1;
         self.put(open);
@@ -267,7 +282,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The span of a string token, quotes included.
-    fn string(&mut self) -> Result<(usize, usize), String> {
+    fn string(&mut self) -> Result<(usize, usize), JsonTextError> {
         let start = self.i;
         self.i += 1;
         loop {
@@ -305,7 +320,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn number(&mut self) -> Result<(), String> {
+    fn number(&mut self) -> Result<(), JsonTextError> {
         let start = self.i;
         while matches!(
             self.b.get(self.i),
@@ -351,7 +366,7 @@ impl<'a> Walker<'a> {
         });
     }
 
-    fn literal(&mut self, word: &str) -> Result<(), String> {
+    fn literal(&mut self, word: &str) -> Result<(), JsonTextError> {
         if self.s[self.i..].starts_with(word) {
             self.i += word.len();
             self.put(word);

@@ -66,6 +66,8 @@ fn short(a: Action) -> &'static str {
         PanRight => "later",
         CursorLeft => "cursor",
         CursorRight => "cursor",
+        PrevEvent => "prev event",
+        NextEvent => "next event",
         ShowEvent => "show event",
         ToggleStreams => "streams",
         Restart => "restart",

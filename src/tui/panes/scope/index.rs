@@ -258,6 +258,22 @@ impl Lane {
         None
     }
 
+    /// The time of the first mark at or after `t`, in any track.
+    pub fn next_from(&self, t: u64) -> Option<u64> {
+        self.tracks
+            .iter()
+            .filter_map(|tr| tr.t.get(tr.first_at(t)).copied())
+            .min()
+    }
+
+    /// The time of the last mark before `t`, in any track.
+    pub fn prev_before(&self, t: u64) -> Option<u64> {
+        self.tracks
+            .iter()
+            .filter_map(|tr| tr.first_at(t).checked_sub(1).map(|i| tr.t[i]))
+            .max()
+    }
+
     /// The mark nearest to `t` in any track (ties go to the earlier one).
     pub fn nearest(&self, t: u64) -> Option<(Mark, u64, u64)> {
         let mut best: Option<(u64, Mark, u64, u64)> = None;

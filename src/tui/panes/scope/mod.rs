@@ -268,8 +268,10 @@ impl PaneSpec for ScopeState {
             (&["+", "="], ZoomIn),
             (&["-"], ZoomOut),
             (&["w"], ZoomFit),
-            (&["left", "h"], CursorLeft),
-            (&["right", "l"], CursorRight),
+            (&["left"], PrevEvent),
+            (&["right"], NextEvent),
+            (&["h"], CursorLeft),
+            (&["l"], CursorRight),
             (&["[", "H"], PanLeft),
             (&["]", "L"], PanRight),
             (&["f"], Follow),
@@ -279,7 +281,7 @@ impl PaneSpec for ScopeState {
     };
     const HINTS: Actions = {
         use Action::*;
-        &[ZoomIn, ZoomOut, CursorRight, PanRight, ShowEvent, Follow]
+        &[ZoomIn, ZoomOut, NextEvent, PanRight, ShowEvent, Follow]
     };
     const ACTIONS: Actions = {
         use Action::*;
@@ -291,6 +293,8 @@ impl PaneSpec for ScopeState {
             PanRight,
             CursorLeft,
             CursorRight,
+            PrevEvent,
+            NextEvent,
             ShowEvent,
             ToggleStreams,
         ]

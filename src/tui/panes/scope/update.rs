@@ -58,14 +58,20 @@ impl ScopeState {
                 ))];
             }
             Action::ZoomFit => {
-                // From the start to the last event; following when that
-                // also reaches now (a live session still going on).
-                let last = self.index.last_us().max(1);
+                // From the start to the last event, and then it stays put
+                // (a live session goes on past it; `f` follows again): the
+                // same session gives the same screen, whenever `w` was hit.
+                let last = self.index.last_us();
                 self.span = SPANS_US
                     .iter()
-                    .position(|s| *s >= last)
+                    .position(|s| *s >= last.max(1))
                     .unwrap_or(SPANS_US.len() - 1);
-                self.pin(0, edge);
+                if last == 0 {
+                    self.follow = true;
+                } else {
+                    self.follow = false;
+                    self.start_us = 0;
+                }
             }
             Action::PanLeft => self.pin(win.start_us.saturating_sub(win.span_us / 2), edge),
             Action::PanRight => self.pin(win.start_us.saturating_add(win.span_us / 2), edge),
@@ -87,6 +93,8 @@ impl ScopeState {
                     "scope: stream lanes hidden".into()
                 })];
             }
+            Action::PrevEvent => return self.jump(false, &win, col, cx.now_us),
+            Action::NextEvent => return self.jump(true, &win, col, cx.now_us),
             Action::ShowEvent => return self.show_event(&win, col),
             _ => {}
         }
@@ -116,6 +124,47 @@ impl ScopeState {
         let span = self.span_us();
         let left = (span as u128 * col as u128 / win.cols.max(1) as u128) as u64;
         self.pin(at.saturating_sub(left), edge);
+    }
+
+    /// Left/right: the cursor to the selected lane's next event (the
+    /// first after the cursor's column) or previous one (the last before
+    /// it). An event off screen pans the view to a quarter in from the
+    /// side it came from, so what led to it stays in sight.
+    fn jump(&mut self, forward: bool, win: &Window, col: usize, now_us: u64) -> Commands {
+        let (lo, hi) = (
+            win.col_start(col),
+            win.col_start(col + 1).max(win.col_start(col) + 1),
+        );
+        let lanes = self.index.shown(self.streams);
+        let Some(lane) = lanes.get(self.lane) else {
+            return vec![Command::Notice("scope: nothing recorded yet".into())];
+        };
+        let to = if forward {
+            lane.next_from(hi)
+        } else {
+            lane.prev_before(lo)
+        };
+        let Some(t) = to else {
+            return vec![Command::Notice(format!(
+                "scope: no {} event on lane {}",
+                if forward { "later" } else { "earlier" },
+                lane.label
+            ))];
+        };
+        if let Some(c) = win.col_of(t) {
+            self.col = c;
+            return Vec::new();
+        }
+        let quarter = win.span_us / 4;
+        let start = if forward {
+            t.saturating_sub(win.span_us - quarter)
+        } else {
+            t.saturating_sub(quarter)
+        };
+        self.pin(start, self.edge_us(now_us));
+        let w = self.window(win.cols, now_us);
+        self.col = w.col_of(t).unwrap_or(w.cols - 1);
+        Vec::new()
     }
 
     /// Enter: the event under the cursor in the selected lane (the first
@@ -227,9 +276,48 @@ mod tests {
         assert_eq!(s.span_us(), 5_000_000);
         assert!(!s.follow);
         assert_eq!(s.window(cols, 60_000_000).start_us, 0);
-        // A session whose last event is now: following.
+        // A session whose last event is now: the same screen, which then
+        // stays put while the session goes on.
         s.apply(Action::ZoomFit, &cx(2_400_000));
-        assert!(s.follow);
+        assert!(!s.follow);
+        assert_eq!(s.window(cols, 2_400_000).start_us, 0);
+        assert_eq!(s.window(cols, 9_000_000).start_us, 0);
+    }
+
+    #[test]
+    fn left_and_right_jump_from_event_to_event_and_pan_to_one_off_screen() {
+        let mut s = ScopeState::default();
+        let cols = super::super::plot_cols(Rect::new(0, 0, 122, 20));
+        // Events at 1 s, 1.5 s and 30 s; a 10 s view following at 40 s.
+        s.index =
+            crate::tui::panes::scope::index::tests::indexed(&[1_000_000, 1_500_000, 30_000_000]);
+        let now = 40_000_000;
+        s.col = cols - 1;
+        s.apply(Action::PrevEvent, &cx(now));
+        let w = s.window(cols, now);
+        assert!(s.follow, "30 s is on screen: no pan");
+        assert!(w.col_start(s.col) <= 30_000_000 && 30_000_000 < w.col_start(s.col + 1));
+        // 1.5 s is off screen: the view pans, the cursor lands on it.
+        s.apply(Action::PrevEvent, &cx(now));
+        let w = s.window(cols, now);
+        assert!(!s.follow);
+        assert!(w.col_start(s.col) <= 1_500_000 && 1_500_000 < w.col_start(s.col + 1));
+        s.apply(Action::PrevEvent, &cx(now));
+        let w = s.window(cols, now);
+        assert!(w.col_start(s.col) <= 1_000_000 && 1_000_000 < w.col_start(s.col + 1));
+        // Nothing earlier: the cursor stays and says so.
+        let col = s.col;
+        let said = s.apply(Action::PrevEvent, &cx(now));
+        assert_eq!(s.col, col);
+        assert!(matches!(&said[..], [Command::Notice(n)] if n.contains("no earlier event")));
+        s.apply(Action::NextEvent, &cx(now));
+        let w = s.window(cols, now);
+        assert!(w.col_start(s.col) <= 1_500_000 && 1_500_000 < w.col_start(s.col + 1));
+        s.apply(Action::NextEvent, &cx(now));
+        let w = s.window(cols, now);
+        assert!(w.col_start(s.col) <= 30_000_000 && 30_000_000 < w.col_start(s.col + 1));
+        let said = s.apply(Action::NextEvent, &cx(now));
+        assert!(matches!(&said[..], [Command::Notice(n)] if n.contains("no later event")));
     }
 
     #[test]

@@ -21,8 +21,11 @@
 //! span that failed) over the time they cover.
 
 use super::index::{Lane, LaneKind, Mark, SpanBar};
-use super::{ScopeState, WallStart, first_lane, label_cols, lane_height, plot_cols, span_label};
+use super::{
+    ScopeState, WallStart, Window, first_lane, label_cols, lane_height, plot_cols, span_label,
+};
 use crate::format::duration;
+use crate::protocol::views::LogLevel;
 use crate::trace::Store;
 use crate::tui::calls::CallStatus;
 use crate::tui::chrome::{fit, inner};
@@ -346,9 +349,54 @@ fn tick_label(t_us: u64, step: u64) -> String {
     }
 }
 
-/// An exact time since the session start: `+12.345678s`.
-pub fn exact(t_us: u64) -> String {
-    format!("+{}.{:06}s", t_us / 1_000_000, t_us % 1_000_000)
+/// A time since the session start to the precision a column of `col_us`
+/// can tell apart (a power of ten no wider than the column): `+12.35 s`,
+/// `+0.012345 s`, `+2:05.4` past a minute. More digits than the column
+/// resolves would be noise to read.
+pub fn readable(t_us: u64, col_us: u64) -> String {
+    let mut step = 1_000_000u64;
+    let mut decimals = 0usize;
+    while step > col_us.max(1) && decimals < 6 {
+        step /= 10;
+        decimals += 1;
+    }
+    let secs = t_us / 1_000_000;
+    let frac = (t_us % 1_000_000) / 10u64.pow(6 - decimals as u32);
+    let dot = if decimals == 0 {
+        String::new()
+    } else {
+        format!(".{frac:0decimals$}")
+    };
+    if secs >= 60 {
+        format!("+{}:{:02}{dot}", secs / 60, secs % 60)
+    } else {
+        format!("+{secs}{dot} s")
+    }
+}
+
+/// What the marks mean, for the row under the lanes when there is room.
+fn legend(t: &Theme) -> Line<'static> {
+    let item = |g: &str, c: Color, what: &str| {
+        [
+            Span::styled(g.to_string(), t.fg(c)),
+            Span::styled(format!(" {what}  "), t.muted()),
+        ]
+    };
+    let mut spans = Vec::new();
+    for (g, m, what) in [
+        ("▶", Mark::Request, "request"),
+        ("◆", Mark::Response, "response"),
+        ("✗", Mark::Failure, "error"),
+        ("⊘", Mark::Cancel, "cancelled"),
+        ("◀", Mark::Ask, "server asks"),
+        ("↩", Mark::Answer, "answered"),
+        ("▂▅█", Mark::Progress, "progress (taller: more)"),
+    ] {
+        spans.extend(item(g, mark_color(t, m), what));
+    }
+    spans.extend(item("━", t.fg, "server span"));
+    spans.extend(item("▄", t.level(LogLevel::Warning), "logs by level"));
+    Line::from(spans)
 }
 
 /// A column's width for people: `62.5 µs`, `1.25 ms`, `0.5 s`.
@@ -362,22 +410,11 @@ fn col_width(us: f64) -> String {
     }
 }
 
-pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
-    let t = &st.shell.theme;
-    let sc = &st.panes.scope;
-    let labels = &st.panes.timeline.labels;
-    let inner = inner(area);
-    let w = inner.width as usize;
-    let lw = label_cols(w);
-    let cols = plot_cols(area);
-    let now = st.shell.now_us;
-    let win = sc.window(cols, now);
-    let edge = sc.edge_us(now);
-    let cur = sc.cursor_col(cols);
-    let lanes = sc.index.shown(sc.streams);
+/// The title's facts: the scale, the lanes, what is not shown, following.
+fn title_info(sc: &ScopeState, win: &Window, lanes: usize) -> Vec<String> {
     let mut info = vec![
         format!("· {} per width", span_label(win.span_us)),
-        format!("{} lanes", lanes.len()),
+        crate::tui::format::count(lanes as u64, "lane", "lanes"),
     ];
     if sc.index.dropped > 0 {
         info.push(format!("{} marks not kept (bound)", sc.index.dropped));
@@ -390,11 +427,11 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     } else {
         "paused (f follows)".into()
     });
-    let edges: Vec<u64> = (0..=cols).map(|c| win.col_start(c)).collect();
-    let cursor_style = t.selected();
-    let mut lines = Vec::new();
+    info
+}
 
-    // The ruler: ticks with their labels, the cursor's column marked.
+/// The ruler: ticks with their labels, the cursor's column marked.
+fn ruler(t: &Theme, win: &Window, cols: usize, cur: usize, lw: usize) -> Line<'static> {
     let step = tick_step(win.span_us, cols);
     let mut ruler = vec![' '; cols];
     let first_tick = win.start_us.div_ceil(step) * step;
@@ -427,7 +464,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     if let Some(c) = head.get_mut(cur) {
         *c = Cell {
             ch: '▼',
-            style: cursor_style,
+            style: t.selected(),
         };
     }
     let mut row = vec![Span::styled(
@@ -436,7 +473,93 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
     )];
     row.push(Span::styled(" ", t.muted()));
     row.extend(spans(&head));
-    lines.push(Line::from(row));
+    Line::from(row)
+}
+
+/// The readout: the cursor's time, the column's width, the event under
+/// the cursor on the selected lane (or the nearest one).
+fn readout(
+    st: &View,
+    store: &Store,
+    win: &Window,
+    edges: &[u64],
+    cur: usize,
+    lane: Option<&Lane>,
+) -> Line<'static> {
+    let t = &st.shell.theme;
+    let sc = &st.panes.scope;
+    let labels = &st.panes.timeline.labels;
+    let cols = win.cols;
+    let (lo, hi) = (edges[cur], edges[cur + 1].max(edges[cur] + 1));
+    let col_us = (win.span_us / cols as u64).max(1);
+    let mut text = readable(lo, col_us);
+    if let Some(wall) = sc.wall {
+        text.push_str(&format!(" ({})", wall.at(lo)));
+    }
+    text.push_str(&format!(
+        " · col {}",
+        col_width(win.span_us as f64 / cols as f64)
+    ));
+    let mut spans_out = Vec::new();
+    if let Some(lane) = lane {
+        text.push_str(&format!(" · {}", lane_title(lane, labels)));
+        if let Some(s) = span_at(&placed_spans(lane, sc.wall), lo, hi) {
+            text.push_str(&format!(" · {s}"));
+        }
+        let (hit, near) = match lane.top_in(lo, hi) {
+            Some(h) => (Some(h), false),
+            None => (lane.nearest(lo), true),
+        };
+        if let Some((_, seq, at)) = hit
+            && let Some(ev) = store.get(seq)
+        {
+            let s = summarize(&ev, labels);
+            if near {
+                text.push_str(&format!(" · nearest {}", readable(at, col_us)));
+            }
+            let mut ids = s.call.clone();
+            if !ids.is_empty() {
+                ids.push(' ');
+            }
+            spans_out.push(Span::styled(text, t.fg(t.fg)));
+            spans_out.push(Span::styled(
+                format!(
+                    " · #{seq} {} {} {} {ids}",
+                    dir_glyph(ev.dir),
+                    s.kind,
+                    s.method
+                ),
+                t.fg(t.accent),
+            ));
+            spans_out.push(Span::styled(s.text, t.muted()));
+        } else {
+            spans_out.push(Span::styled(text, t.fg(t.fg)));
+        }
+    } else {
+        spans_out.push(Span::styled(text, t.fg(t.fg)));
+    }
+    Line::from(spans_out)
+}
+
+pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
+    let t = &st.shell.theme;
+    let sc = &st.panes.scope;
+    let labels = &st.panes.timeline.labels;
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let lw = label_cols(w);
+    let cols = plot_cols(area);
+    let now = st.shell.now_us;
+    let win = sc.window(cols, now);
+    let edge = sc.edge_us(now);
+    let cur = sc.cursor_col(cols);
+    let lanes = sc.index.shown(sc.streams);
+    let info = title_info(sc, &win, lanes.len());
+    let edges: Vec<u64> = (0..=cols).map(|c| win.col_start(c)).collect();
+    let cursor_style = t.selected();
+    let mut lines = Vec::new();
+
+    lines.push(ruler(t, &win, cols, cur, lw));
 
     // The lanes in view: the selected one stays among them.
     let lane_rows = (inner.height as usize).saturating_sub(2);
@@ -515,59 +638,19 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
             t.muted(),
         ));
     }
+    let used = lines.len();
     while lines.len() < inner.height.saturating_sub(1) as usize {
         lines.push(Line::raw(""));
     }
+    // The legend takes the last spare row, never one a lane needs.
+    if let Some(last) = lines.len().checked_sub(1)
+        && last >= used
+    {
+        lines[last] = cut(legend(t), w);
+    }
 
-    // The readout: the cursor's time, the column's width, the event under it.
-    let (lo, hi) = (edges[cur], edges[cur + 1].max(edges[cur] + 1));
-    let mut text = exact(lo);
-    if let Some(wall) = sc.wall {
-        text.push_str(&format!(" ({})", wall.at(lo)));
-    }
-    text.push_str(&format!(
-        " · col {}",
-        col_width(win.span_us as f64 / cols as f64)
-    ));
-    let mut spans_out = Vec::new();
-    if let Some(lane) = lanes.get(sc.lane) {
-        text.push_str(&format!(" · {}", lane_title(lane, labels)));
-        if let Some(s) = span_at(&placed_spans(lane, sc.wall), lo, hi) {
-            text.push_str(&format!(" · {s}"));
-        }
-        let (hit, near) = match lane.top_in(lo, hi) {
-            Some(h) => (Some(h), false),
-            None => (lane.nearest(lo), true),
-        };
-        if let Some((_, seq, at)) = hit
-            && let Some(ev) = store.get(seq)
-        {
-            let s = summarize(&ev, labels);
-            if near {
-                text.push_str(&format!(" · nearest {}", exact(at)));
-            }
-            let mut ids = s.call.clone();
-            if !ids.is_empty() {
-                ids.push(' ');
-            }
-            spans_out.push(Span::styled(text, t.fg(t.fg)));
-            spans_out.push(Span::styled(
-                format!(
-                    " · #{seq} {} {} {} {ids}",
-                    dir_glyph(ev.dir),
-                    s.kind,
-                    s.method
-                ),
-                t.fg(t.accent),
-            ));
-            spans_out.push(Span::styled(s.text, t.muted()));
-        } else {
-            spans_out.push(Span::styled(text, t.fg(t.fg)));
-        }
-    } else {
-        spans_out.push(Span::styled(text, t.fg(t.fg)));
-    }
-    lines.push(cut(Line::from(spans_out), w));
+    let lane = lanes.get(sc.lane).copied();
+    lines.push(cut(readout(st, store, &win, &edges, cur, lane), w));
     Body {
         info: info.join(" · "),
         lines,
@@ -628,6 +711,11 @@ mod tests {
         assert_eq!(tick_label(1_500_000, 500_000), "+1.5s");
         assert_eq!(tick_label(12_345_000, 1_000), "+12.345s");
         assert_eq!(tick_label(125_000_000, 5_000_000), "+2:05");
-        assert_eq!(exact(1_234_567), "+1.234567s");
+        // The cursor's time to the column's precision.
+        assert_eq!(readable(1_234_567, 100_000), "+1.2 s");
+        assert_eq!(readable(1_234_567, 16_393), "+1.23 s");
+        assert_eq!(readable(1_234_567, 7), "+1.234567 s");
+        assert_eq!(readable(1_234_567, 5_000_000), "+1 s");
+        assert_eq!(readable(125_400_000, 50_000), "+2:05.40");
     }
 }
