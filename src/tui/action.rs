@@ -29,6 +29,8 @@ pub enum Action {
     FocusNetwork,
     FocusScope,
     Zoom,
+    /// Auto → full → tabs: how the panes are arranged.
+    CycleLayout,
     Up,
     Down,
     PageUp,
@@ -149,6 +151,7 @@ impl Action {
             FocusNetwork => "focus Network (HTTP exchanges)",
             FocusScope => "focus Scope (the session on a time axis)",
             Zoom => "zoom the focused pane to full screen (again to restore)",
+            CycleLayout => "cycle the layout: auto → full → tabs (settings.toml: layout)",
             Up => "move up / scroll up",
             Down => "move down / scroll down",
             PageUp => "page up",

@@ -116,6 +116,7 @@ impl App {
             keymap: opts.keymap,
             focus: Pane::Progress,
             zoom: false,
+            arrangement: opts.arrangement,
             width: 160,
             height: 50,
             now_us: 0,
@@ -584,6 +585,15 @@ impl App {
             Zoom => {
                 self.shell.zoom = !self.shell.zoom;
                 Vec::new()
+            }
+            CycleLayout => {
+                let a = self.shell.arrangement.next();
+                self.shell.arrangement = a;
+                vec![Command::Notice(format!(
+                    "layout: {} (layout = \"{}\" in settings.toml starts with it)",
+                    a.name(),
+                    a.name()
+                ))]
             }
             Up => self.panes.input(focus).scroll(-1, &cx),
             Down => self.panes.input(focus).scroll(1, &cx),

@@ -97,6 +97,7 @@ pub async fn attach(name: Option<&str>) -> i32 {
         stale_after_us: settings.stale_after_us,
         idle_timeout_secs: settings.idle_timeout_secs,
         max_timeout_secs: settings.max_timeout_secs,
+        arrangement: settings.layout,
         server_cli: format!("# attached to {}", entry.name).into(),
         spec_name: format::safe(&entry.name, 60),
         transport: format!("{} · attached (pid {})", entry.transport, entry.pid),

@@ -211,13 +211,15 @@ pub fn exact_bytes(bytes: &[u8], width: usize, max_lines: usize) -> (Lines, bool
 /// The mark a continuation row starts with, after the line's indent.
 pub const WRAP_MARK: &str = "↪ ";
 
-/// Lines wider than `width` columns continued on the rows below (at a
-/// space near the edge, else anywhere), each continuation indented as its
-/// line and opened by [`WRAP_MARK`], so a long string reads whole instead
-/// of being clipped at the pane's edge. At most
-/// `max_lines` rows; the second value says whether that cut it short.
+/// Lines wider than `width` columns continued on the rows below, each
+/// continuation indented as its line and opened by [`WRAP_MARK`], so a long
+/// string reads whole instead of being clipped at the pane's edge. Rows
+/// break between JSON tokens (a token and the punctuation after it move
+/// down whole when they fit on a row of their own); a token longer than a
+/// row breaks after a space, `/`, `.`, `-`, `_` or `,` near the edge, else
+/// anywhere. At most `max_lines` rows; the second value says whether that
+/// cut it short.
 pub fn wrap(lines: Lines, width: usize, max_lines: usize) -> (Lines, bool) {
-    use unicode_width::UnicodeWidthChar;
     let mut out: Lines = Vec::with_capacity(lines.len());
     for line in lines {
         if out.len() >= max_lines {
@@ -228,47 +230,98 @@ pub fn wrap(lines: Lines, width: usize, max_lines: usize) -> (Lines, bool) {
             out.push(line);
             continue;
         }
-        let indent = line
-            .first()
-            .filter(|(k, _)| *k == Tok::Plain)
-            .map_or(0, |(_, s)| s.len() - s.trim_start().len())
-            .min(width / 2);
-        let lead = format!("{}{WRAP_MARK}", " ".repeat(indent));
-        let mut row: Vec<Seg> = Vec::new();
-        let mut used = 0;
-        for (k, s) in line {
-            let mut piece = String::new();
-            for c in s.chars() {
-                let cw = c.width().unwrap_or(0);
-                if used + cw > width {
-                    // At a space when one is near the edge: words stay whole.
-                    let tail = match piece.rfind(' ') {
-                        Some(sp) if piece[sp + 1..].width() < width / 3 => piece.split_off(sp + 1),
-                        _ => String::new(),
-                    };
-                    if !piece.is_empty() {
-                        row.push((k, std::mem::take(&mut piece)));
-                    }
-                    out.push(std::mem::take(&mut row));
-                    if out.len() >= max_lines {
-                        return (out, true);
-                    }
-                    row.push((Tok::Wrap, lead.clone()));
-                    used = lead.width() + tail.width();
-                    piece = tail;
-                }
-                piece.push(c);
-                used += cw;
-            }
-            if !piece.is_empty() {
-                row.push((k, piece));
-            }
-        }
-        if !row.is_empty() {
-            out.push(row);
+        if wrap_line(line, width, max_lines, &mut out) {
+            return (out, true);
         }
     }
     (out, false)
+}
+
+/// One line wider than `width` onto `out`; true when `max_lines` cut it.
+fn wrap_line(line: Vec<Seg>, width: usize, max_lines: usize, out: &mut Lines) -> bool {
+    use unicode_width::UnicodeWidthChar;
+    let indent = line
+        .first()
+        .filter(|(k, _)| *k == Tok::Plain)
+        .map_or(0, |(_, s)| s.len() - s.trim_start().len())
+        .min(width / 2);
+    let lead = format!("{}{WRAP_MARK}", " ".repeat(indent));
+    let lead_w = lead.width();
+    let mut row: Vec<Seg> = Vec::new();
+    let mut used = 0;
+    // The row holds more than its indent or continuation mark.
+    let mut has_text = false;
+    for (i, (k, s)) in line.iter().enumerate() {
+        // A token with the punctuation right after it (`"x",`) moves as one.
+        let glued = line
+            .get(i + 1)
+            .filter(|(k, p)| *k == Tok::Punct && !p.contains(' '))
+            .map_or(0, |(_, p)| p.width());
+        let unit = s.width() + glued;
+        if used + unit > width && has_text && moves_down(s, width - used, lead_w + unit <= width) {
+            out.push(std::mem::take(&mut row));
+            if out.len() >= max_lines {
+                return true;
+            }
+            row.push((Tok::Wrap, lead.clone()));
+            (used, has_text) = (lead_w, false);
+        }
+        let mut piece = String::new();
+        for c in s.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > width {
+                let tail = match break_at(&piece) {
+                    Some(at) if piece[at..].width() < width / 2 => piece.split_off(at),
+                    _ => String::new(),
+                };
+                if !piece.is_empty() {
+                    row.push((*k, std::mem::take(&mut piece)));
+                }
+                out.push(std::mem::take(&mut row));
+                if out.len() >= max_lines {
+                    return true;
+                }
+                row.push((Tok::Wrap, lead.clone()));
+                used = lead_w + tail.width();
+                piece = tail;
+            }
+            piece.push(c);
+            used += cw;
+        }
+        if !piece.trim().is_empty() {
+            has_text = true;
+        }
+        if !piece.is_empty() {
+            row.push((*k, piece));
+        }
+    }
+    if !row.is_empty() {
+        out.push(row);
+    }
+    false
+}
+
+/// A token that does not fit in the `room` left on a row starts the next
+/// one when it fits there whole, or when it can break at a separator
+/// there but not in the room left (`"method": ` then
+/// `↪ "notifications/` and `↪ progress",`).
+fn moves_down(token: &str, room: usize, fits_whole: bool) -> bool {
+    if fits_whole {
+        return true;
+    }
+    let head: String = token.chars().take(room).collect();
+    break_at(&head).is_none() && break_at(token).is_some()
+}
+
+/// Where a token longer than a row may break: after its last space or
+/// path-like separator (not at its very start).
+fn break_at(piece: &str) -> Option<usize> {
+    piece
+        .char_indices()
+        .filter(|(i, c)| *i > 0 && matches!(c, ' ' | '/' | '.' | '-' | '_' | ','))
+        .map(|(i, c)| i + c.len_utf8())
+        .next_back()
+        .filter(|at| *at < piece.len())
 }
 
 /// A line's plain text (search works on what is shown).
@@ -321,6 +374,42 @@ mod tests {
         assert_eq!(joined, format!("\"message\": \"{}\"", "x".repeat(50)));
         let (_, cut) = wrap(pretty(&s, 100).0, 20, 3);
         assert!(cut);
+    }
+
+    #[test]
+    fn rows_break_between_tokens_not_inside_words() {
+        let s = r#"{"result":{"cacheScope":"private","resultType":"complete","name":"mcpscope-demo","text":"Read 2097152 of 5242880 bytes"}}"#;
+        let (l, _) = pretty(s, 100);
+        let (w, _) = wrap(l, 25, 100);
+        let rows: Vec<String> = w.iter().map(|l| line_text(l)).collect();
+        assert!(rows.iter().all(|r| r.width() <= 25), "{rows:?}");
+        // Every token that fits on a row is on one row, whole.
+        for token in [
+            "\"cacheScope\": ",
+            "\"private\",",
+            "\"resultType\": ",
+            "\"complete\",",
+            "\"mcpscope-demo\",",
+        ] {
+            assert!(
+                rows.iter().any(|r| r.contains(token)),
+                "{token} cut: {rows:?}"
+            );
+        }
+        // A string longer than a row breaks after a space.
+        let text: Vec<&String> = rows
+            .iter()
+            .skip_while(|r| !r.contains("\"text\""))
+            .collect();
+        for pair in text.windows(2) {
+            let Some(next) = pair[1].trim_start().strip_prefix(WRAP_MARK) else {
+                continue;
+            };
+            assert!(
+                pair[0].ends_with(' ') || next.starts_with('"'),
+                "mid-word break: {rows:?}"
+            );
+        }
     }
 
     #[test]

@@ -252,6 +252,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["8"], FocusNetwork),
         (Global, &["9"], FocusScope),
         (Global, &["z"], Zoom),
+        (Global, &["Z"], CycleLayout),
         (Global, &["up", "k"], Up),
         (Global, &["down", "j"], Down),
         (Global, &["pgup", "ctrl-u"], PageUp),

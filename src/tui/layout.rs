@@ -2,6 +2,10 @@
 //! state. The renderer records what it drew with it (`ui/hits.rs`), and
 //! mouse hit-testing uses that record. Wide terminals
 //! show every pane; narrow ones (below 120×30) show one pane under a tab bar.
+//! Between 120×30 and 150×40 the automatic arrangement lets the focused pane
+//! grow while every other pane keeps what it needs to read (Logs five rows
+//! and 40 columns of message, the Timeline its call column); `Z` cycles it
+//! with the fixed proportions and tabs at every size (settings.toml `layout`).
 //! Findings take a slot below Logs once there is one (or when focused), so a
 //! clean session keeps the room for the timeline. Network, a strip under
 //! Progress as wide as it (its rows have many columns), appears once the
@@ -28,6 +32,7 @@
 //!   (the left column only while Tools or Composer is focused)
 //! ```
 
+pub use super::pane::Arrangement;
 use super::pane::Pane;
 use super::screen::View;
 use ratatui::layout::Rect;
@@ -99,6 +104,30 @@ const SLOTTED: [Pane; 8] = [
     Pane::Raw,
 ];
 
+/// Roomy enough for every pane in fixed proportions: below this (and at
+/// 120×30 or more) the automatic arrangement lets the focused pane grow.
+pub fn is_roomy(area: Rect) -> bool {
+    area.width >= 150 && area.height >= 40
+}
+
+/// Where the automatic arrangement's medium sizes differ from the full one.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    /// The focused pane grows; the others keep what they need to read.
+    grow: bool,
+}
+
+/// The Logs pane's rows at medium sizes: five entries inside its border.
+const LOGS_MIN_H: u16 = 7;
+/// The Timeline's: its column header and three events.
+const TIMELINE_MIN_H: u16 = 6;
+/// Findings' while not focused: three rows.
+const FINDINGS_MIN_H: u16 = 5;
+/// Beside the Tools/Composer column or a grown Raw pane the Timeline and
+/// Logs keep this width, enough for 40 columns of a log message after its
+/// time, source, level and logger.
+const LISTS_MIN_W: u16 = 84;
+
 pub fn compute(area: Rect, st: &View) -> Layout {
     let (header, rest) = rows(area, 1);
     let (body, status) = rows(rest, rest.height.saturating_sub(1));
@@ -111,31 +140,60 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         l.panes.push((st.shell.focus, body));
         return l;
     }
-    if !is_wide(area) {
+    if !is_wide(area) || st.shell.arrangement == Arrangement::Tabs {
         let (tabs, pane) = rows(body, 1);
         l.tabs = Some(tabs);
         l.panes.push((st.shell.focus, pane));
         return l;
     }
-    let left_w = (body.width * 3 / 10).max(44);
-    // The Tools/Composer column shows while one of them is focused; the
-    // rest of the time the panes that follow the session take its room
-    // (read-only sessions, attach and replay, have no Composer at all).
-    let composes = st.offers(Pane::Composer);
-    let (left, right) = if matches!(st.shell.focus, Pane::Tools | Pane::Composer) {
-        cols(body, left_w)
-    } else {
-        (Rect::default(), body)
+    let fit = Fit {
+        grow: st.shell.arrangement == Arrangement::Auto && !is_roomy(area),
     };
-    // Raw is as wide either way: what the column gives goes to the
-    // Timeline and Logs, whose summaries need it most.
-    let beside = body.width.saturating_sub(left_w);
-    let raw_w = beside - beside * 13 / 20;
-    let (tools, composer) = if composes {
+    every_pane(&mut l, body, st, fit);
+    l
+}
+
+/// The Tools/Composer column, shown while one of them is focused, and
+/// the right side's area. At medium sizes a focused Tools takes the
+/// whole column (its list wants the rows).
+fn left_column(l: &mut Layout, body: Rect, st: &View, fit: Fit) -> Rect {
+    let focus = st.shell.focus;
+    let composes = st.offers(Pane::Composer);
+    if !matches!(focus, Pane::Tools | Pane::Composer) {
+        if composes {
+            l.panes.push((Pane::Composer, Rect::default()));
+        }
+        return body;
+    }
+    let w = if fit.grow {
+        body.width.saturating_sub(LISTS_MIN_W).min(left_w(body))
+    } else {
+        left_w(body)
+    };
+    let (left, right) = cols(body, w);
+    let (tools, composer) = if composes && !(fit.grow && focus == Pane::Tools) {
         rows(left, left.height * 9 / 20)
     } else {
         (left, Rect::default())
     };
+    l.panes.push((Pane::Tools, tools));
+    if composes {
+        l.panes.push((Pane::Composer, composer));
+    }
+    right
+}
+
+fn left_w(body: Rect) -> u16 {
+    (body.width * 3 / 10).max(44)
+}
+
+fn every_pane(l: &mut Layout, body: Rect, st: &View, fit: Fit) {
+    let focus = st.shell.focus;
+    let right = left_column(l, body, st, fit);
+    // Raw is as wide either way: what the column gives goes to the
+    // Timeline and Logs, whose summaries need it most.
+    let beside = body.width.saturating_sub(left_w(body));
+    let mut raw_w = beside - beside * 13 / 20;
     let pr = &st.panes.progress;
     let calls = pr.order.total_rows(pr.calls.list.len()).max(3) as u16;
     // The details view shows one call's gauge plus its timing statistics.
@@ -144,14 +202,15 @@ pub fn compute(area: Rect, st: &View) -> Layout {
     } else {
         calls
     };
-    let progress_h = (2 + gauge_rows).clamp(5, (right.height * 2 / 5).max(5));
+    // At medium sizes Progress gives way to the lists unless focused (a
+    // focused Scope takes the lists' room: Progress keeps its share).
+    let share = if fit.grow && focus != Pane::Progress && SLOTTED.contains(&focus) {
+        right.height / 4
+    } else {
+        right.height * 2 / 5
+    };
+    let progress_h = (2 + gauge_rows).clamp(5, share.max(5));
     let (progress, mut lower) = rows(right, progress_h);
-    if !left.is_empty() {
-        l.panes.push((Pane::Tools, tools));
-    }
-    if composes {
-        l.panes.push((Pane::Composer, composer));
-    }
     l.panes.push((Pane::Progress, progress));
     if st.offers(Pane::Network) {
         // Border, column header, the rows, the selected one in full.
@@ -161,25 +220,76 @@ pub fn compute(area: Rect, st: &View) -> Layout {
         l.panes.push((Pane::Network, network));
         lower = rest;
     }
-    if !SLOTTED.contains(&st.shell.focus) {
+    if !SLOTTED.contains(&focus) {
         // The Scope's time axis wants width: it takes the lists and Raw.
-        l.panes.push((st.shell.focus, lower));
-        return l;
+        l.panes.push((focus, lower));
+        return;
+    }
+    if fit.grow {
+        raw_w = match focus {
+            // Composing, the Timeline and Logs keep their width: Raw gives
+            // way (the Composer's `r` shows the request as sent).
+            Pane::Tools | Pane::Composer => 0,
+            Pane::Raw => raw_w.max(lower.width.saturating_sub(LISTS_MIN_W)),
+            _ => raw_w,
+        };
     }
     let (lists, raw) = cols(lower, lower.width.saturating_sub(raw_w));
-    if !st.panes.findings.list.is_empty() || st.shell.focus == Pane::Findings {
-        let (timeline, rest) = rows(lists, lists.height / 2);
-        let (logs, findings) = rows(rest, rest.height / 2);
-        l.panes.push((Pane::Timeline, timeline));
-        l.panes.push((Pane::Logs, logs));
-        l.panes.push((Pane::Findings, findings));
+    let findings = !st.panes.findings.list.is_empty() || focus == Pane::Findings;
+    let stacked: &[Pane] = if findings {
+        &[Pane::Timeline, Pane::Logs, Pane::Findings]
     } else {
-        let (timeline, logs) = rows(lists, lists.height * 3 / 5);
-        l.panes.push((Pane::Timeline, timeline));
-        l.panes.push((Pane::Logs, logs));
+        &[Pane::Timeline, Pane::Logs]
+    };
+    let heights = if fit.grow {
+        grown(lists.height, stacked, focus)
+    } else if findings {
+        let t = lists.height / 2;
+        let rest = lists.height - t;
+        vec![t, rest / 2, rest - rest / 2]
+    } else {
+        let t = lists.height * 3 / 5;
+        vec![t, lists.height - t]
+    };
+    let mut rest = lists;
+    for (p, h) in stacked.iter().zip(heights) {
+        let (r, below) = rows(rest, h);
+        l.panes.push((*p, r));
+        rest = below;
     }
     l.panes.push((Pane::Raw, raw));
-    l
+}
+
+/// The heights of panes stacked in `h` rows at medium sizes: each keeps
+/// its minimum and the focused one (the Timeline when none of them is)
+/// takes the rest; when even the minimums do not fit they share `h` in
+/// their proportions.
+fn grown(h: u16, stacked: &[Pane], focus: Pane) -> Vec<u16> {
+    let min = |p: Pane| match p {
+        Pane::Logs => LOGS_MIN_H,
+        Pane::Findings => FINDINGS_MIN_H,
+        _ => TIMELINE_MIN_H,
+    };
+    let sum: u16 = stacked.iter().map(|p| min(*p)).sum();
+    let grows = if stacked.contains(&focus) {
+        focus
+    } else {
+        Pane::Timeline
+    };
+    let mut out: Vec<u16> = if sum > h {
+        stacked.iter().map(|p| min(*p) * h / sum).collect()
+    } else {
+        stacked
+            .iter()
+            .map(|p| min(*p) + if *p == grows { h - sum } else { 0 })
+            .collect()
+    };
+    // What rounding left goes to the last pane.
+    let given: u16 = out.iter().sum();
+    if let Some(last) = out.last_mut() {
+        *last += h.saturating_sub(given);
+    }
+    out
 }
 
 /// Rows a list pane shows (inside its border, below any column header).
@@ -199,9 +309,10 @@ pub fn inner_height(st: &View, pane: Pane) -> usize {
         .map_or(0, |r| r.height.saturating_sub(2) as usize)
 }
 
-/// The Tools pane gives its list at most half its height; details get the rest.
+/// The Tools pane gives its list half its height (the odd row too: ten
+/// rows at 80×24); details get the rest.
 pub fn tools_list_height(inner_h: u16) -> u16 {
-    (inner_h / 2).max(1)
+    inner_h.div_ceil(2).max(1)
 }
 
 /// The Findings pane keeps its last rows for the selected row in full (two,

@@ -68,3 +68,37 @@ impl Pane {
         self
     }
 }
+
+/// How the panes are arranged: the user's choice (`layout` in
+/// settings.toml; `Z` cycles it for the session).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrangement {
+    /// Every pane at 150×40 and over; between 120×30 and that, the
+    /// focused pane grows so each pane shown stays readable; below
+    /// 120×30, one pane under a tab bar.
+    #[default]
+    Auto,
+    /// Every pane at 120×30 and over, in fixed proportions.
+    Full,
+    /// One pane under a tab bar at every size.
+    Tabs,
+}
+
+impl Arrangement {
+    pub fn next(self) -> Arrangement {
+        match self {
+            Arrangement::Auto => Arrangement::Full,
+            Arrangement::Full => Arrangement::Tabs,
+            Arrangement::Tabs => Arrangement::Auto,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrangement::Auto => "auto",
+            Arrangement::Full => "full",
+            Arrangement::Tabs => "tabs",
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! The settings file (`settings.toml` in the config directory found with
 //! `directories`, or `$MCPSCOPE_CONFIG_DIR`): frame rate, display and rule
-//! thresholds, default timeouts, theme and key bindings. Command-line flags win over the file,
+//! thresholds, default timeouts, theme, layout and key bindings. Command-line flags win over the file,
 //! the file over the defaults.
 
 use super::keymap::{Keymap, Overrides};
+use super::pane::Arrangement;
 use crate::checks::CheckConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ struct SettingsFile {
     max_per_key: Option<u32>,
     /// Memory bound of the event store, as `--max-store` takes it.
     max_store: Option<String>,
+    /// `auto`, `full` or `tabs`.
+    layout: Option<Arrangement>,
     #[serde(default)]
     keys: Overrides,
 }
@@ -45,6 +48,8 @@ pub struct Settings {
     pub checks: CheckConfig,
     /// `--max-store` unless given on the command line.
     pub max_store: Option<usize>,
+    /// How the panes are arranged at start.
+    pub layout: Arrangement,
     pub config_dir: Option<PathBuf>,
 }
 
@@ -59,6 +64,7 @@ impl Default for Settings {
             keymap: Keymap::default(),
             checks: CheckConfig::default(),
             max_store: None,
+            layout: Arrangement::Auto,
             config_dir: None,
         }
     }
@@ -157,6 +163,9 @@ impl Settings {
             self.max_store = Some(
                 crate::trace::size::parse_store_size(&m).map_err(|e| format!("max_store: {e}"))?,
             );
+        }
+        if let Some(l) = f.layout {
+            self.layout = l;
         }
         self.keymap = Keymap::with_overrides(&f.keys)?;
         Ok(())

@@ -28,6 +28,8 @@ mod input;
 mod invisible;
 mod labels;
 mod labels_e2e;
+mod layout;
+mod layout_e2e;
 mod logs;
 mod network;
 mod otel;

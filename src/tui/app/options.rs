@@ -2,6 +2,7 @@
 
 use crate::protocol::views::LogLevel;
 use crate::tui::keymap::Keymap;
+use crate::tui::pane::Arrangement;
 use crate::tui::pane::Pane;
 use crate::tui::panes::composer::ServerCli;
 use crate::tui::panes::scope::WallStart;
@@ -28,6 +29,8 @@ pub struct AppOptions {
     pub run_level: Option<LogLevel>,
     /// The pane focused at start (`--focus`), where it is offered.
     pub focus: Option<Pane>,
+    /// How the panes are arranged at start (settings.toml `layout`).
+    pub arrangement: Arrangement,
     /// False for a recorded trace: nothing can be sent.
     pub live: bool,
     /// The playback feeding the trace, for `mcpscope replay FILE`.
@@ -55,6 +58,7 @@ impl Default for AppOptions {
             runs: Vec::new(),
             run_level: None,
             focus: None,
+            arrangement: Arrangement::Auto,
             live: true,
             playback: None,
             wall_start: None,

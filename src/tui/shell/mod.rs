@@ -7,6 +7,7 @@
 pub mod header;
 
 use super::keymap::Keymap;
+use super::pane::Arrangement;
 use super::pane::Pane;
 use super::panes::composer::ServerCli;
 use super::replay::PlaybackView;
@@ -46,6 +47,8 @@ pub struct Shell {
     pub keymap: Keymap,
     pub focus: Pane,
     pub zoom: bool,
+    /// How the panes are arranged (settings.toml `layout`, `Z`).
+    pub arrangement: Arrangement,
     pub width: u16,
     pub height: u16,
     /// Trace clock at the last sync; everything "ago" is measured from it.

@@ -146,11 +146,17 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
 }
 
 /// The name column: 22 columns, wider for the longest name while the
-/// column takes at most three fifths of the pane (longer names are cut in
-/// the middle).
+/// column takes at most three fifths of the pane (all but ten columns of
+/// a narrow one: the details below say what a tool does); longer names
+/// are cut in the middle.
 pub fn name_width<'a>(names: impl Iterator<Item = &'a str>, pane_w: usize) -> usize {
     let longest = names.map(|n| n.width()).max().unwrap_or(0);
-    longest.max(22).min(pane_w * 3 / 5).max(8)
+    let most = if pane_w < 40 {
+        pane_w.saturating_sub(10)
+    } else {
+        pane_w * 3 / 5
+    };
+    longest.max(22).min(most).max(8)
 }
 
 impl crate::tui::screen::PaneView for super::ToolsState {
