@@ -90,6 +90,9 @@ fn summarize_frame(ev: &EventRef<'_>) -> Summary {
 }
 
 fn meta_text(ev: &EventRef<'_>) -> String {
+    if let Some(line) = ev.event().and_then(|e| e.injected_line()) {
+        return safe_row(&line);
+    }
     let Ok(Value::Object(mut m)) = serde_json::from_slice::<Value>(ev.bytes) else {
         return safe_row(&ev.text());
     };
