@@ -400,3 +400,33 @@ impl TapMkdir for std::path::PathBuf {
         self
     }
 }
+
+#[test]
+fn rules_act_on_what_the_host_sends_too() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("out.toml");
+    std::fs::write(
+        &file,
+        "[[rule]]\nmatch = 'out && request && method == tools/call'\naction = 'delay'\nms = 300\n",
+    )
+    .unwrap();
+    let r = session(&[file.to_str().unwrap()], d.path());
+    // The call reached the server 300 ms after the host sent it.
+    assert!(
+        r.elapsed >= std::time::Duration::from_millis(300),
+        "{:?}",
+        r.elapsed
+    );
+    assert_eq!(r.host_progress(), (1..=FLOOD).collect::<Vec<_>>());
+    let inj = r.injected();
+    assert_eq!(inj.len(), 1, "{inj:?}");
+    assert_eq!(inj[0]["stream"], "host→server");
+    assert!(
+        inj[0]["original"]
+            .as_str()
+            .unwrap()
+            .contains("\"method\":\"tools/call\"")
+    );
+    r.assert_server_frames_whole();
+    r.assert_nothing_blamed();
+}

@@ -196,11 +196,6 @@ impl Engine {
             }
         }
         let is_progress = f.kind == FrameKind::Notification && method == Some(methods::PROGRESS);
-        let token = if is_progress {
-            progress_token(&f)
-        } else {
-            None
-        };
         let kind = f.kind;
         let released = match (kind, &id) {
             (FrameKind::Response | FrameKind::ErrorResponse, Some(id)) => {
@@ -216,7 +211,7 @@ impl Engine {
             out.extend(released.into_iter().map(Out::Send));
             return false;
         };
-        let passed = self.act(i, stream, raw, (kind, &f, token), out, events);
+        let passed = self.act(i, stream, raw, (kind, &f, is_progress), out, events);
         if passed {
             if released.is_empty() {
                 return true;
@@ -284,7 +279,7 @@ impl Engine {
         i: usize,
         stream: Stream,
         raw: &[u8],
-        (kind, f, token): (FrameKind, &Frame<'_>, Option<String>),
+        (kind, f, is_progress): (FrameKind, &Frame<'_>, bool),
         out: &mut Vec<Out>,
         events: &mut Vec<Event>,
     ) -> bool {
@@ -342,6 +337,9 @@ impl Engine {
                 if kind != FrameKind::Notification {
                     return true;
                 }
+                // Read only here: a progress notification's token costs a
+                // parse of its params, which the other actions never need.
+                let token = if is_progress { progress_token(f) } else { None };
                 let awaits = match &token {
                     // Its request must be in flight the other way; else
                     // it is late already (or belongs to no call).

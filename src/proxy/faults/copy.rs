@@ -160,10 +160,19 @@ impl Step {
         match line {
             Piece::Line(l) => {
                 if e.line(stream, l, t_us, &mut self.outs, &mut self.events) {
-                    self.outs.push(Out::Send(l.to_vec()));
+                    self.send(l);
                 }
             }
-            Piece::Raw(b) => self.outs.push(Out::Send(b.to_vec())),
+            Piece::Raw(b) => self.send(b),
+        }
+    }
+
+    /// Send `bytes` unchanged: one run of such lines is one buffer (no
+    /// allocation per line on the path most lines take).
+    fn send(&mut self, bytes: &[u8]) {
+        match self.outs.last_mut() {
+            Some(Out::Send(run)) => run.extend_from_slice(bytes),
+            _ => self.outs.push(Out::Send(bytes.to_vec())),
         }
     }
 
@@ -178,6 +187,7 @@ impl Step {
         let mut ok = true;
         for o in self.outs {
             match o {
+                Out::Send(b) if batch.is_empty() => batch = b,
                 Out::Send(b) => batch.extend_from_slice(&b),
                 Out::Delayed(b, d) => {
                     if !batch.is_empty() {
