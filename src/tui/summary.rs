@@ -468,6 +468,35 @@ mod tests {
     }
 
     #[test]
+    fn an_injected_change_reads_as_a_sentence() {
+        let ev = crate::event::Event::Injected {
+            rule: 1,
+            source: "lose-progress:50%".into(),
+            action: "drop".into(),
+            stream: "server→host".into(),
+            original: r#"{"jsonrpc":"2.0"}"#.into(),
+            original_bytes: None,
+            sent: None,
+            detail: None,
+        };
+        let bytes = serde_json::to_vec(&ev.to_json()).unwrap();
+        let r = EventRef {
+            seq: 3,
+            t_us: 0,
+            dir: Dir::Meta,
+            kind: FrameKind::NotJsonRpc,
+            channel: "stdio",
+            method: Some("injected"),
+            flags: 0,
+            bytes: &bytes,
+            progress: None,
+        };
+        let s = summarize_frame(&r);
+        assert_eq!(s.method, "injected");
+        assert_eq!(s.text, "drop by rule 1 (lose-progress:50%) server→host");
+    }
+
+    #[test]
     fn the_handshake_says_what_it_agreed() {
         let init = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpscope","version":"0.1.0"}}"#;
         assert_eq!(
