@@ -17,6 +17,9 @@ use std::time::Duration;
 /// Requests in flight remembered at most (a host that never gets its
 /// answers costs a bounded amount).
 const MAX_REQUESTS: usize = 65_536;
+/// Bytes `late` holds at most per stream (a flood waiting for its
+/// response): past it, messages pass unchanged rather than pile up.
+const MAX_LATE_BYTES: usize = 64 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stream {
@@ -89,6 +92,7 @@ pub struct Engine {
     /// Progress tokens of requests in flight → (stream, id) of the request.
     tokens: HashMap<String, (Stream, String)>,
     late: [Vec<Late>; 2],
+    late_bytes: [usize; 2],
     closed: [bool; 2],
 }
 
@@ -135,6 +139,7 @@ impl Engine {
             order: VecDeque::new(),
             tokens: HashMap::new(),
             late: [Vec::new(), Vec::new()],
+            late_bytes: [0; 2],
             closed: [false; 2],
         }
     }
@@ -270,6 +275,8 @@ impl Engine {
             .into_iter()
             .partition(|l| l.awaits.as_deref().is_none_or(|a| a == id));
         *held = stay;
+        let freed: usize = go.iter().map(|l| l.bytes.len()).sum();
+        self.late_bytes[stream as usize] -= freed;
         go.into_iter().map(|l| l.bytes).collect()
     }
 
@@ -334,7 +341,9 @@ impl Engine {
                 }
             },
             Action::Late => {
-                if kind != FrameKind::Notification {
+                if kind != FrameKind::Notification
+                    || self.late_bytes[stream as usize] + raw.len() > MAX_LATE_BYTES
+                {
                     return true;
                 }
                 // Read only here: a progress notification's token costs a
@@ -353,6 +362,7 @@ impl Engine {
                     Some(id) => format!("held until the response to request {id}"),
                     None => "held until the next response".into(),
                 };
+                self.late_bytes[stream as usize] += raw.len();
                 self.late[stream as usize].push(Late {
                     awaits,
                     bytes: raw.to_vec(),
@@ -398,6 +408,7 @@ impl Engine {
                 out.push(Out::Send(h));
             }
         }
+        self.late_bytes[stream as usize] = 0;
         for l in std::mem::take(&mut self.late[stream as usize]) {
             out.push(Out::Send(l.bytes));
         }

@@ -106,7 +106,7 @@ pub fn copy_lines<W: Write + Send + 'static>(
     stream: Stream,
     max_line: usize,
 ) {
-    let delays = engine.lock().is_ok_and(|e| e.delays());
+    let delays = lock(engine).delays();
     let mut sink = match Sink::new(to, delays, "proxy-delayed") {
         Ok(s) => s,
         // No thread for the delays: the stream is copied without them.
@@ -130,14 +130,22 @@ pub fn copy_lines<W: Write + Send + 'static>(
             continue;
         }
         let mut step = Step::default();
-        if let Ok(mut e) = engine.lock() {
+        {
+            let mut e = lock(engine);
             let t_us = feed.now_us();
             lines.push(&buf[..n], |line| step.line(&mut e, stream, line, t_us));
         }
-        writing = step.deliver(&mut sink, feed);
+        match step.deliver(&mut sink, feed) {
+            Delivered::Open => {}
+            Delivered::Closed => writing = false,
+            // The receiver is gone: stop reading, so the sender's writes
+            // fail in turn, as without faults.
+            Delivered::Failed => return,
+        }
     }
     let mut step = Step::default();
-    if let Ok(mut e) = engine.lock() {
+    {
+        let mut e = lock(engine);
         let t_us = feed.now_us();
         lines.finish(|line| step.line(&mut e, stream, line, t_us));
         e.end(stream, &mut step.outs);
@@ -146,6 +154,23 @@ pub fn copy_lines<W: Write + Send + 'static>(
         step.deliver(&mut sink, feed);
     }
     sink.close();
+}
+
+/// The engine, even if a thread panicked holding it (its state is a
+/// session's bookkeeping; the bytes must still go through).
+fn lock(engine: &Mutex<Engine>) -> std::sync::MutexGuard<'_, Engine> {
+    engine
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How a step's writing went.
+enum Delivered {
+    Open,
+    /// A rule closed the stream.
+    Closed,
+    /// The receiver stopped reading.
+    Failed,
 }
 
 /// What one read gave: the bytes to write in order, with when.
@@ -176,9 +201,8 @@ impl Step {
         }
     }
 
-    /// Write what this step gave, record its changes; `false` once the
-    /// stream is closed or its receiver gone.
-    fn deliver<W: Write + Send + 'static>(self, sink: &mut Sink<W>, feed: &mut Feed) -> bool {
+    /// Write what this step gave, record its changes.
+    fn deliver<W: Write + Send + 'static>(self, sink: &mut Sink<W>, feed: &mut Feed) -> Delivered {
         for ev in self.events {
             feed.record(ev);
         }
@@ -200,14 +224,18 @@ impl Step {
                         sink.write(std::mem::take(&mut batch), now);
                     }
                     sink.close();
-                    return false;
+                    return Delivered::Closed;
                 }
             }
         }
         if !batch.is_empty() {
             ok &= sink.write(batch, now);
         }
-        ok
+        if ok {
+            Delivered::Open
+        } else {
+            Delivered::Failed
+        }
     }
 }
 
