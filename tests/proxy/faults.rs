@@ -225,7 +225,8 @@ fn slow_server_delays_each_message_without_piling_the_delays_up() {
     r.assert_nothing_blamed();
 }
 
-/// One file, several rules: the first matching rule decides; limits count.
+/// One file, several rules: the matching rules act in order until one
+/// changes the message; limits count.
 const FILE: &str = r#"
 seed = 3
 [[rule]]
@@ -263,7 +264,7 @@ fn a_faults_file_corrupts_drops_and_duplicates_as_its_rules_say() {
         .filter(|l| serde_json::from_slice::<Value>(l).is_err())
         .collect();
     assert_eq!(not_json.len(), 2, "{not_json:?}");
-    // Rule 3 decides from progress 3 on (1 and 2 are the first rules'):
+    // Rule 3 acts from progress 3 on (1 and 2 are changed by the first rules):
     // every third it decides drops, so 5 and 8, then its limit is reached;
     // 10..12 go to rule 4, twice each.
     assert_eq!(

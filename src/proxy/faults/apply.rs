@@ -1,6 +1,6 @@
 //! The engine: each line of either stream, in order, tested against every
-//! rule; the first rule that matches (within its limit) decides what is
-//! sent in its place. One engine serves both streams (behind a lock), so a
+//! rule; the rules that match (within their limits) act in order until one
+//! changes what is sent in its place. One engine serves both streams (behind a lock), so a
 //! rule sees a whole session: a progress notification finds the request
 //! that carried its token, a response the request it answers.
 
@@ -190,14 +190,15 @@ impl Engine {
         };
         self.seq += 1;
         // Every rule's matcher sees every message (its calls follow the
-        // session); the first that matches and may still fire decides. A
-        // held line is released whatever the limit.
-        let mut hit = None;
+        // session); the rules that match and may still fire act in order
+        // until one changes the message. A held line is released whatever
+        // the limit.
+        let mut hits = Vec::new();
         for (i, r) in self.rules.iter_mut().enumerate() {
             let matched = r.matcher.test(&ev);
             let may = r.rule.limit.is_none_or(|l| r.fired < l) || r.held[stream as usize].is_some();
-            if matched && may && hit.is_none() {
-                hit = Some(i);
+            if matched && may {
+                hits.push(i);
             }
         }
         let is_progress = f.kind == FrameKind::Notification && method == Some(methods::PROGRESS);
@@ -208,15 +209,11 @@ impl Engine {
             }
             _ => Vec::new(),
         };
-        let Some(i) = hit else {
-            if released.is_empty() {
-                return true;
-            }
-            out.push(Out::Send(raw.to_vec()));
-            out.extend(released.into_iter().map(Out::Send));
-            return false;
-        };
-        let passed = self.act(i, stream, raw, (kind, &f, is_progress), out, events);
+        // A rule that lets the message pass unchanged (a drop not drawn, a
+        // `late` for a call already answered) leaves it to the next one.
+        let passed = hits
+            .into_iter()
+            .all(|i| self.act(i, stream, raw, (kind, &f, is_progress), out, events));
         if passed {
             if released.is_empty() {
                 return true;
@@ -601,6 +598,49 @@ mod tests {
             sent.as_deref(),
             Some(r#"{"id":"2-wrong-id","jsonrpc":"2.0","result":{}}"#)
         );
+    }
+
+    #[test]
+    fn a_rule_that_lets_a_message_pass_leaves_it_to_the_next() {
+        let mut e = engine(&[
+            ("progress", Action::Drop(DropWhen::Every(2)), None),
+            (
+                "in",
+                Action::Delay {
+                    ms: 5,
+                    jitter_ms: 0,
+                },
+                None,
+            ),
+        ]);
+        let mut events = Vec::new();
+        let mut out = Vec::new();
+        assert!(!e.line(
+            Stream::ServerToHost,
+            &progress("a", 1),
+            0,
+            &mut out,
+            &mut events
+        ));
+        assert!(matches!(&out[..], [Out::Delayed(_, d)] if d.as_millis() == 5));
+        out.clear();
+        // The second is dropped, and not delayed too.
+        assert!(!e.line(
+            Stream::ServerToHost,
+            &progress("a", 2),
+            0,
+            &mut out,
+            &mut events
+        ));
+        assert!(out.is_empty());
+        let actions: Vec<String> = events
+            .iter()
+            .filter_map(|ev| match ev {
+                Event::Injected { action, .. } => Some(action.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(actions, ["delay", "drop"]);
     }
 
     #[test]
