@@ -67,6 +67,9 @@ pub enum Out {
 struct Live {
     rule: Rule,
     matcher: Matcher,
+    /// What a line must have for the rule to match (`Filter::needs`).
+    dir: Option<Dir>,
+    texts: Vec<memchr::memmem::Finder<'static>>,
     /// Matches so far (for `drop every`).
     seen: u64,
     fired: u64,
@@ -122,12 +125,21 @@ impl Engine {
         let rules = faults
             .rules
             .into_iter()
-            .map(|rule| Live {
-                matcher: Matcher::new(rule.filter.clone()),
-                rule,
-                seen: 0,
-                fired: 0,
-                held: [None, None],
+            .map(|rule| {
+                let needs = rule.filter.needs();
+                Live {
+                    matcher: Matcher::new(rule.filter.clone()),
+                    dir: needs.dir,
+                    texts: needs
+                        .texts
+                        .iter()
+                        .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
+                        .collect(),
+                    rule,
+                    seen: 0,
+                    fired: 0,
+                    held: [None, None],
+                }
             })
             .collect();
         Engine {
@@ -167,6 +179,10 @@ impl Engine {
             return false;
         }
         let body = body(raw);
+        if self.no_rule_can_match(stream, body) {
+            self.seq += 1;
+            return true;
+        }
         let f = classify(body);
         let id = f.id.as_ref().map(|i| i.to_value().to_string());
         let answered = self.follow(stream, &f, id.as_deref());
@@ -222,6 +238,23 @@ impl Engine {
         }
         out.extend(released.into_iter().map(Out::Send));
         false
+    }
+
+    /// Whether `body` passes unchanged, told without parsing it: the cost
+    /// of faults that match nothing, paid by every line. Only a line that
+    /// is no request or response (no `"id"` in it: the requests in flight
+    /// and `late` follow those) and has no escapes (its strings are as
+    /// written) can be told; then a rule whose direction is the other
+    /// stream's, or whose text is not in it, cannot match it.
+    fn no_rule_can_match(&self, stream: Stream, body: &[u8]) -> bool {
+        if memchr::memchr(b'\\', body).is_some() || memchr::memmem::find(body, b"\"id\"").is_some()
+        {
+            return false;
+        }
+        self.rules.iter().all(|r| {
+            r.dir.is_some_and(|d| d != stream.dir())
+                || r.texts.iter().any(|t| t.find(body).is_none())
+        })
     }
 
     /// Keep the requests in flight (methods for responses, tokens for
@@ -641,6 +674,27 @@ mod tests {
             })
             .collect();
         assert_eq!(actions, ["delay", "drop"]);
+    }
+
+    #[test]
+    fn lines_no_rule_can_match_are_told_without_parsing_and_the_rest_are_not() {
+        let e = engine(&[("in && method == tools/call", Action::Duplicate, None)]);
+        let p = progress("a", 1);
+        assert!(e.no_rule_can_match(Stream::ServerToHost, body(&p)));
+        // A request is always parsed: the requests in flight are followed.
+        assert!(!e.no_rule_can_match(Stream::HostToServer, body(CALL)));
+        let e = engine(&[("out && progress", Action::Duplicate, None)]);
+        assert!(e.no_rule_can_match(Stream::ServerToHost, body(&p)));
+        assert!(!e.no_rule_can_match(Stream::HostToServer, body(&p)));
+        // An escape may spell the method otherwise; an id may make it a
+        // response: both are parsed.
+        let escaped = br#"{"jsonrpc":"2.0","method":"notifications\/progress"}"#;
+        let e = engine(&[("progress", Action::Duplicate, None)]);
+        assert!(!e.no_rule_can_match(Stream::ServerToHost, escaped));
+        assert!(!e.no_rule_can_match(Stream::ServerToHost, body(RESULT)));
+        let mut e = e;
+        let (got, _) = run(&mut e, &[(Stream::ServerToHost, escaped.to_vec())]);
+        assert_eq!(got.len(), 2, "the escaped method is progress too");
     }
 
     #[test]
