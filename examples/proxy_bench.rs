@@ -20,6 +20,10 @@
 //!    latency per message is half the difference of the round trips
 //!    (budget: median ≤ 100 µs).
 //!
+//!    And through the proxy with `--faults` whose one rule matches nothing:
+//!    the cost of framing lines and testing each (budget ≤ 1.05× the time
+//!    of the plain proxy).
+//!
 //! 4. Memory: the proxy's peak RSS with `--max-store 64MiB`, for a session
 //!    of COUNT and of 4 × COUNT notifications: bounded by the store, not by
 //!    the session's length.
@@ -80,19 +84,34 @@ fn main() {
         v.extend(argv.iter().cloned());
         v
     };
+    // A faults file whose one rule matches nothing: what line framing and
+    // testing every line cost (budget: <= 1.05x the plain proxy).
+    let faults = tmp.join("nothing.toml");
+    std::fs::write(
+        &faults,
+        "[[rule]]\nmatch = \"in && method == no/such-method\"\naction = \"drop\"\n",
+    )
+    .expect("faults file");
+    let with_faults = |argv: &[String]| -> Vec<String> {
+        let mut v = proxied(argv);
+        v.splice(2..2, ["--faults".to_string(), faults.display().to_string()]);
+        v
+    };
     println!(
         "proxy_bench: {count} notifications, {reps} runs each, alternating; 2 shared cores, other builds may run: figures are noisy"
     );
 
     // 1. Raw reader host, on the reference flood server and on the demo server.
     for (label, server) in [("raw flood server", &reference), ("demo server", &demo)] {
-        let (mut direct, mut through) = (Vec::new(), Vec::new());
+        let (mut direct, mut through, mut faulted) = (Vec::new(), Vec::new(), Vec::new());
         let mut lost = 0;
         for _ in 0..reps {
             direct.push(raw_flood(server, count, &tmp).0);
             through.push(raw_flood(&proxied(server), count, &tmp).0);
             lost = lost.max(lost_bytes(&trace));
+            faulted.push(raw_flood(&with_faults(server), count, &tmp).0);
         }
+        let f = median(&mut faulted);
         let (d, t) = (median(&mut direct), median(&mut through));
         println!(
             "raw reader host, {label:<16} direct {:>9.0}/s ({d:.3} s)   proxied {:>9.0}/s ({t:.3} s)   ratio {:.2}{}",
@@ -104,6 +123,11 @@ fn main() {
             } else {
                 " (stress figure)"
             }
+        );
+        println!(
+            "  with --faults matching nothing {:>9.0}/s ({f:.3} s)   time {:.3}x the plain proxy's (budget <= 1.05)",
+            count as f64 / f,
+            f / t
         );
         let recorded = std::fs::metadata(&trace).map_or(0, |m| m.len());
         println!(

@@ -104,6 +104,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "session",
             // The spawned server's spans and logs, received into the trace.
             "otel",
+            // The faults' rules select messages in the filter language
+            // (DESIGN §3: "the one filter language, also in ... the
+            // proxy's faults").
+            "filter",
         ],
     ),
     (

@@ -68,6 +68,12 @@ pub struct ProxyArgs {
     pub otel_receiver: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
+    /// Change the traffic on purpose: a faults file (TOML rules, each a
+    /// filter and an action) or a preset (progress-after-response,
+    /// reorder-progress, lose-progress:N%, slow-server:DURATION); repeatable.
+    /// Every change is recorded as an `injected` event (docs/intercept.md).
+    #[arg(long, value_name = "FILE|PRESET")]
+    pub faults: Vec<String>,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
     #[arg(
@@ -171,8 +177,27 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         }
     };
     if let Some(listen) = a.listen.clone() {
+        if !a.faults.is_empty() {
+            eprintln!(
+                "[mcpscope] error: --faults works with the stdio proxy (`proxy --faults X -- CMD`); the HTTP proxy takes none yet"
+            );
+            return 2;
+        }
         return run_http(a, &listen, otlp).await;
     }
+    let faults = if a.faults.is_empty() {
+        None
+    } else {
+        match crate::proxy::faults::load(&a.faults) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                for line in e.0.lines() {
+                    eprintln!("[mcpscope] error: {}", one_line(line));
+                }
+                return 2;
+            }
+        }
+    };
     let proxy = StdioProxy {
         name: a.name,
         cmd: CommandSpec {
@@ -191,6 +216,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         ),
         otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
         otlp,
+        faults,
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),

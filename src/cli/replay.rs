@@ -281,6 +281,19 @@ pub fn describe(ev: &EventRef<'_>) -> (String, String, String) {
             String::new(),
             head(&ev.text()).into_owned(),
         ),
+        // What the proxy changed on purpose reads as a sentence, the
+        // message it changed beside it.
+        Dir::Meta if let Some(ev @ crate::event::Event::Injected { .. }) = ev.event() => {
+            let line = ev.injected_line().unwrap_or_default();
+            let crate::event::Event::Injected { original, .. } = ev else {
+                return (String::new(), String::new(), String::new());
+            };
+            (
+                "injected".into(),
+                String::new(),
+                format!("{line}: {}", head(&original)),
+            )
+        }
         Dir::Meta => {
             let what = format!("meta:{}", ev.method.unwrap_or("?"));
             let body = match serde_json::from_slice::<Value>(ev.bytes) {

@@ -6,11 +6,13 @@
 //! - `stdio`: the forwarding itself (threads copying, ends and signals);
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
 //! - `http_observer`: its exchanges into the trace, bounded, never waited for;
+//! - `faults`: changing the stdio traffic on purpose (`--faults`), recorded;
 //! - `observer`: framing stdio copies into the trace, bounded, never waited for;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
 mod endpoint;
 mod error;
+pub mod faults;
 pub mod http;
 pub mod http_observer;
 pub mod observer;

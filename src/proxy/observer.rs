@@ -67,6 +67,9 @@ enum Piece {
     },
     /// The side reached its end (after `gap` more dropped bytes).
     End { side: Side, gap: u64 },
+    /// An event to record after what came before it (what `--faults`
+    /// changed, after the piece holding the message it changed).
+    Event { t_us: u64, event: Box<Event> },
     /// The session is over: keep what came before, stop.
     Stop,
 }
@@ -123,6 +126,28 @@ impl Feed {
                 self.drop_piece(bytes);
             }
         }
+    }
+
+    /// Record `event` after the pieces offered so far. Waits for room:
+    /// what the proxy changed is never left out of the trace (this is
+    /// only used with `--faults`, where the copying is no longer free).
+    pub fn record(&mut self, event: Event) {
+        let t_us = self.trace.now_us();
+        if let Err(e) = self.tx.send(Piece::Event {
+            t_us,
+            event: Box::new(event),
+        }) {
+            // The observer has stopped: the trace is closing; append as is.
+            if let Piece::Event { t_us, event } = e.0 {
+                self.trace
+                    .append(|s, _| s.append_event(CHANNEL, t_us, &event));
+            }
+        }
+    }
+
+    /// The trace's clock now, in µs.
+    pub fn now_us(&self) -> u64 {
+        self.trace.now_us()
     }
 
     fn drop_piece(&mut self, bytes: &[u8]) {
@@ -253,6 +278,10 @@ fn observe(
                 (side, t_us, gap, gap_ends_line, bytes, false)
             }
             Piece::End { side, gap } => (side, trace.now_us(), gap, true, Vec::new(), true),
+            Piece::Event { t_us, event } => {
+                trace.append(|s, _| s.append_event(CHANNEL, t_us, &event));
+                continue;
+            }
         };
         let f = &mut framers[side as usize];
         out.clear();

@@ -61,6 +61,9 @@ pub struct StdioProxy {
     pub otel_receiver: crate::otel::ReceiverAt,
     /// Send the session to an OpenTelemetry backend (`--otlp`).
     pub otlp: Option<crate::otel::export::Config>,
+    /// Change the traffic on purpose (`--faults`): the two message streams
+    /// are then copied line by line through these rules.
+    pub faults: Option<super::faults::Faults>,
 }
 
 /// How the proxied server ended.
@@ -193,7 +196,20 @@ impl StdioProxy {
             self.max_frame,
             super::observer::max_queued(max_store),
         );
-        let copying = start_copying(host_in, host_out, child, [h2s, s2h, err]);
+        let engine = self.faults.clone().map(|f| {
+            say(&format!("faults: {} rules, seed {}", f.rules.len(), f.seed));
+            Arc::new(std::sync::Mutex::new(super::faults::Engine::new(
+                f,
+                self.max_frame,
+            )))
+        });
+        let copying = start_copying(
+            host_in,
+            host_out,
+            child,
+            [h2s, s2h, err],
+            engine.map(|e| (e, self.max_frame)),
+        );
         let Copying {
             mut exit_rx,
             reaped,
@@ -427,6 +443,10 @@ struct Copying {
     err_done: std::sync::mpsc::Receiver<()>,
 }
 
+/// The fault engine both message streams go through, and the longest line
+/// it holds whole.
+type Faulted = Option<(Arc<std::sync::Mutex<super::faults::Engine>>, usize)>;
+
 /// Start the three copying threads (host → server, server → host, server's
 /// stderr) and the one that waits for the server to exit.
 fn start_copying(
@@ -434,6 +454,7 @@ fn start_copying(
     host_out: File,
     mut child: std::process::Child,
     [mut h2s, mut s2h, mut err]: [Feed; 3],
+    faulted: Faulted,
 ) -> std::io::Result<Copying> {
     let child_pid = child.id();
     let (Some(server_in), Some(server_out), Some(server_err)) =
@@ -447,15 +468,46 @@ fn start_copying(
     let reaped = Arc::new(AtomicBool::new(false));
     let (out_done_tx, out_done) = std::sync::mpsc::channel::<()>();
     let (err_done_tx, err_done) = std::sync::mpsc::channel::<()>();
+    use super::faults::{Stream, copy_lines};
+    let faulted_out = faulted.clone();
     let threads = spawn_thread("proxy-host-in", move || {
         // The host's EOF (or a failed read) closes the server's stdin; a
         // server that stopped reading closes the host's side in turn.
-        copy(host_in, server_in, &mut h2s);
+        match faulted {
+            // Only with faults are the streams framed into lines.
+            Some((engine, max)) => {
+                copy_lines(
+                    host_in,
+                    server_in,
+                    &mut h2s,
+                    &engine,
+                    Stream::HostToServer,
+                    max,
+                );
+            }
+            None => {
+                copy(host_in, server_in, &mut h2s);
+            }
+        }
         drop(h2s);
     })
     .and_then(|()| {
         spawn_thread("proxy-host-out", move || {
-            copy(server_out, host_out, &mut s2h);
+            match faulted_out {
+                Some((engine, max)) => {
+                    copy_lines(
+                        server_out,
+                        host_out,
+                        &mut s2h,
+                        &engine,
+                        Stream::ServerToHost,
+                        max,
+                    );
+                }
+                None => {
+                    copy(server_out, host_out, &mut s2h);
+                }
+            }
             drop(s2h);
             let _ = out_done_tx.send(());
         })

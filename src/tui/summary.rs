@@ -90,6 +90,9 @@ fn summarize_frame(ev: &EventRef<'_>) -> Summary {
 }
 
 fn meta_text(ev: &EventRef<'_>) -> String {
+    if let Some(line) = ev.event().and_then(|e| e.injected_line()) {
+        return safe_row(&line);
+    }
     let Ok(Value::Object(mut m)) = serde_json::from_slice::<Value>(ev.bytes) else {
         return safe_row(&ev.text());
     };
@@ -462,6 +465,35 @@ mod tests {
         assert_eq!(without_meta(r#"{"_meta":{}}"#), "{}");
         assert!(is_empty_object(&without_meta(r#"{ "_meta": {"k": 1} }"#)));
         assert_eq!(without_meta("not json \"_meta\""), "not json \"_meta\"");
+    }
+
+    #[test]
+    fn an_injected_change_reads_as_a_sentence() {
+        let ev = crate::event::Event::Injected {
+            rule: 1,
+            source: "lose-progress:50%".into(),
+            action: "drop".into(),
+            stream: "server→host".into(),
+            original: r#"{"jsonrpc":"2.0"}"#.into(),
+            original_bytes: None,
+            sent: None,
+            detail: None,
+        };
+        let bytes = serde_json::to_vec(&ev.to_json()).unwrap();
+        let r = EventRef {
+            seq: 3,
+            t_us: 0,
+            dir: Dir::Meta,
+            kind: FrameKind::NotJsonRpc,
+            channel: "stdio",
+            method: Some("injected"),
+            flags: 0,
+            bytes: &bytes,
+            progress: None,
+        };
+        let s = summarize_frame(&r);
+        assert_eq!(s.method, "injected");
+        assert_eq!(s.text, "drop by rule 1 (lose-progress:50%) server→host");
     }
 
     #[test]

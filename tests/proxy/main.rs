@@ -12,5 +12,6 @@
 mod support;
 
 mod attach_tui;
+mod faults;
 mod http;
 mod stdio;

@@ -160,6 +160,19 @@ impl Host {
         }
     }
 
+    /// Wait until stdout ends (the proxy closed it), keeping the lines
+    /// that came before, stdin still open.
+    pub fn wait_eof(&mut self) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        loop {
+            match self.lines.recv_timeout(LIMIT) {
+                Ok(l) => got.push(l),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return got,
+                Err(e) => panic!("stdout never ended: {e}"),
+            }
+        }
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin.take();
     }

@@ -353,6 +353,33 @@ pub enum Event {
     OtelForeign {
         protocol: String,
     },
+    /// The proxy changed the traffic on purpose (`proxy --faults`): what
+    /// it did, by which rule, to which message. The frames around it are
+    /// what each party really sent, so the checks judge those; this says
+    /// what the other party got instead.
+    Injected {
+        /// The rule's number among all `--faults` rules, from 1.
+        rule: u32,
+        /// The preset (`lose-progress:50%`) or file the rule came from.
+        source: String,
+        /// delay, drop, duplicate, hold, late, corrupt or close.
+        action: String,
+        /// `host→server` or `server→host`.
+        stream: String,
+        /// The message as its sender wrote it (without its line break),
+        /// cut to the trace's frame cap.
+        original: String,
+        /// Its full length in bytes, when `original` was cut.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        original_bytes: Option<u64>,
+        /// What was sent in its place, when that is a different message
+        /// (a corrupted one); absent when it was dropped, held or delayed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent: Option<String>,
+        /// How: `12 ms`, `released after the response`, …
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
 }
 
 /// A stable digest of a URL's path and query (FNV-1a, 64 bits, in hex):
@@ -455,6 +482,7 @@ impl Event {
             Event::OtelMetrics { .. } => "otel-metrics",
             Event::OtelDropped { .. } => "otel-dropped",
             Event::OtelForeign { .. } => "otel-foreign",
+            Event::Injected { .. } => "injected",
         }
     }
 
@@ -468,6 +496,27 @@ impl Event {
             code: exit.code,
             signal: exit.signal,
         }
+    }
+
+    /// How an `injected` event reads on a line: `drop by rule 1
+    /// (lose-progress:50%) server→host`, and what it was about.
+    pub fn injected_line(&self) -> Option<String> {
+        let Event::Injected {
+            rule,
+            source,
+            action,
+            stream,
+            detail,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let how = detail
+            .as_ref()
+            .map(|d| format!(", {d}"))
+            .unwrap_or_default();
+        Some(format!("{action} by rule {rule} ({source}) {stream}{how}"))
     }
 
     /// The `oversized` event for a frame cut at the cap.

@@ -531,7 +531,8 @@ impl Exchanges {
             | Event::OtelLog { .. }
             | Event::OtelMetrics { .. }
             | Event::OtelDropped { .. }
-            | Event::OtelForeign { .. } => {}
+            | Event::OtelForeign { .. }
+            | Event::Injected { .. } => {}
         }
     }
 

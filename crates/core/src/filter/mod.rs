@@ -96,12 +96,34 @@ impl Filter {
         &self.source
     }
 
+    /// What a message must have to match, told without parsing it: its
+    /// direction, and texts (JSON strings) a notification's line holds
+    /// when it matches. The texts hold only for a line without backslash
+    /// escapes that is no request or response (a response's `method` is
+    /// its request's): the caller checks that first.
+    pub fn needs(&self) -> Needs {
+        let mut dir = None;
+        let mut texts = Vec::new();
+        self.root.needs(&mut dir, &mut texts);
+        Needs {
+            dir: dir.and_then(crate::trace::Dir::parse),
+            texts,
+        }
+    }
+
     /// Whether `ev` matches, its call looked up in `calls` (which must
     /// have observed every event before it, and `ev` itself).
     pub fn matches(&self, ev: &EventRef<'_>, calls: &CallIndex) -> bool {
         let mut s = eval::Subject::new(ev, calls);
         eval::eval(&self.root, &mut s)
     }
+}
+
+/// See [`Filter::needs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Needs {
+    pub dir: Option<crate::trace::Dir>,
+    pub texts: Vec<String>,
 }
 
 /// A filter over a session's events in order: it keeps the call index the

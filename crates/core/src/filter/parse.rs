@@ -64,6 +64,35 @@ impl Node {
     }
 
     /// Whether any test reads the call index.
+    /// What every message this node selects must have, read from its top
+    /// `&&` chain: a direction (`in`, `out`, `dir == x`) and texts
+    /// (a notification's `method == x` without a wildcard, `progress`,
+    /// `log`, as JSON strings).
+    pub fn needs(&self, dir: &mut Option<&'static str>, texts: &mut Vec<String>) {
+        match self {
+            Node::And(a, b) => {
+                a.needs(dir, texts);
+                b.needs(dir, texts);
+            }
+            Node::Test(t) => match (&t.field, &t.cmp) {
+                (Field::Keyword(Keyword::In), None) => *dir = Some("in"),
+                (Field::Keyword(Keyword::Out), None) => *dir = Some("out"),
+                (Field::Dir, Some((Op::Eq, Lit::Name(n)))) => *dir = Some(*n),
+                (Field::Method, Some((Op::Eq, Lit::Str(m)))) if !m.contains('*') => {
+                    texts.push(serde_json::Value::from(m.as_str()).to_string());
+                }
+                (Field::Keyword(Keyword::Progress), None) => {
+                    texts.push(format!("\"{}\"", crate::protocol::methods::PROGRESS));
+                }
+                (Field::Keyword(Keyword::Log), None) => {
+                    texts.push(format!("\"{}\"", crate::protocol::methods::MESSAGE));
+                }
+                _ => {}
+            },
+            Node::Or(..) | Node::Not(_) => {}
+        }
+    }
+
     pub fn needs_calls(&self) -> bool {
         match self {
             Node::And(a, b) | Node::Or(a, b) => a.needs_calls() || b.needs_calls(),

@@ -214,3 +214,27 @@ fn the_call_index_is_bounded_and_counts_what_it_forgot() {
     let ev = s.get(seq).unwrap_or_else(|| panic!("stored"));
     assert!(!m.test(&ev));
 }
+
+#[test]
+fn needs_are_read_from_the_top_and_chain() {
+    let n = Filter::parse("in && progress && params.progress > 3")
+        .unwrap()
+        .needs();
+    assert_eq!(n.dir, Some(crate::trace::Dir::In));
+    assert_eq!(n.texts, vec!["\"notifications/progress\"".to_string()]);
+    let n = Filter::parse("out && method == tools/call")
+        .unwrap()
+        .needs();
+    assert_eq!(n.dir, Some(crate::trace::Dir::Out));
+    assert_eq!(n.texts, vec!["\"tools/call\"".to_string()]);
+    // Nothing is needed of what an `||`, a `!` or a wildcard selects.
+    let n = Filter::parse("progress || log").unwrap().needs();
+    assert_eq!((n.dir, n.texts.len()), (None, 0));
+    assert!(
+        Filter::parse("!in && method == tools/*")
+            .unwrap()
+            .needs()
+            .texts
+            .is_empty()
+    );
+}

@@ -1,0 +1,120 @@
+//! The rule sets for the common questions, given by name where a file
+//! would go (`--faults lose-progress:50%`).
+
+use super::{Action, DropWhen, FaultsError, Rule};
+use crate::filter::Filter;
+
+/// The presets, as `--faults` errors list them.
+pub const NAMES: &str = "progress-after-response, reorder-progress, lose-progress:N%, \
+    slow-server:DURATION, drop-sse-stream (HTTP only)";
+
+/// The rules of preset `arg` numbered from `first`; `None` when `arg` names
+/// no preset (it is then a file).
+pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
+    let (name, value) = match arg.split_once(':') {
+        Some((n, v)) => (n, Some(v)),
+        None => (arg, None),
+    };
+    let bad = |why: &str| Err(FaultsError(format!("--faults {arg}: {why}")));
+    let (filter, action) = match (name, value) {
+        ("progress-after-response", None) => ("in && progress", Action::Late),
+        ("reorder-progress", None) => ("in && progress", Action::Hold),
+        ("lose-progress", Some(v)) => {
+            let Some(p) = percent(v) else {
+                return bad(
+                    "the share to lose is a percentage from 0% to 100%, e.g. lose-progress:50%",
+                );
+            };
+            ("in && progress", Action::Drop(DropWhen::Probability(p)))
+        }
+        ("slow-server", Some(v)) => {
+            let Some(ms) = millis(v) else {
+                return bad("the delay is a duration: 500ms, 5s, 1m");
+            };
+            ("in", Action::Delay { ms, jitter_ms: 0 })
+        }
+        ("drop-sse-stream", _) => {
+            return bad(
+                "drop-sse-stream needs the HTTP proxy (--listen ADDR:PORT --url URL): a stdio \
+                 connection has no SSE stream to drop",
+            );
+        }
+        ("server-request-storm", _) => {
+            return bad(
+                "server-request-storm forges messages, which the proxy does not do yet; \
+                 presets: progress-after-response, reorder-progress, lose-progress:N%, \
+                 slow-server:DURATION",
+            );
+        }
+        ("progress-after-response" | "reorder-progress", Some(_)) => {
+            return bad("this preset takes no value");
+        }
+        ("lose-progress" | "slow-server", None) => {
+            return bad("this preset needs a value: lose-progress:50%, slow-server:5s");
+        }
+        _ => return Ok(None),
+    };
+    let filter = Filter::parse(filter)
+        .map_err(|e| FaultsError(format!("--faults {arg}: the preset's filter: {e}")))?;
+    Ok(Some(vec![Rule {
+        index: first,
+        source: arg.to_string(),
+        filter,
+        action,
+        limit: None,
+    }]))
+}
+
+/// `50%` (or `50`) as 0.5.
+fn percent(v: &str) -> Option<f64> {
+    let n: f64 = v.trim().trim_end_matches('%').trim().parse().ok()?;
+    (0.0..=100.0).contains(&n).then_some(n / 100.0)
+}
+
+/// `500ms`, `5s`, `1.5s`, `2m` (bare: seconds) in milliseconds.
+fn millis(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let (num, scale) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = v.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        (v, 1000.0)
+    };
+    let n: f64 = num.trim().parse().ok()?;
+    let ms = n * scale;
+    (ms.is_finite() && (0.0..=86_400_000.0).contains(&ms)).then_some(ms.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_read_their_values() {
+        let r = rules("lose-progress:25%", 3).unwrap().unwrap();
+        assert_eq!(r[0].index, 3);
+        assert_eq!(r[0].action, Action::Drop(DropWhen::Probability(0.25)));
+        let r = rules("slow-server:1.5s", 1).unwrap().unwrap();
+        assert_eq!(
+            r[0].action,
+            Action::Delay {
+                ms: 1500,
+                jitter_ms: 0
+            }
+        );
+        assert_eq!(
+            rules("slow-server:250ms", 1).unwrap().unwrap()[0].action,
+            Action::Delay {
+                ms: 250,
+                jitter_ms: 0
+            }
+        );
+        assert!(rules("faults.toml", 1).unwrap().is_none());
+        assert!(rules("lose-progress:150%", 1).is_err());
+        let e = rules("drop-sse-stream", 1).unwrap_err().0;
+        assert!(e.contains("needs the HTTP proxy"), "{e}");
+    }
+}
