@@ -609,7 +609,11 @@ fn the_wizard_form_answered_by_hand() {
     t.literal("gizmo");
     t.keys(&["Enter"]);
     // The second form: a titled choice and a boolean.
-    t.wait_for("the second question", 20, |s| s.contains("Who can see it?"));
+    // Its progress ("Step 2 of 2: Who can see it?") comes before the
+    // request itself: A waits for the request, or it finds nothing.
+    t.wait_for("the second question", 20, |s| {
+        s.contains("Who can see it?") && s.contains("⚑ 1 waiting (elicitation/create")
+    });
     t.keys(&["A"]);
     t.wait_for("the second form", 10, |s| {
         s.contains("◉ Private: only members")

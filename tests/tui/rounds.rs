@@ -172,8 +172,12 @@ fn the_demo_wizard_is_one_row_and_one_lane() {
         48,
     );
     for round in 1..=3 {
+        // This round's question: the step's progress beside the waiting
+        // request (the last round's may still be on screen until its
+        // answer is taken, and A then would find nothing to answer).
         t.wait_for(&format!("question {round}"), 30, |s| {
             s.contains("⚑ 1 waiting (elicitation/create")
+                && s.contains(&format!("Step {round} of 3"))
         });
         t.keys(&["A"]);
         t.wait_for(&format!("form {round}"), 10, |s| {
@@ -194,8 +198,14 @@ fn the_demo_wizard_is_one_row_and_one_lane() {
     assert!(pane.contains("3 input rounds"), "{screen}");
     // The Scope: one lane for the call and its rounds.
     t.keys(&["9"]);
-    let screen = t.wait_for("the scope", 10, |s| s.contains("┃interactive_wizard"));
-    assert_eq!(screen.matches("┃interactive_wizard").count(), 1, "{screen}");
+    // A lane is titled as the Timeline names its call: `#15 interactive_wizard`.
+    let lanes = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains("┃#") && l.contains(" interactive_wizard"))
+            .count()
+    };
+    let screen = t.wait_for("the scope", 10, |s| lanes(s) > 0);
+    assert_eq!(lanes(&screen), 1, "{screen}");
     t.keys(&["q"]);
     assert_restored(&t);
 }

@@ -66,8 +66,9 @@ fn scope_live_then_replayed() {
     });
     // The whole session: each call's lane has its request and its response.
     t.keys(&["w"]);
-    let s = t.wait_for("the buffered call's lane with its response", 20, |s| {
-        lane(s, "fault_buffered").is_some()
+    // Fitted, the view stays put: it no longer follows.
+    let s = t.wait_for("the whole session, fitted", 20, |s| {
+        lane(s, "fault_buffered").is_some() && s.contains("paused (f follows)")
     });
     assert!(s.contains("▶"), "{s}");
     assert!(s.contains("◆"), "{s}");
@@ -75,8 +76,6 @@ fn scope_live_then_replayed() {
     let calls = ["upload_file", "fault_buffered", "fault_after_response"];
     let rows = rows_of(&s, &calls).unwrap_or_else(|| panic!("{s}"));
     assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}\n{s}");
-    // `w` fitted the session and stays put: it no longer follows.
-    assert!(s.contains("paused (f follows)"), "{s}");
     // ← walks the selected lane event by event: the readout moves to
     // another event each time.
     let before = readout(&s).unwrap_or_else(|| panic!("{s}"));
