@@ -71,21 +71,10 @@ fn percent(v: &str) -> Option<f64> {
     (0.0..=100.0).contains(&n).then_some(n / 100.0)
 }
 
-/// `500ms`, `5s`, `1.5s`, `2m` (bare: seconds) in milliseconds.
+/// `500ms`, `5s`, `1.5s`, `2m` (bare: seconds) in milliseconds, at most a day.
 fn millis(v: &str) -> Option<u64> {
-    let v = v.trim();
-    let (num, scale) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1000.0)
-    } else if let Some(n) = v.strip_suffix('m') {
-        (n, 60_000.0)
-    } else {
-        (v, 1000.0)
-    };
-    let n: f64 = num.trim().parse().ok()?;
-    let ms = n * scale;
-    (ms.is_finite() && (0.0..=86_400_000.0).contains(&ms)).then_some(ms.round() as u64)
+    let ms = crate::format::parse_duration_us(v)?.saturating_add(500) / 1000;
+    (ms <= 86_400_000).then_some(ms)
 }
 
 #[cfg(test)]

@@ -466,7 +466,7 @@ fn value(field: &Field, raw: &str, quoted: bool, col: usize) -> Result<Lit, Pars
                 ));
             }
         },
-        Field::Time => Lit::Micros(duration(&lower).ok_or_else(|| {
+        Field::Time => Lit::Micros(crate::format::parse_duration_us(&lower).ok_or_else(|| {
             ParseError::at(
                 col,
                 "time takes a duration: 250ms, 2s, 1.5m, 100us (a bare number is seconds)",
@@ -526,23 +526,6 @@ fn check_op(field: &Field, op: Op, lit: &Lit, word: &str, col: usize) -> Result<
         format!("`{}` does not apply to `{word}`", op.as_str())
     };
     Err(ParseError::at(col, why))
-}
-
-/// `250ms`, `2s`, `1.5m`, `100us`, `3` (seconds) → microseconds.
-fn duration(s: &str) -> Option<u64> {
-    let (num, mult) = if let Some(n) = s.strip_suffix("us") {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix("ms") {
-        (n, 1e3)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1e6)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60e6)
-    } else {
-        (s, 1e6)
-    };
-    let v: f64 = num.parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| (v * mult).round() as u64)
 }
 
 /// `512`, `4kib`, `2mib`, `10kb`, `1mb` → bytes (lower case already).

@@ -8,8 +8,8 @@ mod numbers;
 mod progress;
 
 pub use numbers::{
-    bytes, duration, duration_fine, duration_prose, millis_exact, num, rate, thousands,
-    timeout_secs,
+    bytes, duration, duration_fine, duration_prose, millis_exact, num, parse_duration_us, rate,
+    thousands, timeout_secs,
 };
 pub use progress::progress;
 

@@ -108,9 +108,47 @@ pub fn rate(v: f64) -> String {
     }
 }
 
+/// A duration as people type it — `100us`, `250ms`, `2s`, `1.5m`, `1h`, or
+/// a bare number of seconds — in microseconds; `None` for anything else
+/// (a negative, an unknown unit). The filter language's `time` and the
+/// proxy's fault presets read durations with it.
+pub fn parse_duration_us(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = if let Some(n) = s.strip_suffix("us") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e3)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1e6)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60e6)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3600e6)
+    } else {
+        (s, 1e6)
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    let us = v * mult;
+    (us.is_finite() && us >= 0.0 && us < u64::MAX as f64).then(|| us.round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_people_type_them() {
+        assert_eq!(parse_duration_us("100us"), Some(100));
+        assert_eq!(parse_duration_us("250ms"), Some(250_000));
+        assert_eq!(parse_duration_us(" 1.5s "), Some(1_500_000));
+        assert_eq!(parse_duration_us("2m"), Some(120_000_000));
+        assert_eq!(parse_duration_us("1h"), Some(3_600_000_000));
+        assert_eq!(parse_duration_us("3"), Some(3_000_000));
+        assert_eq!(parse_duration_us("-1s"), None);
+        assert_eq!(parse_duration_us("5x"), None);
+        assert_eq!(parse_duration_us("inf"), None);
+        assert_eq!(parse_duration_us(""), None);
+    }
 
     #[test]
     fn numbers() {
