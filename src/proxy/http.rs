@@ -223,26 +223,15 @@ impl HttpProxy {
 
     /// List the session in the registry (`mcpscope sessions`), when it can be.
     fn register(&self, say: &dyn Fn(&str)) -> Option<Registration> {
-        let started_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        Registration::register(Entry {
-            name: self.name.clone(),
-            pid: std::process::id(),
-            transport: "http".into(),
-            server: vec![crate::session::spec::redact_url(self.url.as_str())],
-            trace: self.trace_path.clone(),
-            owned_trace: self.owned_trace,
-            started: crate::session::rfc3339_now(),
-            started_ms,
-            events: 0,
-            findings: self.check.then_some([0; 3]),
-            hosts: Vec::new(),
-            unobserved_bytes: 0,
-            unobserved_exchanges: 0,
-            requests_waited: 0,
-            pid_start: None,
-        })
+        Registration::register(Entry::starting(
+            self.name.clone(),
+            std::process::id(),
+            "http",
+            vec![crate::session::spec::redact_url(self.url.as_str())],
+            self.trace_path.clone(),
+            self.owned_trace,
+            self.check,
+        ))
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
         .ok()
     }

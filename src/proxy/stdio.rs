@@ -379,26 +379,15 @@ impl StdioProxy {
                     .collect()
             })
             .unwrap_or_default();
-        let started_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        Registration::register(Entry {
-            name: name.to_string(),
+        Registration::register(Entry::starting(
+            name.to_string(),
             pid,
-            transport: "stdio".into(),
+            "stdio",
             server,
-            trace: trace_path.to_path_buf(),
-            owned_trace: owned,
-            started: crate::session::rfc3339_now(),
-            started_ms,
-            events: 0,
-            findings: self.check.then_some([0; 3]),
-            hosts: Vec::new(),
-            unobserved_bytes: 0,
-            unobserved_exchanges: 0,
-            requests_waited: 0,
-            pid_start: None,
-        })
+            trace_path.to_path_buf(),
+            owned,
+            self.check,
+        ))
         .map_err(|e| say(&format!("not listed in `mcpscope sessions`: {e}")))
         .ok()
     }

@@ -76,6 +76,38 @@ pub struct HostFindings {
 pub const MAX_HOSTS: usize = 64;
 
 impl Entry {
+    /// A session starting now: nothing counted yet, findings counted when
+    /// its checks run.
+    pub fn starting(
+        name: String,
+        pid: u32,
+        transport: &str,
+        server: Vec<String>,
+        trace: PathBuf,
+        owned_trace: bool,
+        checks: bool,
+    ) -> Entry {
+        Entry {
+            name,
+            pid,
+            transport: transport.into(),
+            server,
+            trace,
+            owned_trace,
+            started: crate::session::rfc3339_now(),
+            started_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+            events: 0,
+            findings: checks.then_some([0; 3]),
+            hosts: Vec::new(),
+            unobserved_bytes: 0,
+            unobserved_exchanges: 0,
+            requests_waited: 0,
+            pid_start: None,
+        }
+    }
+
     /// Is the proxy that wrote this entry still running?
     pub fn is_live(&self) -> bool {
         alive(self.pid)
