@@ -74,6 +74,29 @@ fn a_gauge_whose_progress_came_in_one_burst_shows_no_rate() {
 }
 
 #[test]
+fn a_call_whose_progress_came_after_its_result_says_so_on_its_row() {
+    let sc = Scenario::new();
+    sc.at_ms(0).call(7, "late", json!({}), Some(json!("l")));
+    sc.at_ms(0).call(8, "fine", json!({}), Some(json!("f")));
+    sc.at_ms(50).progress(json!("f"), 1.0, Some(1.0), "ok");
+    sc.at_ms(60).result(8, "fine", false);
+    sc.at_ms(100).result(7, "late", false);
+    sc.at_ms(150)
+        .progress(json!("l"), 1.0, Some(1.0), "too late");
+    let mut app = app(&sc);
+    app.sync();
+    let s = render(&mut app, 160, 48);
+    let row = |tool: &str| {
+        s.lines()
+            .find(|l| l.contains(&format!("✓ {tool}")))
+            .unwrap_or_else(|| panic!("no {tool} row:\n{s}"))
+            .to_string()
+    };
+    assert!(row("late").contains("progress after the result"), "{s}");
+    assert!(!row("fine").contains("progress after the result"), "{s}");
+}
+
+#[test]
 fn gauges_read_bytes_steps_rates_and_etas() {
     let sc = mid_progress();
     let app = app(&sc);

@@ -284,7 +284,19 @@ fn call_lines(c: &Call, g: &Gauge, st: &View, w: usize) -> [Line<'static>; 3] {
     let elapsed = end.saturating_sub(c.sent_us);
     let color = status_color(t, c.status);
 
-    let head = head_spans(c, st);
+    let mut head = head_spans(c, st);
+    // Progress that came after the call's result (a server bug the rules
+    // flag): said where the call ends, so it does not read as a plain done.
+    if let (Some(end), Some(last)) = (c.end_us, g.last_us)
+        && last > end
+    {
+        head.push(Span::styled(
+            " · progress after the result",
+            Style::default()
+                .fg(t.lane_late)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
 
     // Row 2: the bar and its numbers.
     let mut row2 = vec![Span::raw("   ")];
