@@ -156,7 +156,9 @@ tmux -L mcpscope-install new-session -d -x 120 -y 30 \
 seen=
 for _ in $(seq 100); do
     screen="$(tmux -L mcpscope-install capture-pane -p 2>/dev/null || true)"
-    if grep -q "Tools" <<<"$screen" && grep -q "upload_file" <<<"$screen"; then seen=1; break; fi
+    # Drawn and connected: the Timeline pane and the server's name in the
+    # header (the Tools column shows only while it is focused).
+    if grep -q "Timeline" <<<"$screen" && grep -q "mcpscope-demo" <<<"$screen"; then seen=1; break; fi
     sleep 0.1
 done
 [[ -n $seen ]] || fail "the TUI did not draw under npx: $screen"
