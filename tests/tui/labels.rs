@@ -73,49 +73,13 @@ fn concurrent() -> Scenario {
     sc
 }
 
-/// The cells of the pane titled `title` (`Timeline`, `Logs`…), one per
-/// screen row from its top border down to its bottom border, exclusive.
-fn pane_cells(screen: &str, title: &str) -> Vec<String> {
-    let lines: Vec<&str> = screen.lines().collect();
-    for (y, l) in lines.iter().enumerate() {
-        let Some(at) = l.find(&format!(" {title} ")) else {
-            continue;
-        };
-        // The border's corner left of the title, in characters.
-        let start = l[..at]
-            .char_indices()
-            .rfind(|(_, c)| matches!(c, '╭' | '┏'))
-            .map(|(i, _)| l[..i].chars().count())
-            .expect("a corner");
-        let width = l
-            .chars()
-            .skip(start + 1)
-            .position(|c| matches!(c, '╮' | '┓'))
-            .expect("a corner");
-        let mut out = Vec::new();
-        for row in &lines[y + 1..] {
-            let cell: String = row.chars().skip(start + 1).take(width).collect();
-            if row
-                .chars()
-                .nth(start)
-                .is_some_and(|c| matches!(c, '╰' | '┗'))
-            {
-                break;
-            }
-            out.push(cell);
-        }
-        return out;
-    }
-    panic!("no {title} pane:\n{screen}");
-}
-
 #[test]
 fn the_timeline_names_concurrent_calls_by_seq_and_tool() {
     let sc = concurrent();
     let mut app = app(&sc);
     app.apply(Action::FocusTimeline);
     let screen = render(&mut app, 160, 48);
-    let rows = pane_cells(&screen, "Timeline");
+    let rows = pane(&screen, "Timeline").rows;
     assert!(rows[0].contains("call"), "a call column:\n{screen}");
     let with = |needle: &str, label: &str| {
         rows.iter()
@@ -154,7 +118,7 @@ fn handshake_and_meta_only_frames_say_what_they_are() {
     let mut app = app(&sc);
     app.apply(Action::FocusTimeline);
     let screen = render(&mut app, 160, 48);
-    let rows = pane_cells(&screen, "Timeline");
+    let rows = pane(&screen, "Timeline").rows;
     let row = |label: &str| {
         rows.iter()
             .find(|r| r.contains(label))
@@ -205,7 +169,7 @@ fn handshake_and_meta_only_frames_say_what_they_are() {
     let mut app = crate::support::app(&sc);
     app.apply(Action::FocusTimeline);
     let screen = render(&mut app, 160, 48);
-    let rows = pane_cells(&screen, "Timeline");
+    let rows = pane(&screen, "Timeline").rows;
     assert!(
         rows.iter()
             .any(|r| r.contains("req") && r.contains("server/discover 2026-07-28 · mcpscope 9.9.9")),
@@ -226,7 +190,7 @@ fn handshake_and_meta_only_frames_say_what_they_are() {
 
 /// Columns from the Timeline's `summary` header to its right border.
 fn summary_room(screen: &str) -> usize {
-    let rows = pane_cells(screen, "Timeline");
+    let rows = pane(screen, "Timeline").rows;
     let header = &rows[0];
     let at = header
         .find("summary")
@@ -256,7 +220,7 @@ fn at_160x48_the_summary_gets_sixty_columns_while_tools_and_composer_are_not_foc
         let screen = render(&mut app, 160, 48);
         assert!(screen.contains(" Composer "), "{focus:?}:\n{screen}");
         assert!(
-            pane_cells(&screen, "Timeline")[0].contains("call"),
+            pane(&screen, "Timeline").rows[0].contains("call"),
             "{screen}"
         );
     }
@@ -274,7 +238,7 @@ fn at_120x30_the_timeline_keeps_its_call_column_whatever_is_focused() {
     ] {
         app.apply(focus);
         let screen = render(&mut app, 120, 30);
-        let rows = pane_cells(&screen, "Timeline");
+        let rows = pane(&screen, "Timeline").rows;
         assert!(rows[0].contains("call"), "{focus:?}:\n{screen}");
         for label in ["#3 pipe", "#4 uplo"] {
             assert!(
@@ -310,7 +274,7 @@ fn logs_raw_and_the_scope_use_the_same_label() {
     let mut app = http_app(&sc);
     app.apply(Action::FocusLogs);
     let screen = render(&mut app, 160, 48);
-    let logs = pane_cells(&screen, "Logs");
+    let logs = pane(&screen, "Logs").rows;
     let row = |text: &str| {
         logs.iter()
             .find(|r| r.contains(text))
@@ -364,7 +328,7 @@ fn a_log_of_the_stateless_era_names_the_only_request_in_flight() {
     let mut app = app(&sc);
     app.apply(Action::FocusLogs);
     let screen = render(&mut app, 160, 48);
-    let logs = pane_cells(&screen, "Logs");
+    let logs = pane(&screen, "Logs").rows;
     let row = |text: &str| {
         logs.iter()
             .find(|r| r.contains(text))

@@ -7,51 +7,6 @@
 use crate::support::*;
 use mcpscope::tui::layout::Arrangement;
 
-/// A pane's box on the screen: the row and columns of its top border (the
-/// one whose title starts `title`), and its rows inside the border.
-pub struct PaneBox {
-    pub top: usize,
-    pub left: usize,
-    pub right: usize,
-    pub rows: Vec<String>,
-}
-
-fn grid(screen: &str) -> Vec<Vec<char>> {
-    screen.lines().map(|l| l.chars().collect()).collect()
-}
-
-pub fn pane(screen: &str, title: &str) -> PaneBox {
-    let g = grid(screen);
-    let corners = ['╭', '┏'];
-    for (y, row) in g.iter().enumerate() {
-        let line: String = row.iter().collect();
-        let Some(at) = line.find(&format!(" {title}")) else {
-            continue;
-        };
-        let at = line[..at].chars().count();
-        let Some(left) = (0..at).rev().find(|x| corners.contains(&row[*x])) else {
-            continue;
-        };
-        let right = (at..row.len())
-            .find(|x| ['╮', '┓'].contains(&row[*x]))
-            .expect("top-right corner");
-        let mut rows = Vec::new();
-        for r in &g[y + 1..] {
-            if r.len() <= left || ['╰', '┗'].contains(&r[left]) {
-                break;
-            }
-            rows.push(r[left + 1..right.min(r.len())].iter().collect());
-        }
-        return PaneBox {
-            top: y,
-            left,
-            right,
-            rows,
-        };
-    }
-    panic!("no pane titled {title}:\n{screen}");
-}
-
 /// 19 tools, like a real server's list.
 fn many_tools() -> Vec<serde_json::Value> {
     let mut t = tools();

@@ -4,7 +4,8 @@
 //! plain `cargo test` (they need tmux): `--include-ignored` runs them.
 
 use crate::common::tmux::{Tmux, assert_restored, require_tmux};
-use crate::layout::{listed_tools, pane};
+use crate::layout::listed_tools;
+use crate::support::pane;
 
 #[test]
 #[ignore = "needs tmux"]
