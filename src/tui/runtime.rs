@@ -54,6 +54,10 @@ pub struct Executor {
     /// The Composer's time limits, which the Resources and Prompts tabs'
     /// requests follow too (the event loop keeps them current).
     browse_limits: std::sync::Mutex<crate::client::Limits>,
+    /// Told when the call asked for last has written its request: the
+    /// next call waits for it, so calls reach the server in the order
+    /// they were asked for (the same `--run` list gives the same screen).
+    last_sent: std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
 }
 
 impl Executor {
@@ -66,6 +70,7 @@ impl Executor {
             checks: None,
             level: Arc::new(tokio::sync::Mutex::new(None)),
             browse_limits: std::sync::Mutex::new(BROWSE_LIMITS),
+            last_sent: std::sync::Mutex::new(None),
         }
     }
 
@@ -217,8 +222,9 @@ impl Executor {
     }
 
     /// Perform one effect. Returns what it has to tell the App at once (the
-    /// rest comes later on the channel), or None for `Quit`.
-    pub fn run(&self, effect: Effect, term: &mut Term) -> Option<Vec<Msg>> {
+    /// rest comes later on the channel), or None for `Quit`. `term` is
+    /// where the terminal's own escapes (the clipboard's OSC 52) go.
+    pub fn run(&self, effect: Effect, term: &mut impl Write) -> Option<Vec<Msg>> {
         let mut now = Vec::new();
         match effect {
             Effect::Quit => {
@@ -245,9 +251,8 @@ impl Executor {
                         let _ = tx.send(Msg::Notice(landed.notice(&what, bytes)));
                     });
                 } else {
-                    let out = term.backend_mut();
-                    let _ = write!(out, "{}", clipboard::osc52(&text));
-                    let _ = Write::flush(out);
+                    let _ = write!(term, "{}", clipboard::osc52(&text));
+                    let _ = Write::flush(term);
                     now.push(Msg::Notice(Landed::Osc52.notice(&what, bytes)));
                 }
             }
@@ -388,7 +393,17 @@ impl Executor {
                 });
                 let tx = self.tx.clone();
                 let level_sent = self.level.clone();
+                let (sent, next) = tokio::sync::oneshot::channel();
+                let before = self
+                    .last_sent
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .replace(next);
                 tokio::spawn(async move {
+                    if let Some(before) = before {
+                        // An error only says the call before ended early.
+                        let _ = before.await;
+                    }
                     if let Some(l) = level {
                         let mut cur = level_sent.lock().await;
                         if *cur != Some(l) {
@@ -416,11 +431,17 @@ impl Executor {
                         }
                     }
                     let outcome = if task {
-                        s.call_prepared_as_task(id.clone(), token, &tool, &args, limits)
-                            .await
+                        written_then(
+                            s.call_prepared_as_task(id.clone(), token, &tool, &args, limits),
+                            sent,
+                        )
+                        .await
                     } else {
-                        s.call_prepared(id.clone(), token, &tool, &args, limits)
-                            .await
+                        written_then(
+                            s.call_prepared(id.clone(), token, &tool, &args, limits),
+                            sent,
+                        )
+                        .await
                     };
                     match outcome {
                         // The response, timeout and exit are all in the trace already.
@@ -446,6 +467,25 @@ impl Executor {
         }
         Some(now)
     }
+}
+
+/// Run a call, telling `sent` once its first poll is over. A call writes
+/// its request in that first poll (the client sends synchronously before
+/// it first waits), so that is when the next call may go.
+async fn written_then<F: std::future::Future>(
+    call: F,
+    sent: tokio::sync::oneshot::Sender<()>,
+) -> F::Output {
+    let mut call = std::pin::pin!(call);
+    let mut sent = Some(sent);
+    std::future::poll_fn(|cx| {
+        let r = call.as_mut().poll(cx);
+        if let Some(s) = sent.take() {
+            let _ = s.send(());
+        }
+        r
+    })
+    .await
 }
 
 /// The outer bound on stopping a session (its own grace periods come first).
@@ -652,7 +692,7 @@ pub async fn event_loop(
         queue.extend(app.due());
         exec.set_browse_limits(app.panes.composer.limits());
         while let Some(e) = queue.pop_front() {
-            let Some(msgs) = exec.run(e, term) else {
+            let Some(msgs) = exec.run(e, term.backend_mut()) else {
                 return Ok(ended);
             };
             for m in msgs {

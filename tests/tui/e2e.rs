@@ -300,6 +300,83 @@ fn a_panic_in_the_ui_still_stops_the_server() {
     server.assert_gone(pid, 10);
 }
 
+/// `--run A --run B …` and calls sent in quick succession reach the server
+/// in the order they were asked for, whatever the first one waits for
+/// (here `logging/setLevel`, a round trip the others need not make): the
+/// same list gives the same Progress rows and Scope lanes on every run.
+#[test]
+fn calls_reach_the_server_in_the_order_they_were_asked_for() {
+    use mcpscope::trace::Dir;
+    use mcpscope::tui::action::Effect;
+    const CALLS: usize = 12;
+    let spec = mcpscope::transport::stdio::CommandSpec {
+        argv: vec![BIN.into(), "demo-server".into()],
+        ..Default::default()
+    };
+    let trace = mcpscope::trace::Trace::new(
+        mcpscope::trace::Store::default(),
+        mcpscope::trace::MonotonicClock::new(),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let session = mcpscope::client::Session::spawn_stdio(
+            &spec,
+            mcpscope::client::ClientOptions::default(),
+            trace.clone(),
+        )
+        .unwrap();
+        session.start().await.unwrap();
+        let mut changed = trace.subscribe();
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let exec = mcpscope::tui::runtime::Executor::new(Some(session), tx);
+        for i in 0..CALLS {
+            let call = Effect::Call {
+                tool: "echo".into(),
+                args: serde_json::json!({"text": format!("call {i}")}),
+                token: mcpscope::client::TokenPolicy::None,
+                // Only the first sets a level: it alone waits for an answer.
+                level: (i == 0).then_some(mcpscope::protocol::views::LogLevel::Debug),
+                limits: mcpscope::client::Limits::default(),
+                task: false,
+            };
+            assert!(exec.run(call, &mut std::io::sink()).is_some());
+        }
+        let answered = |t: &mcpscope::trace::Trace| {
+            let store = t.read();
+            store
+                .range(0, store.next_seq())
+                .filter(|e| {
+                    e.dir == Dir::In
+                        && e.text().contains("\"result\"")
+                        && e.text().contains("call ")
+                })
+                .count()
+        };
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while answered(&trace) < CALLS {
+                changed.changed().await.unwrap();
+            }
+        })
+        .await
+        .expect("every call answered");
+        exec.close().await;
+    });
+    let store = trace.read();
+    let sent: Vec<String> = store
+        .range(0, store.next_seq())
+        .filter(|e| e.dir == Dir::Out && e.text().contains("tools/call"))
+        .map(|e| {
+            let v: serde_json::Value = serde_json::from_str(&e.text()).unwrap();
+            v["params"]["arguments"]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let asked: Vec<String> = (0..CALLS).map(|i| format!("call {i}")).collect();
+    assert_eq!(sent, asked);
+}
+
 #[test]
 fn without_a_terminal_it_points_to_the_headless_commands() {
     let out = Command::new(BIN)
