@@ -103,6 +103,45 @@ pub fn full_width(mut line: Line<'_>, width: usize, style: Style) -> Line<'_> {
     line.style(style)
 }
 
+/// A row cut to `width` columns, its last column `…` when anything was
+/// cut (each span keeps its style): a row the frame would clip instead
+/// ends mid-word with nothing to say so.
+pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let mut out = Vec::with_capacity(line.spans.len());
+    let mut used = 0;
+    for span in line.spans {
+        let w = span.content.width();
+        if used + w < width {
+            used += w;
+            out.push(span);
+            continue;
+        }
+        // This span reaches the edge: whole characters up to one column
+        // short of it, then `…` (more follows even when the span fits).
+        let room = width - used;
+        if room > 0 {
+            let mut text = String::new();
+            let mut cols = 0;
+            for c in span.content.chars() {
+                let cw = c.width().unwrap_or(0);
+                if cols + cw > room - 1 {
+                    break;
+                }
+                cols += cw;
+                text.push(c);
+            }
+            text.extend(std::iter::repeat_n(' ', room - 1 - cols));
+            text.push('…');
+            out.push(Span::styled(text, span.style));
+        }
+        break;
+    }
+    Line { spans: out, ..line }
+}
+
 /// Inner area of a bordered pane.
 pub fn inner(r: Rect) -> Rect {
     Rect {
@@ -263,8 +302,29 @@ pub fn wrap_words(text: &str, first: usize, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fit, fit_middle, fit_parts, fit_words};
+    use super::{cut_line, fit, fit_middle, fit_parts, fit_words};
+    use ratatui::style::{Color, Style};
+    use ratatui::text::{Line, Span};
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn a_cut_row_ends_in_an_ellipsis_and_keeps_its_styles() {
+        let red = Style::default().fg(Color::Red);
+        let row = || Line::from(vec![Span::raw("⠼ upload"), Span::styled(" ✗ rule", red)]);
+        let text = |l: &Line| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        assert_eq!(text(&cut_line(row(), 40)), "⠼ upload ✗ rule");
+        let cut = cut_line(row(), 12);
+        assert_eq!(text(&cut), "⠼ upload ✗ …");
+        assert_eq!(cut.width(), 12);
+        assert_eq!(cut.spans[1].style, red);
+        // A span that ends at the edge with more after it is cut too.
+        assert_eq!(text(&cut_line(row(), 8)), "⠼ uploa…");
+    }
 
     #[test]
     fn fit_counts_columns_not_chars() {

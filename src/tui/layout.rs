@@ -209,7 +209,20 @@ fn every_pane(l: &mut Layout, body: Rect, st: &View, fit: Fit) {
     } else {
         right.height * 2 / 5
     };
-    let progress_h = (2 + gauge_rows).clamp(5, share.max(5));
+    let want = 2 + gauge_rows;
+    let cap = share.max(5);
+    // Held below what it wants, Progress is as high as the calls it can
+    // show whole (a gauge takes three rows): the rows a cut gauge would
+    // leave blank go to the panes below.
+    let progress_h = if want > cap {
+        let n = pr.calls.list.len();
+        let fitted = pr
+            .order
+            .fitted(n, pr.cursor.selected, pr.cursor.offset, (cap - 2) as usize);
+        2 + (fitted as u16).clamp(3, cap - 2)
+    } else {
+        want.max(5)
+    };
     let (progress, mut lower) = rows(right, progress_h);
     l.panes.push((Pane::Progress, progress));
     if st.offers(Pane::Network) {

@@ -156,6 +156,28 @@ fn raw_breaks_between_words_at_120x30() {
     insta::assert_snapshot!("raw_focused_120x30", screen);
 }
 
+/// Held to a share of the height, Progress shows whole calls: no rows
+/// left blank under the last gauge it had room for, at the medium sizes
+/// (below 120×30 the panes are tabs) whatever else is focused.
+#[test]
+fn progress_shows_whole_gauges_when_held_to_its_share() {
+    let sc = mid_progress();
+    let mut app = app(&sc);
+    for (w, h) in [(120, 30), (140, 36), (150, 40)] {
+        for focus in [Action::FocusTimeline, Action::FocusLogs, Action::FocusRaw] {
+            app.apply(focus);
+            let screen = render(&mut app, w, h);
+            let progress = pane(&screen, "1 Progress");
+            let rows = progress.rows.len();
+            assert!(rows >= 3, "{w}x{h}: {rows} rows\n{screen}");
+            assert!(
+                progress.rows.iter().all(|r| !r.trim().is_empty()),
+                "{w}x{h}: a blank row\n{screen}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_160x48_screen_keeps_every_pane_in_proportion() {
     let sc = mid_progress();

@@ -96,6 +96,37 @@ fn a_call_whose_progress_came_after_its_result_says_so_on_its_row() {
     assert!(!row("fine").contains("progress after the result"), "{s}");
 }
 
+/// A call that drew findings carries its worst one's mark and rule on its
+/// gauge row (and how many more), so the Progress pane says which call to
+/// look at; a call without findings has none.
+#[test]
+fn a_call_that_drew_findings_shows_its_mark_on_its_gauge_row() {
+    let sc = with_faults();
+    let mut app = app(&sc);
+    let found = check_all(&sc);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.rule.id() == "progress-not-increasing"),
+        "{found:#?}"
+    );
+    app.add_findings(found);
+    app.sync();
+    let s = render(&mut app, 160, 48);
+    let row = |tool: &str| {
+        s.lines()
+            .find(|l| l.contains(&format!(" {tool} ")) && l.contains(" id "))
+            .unwrap_or_else(|| panic!("no {tool} row:\n{s}"))
+            .to_string()
+    };
+    let upload = row("upload_file");
+    assert!(upload.contains("✗ progress-not-increasing"), "{s}");
+    let wizard = row("interactive_wizard");
+    assert!(wizard.contains("▲ progress-exceeds-total"), "{s}");
+    assert!(!row("context_builder").contains('✗'), "{s}");
+    assert!(!row("context_builder").contains('▲'), "{s}");
+}
+
 #[test]
 fn gauges_read_bytes_steps_rates_and_etas() {
     let sc = mid_progress();

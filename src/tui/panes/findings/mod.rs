@@ -6,7 +6,8 @@
 pub mod update;
 pub mod view;
 
-use crate::checks::{Finding, Grouper, PartyCounts, Severity, SeverityCounts};
+use crate::checks::{Finding, Grouper, PartyCounts, Rule, Severity, SeverityCounts};
+use crate::protocol::IdKey;
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::command::Commands;
@@ -20,6 +21,46 @@ use std::collections::{HashMap, HashSet};
 pub struct Flag {
     pub severity: Severity,
     pub finding: usize,
+}
+
+/// What a call's Progress row says of its findings: the worst one's
+/// severity and rule (the first at that severity), and how many there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallMark {
+    pub severity: Severity,
+    pub rule: Rule,
+    pub count: usize,
+}
+
+impl CallMark {
+    fn of(f: &Finding) -> CallMark {
+        CallMark {
+            severity: f.severity,
+            rule: f.rule,
+            count: 1,
+        }
+    }
+
+    fn add(&mut self, f: &Finding) {
+        self.count += 1;
+        if f.severity > self.severity {
+            self.severity = f.severity;
+            self.rule = f.rule;
+        }
+    }
+
+    fn merge(a: Option<CallMark>, b: Option<CallMark>) -> Option<CallMark> {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let worst = if b.severity > a.severity { b } else { a };
+                Some(CallMark {
+                    count: a.count + b.count,
+                    ..worst
+                })
+            }
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// A row of the list: a group, or one finding of an expanded group.
@@ -52,6 +93,11 @@ pub struct FindingsState {
     pub order: Vec<usize>,
     /// Groups whose findings are listed under them.
     pub expanded: HashSet<usize>,
+    /// The marks of the calls findings name, by request id, and by
+    /// progress token for those that name only a token: kept as findings
+    /// arrive, so a Progress row looks its mark up in O(1).
+    by_request: HashMap<IdKey, CallMark>,
+    by_token: HashMap<IdKey, CallMark>,
 }
 
 impl FindingsState {
@@ -73,6 +119,17 @@ impl FindingsState {
                     };
                 }
             }
+            let call = match (&f.request_id, &f.token) {
+                (Some(id), _) => Some((&mut self.by_request, id)),
+                (None, Some(tok)) => Some((&mut self.by_token, tok)),
+                (None, None) => None,
+            };
+            if let Some((marks, key)) = call {
+                marks
+                    .entry(key.clone())
+                    .and_modify(|m| m.add(&f))
+                    .or_insert_with(|| CallMark::of(&f));
+            }
             let (g, new) = self.groups.add(&f);
             if new {
                 self.order.push(g);
@@ -90,6 +147,14 @@ impl FindingsState {
 
     pub fn flag(&self, seq: u64) -> Option<Flag> {
         self.flagged.get(&seq).copied()
+    }
+
+    /// The mark of the call with this request id and progress token.
+    pub fn call_mark(&self, id: &IdKey, token: Option<&IdKey>) -> Option<CallMark> {
+        CallMark::merge(
+            self.by_request.get(id).copied(),
+            token.and_then(|t| self.by_token.get(t)).copied(),
+        )
     }
 
     /// The rows listed: each group, and under an expanded one its findings.

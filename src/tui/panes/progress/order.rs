@@ -77,6 +77,20 @@ impl Order {
         }
         start
     }
+
+    /// The rows the window's whole calls fill in at most `rows`: how high
+    /// the pane needs to be to show them with no row left blank.
+    pub fn fitted(&self, len: usize, selected: usize, offset: usize, rows: usize) -> usize {
+        let mut used = 0;
+        for pos in self.window(len, selected, offset, rows)..len {
+            let h = self.height(pos) as usize;
+            if used + h > rows {
+                break;
+            }
+            used += h;
+        }
+        used
+    }
 }
 
 /// Still the user's concern: running, or asking for input not yet given.

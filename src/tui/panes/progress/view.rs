@@ -17,10 +17,11 @@ use crate::protocol::trace_context::{self, TraceParent};
 use crate::trace::Store;
 use crate::tui::action::Action;
 use crate::tui::calls::{Call, CallStatus, Gauge};
-use crate::tui::chrome::{fit, full_width, inner};
+use crate::tui::chrome::{cut_line, fit, full_width, inner};
 use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
 use crate::tui::pane::Pane;
+use crate::tui::panes::findings::view::{severity_color, severity_glyph};
 use crate::tui::screen::Body;
 use crate::tui::screen::View;
 use crate::tui::theme::Theme;
@@ -96,6 +97,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
         // Only the head row is highlighted: a selection colour behind the
         // bar would hide its empty part.
         for (k, l) in drawn.into_iter().enumerate() {
+            let l = cut_line(l, w);
             lines.push(if selected && k == 0 {
                 full_width(l, w, st.shell.theme.selected())
             } else {
@@ -230,8 +232,22 @@ fn head_spans(c: &Call, st: &View) -> Vec<Span<'static>> {
             c.tool.clone(),
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("  {ids}  "), t.muted()),
     ];
+    // The call's findings, by their worst: what to look at in Findings.
+    if let Some(m) = st.panes.findings.call_mark(&c.id, c.token.as_ref()) {
+        let more = if m.count > 1 {
+            format!(" +{}", m.count - 1)
+        } else {
+            String::new()
+        };
+        head.push(Span::styled(
+            format!("  {} {}{more}", severity_glyph(m.severity), m.rule),
+            Style::default()
+                .fg(severity_color(t, m.severity))
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
+    head.push(Span::styled(format!("  {ids}  "), t.muted()));
     if let Some(task) = &c.task {
         head.push(Span::styled(
             format!("task {} ", task.short_id()),
