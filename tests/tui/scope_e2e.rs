@@ -74,10 +74,15 @@ fn scope_live_then_replayed() {
     });
     assert!(s.contains("▶"), "{s}");
     assert!(s.contains("◆"), "{s}");
-    // Lanes in the order the calls started: their requests' seqs go up
-    // the screen down, and the replay shows the same order.
+    // Lanes in the order the calls were given (and sent): their requests'
+    // seqs go up the screen down, and the replay shows the same order.
     let live = lanes(&s);
-    assert_eq!(live.len(), 3, "{s}");
+    let tools: Vec<&str> = live.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        tools,
+        ["upload_file", "fault_buffered", "fault_after_response"],
+        "{s}"
+    );
     assert!(live.windows(2).all(|w| w[0].0 < w[1].0), "{live:?}\n{s}");
     // ← walks the selected lane event by event: the readout moves to
     // another event each time.
