@@ -17,6 +17,7 @@ mod ask_user;
 mod auth;
 mod checks;
 mod fastmcp_rmcp;
+mod faults;
 mod mock;
 mod modern;
 mod otel;

@@ -20,7 +20,7 @@ pub(crate) fn ts_host() -> Vec<String> {
     vec![node.display().to_string(), script.display().to_string()]
 }
 
-fn py_host() -> Vec<String> {
+pub(crate) fn py_host() -> Vec<String> {
     let py = support::peer("venv/bin/python");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sdk_host.py");
     vec![py.display().to_string(), script.display().to_string()]
