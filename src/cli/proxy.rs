@@ -70,7 +70,8 @@ pub struct ProxyArgs {
     pub otlp: super::otlp::OtlpArgs,
     /// Change the traffic on purpose: a faults file (TOML rules, each a
     /// filter and an action) or a preset (progress-after-response,
-    /// reorder-progress, lose-progress:N%, slow-server:DURATION); repeatable.
+    /// reorder-progress, lose-progress:N%, slow-server:DURATION,
+    /// drop-sse-stream for HTTP); repeatable.
     /// Every change is recorded as an `injected` event (docs/intercept.md).
     #[arg(long, value_name = "FILE|PRESET")]
     pub faults: Vec<String>,
@@ -91,7 +92,12 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
 }
 
-async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::Config>) -> i32 {
+async fn run_http(
+    a: ProxyArgs,
+    listen: &str,
+    otlp: Option<crate::otel::export::Config>,
+    faults: Option<crate::proxy::faults::http::HttpFaults>,
+) -> i32 {
     use std::net::ToSocketAddrs;
     let Some(addr) = listen.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
         eprintln!(
@@ -163,6 +169,7 @@ async fn run_http(a: ProxyArgs, listen: &str, otlp: Option<crate::otel::export::
         ),
         otlp,
         otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
+        faults,
     }
     .run()
     .await
@@ -176,27 +183,37 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
             return 2;
         }
     };
-    if let Some(listen) = a.listen.clone() {
-        if !a.faults.is_empty() {
-            eprintln!(
-                "[mcpscope] error: --faults works with the stdio proxy (`proxy --faults X -- CMD`); the HTTP proxy takes none yet"
-            );
-            return 2;
+    let say = |e: crate::proxy::faults::FaultsError| {
+        for line in e.0.lines() {
+            eprintln!("[mcpscope] error: {}", one_line(line));
         }
-        return run_http(a, &listen, otlp).await;
-    }
+        2
+    };
     let faults = if a.faults.is_empty() {
         None
     } else {
         match crate::proxy::faults::load(&a.faults) {
             Ok(f) => Some(f),
-            Err(e) => {
-                for line in e.0.lines() {
-                    eprintln!("[mcpscope] error: {}", one_line(line));
-                }
-                return 2;
-            }
+            Err(e) => return say(e),
         }
+    };
+    let max_frame = crate::transport::lines::max_frame_within(
+        a.max_store
+            .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
+    );
+    if let Some(listen) = a.listen.clone() {
+        let faults = match faults.map(|f| crate::proxy::faults::http::HttpFaults::new(f, max_frame))
+        {
+            None => None,
+            Some(Ok(f)) => Some(f),
+            Some(Err(e)) => return say(e),
+        };
+        return run_http(a, &listen, otlp, faults).await;
+    }
+    let faults = match faults.map(crate::proxy::faults::for_stdio) {
+        None => None,
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => return say(e),
     };
     let proxy = StdioProxy {
         name: a.name,
@@ -210,10 +227,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         checks: crate::checks::CheckConfig::default(),
         verbose: a.verbose,
         max_store: a.max_store,
-        max_frame: crate::transport::lines::max_frame_within(
-            a.max_store
-                .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
-        ),
+        max_frame,
         otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
         otlp,
         faults,

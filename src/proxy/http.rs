@@ -16,6 +16,7 @@
 //! Origin checks (DNS rebinding).
 
 use super::ProxyError;
+use super::faults::http::{HttpFaults, Verdict};
 use super::http_observer::{Exchange, Observer};
 use crate::checks::LiveChecks;
 use crate::event::{Event, Status};
@@ -97,6 +98,8 @@ pub struct HttpProxy {
     /// Start the OTLP receiver for the server's spans and logs: mcpscope
     /// cannot set an HTTP server's environment, so its address is said.
     pub otel_receiver: crate::otel::ReceiverAt,
+    /// `--faults`: messages delayed, answered or streams ended on purpose.
+    pub faults: Option<HttpFaults>,
 }
 
 struct Shared {
@@ -115,6 +118,9 @@ struct Shared {
     request_budget: Arc<tokio::sync::Semaphore>,
     request_budget_kib: usize,
     requests_waited: AtomicU64,
+    /// `--faults`, and the trace's clock for the messages they test.
+    faults: Option<Arc<HttpFaults>>,
+    trace: Trace,
 }
 
 fn text(status: StatusCode, body: String) -> Response<Body> {
@@ -139,7 +145,7 @@ fn rpc_error(status: StatusCode, message: &str) -> Response<Body> {
 
 impl HttpProxy {
     /// Serve until SIGINT, SIGTERM or SIGHUP; returns the exit code.
-    pub async fn run(self) -> i32 {
+    pub async fn run(mut self) -> i32 {
         let say = |msg: &str| {
             if self.verbose {
                 eprintln!("[mcpscope] {}", crate::protocol::sanitize::one_line(msg));
@@ -166,6 +172,8 @@ impl HttpProxy {
             request_budget: Arc::new(tokio::sync::Semaphore::new(request_budget_kib())),
             request_budget_kib: request_budget_kib(),
             requests_waited: AtomicU64::new(0),
+            faults: self.faults.take().map(Arc::new),
+            trace: self.trace.clone(),
         });
         let mut registration = self.register(&say);
         // Said whether asked or not: the host needs the address.
@@ -329,17 +337,28 @@ fn relayed_body(
     resp: reqwest::Response,
     ex: Exchange,
     rewrite: Option<super::endpoint::EndpointRewrite>,
+    faults: Option<(Arc<HttpFaults>, Trace, bool)>,
 ) -> Body {
     // The exchange goes with the body: it ends when the stream is
     // dropped, at its end or when the host went away in the middle.
     // The observer gets the server's bytes as they were sent.
-    let state = (resp.bytes_stream(), ex, rewrite, false);
-    let chunks =
-        futures_util::stream::unfold(state, |(mut up, mut ex, mut rw, ended)| async move {
-            if ended {
-                return None;
-            }
+    let faulted = faults.map(|(f, trace, sse)| Faulted::new(f, trace, sse));
+    let state = (resp.bytes_stream(), ex, rewrite, faulted, false);
+    let chunks = futures_util::stream::unfold(
+        state,
+        |(mut up, mut ex, mut rw, mut fl, mut ended)| async move {
             loop {
+                if let Some(f) = fl.as_mut()
+                    && let Some((b, at)) = f.ready.pop_front()
+                {
+                    if let Some(at) = at {
+                        tokio::time::sleep_until(at).await;
+                    }
+                    return Some((Ok(Frame::data(b)), (up, ex, rw, fl, ended)));
+                }
+                if ended {
+                    return None;
+                }
                 match up.next().await {
                     Some(Ok(b)) => {
                         ex.chunk(&b);
@@ -347,23 +366,132 @@ fn relayed_body(
                             Some(r) => r.feed(b),
                             None => b,
                         };
-                        if !b.is_empty() {
-                            return Some((Ok(Frame::data(b)), (up, ex, rw, false)));
+                        match fl.as_mut() {
+                            Some(f) => f.take(b, &mut ex),
+                            None if !b.is_empty() => {
+                                return Some((Ok(Frame::data(b)), (up, ex, rw, fl, false)));
+                            }
+                            None => {}
                         }
                     }
                     Some(Err(e)) => {
                         ex.error(crate::protocol::sanitize::one_line(&e.to_string()).into_owned());
-                        return Some((Err(std::io::Error::other(e)), (up, ex, rw, true)));
+                        return Some((Err(std::io::Error::other(e)), (up, ex, rw, fl, true)));
                     }
                     None => {
                         ex.ended();
-                        let rest = rw.as_mut().map(|r| r.finish()).filter(|b| !b.is_empty())?;
-                        return Some((Ok(Frame::data(rest)), (up, ex, rw, true)));
+                        ended = true;
+                        let rest = rw.as_mut().map(|r| r.finish()).unwrap_or_default();
+                        match fl.as_mut() {
+                            Some(f) => f.finish(rest, &mut ex),
+                            None if !rest.is_empty() => {
+                                return Some((Ok(Frame::data(rest)), (up, ex, rw, fl, true)));
+                            }
+                            None => return None,
+                        }
                     }
                 }
             }
-        });
+        },
+    );
     BodyExt::boxed(StreamBody::new(chunks))
+}
+
+/// A response on its way to the host through `--faults`: its messages
+/// (each SSE event, or the whole JSON body) tested as they complete; each
+/// is ready with the time it may go (a delay keeps the order, as a slow
+/// link does).
+struct Faulted {
+    f: Arc<HttpFaults>,
+    trace: Trace,
+    sse: bool,
+    /// Bytes of a message not complete yet.
+    pending: Vec<u8>,
+    parser: crate::transport::sse::SseParser,
+    ready: std::collections::VecDeque<(Bytes, Option<tokio::time::Instant>)>,
+    /// Past the frame cap a message passes untested (it is not held).
+    untested: bool,
+}
+
+impl Faulted {
+    fn new(f: Arc<HttpFaults>, trace: Trace, sse: bool) -> Faulted {
+        Faulted {
+            f,
+            trace,
+            sse,
+            pending: Vec::new(),
+            parser: crate::transport::sse::SseParser::new(),
+            ready: Default::default(),
+            untested: false,
+        }
+    }
+
+    fn max(&self) -> usize {
+        crate::transport::lines::max_frame()
+    }
+
+    fn take(&mut self, b: Bytes, ex: &mut Exchange) {
+        if b.is_empty() {
+            return;
+        }
+        if self.untested {
+            self.ready.push_back((b, None));
+            return;
+        }
+        self.pending.extend_from_slice(&b);
+        if self.sse {
+            while let Some(end) = super::faults::http::event_end(&self.pending) {
+                let block: Vec<u8> = self.pending.drain(..end).collect();
+                let mut verdict = Verdict::Pass;
+                for ev in self.parser.feed(&block) {
+                    if let (Some(data), Verdict::Pass) = (&ev.data, verdict) {
+                        verdict = self.test(data.as_bytes(), ex);
+                    }
+                }
+                self.settle(block.into(), verdict);
+            }
+        }
+        if self.pending.len() > self.max() {
+            // Too large to hold for a test: it, and the rest, pass as they come.
+            self.untested = true;
+            let all = std::mem::take(&mut self.pending);
+            self.ready.push_back((all.into(), None));
+        }
+    }
+
+    /// The server ended the body: a JSON body is one message, tested now;
+    /// what is left of an event stream passes as it is.
+    fn finish(&mut self, rest: Bytes, ex: &mut Exchange) {
+        self.take(rest, ex);
+        if self.pending.is_empty() {
+            return;
+        }
+        let body = std::mem::take(&mut self.pending);
+        let verdict = if self.sse || self.untested {
+            Verdict::Pass
+        } else {
+            self.test(body.trim_ascii(), ex)
+        };
+        self.settle(body.into(), verdict);
+    }
+
+    fn settle(&mut self, bytes: Bytes, verdict: Verdict) {
+        match verdict {
+            Verdict::Delay(d) => self
+                .ready
+                .push_back((bytes, Some(tokio::time::Instant::now() + d))),
+            Verdict::Pass | Verdict::Answer(_) => self.ready.push_back((bytes, None)),
+        }
+    }
+
+    fn test(&self, message: &[u8], ex: &mut Exchange) -> Verdict {
+        let mut events = Vec::new();
+        let v = self.f.server(message, self.trace.now_us(), &mut events);
+        for ev in events {
+            ex.injected(ev);
+        }
+        v
+    }
 }
 
 fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
@@ -491,6 +619,23 @@ impl Shared {
                 ex.cancels_on_close(id);
             }
         }
+        if let Some(f) = &self.faults
+            && !body.is_empty()
+        {
+            let mut events = Vec::new();
+            let verdict = f.host(&body, self.trace.now_us(), &mut events);
+            for ev in events {
+                ex.injected(ev);
+            }
+            match verdict {
+                Verdict::Delay(d) => tokio::time::sleep(d).await,
+                Verdict::Answer(code) => {
+                    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY);
+                    return text(status, String::new());
+                }
+                Verdict::Pass => {}
+            }
+        }
         let t0 = Instant::now();
         let sent = self
             .client
@@ -546,7 +691,8 @@ impl Shared {
         // absolute URL: it is pointed at the proxy (see `endpoint`).
         let rewrite = (method == hyper::Method::GET && sse)
             .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
-        out.body(relayed_body(resp, ex, rewrite))
+        let faults = self.faults.clone().map(|f| (f, self.trace.clone(), sse));
+        out.body(relayed_body(resp, ex, rewrite, faults))
             .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
     }
 

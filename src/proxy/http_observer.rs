@@ -65,6 +65,9 @@ impl Lost {
     }
 }
 
+/// What an `injected` event is counted as while queued.
+const INJECTED_BYTES: usize = 512;
+
 /// One piece for the observer; `gap`: bytes of the exchange dropped since
 /// its previous piece, per direction.
 enum Obs {
@@ -76,6 +79,11 @@ enum Obs {
     Request {
         ch: Arc<str>,
         body: Bytes,
+    },
+    /// A change `--faults` made (`injected`), where it happened.
+    Injected {
+        ch: Arc<str>,
+        ev: Event,
     },
     /// The response's head (or why there is none); `sse`: its body is an
     /// event stream.
@@ -279,6 +287,19 @@ impl Exchange {
         }
     }
 
+    /// A change `--faults` made to this exchange, recorded in order with
+    /// its frames (counted as lost when the observer has no room).
+    pub fn injected(&mut self, ev: Event) {
+        let o = Obs::Injected {
+            ch: self.ch.clone(),
+            ev,
+        };
+        if !(self.observed && self.obs.offer(o, INJECTED_BYTES)) {
+            self.obs.lost.untold[2].fetch_add(1, Ordering::Relaxed);
+            self.obs.lost.wake.notify_one();
+        }
+    }
+
     /// The response body failed midway.
     pub fn error(&mut self, error: String) {
         self.error = Some(error);
@@ -377,6 +398,12 @@ async fn observe(
                 trace.append(|s, now| {
                     s.append_event(&ch, now, &ev);
                 });
+            }
+            Obs::Injected { ch, ev } => {
+                trace.append(|s, now| {
+                    s.append_event(&ch, now, &ev);
+                });
+                held.fetch_sub(INJECTED_BYTES, Ordering::Relaxed);
             }
             Obs::Request { ch, body } => {
                 trace.append(|s, now| {

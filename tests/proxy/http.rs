@@ -886,3 +886,143 @@ fn a_2026_server_logging_undeclared_is_found_through_the_proxy() {
         );
     }
 }
+
+/// The HTTP proxy to the demo server with `--faults` (each value), a
+/// recording, and the call the host then made through it.
+fn faulted_call(faults: &[&str], dir: &Path) -> (support::Output, std::path::PathBuf, Duration) {
+    let trace = dir.join(format!("t{}.jsonl", faults.len()));
+    let (_server, sport) = demo_http();
+    let url = format!("http://127.0.0.1:{sport}/mcp");
+    let mut c = Command::new(BIN);
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url", &url])
+        .arg("--record")
+        .arg(&trace)
+        .env("MCPSCOPE_RUNTIME_DIR", dir);
+    for f in faults {
+        c.args(["--faults", f]);
+    }
+    let (proxy, pport) = start_reporting(c);
+    let started = std::time::Instant::now();
+    let out = call(pport, &["--protocol", "2025-11-25"]);
+    let took = started.elapsed();
+    assert_eq!(stop(proxy).code(), Some(143));
+    (out, trace, took)
+}
+
+fn injected(trace: &Path) -> Vec<serde_json::Value> {
+    support::trace_lines(trace)
+        .into_iter()
+        .filter(|l| l["json"]["event"] == "injected")
+        .map(|l| l["json"].clone())
+        .collect()
+}
+
+/// `check --trace` finds nothing against the server.
+fn assert_server_not_blamed(trace: &Path) {
+    let out = Command::new(BIN)
+        .args(["check", "--trace"])
+        .arg(trace)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let against: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["party"] == "server")
+        .collect();
+    assert!(against.is_empty(), "{against:#?}");
+}
+
+/// `slow-server` over HTTP: each of the server's messages (the JSON
+/// answers and every SSE event) reaches the host 300 ms late, in order;
+/// the recording has them as the server sent them, with a `delay` each.
+#[test]
+fn slow_server_delays_every_server_message_over_http() {
+    let d = tempfile::tempdir().unwrap();
+    let (out, trace, took) = faulted_call(&["slow-server:300ms"], d.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // initialize's answer, the call's progress and its result: each late.
+    assert!(took >= Duration::from_millis(600), "{took:?}");
+    let progress = out.lines("[progress]");
+    assert!(progress.len() >= 2, "{}", out.stderr);
+    let inj = injected(&trace);
+    assert!(inj.len() > progress.len(), "{inj:#?}");
+    assert!(inj.iter().all(|e| e["action"] == "delay"
+        && e["stream"] == "server→host"
+        && e["detail"] == "300 ms"));
+    let recorded = support::trace_lines(&trace)
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["json"]["method"] == "notifications/progress")
+        .count();
+    assert_eq!(recorded, progress.len());
+    assert_server_not_blamed(&trace);
+}
+
+/// `status`: the host's tools/call is answered 503 by the proxy and never
+/// reaches the server; a host's message delayed goes on later. Neither is
+/// held against the server.
+#[test]
+fn status_answers_for_the_server_and_delay_holds_a_host_message_over_http() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("faults.toml");
+    std::fs::write(
+        &file,
+        "[[rule]]\nmatch = \"out && method == tools/call\"\naction = \"status\"\ncode = 503\n\n\
+         [[rule]]\nmatch = \"out && method == initialize\"\naction = \"delay\"\nms = 250\n",
+    )
+    .unwrap();
+    let (out, trace, took) = faulted_call(&[file.to_str().unwrap()], d.path());
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(out.stderr.contains("503"), "{}", out.stderr);
+    assert!(took >= Duration::from_millis(250), "{took:?}");
+    let inj = injected(&trace);
+    let actions: Vec<&str> = inj.iter().filter_map(|e| e["action"].as_str()).collect();
+    assert_eq!(actions, ["delay", "status"], "{inj:#?}");
+    assert_eq!(inj[1]["detail"], "answered HTTP 503 in the server's place");
+    assert!(
+        inj[1]["original"]
+            .as_str()
+            .is_some_and(|o| o.contains("tools/call"))
+    );
+    // The host sent it (recorded), the server answered nothing to it.
+    let lines = support::trace_lines(&trace);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["dir"] == "out" && l["json"]["method"] == "tools/call")
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l["dir"] == "in" && l["json"]["result"]["content"].is_array())
+    );
+    assert_server_not_blamed(&trace);
+}
+
+/// What cannot act over HTTP is refused with its reason (exit 2).
+#[test]
+fn faults_the_http_proxy_cannot_apply_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for (faults, says) in [
+        ("reorder-progress", "works with the stdio proxy only"),
+        ("drop-sse-stream", "not built yet"),
+    ] {
+        let out = Command::new(BIN)
+            .args([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+            ])
+            .args(["--faults", faults])
+            .env("MCPSCOPE_RUNTIME_DIR", d.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{faults}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{faults}: {err}");
+    }
+}

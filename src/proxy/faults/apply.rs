@@ -423,6 +423,8 @@ impl Engine {
                     Some(format!("closed the stream towards the {to}")),
                 );
             }
+            // Refused for stdio (`faults::for_stdio`): passes if it came.
+            Action::Status(_) => return true,
         }
         false
     }

@@ -40,6 +40,8 @@ struct RuleDoc {
     every: Option<u64>,
     probability: Option<f64>,
     how: Option<String>,
+    /// `status`: the HTTP status to answer with.
+    code: Option<u16>,
     limit: Option<u64>,
 }
 
@@ -134,7 +136,24 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
         r.probability.is_some(),
         r.how.is_some(),
     );
+    if name != "status" && r.code.is_some() {
+        return Err(format!("`code` does not go with action {name:?}"));
+    }
     Ok(match name {
+        "status" => {
+            unused(&[
+                ("ms", ms),
+                ("jitter_ms", jitter),
+                ("every", every),
+                ("probability", prob),
+                ("how", how),
+            ])?;
+            match r.code {
+                Some(c) if (200..=599).contains(&c) => Action::Status(c),
+                Some(c) => return Err(format!("`code` {c} is not an HTTP status from 200 to 599")),
+                None => return Err("status needs `code` (an HTTP status, e.g. 503)".into()),
+            }
+        }
         "delay" => {
             unused(&[("every", every), ("probability", prob), ("how", how)])?;
             let Some(ms) = r.ms else {
@@ -193,7 +212,7 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
         }
         other => {
             return Err(format!(
-                "{other:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close)"
+                "{other:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close, status)"
             ));
         }
     })

@@ -15,6 +15,7 @@
 mod apply;
 mod copy;
 mod file;
+pub mod http;
 mod presets;
 
 pub use apply::{Engine, Out, Stream};
@@ -58,6 +59,9 @@ pub enum Action {
     Corrupt(Corruption),
     /// The stream is closed towards its receiver: nothing more is sent.
     Close,
+    /// HTTP only: the host's message is answered with this status in the
+    /// server's place and never reaches the server.
+    Status(u16),
 }
 
 impl Action {
@@ -70,6 +74,7 @@ impl Action {
             Action::Late => "late",
             Action::Corrupt(_) => "corrupt",
             Action::Close => "close",
+            Action::Status(_) => "status",
         }
     }
 }
@@ -129,6 +134,21 @@ pub fn load(args: &[String]) -> Result<Faults, FaultsError> {
         rules,
         seed: seed.unwrap_or(DEFAULT_SEED),
     })
+}
+
+/// The rules the stdio proxy can act on: `status` answers an HTTP
+/// request, which a stdio connection has none of.
+pub fn for_stdio(faults: Faults) -> Result<Faults, FaultsError> {
+    for r in &faults.rules {
+        if let Action::Status(_) = r.action {
+            return Err(FaultsError(format!(
+                "--faults {}: rule {} (status) answers an HTTP request: it needs the HTTP proxy \
+                 (--listen ADDR:PORT --url URL)",
+                r.source, r.index
+            )));
+        }
+    }
+    Ok(faults)
 }
 
 /// splitmix64: a tiny PRNG, enough to make drops and jitter repeat with a

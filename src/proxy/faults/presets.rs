@@ -8,6 +8,9 @@ use crate::filter::Filter;
 pub const NAMES: &str = "progress-after-response, reorder-progress, lose-progress:N%, \
     slow-server:DURATION, drop-sse-stream (HTTP only)";
 
+/// The preset that ends a call's SSE stream at its first progress.
+pub const DROP_SSE_STREAM: &str = "drop-sse-stream";
+
 /// The rules of preset `arg` numbered from `first`; `None` when `arg` names
 /// no preset (it is then a file).
 pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
@@ -33,10 +36,11 @@ pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
             };
             ("in", Action::Delay { ms, jitter_ms: 0 })
         }
-        ("drop-sse-stream", _) => {
+        (DROP_SSE_STREAM, _) => {
             return bad(
-                "drop-sse-stream needs the HTTP proxy (--listen ADDR:PORT --url URL): a stdio \
-                 connection has no SSE stream to drop",
+                "drop-sse-stream is not built yet: the host would resume the stream on a GET, \
+                 and the checks do not follow a resumed stream in a proxy's recording yet (a \
+                 stdio connection has no SSE stream to drop at all)",
             );
         }
         ("server-request-storm", _) => {
