@@ -108,6 +108,6 @@ mod tests {
         assert!(rules("faults.toml", 1).unwrap().is_none());
         assert!(rules("lose-progress:150%", 1).is_err());
         let e = rules("drop-sse-stream", 1).unwrap_err().0;
-        assert!(e.contains("needs the HTTP proxy"), "{e}");
+        assert!(e.contains("not built yet"), "{e}");
     }
 }
