@@ -17,6 +17,7 @@ mod client;
 mod client_wire;
 mod demo;
 mod http;
+mod injected;
 mod rules;
 mod servers;
 mod tasks;

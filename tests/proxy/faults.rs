@@ -431,3 +431,161 @@ fn rules_act_on_what_the_host_sends_too() {
     r.assert_server_frames_whole();
     r.assert_nothing_blamed();
 }
+
+// ---- changes the server answers: judged on what it got --------------------
+
+/// A faults file of one rule acting on the host's `tools/call` requests.
+fn on_calls(dir: &Path, action: &str) -> std::path::PathBuf {
+    let file = dir.join("calls.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[rule]]\nmatch = 'out && request && method == tools/call'\n{action}\nlimit = 1\n"
+        ),
+    )
+    .unwrap();
+    file
+}
+
+/// `check --trace` (with `extra`): what it holds against the server, its
+/// findings and the calls it did not complete.
+fn server_findings(trace: &Path, extra: &[&str]) -> Vec<Value> {
+    let out = std::process::Command::new(BIN)
+        .args(["check", "--trace"])
+        .arg(trace)
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["party"] == "server")
+        .chain(v["failures"].as_array().unwrap())
+        .cloned()
+        .collect()
+}
+
+fn flood_call(id: u64) -> String {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params":
+        {"name": "flood", "arguments": {"count": FLOOD}, "_meta": {"progressToken": "f"}}});
+    format!("{call}\n")
+}
+
+fn injected_actions(trace: &Path) -> Vec<(String, String)> {
+    recorded_when_ended(trace)
+        .iter()
+        .filter(|r| r.dir == "meta")
+        .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+        .filter(|v| v["event"] == "injected")
+        .map(|v| {
+            (
+                v["action"].as_str().unwrap().to_string(),
+                v["stream"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_request_id_changed_on_its_way_is_answered_by_the_id_the_server_got() {
+    let d = tempfile::tempdir().unwrap();
+    let file = on_calls(d.path(), "action = 'corrupt'\nhow = 'wrong-id'");
+    let trace = d.path().join("wrong-id.jsonl");
+    let mut h = Host::start(
+        &proxied(&demo(), &trace, &["--faults", file.to_str().unwrap()]),
+        d.path(),
+    );
+    h.initialize();
+    h.write(flood_call(2).as_bytes());
+    // The server answered the id it got.
+    h.wait_line(|v| v["id"] == "2-wrong-id" && v.get("result").is_some());
+    let (_, st, _) = h.finish();
+    assert!(st.success(), "{st:?}");
+    assert_eq!(
+        injected_actions(&trace),
+        [("corrupt".to_string(), "host→server".to_string())]
+    );
+    let blamed = server_findings(&trace, &[]);
+    assert!(blamed.is_empty(), "{blamed:?}");
+}
+
+#[test]
+fn a_request_dropped_on_its_way_is_no_silence_of_the_servers() {
+    let d = tempfile::tempdir().unwrap();
+    let file = on_calls(d.path(), "action = 'drop'");
+    let trace = d.path().join("drop.jsonl");
+    let mut h = Host::start(
+        &proxied(&demo(), &trace, &["--faults", file.to_str().unwrap()]),
+        d.path(),
+    );
+    h.initialize();
+    h.write(flood_call(2).as_bytes());
+    // Longer than the stall threshold below: the call never reached the
+    // server, so its silence is not the server's.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pong = h.request(3, "ping", json!({}));
+    assert!(pong.get("result").is_some(), "{pong}");
+    let (out, st, _) = h.finish();
+    assert!(st.success(), "{st:?}");
+    assert!(!String::from_utf8_lossy(&out).contains("\"id\":2"));
+    assert_eq!(
+        injected_actions(&trace),
+        [("drop".to_string(), "host→server".to_string())]
+    );
+    let blamed = server_findings(&trace, &["--stall-secs", "0.2"]);
+    assert!(blamed.is_empty(), "{blamed:?}");
+}
+
+#[test]
+fn a_request_sent_twice_on_its_way_is_answered_twice() {
+    let d = tempfile::tempdir().unwrap();
+    let file = on_calls(d.path(), "action = 'duplicate'");
+    let trace = d.path().join("dup.jsonl");
+    let mut h = Host::start(
+        &proxied(&demo(), &trace, &["--faults", file.to_str().unwrap()]),
+        d.path(),
+    );
+    h.initialize();
+    h.write(flood_call(2).as_bytes());
+    // Each copy is answered: run, or refused while the first still runs
+    // (the demo's answer to an id in use).
+    let answer =
+        |v: &Value| v["id"] == 2 && (v.get("result").is_some() || v.get("error").is_some());
+    h.wait_line(answer);
+    h.wait_line(answer);
+    let (_, st, _) = h.finish();
+    assert!(st.success(), "{st:?}");
+    let recs = recorded_when_ended(&trace);
+    let answers = dir_frames(&recs, "in")
+        .iter()
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(|v| answer(v))
+        .count();
+    assert_eq!(answers, 2, "the server answered both copies");
+    let blamed = server_findings(&trace, &[]);
+    assert!(blamed.is_empty(), "{blamed:?}");
+}
+
+#[test]
+fn a_line_broken_on_its_way_gets_the_parse_error_it_deserves() {
+    let d = tempfile::tempdir().unwrap();
+    let file = on_calls(d.path(), "action = 'corrupt'\nhow = 'invalid-json'");
+    let trace = d.path().join("invalid.jsonl");
+    let mut h = Host::start(
+        &proxied(&demo(), &trace, &["--faults", file.to_str().unwrap()]),
+        d.path(),
+    );
+    h.initialize();
+    h.write(flood_call(2).as_bytes());
+    let err = h.wait_line(|v| v["id"].is_null() && v.get("error").is_some());
+    assert_eq!(err["error"]["code"], -32700, "{err}");
+    let pong = h.request(3, "ping", json!({}));
+    assert!(pong.get("result").is_some(), "{pong}");
+    let (_, st, _) = h.finish();
+    assert!(st.success(), "{st:?}");
+    let blamed = server_findings(&trace, &[]);
+    assert!(blamed.is_empty(), "{blamed:?}");
+}

@@ -26,6 +26,7 @@
 pub mod exchanges;
 pub mod fold;
 pub mod http;
+pub mod injected;
 pub mod input;
 pub mod listings;
 pub mod safety;
@@ -141,6 +142,10 @@ pub struct Call {
     /// The request's stream, when the trace names host sessions (see
     /// [`Timed::scoped`]).
     pub scoped_channel: Option<Box<str>>,
+    /// `proxy --faults` is why the server could not answer it: the request
+    /// never reached the server (dropped, broken, sent after the server's
+    /// input was closed), or the server's input was closed while it ran.
+    pub faulted: bool,
 }
 
 impl Call {
@@ -296,6 +301,9 @@ pub struct Tracker {
     /// response or an exit (pruned when such an end comes, so each call is
     /// visited a bounded number of times).
     open: Vec<usize>,
+    /// `proxy --faults` closed the server's input: no later request
+    /// reaches it.
+    server_input_closed: bool,
 }
 
 impl Tracker {
@@ -374,6 +382,7 @@ impl Tracker {
             sent_us: ev.t_us,
             ends: Vec::new(),
             scoped_channel: self.scopes.routing().then(|| ev.channel.into()),
+            faulted: self.server_input_closed,
         });
         self.by_id.insert(self.scope, id, i);
         self.open.push(i);
@@ -472,6 +481,10 @@ impl Tracker {
                 self.end_all(Ending::Exited(exit), ev);
                 Seen::Exit(exit)
             }
+            Some(e @ Event::Injected { .. }) => {
+                self.injected(&e);
+                Seen::Nothing
+            }
             // The session was started again: what the one before left in
             // flight can no longer be answered.
             Some(Event::Restart { .. }) => {
@@ -484,6 +497,36 @@ impl Tracker {
                 Seen::EndedAll
             }
             _ => Seen::Nothing,
+        }
+    }
+
+    /// What `proxy --faults` changed on the way to the server: a request
+    /// whose id was changed is answered by the id the server got; one that
+    /// never reached it, or ran when its input was closed, is `faulted`.
+    fn injected(&mut self, event: &Event) {
+        let Some(change) = injected::Injected::of(event) else {
+            return;
+        };
+        if !change.to_server {
+            return;
+        }
+        if change.closed {
+            self.server_input_closed = true;
+            for &i in &self.open {
+                self.calls[i].faulted = true;
+            }
+        }
+        let Some(f) = change.original else { return };
+        if f.kind != FrameKind::Request {
+            return;
+        }
+        let Some(i) = f.id.and_then(|id| self.by_id.get(self.scope, &id)) else {
+            return;
+        };
+        match change.got {
+            injected::Got::Nothing | injected::Got::Broken => self.calls[i].faulted = true,
+            injected::Got::Renamed(id) => self.by_id.insert(self.scope, id, i),
+            _ => {}
         }
     }
 

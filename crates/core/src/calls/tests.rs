@@ -418,3 +418,46 @@ fn time_the_client_was_waited_on_is_not_a_gap() {
     assert_eq!((t.min_gap_us, t.max_gap_us), (Some(200_000), Some(200_000)));
     assert_eq!(t.count, 2);
 }
+
+/// An `injected` event for the last message the host sent to the server.
+fn injected(action: &str, original: Value, sent: Option<Value>, detail: Option<&str>) -> Event {
+    Event::Injected {
+        rule: 1,
+        source: "faults.toml".into(),
+        action: action.into(),
+        stream: "host→server".into(),
+        original: original.to_string(),
+        original_bytes: None,
+        sent: sent.map(|v| v.to_string()),
+        detail: detail.map(Into::into),
+    }
+}
+
+#[test]
+fn what_faults_kept_from_the_server_is_no_incomplete_call_of_its() {
+    let call = |id: i64| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"work","arguments":{}}});
+    let mut s = S::new();
+    // Call 1 reached the server as "1-wrong-id", which it answered.
+    s.call(1, 1, None);
+    let mut renamed = call(1);
+    renamed["id"] = json!("1-wrong-id");
+    s.event(
+        1,
+        injected("corrupt", call(1), Some(renamed), Some("wrong-id")),
+    );
+    s.inn(
+        5,
+        json!({"jsonrpc":"2.0","id":"1-wrong-id","result":{"content":[]}}),
+    );
+    // Call 2 never reached it; call 3 did, and was not answered.
+    s.call(6, 2, None);
+    s.event(6, injected("drop", call(2), None, None));
+    s.call(7, 3, None);
+    let t = s.tracker();
+    assert_eq!(t.calls[0].ending(), Ending::Done);
+    let failed: Vec<Option<IdKey>> = crate::checks::stats::incomplete_calls(&t)
+        .into_iter()
+        .map(|f| f.request_id)
+        .collect();
+    assert_eq!(failed, vec![Some(IdKey::Int(3))]);
+}

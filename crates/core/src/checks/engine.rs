@@ -26,6 +26,7 @@ use tokens::{SlotCache, Tok};
 
 mod capabilities;
 mod client;
+mod injected;
 mod logs;
 mod progress;
 mod responses;
@@ -102,11 +103,19 @@ struct Req {
     caps: Option<capabilities::ClientCaps>,
     /// The tool a `tools/call` named.
     tool: Option<Box<str>>,
+    /// What `proxy --faults` changed about it on the way.
+    changed: injected::Changed,
 }
 
 impl Req {
     fn active(&self) -> bool {
         self.response.is_none() && self.cancel.is_none()
+    }
+
+    /// The server never got it (`proxy --faults` dropped it, broke it, or
+    /// had closed the server's input): nothing of it is the server's.
+    fn lost(&self) -> bool {
+        self.changed.to_server == injected::ToServer::Lost
     }
 }
 
@@ -157,6 +166,8 @@ pub struct Checker {
     tool_safety: tools::ListedSafety,
     /// Requests sent with a `traceparent`, for judging the server's spans.
     traced: spans::TracedRequests,
+    /// What `proxy --faults` changed on the way, beyond one request.
+    faults: injected::Faults,
 }
 
 /// Findings reported per rule in one session; the rest are only counted.
@@ -195,6 +206,7 @@ impl Checker {
             tools: Default::default(),
             tool_safety: Default::default(),
             traced: Default::default(),
+            faults: Default::default(),
         }
     }
 
@@ -284,6 +296,8 @@ impl Checker {
                 }
                 if let Some(Event::Cancel { request, .. }) = &event {
                     self.cancel_request(ev, &IdKey::from_value(request), out);
+                } else if let Some(e @ Event::Injected { .. }) = &event {
+                    self.injected(e);
                 } else if let Some(e) = &event {
                     self.client_meta(e);
                 }
@@ -359,14 +373,15 @@ impl Checker {
     /// Time passed without events: report requests that went silent.
     pub fn tick(&mut self, now_us: u64, out: &mut Vec<Finding>) {
         self.unknown_task_statuses(now_us, false, out);
-        // While the client has the server's question, silence is the client's.
-        if self.waiting_on_client() {
+        // While the client has the server's question, silence is the client's;
+        // once mcpscope closed the server's input, the server may stop.
+        if self.waiting_on_client() || self.faults.server_input_closed {
             return;
         }
         for slot in 0..self.toks.len() {
             let t = &self.toks[slot];
             let Some(ri) = t.req else { continue };
-            if t.stall_reported || !self.reqs[ri].active() {
+            if t.stall_reported || !self.reqs[ri].active() || self.reqs[ri].lost() {
                 continue;
             }
             let (since, seq) = t.activity;
@@ -522,6 +537,7 @@ impl Checker {
             augmented,
             caps,
             tool,
+            changed: injected::Changed::after(&self.faults),
         });
         self.req_ids.insert(id, ri);
     }

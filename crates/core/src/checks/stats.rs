@@ -187,7 +187,8 @@ pub fn incomplete_calls(tracker: &Tracker) -> Vec<Incomplete> {
     tracker
         .calls
         .iter()
-        .filter(|c| c.response().is_none())
+        // What `proxy --faults` kept from the server is not its failure.
+        .filter(|c| c.response().is_none() && !c.faulted)
         .map(|c| {
             let lost = c.lost();
             let cancel = c.cancel().filter(|k| lost.is_none_or(|l| k.seq < l.seq));

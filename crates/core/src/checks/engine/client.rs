@@ -57,6 +57,17 @@ fn hash(id: &IdKey) -> u64 {
     h.finish()
 }
 
+impl ClientSide {
+    /// `--faults` changed the id of a server request on its way to the
+    /// client: the client's answer to the id it got is no unknown id (the
+    /// server still waits for an answer to its own).
+    pub(super) fn renamed_server_request(&mut self, id: &IdKey) {
+        if self.seen.len() < MAX_SERVER_SEEN {
+            self.seen.insert(hash(id));
+        }
+    }
+}
+
 impl Checker {
     /// Client answers not judged because the server sent more requests
     /// than are remembered.
@@ -183,8 +194,12 @@ impl Checker {
         let Some(&ri) = self.req_ids.get(rid) else {
             return;
         };
-        if self.reqs[ri].cancel.is_none() {
-            self.reqs[ri].cancel = Some((ev.seq, ev.t_us));
+        // A cancel that never reached the server (`--faults`) is replaced
+        // by the next one, which may.
+        let r = &mut self.reqs[ri];
+        if r.cancel.is_none() || r.changed.cancel_lost {
+            r.cancel = Some((ev.seq, ev.t_us));
+            r.changed.cancel_lost = self.faults.server_input_closed;
         }
         if let Some(slot) = self.reqs[ri].token {
             self.gap_ends(slot as usize, ri, ev.t_us, ev.seq, out);
@@ -226,7 +241,9 @@ impl Checker {
         }
         if let Some((rseq, rt)) = self.reqs[ri].response {
             let late = ev.t_us.saturating_sub(rt);
-            if late > self.cfg.cancel_race_us {
+            // A response the host did not get as sent (`--faults`) leaves
+            // its request unanswered, as far as the host knows.
+            if late > self.cfg.cancel_race_us && !self.reqs[ri].changed.host_missed_response {
                 self.emit(
                     out,
                     Rule::ClientCancelUnknownRequest,
@@ -243,9 +260,13 @@ impl Checker {
         }
         // A second cancel, mcpscope's own recorded timeout, or (live, in
         // mcpscope's own session) the user's cancel: no ignored progress.
+        // Progress the host did not get as sent (`--faults`) is not held
+        // against its cancel either.
         if self.reqs[ri].cancel.is_some()
             || self.client.timed_out.contains(rid)
             || self.cfg.own_client
+            || self.reqs[ri].changed.host_missed_progress
+            || self.faults.host_input_closed
         {
             return;
         }

@@ -106,12 +106,9 @@ impl Checker {
         if ev.channel != "stdio" {
             return None;
         }
-        let mut active = self
-            .reqs
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, r)| r.stage != Stage::Retired && r.active() && r.kind.is_plain());
+        let mut active = self.reqs.iter().enumerate().rev().filter(|(_, r)| {
+            r.stage != Stage::Retired && r.active() && !r.lost() && r.kind.is_plain()
+        });
         match (active.next(), active.next()) {
             (Some((i, _)), None) => Some(i),
             (None, _) => self.last_answered,

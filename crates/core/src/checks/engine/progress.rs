@@ -15,7 +15,11 @@ impl Checker {
         };
         let (seq, t) = (ev.seq, ev.t_us);
         let req = &self.reqs[ri];
-        let task = if req.response.is_some() || req.cancel.is_some() {
+        // A copy `--faults` sent may still run after the first answer; a
+        // cancel that never reached the server did not stop it.
+        let answered = req.response.is_some() && req.changed.owed == 0;
+        let cancelled = req.cancel.is_some() && !req.changed.cancel_lost;
+        let task = if answered || cancelled {
             match self.progress_late(slot, ri, ev, out) {
                 Some(task) => task,
                 None => return,
@@ -67,6 +71,12 @@ impl Checker {
         let total_changed = match (prev_total, total) {
             (Some((t0, s0)), Some(t1)) if t0 != t1 => Some((t0, s0)),
             _ => None,
+        };
+        // A request `--faults` sent twice has two runs on its token: their
+        // stream is judged frame by frame only.
+        let (not_increasing, total_changed, flood) = match self.reqs[ri].changed.copies {
+            0 => (not_increasing, total_changed, flood),
+            _ => (None, None, None),
         };
         if not_increasing.is_some() || total_changed.is_some() || exceeds || flood.is_some() {
             let found = StreamFaults {
@@ -185,13 +195,16 @@ impl Checker {
             return None;
         }
         let req = &self.reqs[ri];
-        if let (Some((rseq, _)), None) = (req.response, &task) {
+        if let (Some((rseq, _)), None) = (req.response, &task)
+            && req.changed.owed == 0
+        {
             self.emit_for(out, Rule::ProgressAfterResponse, vec![rseq, seq], slot, ri, |key, rid| format!(
                     "progress for token {key} arrived after the response to request {rid} (#{rseq}); progress must stop when the request completes"
                 ));
             return None;
         }
         if let Some((cseq, ct)) = req.cancel
+            && !req.changed.cancel_lost
             && t.saturating_sub(ct) > self.cfg.cancel_grace_us
         {
             self.emit_for(out, Rule::ProgressAfterResponse, vec![cseq, seq], slot, ri, |key, rid| format!(

@@ -21,19 +21,30 @@ impl Checker {
         // a gateway's answer) is shown, and ends its request, but is the
         // server's HTTP answer: no protocol rule judges it.
         let http_error = self.http.error_body(ev.channel).is_some();
-        let Some(&ri) = self.req_ids.get(&id) else {
+        let found = self.answered(&id);
+        let Some(Ok(ri)) = found else {
             if http_error {
                 return;
             }
             // `id: null` errors are JSON-RPC's answer to a request the
-            // server could not parse: allowed, but about no request of ours.
+            // server could not parse: allowed, but about no request of ours
+            // (and owed, for a line mcpscope's `--faults` broke on its way).
             if ev.kind == FrameKind::ErrorResponse && !id.is_valid() {
+                if self.owed_parse_error() {
+                    return;
+                }
                 let message = shape::null_id_error(f.error);
                 return self.emit(out, Rule::ResponseNullId, vec![ev.seq], None, None, message);
             }
-            let message = match self.window.forgot() {
-                false => format!("a response for id {id}, which no request of this client used"),
-                true => format!(
+            let message = match (found, self.window.forgot()) {
+                (Some(Err(ri)), _) => format!(
+                    "a response for id {id}, which the server never got: mcpscope's --faults dropped the client's request with that id (#{}) or changed it on its way",
+                    self.reqs[ri].seq
+                ),
+                (_, false) => {
+                    format!("a response for id {id}, which no request of this client used")
+                }
+                (_, true) => format!(
                     "a response for id {id}, which no request of this client in flight or among its last {KEEP_FINISHED} finished used (older requests are no longer kept)"
                 ),
             };
@@ -50,6 +61,13 @@ impl Checker {
             if http_error {
                 return;
             }
+            // The server got this request more than once (`--faults`
+            // duplicated it): one answer per copy is its due.
+            let changed = &mut self.reqs[ri].changed;
+            if changed.owed > 0 {
+                changed.owed -= 1;
+                return;
+            }
             return self.emit(
                 out,
                 Rule::ResponseDuplicate,
@@ -62,6 +80,9 @@ impl Checker {
             );
         }
         self.reqs[ri].response = Some((ev.seq, ev.t_us));
+        if self.faults.host_input_closed {
+            self.reqs[ri].changed.host_missed_response = true;
+        }
         self.last_answered = Some(ri);
         let ok = ev.kind == FrameKind::Response;
         if let Some(why) = shape::result_not_object(f.result).filter(|_| ok) {
@@ -112,6 +133,7 @@ impl Checker {
         let own_probe = self.cfg.own_client && self.reqs[ri].kind == ReqKind::Discover;
         if let Some((cseq, ct)) = self.reqs[ri].cancel
             && !own_probe
+            && !self.reqs[ri].changed.cancel_lost
             && ev.t_us.saturating_sub(ct) > self.cfg.cancel_grace_us
             && shape::error_code(f.error) != Some(crate::calls::REQUEST_CANCELLED)
         {
@@ -213,7 +235,11 @@ impl Checker {
         };
         let call = ev.t_us.saturating_sub(req.t_us);
         let w = self.cfg.buffered_window_us;
+        // Two runs of a request sent twice, or one that reached the server
+        // at a time not known: no burst can be timed against the call.
         if tok.req != Some(ri)
+            || req.changed.copies > 0
+            || req.changed.arrived_late
             || tok.notes < 2
             || call < self.cfg.buffered_min_call_us
             || t_last.saturating_sub(t_first) > w

@@ -157,6 +157,7 @@ impl Checker {
     /// Forget request `ri`, and what only it named: its id, its stream, its
     /// token (unless a later request carries it now) and its task.
     fn retire(&mut self, ri: usize) {
+        self.forget_renamed(ri);
         let r = &mut self.reqs[ri];
         r.stage = Stage::Retired;
         let id = std::mem::replace(&mut r.id, crate::protocol::IdKey::Int(0));

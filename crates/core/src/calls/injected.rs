@@ -1,0 +1,85 @@
+//! What a receiver got of a message `proxy --faults` changed on the way,
+//! read from its `injected` event: the calls and the checks take it into
+//! account, so that what the proxy did is blamed on neither party.
+
+use crate::event::Event;
+use crate::protocol::IdKey;
+use crate::protocol::frame::{Frame, classify};
+
+/// What the receiver got instead of the message as sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Got {
+    /// Nothing: dropped, or its stream was closed.
+    Nothing,
+    /// Something that is no message (`cut`, `invalid-json`).
+    Broken,
+    /// The message with another id (`wrong-id`).
+    Renamed(IdKey),
+    /// The message, this many ms later than sent (`None`: some time later).
+    Later(Option<u64>),
+    /// The message twice.
+    Twice,
+}
+
+/// One change, read from an `injected` event.
+pub struct Injected<'a> {
+    /// On its way to the server (host→server); else to the host.
+    pub to_server: bool,
+    /// The stream was closed towards its receiver (this message and
+    /// everything after it never reach it).
+    pub closed: bool,
+    pub got: Got,
+    /// The message as sent; `None` when the event kept it cut (longer
+    /// than the frame cap), so it cannot be read back.
+    pub original: Option<Frame<'a>>,
+}
+
+impl<'a> Injected<'a> {
+    /// `None` for any other event, or one this version cannot read.
+    pub fn of(event: &'a Event) -> Option<Injected<'a>> {
+        let Event::Injected {
+            action,
+            stream,
+            original,
+            original_bytes,
+            sent,
+            detail,
+            ..
+        } = event
+        else {
+            return None;
+        };
+        let to_server = match stream.as_str() {
+            "host→server" => true,
+            "server→host" => false,
+            _ => return None,
+        };
+        let got = match action.as_str() {
+            "drop" | "close" => Got::Nothing,
+            "duplicate" => Got::Twice,
+            "delay" => Got::Later(
+                detail
+                    .as_deref()
+                    .and_then(|d| d.strip_suffix(" ms"))
+                    .and_then(|ms| ms.parse().ok()),
+            ),
+            "hold" | "late" => Got::Later(None),
+            "corrupt" if detail.as_deref() == Some("wrong-id") => {
+                match sent.as_deref().and_then(|s| classify(s.as_bytes()).id) {
+                    Some(id) => Got::Renamed(id),
+                    None => Got::Broken,
+                }
+            }
+            "corrupt" => Got::Broken,
+            _ => return None,
+        };
+        Some(Injected {
+            to_server,
+            closed: action == "close",
+            got,
+            original: original_bytes
+                .is_none()
+                .then(|| classify(original.as_bytes())),
+        })
+    }
+}
