@@ -129,21 +129,34 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
     }
 }
 
+/// A listener refused a non-loopback address (a usage error): `remote`
+/// lists the addresses; `or_flag` suggests `--allow-remote` where the
+/// command has it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{remote} is not a loopback address: other machines could reach this server. \
+     Bind 127.0.0.1 (or localhost){or_flag}"
+)]
+pub struct RemoteBind {
+    pub remote: String,
+    pub or_flag: &'static str,
+}
+
 /// Decide whether a listener of a command without `--allow-remote` may bind
 /// `addrs` (what its ADDR resolved to); see [`check_bind_with`].
-pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<String>, String> {
+pub fn check_bind(addrs: &[SocketAddr], allow_remote: bool) -> Result<Option<String>, RemoteBind> {
     check_bind_with(addrs, allow_remote, Flags::NONE)
 }
 
 /// Decide whether a listener may bind `addrs` (what its ADDR resolved to).
 /// `Ok(Some(warning))`: allowed, but the warning belongs on stderr;
-/// `Err(message)`: a usage error — a non-loopback address without
+/// `Err`: a usage error — a non-loopback address without
 /// `allow_remote`, which suggests `--allow-remote` only if `flags` has it.
 pub fn check_bind_with(
     addrs: &[SocketAddr],
     allow_remote: bool,
     flags: Flags,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, RemoteBind> {
     let remote: Vec<String> = addrs
         .iter()
         .filter(|a| !is_loopback(a))
@@ -158,11 +171,10 @@ pub fn check_bind_with(
         } else {
             ""
         };
-        return Err(format!(
-            "{} is not a loopback address: other machines could reach this server. \
-             Bind 127.0.0.1 (or localhost){or_flag}",
-            remote.join(", ")
-        ));
+        return Err(RemoteBind {
+            remote: remote.join(", "),
+            or_flag,
+        });
     }
     Ok(Some(format!(
         "warning: serving on {} with --allow-remote: any machine that can reach it can use \
@@ -479,6 +491,7 @@ mod tests {
         assert!(
             !check_bind(&any, false)
                 .unwrap_err()
+                .to_string()
                 .contains("--allow-remote")
         );
         let with = Flags {
@@ -488,6 +501,7 @@ mod tests {
         assert!(
             check_bind_with(&any, false, with)
                 .unwrap_err()
+                .to_string()
                 .contains("--allow-remote")
         );
     }

@@ -2,17 +2,34 @@
 //! off by default: what a user attaches to a bug report. Never the terminal:
 //! the TUI owns it and headless stderr is a contract.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tracing::level_filters::LevelFilter;
 
+/// Why the log cannot start; `main` says it and exits 2.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfLogError {
+    #[error("cannot open the log file {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another subscriber is already installed.
+    #[error("cannot start the log: {0}")]
+    Start(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Start logging to `path`; the level comes from `MCPSCOPE_LOG_LEVEL`.
-pub fn init(path: &Path) -> Result<(), String> {
+pub fn init(path: &Path) -> Result<(), SelfLogError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+        .map_err(|source| SelfLogError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let level = match std::env::var("MCPSCOPE_LOG_LEVEL")
         .unwrap_or_default()
         .to_ascii_lowercase()
@@ -30,7 +47,7 @@ pub fn init(path: &Path) -> Result<(), String> {
         .with_max_level(level)
         .with_thread_names(true)
         .try_init()
-        .map_err(|e| format!("cannot start the log: {e}"))?;
+        .map_err(SelfLogError::Start)?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), argv = ?redacted_argv(), "mcpscope started");
     Ok(())
 }

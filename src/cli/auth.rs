@@ -13,7 +13,7 @@ macro_rules! out {
     }};
 }
 
-use super::spec::{ServerArgs, ServerSpec};
+use super::spec::{ServerArgs, ServerSpec, UsageError};
 use crate::auth::probe::Verdict;
 use crate::auth::{Agent, Authorizer, describe, store};
 use crate::event::{Event, Status};
@@ -61,19 +61,19 @@ pub async fn run(a: AuthCmdArgs) -> i32 {
 }
 
 /// The URL of the HTTP server the arguments name.
-fn server_url(s: &ServerArgs) -> Result<String, String> {
+fn server_url(s: &ServerArgs) -> Result<String, UsageError> {
     http_server(s).map(|(url, _)| url)
 }
 
 /// The URL and the headers (`-H`, a config entry's) of the HTTP server the
 /// arguments name.
-fn http_server(s: &ServerArgs) -> Result<(String, Vec<(String, String)>), String> {
-    match s.resolve().map_err(|e| e.to_string())? {
+fn http_server(s: &ServerArgs) -> Result<(String, Vec<(String, String)>), UsageError> {
+    match s.resolve()? {
         ServerSpec::Http { url, headers, .. } => Ok((url, headers)),
-        ServerSpec::Stdio { .. } => Err(
+        ServerSpec::Stdio { .. } => Err(UsageError(
             "authorization is for HTTP servers: give --url URL (or a config entry with a url)"
                 .into(),
-        ),
+        )),
     }
 }
 

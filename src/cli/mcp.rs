@@ -39,26 +39,64 @@ const MAX_RUNNING: usize = 4;
 /// A request line longer than this is refused, not buffered.
 const LINE_LIMIT: usize = 4 << 20;
 
+/// Why `mcpscope mcp` cannot start (its servers), or why a tool's path or
+/// command failed (the text goes back to the host as the tool's error).
+#[derive(Debug, thiserror::Error)]
+enum McpError {
+    #[error("{}: {source}", path.display())]
+    ConfigRead {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    ConfigJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: no \"mcpServers\" or \"servers\" object", path.display())]
+    NoServers { path: PathBuf },
+    #[error("mcp needs a server to offer: --demo, --config FILE or -- CMD")]
+    NothingToOffer,
+    /// The working directory itself, or this binary, cannot be found;
+    /// or the command could not be started or waited for.
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    #[error("{path}: {source}")]
+    Path {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0} is outside the working directory")]
+    Outside(String),
+    #[error("the command ran over {} s and was stopped", TOOL_LIMIT.as_secs())]
+    RanOver,
+}
+
 /// The servers a tool may name, each as the command-line arguments that name it.
-fn servers(a: &McpArgs) -> Result<Vec<(String, Vec<String>)>, String> {
+fn servers(a: &McpArgs) -> Result<Vec<(String, Vec<String>)>, McpError> {
     let mut out = Vec::new();
     if a.demo {
         out.push(("demo".to_string(), vec!["--demo".to_string()]));
     }
     if let Some(path) = &a.config {
-        let text = crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let root: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            crate::files::read_small(path, crate::files::MAX_CONFIG_BYTES).map_err(|source| {
+                McpError::ConfigRead {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+        let root: Value = serde_json::from_str(&text).map_err(|source| McpError::ConfigJson {
+            path: path.clone(),
+            source,
+        })?;
         let entries = ["mcpServers", "servers"]
             .iter()
             .find_map(|k| root.get(k).and_then(Value::as_object))
-            .ok_or_else(|| {
-                format!(
-                    "{}: no \"mcpServers\" or \"servers\" object",
-                    path.display()
-                )
-            })?;
+            .ok_or_else(|| McpError::NoServers { path: path.clone() })?;
         for name in entries.keys() {
             let p = path.display().to_string();
             out.push((
@@ -73,7 +111,7 @@ fn servers(a: &McpArgs) -> Result<Vec<(String, Vec<String>)>, String> {
         out.push(("default".to_string(), v));
     }
     if out.is_empty() {
-        return Err("mcp needs a server to offer: --demo, --config FILE or -- CMD".into());
+        return Err(McpError::NothingToOffer);
     }
     Ok(out)
 }
@@ -108,18 +146,21 @@ fn tools(names: &[String]) -> Value {
 
 /// A path a tool names: relative or absolute, it must resolve (links
 /// followed) inside the working directory.
-fn inside_cwd(p: &str) -> Result<PathBuf, String> {
+fn inside_cwd(p: &str) -> Result<PathBuf, McpError> {
     let cwd = std::env::current_dir()
         .and_then(|d| d.canonicalize())
-        .map_err(|e| e.to_string())?;
+        .map_err(McpError::Io)?;
     let full = cwd
         .join(p)
         .canonicalize()
-        .map_err(|e| format!("{p}: {e}"))?;
+        .map_err(|source| McpError::Path {
+            path: p.to_string(),
+            source,
+        })?;
     if full.starts_with(&cwd) {
         Ok(full)
     } else {
-        Err(format!("{p} is outside the working directory"))
+        Err(McpError::Outside(p.to_string()))
     }
 }
 
@@ -177,7 +218,7 @@ fn command_of(
         "check" => call("check", &["--format", "json"]),
         "call" => call("call", &["--json"]),
         "test" => {
-            let p = inside_cwd(text("path")?)?;
+            let p = inside_cwd(text("path")?).map_err(|e| e.to_string())?;
             Ok(vec![
                 "test".into(),
                 p.display().to_string(),
@@ -186,7 +227,8 @@ fn command_of(
             ])
         }
         "diff" => {
-            let (x, y) = (inside_cwd(text("a")?)?, inside_cwd(text("b")?)?);
+            let inside = |k: &str| inside_cwd(text(k)?).map_err(|e| e.to_string());
+            let (x, y) = (inside("a")?, inside("b")?);
             Ok(vec![
                 "diff".into(),
                 x.display().to_string(),
@@ -200,8 +242,8 @@ fn command_of(
 }
 
 /// Run this binary with `args`: exit code, stdout, stderr (each bounded).
-async fn run_self(args: &[String]) -> Result<(i32, String, String), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+async fn run_self(args: &[String]) -> Result<(i32, String, String), McpError> {
+    let exe = std::env::current_exe().map_err(McpError::Io)?;
     let mut child = tokio::process::Command::new(exe)
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -209,7 +251,7 @@ async fn run_self(args: &[String]) -> Result<(i32, String, String), String> {
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| e.to_string())?;
+        .map_err(McpError::Io)?;
     let (mut out, mut err) = (String::new(), String::new());
     let (so, se) = (child.stdout.take(), child.stderr.take());
     let read = async {
@@ -228,11 +270,8 @@ async fn run_self(args: &[String]) -> Result<(i32, String, String), String> {
     };
     match tokio::time::timeout(TOOL_LIMIT, read).await {
         Ok(Ok(status)) => Ok((status.code().unwrap_or(130), out, err)),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err(format!(
-            "the command ran over {} s and was stopped",
-            TOOL_LIMIT.as_secs()
-        )),
+        Ok(Err(e)) => Err(McpError::Io(e)),
+        Err(_) => Err(McpError::RanOver),
     }
 }
 
@@ -307,7 +346,7 @@ pub async fn run(a: McpArgs) -> i32 {
     let servers = match servers(&a) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("[error] {}", one_line(&e));
+            eprintln!("[error] {}", one_line(&e.to_string()));
             return 2;
         }
     };
@@ -419,7 +458,7 @@ pub async fn run(a: McpArgs) -> i32 {
                             Ok((code, out, err)) => answer(&id, result_of(&name, code, &out, &err)),
                             Err(e) => answer(
                                 &id,
-                                json!({"content": [{"type": "text", "text": e}], "isError": true}),
+                                json!({"content": [{"type": "text", "text": e.to_string()}], "isError": true}),
                             ),
                         },
                     };
@@ -505,6 +544,7 @@ mod tests {
         assert!(
             inside_cwd("/etc/passwd")
                 .unwrap_err()
+                .to_string()
                 .contains("outside the working directory")
         );
         assert!(inside_cwd("../../../../../../etc/passwd").is_err());

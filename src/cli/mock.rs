@@ -96,14 +96,19 @@ pub async fn run(a: MockArgs) -> i32 {
     }
 }
 
+/// Why `--http ADDR` gives no listener; said after `--http ADDR: `.
+#[derive(Debug, thiserror::Error)]
+enum BindError {
+    /// The address did not resolve, or the socket could not be bound.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Remote(#[from] listen_guard::RemoteBind),
+}
+
 /// A loopback listener on `addr` (what the demo server and the proxy allow).
-async fn bind(addr: &str) -> Result<tokio::net::TcpListener, String> {
-    let addrs: Vec<_> = tokio::net::lookup_host(addr)
-        .await
-        .map_err(|e| e.to_string())?
-        .collect();
+async fn bind(addr: &str) -> Result<tokio::net::TcpListener, BindError> {
+    let addrs: Vec<_> = tokio::net::lookup_host(addr).await?.collect();
     listen_guard::check_bind(&addrs, false)?;
-    tokio::net::TcpListener::bind(&addrs[..])
-        .await
-        .map_err(|e| e.to_string())
+    Ok(tokio::net::TcpListener::bind(&addrs[..]).await?)
 }

@@ -261,7 +261,10 @@ pub fn refuse_same_files<'a>(
         };
     let (ins, outs) = (given(inputs), given(outputs));
     crate::files::distinct_outputs(&ins, &outs).map_err(|e| {
-        eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+        eprintln!(
+            "[error] {}",
+            crate::protocol::sanitize::one_line(&e.to_string())
+        );
         2
     })
 }

@@ -402,7 +402,7 @@ impl Printer {
                     buf,
                     "[protocol] #{} invalid progress: {}",
                     ev.seq,
-                    one_line(&why)
+                    one_line(&why.to_string())
                 );
             }
         }
@@ -447,7 +447,7 @@ impl Printer {
                     buf,
                     "[protocol] #{} invalid log message: {}",
                     ev.seq,
-                    one_line(&why)
+                    one_line(&why.to_string())
                 );
             }
         }

@@ -342,7 +342,7 @@ pub fn run_attach_print(a: AttachArgs) -> i32 {
     let entry = match registry::find(a.name.as_deref()) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("[error] {}", one_line(&e));
+            eprintln!("[error] {}", one_line(&e.to_string()));
             return 2;
         }
     };

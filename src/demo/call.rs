@@ -17,6 +17,22 @@ use super::progress::Progress;
 use super::session::{Level, Session, id_key};
 use super::tools::{Outcome, Tool};
 
+/// Why a server→client request got no result; the fixtures quote the text
+/// to the client.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    /// A stateless (2026-07-28) call has no session to carry the answer.
+    #[error("{0} cannot be asked mid-call in the 2026-07-28 era (it uses input_required)")]
+    Stateless(String),
+    #[error("the call was cancelled")]
+    Cancelled,
+    /// The client answered with an error: its message.
+    #[error("{0}")]
+    Refused(String),
+    #[error("the session ended")]
+    Ended,
+}
+
 pub struct Call {
     session: Arc<Session>,
     /// Set for a 2026-07-28 request: its own log level, no elicitation requests.
@@ -143,20 +159,18 @@ impl Call {
 
     /// Send a server→client request and wait for its result; `Err` carries
     /// the client's error message, or says the call is gone.
-    pub async fn ask(&self, method: &str, params: Value) -> Result<Value, String> {
+    pub async fn ask(&self, method: &str, params: Value) -> Result<Value, AskError> {
         if self.era.is_some() {
             // A stateless request has no session to carry the client's
             // answer back: asking would wait forever.
-            return Err(format!(
-                "{method} cannot be asked mid-call in the 2026-07-28 era (it uses input_required)"
-            ));
+            return Err(AskError::Stateless(method.to_string()));
         }
         let id = self.session.next_request_id();
         // Registered before sending: the answer may beat us back.
         let reply = self.session.expect_reply(&id);
         if !self.link.send(request_line(&id, method, params)) {
             self.session.forget_reply(&id);
-            return Err("the call was cancelled".into());
+            return Err(AskError::Cancelled);
         }
         let _asked = Asked {
             session: &self.session,
@@ -164,11 +178,13 @@ impl Call {
         };
         match reply.await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(error
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| error.to_string(), str::to_owned)),
-            Err(_) => Err("the session ended".into()),
+            Ok(Err(error)) => Err(AskError::Refused(
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| error.to_string(), str::to_owned),
+            )),
+            Err(_) => Err(AskError::Ended),
         }
     }
 }

@@ -224,7 +224,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
             let cursor = match params.get("cursor") {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(c)) => Ok(Some(c.as_str())),
-                Some(_) => Err("cursor must be a string".to_owned()),
+                Some(_) => Err(tools::CursorError::NotString),
             };
             let fixtures = if session.options.conformance {
                 conformance::tool_descriptors(era.is_some())
@@ -233,7 +233,7 @@ fn request(session: &Arc<Session>, out: &Out, id: Value, method: &str, params: O
             };
             match cursor.and_then(|c| tools::list_page(c, &fixtures)) {
                 Ok(page) => out.respond(&id, era::complete(&era, era::cacheable(&era, page))),
-                Err(e) => out.error(&id, INVALID_PARAMS, &e),
+                Err(e) => out.error(&id, INVALID_PARAMS, &e.to_string()),
             }
         }
         "tools/call" => call_tool(session, out, id, params, era),

@@ -217,18 +217,28 @@ impl Tool {
     }
 }
 
+/// Why a `tools/list` cursor is refused; the text is the JSON-RPC error's
+/// message.
+#[derive(Debug, thiserror::Error)]
+pub enum CursorError {
+    #[error("cursor must be a string")]
+    NotString,
+    #[error("invalid cursor {0:?}")]
+    Invalid(String),
+}
+
 /// One `tools/list` page of `first` (the conformance fixtures, or nothing)
 /// followed by the demo tools. The fixtures come first because the suite's
 /// scenarios look for them on the first page only. The cursor is the index
 /// of the page's first tool, as text; anything else is rejected so clients
 /// notice a mangled cursor.
-pub fn list_page(cursor: Option<&str>, first: &[Value]) -> Result<Value, String> {
+pub fn list_page(cursor: Option<&str>, first: &[Value]) -> Result<Value, CursorError> {
     let len = first.len() + ALL.len();
     let start = match cursor {
         None => 0,
         Some(c) => match c.parse::<usize>() {
             Ok(n) if n < len && n % PAGE_SIZE == 0 => n,
-            _ => return Err(format!("invalid cursor {c:?}")),
+            _ => return Err(CursorError::Invalid(c.to_string())),
         },
     };
     let end = (start + PAGE_SIZE).min(len);

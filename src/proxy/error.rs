@@ -13,7 +13,14 @@ pub enum ProxyError {
     },
     /// `--listen` names an address the proxy may not listen on (`why`, said).
     #[error("--listen {listen}: {why}")]
-    Listen { listen: SocketAddr, why: String },
+    Listen {
+        listen: SocketAddr,
+        #[source]
+        why: crate::listen_guard::RemoteBind,
+    },
+    /// The session registry's directory, where an unnamed trace goes.
+    #[error("cannot use the sessions directory: {0}")]
+    SessionsDir(#[source] std::io::Error),
     #[error("cannot listen on {listen}: {source}")]
     Bind {
         listen: SocketAddr,

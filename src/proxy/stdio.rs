@@ -11,6 +11,7 @@
 //! (in a process group of its own, so a terminal's Ctrl-C reaches it once);
 //! the server's exit status becomes the proxy's.
 
+use super::ProxyError;
 use super::observer::{Feed, Observer};
 use crate::checks::CheckConfig;
 use crate::event::{Event, ExitInfo};
@@ -147,7 +148,7 @@ impl StdioProxy {
         };
         let (trace_path, owned) = match self.trace_path() {
             Ok(t) => t,
-            Err(e) => return Outcome::Failed(e),
+            Err(e) => return Outcome::Failed(e.to_string()),
         };
         // Signals are caught before the server starts: from then on they
         // are the server's to act on.
@@ -291,12 +292,12 @@ impl StdioProxy {
 
     /// Where the trace goes, and whether it is the proxy's own (removed at
     /// the end) rather than one the user asked for.
-    fn trace_path(&self) -> Result<(PathBuf, bool), String> {
+    fn trace_path(&self) -> Result<(PathBuf, bool), ProxyError> {
         match &self.record {
             Some(p) => Ok((p.clone(), false)),
             None => crate::session::registry::owned_trace_path(std::process::id())
                 .map(|p| (p, true))
-                .map_err(|e| format!("cannot use the sessions directory: {e}")),
+                .map_err(ProxyError::SessionsDir),
         }
     }
 

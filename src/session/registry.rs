@@ -275,10 +275,28 @@ fn read_entry(path: &Path) -> Option<Entry> {
     serde_json::from_str(&text).ok()
 }
 
+/// Why no one live session is found; the text says what there is to
+/// choose from.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    #[error("cannot read the sessions directory: {0}")]
+    Dir(#[source] std::io::Error),
+    #[error("no live proxy session on this machine (start one with `mcpscope proxy -- CMD`)")]
+    NoSession,
+    #[error("no live proxy session named {0:?}: there is none on this machine")]
+    NoneNamed(String),
+    /// `live`: the sessions there are, listed.
+    #[error("no live proxy session named {name:?}; live: {live}")]
+    NotLive { name: String, live: String },
+    /// `matching`: the sessions the name matches, listed.
+    #[error("several live proxy sessions match; name one (or its pid): {matching}")]
+    Several { matching: String },
+}
+
 /// The live session named `name` (or with that pid); without a name, the
 /// only one. The error says what there is to choose from.
-pub fn find(name: Option<&str>) -> Result<Entry, String> {
-    let all = list().map_err(|e| format!("cannot read the sessions directory: {e}"))?;
+pub fn find(name: Option<&str>) -> Result<Entry, FindError> {
+    let all = list().map_err(FindError::Dir)?;
     let names = |v: &[&Entry]| {
         v.iter()
             .map(|e| format!("{} (pid {})", e.name, e.pid))
@@ -294,20 +312,15 @@ pub fn find(name: Option<&str>) -> Result<Entry, String> {
     };
     match (matching.as_slice(), name) {
         ([one], _) => Ok((*one).clone()),
-        ([], None) => Err(
-            "no live proxy session on this machine (start one with `mcpscope proxy -- CMD`)".into(),
-        ),
-        ([], Some(n)) if all.is_empty() => Err(format!(
-            "no live proxy session named {n:?}: there is none on this machine"
-        )),
-        ([], Some(n)) => Err(format!(
-            "no live proxy session named {n:?}; live: {}",
-            names(&all.iter().collect::<Vec<_>>())
-        )),
-        (several, _) => Err(format!(
-            "several live proxy sessions match; name one (or its pid): {}",
-            names(several)
-        )),
+        ([], None) => Err(FindError::NoSession),
+        ([], Some(n)) if all.is_empty() => Err(FindError::NoneNamed(n.to_string())),
+        ([], Some(n)) => Err(FindError::NotLive {
+            name: n.to_string(),
+            live: names(&all.iter().collect::<Vec<_>>()),
+        }),
+        (several, _) => Err(FindError::Several {
+            matching: names(several),
+        }),
     }
 }
 

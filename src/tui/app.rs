@@ -744,27 +744,56 @@ impl App {
     }
 }
 
+/// Why a `--run-file` gives no calls. `name` is the file's name as shown
+/// (clipped).
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    #[error("--run-file {name}: {source}")]
+    Read {
+        name: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--run-file {name}: {bytes} bytes, more than the 1 MiB a list of calls may take")]
+    TooLarge { name: String, bytes: u64 },
+    /// A line that is not `TOOL JSON`: [`parse_run`]'s sentence.
+    #[error("{name}:{line}: {why}")]
+    Line {
+        name: String,
+        line: usize,
+        why: String,
+    },
+}
+
 /// The calls of a `--run-file`: one `TOOL JSON` a line, blank lines and
 /// `#` comments skipped; an error names the line. The file is read whole
 /// up to 1 MiB (a list of calls, not data).
-pub fn read_run_file(path: &std::path::Path) -> Result<Vec<(String, Value)>, String> {
+pub fn read_run_file(path: &std::path::Path) -> Result<Vec<(String, Value)>, RunFileError> {
     const MAX: u64 = 1 << 20;
     let name = crate::tui::format::safe(&path.display().to_string(), 200);
-    let meta = std::fs::metadata(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    let read = |source| RunFileError::Read {
+        name: name.clone(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(read)?;
     if meta.len() > MAX {
-        return Err(format!(
-            "--run-file {name}: {} bytes, more than the 1 MiB a list of calls may take",
-            meta.len()
-        ));
+        return Err(RunFileError::TooLarge {
+            name: name.clone(),
+            bytes: meta.len(),
+        });
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--run-file {name}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(read)?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        out.push(parse_run(line).map_err(|e| format!("{name}:{}: {e}", n + 1))?);
+        out.push(parse_run(line).map_err(|why| RunFileError::Line {
+            name: name.clone(),
+            line: n + 1,
+            why,
+        })?);
     }
     Ok(out)
 }

@@ -29,7 +29,10 @@ pub async fn attach(name: Option<&str>) -> i32 {
     let entry = match registry::find(name) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("[error] {}", crate::protocol::sanitize::one_line(&e));
+            eprintln!(
+                "[error] {}",
+                crate::protocol::sanitize::one_line(&e.to_string())
+            );
             return 2;
         }
     };

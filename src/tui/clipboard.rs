@@ -70,17 +70,34 @@ pub fn via_tmux(text: &str) -> Landed {
             _ => Landed::TmuxClipboard,
         },
         // tmux before 3.2 knows no -w: the buffer alone still works there.
-        Err(why) if why.contains("-w") || why.contains("unknown flag") => {
-            match load_buffer(text, false) {
-                Ok(()) => Landed::TmuxOld,
-                Err(why) => Landed::TmuxFailed(why),
-            }
-        }
-        Err(why) => Landed::TmuxFailed(why),
+        Err(why) if why.unknown_flag() => match load_buffer(text, false) {
+            Ok(()) => Landed::TmuxOld,
+            Err(why) => Landed::TmuxFailed(why.to_string()),
+        },
+        Err(why) => Landed::TmuxFailed(why.to_string()),
     }
 }
 
-fn load_buffer(text: &str, clipboard: bool) -> Result<(), String> {
+/// Why tmux did not take the text.
+#[derive(Debug, thiserror::Error)]
+enum TmuxError {
+    /// tmux could not be run, fed or waited for.
+    #[error("tmux: {0}")]
+    Run(#[from] std::io::Error),
+    /// tmux said no: its stderr, on one line.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl TmuxError {
+    /// Whether this tmux does not know `load-buffer -w` (before 3.2).
+    fn unknown_flag(&self) -> bool {
+        let why = self.to_string();
+        why.contains("-w") || why.contains("unknown flag")
+    }
+}
+
+fn load_buffer(text: &str, clipboard: bool) -> Result<(), TmuxError> {
     let mut cmd = Command::new("tmux");
     cmd.arg("load-buffer");
     if clipboard {
@@ -91,19 +108,19 @@ fn load_buffer(text: &str, clipboard: bool) -> Result<(), String> {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("tmux: {e}"))?;
+        .spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("tmux: {e}"))?;
+        stdin.write_all(text.as_bytes())?;
     }
-    let out = child.wait_with_output().map_err(|e| format!("tmux: {e}"))?;
+    let out = child.wait_with_output()?;
     if out.status.success() {
         return Ok(());
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    Err(crate::protocol::sanitize::one_line_max(err.trim(), 120))
+    Err(TmuxError::Refused(crate::protocol::sanitize::one_line_max(
+        err.trim(),
+        120,
+    )))
 }
 
 /// tmux's `set-clipboard` option, as `show-options` prints it.

@@ -10,6 +10,21 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::LazyLock;
 
+/// Why a key name, or a `[keys.*]` binding of the settings file, is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum KeymapError {
+    #[error("unknown key {0:?}")]
+    UnknownKey(String),
+    /// A binding of the settings file; said in lower case (the table and
+    /// action as the file spells them).
+    #[error("{}", format!("[keys.{context:?}] {action:?}: {source}").to_lowercase())]
+    Binding {
+        context: Context,
+        action: Action,
+        source: Box<KeymapError>,
+    },
+}
+
 /// Where a binding applies: everywhere, a pane (its `[keys.*]` table is
 /// the pane's name), the JSON editor while it has the keyboard, or one of
 /// the Tools pane's other tabs.
@@ -131,7 +146,7 @@ impl Key {
     }
 
     /// `q`, `G`, `ctrl-s`, `shift-tab`, `enter`, `pgdn`, `f1`, `space`…
-    pub fn parse(s: &str) -> Result<Key, String> {
+    pub fn parse(s: &str) -> Result<Key, KeymapError> {
         let mut mods = KeyModifiers::NONE;
         let mut rest = s;
         loop {
@@ -187,7 +202,7 @@ impl Key {
                 {
                     KeyCode::F(f[1..].parse().unwrap_or(1))
                 }
-                _ => return Err(format!("unknown key {s:?}")),
+                _ => return Err(KeymapError::UnknownKey(s.to_string())),
             },
         };
         if matches!(code, KeyCode::Char(_)) {
@@ -353,7 +368,7 @@ impl Keymap {
     /// Defaults with the user's bindings applied: an overridden action loses
     /// its default keys in that context, and a key the user bound is taken
     /// from whatever action had it there.
-    pub fn with_overrides(over: &Overrides) -> Result<Keymap, String> {
+    pub fn with_overrides(over: &Overrides) -> Result<Keymap, KeymapError> {
         let mut map = Keymap::default();
         for (ctx, actions) in over {
             for (action, keys) in actions {
@@ -361,7 +376,11 @@ impl Keymap {
                     .iter()
                     .map(|k| Key::parse(k))
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("[keys.{ctx:?}] {action:?}: {e}").to_lowercase())?;
+                    .map_err(|e| KeymapError::Binding {
+                        context: *ctx,
+                        action: *action,
+                        source: Box::new(e),
+                    })?;
                 map.bindings
                     .retain(|(c, k, a)| !(*c == *ctx && (*a == *action || parsed.contains(k))));
                 for k in parsed {

@@ -55,11 +55,11 @@ use crate::session::Launch;
 use crate::session::live::{Live, Notice, Observed, Plan, StartError};
 use format::shell_quote;
 use panes::composer::ServerCli;
-use settings::{Settings, clamp_fps};
+use settings::{Settings, SettingsError, clamp_fps};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use theme::Theme;
+use theme::{Theme, ThemeError};
 
 /// What the live TUI starts with, in core terms (the command line or any
 /// other front turns its arguments into this).
@@ -290,13 +290,36 @@ struct Setup {
     otlp: Option<crate::otel::export::Config>,
 }
 
+/// Why the TUI does not start: the settings file, the theme, or what the
+/// command line asks of it. Said as `[error] …`, exit 2.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SetupError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Theme(#[from] ThemeError),
+    /// A `--run` that is not `TOOL JSON`: [`app::parse_run`]'s sentence.
+    #[error("{0}")]
+    Run(String),
+    #[error(transparent)]
+    RunFile(#[from] app::RunFileError),
+    /// The level as given, clipped.
+    #[error(
+        "--run-level {0}: not a log level (debug, info, notice, warning, error, critical, alert, emergency)"
+    )]
+    RunLevel(String),
+    /// `name` as given, clipped; `panes` the pane names listed.
+    #[error("--focus {name}: no such pane ({panes}, or its number)")]
+    Focus { name: String, panes: String },
+}
+
 /// The user's settings, and the theme they (or `theme`, from the command
 /// line) name, without colours under `NO_COLOR`.
-pub(crate) fn settings_and_theme(theme: Option<String>) -> Result<(Settings, Theme), String> {
+pub(crate) fn settings_and_theme(theme: Option<String>) -> Result<(Settings, Theme), SetupError> {
     let dir = settings::config_dir();
     let settings = Settings::load(dir.as_deref())?;
     let name = theme.unwrap_or_else(|| settings.theme.clone());
-    let mut theme = Theme::resolve(&name, dir.as_deref()).map_err(|e| e.to_string())?;
+    let mut theme = Theme::resolve(&name, dir.as_deref())?;
     if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
         theme = theme.without_colors();
     }
@@ -304,14 +327,15 @@ pub(crate) fn settings_and_theme(theme: Option<String>) -> Result<(Settings, The
 }
 
 impl Setup {
-    fn prepare(config: Config) -> Result<Setup, String> {
+    fn prepare(config: Config) -> Result<Setup, SetupError> {
         let (settings, theme) = settings_and_theme(config.theme)?;
         let fps = clamp_fps(config.fps.unwrap_or(settings.fps));
         let mut runs = config
             .runs
             .iter()
             .map(|r| app::parse_run(r))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(SetupError::Run)?;
         if let Some(file) = &config.run_file {
             runs.extend(app::read_run_file(file)?);
         }
@@ -319,12 +343,8 @@ impl Setup {
             .run_level
             .as_deref()
             .map(|l| {
-                l.parse::<crate::protocol::views::LogLevel>().map_err(|_| {
-                    format!(
-                        "--run-level {}: not a log level (debug, info, notice, warning, error, critical, alert, emergency)",
-                        format::safe(l, 40)
-                    )
-                })
+                l.parse::<crate::protocol::views::LogLevel>()
+                    .map_err(|_| SetupError::RunLevel(format::safe(l, 40)))
             })
             .transpose()?;
         let focus = config
@@ -333,11 +353,10 @@ impl Setup {
             .map(|f| {
                 pane::Pane::named(f).ok_or_else(|| {
                     let names: Vec<&str> = pane::Pane::ORDER.iter().map(|p| p.name()).collect();
-                    format!(
-                        "--focus {}: no such pane ({}, or its number)",
-                        format::safe(f, 40),
-                        names.join(", ")
-                    )
+                    SetupError::Focus {
+                        name: format::safe(f, 40),
+                        panes: names.join(", "),
+                    }
                 })
             })
             .transpose()?;

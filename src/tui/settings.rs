@@ -3,7 +3,7 @@
 //! thresholds, default timeouts, theme, layout and key bindings. Command-line flags win over the file,
 //! the file over the defaults.
 
-use super::keymap::{Keymap, Overrides};
+use super::keymap::{Keymap, KeymapError, Overrides};
 use super::pane::Arrangement;
 use crate::checks::CheckConfig;
 use serde::Deserialize;
@@ -83,10 +83,39 @@ pub fn config_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "mcpscope").map(|p| p.config_dir().to_path_buf())
 }
 
+/// Why the settings file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file was read; `source` says what is wrong in it.
+    #[error("{}: {source}", path.display())]
+    Bad {
+        path: PathBuf,
+        source: Box<SettingsError>,
+    },
+    /// Not TOML, or not the settings' fields: the parser's message alone.
+    #[error("{}", .0.message())]
+    Toml(#[source] toml::de::Error),
+    #[error("{0} must be a positive number")]
+    NotPositive(&'static str),
+    #[error("{0} must be a non-negative number of seconds")]
+    NotSeconds(&'static str),
+    /// The store bound's refusal.
+    #[error("max_store: {0}")]
+    MaxStore(String),
+    #[error(transparent)]
+    Keys(#[from] KeymapError),
+}
+
 impl Settings {
     /// Load from the config directory; a missing file means defaults, a
     /// broken one is an error naming the file.
-    pub fn load(dir: Option<&Path>) -> Result<Settings, String> {
+    pub fn load(dir: Option<&Path>) -> Result<Settings, SettingsError> {
         let mut s = Settings {
             config_dir: dir.map(Path::to_path_buf),
             ..Settings::default()
@@ -96,16 +125,18 @@ impl Settings {
         let text = match crate::files::read_small(&path, crate::files::MAX_CONFIG_BYTES) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(s),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(source) => return Err(SettingsError::Read { path, source }),
         };
-        s.apply(&text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        s.apply(&text).map_err(|e| SettingsError::Bad {
+            path,
+            source: Box::new(e),
+        })?;
         Ok(s)
     }
 
     /// Apply a settings file's text over these settings.
-    pub fn apply(&mut self, text: &str) -> Result<(), String> {
-        let f: SettingsFile = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    pub fn apply(&mut self, text: &str) -> Result<(), SettingsError> {
+        let f: SettingsFile = toml::from_str(text).map_err(SettingsError::Toml)?;
         if let Some(fps) = f.fps {
             self.fps = clamp_fps(fps);
         }
@@ -114,7 +145,7 @@ impl Settings {
         }
         if let Some(s) = f.stale_after_secs {
             if !(s.is_finite() && s > 0.0) {
-                return Err("stale_after_secs must be a positive number".into());
+                return Err(SettingsError::NotPositive("stale_after_secs"));
             }
             self.stale_after_us = (s * 1e6) as u64;
         }
@@ -124,17 +155,17 @@ impl Settings {
         if let Some(s) = f.max_timeout_secs {
             self.max_timeout_secs = (s > 0).then_some(s);
         }
-        let secs = |v: f64, name: &str| -> Result<u64, String> {
+        let secs = |v: f64, name: &'static str| -> Result<u64, SettingsError> {
             if v.is_finite() && v >= 0.0 {
                 Ok((v * 1e6) as u64)
             } else {
-                Err(format!("{name} must be a non-negative number of seconds"))
+                Err(SettingsError::NotSeconds(name))
             }
         };
         let c = &mut self.checks;
         if let Some(r) = f.flood_rate {
             if !(r.is_finite() && r > 0.0) {
-                return Err("flood_rate must be a positive number".into());
+                return Err(SettingsError::NotPositive("flood_rate"));
             }
             c.flood_rate = r;
         }
@@ -160,9 +191,8 @@ impl Settings {
             c.max_per_key = n.max(1);
         }
         if let Some(m) = f.max_store {
-            self.max_store = Some(
-                crate::trace::size::parse_store_size(&m).map_err(|e| format!("max_store: {e}"))?,
-            );
+            self.max_store =
+                Some(crate::trace::size::parse_store_size(&m).map_err(SettingsError::MaxStore)?);
         }
         if let Some(l) = f.layout {
             self.layout = l;
@@ -197,16 +227,23 @@ mod tests {
         assert!(
             s.apply("max_store = \"1KiB\"")
                 .unwrap_err()
+                .to_string()
                 .contains("max_store")
         );
         assert!(s.apply("stall_secs = -2.0").is_err());
-        assert!(s.apply("fsp = 3").unwrap_err().contains("unknown field"));
+        assert!(
+            s.apply("fsp = 3")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown field")
+        );
         let d = tempfile::tempdir().unwrap();
         assert!(Settings::load(Some(d.path())).is_ok());
         std::fs::write(d.path().join("settings.toml"), "fps = \"x\"").unwrap();
         assert!(
             Settings::load(Some(d.path()))
                 .unwrap_err()
+                .to_string()
                 .contains("settings.toml")
         );
     }
@@ -217,7 +254,7 @@ mod tests {
         let path = d.path().join("settings.toml");
         // Valid TOML (only comments), just far bigger than any settings file.
         std::fs::write(&path, "# comment\n".repeat(200_000)).unwrap();
-        let e = Settings::load(Some(d.path())).unwrap_err();
+        let e = Settings::load(Some(d.path())).unwrap_err().to_string();
         assert!(
             e.contains("settings.toml") && e.contains("larger than"),
             "{e}"
@@ -233,7 +270,7 @@ mod tests {
         let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = Settings::load(Some(dir)).unwrap_err();
+        let e = Settings::load(Some(dir)).unwrap_err().to_string();
         assert!(e.contains("a pipe"), "{e}");
     }
 }

@@ -265,7 +265,7 @@ fn notification_text(
             }
             Err(why) => {
                 s.class = Class::Problem;
-                format!("invalid progress: {}", safe_row(&why))
+                format!("invalid progress: {}", safe_row(&why.to_string()))
             }
         },
         Some(methods::MESSAGE) => match LogView::parse(params) {
@@ -286,7 +286,7 @@ fn notification_text(
             }
             Err(why) => {
                 s.class = Class::Problem;
-                format!("invalid log: {}", safe_row(&why))
+                format!("invalid log: {}", safe_row(&why.to_string()))
             }
         },
         Some(methods::CANCELLED) => match CancelledView::parse(params) {

@@ -504,7 +504,9 @@ fn a_demo_is_scripted_with_a_run_file_a_run_level_and_a_focus() {
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[1], ("echo".to_string(), json!({"text": "hi"})));
     std::fs::write(&file, "echo {}\necho {\n").unwrap();
-    let e = mcpscope::tui::app::read_run_file(&file).unwrap_err();
+    let e = mcpscope::tui::app::read_run_file(&file)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("calls.txt:2: --run echo"), "{e}");
 
     let sc = Scenario::new();

@@ -10,7 +10,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::platform::files as platform;
 
@@ -92,6 +92,23 @@ pub fn read_capped(path: &Path, limit: u64, pipes: bool) -> io::Result<String> {
 /// `--write-baseline`, the trace `A`): said in the refusal.
 pub type Named<'a> = (&'a str, &'a Path);
 
+/// An output that names the same file as an input or an earlier output:
+/// `what`/`path` is the output, `role` ("the input" or "the output"),
+/// `other_what`/`other` the file it would destroy.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{what} {} is the same file as {role} {other_what} {}: writing it would destroy it; name another file",
+    path.display(),
+    other.display()
+)]
+pub struct SameFile {
+    pub what: String,
+    pub path: PathBuf,
+    pub role: &'static str,
+    pub other_what: String,
+    pub other: PathBuf,
+}
+
 /// Refuse when an output names the same file as an input or as another
 /// output: writing it would destroy the input (or the other output) before
 /// the command ends, and the command would still exit 0. "The same file" is
@@ -100,7 +117,7 @@ pub type Named<'a> = (&'a str, &'a Path);
 /// them naming one new file (the same directory and name) still collide.
 /// Devices and pipes (`/dev/null`, `/dev/stdout`) are not files an output
 /// can destroy and are left alone.
-pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(), String> {
+pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(), SameFile> {
     let ids = |named: &[Named<'_>]| -> Vec<Option<FileId>> {
         named.iter().map(|(_, p)| FileId::of(p)).collect()
     };
@@ -119,12 +136,13 @@ pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(
             )
             .find(|(_, other, _)| other.as_ref() == Some(id));
         if let Some(((what, path), _, role)) = clash {
-            return Err(format!(
-                "{} {} is the same file as {role} {what} {}: writing it would destroy it; name another file",
-                out.0,
-                out.1.display(),
-                path.display()
-            ));
+            return Err(SameFile {
+                what: out.0.to_string(),
+                path: out.1.to_path_buf(),
+                role,
+                other_what: what.to_string(),
+                other: path.to_path_buf(),
+            });
         }
     }
     Ok(())

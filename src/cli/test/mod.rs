@@ -86,7 +86,7 @@ pub async fn run(a: TestArgs) -> i32 {
     let loaded = match load(&a.paths) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("[error] {}", one_line(&e));
+            eprintln!("[error] {}", one_line(&e.to_string()));
             return 2;
         }
     };
@@ -176,19 +176,38 @@ pub async fn run(a: TestArgs) -> i32 {
     run.code()
 }
 
+/// Why the test files named cannot all be read and parsed.
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    /// A directory or a file that cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: no *.toml test file in it", .0.display())]
+    NoTestFile(PathBuf),
+    #[error(transparent)]
+    File(#[from] file::FileError),
+}
+
 /// The files named (directories: their `*.toml` files, by name), each read
 /// and parsed before any case runs, so a mistake in the last costs nothing.
-fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
+fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, LoadError> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| format!("{}: {e}", p.display()))?
+                .map_err(|source| LoadError::Read {
+                    path: p.clone(),
+                    source,
+                })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "toml"))
                 .collect();
             if inside.is_empty() {
-                return Err(format!("{}: no *.toml test file in it", p.display()));
+                return Err(LoadError::NoTestFile(p.clone()));
             }
             crate::sort::sort(&mut inside);
             files.extend(inside);
@@ -200,10 +219,13 @@ fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
     files
         .into_iter()
         .map(|path| {
-            let text = crate::files::read_small(&path, file::MAX_FILE_BYTES)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            let file =
-                file::parse(&path.display().to_string(), &text, &env).map_err(|e| e.to_string())?;
+            let text = crate::files::read_small(&path, file::MAX_FILE_BYTES).map_err(|source| {
+                LoadError::Read {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+            let file = file::parse(&path.display().to_string(), &text, &env)?;
             Ok(Loaded { path, text, file })
         })
         .collect()

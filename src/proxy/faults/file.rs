@@ -121,11 +121,38 @@ fn parse_filter(text: &str, src: &Spanned<String>, at: &str) -> Result<Filter, F
     })
 }
 
-fn action(r: &RuleDoc) -> Result<Action, String> {
+/// Why a rule's action and its fields do not make an action; the caller
+/// names the rule in front.
+#[derive(Debug, thiserror::Error)]
+enum ActionError {
+    #[error("`{field}` does not go with action {action:?}")]
+    Unused { field: &'static str, action: String },
+    #[error("delay needs `ms` (milliseconds)")]
+    DelayNeedsMs,
+    #[error("give `every` or `probability`, not both")]
+    EveryAndProbability,
+    #[error("`every` must be 1 or more")]
+    EveryZero,
+    #[error("`probability` {0} is not within 0..1")]
+    Probability(f64),
+    #[error("`how` {0:?} is not one of cut, invalid-json, wrong-id")]
+    How(String),
+    #[error("`code` {0} is not an HTTP status from 200 to 599")]
+    Code(u16),
+    #[error("status needs `code` (an HTTP status, e.g. 503)")]
+    StatusNeedsCode,
+    #[error("{0:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close, status)")]
+    Unknown(String),
+}
+
+fn action(r: &RuleDoc) -> Result<Action, ActionError> {
     let name = r.action.get_ref().as_str();
-    let unused = |fields: &[(&str, bool)]| -> Result<(), String> {
+    let unused = |fields: &[(&'static str, bool)]| -> Result<(), ActionError> {
         match fields.iter().find(|(_, set)| *set) {
-            Some((f, _)) => Err(format!("`{f}` does not go with action {name:?}")),
+            Some(&(field, _)) => Err(ActionError::Unused {
+                field,
+                action: name.to_string(),
+            }),
             None => Ok(()),
         }
     };
@@ -137,7 +164,10 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
         r.how.is_some(),
     );
     if name != "status" && r.code.is_some() {
-        return Err(format!("`code` does not go with action {name:?}"));
+        return Err(ActionError::Unused {
+            field: "code",
+            action: name.to_string(),
+        });
     }
     Ok(match name {
         "status" => {
@@ -150,14 +180,14 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
             ])?;
             match r.code {
                 Some(c) if (200..=599).contains(&c) => Action::Status(c),
-                Some(c) => return Err(format!("`code` {c} is not an HTTP status from 200 to 599")),
-                None => return Err("status needs `code` (an HTTP status, e.g. 503)".into()),
+                Some(c) => return Err(ActionError::Code(c)),
+                None => return Err(ActionError::StatusNeedsCode),
             }
         }
         "delay" => {
             unused(&[("every", every), ("probability", prob), ("how", how)])?;
             let Some(ms) = r.ms else {
-                return Err("delay needs `ms` (milliseconds)".into());
+                return Err(ActionError::DelayNeedsMs);
             };
             Action::Delay {
                 ms,
@@ -167,13 +197,13 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
         "drop" => {
             unused(&[("ms", ms), ("jitter_ms", jitter), ("how", how)])?;
             match (r.every, r.probability) {
-                (Some(_), Some(_)) => return Err("give `every` or `probability`, not both".into()),
-                (Some(0), None) => return Err("`every` must be 1 or more".into()),
+                (Some(_), Some(_)) => return Err(ActionError::EveryAndProbability),
+                (Some(0), None) => return Err(ActionError::EveryZero),
                 (Some(n), None) => Action::Drop(DropWhen::Every(n)),
                 (None, Some(p)) if (0.0..=1.0).contains(&p) => {
                     Action::Drop(DropWhen::Probability(p))
                 }
-                (None, Some(p)) => return Err(format!("`probability` {p} is not within 0..1")),
+                (None, Some(p)) => return Err(ActionError::Probability(p)),
                 (None, None) => Action::Drop(DropWhen::Always),
             }
         }
@@ -189,9 +219,7 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
                 Some("invalid-json") => Corruption::InvalidJson,
                 Some("wrong-id") => Corruption::WrongId,
                 Some(other) => {
-                    return Err(format!(
-                        "`how` {other:?} is not one of cut, invalid-json, wrong-id"
-                    ));
+                    return Err(ActionError::How(other.to_string()));
                 }
             })
         }
@@ -211,9 +239,7 @@ fn action(r: &RuleDoc) -> Result<Action, String> {
             }
         }
         other => {
-            return Err(format!(
-                "{other:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close, status)"
-            ));
+            return Err(ActionError::Unknown(other.to_string()));
         }
     })
 }

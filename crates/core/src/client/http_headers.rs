@@ -7,7 +7,7 @@
 use crate::event::Event;
 use crate::protocol::IdKey;
 use crate::protocol::frame::{FrameKind, classify};
-use crate::protocol::mcp_param::{self, ParamHeader};
+use crate::protocol::mcp_param::{self, ParamHeader, ParamHeaderError};
 use crate::protocol::methods;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ struct Learnt {
     /// replaces what was known).
     listings: HashMap<IdKey, bool>,
     /// Per tool name: its annotated parameters, or why it was rejected.
-    tools: HashMap<String, Result<Vec<ParamHeader>, String>>,
+    tools: HashMap<String, Result<Vec<ParamHeader>, ParamHeaderError>>,
 }
 
 /// The extra headers of one outgoing frame, and the meta event recording the
@@ -118,7 +118,7 @@ impl ToolHeaders {
     /// `x-mcp-header` annotation), if it did.
     pub fn rejection(&self, name: &str) -> Option<String> {
         match self.lock().tools.get(name) {
-            Some(Err(why)) => Some(why.clone()),
+            Some(Err(why)) => Some(why.to_string()),
             _ => None,
         }
     }

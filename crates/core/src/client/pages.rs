@@ -132,19 +132,34 @@ impl<'de> Deserialize<'de> for RawObject {
     }
 }
 
+/// Why the pages of a listing cannot be joined into one result.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error("no pages")]
+    NoPages,
+    /// A page's result cannot be read as a JSON object.
+    #[error("{0}")]
+    Page(#[from] serde_json::Error),
+    #[error("#{seq}: {key} is not an array")]
+    NotArray { seq: u64, key: String },
+}
+
 /// The pages' `key` lists as one list, in the first page's object.
-pub fn join(key: &str, pages: &[Reply]) -> Result<(String, usize), String> {
-    let first = pages.first().ok_or("no pages")?;
+pub fn join(key: &str, pages: &[Reply]) -> Result<(String, usize), JoinError> {
+    let first = pages.first().ok_or(JoinError::NoPages)?;
     let mut items: Vec<Box<RawValue>> = Vec::new();
     for page in pages {
-        let obj: RawObject = serde_json::from_str(&page.raw).map_err(|e| e.to_string())?;
+        let obj: RawObject = serde_json::from_str(&page.raw)?;
         if let Some((_, list)) = obj.0.iter().find(|(k, _)| k == key) {
-            let list: Vec<Box<RawValue>> = serde_json::from_str(list.get())
-                .map_err(|_| format!("#{}: {key} is not an array", page.seq))?;
+            let list: Vec<Box<RawValue>> =
+                serde_json::from_str(list.get()).map_err(|_| JoinError::NotArray {
+                    seq: page.seq,
+                    key: key.to_string(),
+                })?;
             items.extend(list);
         }
     }
-    let head: RawObject = serde_json::from_str(&first.raw).map_err(|e| e.to_string())?;
+    let head: RawObject = serde_json::from_str(&first.raw)?;
     let mut out = String::from("{");
     let mut wrote_list = false;
     let member = |out: &mut String, k: &str, v: &str| {
@@ -232,7 +247,12 @@ mod tests {
             (r#"{"prompts":[1]}"#.into(), 1)
         );
         let bad = [reply(1, r#"{"prompts":{"a":1}}"#)];
-        assert!(join("prompts", &bad).unwrap_err().contains("not an array"));
+        assert!(
+            join("prompts", &bad)
+                .unwrap_err()
+                .to_string()
+                .contains("not an array")
+        );
     }
 
     #[test]

@@ -155,6 +155,49 @@ pub enum Kind {
     },
 }
 
+/// Why a `requestedSchema` cannot be shown as a form.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FormError {
+    #[error("requestedSchema is not an object")]
+    NotObject,
+    #[error("property {0:?} is an array without enum items, which elicitation does not allow")]
+    ArrayWithoutEnum(String),
+    #[error(
+        "property {key:?} has type {ty:?}; elicitation allows string, number, integer, boolean and enum arrays"
+    )]
+    Type { key: String, ty: String },
+}
+
+/// Why a value is not a valid answer to one field; the callers put the
+/// field's name in front.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FieldError {
+    #[error("at least {min} characters (got {got})")]
+    TooShort { min: u64, got: u64 },
+    #[error("at most {max} characters (got {got})")]
+    TooLong { max: u64, got: u64 },
+    #[error("{value:?} is not a valid {format}")]
+    Format { value: String, format: &'static str },
+    #[error("{0} is not an integer")]
+    NotInteger(serde_json::Number),
+    #[error("{value} is below the minimum {min}")]
+    Below { value: serde_json::Number, min: f64 },
+    #[error("{value} is above the maximum {max}")]
+    Above { value: serde_json::Number, max: f64 },
+    /// `value` as the caller shows it (quoted); `choices` listed.
+    #[error("{value} is not one of {choices}")]
+    NotAChoice { value: String, choices: String },
+    #[error("choose at least {min} (got {got})")]
+    TooFew { min: u64, got: u64 },
+    #[error("choose at most {max} (got {got})")]
+    TooMany { max: u64, got: u64 },
+    #[error("expected {expected}, got {got}")]
+    Type {
+        expected: &'static str,
+        got: &'static str,
+    },
+}
+
 /// One field of the form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -173,7 +216,7 @@ impl Field {
     }
 
     /// Why `v` is not a valid value of this field, if it is not.
-    pub fn check(&self, v: &Value) -> Result<(), String> {
+    pub fn check(&self, v: &Value) -> Result<(), FieldError> {
         match (&self.kind, v) {
             (
                 Kind::Text {
@@ -187,34 +230,43 @@ impl Field {
                 if let Some(min) = min_len
                     && n < *min
                 {
-                    return Err(format!("at least {min} characters (got {n})"));
+                    return Err(FieldError::TooShort { min: *min, got: n });
                 }
                 if let Some(max) = max_len
                     && n > *max
                 {
-                    return Err(format!("at most {max} characters (got {n})"));
+                    return Err(FieldError::TooLong { max: *max, got: n });
                 }
                 if let Some(f) = format
                     && !f.accepts(s)
                 {
-                    return Err(format!("{s:?} is not a valid {}", f.as_str()));
+                    return Err(FieldError::Format {
+                        value: s.clone(),
+                        format: f.as_str(),
+                    });
                 }
                 Ok(())
             }
             (Kind::Number { integer, min, max }, Value::Number(n)) => {
                 let x = n.as_f64().unwrap_or(f64::NAN);
                 if *integer && !(n.is_i64() || n.is_u64() || x.fract() == 0.0) {
-                    return Err(format!("{n} is not an integer"));
+                    return Err(FieldError::NotInteger(n.clone()));
                 }
                 if let Some(min) = min
                     && x < *min
                 {
-                    return Err(format!("{n} is below the minimum {min}"));
+                    return Err(FieldError::Below {
+                        value: n.clone(),
+                        min: *min,
+                    });
                 }
                 if let Some(max) = max
                     && x > *max
                 {
-                    return Err(format!("{n} is above the maximum {max}"));
+                    return Err(FieldError::Above {
+                        value: n.clone(),
+                        max: *max,
+                    });
                 }
                 Ok(())
             }
@@ -223,7 +275,10 @@ impl Field {
                 if choices.iter().any(|c| &c.value == s) {
                     Ok(())
                 } else {
-                    Err(format!("{s:?} is not one of {}", list(choices)))
+                    Err(FieldError::NotAChoice {
+                        value: format!("{s:?}"),
+                        choices: list(choices),
+                    })
                 }
             }
             (
@@ -237,27 +292,31 @@ impl Field {
                 for it in items {
                     match it.as_str() {
                         Some(s) if choices.iter().any(|c| c.value == s) => {}
-                        _ => return Err(format!("{it} is not one of {}", list(choices))),
+                        _ => {
+                            return Err(FieldError::NotAChoice {
+                                value: it.to_string(),
+                                choices: list(choices),
+                            });
+                        }
                     }
                 }
                 let n = items.len() as u64;
                 if let Some(min) = min_items
                     && n < *min
                 {
-                    return Err(format!("choose at least {min} (got {n})"));
+                    return Err(FieldError::TooFew { min: *min, got: n });
                 }
                 if let Some(max) = max_items
                     && n > *max
                 {
-                    return Err(format!("choose at most {max} (got {n})"));
+                    return Err(FieldError::TooMany { max: *max, got: n });
                 }
                 Ok(())
             }
-            (kind, v) => Err(format!(
-                "expected {}, got {}",
-                kind_name(kind),
-                super::frame::json_type_article(v)
-            )),
+            (kind, v) => Err(FieldError::Type {
+                expected: kind_name(kind),
+                got: super::frame::json_type_article(v),
+            }),
         }
     }
 }
@@ -323,9 +382,9 @@ fn choices(p: &Value) -> Option<Vec<Choice>> {
 
 /// The form of `schema`, field by field in the schema's order. A property
 /// the spec does not allow (nested objects, untyped) is an error naming it.
-pub fn form(schema: &Value) -> Result<Vec<Field>, String> {
+pub fn form(schema: &Value) -> Result<Vec<Field>, FormError> {
     if !schema.is_object() {
-        return Err("requestedSchema is not an object".into());
+        return Err(FormError::NotObject);
     }
     let required: Vec<&str> = schema
         .get("required")
@@ -370,16 +429,15 @@ pub fn form(schema: &Value) -> Result<Vec<Field>, String> {
                         max_items: uint("maxItems"),
                     },
                     None => {
-                        return Err(format!(
-                            "property {key:?} is an array without enum items, which elicitation does not allow"
-                        ));
+                        return Err(FormError::ArrayWithoutEnum(key.clone()));
                     }
                 }
             }
             other => {
-                return Err(format!(
-                    "property {key:?} has type {other:?}; elicitation allows string, number, integer, boolean and enum arrays"
-                ));
+                return Err(FormError::Type {
+                    key: key.clone(),
+                    ty: other.to_string(),
+                });
             }
         };
         fields.push(Field {
@@ -397,7 +455,7 @@ pub fn form(schema: &Value) -> Result<Vec<Field>, String> {
 /// Every reason `content` is not an answer to `schema`, one per problem,
 /// each naming the field (`/age: expected an integer, got a string`).
 pub fn validate(schema: &Value, content: &Map<String, Value>) -> Result<(), Vec<String>> {
-    let fields = form(schema).map_err(|e| vec![e])?;
+    let fields = form(schema).map_err(|e| vec![e.to_string()])?;
     let mut problems = Vec::new();
     for f in &fields {
         match content.get(&f.key) {
@@ -467,7 +525,7 @@ pub fn fit(
     schema: &Value,
     content: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Vec<String>> {
-    let fields = form(schema).map_err(|e| vec![e])?;
+    let fields = form(schema).map_err(|e| vec![e.to_string()])?;
     let kept: Map<String, Value> = content
         .iter()
         .filter(|(k, _)| fields.iter().any(|f| &f.key == *k))
@@ -537,7 +595,7 @@ mod tests {
             }
         ));
         let nested = json!({"properties": {"x": {"type": "object"}}});
-        assert!(form(&nested).unwrap_err().contains("\"x\""));
+        assert!(form(&nested).unwrap_err().to_string().contains("\"x\""));
     }
 
     #[test]

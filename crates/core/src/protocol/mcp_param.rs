@@ -13,6 +13,41 @@ pub const PREFIX: &str = "Mcp-Param-";
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
 
+/// Why a tool's `x-mcp-header` annotations make a client reject the tool;
+/// the text is the reason recorded with the rejection.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamHeaderError {
+    #[error("{} on {at} is not a string: {value}", ANNOTATION)]
+    NotString { at: String, value: Value },
+    #[error("{} on {at} is empty", ANNOTATION)]
+    Empty { at: String },
+    #[error(
+        "{} {name:?} on {at} has {bad:?}, which is not allowed in an HTTP field name",
+        ANNOTATION
+    )]
+    BadChar { name: String, at: String, bad: char },
+    /// `ty`: the parameter's `type` as JSON, or `(none)`.
+    #[error(
+        "{} {name:?} on {at} whose type is {ty}: only string, integer and boolean parameters may be mirrored",
+        ANNOTATION
+    )]
+    NotPrimitive {
+        name: String,
+        at: String,
+        ty: String,
+    },
+    #[error(
+        "{} {name:?} on {at} repeats {first:?} of {first_at} (names must be unique, ignoring case)",
+        ANNOTATION
+    )]
+    Repeated {
+        name: String,
+        at: String,
+        first: String,
+        first_at: String,
+    },
+}
+
 /// One annotated parameter: where its value sits in `arguments` and the
 /// name part of its header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +63,7 @@ pub struct ParamHeader {
 /// reject (exclude) the tool: an empty or non-token name, a duplicate name
 /// (case-insensitive), or an annotation on a non-primitive or `number`
 /// parameter.
-pub fn tool_headers(tool: &Value) -> Result<Vec<ParamHeader>, String> {
+pub fn tool_headers(tool: &Value) -> Result<Vec<ParamHeader>, ParamHeaderError> {
     let mut out = Vec::new();
     if let Some(schema) = tool.get("inputSchema") {
         walk(schema, &mut Vec::new(), &mut out)?;
@@ -36,7 +71,11 @@ pub fn tool_headers(tool: &Value) -> Result<Vec<ParamHeader>, String> {
     Ok(out)
 }
 
-fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) -> Result<(), String> {
+fn walk(
+    schema: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<ParamHeader>,
+) -> Result<(), ParamHeaderError> {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return Ok(());
     };
@@ -45,12 +84,12 @@ fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) -> R
         if let Some(ann) = prop.get(ANNOTATION) {
             let name = check_annotation(ann, prop, path)?;
             if let Some(dup) = out.iter().find(|h| h.name.eq_ignore_ascii_case(&name)) {
-                return Err(format!(
-                    "{ANNOTATION} {name:?} on {} repeats {:?} of {} (names must be unique, ignoring case)",
-                    path.join("."),
-                    dup.name,
-                    dup.path.join(".")
-                ));
+                return Err(ParamHeaderError::Repeated {
+                    name,
+                    at: path.join("."),
+                    first: dup.name.clone(),
+                    first_at: dup.path.join("."),
+                });
             }
             out.push(ParamHeader {
                 path: path.clone(),
@@ -63,18 +102,27 @@ fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) -> R
     Ok(())
 }
 
-fn check_annotation(ann: &Value, prop: &Value, path: &[String]) -> Result<String, String> {
+fn check_annotation(
+    ann: &Value,
+    prop: &Value,
+    path: &[String],
+) -> Result<String, ParamHeaderError> {
     let at = path.join(".");
     let Some(name) = ann.as_str() else {
-        return Err(format!("{ANNOTATION} on {at} is not a string: {ann}"));
+        return Err(ParamHeaderError::NotString {
+            at,
+            value: ann.clone(),
+        });
     };
     if name.is_empty() {
-        return Err(format!("{ANNOTATION} on {at} is empty"));
+        return Err(ParamHeaderError::Empty { at });
     }
     if let Some(bad) = name.chars().find(|c| !is_tchar(*c)) {
-        return Err(format!(
-            "{ANNOTATION} {name:?} on {at} has {bad:?}, which is not allowed in an HTTP field name"
-        ));
+        return Err(ParamHeaderError::BadChar {
+            name: name.to_string(),
+            at,
+            bad,
+        });
     }
     // Only string, integer and boolean values have one unambiguous header
     // form; `number` is excluded by the spec (float formatting differs).
@@ -93,9 +141,11 @@ fn check_annotation(ann: &Value, prop: &Value, path: &[String]) -> Result<String
         let ty = prop
             .get("type")
             .map_or("(none)".to_string(), Value::to_string);
-        return Err(format!(
-            "{ANNOTATION} {name:?} on {at} whose type is {ty}: only string, integer and boolean parameters may be mirrored"
-        ));
+        return Err(ParamHeaderError::NotPrimitive {
+            name: name.to_string(),
+            at,
+            ty,
+        });
     }
     Ok(name.to_string())
 }

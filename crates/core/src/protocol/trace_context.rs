@@ -5,6 +5,50 @@
 
 use serde_json::Value;
 
+/// Why a `traceparent`, `tracestate` or `baggage` value does not follow its
+/// W3C format; the text is what a finding or a log line says about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceContextError {
+    #[error("the version {0:?} is not two lowercase hex digits")]
+    Version(String),
+    #[error("version ff is forbidden")]
+    VersionFf,
+    #[error("not version-traceid-parentid-flags (four fields joined by '-')")]
+    Fields,
+    #[error("the {what} {value:?} is not {len} lowercase hex digits")]
+    NotHex {
+        what: &'static str,
+        value: String,
+        len: usize,
+    },
+    #[error("the {what} is all zeros (an invalid id)")]
+    AllZeros { what: &'static str },
+    #[error("{count} list members (at most {max})")]
+    TooManyMembers { count: usize, max: usize },
+    #[error("{bytes} bytes (at most {max})")]
+    TooLong { bytes: usize, max: usize },
+    #[error("the member {0:?} is not key=value")]
+    NotKeyValue(String),
+    #[error(
+        "the key {0:?} is not a tracestate key (lowercase letter first; a-z 0-9 _ - * /; tenant@system)"
+    )]
+    StateKey(String),
+    #[error(
+        "the value of {0:?} is not a tracestate value (printable ASCII but ',' and '=', at most 256, not ending in a space)"
+    )]
+    StateValue(String),
+    #[error("the key {0:?} appears twice")]
+    KeyTwice(String),
+    #[error("the key {0:?} is not an HTTP token")]
+    NotToken(String),
+    #[error(
+        "the value of {0:?} has a character baggage does not allow unencoded (space, '\"', ',', ';', '\\\\' or a non-ASCII byte: percent-encode it)"
+    )]
+    BaggageValue(String),
+    #[error("the property {prop:?} of {key:?} is malformed")]
+    Property { prop: String, key: String },
+}
+
 /// `traceparent`: version, trace id, parent (span) id, flags.
 pub const TRACEPARENT: &str = "traceparent";
 /// `tracestate`: vendor entries that travel with the trace.
@@ -52,22 +96,18 @@ impl TraceParent {
 
     /// Parse a `traceparent` value, saying what is wrong with one that does
     /// not follow the format (W3C Trace Context §3.2).
-    pub fn parse(s: &str) -> Result<TraceParent, String> {
+    pub fn parse(s: &str) -> Result<TraceParent, TraceContextError> {
         let parts: Vec<&str> = s.split('-').collect();
         let version = parts[0];
         if version.len() != 2 || !is_lower_hex(version) {
-            return Err(format!(
-                "the version {version:?} is not two lowercase hex digits"
-            ));
+            return Err(TraceContextError::Version(version.to_string()));
         }
         if version == "ff" {
-            return Err("version ff is forbidden".into());
+            return Err(TraceContextError::VersionFf);
         }
         // Version 00 has exactly four fields; a later version may append more.
         if parts.len() < 4 || (version == "00" && parts.len() != 4) {
-            return Err(
-                "not version-traceid-parentid-flags (four fields joined by '-')".to_string(),
-            );
+            return Err(TraceContextError::Fields);
         }
         let (trace_id, parent_id, flags) = (parts[1], parts[2], parts[3]);
         field(trace_id, 32, "trace id")?;
@@ -82,14 +122,16 @@ impl TraceParent {
     }
 }
 
-fn field(v: &str, len: usize, what: &str) -> Result<(), String> {
+fn field(v: &str, len: usize, what: &'static str) -> Result<(), TraceContextError> {
     if v.len() != len || !is_lower_hex(v) {
-        return Err(format!(
-            "the {what} {v:?} is not {len} lowercase hex digits"
-        ));
+        return Err(TraceContextError::NotHex {
+            what,
+            value: v.to_string(),
+            len,
+        });
     }
     if len != 2 && v.bytes().all(|b| b == b'0') {
-        return Err(format!("the {what} is all zeros (an invalid id)"));
+        return Err(TraceContextError::AllZeros { what });
     }
     Ok(())
 }
@@ -109,35 +151,31 @@ const BAGGAGE_MEMBERS: usize = 64;
 const BAGGAGE_BYTES: usize = 8192;
 
 /// Check a `tracestate` value (W3C Trace Context §3.3).
-pub fn check_tracestate(s: &str) -> Result<(), String> {
+pub fn check_tracestate(s: &str) -> Result<(), TraceContextError> {
     let members: Vec<&str> = s
         .split(',')
         .map(|m| m.trim_matches([' ', '\t']))
         .filter(|m| !m.is_empty())
         .collect();
     if members.len() > TRACESTATE_MEMBERS {
-        return Err(format!(
-            "{} list members (at most {TRACESTATE_MEMBERS})",
-            members.len()
-        ));
+        return Err(TraceContextError::TooManyMembers {
+            count: members.len(),
+            max: TRACESTATE_MEMBERS,
+        });
     }
     let mut keys = std::collections::HashSet::new();
     for m in members {
         let Some((key, value)) = m.split_once('=') else {
-            return Err(format!("the member {m:?} is not key=value"));
+            return Err(TraceContextError::NotKeyValue(m.to_string()));
         };
         if !tracestate_key(key) {
-            return Err(format!(
-                "the key {key:?} is not a tracestate key (lowercase letter first; a-z 0-9 _ - * /; tenant@system)"
-            ));
+            return Err(TraceContextError::StateKey(key.to_string()));
         }
         if !tracestate_value(value) {
-            return Err(format!(
-                "the value of {key:?} is not a tracestate value (printable ASCII but ',' and '=', at most 256, not ending in a space)"
-            ));
+            return Err(TraceContextError::StateValue(key.to_string()));
         }
         if !keys.insert(key) {
-            return Err(format!("the key {key:?} appears twice"));
+            return Err(TraceContextError::KeyTwice(key.to_string()));
         }
     }
     Ok(())
@@ -171,34 +209,35 @@ fn tracestate_value(v: &str) -> bool {
 }
 
 /// Check a `baggage` value (W3C Baggage §3.2).
-pub fn check_baggage(s: &str) -> Result<(), String> {
+pub fn check_baggage(s: &str) -> Result<(), TraceContextError> {
     if s.len() > BAGGAGE_BYTES {
-        return Err(format!("{} bytes (at most {BAGGAGE_BYTES})", s.len()));
+        return Err(TraceContextError::TooLong {
+            bytes: s.len(),
+            max: BAGGAGE_BYTES,
+        });
     }
     let members: Vec<&str> = s.split(',').collect();
     if members.len() > BAGGAGE_MEMBERS {
-        return Err(format!(
-            "{} list members (at most {BAGGAGE_MEMBERS})",
-            members.len()
-        ));
+        return Err(TraceContextError::TooManyMembers {
+            count: members.len(),
+            max: BAGGAGE_MEMBERS,
+        });
     }
     for m in members {
         let mut parts = m.split(';');
         let pair = parts.next().unwrap_or("").trim_matches([' ', '\t']);
         let Some((key, value)) = pair.split_once('=') else {
-            return Err(format!("the member {pair:?} is not key=value"));
+            return Err(TraceContextError::NotKeyValue(pair.to_string()));
         };
         let (key, value) = (
             key.trim_end_matches([' ', '\t']),
             value.trim_start_matches([' ', '\t']),
         );
         if !is_token(key) {
-            return Err(format!("the key {key:?} is not an HTTP token"));
+            return Err(TraceContextError::NotToken(key.to_string()));
         }
         if !baggage_value(value) {
-            return Err(format!(
-                "the value of {key:?} has a character baggage does not allow unencoded (space, '\"', ',', ';', '\\\\' or a non-ASCII byte: percent-encode it)"
-            ));
+            return Err(TraceContextError::BaggageValue(key.to_string()));
         }
         for prop in parts {
             let prop = prop.trim_matches([' ', '\t']);
@@ -210,7 +249,10 @@ pub fn check_baggage(s: &str) -> Result<(), String> {
                 }
             };
             if !ok {
-                return Err(format!("the property {prop:?} of {key:?} is malformed"));
+                return Err(TraceContextError::Property {
+                    prop: prop.to_string(),
+                    key: key.to_string(),
+                });
             }
         }
     }
@@ -248,7 +290,7 @@ pub fn problems(meta: &Value) -> Vec<(&'static str, String)> {
             _ => check_baggage(s),
         };
         if let Err(why) = r {
-            out.push((key, why));
+            out.push((key, why.to_string()));
         }
     }
     out

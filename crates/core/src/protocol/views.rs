@@ -56,15 +56,40 @@ struct ProgressWire<'a> {
     message: Option<Cow<'a, str>>,
 }
 
+/// Why the params of a progress or log notification cannot be read: which
+/// member is missing or malformed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ViewError {
+    #[error("progress notification without params")]
+    NoProgressParams,
+    #[error("progress params are not an object")]
+    ProgressNotObject,
+    #[error("progress params lack {0}")]
+    ProgressLacks(&'static str),
+    /// The token as it was written.
+    #[error("progressToken {0} is not a string or an integer")]
+    ProgressToken(String),
+    #[error("{member} {value} is not a number")]
+    NotANumber { member: &'static str, value: Value },
+    #[error("message {0} is not a string")]
+    MessageNotString(Value),
+    #[error("progress params are malformed")]
+    ProgressMalformed,
+    #[error("log message without params")]
+    NoLogParams,
+    #[error("log params need a string \"level\" (and optional string \"logger\")")]
+    LogMalformed,
+}
+
 impl<'a> ProgressView<'a> {
     /// Parse progress params; `Err` explains which field is malformed.
-    pub fn parse(params: Option<&'a RawValue>) -> Result<ProgressView<'a>, String> {
-        let params = params.ok_or("progress notification without params")?;
+    pub fn parse(params: Option<&'a RawValue>) -> Result<ProgressView<'a>, ViewError> {
+        let params = params.ok_or(ViewError::NoProgressParams)?;
         match serde_json::from_str::<ObjectOnly<ProgressWire<'a>>>(params.get()) {
             Ok(ObjectOnly(w)) => {
                 let key = IdKey::from_raw(w.token.get());
                 if !key.is_valid() {
-                    return Err(format!("progressToken {key} is not a string or an integer"));
+                    return Err(ViewError::ProgressToken(key.to_string()));
                 }
                 Ok(ProgressView {
                     token: w.token,
@@ -82,30 +107,40 @@ impl<'a> ProgressView<'a> {
     }
 }
 
-fn explain_progress(raw: &str) -> String {
+fn explain_progress(raw: &str) -> ViewError {
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(raw) else {
-        return "progress params are not an object".into();
+        return ViewError::ProgressNotObject;
     };
     match map.get("progressToken") {
-        None => return "progress params lack progressToken".into(),
+        None => return ViewError::ProgressLacks("progressToken"),
         Some(Value::String(_)) => {}
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
-        Some(other) => return format!("progressToken {other} is not a string or an integer"),
+        Some(other) => return ViewError::ProgressToken(other.to_string()),
     }
     match map.get("progress") {
-        None => return "progress params lack progress".into(),
+        None => return ViewError::ProgressLacks("progress"),
         Some(Value::Number(_)) => {}
-        Some(other) => return format!("progress {other} is not a number"),
+        Some(value) => {
+            return ViewError::NotANumber {
+                member: "progress",
+                value: value.clone(),
+            };
+        }
     }
     match map.get("total") {
         None | Some(Value::Number(_)) => {}
-        Some(other) => return format!("total {other} is not a number"),
+        Some(value) => {
+            return ViewError::NotANumber {
+                member: "total",
+                value: value.clone(),
+            };
+        }
     }
     match map.get("message") {
         None | Some(Value::String(_)) => {}
-        Some(other) => return format!("message {other} is not a string"),
+        Some(other) => return ViewError::MessageNotString(other.clone()),
     }
-    "progress params are malformed".into()
+    ViewError::ProgressMalformed
 }
 
 /// RFC 5424 levels as MCP uses them, in increasing severity.
@@ -190,12 +225,10 @@ struct LogWire<'a> {
 }
 
 impl<'a> LogView<'a> {
-    pub fn parse(params: Option<&'a RawValue>) -> Result<LogView<'a>, String> {
-        let params = params.ok_or("log message without params")?;
+    pub fn parse(params: Option<&'a RawValue>) -> Result<LogView<'a>, ViewError> {
+        let params = params.ok_or(ViewError::NoLogParams)?;
         let ObjectOnly(w): ObjectOnly<LogWire<'a>> =
-            serde_json::from_str(params.get()).map_err(|_| {
-                "log params need a string \"level\" (and optional string \"logger\")".to_string()
-            })?;
+            serde_json::from_str(params.get()).map_err(|_| ViewError::LogMalformed)?;
         Ok(LogView {
             level: w.level.parse().map_err(|_| w.level),
             logger: w.logger,
@@ -364,7 +397,7 @@ mod tests {
             (r#"["a",1]"#, "not an object"),
         ] {
             let err = ProgressView::parse(Some(&raw(bad))).unwrap_err();
-            assert!(err.contains(why), "{bad}: {err}");
+            assert!(err.to_string().contains(why), "{bad}: {err}");
         }
     }
 

@@ -198,7 +198,7 @@ impl TraceReader {
                     });
                     return Ok(None);
                 }
-                Err(why) => return Err(self.bad(self.line, why)),
+                Err(why) => return Err(self.bad(self.line, why.to_string())),
             }
         }
     }

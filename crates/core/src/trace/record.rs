@@ -376,13 +376,27 @@ pub enum TraceReadError {
     },
 }
 
+/// Why one event line of a trace cannot be read; the reader names the file
+/// and line around it ([`TraceReadError::Bad`]).
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    #[error("bad event: {0}")]
+    Json(#[source] serde_json::Error),
+    #[error("unknown dir {0:?}")]
+    Dir(String),
+    #[error("bad b64: {0}")]
+    Base64(#[source] base64::DecodeError),
+    #[error("event has neither json nor text")]
+    NoFrame,
+}
+
 /// A frame at least this long is handed over in the line's own buffer
 /// rather than copied out of it: a huge line is then held once, not twice.
 pub(super) const HAND_OVER: usize = 1 << 20;
 
 /// Parse one event line. The frame bytes of a large `json` event are the
 /// line's buffer itself, cut to the frame (`line` is left empty then).
-pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
+pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, EventError> {
     #[derive(serde::Deserialize)]
     struct Wire<'a> {
         seq: u64,
@@ -405,13 +419,13 @@ pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
         /// Where the raw JSON sits in the line.
         InLine(std::ops::Range<usize>),
     }
-    let w: Wire<'_> = serde_json::from_slice(line).map_err(|e| format!("bad event: {e}"))?;
-    let dir = Dir::parse(w.dir).ok_or_else(|| format!("unknown dir {:?}", w.dir))?;
+    let w: Wire<'_> = serde_json::from_slice(line).map_err(EventError::Json)?;
+    let dir = Dir::parse(w.dir).ok_or_else(|| EventError::Dir(w.dir.to_string()))?;
     let frame = match (w.json, w.text, w.b64) {
         (_, _, Some(b)) => Frame::Owned(
             base64::engine::general_purpose::STANDARD
                 .decode(b)
-                .map_err(|e| format!("bad b64: {e}"))?,
+                .map_err(EventError::Base64)?,
         ),
         (Some(j), _, _) => {
             let raw = j.get().as_bytes();
@@ -426,7 +440,7 @@ pub(super) fn parse_event(line: &mut Vec<u8>) -> Result<RecordedEvent, String> {
             }
         }
         (None, Some(t), None) => Frame::Owned(t.into_bytes()),
-        (None, None, None) => return Err("event has neither json nor text".into()),
+        (None, None, None) => return Err(EventError::NoFrame),
     };
     let (seq, t, in_batch, channel) = (w.seq, w.t, w.batch, w.ch.into_owned());
     let bytes = match frame {

@@ -105,7 +105,7 @@ impl ArgForm {
         context: bool,
     ) -> Result<ArgForm, String> {
         let (params, raw) = schema_text(fields);
-        let mut form = Form::new(&params, &raw)?;
+        let mut form = Form::new(&params, &raw).map_err(|e| e.to_string())?;
         // The first line of what the server says it is (the title names it).
         form.message = safe_row(message.lines().next().unwrap_or(""));
         Ok(ArgForm {

@@ -94,7 +94,7 @@ pub struct Form {
 
 impl Form {
     /// The form of `params`, fields in the order the server wrote them.
-    pub fn new(params: &Value, raw: &str) -> Result<Form, String> {
+    pub fn new(params: &Value, raw: &str) -> Result<Form, elicit::FormError> {
         let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
         let mut fields = elicit::form(schema)?;
         let order = elicit::property_order(raw);
@@ -313,7 +313,7 @@ impl Ask {
                 Ok(f) => AskKind::Form(f),
                 Err(why) => AskKind::Unusable {
                     message: text(&a.params, "message"),
-                    why: safe_row(&why),
+                    why: safe_row(&why.to_string()),
                 },
             },
         };

@@ -76,6 +76,22 @@ pub struct Check {
     pub warnings: Vec<String>,
 }
 
+/// Why pressing send sends nothing; the notice says it after "not sent: ".
+#[derive(Debug, thiserror::Error)]
+pub enum NotSent {
+    /// What validation found blocking ([`Check::error`]).
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Json(#[source] serde_json::Error),
+    #[error("a raw message needs a string \"method\"")]
+    NoMethod,
+    #[error("no tool selected: pick one in Tools")]
+    NoTool,
+    #[error("the custom progress token is empty (T to type one)")]
+    EmptyToken,
+}
+
 pub struct Composer {
     pub tool: Option<String>,
     pub schema: Value,
@@ -286,16 +302,16 @@ impl Composer {
     }
 
     /// The effect of pressing send, or why it cannot be sent.
-    pub fn effect(&self) -> Result<Effect, String> {
+    pub fn effect(&self) -> Result<Effect, NotSent> {
         if let Some(e) = &self.check.error {
-            return Err(e.clone());
+            return Err(NotSent::Invalid(e.clone()));
         }
-        let v: Value = serde_json::from_str(&self.text()).map_err(|e| e.to_string())?;
+        let v: Value = serde_json::from_str(&self.text()).map_err(NotSent::Json)?;
         if self.raw_mode {
             let method = v
                 .get("method")
                 .and_then(Value::as_str)
-                .ok_or("a raw message needs a string \"method\"")?
+                .ok_or(NotSent::NoMethod)?
                 .to_string();
             return Ok(Effect::Raw {
                 id: v.get("id").map(IdKey::from_value),
@@ -304,12 +320,9 @@ impl Composer {
                 limits: self.limits(),
             });
         }
-        let tool = self
-            .tool
-            .clone()
-            .ok_or("no tool selected: pick one in Tools")?;
+        let tool = self.tool.clone().ok_or(NotSent::NoTool)?;
         if self.token == TokenMode::Custom && self.custom_token.trim().is_empty() {
-            return Err("the custom progress token is empty (T to type one)".into());
+            return Err(NotSent::EmptyToken);
         }
         Ok(Effect::Call {
             tool,

@@ -143,7 +143,7 @@ pub fn prepare(area: Rect, st: &View, store: &Store) -> Body {
                         Style::default().fg(t.kind_problem),
                     ));
                     spans.push(Span::styled(
-                        safe_row(&why),
+                        safe_row(&why.to_string()),
                         Style::default().fg(t.kind_problem),
                     ));
                 }
