@@ -170,6 +170,32 @@ fn a_request_the_proxy_dropped_is_no_silence_of_the_servers() {
     assert_eq!(rules(&answered), vec![Rule::ResponseUnknownId]);
 }
 
+/// Over HTTP a `status` rule answers the host's request in the server's
+/// place: the server never got it, as with a drop.
+#[test]
+fn a_request_the_proxy_answered_with_a_status_is_no_silence_of_the_servers() {
+    let events = session(&[
+        (
+            10,
+            "meta",
+            inj(
+                TO_SERVER,
+                "status",
+                CALL,
+                None,
+                Some("answered HTTP 503 in the server's place"),
+            ),
+        ),
+        (
+            40_000,
+            "out",
+            r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#.into(),
+        ),
+    ]);
+    assert_eq!(rules(&events), Vec::<Rule>::new());
+    assert_eq!(rules(&uninjected(&events)), vec![Rule::ProgressStalled]);
+}
+
 #[test]
 fn a_request_the_proxy_sent_twice_is_answered_twice() {
     let events = session(&[

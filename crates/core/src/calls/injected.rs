@@ -9,7 +9,8 @@ use crate::protocol::frame::{Frame, classify};
 /// What the receiver got instead of the message as sent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Got {
-    /// Nothing: dropped, or its stream was closed.
+    /// Nothing: dropped, its stream was closed, or (over HTTP) the proxy
+    /// answered it with a status in the server's place.
     Nothing,
     /// Something that is no message (`cut`, `invalid-json`).
     Broken,
@@ -55,7 +56,7 @@ impl<'a> Injected<'a> {
             _ => return None,
         };
         let got = match action.as_str() {
-            "drop" | "close" => Got::Nothing,
+            "drop" | "close" | "status" => Got::Nothing,
             "duplicate" => Got::Twice,
             "delay" => Got::Later(
                 detail
