@@ -26,6 +26,25 @@ fn a_finding_about_one_host_session_names_it_in_the_list() {
     assert!(screen.contains("[7f3a9c01-4d2…]"), "{screen}");
 }
 
+/// At 120×30 a finding's message is longer than its row: the row ends in
+/// `…` at the border instead of stopping mid-word.
+#[test]
+fn a_message_cut_at_the_border_ends_in_an_ellipsis() {
+    let (_sc, mut app) = findings_app();
+    app.apply(Action::FocusFindings);
+    let screen = render(&mut app, 120, 30);
+    let findings = pane(&screen, "7 Findings");
+    let rows: Vec<&String> = findings
+        .rows
+        .iter()
+        .filter(|r| r.contains("progress-not-increasing"))
+        .collect();
+    assert!(!rows.is_empty(), "{screen}");
+    for r in rows {
+        assert!(r.trim_end().ends_with('…'), "{r:?}\n{screen}");
+    }
+}
+
 #[test]
 fn findings_are_counted_flagged_and_listed() {
     let (sc, app) = findings_app();

@@ -7,7 +7,7 @@
 
 use super::Row;
 use crate::checks::{Severity, SeverityCounts};
-use crate::tui::chrome::{block, fit, full_width, inner};
+use crate::tui::chrome::{block, cut_line, fit, full_width, inner};
 use crate::tui::format::safe_row;
 use crate::tui::pane::Pane;
 use crate::tui::screen::View;
@@ -188,6 +188,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
                 ])
             }
         };
+        // A message too long for the row ends in `…` (the selected row's
+        // whole text is below the list).
+        let line = cut_line(line, w);
         lines.push(if i == fs.cursor.selected {
             full_width(line, w, t.selected())
         } else {
