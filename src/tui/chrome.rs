@@ -123,19 +123,10 @@ pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
         // short of it, then `…` (more follows even when the span fits).
         let room = width - used;
         if room > 0 {
-            let mut text = String::new();
-            let mut cols = 0;
-            for c in span.content.chars() {
-                let cw = c.width().unwrap_or(0);
-                if cols + cw > room - 1 {
-                    break;
-                }
-                cols += cw;
-                text.push(c);
-            }
-            text.extend(std::iter::repeat_n(' ', room - 1 - cols));
-            text.push('…');
-            out.push(Span::styled(text, span.style));
+            out.push(Span::styled(
+                crate::tui::format::ellipsized(&span.content, room),
+                span.style,
+            ));
         }
         break;
     }
@@ -163,21 +154,7 @@ pub fn fit(s: &str, w: usize) -> String {
     } else if w == 0 {
         String::new()
     } else {
-        // Whole characters up to one column short, then the ellipsis; a
-        // wide character that would straddle the edge leaves a space.
-        let mut out = String::new();
-        let mut used = 0;
-        for c in s.chars() {
-            let cw = c.width().unwrap_or(0);
-            if used + cw > w - 1 {
-                break;
-            }
-            used += cw;
-            out.push(c);
-        }
-        out.extend(std::iter::repeat_n(' ', w - 1 - used));
-        out.push('…');
-        out
+        crate::tui::format::ellipsized(s, w)
     }
 }
 

@@ -23,26 +23,34 @@ pub fn safe_row(s: &str) -> String {
 /// marking the cut (a row's last column is never cut silently by the
 /// pane's border).
 pub fn clip(s: String, room: usize) -> String {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    use unicode_width::UnicodeWidthStr;
     if s.width() <= room {
         return s;
     }
     if room == 0 {
         return String::new();
     }
-    // Whole characters up to one column short, then the ellipsis (as
-    // `chrome::fit` cuts, which this layer below it cannot call).
+    ellipsized(&s, room)
+}
+
+/// `s` cut to `w` columns (at least 1), ending in `…` whatever its length:
+/// whole characters up to one column short, then the ellipsis; a wide
+/// character that would straddle the edge leaves a space. Every cut with
+/// an ellipsis (`clip`, `chrome::fit`, `chrome::cut_line`) is this one.
+pub fn ellipsized(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let room = w.saturating_sub(1);
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
         let cw = c.width().unwrap_or(0);
-        if used + cw > room - 1 {
+        if used + cw > room {
             break;
         }
         used += cw;
         out.push(c);
     }
-    out.extend(std::iter::repeat_n(' ', room - 1 - used));
+    out.extend(std::iter::repeat_n(' ', room - used));
     out.push('…');
     out
 }
