@@ -169,15 +169,17 @@ fn action(r: &RuleDoc) -> Result<Action, ActionError> {
             action: name.to_string(),
         });
     }
+    // What an action without fields of its own (or only `code`) must not have.
+    let takes_none = [
+        ("ms", ms),
+        ("jitter_ms", jitter),
+        ("every", every),
+        ("probability", prob),
+        ("how", how),
+    ];
     Ok(match name {
         "status" => {
-            unused(&[
-                ("ms", ms),
-                ("jitter_ms", jitter),
-                ("every", every),
-                ("probability", prob),
-                ("how", how),
-            ])?;
+            unused(&takes_none)?;
             match r.code {
                 Some(c) if (200..=599).contains(&c) => Action::Status(c),
                 Some(c) => return Err(ActionError::Code(c)),
@@ -224,13 +226,7 @@ fn action(r: &RuleDoc) -> Result<Action, ActionError> {
             })
         }
         "duplicate" | "hold" | "late" | "close" => {
-            unused(&[
-                ("ms", ms),
-                ("jitter_ms", jitter),
-                ("every", every),
-                ("probability", prob),
-                ("how", how),
-            ])?;
+            unused(&takes_none)?;
             match name {
                 "duplicate" => Action::Duplicate,
                 "hold" => Action::Hold,
