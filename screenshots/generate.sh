@@ -129,8 +129,14 @@ shot finished 160 48
 fi
 
 if want medium; then
-# 4b. 120x30, the full layout's smallest size, mid-progress.
-start 120 30 "--elicit defaults $RUNS"
+# 4b. 120x30, the full layout's smallest size, mid-progress. Progress has
+# room for three calls there, the newest first: the upload is sent last so
+# that its gauge is among them.
+MEDIUM_RUNS="--run 'context_builder {\"duration_ms\": 9000}' \
+      --run 'build_report {\"tasks\": 8, \"delay_ms\": 700}' \
+      --run 'pipeline_wait {\"polls\": 40, \"interval_ms\": 300}' \
+      --run 'upload_file {\"size_bytes\": 52428800, \"chunk_bytes\": 1048576, \"delay_ms\": 90}'"
+start 120 30 "$MEDIUM_RUNS"
 wait_for '(1[6-9]|2[0-9])\.[0-9] MiB / 50\.0 MiB'
 shot main-120x30 120 30
 fi
