@@ -165,10 +165,17 @@ fn progress_after_response_with_sdk_hosts() {
 fn reorder_progress_with_sdk_hosts() {
     both("reorder-progress", |host, r| {
         assert!(r.injected("hold") > 0, "{host:?}");
-        // Each one the server sent, once; the pairs swapped.
+        // Each one the server sent, once; the pairs swapped. The last pair
+        // goes out together with the result: the TypeScript SDK may lose
+        // both to it (its issue #2580, timing in the host); the Python SDK
+        // takes every one.
         let mut sorted = r.seen.clone();
         sorted.sort_unstable();
-        assert!(sorted.len() + 1 >= STEPS, "{host:?}: {:?}", r.seen);
+        let may_lose = match host {
+            Host::TypeScript => 2,
+            Host::Python => 0,
+        };
+        assert!(sorted.len() + may_lose >= STEPS, "{host:?}: {:?}", r.seen);
         assert!(sorted.iter().all(|p| r.sent.contains(p)), "{:?}", r.seen);
         sorted.dedup();
         assert_eq!(sorted.len(), r.seen.len(), "{host:?}: {:?}", r.seen);
