@@ -117,7 +117,10 @@ pub struct SameFile {
 /// them naming one new file (the same directory and name) still collide.
 /// Devices and pipes (`/dev/null`, `/dev/stdout`) are not files an output
 /// can destroy and are left alone.
-pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(), SameFile> {
+///
+/// The error is boxed: two paths make it large (over 128 bytes on
+/// Windows), and the `Ok` path should not carry that size.
+pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(), Box<SameFile>> {
     let ids = |named: &[Named<'_>]| -> Vec<Option<FileId>> {
         named.iter().map(|(_, p)| FileId::of(p)).collect()
     };
@@ -136,13 +139,13 @@ pub fn distinct_outputs(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<(
             )
             .find(|(_, other, _)| other.as_ref() == Some(id));
         if let Some(((what, path), _, role)) = clash {
-            return Err(SameFile {
+            return Err(Box::new(SameFile {
                 what: out.0.to_string(),
                 path: out.1.to_path_buf(),
                 role,
                 other_what: what.to_string(),
                 other: path.to_path_buf(),
-            });
+            }));
         }
     }
     Ok(())
