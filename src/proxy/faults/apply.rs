@@ -454,19 +454,9 @@ impl Engine {
         sent: Option<&[u8]>,
         detail: Option<String>,
     ) -> Event {
-        let r = &self.rules[i].rule;
-        let keep =
-            |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(self.max_frame)]).into_owned();
-        Event::Injected {
-            rule: r.index,
-            source: r.source.clone(),
-            action: r.action.name().into(),
-            stream: stream.label().into(),
-            original: keep(body),
-            original_bytes: (body.len() > self.max_frame).then_some(body.len() as u64),
-            sent: sent.map(keep),
-            detail,
-        }
+        self.rules[i]
+            .rule
+            .injected(stream, body, sent, detail, self.max_frame)
     }
 }
 

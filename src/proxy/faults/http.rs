@@ -169,18 +169,10 @@ impl HttpFaults {
             };
             r.fired += 1;
             verdict = v;
-            let keep =
-                |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(self.max_frame)]).into_owned();
-            events.push(Event::Injected {
-                rule: r.rule.index,
-                source: r.rule.source.clone(),
-                action: r.rule.action.name().into(),
-                stream: stream.label().into(),
-                original: keep(body),
-                original_bytes: (body.len() > self.max_frame).then_some(body.len() as u64),
-                sent: None,
-                detail: Some(detail),
-            });
+            events.push(
+                r.rule
+                    .injected(stream, body, None, Some(detail), self.max_frame),
+            );
         }
         verdict
     }

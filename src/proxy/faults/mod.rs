@@ -39,6 +39,32 @@ pub struct Rule {
     pub limit: Option<u64>,
 }
 
+impl Rule {
+    /// The `injected` event of this rule acting on `body` on `stream`:
+    /// the message as sent (and what went instead), each kept up to the
+    /// trace's frame cap `max_frame`.
+    pub fn injected(
+        &self,
+        stream: Stream,
+        body: &[u8],
+        sent: Option<&[u8]>,
+        detail: Option<String>,
+        max_frame: usize,
+    ) -> crate::event::Event {
+        let keep = |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(max_frame)]).into_owned();
+        crate::event::Event::Injected {
+            rule: self.index,
+            source: self.source.clone(),
+            action: self.action.name().into(),
+            stream: stream.label().into(),
+            original: keep(body),
+            original_bytes: (body.len() > max_frame).then_some(body.len() as u64),
+            sent: sent.map(keep),
+            detail,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Sent this much later (plus up to `jitter_ms`), the stream's order kept.
