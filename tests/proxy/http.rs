@@ -9,6 +9,7 @@ use crate::support;
 
 use crate::support::BIN;
 use crate::support::http::{Bg, Reply, raw_server, start_reporting};
+use crate::support::proxy::assert_server_not_blamed;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -915,24 +916,6 @@ fn injected(trace: &Path) -> Vec<serde_json::Value> {
         .filter(|l| l["json"]["event"] == "injected")
         .map(|l| l["json"].clone())
         .collect()
-}
-
-/// `check --trace` finds nothing against the server.
-fn assert_server_not_blamed(trace: &Path) {
-    let out = Command::new(BIN)
-        .args(["check", "--trace"])
-        .arg(trace)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let against: Vec<&serde_json::Value> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["party"] == "server")
-        .collect();
-    assert!(against.is_empty(), "{against:#?}");
 }
 
 /// `slow-server` over HTTP: each of the server's messages (the JSON

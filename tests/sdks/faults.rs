@@ -7,7 +7,9 @@
 //! what the host did (`cargo test -- --nocapture` shows it). Ignored by a
 //! plain `cargo test` (they need the peers of `tests/peers/install.sh`).
 
-use crate::support::proxy::{BIN, Rec, demo, dir_frames, proxied, recorded_when_ended};
+use crate::support::proxy::{
+    Rec, assert_server_not_blamed, demo, dir_frames, proxied, recorded_when_ended,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -108,20 +110,7 @@ impl Run {
 
     /// No finding against the server: everything it sent was right.
     fn assert_server_not_blamed(&self) {
-        let out = Command::new(BIN)
-            .args(["check", "--trace"])
-            .arg(&self.trace)
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let against: Vec<&Value> = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["party"] == "server")
-            .collect();
-        assert!(against.is_empty(), "{against:#?}");
+        assert_server_not_blamed(&self.trace);
     }
 }
 

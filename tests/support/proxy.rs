@@ -280,3 +280,22 @@ pub fn split_lines(b: &[u8]) -> Vec<Vec<u8>> {
     }
     v
 }
+
+/// `check --trace` on a proxy's recording finds nothing against the
+/// server (what `--faults` changed on the way is not its doing).
+pub fn assert_server_not_blamed(trace: &Path) {
+    let out = Command::new(BIN)
+        .args(["check", "--trace"])
+        .arg(trace)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let against: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["party"] == "server")
+        .collect();
+    assert!(against.is_empty(), "{against:#?}");
+}
