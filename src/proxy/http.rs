@@ -586,6 +586,9 @@ impl Shared {
                 })
                 .flatten(),
             protocol: protocol.clone(),
+            last_event_id: (method == hyper::Method::GET)
+                .then(|| header(&req, "last-event-id").map(str::to_string))
+                .flatten(),
         };
         // Dropped when the exchange is over, however it ends: the observer
         // is then told, and forgets it.

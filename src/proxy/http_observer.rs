@@ -17,6 +17,7 @@
 //!   bytes;
 //! - pieces in the queue, at most `QUEUE_PIECES`.
 
+use super::resumed::{Resumptions, Seen};
 use crate::event::Event;
 use crate::trace::{Dir, Trace};
 use bytes::Bytes;
@@ -73,15 +74,18 @@ const INJECTED_BYTES: usize = 512;
 enum Obs {
     /// The exchange began: its `host-request` event, recorded before anything of it.
     Start {
+        id: u64,
         ch: Arc<str>,
         ev: Event,
     },
     Request {
+        id: u64,
         ch: Arc<str>,
         body: Bytes,
     },
     /// A change `--faults` made (`injected`), where it happened.
     Injected {
+        id: u64,
         ch: Arc<str>,
         ev: Event,
     },
@@ -157,11 +161,13 @@ impl Observer {
     /// have its start, head and end recorded).
     pub fn exchange(self: &Arc<Self>, ch: &str, start: Event) -> Exchange {
         let ch: Arc<str> = ch.into();
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let room = self.open.clone().try_acquire_owned().ok().and_then(|open| {
             let first = self.tx.clone().try_reserve_owned().ok()?;
             let head = self.tx.clone().try_reserve_owned().ok()?;
             let end = self.tx.clone().try_reserve_owned().ok()?;
             first.send(Obs::Start {
+                id,
                 ch: ch.clone(),
                 ev: start,
             });
@@ -179,7 +185,7 @@ impl Observer {
         };
         Exchange {
             obs: self.clone(),
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            id,
             ch,
             head,
             end,
@@ -249,6 +255,7 @@ impl Exchange {
     pub fn request(&mut self, body: &Bytes) {
         let n = body.len();
         let o = Obs::Request {
+            id: self.id,
             ch: self.ch.clone(),
             body: body.clone(),
         };
@@ -291,6 +298,7 @@ impl Exchange {
     /// its frames (counted as lost when the observer has no room).
     pub fn injected(&mut self, ev: Event) {
         let o = Obs::Injected {
+            id: self.id,
             ch: self.ch.clone(),
             ev,
         };
@@ -383,6 +391,8 @@ async fn observe(
 ) {
     // Exchanges with a body in progress: one per place `MAX_OPEN` allows.
     let mut bodies: HashMap<u64, Body> = HashMap::new();
+    // Streams the host resumes: on the channel they continue.
+    let mut resumed = Resumptions::default();
     loop {
         let o = tokio::select! {
             biased;
@@ -394,18 +404,38 @@ async fn observe(
         };
         let Some(o) = o else { break };
         match o {
-            Obs::Start { ch, ev } => {
+            Obs::Start { id, ch, ev } => {
+                let (session, last) = match &ev {
+                    Event::HostRequest {
+                        session,
+                        last_event_id,
+                        ..
+                    } => (session.as_deref(), last_event_id.as_deref()),
+                    _ => (None, None),
+                };
+                let start = resumed.start(id, ch, session, last);
                 trace.append(|s, now| {
-                    s.append_event(&ch, now, &ev);
+                    if let (Some(attempt), Some(last)) = (start.resume, last) {
+                        // What the host waited before resuming is not seen here.
+                        let resume = Event::Resume {
+                            last_event_id: last.to_string(),
+                            after_ms: 0,
+                            attempt,
+                        };
+                        s.append_event(&start.ch, now, &resume);
+                    }
+                    s.append_event(&start.ch, now, &ev);
                 });
             }
-            Obs::Injected { ch, ev } => {
+            Obs::Injected { id, ch, ev } => {
+                let ch = resumed.channel(id).unwrap_or(ch);
                 trace.append(|s, now| {
                     s.append_event(&ch, now, &ev);
                 });
                 held.fetch_sub(INJECTED_BYTES, Ordering::Relaxed);
             }
-            Obs::Request { ch, body } => {
+            Obs::Request { id, ch, body } => {
+                let ch = resumed.channel(id).unwrap_or(ch);
                 trace.append(|s, now| {
                     s.append_frame(Dir::Out, &ch, now, body.trim_ascii(), &mut Vec::new());
                 });
@@ -418,6 +448,7 @@ async fn observe(
                 sse,
                 gap,
             } => {
+                let ch = resumed.channel(id).unwrap_or(ch);
                 bodies.insert(
                     id,
                     if sse {
@@ -445,6 +476,7 @@ async fn observe(
                     held.fetch_sub(bytes.len(), Ordering::Relaxed);
                     continue;
                 };
+                let ch = resumed.channel(id).unwrap_or(ch);
                 let before = body.held();
                 let frames = take_chunk(body, &bytes, gap[IN] > 0, gap_at_event);
                 // The chunk leaves the queue; what its body keeps of it stays held.
@@ -456,15 +488,28 @@ async fn observe(
                         tell_gap(s, &ch, now, gap);
                         for f in &frames {
                             match f {
-                                Piece::Frame(f) => {
-                                    s.append_frame(
-                                        Dir::In,
-                                        &ch,
-                                        now,
-                                        f.as_bytes(),
-                                        &mut Vec::new(),
-                                    );
+                                Piece::Frame { data, event_id } => {
+                                    let eid = event_id.as_deref();
+                                    match resumed.seen(id, eid, Some(data)) {
+                                        Seen::Replay(of) => {
+                                            let id = eid.unwrap_or_default().to_string();
+                                            s.append_event(&ch, now, &Event::SseReplay { id, of });
+                                        }
+                                        Seen::New => {
+                                            let seq = s.append_frame(
+                                                Dir::In,
+                                                &ch,
+                                                now,
+                                                data.as_bytes(),
+                                                &mut Vec::new(),
+                                            );
+                                            if let Some(eid) = eid {
+                                                resumed.recorded(id, eid, Some((seq, data)));
+                                            }
+                                        }
+                                    }
                                 }
+                                Piece::Priming(eid) => resumed.recorded(id, eid, None),
                                 // As the client records it: a meta event, not a frame.
                                 Piece::Endpoint(url) => {
                                     let url = url.trim().to_string();
@@ -483,6 +528,8 @@ async fn observe(
                 cancelled,
                 ..
             } => {
+                let ch = resumed.channel(id).unwrap_or(ch);
+                resumed.end(id);
                 let body = bodies.remove(&id);
                 if let Some(b) = &body {
                     held.fetch_sub(b.held(), Ordering::Relaxed);
@@ -530,7 +577,13 @@ async fn observe(
 
 /// What an SSE event completed by a chunk carries.
 enum Piece {
-    Frame(String),
+    /// A message, with the event's id if it had one.
+    Frame {
+        data: String,
+        event_id: Option<String>,
+    },
+    /// An event with an id and no data: a point to resume from.
+    Priming(String),
     /// A legacy server's `endpoint` event: where the host is to POST.
     Endpoint(String),
 }
@@ -547,11 +600,16 @@ fn take_chunk(body: &mut Body, bytes: &[u8], after_gap: bool, gap_at_event: bool
                 .feed(bytes)
                 .into_iter()
                 .filter_map(|e| {
-                    let data = e.data.filter(|d| !d.is_empty())?;
+                    let Some(data) = e.data.filter(|d| !d.is_empty()) else {
+                        return e.id.map(Piece::Priming);
+                    };
                     Some(if e.event == "endpoint" {
                         Piece::Endpoint(data)
                     } else {
-                        Piece::Frame(data)
+                        Piece::Frame {
+                            data,
+                            event_id: e.id,
+                        }
                     })
                 })
                 .collect()
@@ -633,6 +691,7 @@ mod tests {
             session: Some("s1".into()),
             target: None,
             protocol: None,
+            last_event_id: None,
         }
     }
 

@@ -7,6 +7,7 @@
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
 //! - `http_observer`: its exchanges into the trace, bounded, never waited for;
 //! - `faults`: changing the stdio traffic on purpose (`--faults`), recorded;
+//! - `resumed`: a stream the host resumes recorded on the stream it continues;
 //! - `observer`: framing stdio copies into the trace, bounded, never waited for;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
@@ -16,6 +17,7 @@ pub mod faults;
 pub mod http;
 pub mod http_observer;
 pub mod observer;
+mod resumed;
 pub mod stdio;
 pub mod wrap;
 

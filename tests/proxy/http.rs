@@ -1009,3 +1009,132 @@ fn faults_the_http_proxy_cannot_apply_are_refused() {
         assert!(err.contains(says), "{faults}: {err}");
     }
 }
+
+/// The trace's `(seq, channel)` of frames from the server matching `pred`,
+/// and the meta events of type `kind`.
+fn frames_in(
+    lines: &[serde_json::Value],
+    pred: &dyn Fn(&serde_json::Value) -> bool,
+) -> Vec<(u64, String)> {
+    lines
+        .iter()
+        .filter(|l| l["dir"] == "in" && pred(&l["json"]))
+        .map(|l| (l["seq"].as_u64().unwrap(), l["ch"].as_str().unwrap().into()))
+        .collect()
+}
+
+fn metas<'a>(lines: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    lines
+        .iter()
+        .filter(|l| l["dir"] == "meta" && l["json"]["event"] == kind)
+        .collect()
+}
+
+/// A server that ends each request stream early makes the host resume it
+/// with GET + `Last-Event-ID`: the GET continues the request's stream, so
+/// the progress it carries is on the request's own stream.
+#[test]
+fn a_resumed_stream_is_recorded_on_the_stream_it_continues() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut c = Command::new(BIN);
+    c.args([
+        "demo-server",
+        "--http",
+        "127.0.0.1:0",
+        "--sse-close-after",
+        "1",
+    ]);
+    let (_server, sport) = start_reporting(c);
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let out = call(pport, &["--protocol", "2025-11-25"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    stop(proxy);
+    let lines = support::trace_lines(&trace);
+    let call_ch = lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"]["method"] == "tools/call")
+        .unwrap()["ch"]
+        .clone();
+    let progress = frames_in(&lines, &|j| j["method"] == "notifications/progress");
+    assert_eq!(progress.len(), out.lines("[progress]").len());
+    assert!(progress.len() > 1, "{progress:?}");
+    for (seq, ch) in &progress {
+        assert_eq!(ch, &call_ch, "progress #{seq} is on the request's stream");
+    }
+    let resumes = metas(&lines, "resume");
+    assert!(!resumes.is_empty(), "the resume is said");
+    assert!(resumes.iter().all(|r| r["ch"] == call_ch));
+    assert_eq!(resumes[0]["json"]["attempt"], 1);
+    assert_server_not_blamed(&trace);
+    let report = check_json(&trace);
+    assert!(rules_of(&report).is_empty(), "{report:#}");
+}
+
+/// A host that lost what the proxy relayed resumes from before it: the
+/// server replays those events, the same messages. They are said once
+/// (`sse-replay`, naming the frame recorded first), not recorded and
+/// judged twice, and what follows them is recorded as it comes.
+#[test]
+fn events_a_resumed_stream_replays_are_not_recorded_twice() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, pport) = proxy(sport, &trace, d.path());
+    let session = initialize(pport);
+    let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"upload_file","arguments":{"size_bytes":1048576,"chunk_bytes":262144,"delay_ms":150},"_meta":{"progressToken":"tk"}}}"#;
+    let mut s = TcpStream::connect(("127.0.0.1", pport)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{pport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let (got, arrived) = read_until(&mut s, "\"progress\":524288");
+    assert!(arrived, "{got}");
+    // The priming event's id: the host resumes from there, as if the two
+    // progress events after it never reached it.
+    let first_id = got
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap_or_else(|| panic!("no event id: {got}"))
+        .trim()
+        .to_string();
+    drop(s);
+    let head = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{pport}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: {first_id}\r\n"
+    );
+    let resumed = raw(pport, &head, "", "\"result\"");
+    assert!(resumed.contains("\"progress\":262144"), "{resumed}");
+    assert!(resumed.contains("\"result\""), "{resumed}");
+    stop(proxy);
+
+    let lines = support::trace_lines(&trace);
+    let progress = frames_in(&lines, &|j| j["params"]["progressToken"] == "tk");
+    let values: Vec<u64> = progress
+        .iter()
+        .map(|(seq, _)| {
+            lines.iter().find(|l| l["seq"] == *seq).unwrap()["json"]["params"]["progress"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(values, [262144, 524288, 786432, 1048576], "each once");
+    let replays = metas(&lines, "sse-replay");
+    let of: Vec<u64> = replays
+        .iter()
+        .map(|r| r["json"]["of"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        of,
+        [progress[0].0, progress[1].0],
+        "the two replays name their frames"
+    );
+    let ch = &progress[0].1;
+    assert!(progress.iter().all(|(_, c)| c == ch), "{progress:?}");
+    assert!(replays.iter().all(|r| r["ch"] == *ch.as_str()));
+    assert_eq!(metas(&lines, "resume").len(), 1);
+    let report = check_json(&trace);
+    assert!(rules_of(&report).is_empty(), "{report:#}");
+}

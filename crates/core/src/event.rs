@@ -279,6 +279,10 @@ pub enum Event {
         target: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
+        /// A GET's `Last-Event-ID`: the host resumes the stream that
+        /// carried that event.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_event_id: Option<String>,
     },
     /// The server asked for another version; discovery is retried once.
     VersionRetry {
@@ -357,6 +361,13 @@ pub enum Event {
     /// it did, by which rule, to which message. The frames around it are
     /// what each party really sent, so the checks judge those; this says
     /// what the other party got instead.
+    /// A resumed stream replayed an SSE event (`id`) the proxy had already
+    /// relayed on it, the same message: it is the frame recorded as `of`,
+    /// and is not recorded (nor judged) twice.
+    SseReplay {
+        id: String,
+        of: u64,
+    },
     Injected {
         /// The rule's number among all `--faults` rules, from 1.
         rule: u32,
@@ -482,6 +493,7 @@ impl Event {
             Event::OtelMetrics { .. } => "otel-metrics",
             Event::OtelDropped { .. } => "otel-dropped",
             Event::OtelForeign { .. } => "otel-foreign",
+            Event::SseReplay { .. } => "sse-replay",
             Event::Injected { .. } => "injected",
         }
     }

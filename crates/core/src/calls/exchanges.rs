@@ -532,6 +532,7 @@ impl Exchanges {
             | Event::OtelMetrics { .. }
             | Event::OtelDropped { .. }
             | Event::OtelForeign { .. }
+            | Event::SseReplay { .. }
             | Event::Injected { .. } => {}
         }
     }
