@@ -337,12 +337,11 @@ fn relayed_body(
     resp: reqwest::Response,
     ex: Exchange,
     rewrite: Option<super::endpoint::EndpointRewrite>,
-    faults: Option<(Arc<HttpFaults>, Trace, bool)>,
+    faulted: Option<Faulted>,
 ) -> Body {
     // The exchange goes with the body: it ends when the stream is
     // dropped, at its end or when the host went away in the middle.
     // The observer gets the server's bytes as they were sent.
-    let faulted = faults.map(|(f, trace, sse)| Faulted::new(f, trace, sse));
     let state = (resp.bytes_stream(), ex, rewrite, faulted, false);
     let chunks = futures_util::stream::unfold(
         state,
@@ -355,6 +354,12 @@ fn relayed_body(
                         tokio::time::sleep_until(at).await;
                     }
                     return Some((Ok(Frame::data(b)), (up, ex, rw, fl, ended)));
+                }
+                if fl.as_ref().is_some_and(|f| f.closed) {
+                    // `--faults` closed the stream: the host's ends here, and
+                    // dropping the server's tells the server.
+                    ex.closed_by_proxy();
+                    return None;
                 }
                 if ended {
                     return None;
@@ -411,11 +416,17 @@ struct Faulted {
     ready: std::collections::VecDeque<(Bytes, Option<tokio::time::Instant>)>,
     /// Past the frame cap a message passes untested (it is not held).
     untested: bool,
+    /// The host can resume this stream, so a rule may close it.
+    closable: bool,
+    /// A rule closed it: nothing more goes to the host.
+    closed: bool,
 }
 
 impl Faulted {
-    fn new(f: Arc<HttpFaults>, trace: Trace, sse: bool) -> Faulted {
+    fn new(f: Arc<HttpFaults>, trace: Trace, sse: bool, closable: bool) -> Faulted {
         Faulted {
+            closable,
+            closed: false,
             f,
             trace,
             sse,
@@ -431,7 +442,7 @@ impl Faulted {
     }
 
     fn take(&mut self, b: Bytes, ex: &mut Exchange) {
-        if b.is_empty() {
+        if b.is_empty() || self.closed {
             return;
         }
         if self.untested {
@@ -447,6 +458,11 @@ impl Faulted {
                     if let (Some(data), Verdict::Pass) = (&ev.data, verdict) {
                         verdict = self.test(data.as_bytes(), ex);
                     }
+                }
+                if verdict == Verdict::Close {
+                    self.closed = true;
+                    self.pending.clear();
+                    return;
                 }
                 self.settle(block.into(), verdict);
             }
@@ -480,13 +496,17 @@ impl Faulted {
             Verdict::Delay(d) => self
                 .ready
                 .push_back((bytes, Some(tokio::time::Instant::now() + d))),
-            Verdict::Pass | Verdict::Answer(_) => self.ready.push_back((bytes, None)),
+            Verdict::Pass | Verdict::Answer(_) | Verdict::Close => {
+                self.ready.push_back((bytes, None))
+            }
         }
     }
 
     fn test(&self, message: &[u8], ex: &mut Exchange) -> Verdict {
         let mut events = Vec::new();
-        let v = self.f.server(message, self.trace.now_us(), &mut events);
+        let v = self
+            .f
+            .server(message, self.trace.now_us(), self.closable, &mut events);
         for ev in events {
             ex.injected(ev);
         }
@@ -514,13 +534,20 @@ fn host_session(req: &Request<Incoming>) -> Option<String> {
 /// cancels it: the 2026-07-28 era, whose hosts cancel that way over HTTP
 /// (earlier revisions say a disconnect is not a cancel).
 fn cancelled_by_closing(protocol: Option<&str>, body: &[u8]) -> Option<serde_json::Value> {
-    let revision: crate::protocol::Revision = protocol?.trim().parse().ok()?;
-    if revision.era() != crate::protocol::Era::Stateless {
+    if !stateless(protocol) {
         return None;
     }
     let v: serde_json::Value = serde_json::from_slice(body).ok()?;
     v.get("method")?;
     v.get("id").filter(|id| !id.is_null()).cloned()
+}
+
+/// Whether a request's `MCP-Protocol-Version` is of the 2026-07-28 era,
+/// which has no resumption (closing a request's stream cancels it).
+fn stateless(protocol: Option<&str>) -> bool {
+    protocol
+        .and_then(|p| p.trim().parse::<crate::protocol::Revision>().ok())
+        .is_some_and(|r| r.era() == crate::protocol::Era::Stateless)
 }
 
 impl Shared {
@@ -636,7 +663,8 @@ impl Shared {
                     let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY);
                     return text(status, String::new());
                 }
-                Verdict::Pass => {}
+                // Host messages are never closed (`HttpFaults::host`).
+                Verdict::Pass | Verdict::Close => {}
             }
         }
         let t0 = Instant::now();
@@ -694,7 +722,12 @@ impl Shared {
         // absolute URL: it is pointed at the proxy (see `endpoint`).
         let rewrite = (method == hyper::Method::GET && sse)
             .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
-        let faults = self.faults.clone().map(|f| (f, self.trace.clone(), sse));
+        // Only a POST's stream can be resumed by the host, and not at 2026-07-28.
+        let closable = sse && method == hyper::Method::POST && !stateless(protocol.as_deref());
+        let faults = self
+            .faults
+            .clone()
+            .map(|f| Faulted::new(f, self.trace.clone(), sse, closable));
         out.body(relayed_body(resp, ex, rewrite, faults))
             .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
     }

@@ -319,6 +319,11 @@ impl Exchange {
         self.ended = true;
     }
 
+    /// `--faults` closed the response stream: its end is no host's cancel.
+    pub fn closed_by_proxy(&mut self) {
+        self.ended = true;
+    }
+
     /// Closing this exchange's response stream before the server ends it
     /// cancels request `id` (the 2026-07-28 era over HTTP).
     pub fn cancels_on_close(&mut self, id: serde_json::Value) {

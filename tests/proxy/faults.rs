@@ -381,7 +381,10 @@ fn bad_faults_are_usage_errors_that_say_where() {
     assert!(err.contains("in && (progress\n"), "{err}");
     assert!(err.contains("^ "), "{err}");
     let err = faults_usage(&["--faults", "drop-sse-stream"], d.path());
-    assert!(err.contains("drop-sse-stream is not built yet"), "{err}");
+    assert!(
+        err.contains("drop-sse-stream") && err.contains("needs the HTTP proxy"),
+        "{err}"
+    );
     let err = faults_usage(&["--faults", "no-such-preset-or-file"], d.path());
     assert!(
         err.contains("not a preset") && err.contains("lose-progress:N%"),

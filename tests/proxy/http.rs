@@ -984,13 +984,60 @@ fn status_answers_for_the_server_and_delay_holds_a_host_message_over_http() {
     assert_server_not_blamed(&trace);
 }
 
+/// `drop-sse-stream`: each call's response stream is closed before its
+/// first progress. The host resumes it with GET + `Last-Event-ID`; the
+/// server replays that progress there, and the call completes with all of
+/// it. The recording has each progress once, on the call's own stream, the
+/// `close-stream` change, the resume and the replay; nothing is blamed on
+/// the server.
+#[test]
+fn drop_sse_stream_makes_the_host_resume_and_the_server_is_not_blamed() {
+    let d = tempfile::tempdir().unwrap();
+    let (out, trace, _) = faulted_call(&["drop-sse-stream"], d.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = support::trace_lines(&trace);
+    let progress = frames_in(&lines, &|j| j["method"] == "notifications/progress");
+    // The host got every progress the server sent, each once.
+    assert_eq!(
+        progress.len(),
+        out.lines("[progress]").len(),
+        "{}",
+        out.stderr
+    );
+    assert!(progress.len() >= 2, "{}", out.stderr);
+    let call_ch = lines
+        .iter()
+        .find(|l| l["dir"] == "out" && l["json"]["method"] == "tools/call")
+        .unwrap()["ch"]
+        .clone();
+    assert!(
+        progress.iter().all(|(_, ch)| *ch == call_ch),
+        "{progress:?}"
+    );
+    let inj = injected(&trace);
+    assert_eq!(inj.len(), 1, "one call, one stream closed: {inj:#?}");
+    assert_eq!(inj[0]["action"], "close-stream");
+    assert!(
+        inj[0]["original"]
+            .as_str()
+            .is_some_and(|o| o.contains("notifications/progress"))
+    );
+    assert_eq!(metas(&lines, "resume").len(), 1);
+    let replays = metas(&lines, "sse-replay");
+    assert_eq!(replays.len(), 1, "the first progress, replayed");
+    assert_eq!(replays[0]["json"]["of"].as_u64(), Some(progress[0].0));
+    assert_server_not_blamed(&trace);
+    let report = check_json(&trace);
+    assert!(rules_of(&report).is_empty(), "{report:#}");
+}
+
 /// What cannot act over HTTP is refused with its reason (exit 2).
 #[test]
 fn faults_the_http_proxy_cannot_apply_are_refused() {
     let d = tempfile::tempdir().unwrap();
     for (faults, says) in [
         ("reorder-progress", "works with the stdio proxy only"),
-        ("drop-sse-stream", "not built yet"),
+        ("lose-progress:50%", "works with the stdio proxy only"),
     ] {
         let out = Command::new(BIN)
             .args([

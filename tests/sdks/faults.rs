@@ -208,3 +208,124 @@ fn slow_server_with_sdk_hosts() {
         assert!(r.seen.windows(2).all(|w| w[0] < w[1]), "{:?}", r.seen);
     });
 }
+
+// --- over Streamable HTTP
+
+/// One call of `upload_file` by `host` over Streamable HTTP, through the
+/// HTTP proxy with `preset` to the demo server.
+fn run_http(host: Host, preset: &str, dir: &Path) -> Run {
+    let trace = dir.join(format!("{host:?}-http-{preset}.jsonl"));
+    let mut c = Command::new(crate::support::BIN);
+    c.args(["demo-server", "--http", "127.0.0.1:0"]);
+    let (_server, sport) = crate::support::http::start_reporting(c);
+    let mut c = Command::new(crate::support::BIN);
+    c.args(["proxy", "--listen", "127.0.0.1:0", "--url"])
+        .arg(format!("http://127.0.0.1:{sport}/mcp"))
+        .arg("--record")
+        .arg(&trace)
+        .args(["--faults", preset])
+        .env("MCPSCOPE_RUNTIME_DIR", dir);
+    let (mut proxy, pport) = crate::support::http::start_reporting(c);
+    let url = format!("http://127.0.0.1:{pport}/mcp");
+    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let mut cmd = match host {
+        Host::TypeScript => {
+            let mut c = Command::new(crate::support::peer("node/node_modules/node/bin/node"));
+            c.arg(peers.join("mock_host.mjs"))
+                .args(["upload_file", UPLOAD, "--url", &url]);
+            c
+        }
+        Host::Python => {
+            let mut c = Command::new(crate::support::peer("venv/bin/python"));
+            c.arg(peers.join("sdk_http_host.py"))
+                .args([url.as_str(), "upload_file", UPLOAD]);
+            c
+        }
+    };
+    let start = Instant::now();
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::support::finish(out);
+    let elapsed = start.elapsed();
+    assert_eq!(out.code, 0, "{host:?} failed: {}", out.stderr);
+    // SAFETY: kill(2) on our own child, which has not been waited for; its
+    // recording is complete once it has ended.
+    unsafe { libc::kill(proxy.0.id() as i32, libc::SIGTERM) };
+    proxy.0.wait().unwrap();
+    let v: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    assert!(v["result"].is_object(), "{v}");
+    // The TypeScript host lists everything it saw as events, the Python
+    // one its progress.
+    let progress: Vec<&Value> = match host {
+        Host::TypeScript => v["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == "progress")
+            .collect(),
+        Host::Python => v["progress"].as_array().unwrap().iter().collect(),
+    };
+    let seen = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap() as u64)
+        .collect();
+    // The proxy has ended: its recording is complete.
+    let recs = crate::support::proxy::recorded(&trace);
+    let sent = dir_frames(&recs, "in")
+        .iter()
+        .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
+        .filter(|v| v["method"] == "notifications/progress")
+        .filter_map(|v| v["params"]["progress"].as_u64())
+        .collect();
+    Run {
+        seen,
+        sent,
+        recs,
+        trace,
+        elapsed,
+    }
+}
+
+impl Run {
+    /// The meta events of type `kind` recorded.
+    fn metas(&self, kind: &str) -> usize {
+        self.recs
+            .iter()
+            .filter(|r| r.dir == "meta")
+            .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+            .filter(|v| v["event"] == kind)
+            .count()
+    }
+}
+
+/// Each call's response stream is closed before its first progress. Both
+/// SDK clients resume it with GET + `Last-Event-ID` and get all eight, in
+/// order: the server replays the one they missed. The recording has each
+/// progress once (the replay is said, not recorded again), the change, the
+/// resume, and nothing against the server.
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): the TypeScript and Python SDKs"]
+fn drop_sse_stream_with_sdk_hosts_over_http() {
+    let d = tempfile::tempdir().unwrap();
+    for host in [Host::TypeScript, Host::Python] {
+        let r = run_http(host, "drop-sse-stream", d.path());
+        println!(
+            "drop-sse-stream: {host:?} host saw {} of {} progress: {:?} ({} ms)",
+            r.seen.len(),
+            r.sent.len(),
+            r.seen,
+            r.elapsed.as_millis()
+        );
+        r.assert_server_sent_all_in_order();
+        r.assert_server_not_blamed();
+        assert_eq!(r.seen, r.sent, "{host:?} resumed and got every progress");
+        assert_eq!(r.injected("close-stream"), 1, "{host:?}");
+        assert_eq!(r.metas("resume"), 1, "{host:?}");
+        assert_eq!(r.metas("sse-replay"), 1, "{host:?}");
+    }
+}

@@ -373,7 +373,9 @@ pub enum Event {
         rule: u32,
         /// The preset (`lose-progress:50%`) or file the rule came from.
         source: String,
-        /// delay, drop, duplicate, hold, late, corrupt or close.
+        /// delay, drop, duplicate, hold, late, corrupt or close; over HTTP
+        /// also status, and close-stream (a response stream closed before
+        /// the message: the host may get it when it resumes the stream).
         action: String,
         /// `host→server` or `server→host`.
         stream: String,

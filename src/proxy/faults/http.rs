@@ -4,14 +4,18 @@
 //! in the order they pass the proxy. Over HTTP a rule can
 //!
 //! - `delay` a message, either way (added latency);
-//! - answer a host's message with an HTTP `status` in the server's place.
+//! - answer a host's message with an HTTP `status` in the server's place;
+//! - `close` the response stream of a host's POST just before a server
+//!   message (the `drop-sse-stream` preset), to exercise resumption: the
+//!   host never gets that message on it, and resumes the stream with GET +
+//!   `Last-Event-ID` if it can; the server replays it there. Only streams a
+//!   host can resume are closed: not a GET's (the resumed stream itself,
+//!   which would be closed again at the same message), and not at
+//!   2026-07-28, where closing a request's stream cancels the request.
 //!
 //! The other actions work on the stdio proxy's lines and are refused here
-//! with a reason. Ending a response stream mid-call (`close`, the
-//! `drop-sse-stream` preset) is refused too: the host then resumes the
-//! stream on a GET, and the checks do not yet follow a resumed stream in a
-//! proxy's recording (they would blame the server's replay). Each change is
-//! an `injected` event, as on stdio.
+//! with a reason. Each change is an `injected` event, as on stdio; a closed
+//! stream's is `close-stream`, since the host may still get the message.
 
 use super::{Action, Faults, FaultsError, Rule, SplitMix, Stream};
 use crate::event::Event;
@@ -28,6 +32,8 @@ pub enum Verdict {
     Delay(Duration),
     /// Answer the host's request with this status; the server never sees it.
     Answer(u16),
+    /// End the host's response stream before this message.
+    Close,
 }
 
 struct Live {
@@ -73,14 +79,14 @@ impl HttpFaults {
                     );
                 }
                 Action::Status(_) => {}
-                Action::Close => {
+                Action::Close if dir != Some(Dir::In) => {
                     return refuse(
-                        "ending a response stream over HTTP is not built yet: the host would \
-                         resume it, and the checks do not follow a resumed stream in a proxy's \
-                         recording yet"
+                        "it closes a response stream before a server's message: its match must \
+                         select them (`in && …`)"
                             .into(),
                     );
                 }
+                Action::Close => {}
                 _ => {
                     return refuse(
                         "works with the stdio proxy only; over HTTP a rule can delay, status or \
@@ -111,15 +117,29 @@ impl HttpFaults {
 
     /// The host's message `body` (a POST's JSON), read at `t_us`.
     pub fn host(&self, body: &[u8], t_us: u64, events: &mut Vec<Event>) -> Verdict {
-        self.test(Stream::HostToServer, body, t_us, events)
+        self.test(Stream::HostToServer, body, t_us, false, events)
     }
 
-    /// A server's message (an SSE event's data, or a JSON response body).
-    pub fn server(&self, body: &[u8], t_us: u64, events: &mut Vec<Event>) -> Verdict {
-        self.test(Stream::ServerToHost, body, t_us, events)
+    /// A server's message (an SSE event's data, or a JSON response body);
+    /// `closable`: on a stream the host can resume (see the module).
+    pub fn server(
+        &self,
+        body: &[u8],
+        t_us: u64,
+        closable: bool,
+        events: &mut Vec<Event>,
+    ) -> Verdict {
+        self.test(Stream::ServerToHost, body, t_us, closable, events)
     }
 
-    fn test(&self, stream: Stream, body: &[u8], t_us: u64, events: &mut Vec<Event>) -> Verdict {
+    fn test(
+        &self,
+        stream: Stream,
+        body: &[u8],
+        t_us: u64,
+        closable: bool,
+        events: &mut Vec<Event>,
+    ) -> Verdict {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let f = classify(body);
         let method = match f.kind {
@@ -164,15 +184,25 @@ impl HttpFaults {
                     Verdict::Answer(code),
                     format!("answered HTTP {code} in the server's place"),
                 ),
-                // Refused by `new`.
+                Action::Close if closable => (
+                    Verdict::Close,
+                    "closed the host's response stream before this message; the host may resume it"
+                        .to_string(),
+                ),
+                // Refused by `new`, or a stream no host could resume.
                 _ => continue,
             };
             r.fired += 1;
             verdict = v;
-            events.push(
-                r.rule
-                    .injected(stream, body, None, Some(detail), self.max_frame),
-            );
+            let mut ev = r
+                .rule
+                .injected(stream, body, None, Some(detail), self.max_frame);
+            if let (Verdict::Close, Event::Injected { action, .. }) = (v, &mut ev) {
+                // Not the stdio `close`: the host's input goes on, and it may
+                // still get the message on the resumed stream.
+                *action = "close-stream".into();
+            }
+            events.push(ev);
         }
         verdict
     }
@@ -248,10 +278,14 @@ mod tests {
         .unwrap();
         let mut ev = Vec::new();
         assert_eq!(
-            f.server(PROGRESS, 0, &mut ev),
+            f.server(PROGRESS, 0, true, &mut ev),
             Verdict::Delay(Duration::from_millis(3))
         );
-        assert_eq!(f.server(PROGRESS, 0, &mut ev), Verdict::Pass, "limit 1");
+        assert_eq!(
+            f.server(PROGRESS, 0, true, &mut ev),
+            Verdict::Pass,
+            "limit 1"
+        );
         assert_eq!(f.host(CALL, 0, &mut ev), Verdict::Answer(503));
         let ping = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
         assert_eq!(
@@ -276,8 +310,22 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.0.contains("`out && …`"), "{e}");
-        let e = faults(&[("in", Action::Close, None)]).err().unwrap();
-        assert!(e.0.contains("resumed stream"), "{e}");
+        let e = faults(&[("progress", Action::Close, None)]).err().unwrap();
+        assert!(e.0.contains("`in && …`"), "{e}");
+    }
+
+    #[test]
+    fn a_stream_is_closed_only_where_the_host_can_resume_it() {
+        let f = faults(&[("in && progress", Action::Close, None)]).unwrap();
+        let mut ev = Vec::new();
+        assert_eq!(f.server(PROGRESS, 0, false, &mut ev), Verdict::Pass);
+        assert!(ev.is_empty(), "a rule that did not act says nothing");
+        assert_eq!(f.server(PROGRESS, 0, true, &mut ev), Verdict::Close);
+        let Some(Event::Injected { action, detail, .. }) = ev.first() else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(action, "close-stream");
+        assert!(detail.as_deref().unwrap().contains("may resume"));
     }
 
     #[test]

@@ -166,6 +166,13 @@ pub fn load(args: &[String]) -> Result<Faults, FaultsError> {
 /// request, which a stdio connection has none of.
 pub fn for_stdio(faults: Faults) -> Result<Faults, FaultsError> {
     for r in &faults.rules {
+        if r.source == presets::DROP_SSE_STREAM {
+            return Err(FaultsError(format!(
+                "--faults {}: it ends a call's SSE stream, which a stdio connection does not \
+                 have: it needs the HTTP proxy (--listen ADDR:PORT --url URL)",
+                r.source
+            )));
+        }
         if let Action::Status(_) = r.action {
             return Err(FaultsError(format!(
                 "--faults {}: rule {} (status) answers an HTTP request: it needs the HTTP proxy \

@@ -36,13 +36,9 @@ pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
             };
             ("in", Action::Delay { ms, jitter_ms: 0 })
         }
-        (DROP_SSE_STREAM, _) => {
-            return bad(
-                "drop-sse-stream is not built yet: the host would resume the stream on a GET, \
-                 and the checks do not follow a resumed stream in a proxy's recording yet (a \
-                 stdio connection has no SSE stream to drop at all)",
-            );
-        }
+        // Each call's POST stream closed before its first progress; the
+        // host resumes it (see `http`), and its GET is never closed.
+        (DROP_SSE_STREAM, None) => ("in && progress", Action::Close),
         ("server-request-storm", _) => {
             return bad(
                 "server-request-storm forges messages, which the proxy does not do yet; \
@@ -50,7 +46,7 @@ pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
                  slow-server:DURATION",
             );
         }
-        ("progress-after-response" | "reorder-progress", Some(_)) => {
+        ("progress-after-response" | "reorder-progress" | DROP_SSE_STREAM, Some(_)) => {
             return bad("this preset takes no value");
         }
         ("lose-progress" | "slow-server", None) => {
@@ -107,7 +103,8 @@ mod tests {
         );
         assert!(rules("faults.toml", 1).unwrap().is_none());
         assert!(rules("lose-progress:150%", 1).is_err());
-        let e = rules("drop-sse-stream", 1).unwrap_err().0;
-        assert!(e.contains("not built yet"), "{e}");
+        let drop = rules("drop-sse-stream", 1).unwrap().unwrap();
+        assert_eq!(drop[0].action, Action::Close);
+        assert!(rules("drop-sse-stream:2", 1).is_err());
     }
 }

@@ -64,7 +64,9 @@ impl<'a> Injected<'a> {
                     .and_then(|d| d.strip_suffix(" ms"))
                     .and_then(|ms| ms.parse().ok()),
             ),
-            "hold" | "late" => Got::Later(None),
+            // Over HTTP a closed response stream: the host may get the
+            // message when it resumes the stream, some time later.
+            "hold" | "late" | "close-stream" => Got::Later(None),
             "corrupt" if detail.as_deref() == Some("wrong-id") => {
                 match sent.as_deref().and_then(|s| classify(s.as_bytes()).id) {
                     Some(id) => Got::Renamed(id),
