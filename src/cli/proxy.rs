@@ -71,7 +71,7 @@ pub struct ProxyArgs {
     /// Change the traffic on purpose: a faults file (TOML rules, each a
     /// filter and an action) or a preset (progress-after-response,
     /// reorder-progress, lose-progress:N%, slow-server:DURATION,
-    /// drop-sse-stream for HTTP); repeatable.
+    /// drop-sse-stream for HTTP, server-request-storm[:N] for stdio); repeatable.
     /// Every change is recorded as an `injected` event (docs/intercept.md).
     #[arg(long, value_name = "FILE|PRESET")]
     pub faults: Vec<String>,

@@ -306,6 +306,45 @@ fn a_server_request_whose_id_the_proxy_changed_is_answered_by_the_id_the_host_go
     );
 }
 
+/// `forge` (`server-request-storm`): the host got a request the server
+/// never sent, and answered it; the answer was kept from the server.
+#[test]
+fn a_request_the_proxy_forged_is_answered_by_the_host_it_reached() {
+    const FORGED: &str = r#"{"jsonrpc":"2.0","id":"mcpscope-forged-1","method":"ping"}"#;
+    const ANSWER: &str = r#"{"jsonrpc":"2.0","id":"mcpscope-forged-1","result":{}}"#;
+    let events = session(&[
+        (
+            20,
+            "meta",
+            inj(
+                TO_HOST,
+                "forge",
+                FORGED,
+                Some(FORGED),
+                Some("forged by rule 1 (1 of 1)"),
+            ),
+        ),
+        (30, "out", ANSWER.into()),
+        (
+            30,
+            "meta",
+            inj(
+                TO_SERVER,
+                "forge",
+                ANSWER,
+                None,
+                Some("the host's answer to a forged request, kept from the server"),
+            ),
+        ),
+        (40, "in", DONE.into()),
+    ]);
+    assert_eq!(rules(&events), Vec::<Rule>::new());
+    assert_eq!(
+        rules(&uninjected(&events)),
+        vec![Rule::ClientResponseUnknownId]
+    );
+}
+
 #[test]
 fn requests_after_the_proxy_closed_the_servers_input_never_reached_it() {
     let events = session(&[

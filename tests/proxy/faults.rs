@@ -385,6 +385,23 @@ fn bad_faults_are_usage_errors_that_say_where() {
         err.contains("drop-sse-stream") && err.contains("needs the HTTP proxy"),
         "{err}"
     );
+    let err = faults_usage(&["--faults", "server-request-storm:0"], d.path());
+    assert!(err.contains("from 1 to 10000"), "{err}");
+    let forge = d.path().join("forge.toml");
+    std::fs::write(
+        &forge,
+        "[[rule]]\nmatch = \"progress\"\naction = \"forge\"\nmethod = \"ping\"\n",
+    )
+    .unwrap();
+    let err = faults_usage(&["--faults", forge.to_str().unwrap()], d.path());
+    assert!(
+        err.contains("rule 1 (forge)") && err.contains("`in && …`"),
+        "{err}"
+    );
+    let no_method = d.path().join("no-method.toml");
+    std::fs::write(&no_method, "[[rule]]\nmatch = \"in\"\naction = \"forge\"\n").unwrap();
+    let err = faults_usage(&["--faults", no_method.to_str().unwrap()], d.path());
+    assert!(err.contains("forge needs `method`"), "{err}");
     let err = faults_usage(&["--faults", "no-such-preset-or-file"], d.path());
     assert!(
         err.contains("not a preset") && err.contains("lose-progress:N%"),

@@ -329,3 +329,50 @@ fn drop_sse_stream_with_sdk_hosts_over_http() {
         assert_eq!(r.metas("sse-replay"), 1, "{host:?}");
     }
 }
+
+/// At the call's first progress the proxy sends the host 50 `ping`
+/// requests the server never sent. Both SDK clients answer every one (the
+/// answers stop at the proxy) and still get all eight progress and the
+/// result; nothing is held against the server or the host.
+#[test]
+#[ignore = "needs peers (tests/peers/install.sh): the TypeScript and Python SDKs"]
+fn server_request_storm_with_sdk_hosts() {
+    both("server-request-storm", |host, r| {
+        assert_eq!(r.seen, r.sent, "{host:?}");
+        let forged: Vec<(String, String)> = r
+            .recs
+            .iter()
+            .filter(|x| x.dir == "meta")
+            .filter_map(|x| serde_json::from_slice::<Value>(&x.bytes).ok())
+            .filter(|v| v["event"] == "injected" && v["action"] == "forge")
+            .map(|v| {
+                let sent: Value = serde_json::from_str(v["original"].as_str().unwrap()).unwrap();
+                (
+                    v["stream"].as_str().unwrap().to_string(),
+                    sent["id"].to_string(),
+                )
+            })
+            .collect();
+        let to_host: Vec<&String> = forged
+            .iter()
+            .filter(|(s, _)| s == "server→host")
+            .map(|(_, id)| id)
+            .collect();
+        let answers: Vec<&String> = forged
+            .iter()
+            .filter(|(s, _)| s == "host→server")
+            .map(|(_, id)| id)
+            .collect();
+        assert_eq!(to_host.len(), 50, "{host:?}");
+        let mut answered = answers.clone();
+        answered.sort();
+        let mut asked = to_host.clone();
+        asked.sort();
+        assert_eq!(answered, asked, "{host:?} answered every forged ping");
+        let report = crate::support::proxy::check_report(&r.trace);
+        assert!(
+            report["findings"].as_array().unwrap().is_empty(),
+            "{host:?}: {report:#}"
+        );
+    });
+}

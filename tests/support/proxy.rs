@@ -284,13 +284,7 @@ pub fn split_lines(b: &[u8]) -> Vec<Vec<u8>> {
 /// `check --trace` on a proxy's recording finds nothing against the
 /// server (what `--faults` changed on the way is not its doing).
 pub fn assert_server_not_blamed(trace: &Path) {
-    let out = Command::new(BIN)
-        .args(["check", "--trace"])
-        .arg(trace)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = check_report(trace);
     let against: Vec<&serde_json::Value> = v["findings"]
         .as_array()
         .unwrap()
@@ -298,4 +292,16 @@ pub fn assert_server_not_blamed(trace: &Path) {
         .filter(|f| f["party"] == "server")
         .collect();
     assert!(against.is_empty(), "{against:#?}");
+}
+
+/// `check --trace TRACE --format json`, parsed.
+pub fn check_report(trace: &Path) -> serde_json::Value {
+    let out = Command::new(BIN)
+        .args(["check", "--trace"])
+        .arg(trace)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }

@@ -97,6 +97,11 @@ pub struct Engine {
     late: [Vec<Late>; 2],
     late_bytes: [usize; 2],
     closed: [bool; 2],
+    /// Requests `forge` sent to the host, by id (JSON text) → the rule:
+    /// their answers are kept from the server.
+    forged: HashMap<String, usize>,
+    forged_order: VecDeque<String>,
+    next_forged: u64,
 }
 
 /// `raw` without its line break (and a CR before it).
@@ -153,6 +158,9 @@ impl Engine {
             late: [Vec::new(), Vec::new()],
             late_bytes: [0; 2],
             closed: [false; 2],
+            forged: HashMap::new(),
+            forged_order: VecDeque::new(),
+            next_forged: 0,
         }
     }
 
@@ -185,6 +193,13 @@ impl Engine {
         }
         let f = classify(body);
         let id = f.id.as_ref().map(|i| i.to_value().to_string());
+        if let Some(rule) = self.answers_forged(stream, &f, id.as_deref()) {
+            // The server never sent the request: its answer goes no further.
+            self.seq += 1;
+            let detail = "the host's answer to a forged request, kept from the server";
+            events.push(self.injected(rule, stream, body, None, Some(detail.into())));
+            return false;
+        }
         let answered = self.follow(stream, &f, id.as_deref());
         let method = match f.kind {
             FrameKind::Request | FrameKind::Notification => f.method.as_deref(),
@@ -425,8 +440,55 @@ impl Engine {
             }
             // Refused for stdio (`faults::for_stdio`): passes if it came.
             Action::Status(_) => return true,
+            Action::Forge {
+                method,
+                params,
+                count,
+            } => {
+                // The message goes on unchanged, the forged requests right behind it.
+                out.push(Out::Send(raw.to_vec()));
+                let n = self.rules[i].rule.index;
+                for k in 1..=count {
+                    self.next_forged += 1;
+                    let id = Value::String(format!("mcpscope-forged-{}", self.next_forged));
+                    let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
+                    if let Some(p) = &params {
+                        msg["params"] = p.clone();
+                    }
+                    let mut line = msg.to_string().into_bytes();
+                    self.remember_forged(id.to_string(), i);
+                    let detail = format!("forged by rule {n} ({k} of {count})");
+                    events.push(self.injected(i, stream, &line, Some(&line), Some(detail)));
+                    line.push(b'\n');
+                    out.push(Out::Send(line));
+                }
+                self.rules[i].fired += 1;
+            }
         }
         false
+    }
+
+    /// A forged request sent to the host, to be answered by it.
+    fn remember_forged(&mut self, id: String, rule: usize) {
+        if self.forged_order.len() >= MAX_REQUESTS
+            && let Some(old) = self.forged_order.pop_front()
+        {
+            self.forged.remove(&old);
+        }
+        self.forged.insert(id.clone(), rule);
+        self.forged_order.push_back(id);
+    }
+
+    /// The rule whose forged request this host's answer answers.
+    fn answers_forged(&mut self, stream: Stream, f: &Frame<'_>, id: Option<&str>) -> Option<usize> {
+        if stream != Stream::HostToServer
+            || self.forged.is_empty()
+            || !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse)
+        {
+            return None;
+        }
+        // Its place in the order is left to age out with the others.
+        self.forged.remove(id?)
     }
 
     /// The stream ended: what is still held is sent (it was read, and a
@@ -687,6 +749,65 @@ mod tests {
         let mut e = e;
         let (got, _) = run(&mut e, &[(Stream::ServerToHost, escaped.to_vec())]);
         assert_eq!(got.len(), 2, "the escaped method is progress too");
+    }
+
+    #[test]
+    fn forge_sends_requests_behind_the_message_and_keeps_their_answers_from_the_server() {
+        let forge = Action::Forge {
+            method: "ping".into(),
+            params: Some(serde_json::json!({"n": 1})),
+            count: 2,
+        };
+        let mut e = engine(&[("in && progress", forge, Some(1))]);
+        let p1 = progress("t", 1);
+        let p2 = progress("t", 2);
+        let answer = |n: u32| {
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":\"mcpscope-forged-{n}\",\"result\":{{}}}}\n")
+                .into_bytes()
+        };
+        let (sent, events) = run(
+            &mut e,
+            &[
+                (Stream::ServerToHost, p1.clone()),
+                (Stream::ServerToHost, p2.clone()),
+                (Stream::HostToServer, answer(1)),
+                (Stream::HostToServer, answer(2)),
+                (Stream::HostToServer, answer(3)),
+            ],
+        );
+        let forged = |n: u32| {
+            format!("{{\"id\":\"mcpscope-forged-{n}\",\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{{\"n\":1}}}}\n")
+                .into_bytes()
+        };
+        // Once (limit 1): behind the first progress; the answers stop at
+        // the proxy, but one to an id it never forged goes on.
+        assert_eq!(
+            sent,
+            [
+                (Stream::ServerToHost, p1),
+                (Stream::ServerToHost, forged(1)),
+                (Stream::ServerToHost, forged(2)),
+                (Stream::ServerToHost, p2),
+                (Stream::HostToServer, answer(3)),
+            ]
+        );
+        let said: Vec<(String, String)> = events
+            .iter()
+            .map(|ev| match ev {
+                Event::Injected { action, stream, .. } => (action.clone(), stream.clone()),
+                _ => panic!("{ev:?}"),
+            })
+            .collect();
+        let forge = |s: &str| ("forge".to_string(), s.to_string());
+        assert_eq!(
+            said,
+            [
+                forge("server→host"),
+                forge("server→host"),
+                forge("host→server"),
+                forge("host→server")
+            ]
+        );
     }
 
     #[test]

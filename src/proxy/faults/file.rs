@@ -20,6 +20,8 @@ use toml::Spanned;
 
 /// Larger files are no faults file (and are not read whole).
 const MAX_FILE: u64 = 1 << 20;
+/// Requests one `forge` sends at most.
+pub const MAX_FORGED: u32 = 10_000;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +44,10 @@ struct RuleDoc {
     how: Option<String>,
     /// `status`: the HTTP status to answer with.
     code: Option<u16>,
+    /// `forge`: the method of the requests to forge, their params, and how many.
+    method: Option<String>,
+    params: Option<toml::Value>,
+    count: Option<u32>,
     limit: Option<u64>,
 }
 
@@ -141,7 +147,15 @@ enum ActionError {
     Code(u16),
     #[error("status needs `code` (an HTTP status, e.g. 503)")]
     StatusNeedsCode,
-    #[error("{0:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close, status)")]
+    #[error("forge needs `method` (the request to send, e.g. \"ping\")")]
+    ForgeNeedsMethod,
+    #[error("`count` {0} is not from 1 to {MAX_FORGED}")]
+    Count(u32),
+    #[error("`params` must be a table (the request's params object)")]
+    ParamsNotTable,
+    #[error(
+        "{0:?} is not an action (delay, drop, duplicate, hold, late, corrupt, close, status, forge)"
+    )]
     Unknown(String),
 }
 
@@ -169,6 +183,13 @@ fn action(r: &RuleDoc) -> Result<Action, ActionError> {
             action: name.to_string(),
         });
     }
+    if name != "forge" {
+        unused(&[
+            ("method", r.method.is_some()),
+            ("params", r.params.is_some()),
+            ("count", r.count.is_some()),
+        ])?;
+    }
     // What an action without fields of its own (or only `code`) must not have.
     let takes_none = [
         ("ms", ms),
@@ -178,6 +199,26 @@ fn action(r: &RuleDoc) -> Result<Action, ActionError> {
         ("how", how),
     ];
     Ok(match name {
+        "forge" => {
+            unused(&takes_none)?;
+            let Some(method) = r.method.clone() else {
+                return Err(ActionError::ForgeNeedsMethod);
+            };
+            let params = match &r.params {
+                None => None,
+                Some(t @ toml::Value::Table(_)) => serde_json::to_value(t).ok(),
+                Some(_) => return Err(ActionError::ParamsNotTable),
+            };
+            let count = r.count.unwrap_or(1);
+            if !(1..=MAX_FORGED).contains(&count) {
+                return Err(ActionError::Count(count));
+            }
+            Action::Forge {
+                method,
+                params,
+                count,
+            }
+        }
         "status" => {
             unused(&takes_none)?;
             match r.code {

@@ -88,6 +88,15 @@ pub enum Action {
     /// HTTP only: the host's message is answered with this status in the
     /// server's place and never reaches the server.
     Status(u16),
+    /// Stdio, towards the host: after the message, `count` requests
+    /// `method` (with `params`) the server never sent, forged by the proxy
+    /// (ids `"mcpscope-forged-N"`); the host's answers to them are kept
+    /// from the server.
+    Forge {
+        method: String,
+        params: Option<serde_json::Value>,
+        count: u32,
+    },
 }
 
 impl Action {
@@ -101,6 +110,7 @@ impl Action {
             Action::Corrupt(_) => "corrupt",
             Action::Close => "close",
             Action::Status(_) => "status",
+            Action::Forge { .. } => "forge",
         }
     }
 }
@@ -177,6 +187,15 @@ pub fn for_stdio(faults: Faults) -> Result<Faults, FaultsError> {
             return Err(FaultsError(format!(
                 "--faults {}: rule {} (status) answers an HTTP request: it needs the HTTP proxy \
                  (--listen ADDR:PORT --url URL)",
+                r.source, r.index
+            )));
+        }
+        if let Action::Forge { .. } = r.action
+            && r.filter.needs().dir != Some(crate::trace::Dir::In)
+        {
+            return Err(FaultsError(format!(
+                "--faults {}: rule {} (forge) sends requests to the host after a server's \
+                 message: its match must select them (`in && …`)",
                 r.source, r.index
             )));
         }

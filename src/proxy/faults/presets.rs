@@ -6,10 +6,14 @@ use crate::filter::Filter;
 
 /// The presets, as `--faults` errors list them.
 pub const NAMES: &str = "progress-after-response, reorder-progress, lose-progress:N%, \
-    slow-server:DURATION, drop-sse-stream (HTTP only)";
+    slow-server:DURATION, drop-sse-stream (HTTP only), server-request-storm[:N] (stdio only)";
 
 /// The preset that ends a call's SSE stream at its first progress.
 pub const DROP_SSE_STREAM: &str = "drop-sse-stream";
+/// The preset that sends the host a burst of `ping` requests.
+const STORM: &str = "server-request-storm";
+/// Its requests when no number is given.
+const STORM_COUNT: u32 = 50;
 
 /// The rules of preset `arg` numbered from `first`; `None` when `arg` names
 /// no preset (it is then a file).
@@ -39,12 +43,33 @@ pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
         // Each call's POST stream closed before its first progress; the
         // host resumes it (see `http`), and its GET is never closed.
         (DROP_SSE_STREAM, None) => ("in && progress", Action::Close),
-        ("server-request-storm", _) => {
-            return bad(
-                "server-request-storm forges messages, which the proxy does not do yet; \
-                 presets: progress-after-response, reorder-progress, lose-progress:N%, \
-                 slow-server:DURATION",
-            );
+        // At a call's first progress, a burst of pings to the host, once.
+        (STORM, v) => {
+            let count = match v {
+                None => STORM_COUNT,
+                Some(v) => match v.trim().parse::<u32>() {
+                    Ok(n) if (1..=super::file::MAX_FORGED).contains(&n) => n,
+                    _ => {
+                        return bad(&format!(
+                            "the number of requests is from 1 to {}, e.g. server-request-storm:200",
+                            super::file::MAX_FORGED
+                        ));
+                    }
+                },
+            };
+            let filter = Filter::parse("in && progress")
+                .map_err(|e| FaultsError(format!("--faults {arg}: the preset's filter: {e}")))?;
+            return Ok(Some(vec![Rule {
+                index: first,
+                source: arg.to_string(),
+                filter,
+                action: Action::Forge {
+                    method: "ping".into(),
+                    params: None,
+                    count,
+                },
+                limit: Some(1),
+            }]));
         }
         ("progress-after-response" | "reorder-progress" | DROP_SSE_STREAM, Some(_)) => {
             return bad("this preset takes no value");
@@ -106,5 +131,14 @@ mod tests {
         let drop = rules("drop-sse-stream", 1).unwrap().unwrap();
         assert_eq!(drop[0].action, Action::Close);
         assert!(rules("drop-sse-stream:2", 1).is_err());
+        let storm = rules("server-request-storm", 3).unwrap().unwrap();
+        assert_eq!((storm[0].index, storm[0].limit), (3, Some(1)));
+        assert!(
+            matches!(&storm[0].action, Action::Forge { method, count: 50, .. } if method == "ping")
+        );
+        let storm = rules("server-request-storm:200", 1).unwrap().unwrap();
+        assert!(matches!(storm[0].action, Action::Forge { count: 200, .. }));
+        assert!(rules("server-request-storm:0", 1).is_err());
+        assert!(rules("server-request-storm:10001", 1).is_err());
     }
 }

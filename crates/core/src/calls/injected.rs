@@ -20,6 +20,8 @@ pub enum Got {
     Later(Option<u64>),
     /// The message twice.
     Twice,
+    /// A message its peer never sent: the proxy forged it (`forge`).
+    Forged,
 }
 
 /// One change, read from an `injected` event.
@@ -74,6 +76,10 @@ impl<'a> Injected<'a> {
                 }
             }
             "corrupt" => Got::Broken,
+            // A forged request reaches the host; the host's answer to it
+            // never reaches the server.
+            "forge" if to_server => Got::Nothing,
+            "forge" => Got::Forged,
             _ => return None,
         };
         Some(Injected {

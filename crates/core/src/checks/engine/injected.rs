@@ -29,7 +29,8 @@
 //!   as sent is not held against its cancel
 //!   (`client-cancelled-during-progress`); a server request whose id was
 //!   changed is answered by the id the host got
-//!   (`client-response-unknown-id`).
+//!   (`client-response-unknown-id`), as is a request the proxy forged
+//!   (`forge`), whose answer never reaches the server.
 //!
 //! A message cut to the trace's frame cap in the event (`original_bytes`)
 //! cannot be read back, and changes nothing here. The calls take the same
@@ -143,11 +144,17 @@ impl Checker {
                     self.reqs[ri].changed.host_missed_response = true;
                 }
             }
-            (false, FrameKind::Request) => {
-                if let Got::Renamed(id) = got {
-                    self.client.renamed_server_request(&id);
+            (false, FrameKind::Request) => match got {
+                Got::Renamed(id) => self.client.renamed_server_request(&id),
+                // The host got a request the server never sent: its answer
+                // is to a request it really got.
+                Got::Forged => {
+                    if let Some(id) = &f.id {
+                        self.client.renamed_server_request(id);
+                    }
                 }
-            }
+                _ => {}
+            },
             (false, FrameKind::Notification) if f.method.as_deref() == Some(methods::PROGRESS) => {
                 if got != Got::Twice
                     && let Ok(p) = ProgressView::parse(f.params)
@@ -175,6 +182,8 @@ impl Checker {
                 c.copies += 1;
                 c.owed += 1;
             }
+            // Only the host is sent forged requests.
+            Got::Forged => {}
             Got::Later(by) => {
                 let Some(ms) = by else {
                     c.arrived_late = true;
