@@ -91,12 +91,12 @@ fn phase(a: &Path, b: &Path) {
     });
     let tol = Tolerances::default();
     let (diff_s, r) = best(3, || {
-        let (sa, sb) = read_both(a, b).expect("read");
+        let (sa, sb) = read_both(a, b, None).expect("read");
         report::diff(&sa, &sb, tol)
     });
     let serial = || {
-        let sa = read_side(a).expect("read");
-        let sb = read_side(b).expect("read");
+        let sa = read_side(a, None).expect("read");
+        let sb = read_side(b, None).expect("read");
         report::diff(&sa, &sb, tol)
     };
     let (serial_s, _) = best(3, serial);

@@ -2,7 +2,9 @@
 //! listed, each aligned call (outcome, result shape, progress, the order of
 //! what arrived, server requests, timing), the findings of each — and
 //! report what differs (`crate::diff`). Exit 0 same, 1 differs, 2 usage or
-//! a trace that cannot be read (as `check --trace`).
+//! a trace that cannot be read (as `check --trace`). `--only FILTER` lists
+//! only the differences about what the filter selects (`crate::diff::only`);
+//! the exit code stays the whole comparison's.
 //!
 //! Without B, a server is named instead: A's `tools/call`s are run on it
 //! now, one after the other (after the `logging/setLevel` A sent, and
@@ -17,7 +19,9 @@ use super::spec::ServerArgs;
 use crate::calls::listings::Kind;
 use crate::checks::CheckConfig;
 use crate::client::ClientError;
+use crate::diff::only::Selected;
 use crate::diff::{Folder, Report, Side, Tolerances, report};
+use crate::filter::{CallIndex, Filter, Matcher};
 use crate::protocol::sanitize::one_line;
 use crate::protocol::views::LogLevel;
 use crate::protocol::{Era, methods};
@@ -60,6 +64,12 @@ pub struct DiffArgs {
     /// …and they are at least this many milliseconds apart.
     #[arg(long, default_value_t = Tolerances::default().min_ms)]
     pub min_ms: u64,
+    /// List only the differences about frames FILTER selects in either
+    /// session (docs/filters.md); one about a call is listed when any frame
+    /// of the call is selected. Both are still compared whole, and the exit
+    /// code is the whole comparison's.
+    #[arg(long, value_name = "FILTER")]
+    pub only: Option<String>,
 }
 
 pub async fn run(a: DiffArgs) -> i32 {
@@ -71,6 +81,11 @@ pub async fn run(a: DiffArgs) -> i32 {
         time_ratio: a.time_ratio,
         min_ms: a.min_ms,
     };
+    let only = match super::only::matcher(a.only.as_deref()) {
+        Ok(m) => m.map(|m| m.filter),
+        Err(code) => return code,
+    };
+    let only = only.as_ref();
     let live = a.server.resolve().is_ok();
     let (sa, sb) = match (&a.b, live) {
         (Some(_), true) => {
@@ -81,7 +96,7 @@ pub async fn run(a: DiffArgs) -> i32 {
             eprintln!("[error] diff needs a second trace B, or a server to run A's calls on");
             return 2;
         }
-        (Some(b), false) => match read_both(&a.a, b) {
+        (Some(b), false) => match read_both(&a.a, b, only) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("[error] {}", one_line(&e.to_string()));
@@ -89,14 +104,14 @@ pub async fn run(a: DiffArgs) -> i32 {
             }
         },
         (None, true) => {
-            let sa = match read_side(&a.a) {
+            let sa = match read_side(&a.a, only) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("[error] {}", one_line(&e.to_string()));
                     return 2;
                 }
             };
-            match run_live(&a, &sa).await {
+            match run_live(&a, &sa, only).await {
                 Ok(sb) => (sa, sb),
                 Err(code) => return code,
             }
@@ -112,11 +127,16 @@ pub async fn run(a: DiffArgs) -> i32 {
     if r.same { 0 } else { 1 }
 }
 
-/// Read both traces, each on a thread of its own (two files, two cores).
-pub fn read_both(a: &Path, b: &Path) -> Result<(Side, Side), TraceReadError> {
+/// Read both traces, each on a thread of its own (two files, two cores);
+/// with `only`, each notes what the filter selects in it.
+pub fn read_both(
+    a: &Path,
+    b: &Path,
+    only: Option<&Filter>,
+) -> Result<(Side, Side), TraceReadError> {
     std::thread::scope(|s| {
-        let tb = s.spawn(|| read_side(b));
-        let sa = read_side(a);
+        let tb = s.spawn(|| read_side(b, only));
+        let sa = read_side(a, only);
         let sb = tb.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         Ok((sa?, sb?))
     })
@@ -126,8 +146,9 @@ pub fn read_both(a: &Path, b: &Path) -> Result<(Side, Side), TraceReadError> {
 const FOLD_STORE: usize = 64 << 20;
 
 /// Fold one trace into a side, line by line: the rule engine and the
-/// comparison's fold see every event as it is read.
-pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
+/// comparison's fold see every event as it is read, and so does `only`'s
+/// matcher (it follows the calls), which only notes what it selects.
+pub fn read_side(path: &Path, only: Option<&Filter>) -> Result<Side, TraceReadError> {
     let mut reader = TraceReader::open(path)?;
     // Every event is folded and checked as it is appended: the store only
     // hands each one over, so a small bound serves (older chunks go).
@@ -136,19 +157,58 @@ pub fn read_side(path: &Path) -> Result<Side, TraceReadError> {
     });
     let mut run = CheckRun::new(CheckConfig::default().for_recording(reader.header()));
     let mut fold = Folder::default();
+    let mut pick = only.map(|f| Pick::new(f.clone()));
     while let Some(e) = reader.next_event()? {
         // Handed over, not copied: a huge frame is held once.
         let seq = store.append_recorded_owned(e.dir, &e.channel, e.t_us, e.bytes, e.in_batch);
         if let Some(ev) = store.get(seq) {
             run.observe(&ev);
             fold.observe(&ev, reader.line() as u64);
+            if let Some(p) = &mut pick {
+                p.observe(&ev);
+            }
         }
     }
     let damage = reader.damage().map(|d| d.to_string());
     let era = run.era();
     let mut side = fold.finish(path.display().to_string(), run.findings(), damage);
     side.era = Some(era);
+    side.selected = pick.map(|p| p.selected);
     Ok(side)
+}
+
+/// What a filter selects in one session: its frames, and the calls they
+/// belong to (the filter's `call` field: a request, its response, its
+/// progress, its cancellation), so a difference about a call is listed
+/// when any part of that call was selected.
+struct Pick {
+    matcher: Matcher,
+    calls: CallIndex,
+    selected: Selected,
+}
+
+impl Pick {
+    fn new(filter: Filter) -> Pick {
+        Pick {
+            selected: Selected {
+                filter: filter.source().to_string(),
+                ..Selected::default()
+            },
+            matcher: Matcher::new(filter),
+            calls: CallIndex::default(),
+        }
+    }
+
+    /// The next event, in order.
+    fn observe(&mut self, ev: &crate::trace::EventRef<'_>) {
+        self.calls.observe(ev);
+        if self.matcher.test(ev) {
+            self.selected.frames.insert(ev.seq);
+            if let Some(c) = self.calls.of(ev) {
+                self.selected.calls.insert(c.seq);
+            }
+        }
+    }
 }
 
 fn emit(r: &Report, format: DiffFormat) {
@@ -167,7 +227,7 @@ fn emit(r: &Report, format: DiffFormat) {
 }
 
 /// Run A's calls on the server now; the recording of that session is B.
-async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
+async fn run_live(a: &DiffArgs, sa: &Side, only: Option<&Filter>) -> Result<Side, i32> {
     let limits = a
         .request
         .limits()
@@ -256,7 +316,7 @@ async fn run_live(a: &DiffArgs, sa: &Side) -> Result<Side, i32> {
     // A recording cut short cannot be compared: not a success.
     code = super::call::finished(live.end(std::future::pending()).await.recording_error, code);
     let side = if code == 0 {
-        read_side(&rec)
+        read_side(&rec, only)
             .map(|mut s| {
                 if temp {
                     s.name = format!("{} (run now)", spec.name());

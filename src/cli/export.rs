@@ -4,10 +4,13 @@
 //! engine runs over the trace as it is read, as `check --trace` runs it, so
 //! the diagram, the statistics and the spans carry its findings.
 //!
+//! `--only FILTER` exports only what the filter selects, each call whole
+//! (see [`only`]); the rule engine still judges the whole trace.
+//!
 //! Exit: 0 written (or sent); 1 the backend did not take every span; 2
 //! usage (a stdio trace for `har`, `--call` without `mermaid` or naming no
 //! request, an unreadable trace or output file, neither `--format` nor
-//! `--otlp`).
+//! `--otlp`, a filter that does not parse).
 
 use super::check::CheckRun;
 use super::replay::{describe, read_lines_into};
@@ -46,6 +49,13 @@ pub struct ExportArgs {
     /// sent): it, its response, its progress and what its stream carried.
     #[arg(long, value_name = "ID")]
     pub call: Option<String>,
+    /// Export only the events FILTER selects (docs/filters.md), each call
+    /// whole: a call any of whose frames is selected (its request, response,
+    /// progress, cancellation) is exported with all of them, and over HTTP
+    /// with its POST exchange. The findings are still the whole trace's;
+    /// those about exported frames go with them.
+    #[arg(long, value_name = "FILTER")]
+    pub only: Option<String>,
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
 }
@@ -62,6 +72,10 @@ pub async fn run(a: ExportArgs) -> i32 {
     let otlp = match a.otlp.config() {
         Ok(c) => c,
         Err(e) => return usage(&e.0),
+    };
+    let only = match super::only::matcher(a.only.as_deref()) {
+        Ok(m) => m,
+        Err(code) => return code,
     };
     let mut run: Option<CheckRun> = None;
     let read = read_lines_into(
@@ -85,12 +99,26 @@ pub async fn run(a: ExportArgs) -> i32 {
             one_line(&format!("{}: {d}", a.trace.display()))
         );
     }
-    let findings = run
+    let mut findings = run
         .unwrap_or_else(|| CheckRun::new(CheckConfig::default().for_recording(&loaded.header)))
         .findings();
+    let mut store = loaded.store;
+    if let Some(m) = only {
+        let source = m.filter.source().to_string();
+        let all = (store.len(), findings.len());
+        (store, findings) = only::select(&store, findings, m);
+        eprintln!(
+            "[only] {}: {} of {} events exported; {} of {} findings about them",
+            one_line(&source),
+            store.len(),
+            all.0,
+            findings.len(),
+            all.1
+        );
+    }
     let session = Session {
         header: &loaded.header,
-        store: &loaded.store,
+        store: &store,
         findings: &findings,
     };
     let mut code = 0;
@@ -166,4 +194,118 @@ fn call_id(s: &Session<'_>, text: &str) -> IdKey {
         return string;
     }
     raw
+}
+
+/// `export --only FILTER`: the session cut down to what the filter selects.
+///
+/// A call is exported whole or not at all: a span, a HAR exchange, a
+/// latency, a diagram's request arrow all need the request with its
+/// response (and its progress, its cancellation), so when the filter
+/// selects any frame of a call, every frame of that call goes (see
+/// [`Calls`]), and over HTTP the POST exchange that carried its request
+/// (its `post:N` channel: the `http` status, the stream that answered it).
+/// Everything else (the handshake's notifications, logs, stderr,
+/// mcpscope's own events) goes only when selected itself.
+mod only {
+    use crate::checks::Finding;
+    use crate::diff::only::SeqSet;
+    use crate::filter::{CallIndex, Matcher};
+    use crate::protocol::frame::FrameKind;
+    use crate::trace::store::flags;
+    use crate::trace::{Dir, EventRef, Store, StoreLimits};
+    use serde_json::Value;
+    use std::collections::{HashMap, HashSet};
+
+    /// Which call an event belongs to, by its request's seq: the frames
+    /// the filter's `call` field gives a call (its request, its response,
+    /// its progress by token, its cancellation by id), and mcpscope's own
+    /// record of a request's end without a response (`timeout`, `cancel`
+    /// by closing its stream), which names the request by id: without it
+    /// an exported call would seem never to end.
+    #[derive(Default)]
+    struct Calls {
+        index: CallIndex,
+        /// The requests sent, by their id's JSON text.
+        sent: HashMap<String, u64>,
+    }
+
+    impl Calls {
+        fn observe(&mut self, ev: &EventRef<'_>) {
+            self.index.observe(ev);
+            if ev.dir == Dir::Out
+                && ev.kind == FrameKind::Request
+                && let Some(id) = ev.frame().id
+            {
+                self.sent.insert(id.to_value().to_string(), ev.seq);
+            }
+        }
+
+        fn of(&self, ev: &EventRef<'_>) -> Option<u64> {
+            if ev.dir == Dir::Meta {
+                if !matches!(ev.method, Some("timeout" | "cancel")) {
+                    return None;
+                }
+                let v: Value = serde_json::from_slice(ev.bytes).ok()?;
+                return self.sent.get(&v.get("request")?.to_string()).copied();
+            }
+            self.index.of(ev).map(|c| c.seq)
+        }
+    }
+
+    /// A store of the kept events, in order (numbered from 0, as a trace
+    /// of only them would be), and the findings about them, their frames
+    /// renumbered to match. A finding about no kept frame is left out, as
+    /// `check --only` leaves out of its list one about no selected frame.
+    pub fn select(store: &Store, findings: Vec<Finding>, mut m: Matcher) -> (Store, Vec<Finding>) {
+        let (first, next) = (store.first_seq(), store.next_seq());
+        // First pass: what the filter selects, and the calls of those
+        // frames. The matcher sees every event in order (it follows the
+        // calls); a call's response comes after its request, so which
+        // calls go is known only at the end.
+        let (mut selected, mut calls) = (SeqSet::default(), SeqSet::default());
+        let mut exchanges = HashSet::new();
+        let mut of = Calls::default();
+        for ev in store.range(first, next) {
+            of.observe(&ev);
+            if m.test(&ev) {
+                selected.insert(ev.seq);
+                if let Some(c) = of.of(&ev) {
+                    calls.insert(c);
+                    if let Some(req) = store.get(c)
+                        && req.channel.starts_with("post:")
+                    {
+                        exchanges.insert(req.channel.to_string());
+                    }
+                }
+            }
+        }
+        // Second pass: those frames, every frame of those calls and every
+        // event of their POST exchanges.
+        let mut out = Store::new(StoreLimits {
+            max_bytes: store.max_bytes(),
+        });
+        let mut kept = Vec::new();
+        let mut of = Calls::default();
+        for ev in store.range(first, next) {
+            of.observe(&ev);
+            let keep = selected.has(ev.seq)
+                || exchanges.contains(ev.channel)
+                || of.of(&ev).is_some_and(|c| calls.has(c));
+            if keep {
+                let in_batch = ev.flags & flags::IN_BATCH != 0;
+                out.append_recorded(ev.dir, ev.channel, ev.t_us, ev.bytes, in_batch);
+                kept.push(ev.seq);
+            }
+        }
+        // `kept` is in increasing order: a frame's new seq is its place in it.
+        let renumber = |s: &u64| kept.binary_search(s).ok().map(|i| i as u64);
+        let findings = findings
+            .into_iter()
+            .filter_map(|mut f| {
+                f.seqs = f.seqs.iter().filter_map(renumber).collect();
+                (!f.seqs.is_empty()).then_some(f)
+            })
+            .collect();
+        (out, findings)
+    }
 }

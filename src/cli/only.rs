@@ -16,18 +16,25 @@ pub struct OnlyArgs {
 impl OnlyArgs {
     /// The matcher, or the parse error pointed at its column (exit 2).
     pub fn matcher(&self) -> Result<Option<Matcher>, i32> {
-        let Some(src) = &self.only else {
-            return Ok(None);
-        };
-        match Filter::parse(src) {
-            Ok(f) => Ok(Some(Matcher::new(f))),
-            Err(e) => {
-                eprintln!("[error] --only: {e}");
-                for line in e.pointed(src).lines() {
-                    eprintln!("[error]   {line}");
-                }
-                Err(2)
+        matcher(self.only.as_deref())
+    }
+}
+
+/// The matcher of an `--only` a command declares with help of its own
+/// (what it selects differs: events printed, differences listed, events
+/// exported), or the parse error pointed at its column (exit 2).
+pub fn matcher(src: Option<&str>) -> Result<Option<Matcher>, i32> {
+    let Some(src) = src else {
+        return Ok(None);
+    };
+    match Filter::parse(src) {
+        Ok(f) => Ok(Some(Matcher::new(f))),
+        Err(e) => {
+            eprintln!("[error] --only: {e}");
+            for line in e.pointed(src).lines() {
+                eprintln!("[error]   {line}");
             }
+            Err(2)
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod calls;
 pub mod change;
 mod error;
 pub mod listing;
+pub mod only;
 pub mod order;
 pub mod report;
 
@@ -99,6 +100,8 @@ pub struct Side {
     /// The era the session ran in, as the rule engine followed it (a live
     /// B runs A's calls in A's era).
     pub era: Option<crate::protocol::Era>,
+    /// With `--only`: what the filter selected in this session.
+    pub selected: Option<only::Selected>,
 }
 
 impl Side {
@@ -277,6 +280,7 @@ impl Folder {
             damage,
             log_level,
             era: None,
+            selected: None,
         }
     }
 }

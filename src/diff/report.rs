@@ -10,7 +10,12 @@
 //!              changes: [{aspect, what, a?, b?, at_a?, at_b?}]}],
 //!   "call_order"?: [{call, before, title, before_title, at_a, at_b}],
 //!   "findings": [{rule, severity, only_in: a|b, call?, message, at: [..]}],
-//!   "summary": {differences, listings, less_safe, calls, findings, call_order?}}`
+//!   "summary": {differences, listings, less_safe, calls, findings, call_order?,
+//!               only?, not_listed?}}`
+//!
+//! `only`, `not_listed` (with `--only FILTER`, `super::only`): the filter,
+//! and how many differences it left out of the lists; the counts and
+//! `same` are the whole comparison's.
 //!
 //! `call_order` (present only when it differs): B ran call `call` right
 //! before call `before`, which A ran first (`calls::reordered`).
@@ -111,6 +116,12 @@ pub struct Summary {
     /// Calls run in another order (absent when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub call_order: usize,
+    /// `--only`: the filter that chose which differences are listed…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<String>,
+    /// …and how many differences (counted above) it left out of the list.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_listed: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -132,6 +143,10 @@ pub struct Report {
     pub call_order: Vec<OrderChange>,
     pub findings: Vec<FindingChange>,
     pub summary: Summary,
+    /// Call order changes `--only` left out (the text's `… and N more`
+    /// counts only those past the listing's bound).
+    #[serde(skip)]
+    pub order_not_listed: usize,
 }
 
 fn side_info(s: &Side) -> SideInfo {
@@ -215,7 +230,7 @@ pub fn diff(a: &Side, b: &Side, tol: Tolerances) -> Report {
     let less_safe = listings.iter().filter(|l| !l.less_safe.is_empty()).count();
     let damaged = usize::from(a.damage.is_some()) + usize::from(b.damage.is_some());
     let differences = listings.len() + call_diffs.len() + findings.len() + damaged + reordered;
-    Report {
+    let mut r = Report {
         mcpscope_diff: 1,
         a: side_info(a),
         b: side_info(b),
@@ -228,12 +243,58 @@ pub fn diff(a: &Side, b: &Side, tol: Tolerances) -> Report {
             calls: call_diffs.len(),
             findings: findings.len(),
             call_order: reordered,
+            only: None,
+            not_listed: 0,
         },
         listings,
         calls: call_diffs,
         call_order,
         findings,
-    }
+        order_not_listed: 0,
+    };
+    retain_selected(&mut r, a, b, &pairs);
+    r
+}
+
+/// Keep in `r` the differences about what both sides' filters selected;
+/// `r.summary`'s counts and `r.same` stay the whole comparison's.
+fn retain_selected(r: &mut Report, a: &Side, b: &Side, pairs: &[Pair]) {
+    let (Some(sa), Some(sb)) = (&a.selected, &b.selected) else {
+        return;
+    };
+    let before = r.listings.len() + r.calls.len() + r.call_order.len() + r.findings.len();
+    r.listings.retain(|l| {
+        l.at_a.is_some_and(|at| sa.frame(at.seq)) || l.at_b.is_some_and(|at| sb.frame(at.seq))
+    });
+    r.calls.retain(|c| {
+        c.a.as_ref().is_some_and(|x| sa.call(x.at.seq))
+            || c.b.as_ref().is_some_and(|y| sb.call(y.at.seq))
+            || c.changes.iter().any(|ch| {
+                ch.at_a.iter().any(|at| sa.frame(at.seq))
+                    || ch.at_b.iter().any(|at| sb.frame(at.seq))
+            })
+    });
+    // Both places name the two calls' requests, on each side.
+    let orders_before = r.call_order.len();
+    r.call_order.retain(|o| {
+        o.at_a.iter().any(|at| sa.call(at.seq)) || o.at_b.iter().any(|at| sb.call(at.seq))
+    });
+    r.order_not_listed = orders_before - r.call_order.len();
+    // A finding about an aligned call is listed with that call; any
+    // finding is listed when one of its frames was selected.
+    let call_picked = |n: usize| {
+        pairs.get(n.wrapping_sub(1)).is_some_and(|p| {
+            p.a.is_some_and(|i| sa.call(a.calls[i].request_seq))
+                || p.b.is_some_and(|j| sb.call(b.calls[j].request_seq))
+        })
+    };
+    r.findings.retain(|f| {
+        let sel = if f.only_in == "a" { sa } else { sb };
+        f.at.iter().any(|at| sel.frame(at.seq)) || f.call.is_some_and(call_picked)
+    });
+    let after = r.listings.len() + r.calls.len() + r.call_order.len() + r.findings.len();
+    r.summary.only = Some(sa.filter.clone());
+    r.summary.not_listed = before - after;
 }
 
 /// Findings keyed by rule and aligned call; those of one side only.
@@ -356,12 +417,12 @@ pub fn text(r: &Report) -> String {
                 places(&o.at_a, &o.at_b)
             );
         }
-        if r.summary.call_order > r.call_order.len() {
-            let _ = writeln!(
-                s,
-                "~ … and {} more",
-                r.summary.call_order - r.call_order.len()
-            );
+        let more = r
+            .summary
+            .call_order
+            .saturating_sub(r.call_order.len() + r.order_not_listed);
+        if more > 0 {
+            let _ = writeln!(s, "~ … and {more} more");
         }
     }
     if !r.findings.is_empty() {
@@ -382,6 +443,17 @@ pub fn text(r: &Report) -> String {
                 place(side, &f.at)
             );
         }
+    }
+    if let Some(f) = &r.summary.only {
+        let _ = writeln!(
+            s,
+            "[only] {}: {} about other frames not listed (the counts below are the whole comparison's)",
+            one_line(f),
+            match r.summary.not_listed {
+                1 => "1 difference".to_string(),
+                n => format!("{n} differences"),
+            }
+        );
     }
     if r.same {
         let _ = writeln!(s, "no differences");

@@ -610,3 +610,149 @@ fn ctrl_c_while_b_runs_exits_130() {
         o.stdout
     );
 }
+
+/// `diff --only FILTER` lists the differences about what the filter
+/// selects, a call's whole when any of its frames is; both sessions are
+/// still compared whole, so the counts, `same` and the exit code do not
+/// move, and the report says how many differences it did not list.
+#[test]
+fn only_lists_the_differences_about_what_the_filter_selects() {
+    let one = record("echo", r#"{"text":"a"}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    // Calls 2 and 3 differ in their arguments; call 1 is the same.
+    echoes(one.trace_path(), &a, &["a", "b", "c"]);
+    echoes(one.trace_path(), &b, &["a", "B", "C"]);
+    let all = diff(&a, &b, &["--format", "json"], 1).json();
+    assert_eq!(all["summary"]["calls"], 2, "{all:#}");
+    assert!(all["summary"].get("only").is_none(), "{all:#}");
+    assert!(all["summary"].get("not_listed").is_none(), "{all:#}");
+    let plain = diff(&a, &b, &[], 1);
+    assert!(!plain.stdout.contains("[only]"), "{}", plain.stdout);
+
+    // A's request of call 2 only: call 2 is listed, call 3 is not.
+    let filter = "params.arguments.text == b";
+    let j = diff(&a, &b, &["--format", "json", "--only", filter], 1).json();
+    let calls: Vec<u64> = j["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_u64().unwrap())
+        .collect();
+    assert_eq!(calls, [2], "{j:#}");
+    assert_eq!(j["same"], false);
+    assert_eq!(j["summary"], {
+        let mut s = all["summary"].clone();
+        s["only"] = json!(filter);
+        s["not_listed"] = json!(1);
+        s
+    });
+    let t = diff(&a, &b, &["--only", filter], 1).stdout.clone();
+    assert!(t.contains(r#"@@ call 2 echo {"text":"b"}"#), "{t}");
+    assert!(!t.contains("@@ call 3"), "{t}");
+    assert!(
+        t.contains(&format!(
+            "[only] {filter}: 1 difference about other frames not listed"
+        )),
+        "{t}"
+    );
+    assert!(
+        t.ends_with("2 difference(s): 0 in listings (0 less safe), 2 call(s), 0 finding(s)\n"),
+        "{t}"
+    );
+
+    // Only B's response of call 3 is selected: the difference is about
+    // that call (its arguments, named by its request), so it is listed.
+    let j = diff(
+        &a,
+        &b,
+        &[
+            "--format",
+            "json",
+            "--only",
+            "response && result.structuredContent.text == C",
+        ],
+        1,
+    )
+    .json();
+    assert_eq!(j["calls"].as_array().unwrap().len(), 1, "{j:#}");
+    assert_eq!(j["calls"][0]["call"], 3, "{j:#}");
+    assert_eq!(j["summary"]["not_listed"], 1, "{j:#}");
+
+    // Nothing selected: nothing listed, the same verdict and exit code.
+    let t = diff(&a, &b, &["--only", "method == no/such"], 1)
+        .stdout
+        .clone();
+    assert!(!t.contains("@@ call"), "{t}");
+    assert!(
+        t.contains("[only] method == no/such: 2 differences about other frames not listed"),
+        "{t}"
+    );
+    assert!(t.contains("2 difference(s)"), "{t}");
+    // No differences stays exit 0, whatever the filter.
+    let t = diff(&a, &a, &["--only", "tool == echo"], 0).stdout.clone();
+    assert!(
+        t.ends_with("[only] tool == echo: 0 differences about other frames not listed (the counts below are the whole comparison's)\nno differences\n"),
+        "{t}"
+    );
+}
+
+/// The call order changes `--only` leaves out are counted as not listed,
+/// not as the "… and N more" past the listing's bound.
+#[test]
+fn only_leaves_out_call_order_changes_about_other_calls() {
+    let one = record("echo", r#"{"text":"a"}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    echoes(one.trace_path(), &a, &["a", "b", "c"]);
+    echoes(one.trace_path(), &b, &["c", "b", "a"]);
+    let j = diff(&a, &b, &["--format", "json", "--only", "stderr"], 1).json();
+    assert!(j.get("call_order").is_none(), "{j:#}");
+    assert_eq!(j["summary"]["call_order"], 2, "{j:#}");
+    assert_eq!(j["summary"]["not_listed"], j["summary"]["differences"]);
+    let t = diff(&a, &b, &["--only", "stderr"], 1).stdout.clone();
+    assert!(!t.contains("@@ call order"), "{t}");
+    assert!(!t.contains("more"), "{t}");
+    // The change naming call 1 (text "a", B's last) is listed, and only it.
+    let j = diff(
+        &a,
+        &b,
+        &["--format", "json", "--only", "params.arguments.text == a"],
+        1,
+    )
+    .json();
+    let order = j["call_order"].as_array().unwrap();
+    assert_eq!(order.len(), 1, "{j:#}");
+    assert!(
+        order[0]["title"].as_str().unwrap().contains(r#""a""#)
+            || order[0]["before_title"]
+                .as_str()
+                .unwrap()
+                .contains(r#""a""#),
+        "{j:#}"
+    );
+}
+
+#[test]
+fn only_that_does_not_parse_is_a_usage_error_pointing_at_its_column() {
+    let one = record("echo", r#"{"text":"a"}"#);
+    let o = diff(
+        one.trace_path(),
+        one.trace_path(),
+        &["--only", "in && level >= loud"],
+        2,
+    );
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("[error] --only: column 16: level is one of"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("[error]   in && level >= loud\n[error]                  ^ level"),
+        "{}",
+        o.stderr
+    );
+}

@@ -587,3 +587,242 @@ fn har_of_an_authorized_session_lists_the_flow_and_hides_the_tokens() {
         );
     }
 }
+
+/// `export … --only FILTER` of a real session (run with `headless`, the
+/// stderr kept).
+fn export_only(trace: &Path, args: &[&str], code: i32) -> crate::support::Run {
+    let mut a = vec!["export", trace.to_str().unwrap()];
+    a.extend_from_slice(args);
+    headless(a).expect(code)
+}
+
+/// `export --only` keeps a call whole when the filter selects any of its
+/// frames: selecting one call's response exports its request too, so its
+/// latency is still there; the rest of the session is left out, and with
+/// it the findings about it.
+#[test]
+fn export_only_keeps_each_selected_call_whole() {
+    let run = headless([
+        "check",
+        "--protocol",
+        "legacy",
+        "--demo",
+        "--tool",
+        "sleep",
+        "--args",
+        r#"{"ms":30}"#,
+        "--repeat",
+        "3",
+        "--settle-ms",
+        "0",
+    ])
+    .record()
+    .expect(0);
+    let trace = run.trace_path();
+    let text = std::fs::read_to_string(trace).unwrap();
+    let ids: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["dir"] == "out" && v["json"]["method"] == "tools/call")
+        .map(|v| v["json"]["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 3, "{text}");
+
+    let all: Value = serde_json::from_str(&export(trace, &["--format", "json"], 0)).unwrap();
+    assert_eq!(all["tools"]["sleep"]["count"], 3);
+    let filter = format!("response && id == {}", ids[1]);
+    let o = export_only(trace, &["--format", "json", "--only", &filter], 0);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    // The request, the progress and the response of that call, and
+    // nothing else.
+    let progress = v["tools"]["sleep"]["progress"].as_u64().unwrap();
+    assert!(progress >= 1, "{v:#}");
+    assert_eq!(v["progress"]["notifications"], progress, "{v:#}");
+    assert_eq!(v["events"], 2 + progress, "{v:#}");
+    assert_eq!(v["tools"]["sleep"]["count"], 1, "{v:#}");
+    assert_eq!(v["tools"]["sleep"]["ok"], 1, "{v:#}");
+    assert!(v["tools"]["sleep"]["latency_ms"]["max"].as_f64().unwrap() >= 30.0);
+    assert!(v["methods"].get("initialize").is_none(), "{v:#}");
+    assert!(
+        o.stderr.contains(&format!(
+            "[only] {filter}: {} of {} events exported",
+            2 + progress,
+            all["events"]
+        )),
+        "{}",
+        o.stderr
+    );
+
+    // The diagram draws that call's request and response, numbered as the
+    // exported events are.
+    let o = export_only(trace, &["--format", "mermaid", "--only", &filter], 0);
+    let arrows = |a: &str| o.stdout.lines().filter(|l| l.contains(a)).count();
+    assert_eq!(arrows("-->>"), 1, "{}", o.stdout);
+    assert_eq!(arrows("->>") - arrows("-->>"), 1, "{}", o.stdout);
+    mermaid_parses(&o.stdout);
+
+    // Nothing selected: an empty export, still written (exit 0).
+    let o = export_only(
+        trace,
+        &["--format", "json", "--only", "method == no/such"],
+        0,
+    );
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["events"], 0, "{v:#}");
+    assert_eq!(v["tools"], serde_json::json!({}), "{v:#}");
+}
+
+/// The findings are the whole trace's: those about exported frames go
+/// with them (the progress after the response is the call's, by token),
+/// the others are left out.
+#[test]
+fn export_only_carries_the_findings_about_what_it_exports() {
+    // In the handshake era, where the demo has no finding of its own.
+    let run = headless([
+        "call",
+        "--protocol",
+        "legacy",
+        "--demo",
+        "--tool",
+        "fault_after_response",
+        "--args",
+        "{}",
+        "-q",
+    ])
+    .args(["--settle-ms", "500"])
+    .record()
+    .run();
+    let trace = run.trace_path();
+    let o = export_only(
+        trace,
+        &[
+            "--format",
+            "json",
+            "--only",
+            "tool == fault_after_response && request",
+        ],
+        0,
+    );
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        v["findings"]["progress-after-response"]["count"], 2,
+        "{v:#}"
+    );
+    // The late progress went with its call.
+    assert_eq!(v["progress"]["notifications"], 3, "{v:#}");
+    assert_eq!(v["tools"]["fault_after_response"]["progress"], 1, "{v:#}");
+
+    let o = export_only(
+        trace,
+        &["--format", "json", "--only", "method == initialize"],
+        0,
+    );
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["findings"], serde_json::json!({}), "{v:#}");
+    assert!(v["tools"].as_object().unwrap().is_empty(), "{v:#}");
+    assert_eq!(v["methods"]["initialize"]["count"], 1, "{v:#}");
+    assert!(
+        o.stderr.contains("; 0 of 2 findings about them"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn export_only_that_does_not_parse_is_a_usage_error_pointing_at_its_column() {
+    let run = headless([
+        "call",
+        "--demo",
+        "--tool",
+        "echo",
+        "--args",
+        r#"{"text":"x"}"#,
+    ])
+    .record()
+    .run();
+    let o = export_only(
+        run.trace_path(),
+        &["--format", "json", "--only", "in && level >= loud"],
+        2,
+    );
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("[error] --only: column 16: level is one of"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("[error]   in && level >= loud\n[error]                  ^ level"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// Over HTTP, a call exported whole takes its POST exchange with it: the
+/// HAR has that one entry, with its status and its whole event stream, as
+/// the export of the whole session has it.
+#[test]
+fn export_only_keeps_a_calls_http_exchange_whole() {
+    let (_srv, url) = demo_http();
+    let run = headless([
+        "call",
+        "--protocol",
+        "legacy",
+        "--url",
+        &url,
+        "--tool",
+        "build_report",
+        "--args",
+        r#"{"tasks":3,"delay_ms":5}"#,
+        "-q",
+    ])
+    .record()
+    .expect(0);
+    let trace = run.trace_path();
+    let all: Value = serde_json::from_str(&export(trace, &["--format", "har"], 0)).unwrap();
+    let call_of = |doc: &Value| -> Vec<Value> {
+        doc["log"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["request"]["postData"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("build_report"))
+            })
+            .cloned()
+            .collect()
+    };
+    let whole = call_of(&all);
+    assert_eq!(whole.len(), 1);
+    assert!(all["log"]["entries"].as_array().unwrap().len() > 1);
+
+    // One progress notification selects the call.
+    let o = export_only(
+        trace,
+        &[
+            "--format",
+            "har",
+            "--only",
+            "progress && params.progress == 1",
+        ],
+        0,
+    );
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_har_shape(&doc);
+    let entries = doc["log"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{doc:#}");
+    let got = &call_of(&doc)[0];
+    assert_eq!(got["response"]["status"], 200, "{got:#}");
+    assert_eq!(got["response"]["content"]["mimeType"], "text/event-stream");
+    assert_eq!(
+        got["_sseEvents"].as_array().unwrap().len(),
+        whole[0]["_sseEvents"].as_array().unwrap().len()
+    );
+    assert_eq!(
+        got["response"]["content"]["text"],
+        whole[0]["response"]["content"]["text"]
+    );
+}

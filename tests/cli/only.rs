@@ -139,3 +139,25 @@ fn check_only_lists_what_it_selects_and_judges_everything() {
     let bad = headless(["check", "--demo", "--tool", "echo", "--only", "tool =="]).expect(2);
     assert!(bad.stderr.contains("--only: column 8"), "{}", bad.stderr);
 }
+
+/// Each command's `--help` says what its `--only` selects: printed events,
+/// listed findings, listed differences, exported events.
+#[test]
+fn each_commands_help_says_what_its_only_selects() {
+    for (cmd, says) in [
+        ("replay", "Print only the events FILTER selects"),
+        (
+            "check",
+            "List only the findings about frames FILTER selects",
+        ),
+        (
+            "diff",
+            "List only the differences about frames FILTER selects",
+        ),
+        ("export", "Export only the events FILTER selects"),
+    ] {
+        let o = headless([cmd, "--help"]).expect(0);
+        let help = o.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains(says), "{cmd} --help:\n{}", o.stdout);
+    }
+}

@@ -394,3 +394,61 @@ fn an_otlp_usage_error_never_prints_the_urls_password() {
         assert!(!o.stderr.contains("sekrit"), "{}", o.stderr);
     }
 }
+
+/// `export --otlp --only FILTER` sends the spans of what the filter
+/// selects: the call whole, with its finding; a filter that selects another
+/// part of the session sends no span of that call.
+#[test]
+fn an_export_with_only_sends_the_selected_calls_spans() {
+    let rec = crate::support::otlp::recording_with_a_finding();
+    let trace = rec.trace_path().display().to_string();
+    let sink = Sink::accepting();
+    // The call's request alone selects it, its progress and response.
+    let o = headless([
+        "export",
+        &trace,
+        "--otlp",
+        &sink.url(),
+        "--only",
+        "tool == fault_not_increasing && request",
+    ])
+    .expect(0);
+    assert!(o.stderr.contains("[only] "), "{}", o.stderr);
+    let spans = sink.spans();
+    let call = named(&spans, "tools/call fault_not_increasing");
+    assert!(
+        call.events.iter().any(|e| e.name == "mcpscope.finding"),
+        "{:?}",
+        call.events
+    );
+    assert!(
+        call.events
+            .iter()
+            .any(|e| e.name == "notifications/progress"),
+        "{:?}",
+        call.events
+    );
+
+    let other = Sink::accepting();
+    headless([
+        "export",
+        &trace,
+        "--otlp",
+        &other.url(),
+        "--only",
+        "method == initialize",
+    ])
+    .expect(0);
+    assert!(
+        other
+            .spans()
+            .iter()
+            .all(|(_, s)| !s.name.starts_with("tools/call")),
+        "{:?}",
+        other
+            .spans()
+            .iter()
+            .map(|(_, s)| &s.name)
+            .collect::<Vec<_>>()
+    );
+}

@@ -141,8 +141,10 @@ pub struct CheckArgs {
     pub thresholds: Thresholds,
     /// List only the findings about frames FILTER selects (docs/filters.md);
     /// every frame is still judged, and the verdict is the whole session's.
-    #[command(flatten)]
-    pub only: super::only::OnlyArgs,
+    // An argument of its own: a flattened `OnlyArgs` would show its help
+    // ("Print only the events…"), not this.
+    #[arg(long, value_name = "FILTER")]
+    pub only: Option<String>,
 }
 
 impl CheckArgs {
@@ -374,7 +376,7 @@ pub const LISTING_LIMIT: Duration = Duration::from_secs(2);
 
 pub async fn run(a: CheckArgs) -> i32 {
     // A filter that does not parse is a usage error before anything runs.
-    let mut selected = match a.only.matcher() {
+    let mut selected = match super::only::matcher(a.only.as_deref()) {
         Ok(m) => m.map(listed::Selected::new),
         Err(c) => return c,
     };
@@ -533,7 +535,7 @@ async fn check_trace(a: &CheckArgs, path: &std::path::Path, cfg: CheckConfig) ->
         Ok(b) => b,
         Err(c) => return c,
     };
-    let mut selected = match a.only.matcher() {
+    let mut selected = match super::only::matcher(a.only.as_deref()) {
         Ok(m) => m.map(listed::Selected::new),
         Err(c) => return c,
     };

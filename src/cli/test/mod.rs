@@ -603,7 +603,7 @@ fn compare_golden(
         }
     };
     let changes = if golden.exists() {
-        match super::diff::read_both(golden, recorded) {
+        match super::diff::read_both(golden, recorded, None) {
             Ok((a, b)) => {
                 let r = crate::diff::report::diff(&a, &b, tol);
                 // The change lines, without the two header lines naming the files.
