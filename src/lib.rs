@@ -41,6 +41,7 @@ pub mod cli;
 pub mod demo;
 pub mod diff;
 pub mod export;
+pub mod intercept;
 pub mod listen_guard;
 pub mod load;
 pub mod mock;

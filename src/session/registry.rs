@@ -21,6 +21,14 @@ const MAX_ENTRIES: usize = 1024;
 const MAX_ENTRY_BYTES: u64 = 64 << 10;
 
 /// One live proxy session, as `sessions --json` prints it.
+/// Where `proxy --intercept` takes its controller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterceptEndpoint {
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    pub token: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
     pub name: String,
@@ -57,6 +65,10 @@ pub struct Entry {
     /// once (the proxy's memory bound on them).
     #[serde(default)]
     pub requests_waited: u64,
+    /// `proxy --intercept`: where its control connection listens, and the
+    /// token a controller must give first (src/intercept/protocol.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intercept: Option<InterceptEndpoint>,
     /// When the process started (clock ticks since boot, Linux): a pid the
     /// system reused for another process does not keep the entry alive.
     /// Filled in by `register`.
@@ -104,6 +116,7 @@ impl Entry {
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
             requests_waited: 0,
+            intercept: None,
             pid_start: None,
         }
     }
@@ -364,6 +377,7 @@ mod tests {
             unobserved_bytes: 0,
             unobserved_exchanges: 0,
             requests_waited: 0,
+            intercept: None,
             pid_start,
         };
         assert!(entry(Some(started)).is_live());
