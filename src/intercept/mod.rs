@@ -8,4 +8,5 @@
 //! Every change is recorded as an `injected` event, as `--faults` changes
 //! are, so the checks judge each party on what it really received.
 
+pub mod client;
 pub mod protocol;
