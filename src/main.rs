@@ -36,7 +36,9 @@ fn main() {
         }
         // Without --print, replay is interactive.
         Some(Cmd::Replay(a)) if !a.print => block_on(mcpscope::tui::replay(&a.file)),
-        Some(Cmd::Attach(a)) if !a.print => block_on(mcpscope::tui::attach(a.name.as_deref())),
+        Some(Cmd::Attach(a)) if !a.print => {
+            block_on(mcpscope::tui::attach(a.name.as_deref(), a.intercept))
+        }
         Some(Cmd::Proxy(a)) if a.listen.is_none() => {
             // The stdio proxy's runtime only checks and keeps the registry:
             // background work beside the forwarding threads (which this

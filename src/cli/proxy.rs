@@ -329,6 +329,11 @@ pub struct AttachArgs {
     /// killed before it closes the session ends it with an error (exit 3).
     #[arg(long)]
     pub print: bool,
+    /// Take control of a proxy started with `--intercept`: set its
+    /// breakpoint, forward, edit or drop what it holds, forge messages
+    /// (docs/intercept.md#breakpoints). Every change is recorded.
+    #[arg(long, conflicts_with = "print")]
+    pub intercept: bool,
     /// With `--print`: print only the events FILTER selects (docs/filters.md).
     #[command(flatten)]
     pub only: super::only::OnlyArgs,

@@ -105,6 +105,16 @@ pub enum Action {
     Restart,
     SaveTest,
     SaveHtml,
+    /// `attach --intercept`: open or close the breakpoints overlay.
+    Intercept,
+    SetBreakpoint,
+    ClearBreakpoint,
+    ForwardHeld,
+    EditHeld,
+    DropHeld,
+    Forge,
+    /// In the forge editor: to the host ↔ to the server.
+    ForgeSide,
 }
 
 impl Action {
@@ -237,6 +247,16 @@ impl Action {
             }
             SaveTest => "save the session as a test file here (one case per call)",
             SaveHtml => "save the session as one HTML page here (opens offline in any browser)",
+            Intercept => "attach --intercept: the breakpoint and the held messages (again: close)",
+            SetBreakpoint => {
+                "type the breakpoint filter: in && response, method == tools/call (docs/filters.md)"
+            }
+            ClearBreakpoint => "clear the breakpoint (what is held stays held)",
+            ForwardHeld => "forward the selected held message as it is",
+            EditHeld => "edit the selected held message, then forward it (Ctrl-S; Esc: back)",
+            DropHeld => "drop the selected held message: its receiver never gets it",
+            Forge => "forge a message to the host or the server (Ctrl-S sends it)",
+            ForgeSide => "while forging: send it to the host ↔ to the server",
         }
     }
 }
@@ -301,6 +321,8 @@ pub enum Effect {
     Restart {
         attempt: u32,
     },
+    /// A command to the intercepting proxy (`attach --intercept`).
+    Intercept(crate::intercept::protocol::Command),
     Quit,
 }
 
@@ -354,4 +376,6 @@ pub enum Msg {
         attempt: u32,
         seq: u64,
     },
+    /// What the intercepting proxy said, or that its connection ended.
+    Intercept(crate::intercept::client::Event),
 }

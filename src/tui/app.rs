@@ -24,7 +24,7 @@ use super::keymap::{Context, Key};
 use super::layout::{self, Layout};
 use super::overlays::Overlays;
 use super::overlays::status::{self, InputTarget};
-use super::overlays::{argform, asks, help};
+use super::overlays::{argform, asks, help, intercept};
 use super::pane::Pane;
 use super::panes::progress::update::Selection;
 use super::panes::{Cx, Panes, Start};
@@ -269,6 +269,26 @@ impl App {
         out
     }
 
+    /// `attach --intercept`: the breakpoint's indicator shows, and its
+    /// key opens the overlay.
+    pub fn enable_intercept(&mut self) {
+        self.overlays.intercept = Some(Default::default());
+        self.dirty = true;
+    }
+
+    fn intercept_open(&self) -> bool {
+        self.overlays.intercept.as_ref().is_some_and(|i| i.open)
+    }
+
+    /// Messages are held: their ages run, so frames are due at the clock's
+    /// pace even when nothing else changes.
+    pub fn holding(&self) -> bool {
+        self.overlays
+            .intercept
+            .as_ref()
+            .is_some_and(|i| !i.held.is_empty())
+    }
+
     /// The runtime drew a frame: later clicks are tested against its map.
     pub fn drawn(&mut self, map: FrameMap) {
         self.frame = Some(map);
@@ -394,6 +414,16 @@ impl App {
             help::update::key(&mut self.overlays, &self.shell.keymap, end, page, key);
             return Vec::new();
         }
+        if let Some(ic) = self.overlays.intercept.as_mut().filter(|i| i.open) {
+            let base = self.shell.theme.base();
+            return match intercept::update::key(ic, &self.shell.keymap, ev, base) {
+                intercept::update::Outcome::Done(cmds) => {
+                    self.route(cmds);
+                    self.finish(Then::Nothing)
+                }
+                intercept::update::Outcome::Global(a) => self.apply(a),
+            };
+        }
         if self.overlays.asks.roots_editor.is_some() || self.overlays.asks.open {
             let mut cx = asks::update::AsksCx {
                 asks: &mut self.overlays.asks,
@@ -450,7 +480,9 @@ impl App {
     pub fn handle_paste(&mut self, text: &str) {
         self.dirty = true;
         let now = self.trace.now_us();
-        if self.overlays.argform.is_some() {
+        if let Some(ic) = self.overlays.intercept.as_mut().filter(|i| i.open) {
+            intercept::update::paste(ic, text);
+        } else if self.overlays.argform.is_some() {
             argform::update::paste(&mut self.overlays.argform, text, now);
         } else if let Some(set) = status::update::paste(&mut self.overlays.input, text) {
             self.route(vec![set]);
@@ -469,6 +501,7 @@ impl App {
             || self.overlays.asks.open
             || self.overlays.argform.is_some()
             || self.overlays.asks.roots_editor.is_some()
+            || self.intercept_open()
         {
             return Vec::new();
         }
@@ -546,6 +579,16 @@ impl App {
                 self.overlays.help = Some(0);
                 Vec::new()
             }
+            Intercept => match self.overlays.intercept.as_mut() {
+                Some(ic) => {
+                    ic.open = !ic.open;
+                    Vec::new()
+                }
+                None => vec![Command::Notice(
+                    "breakpoints need a proxy started with --intercept: mcpscope attach NAME --intercept"
+                        .into(),
+                )],
+            },
             EditRoots => {
                 self.overlays.asks.edit_roots();
                 Vec::new()

@@ -14,9 +14,23 @@ use crate::trace::{MonotonicClock, Store, Trace};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Returns the process exit code.
-pub async fn attach(name: Option<&str>) -> i32 {
+/// Returns the process exit code. With `intercept`, the TUI also takes the
+/// proxy's control connection (`proxy --intercept`): its breakpoint and
+/// what it holds are the user's to decide.
+pub async fn attach(name: Option<&str>, intercept: bool) -> i32 {
     let started = Instant::now();
+    // Said before the terminal is asked for: the answer does not depend on it.
+    let endpoint = if intercept {
+        match intercept_endpoint(name) {
+            Ok(ep) => Some(ep),
+            Err(e) => {
+                eprintln!("[error] {e}");
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         eprintln!(
             "[error] attach needs a terminal: stdin and stdout must both be a TTY.\n\
@@ -65,6 +79,22 @@ pub async fn attach(name: Option<&str>) -> i32 {
         limits.max_bytes = max;
     }
     let trace = Trace::new(Store::new(limits), MonotonicClock::since(since));
+    // Connected before the screen is taken, so a refusal is said plainly.
+    let client = match &endpoint {
+        Some(ep) => match crate::intercept::client::connect(ep).await {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!(
+                    "[error] cannot reach the intercept control of `{}` at {}: {}",
+                    crate::protocol::sanitize::one_line(&entry.name),
+                    crate::protocol::sanitize::one_line(&ep.addr),
+                    e
+                );
+                return 2;
+            }
+        },
+        None => None,
+    };
     let fps = clamp_fps(settings.fps);
     let mut signals = exit::ExitSignals::catch();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -122,7 +152,18 @@ pub async fn attach(name: Option<&str>) -> i32 {
         entry.name, entry.pid
     )));
     let observed = crate::session::live::Observed::checking(trace.clone(), settings.checks.clone());
-    let mut exec = runtime::Executor::new(None, tx);
+    let mut exec = runtime::Executor::new(None, tx.clone());
+    if let Some(mut c) = client {
+        app.enable_intercept();
+        exec = exec.with_intercept(c.commands);
+        tokio::spawn(async move {
+            while let Some(ev) = c.events.recv().await {
+                if tx.send(action::Msg::Intercept(ev)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     if let Some(c) = observed.checks() {
         exec = exec.with_checks(c.clone());
     }
@@ -131,4 +172,17 @@ pub async fn attach(name: Option<&str>) -> i32 {
     // Nothing is recorded or exported here: this stops the checks.
     let _ = observed.end(std::future::pending()).await;
     exit::code_of(result)
+}
+
+/// The control endpoint of the session `name` names, or why there is none.
+fn intercept_endpoint(name: Option<&str>) -> Result<registry::InterceptEndpoint, String> {
+    let entry = registry::find(name)
+        .map_err(|e| crate::protocol::sanitize::one_line(&e.to_string()).into_owned())?;
+    entry.intercept.ok_or_else(|| {
+        format!(
+            "the proxy `{}` was not started with --intercept (start it as \
+             `mcpscope proxy --intercept -- CMD` to set breakpoints)",
+            crate::protocol::sanitize::one_line(&entry.name)
+        )
+    })
 }

@@ -40,17 +40,21 @@ pub enum Context {
     Prompts,
     /// While the help overlay is open (its other keys are global ones).
     Help,
+    /// While the Intercept overlay is open (`attach --intercept`); its
+    /// editor takes the Composer's editor keys.
+    Intercept,
 }
 
 /// The contexts besides the panes' own: the Tools pane's tabs, the
 /// Composer's editor (they sit beside their pane in the lists below) and
 /// the help overlay.
-const EXTRA: [(&str, Context); 5] = [
+const EXTRA: [(&str, Context); 6] = [
     ("global", Context::Global),
     ("editor", Context::Editor),
     ("resources", Context::Resources),
     ("prompts", Context::Prompts),
     ("help", Context::Help),
+    ("intercept", Context::Intercept),
 ];
 
 /// The settings file's names of the contexts, in the order an unknown one
@@ -65,7 +69,7 @@ static NAMES: LazyLock<Vec<(&'static str, Context)>> = LazyLock::new(|| {
             .filter(|p| !LEFT.contains(p))
             .map(pane),
     );
-    names.extend([EXTRA[2], EXTRA[3], EXTRA[4]]);
+    names.extend([EXTRA[2], EXTRA[3], EXTRA[4], EXTRA[5]]);
     names
 });
 
@@ -104,6 +108,7 @@ impl Context {
         let others = Pane::ORDER.into_iter().filter(|p| !LEFT.contains(p));
         all.extend(others.map(Context::Pane));
         all.push(Context::Help);
+        all.push(Context::Intercept);
         all
     }
 
@@ -115,6 +120,7 @@ impl Context {
             Context::Resources => "Tools pane, Resources tab",
             Context::Prompts => "Tools pane, Prompts tab",
             Context::Help => "Help",
+            Context::Intercept => "Intercept overlay (attach --intercept)",
         }
     }
 }
@@ -285,6 +291,7 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Global, &["f5"], Restart),
         (Global, &["ctrl-t"], SaveTest),
         (Global, &["ctrl-e"], SaveHtml),
+        (Global, &["I"], Intercept),
         (Resources, &["t"], NextTab),
         (Resources, &["T"], PrevTab),
         (Resources, &["enter"], Open),
@@ -301,6 +308,13 @@ const DEFAULTS: &[(Context, &[&str], Action)] = {
         (Editor, &["esc"], StopEdit),
         (Editor, &["ctrl-s"], Send),
         (Context::Help, &["/"], Filter),
+        (Context::Intercept, &["b"], SetBreakpoint),
+        (Context::Intercept, &["B"], ClearBreakpoint),
+        (Context::Intercept, &["enter", "f"], ForwardHeld),
+        (Context::Intercept, &["e"], EditHeld),
+        (Context::Intercept, &["d"], DropHeld),
+        (Context::Intercept, &["n"], Forge),
+        (Context::Intercept, &["ctrl-o"], ForgeSide),
     ]
 };
 
@@ -323,6 +337,10 @@ const HINTS: &[(Context, &[Action])] = {
         (Resources, &[Open, Subscribe, Refresh, NextTab]),
         (Prompts, &[Open, Refresh, NextTab]),
         (Editor, &[StopEdit, Send]),
+        (
+            Context::Intercept,
+            &[ForwardHeld, EditHeld, DropHeld, Forge, SetBreakpoint],
+        ),
     ]
 };
 
@@ -441,7 +459,7 @@ mod tests {
             e.to_string().contains(
                 "unknown variant `rawx`, expected one of `global`, `tools`, `composer`, \
                  `editor`, `progress`, `timeline`, `logs`, `raw`, `findings`, `network`, \
-                 `scope`, `resources`, `prompts`, `help`"
+                 `scope`, `resources`, `prompts`, `help`, `intercept`"
             ),
             "{e}"
         );

@@ -58,6 +58,8 @@ pub struct Executor {
     /// next call waits for it, so calls reach the server in the order
     /// they were asked for (the same `--run` list gives the same screen).
     last_sent: std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
+    /// `attach --intercept`: commands to the proxy's control connection.
+    intercept: Option<mpsc::UnboundedSender<crate::intercept::protocol::Command>>,
 }
 
 impl Executor {
@@ -71,7 +73,17 @@ impl Executor {
             level: Arc::new(tokio::sync::Mutex::new(None)),
             browse_limits: std::sync::Mutex::new(BROWSE_LIMITS),
             last_sent: std::sync::Mutex::new(None),
+            intercept: None,
         }
+    }
+
+    /// Send `Effect::Intercept`s to an intercepting proxy's control connection.
+    pub fn with_intercept(
+        mut self,
+        commands: mpsc::UnboundedSender<crate::intercept::protocol::Command>,
+    ) -> Executor {
+        self.intercept = Some(commands);
+        self
     }
 
     /// The session effects go to now.
@@ -238,6 +250,15 @@ impl Executor {
                 return None;
             }
             Effect::Restart { attempt } => now.extend(self.restart(attempt)),
+            Effect::Intercept(c) => {
+                // A closed connection was already reported by its reader.
+                let sent = self.intercept.as_ref().is_some_and(|tx| tx.send(c).is_ok());
+                if !sent {
+                    now.push(Msg::Notice(
+                        "not sent: the intercept connection is closed".into(),
+                    ));
+                }
+            }
             Effect::Copy { text, what } => {
                 use super::clipboard::{self, Landed};
                 let bytes = text.len();
@@ -710,7 +731,7 @@ pub async fn event_loop(
             last_check_tick = now;
         }
         let since = last_draw.elapsed();
-        let live = app.panes.progress.calls.running() > 0 && since >= clock;
+        let live = (app.panes.progress.calls.running() > 0 || app.holding()) && since >= clock;
         if draw_due(app.dirty, app.behind, input, since, frame) || live {
             draw(app, term, Intake::Nothing)?;
             last_draw = Instant::now();

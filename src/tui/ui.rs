@@ -108,6 +108,7 @@ pub fn paint(f: &mut Frame, st: &View, p: Prepared) -> FrameMap {
     if st.overlays.asks.roots_editor.is_some() {
         overlays::asks::view::draw_roots(f, area, st);
     }
+    overlays::intercept::view::draw(f, area, st);
     if st.overlays.help.is_some() {
         overlays::help::view::draw(f, area, st);
     }

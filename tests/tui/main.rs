@@ -25,6 +25,7 @@ mod ext_tasks;
 mod findings;
 mod help;
 mod input;
+mod intercept;
 mod invisible;
 mod labels;
 mod labels_e2e;

@@ -69,6 +69,17 @@ impl App {
                     self.shell.notice = Some(n);
                 }
             }
+            Msg::Intercept(ev) => {
+                if let Some(ic) = self.overlays.intercept.as_mut() {
+                    let n = match ev {
+                        crate::intercept::client::Event::Report(r) => ic.on_report(r, now_us),
+                        crate::intercept::client::Event::Closed(why) => Some(ic.on_closed(&why)),
+                    };
+                    if let Some(n) = n {
+                        self.shell.notice = Some(safe_row(&n));
+                    }
+                }
+            }
             Msg::Restarted { attempt, seq } => {
                 self.restart.marker = Some(seq);
                 self.restart.count = self.restart.count.max(attempt);

@@ -6,6 +6,7 @@
 pub mod argform;
 pub mod asks;
 pub mod help;
+pub mod intercept;
 pub mod status;
 
 use crate::tui::input_rounds::Rounds;
@@ -28,4 +29,7 @@ pub struct Overlays {
     pub rounds: Rounds,
     /// The status line's text field, while open.
     pub input: Option<LineInput>,
+    /// `attach --intercept`: the breakpoint and the held messages (None
+    /// in every other mode).
+    pub intercept: Option<intercept::Intercept>,
 }

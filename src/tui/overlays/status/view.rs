@@ -71,6 +71,13 @@ fn short(a: Action) -> &'static str {
         ShowEvent => "show event",
         ToggleStreams => "streams",
         Restart => "restart",
+        Intercept => "intercept",
+        SetBreakpoint => "breakpoint",
+        ForwardHeld => "forward",
+        EditHeld => "edit",
+        DropHeld => "drop",
+        Forge => "forge",
+        ForgeSide => "other side",
         _ => "",
     }
 }
@@ -87,6 +94,45 @@ fn push_key(
         spans.push(Span::styled(format!(" {k}"), key));
         spans.push(Span::styled(format!(" {label}"), base));
     }
+}
+
+/// `attach --intercept`, always in sight: how many messages are held and
+/// for how long (their peers' clocks keep running), and the breakpoint.
+fn intercept_indicator(
+    spans: &mut Vec<Span<'static>>,
+    st: &View,
+    ic: &crate::tui::overlays::intercept::Intercept,
+    key: Style,
+    base: Style,
+) {
+    let t = &st.shell.theme;
+    let strong = base.fg(t.accent).add_modifier(Modifier::BOLD);
+    if ic.lost.is_some() {
+        spans.push(Span::styled(" ⏸ intercept disconnected", base.fg(t.warn)));
+        spans.push(Span::styled(" │", base.fg(t.muted)));
+        return;
+    }
+    let held = match ic.oldest_us(st.shell.now_us) {
+        Some(us) => format!(
+            " ⏸ {} held (oldest {})",
+            ic.held.len(),
+            crate::tui::overlays::intercept::view::age(us)
+        ),
+        None => " ⏸ 0 held".to_string(),
+    };
+    spans.push(Span::styled(held, strong));
+    let brk = match &ic.filter {
+        Some(f) => format!(
+            " break: {}",
+            crate::tui::chrome::fit(&crate::tui::format::safe_row(f), 28)
+        ),
+        None => " no breakpoint".to_string(),
+    };
+    spans.push(Span::styled(brk, base));
+    if !ic.open {
+        push_key(spans, st, Action::Intercept, "intercept", key, base);
+    }
+    spans.push(Span::styled(" │", base.fg(t.muted)));
 }
 
 /// Append the hint groups that fit in `width` columns after `spans`:
@@ -146,6 +192,9 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         push_key(&mut spans, st, Action::AnswerServer, "answer", key, base);
         spans.push(Span::styled(" │", base.fg(t.muted)));
     }
+    if let Some(ic) = &st.overlays.intercept {
+        intercept_indicator(&mut spans, st, ic, key, base);
+    }
     // A dead session's way on, before the notice (which may be long: the
     // connection's error).
     if st.shell.live && st.shell.conn.ended() {
@@ -163,7 +212,13 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         ));
         spans.push(Span::styled("│", base.fg(t.muted)));
     }
-    let ctx = if st.shell.focus == Pane::Composer && st.panes.composer.editing {
+    let ctx = if let Some(ic) = st.overlays.intercept.as_ref().filter(|i| i.open) {
+        if ic.editor.is_some() {
+            Context::Editor
+        } else {
+            Context::Intercept
+        }
+    } else if st.shell.focus == Pane::Composer && st.panes.composer.editing {
         Context::Editor
     } else {
         st.key_context()
