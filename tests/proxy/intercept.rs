@@ -228,6 +228,15 @@ fn what_is_held_goes_on_when_the_controller_leaves() {
     let trace = d.path().join("t.jsonl");
     let mut h = Host::start(&proxied(&demo(), &trace, &["--intercept"]), d.path());
     let (addr, token) = endpoint(d.path());
+    // `sessions --json` names the control connection, never its token.
+    let listed = std::process::Command::new(BIN)
+        .args(["sessions", "--json"])
+        .env("MCPSCOPE_RUNTIME_DIR", d.path())
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains(&addr), "{listed}");
+    assert!(!listed.contains(&token), "the token was listed: {listed}");
     let mut c = Controller::connect(&addr, &token);
     c.expect("breakpoint");
     c.send(json!({"op": "break", "filter": "in && response && method == tools/call"}));
