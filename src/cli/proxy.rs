@@ -75,6 +75,11 @@ pub struct ProxyArgs {
     /// Every change is recorded as an `injected` event (docs/intercept.md).
     #[arg(long, value_name = "FILE|PRESET")]
     pub faults: Vec<String>,
+    /// Breakpoints: hold the messages a filter selects until `attach NAME
+    /// --intercept` forwards (as they were or edited) or drops them, and
+    /// forge messages to either side (stdio; docs/intercept.md).
+    #[arg(long, conflicts_with = "listen")]
+    pub intercept: bool,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
     #[arg(
@@ -231,6 +236,7 @@ pub async fn run_proxy(a: ProxyArgs) -> i32 {
         otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
         otlp,
         faults,
+        intercept: a.intercept,
     };
     match proxy.run().await {
         Outcome::Exited(exit) => crate::proxy::stdio::exit_like(exit),
@@ -292,7 +298,18 @@ pub fn run_sessions(a: SessionsArgs) -> i32 {
 /// `call --json` writes a result: every entry file is anyone's text until
 /// read, and the values stay exactly what they were.
 fn sessions_json(list: &[Entry]) -> String {
-    let plain = serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    // The intercept token is a secret: only its entry file holds it.
+    let shown: Vec<Entry> = list
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            if let Some(i) = e.intercept.as_mut() {
+                i.token.clear();
+            }
+            e
+        })
+        .collect();
+    let plain = serde_json::to_string(&shown).unwrap_or_else(|_| "[]".into());
     crate::protocol::json_text::reformat(&plain, false).unwrap_or(plain)
 }
 

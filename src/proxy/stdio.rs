@@ -65,6 +65,9 @@ pub struct StdioProxy {
     /// Change the traffic on purpose (`--faults`): the two message streams
     /// are then copied line by line through these rules.
     pub faults: Option<super::faults::Faults>,
+    /// Take breakpoints from `attach --intercept` (the streams are then
+    /// copied line by line, as with faults).
+    pub intercept: bool,
 }
 
 /// How the proxied server ended.
@@ -197,13 +200,25 @@ impl StdioProxy {
             self.max_frame,
             super::observer::max_queued(max_store),
         );
-        let engine = self.faults.clone().map(|f| {
-            say(&format!("faults: {} rules, seed {}", f.rules.len(), f.seed));
-            Arc::new(std::sync::Mutex::new(super::faults::Engine::new(
-                f,
-                self.max_frame,
-            )))
-        });
+        let engine = self.engine(&say);
+        if let Some(e) = engine.as_ref().filter(|_| self.intercept) {
+            let controlled = crate::intercept::control::Controlled {
+                engine: e.clone(),
+                trace: trace.clone(),
+                max_frame: self.max_frame,
+            };
+            match crate::intercept::control::start(controlled).await {
+                Ok(at) => {
+                    say(&format!("intercept: controller at {}", at.addr));
+                    if let Some(r) = registration.as_mut() {
+                        r.update(|entry| entry.intercept = Some(at));
+                    }
+                }
+                Err(e) => {
+                    say(&format!("intercept: cannot listen for a controller: {e}"));
+                }
+            }
+        }
         let copying = start_copying(
             host_in,
             host_out,
@@ -288,6 +303,23 @@ impl StdioProxy {
         say(&format!("server ended: {exit}"));
         drop(registration);
         Outcome::Exited(exit)
+    }
+
+    /// The engine both message streams go through, with `--faults` or
+    /// `--intercept`.
+    fn engine(&self, say: &dyn Fn(&str)) -> Option<Arc<std::sync::Mutex<super::faults::Engine>>> {
+        if self.faults.is_none() && !self.intercept {
+            return None;
+        }
+        let f = self.faults.clone().unwrap_or_default();
+        if self.faults.is_some() {
+            say(&format!("faults: {} rules, seed {}", f.rules.len(), f.seed));
+        }
+        let mut e = super::faults::Engine::new(f, self.max_frame);
+        if self.intercept {
+            e.intercept = Some(crate::intercept::hold::Breakpoints::default());
+        }
+        Some(Arc::new(std::sync::Mutex::new(e)))
     }
 
     /// Where the trace goes, and whether it is the proxy's own (removed at

@@ -26,6 +26,9 @@ const MAX_ENTRY_BYTES: u64 = 64 << 10;
 pub struct InterceptEndpoint {
     /// `127.0.0.1:PORT`.
     pub addr: String,
+    /// In the entry file only (private to the user): `sessions --json`
+    /// leaves it out.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub token: String,
 }
 

@@ -14,4 +14,5 @@ mod support;
 mod attach_tui;
 mod faults;
 mod http;
+mod intercept;
 mod stdio;

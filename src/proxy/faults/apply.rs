@@ -97,11 +97,14 @@ pub struct Engine {
     late: [Vec<Late>; 2],
     late_bytes: [usize; 2],
     closed: [bool; 2],
-    /// Requests `forge` sent to the host, by id (JSON text) → the rule:
-    /// their answers are kept from the server.
-    forged: HashMap<String, usize>,
-    forged_order: VecDeque<String>,
+    /// Requests forged by a rule's `forge` (its index) or at a breakpoint
+    /// (`None`), by the stream their answer comes on and their id (JSON
+    /// text): the answers are kept from the peer that did not ask.
+    forged: HashMap<(Stream, String), Option<usize>>,
+    forged_order: VecDeque<(Stream, String)>,
     next_forged: u64,
+    /// `proxy --intercept`: the breakpoint and what it holds.
+    pub intercept: Option<crate::intercept::hold::Breakpoints>,
 }
 
 /// `raw` without its line break (and a CR before it).
@@ -161,14 +164,18 @@ impl Engine {
             forged: HashMap::new(),
             forged_order: VecDeque::new(),
             next_forged: 0,
+            intercept: None,
         }
     }
 
-    /// Some rule delays: the streams need a writer that waits.
+    /// Some rule delays, or a breakpoint may hold: the streams need a
+    /// writer of their own (one that waits; one written to later).
     pub fn delays(&self) -> bool {
-        self.rules
-            .iter()
-            .any(|r| matches!(r.rule.action, Action::Delay { .. }))
+        self.intercept.is_some()
+            || self
+                .rules
+                .iter()
+                .any(|r| matches!(r.rule.action, Action::Delay { .. }))
     }
 
     /// One line read from `stream` (its line break included) at `t_us`.
@@ -187,17 +194,28 @@ impl Engine {
             return false;
         }
         let body = body(raw);
-        if self.no_rule_can_match(stream, body) {
+        // A breakpoint's matcher sees every message while it is set.
+        let breaking = self.intercept.as_ref().is_some_and(|b| b.is_set());
+        if !breaking && self.no_rule_can_match(stream, body) {
             self.seq += 1;
             return true;
         }
         let f = classify(body);
         let id = f.id.as_ref().map(|i| i.to_value().to_string());
         if let Some(rule) = self.answers_forged(stream, &f, id.as_deref()) {
-            // The server never sent the request: its answer goes no further.
+            // Its peer never sent the request: the answer goes no further.
             self.seq += 1;
-            let detail = "the host's answer to a forged request, kept from the server";
-            events.push(self.injected(rule, stream, body, None, Some(detail.into())));
+            let detail = format!(
+                "the {}'s answer to a forged request, kept from the {}",
+                stream.other().receiver(),
+                stream.receiver()
+            );
+            events.push(match rule {
+                Some(i) => self.injected(i, stream, body, None, Some(detail)),
+                None => {
+                    crate::intercept::injected("forge", stream, body, None, detail, self.max_frame)
+                }
+            });
             return false;
         }
         let answered = self.follow(stream, &f, id.as_deref());
@@ -231,6 +249,12 @@ impl Engine {
             if matched && may {
                 hits.push(i);
             }
+        }
+        if let Some(b) = self.intercept.as_mut()
+            && b.selects(&ev)
+        {
+            b.hold(stream, raw);
+            return false;
         }
         let is_progress = f.kind == FrameKind::Notification && method == Some(methods::PROGRESS);
         let kind = f.kind;
@@ -456,7 +480,7 @@ impl Engine {
                         msg["params"] = p.clone();
                     }
                     let mut line = msg.to_string().into_bytes();
-                    self.remember_forged(id.to_string(), i);
+                    self.remember_forged(stream.other(), id.to_string(), Some(i));
                     let detail = format!("forged by rule {n} ({k} of {count})");
                     events.push(self.injected(i, stream, &line, Some(&line), Some(detail)));
                     line.push(b'\n');
@@ -468,32 +492,64 @@ impl Engine {
         false
     }
 
-    /// A forged request sent to the host, to be answered by it.
-    fn remember_forged(&mut self, id: String, rule: usize) {
+    /// A forged request whose answer will come on `answer_on`, by `rule`
+    /// (`None`: at a breakpoint).
+    pub fn remember_forged(&mut self, answer_on: Stream, id: String, rule: Option<usize>) {
         if self.forged_order.len() >= MAX_REQUESTS
             && let Some(old) = self.forged_order.pop_front()
         {
             self.forged.remove(&old);
         }
-        self.forged.insert(id.clone(), rule);
-        self.forged_order.push_back(id);
+        let key = (answer_on, id);
+        self.forged.insert(key.clone(), rule);
+        self.forged_order.push_back(key);
     }
 
-    /// The rule whose forged request this host's answer answers.
-    fn answers_forged(&mut self, stream: Stream, f: &Frame<'_>, id: Option<&str>) -> Option<usize> {
-        if stream != Stream::HostToServer
-            || self.forged.is_empty()
+    /// Who forged the request this answer on `stream` answers.
+    fn answers_forged(
+        &mut self,
+        stream: Stream,
+        f: &Frame<'_>,
+        id: Option<&str>,
+    ) -> Option<Option<usize>> {
+        if self.forged.is_empty()
             || !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse)
         {
             return None;
         }
         // Its place in the order is left to age out with the others.
-        self.forged.remove(id?)
+        self.forged.remove(&(stream, id?.to_string()))
     }
 
     /// The stream ended: what is still held is sent (it was read, and a
     /// hold is a reordering, not a loss).
-    pub fn end(&mut self, stream: Stream, out: &mut Vec<Out>) {
+    pub fn end(&mut self, stream: Stream, out: &mut Vec<Out>, events: &mut Vec<Event>) {
+        if let Some(b) = self.intercept.as_mut() {
+            // Held at a breakpoint: what was read goes on, as a hold's does.
+            for (id, h) in b.take_stream(stream) {
+                let detail = format!(
+                    "held at a breakpoint for {}, then forwarded when its stream ended",
+                    crate::format::duration_prose(h.at.elapsed().as_micros() as u64)
+                );
+                let body = body(&h.raw);
+                events.push(crate::intercept::injected(
+                    "hold",
+                    stream,
+                    body,
+                    None,
+                    detail,
+                    self.max_frame,
+                ));
+                b.tell(crate::intercept::protocol::Report::Released {
+                    id,
+                    how: "forwarded".into(),
+                });
+                if !self.closed[stream as usize] {
+                    out.push(Out::Send(h.raw));
+                }
+            }
+            b.close_writer(stream);
+        }
         if self.closed[stream as usize] {
             return;
         }
@@ -631,7 +687,7 @@ mod tests {
             .collect();
         let (mut got, ev) = run(&mut e, &lines);
         let mut out = Vec::new();
-        e.end(Stream::ServerToHost, &mut out);
+        e.end(Stream::ServerToHost, &mut out, &mut Vec::new());
         for o in out {
             if let Out::Send(b) = o {
                 got.push((Stream::ServerToHost, b));

@@ -65,6 +65,15 @@ impl<W: Write + Send + 'static> Sink<W> {
         }
     }
 
+    /// The writer thread's queue, for what is written later from elsewhere
+    /// (a message released at a breakpoint).
+    fn queue(&self) -> Option<SyncSender<(Instant, Vec<u8>)>> {
+        match self {
+            Sink::Delayed { tx: Some(tx), .. } => Some(tx.clone()),
+            _ => None,
+        }
+    }
+
     /// Close towards the receiver once what was written before is out.
     fn close(&mut self) {
         match self {
@@ -112,6 +121,9 @@ pub fn copy_lines<W: Write + Send + 'static>(
         // No thread for the delays: the stream is copied without them.
         Err(_) => return,
     };
+    if let (Some(b), Some(q)) = (lock(engine).intercept.as_mut(), sink.queue()) {
+        b.open_writer(stream, q);
+    }
     let mut buf = vec![0u8; COPY_BUF];
     let mut lines = Lines::new(max_line);
     let mut writing = true;
@@ -140,7 +152,12 @@ pub fn copy_lines<W: Write + Send + 'static>(
             Delivered::Closed => writing = false,
             // The receiver is gone: stop reading, so the sender's writes
             // fail in turn, as without faults.
-            Delivered::Failed => return,
+            Delivered::Failed => {
+                if let Some(b) = lock(engine).intercept.as_mut() {
+                    b.close_writer(stream);
+                }
+                return;
+            }
         }
     }
     let mut step = Step::default();
@@ -148,7 +165,7 @@ pub fn copy_lines<W: Write + Send + 'static>(
         let mut e = lock(engine);
         let t_us = feed.now_us();
         lines.finish(|line| step.line(&mut e, stream, line, t_us));
-        e.end(stream, &mut step.outs);
+        e.end(stream, &mut step.outs, &mut step.events);
     }
     if writing {
         step.deliver(&mut sink, feed);

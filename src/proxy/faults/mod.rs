@@ -141,6 +141,16 @@ pub struct Faults {
     pub seed: u64,
 }
 
+/// No rule (the engine of `proxy --intercept` alone).
+impl Default for Faults {
+    fn default() -> Faults {
+        Faults {
+            rules: Vec::new(),
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
 /// A `--faults` that cannot be used: a usage error (exit 2), said as is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FaultsError(pub String);

@@ -4,7 +4,7 @@
 
 use crate::event::Event;
 use crate::protocol::IdKey;
-use crate::protocol::frame::{Frame, classify};
+use crate::protocol::frame::{Frame, FrameKind, classify};
 
 /// What the receiver got instead of the message as sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,10 +76,25 @@ impl<'a> Injected<'a> {
                 }
             }
             "corrupt" => Got::Broken,
-            // A forged request reaches the host; the host's answer to it
-            // never reaches the server.
-            "forge" if to_server => Got::Nothing,
-            "forge" => Got::Forged,
+            // A forged message reaches its receiver; the answer to a forged
+            // request never reaches the peer that did not ask.
+            "forge" => match classify(original.as_bytes()).kind {
+                FrameKind::Response | FrameKind::ErrorResponse => Got::Nothing,
+                _ => Got::Forged,
+            },
+            // Edited at a breakpoint (`attach --intercept`): another id is
+            // a renamed message, no JSON a broken one, else the same
+            // message, late.
+            "edit" => match sent.as_deref().map(|s| classify(s.as_bytes())) {
+                Some(s) if s.kind == FrameKind::NotJson || s.kind == FrameKind::NotJsonRpc => {
+                    Got::Broken
+                }
+                Some(s) => match (s.id, classify(original.as_bytes()).id) {
+                    (Some(new), Some(old)) if new != old => Got::Renamed(new),
+                    _ => Got::Later(None),
+                },
+                None => Got::Later(None),
+            },
             _ => return None,
         };
         Some(Injected {

@@ -102,7 +102,13 @@ pub(super) struct Faults {
     pub(super) server_input_closed: bool,
     /// mcpscope closed the host's input: nothing later reaches it.
     pub(super) host_input_closed: bool,
+    /// Ids of requests the proxy forged to the server: its answers to them
+    /// answer no request of the client's, and are not judged.
+    pub(super) forged_to_server: std::collections::HashSet<IdKey>,
 }
+
+/// Forged requests to the server remembered at most.
+const MAX_FORGED: usize = 65_536;
 
 impl Checker {
     /// An `injected` event: learn what the receiver really got.
@@ -124,6 +130,14 @@ impl Checker {
         }
         let Some(f) = change.original else { return };
         match (to_server, f.kind) {
+            (true, FrameKind::Request) if got == Got::Forged => {
+                // Its answer is to a request the server really got.
+                if let Some(id) = f.id
+                    && self.faults.forged_to_server.len() < MAX_FORGED
+                {
+                    self.faults.forged_to_server.insert(id);
+                }
+            }
             (true, FrameKind::Request) => {
                 if let Some(ri) = f.id.and_then(|id| self.req_ids.get(&id).copied()) {
                     self.request_changed(ri, got);

@@ -23,7 +23,7 @@ impl Checker {
         let http_error = self.http.error_body(ev.channel).is_some();
         let found = self.answered(&id);
         let Some(Ok(ri)) = found else {
-            if http_error {
+            if http_error || self.faults.forged_to_server.contains(&id) {
                 return;
             }
             // `id: null` errors are JSON-RPC's answer to a request the

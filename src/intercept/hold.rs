@@ -1,0 +1,180 @@
+//! What the stdio proxy's engine holds at a breakpoint: the filter in
+//! force, the held messages, and the way to each stream's receiver. It
+//! lives inside the fault engine (behind its lock), so a message is tested
+//! in the order it was read, by the same matcher that follows the calls,
+//! and the controller's forward goes to the same writer as the rest.
+
+use super::protocol::{MAX_HELD, Report, Side};
+use crate::filter::{Filter, Matcher};
+use crate::proxy::faults::Stream;
+use crate::trace::EventRef;
+use std::collections::BTreeMap;
+use std::sync::mpsc::SyncSender;
+use std::time::Instant;
+
+/// One held message, with its line break.
+pub struct Held {
+    pub stream: Stream,
+    pub raw: Vec<u8>,
+    pub at: Instant,
+}
+
+/// Where a stream's lines are written: its writer thread's queue.
+pub type Writer = SyncSender<(Instant, Vec<u8>)>;
+
+#[derive(Default)]
+pub struct Breakpoints {
+    filter: Option<Matcher>,
+    held: BTreeMap<u64, Held>,
+    next: u64,
+    writers: [Option<Writer>; 2],
+    /// The connected controller.
+    reports: Option<tokio::sync::mpsc::UnboundedSender<Report>>,
+    /// Messages a breakpoint selected that passed: `MAX_HELD` were held.
+    pub passed_full: u64,
+}
+
+pub fn side_of(stream: Stream) -> Side {
+    match stream {
+        Stream::HostToServer => Side::Server,
+        Stream::ServerToHost => Side::Host,
+    }
+}
+
+pub fn stream_to(side: Side) -> Stream {
+    match side {
+        Side::Server => Stream::HostToServer,
+        Side::Host => Stream::ServerToHost,
+    }
+}
+
+impl Breakpoints {
+    /// The filter source in force.
+    pub fn filter(&self) -> Option<String> {
+        self.filter.as_ref().map(|m| m.filter.source().to_string())
+    }
+
+    /// A breakpoint is set.
+    pub fn is_set(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    /// Hold what `filter` selects from now on (`None`: nothing more).
+    pub fn set(&mut self, filter: Option<Filter>) {
+        self.filter = filter.map(Matcher::new);
+    }
+
+    /// Whether message `ev` is to be held: the matcher sees every message
+    /// while a breakpoint is set.
+    pub fn selects(&mut self, ev: &EventRef<'_>) -> bool {
+        let Some(m) = self.filter.as_mut() else {
+            return false;
+        };
+        if !m.test(ev) {
+            return false;
+        }
+        if self.held.len() >= MAX_HELD {
+            self.passed_full += 1;
+            self.tell(Report::Error {
+                message: format!(
+                    "{MAX_HELD} messages are held: one more the breakpoint selects passed ({} so far)",
+                    self.passed_full
+                ),
+            });
+            return false;
+        }
+        true
+    }
+
+    /// Hold `raw` (read from `stream`), and say so.
+    pub fn hold(&mut self, stream: Stream, raw: &[u8]) {
+        self.next += 1;
+        let id = self.next;
+        self.held.insert(
+            id,
+            Held {
+                stream,
+                raw: raw.to_vec(),
+                at: Instant::now(),
+            },
+        );
+        self.tell(held_report(id, stream, raw, 0));
+    }
+
+    /// Take held message `id`.
+    pub fn take(&mut self, id: u64) -> Option<Held> {
+        self.held.remove(&id)
+    }
+
+    /// Hold `h` again as `id` (it could not be sent).
+    pub fn put_back(&mut self, id: u64, h: Held) {
+        self.held.insert(id, h);
+    }
+
+    /// Every held message, oldest first.
+    pub fn take_all(&mut self) -> Vec<(u64, Held)> {
+        std::mem::take(&mut self.held).into_iter().collect()
+    }
+
+    /// The held messages of `stream`, which has ended.
+    pub fn take_stream(&mut self, stream: Stream) -> Vec<(u64, Held)> {
+        let ids: Vec<u64> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.stream == stream)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.into_iter()
+            .filter_map(|id| self.held.remove(&id).map(|h| (id, h)))
+            .collect()
+    }
+
+    /// A controller connected: it is told what is in force and held.
+    pub fn connect(&mut self, reports: tokio::sync::mpsc::UnboundedSender<Report>) {
+        let _ = reports.send(Report::Breakpoint {
+            filter: self.filter(),
+        });
+        for (id, h) in &self.held {
+            let age = h.at.elapsed().as_millis() as u64;
+            let _ = reports.send(held_report(*id, h.stream, &h.raw, age));
+        }
+        self.reports = Some(reports);
+    }
+
+    pub fn disconnect(&mut self) {
+        self.reports = None;
+    }
+
+    pub fn tell(&self, r: Report) {
+        if let Some(tx) = &self.reports {
+            let _ = tx.send(r);
+        }
+    }
+
+    /// `stream`'s writer, while it is open.
+    pub fn open_writer(&mut self, stream: Stream, w: Writer) {
+        self.writers[stream as usize] = Some(w);
+    }
+
+    /// `stream` is closing: its writer must be let go, or it never ends.
+    pub fn close_writer(&mut self, stream: Stream) {
+        self.writers[stream as usize] = None;
+    }
+
+    /// `stream`'s writer, while the stream is open: what is written to it
+    /// goes after what went before.
+    pub fn writer(&self, stream: Stream) -> Option<Writer> {
+        self.writers[stream as usize].clone()
+    }
+}
+
+fn held_report(id: u64, stream: Stream, raw: &[u8], age_ms: u64) -> Report {
+    let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    Report::Held {
+        id,
+        to: side_of(stream),
+        message: String::from_utf8_lossy(text).into_owned(),
+        age_ms,
+    }
+}
