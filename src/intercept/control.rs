@@ -4,7 +4,7 @@
 //! Each change goes into the trace as an `injected` event (source
 //! `intercept`).
 
-use super::hold::stream_to;
+use super::hold::{body, stream_to};
 use super::protocol::{Command, MAX_LINE, Report};
 use crate::event::Event;
 use crate::proxy::faults::{Engine, Stream};
@@ -142,18 +142,8 @@ async fn serve(
             b.disconnect();
             b.set(None);
             for (_, h) in b.take_all() {
-                let detail = format!(
-                    "held at a breakpoint for {}, then forwarded when the controller left",
-                    held_for(&h)
-                );
-                events.push(super::injected(
-                    "hold",
-                    h.stream,
-                    body(&h.raw),
-                    None,
-                    detail,
-                    c.max_frame,
-                ));
+                let then = "forwarded when the controller left";
+                events.push(h.released("hold", then, None, c.max_frame));
                 if let Some(w) = b.writer(h.stream) {
                     writes.push((w, h.raw));
                 }
@@ -179,16 +169,6 @@ async fn deliver(writes: Vec<(super::hold::Writer, Vec<u8>)>) {
         }
     })
     .await;
-}
-
-fn held_for(h: &super::hold::Held) -> String {
-    crate::format::duration_prose(h.at.elapsed().as_micros() as u64)
-}
-
-/// `raw` without its line break.
-fn body(raw: &[u8]) -> &[u8] {
-    let b = raw.strip_suffix(b"\n").unwrap_or(raw);
-    b.strip_suffix(b"\r").unwrap_or(b)
 }
 
 fn record(trace: &Trace, events: &[Event]) {
@@ -294,27 +274,11 @@ fn act_locked(
                 ));
             };
             let edited = message.as_deref().map(one_line);
-            let held = held_for(&h);
-            let (action, how, detail) = match &edited {
-                Some(_) => (
-                    "edit",
-                    "edited",
-                    format!("held at a breakpoint for {held}, then edited and forwarded"),
-                ),
-                None => (
-                    "hold",
-                    "forwarded",
-                    format!("held at a breakpoint for {held}, then forwarded"),
-                ),
+            let (action, how, then) = match &edited {
+                Some(_) => ("edit", "edited", "edited and forwarded"),
+                None => ("hold", "forwarded", "forwarded"),
             };
-            events.push(super::injected(
-                action,
-                h.stream,
-                body(&h.raw),
-                edited.as_deref().map(body),
-                detail,
-                max_frame,
-            ));
+            events.push(h.released(action, then, edited.as_deref().map(body), max_frame));
             b.tell(Report::Released {
                 id,
                 how: how.into(),
@@ -326,15 +290,7 @@ fn act_locked(
             let Some(h) = b.take(id) else {
                 return error(format!("no message {id} is held"));
             };
-            let detail = format!("held at a breakpoint for {}, then dropped", held_for(&h));
-            events.push(super::injected(
-                "drop",
-                h.stream,
-                body(&h.raw),
-                None,
-                detail,
-                max_frame,
-            ));
+            events.push(h.released("drop", "dropped", None, max_frame));
             b.tell(Report::Released {
                 id,
                 how: "dropped".into(),

@@ -19,6 +19,33 @@ pub struct Held {
     pub at: Instant,
 }
 
+impl Held {
+    /// The message without its line break.
+    pub fn body(&self) -> &[u8] {
+        body(&self.raw)
+    }
+
+    /// The `injected` event of its release: `action` (`hold`, `edit`,
+    /// `drop`), `then` what became of it, `sent` what went in its place.
+    pub fn released(
+        &self,
+        action: &str,
+        then: &str,
+        sent: Option<&[u8]>,
+        max_frame: usize,
+    ) -> crate::event::Event {
+        let held = crate::format::duration_prose(self.at.elapsed().as_micros() as u64);
+        let detail = format!("held at a breakpoint for {held}, then {then}");
+        super::injected(action, self.stream, self.body(), sent, detail, max_frame)
+    }
+}
+
+/// `raw` without its line break (and a CR before it).
+pub fn body(raw: &[u8]) -> &[u8] {
+    let b = raw.strip_suffix(b"\n").unwrap_or(raw);
+    b.strip_suffix(b"\r").unwrap_or(b)
+}
+
 /// Where a stream's lines are written: its writer thread's queue.
 pub type Writer = SyncSender<(Instant, Vec<u8>)>;
 
@@ -169,8 +196,7 @@ impl Breakpoints {
 }
 
 fn held_report(id: u64, stream: Stream, raw: &[u8], age_ms: u64) -> Report {
-    let text = raw.strip_suffix(b"\n").unwrap_or(raw);
-    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let text = body(raw);
     Report::Held {
         id,
         to: side_of(stream),

@@ -745,19 +745,7 @@ fn export_only_that_does_not_parse_is_a_usage_error_pointing_at_its_column() {
         &["--format", "json", "--only", "in && level >= loud"],
         2,
     );
-    assert!(o.stdout.is_empty(), "{}", o.stdout);
-    assert!(
-        o.stderr
-            .contains("[error] --only: column 16: level is one of"),
-        "{}",
-        o.stderr
-    );
-    assert!(
-        o.stderr
-            .contains("[error]   in && level >= loud\n[error]                  ^ level"),
-        "{}",
-        o.stderr
-    );
+    crate::only::says_the_bad_level_at_its_column(&o);
 }
 
 /// Over HTTP, a call exported whole takes its POST exchange with it: the

@@ -75,19 +75,7 @@ fn a_filter_that_does_not_parse_is_a_usage_error_pointing_at_its_column() {
     .run();
     let trace = run.trace_path().to_str().unwrap().to_string();
     let o = headless(["replay", "--print", &trace, "--only", "in && level >= loud"]).expect(2);
-    assert!(o.stdout.is_empty(), "{}", o.stdout);
-    assert!(
-        o.stderr
-            .contains("[error] --only: column 16: level is one of"),
-        "{}",
-        o.stderr
-    );
-    assert!(
-        o.stderr
-            .contains("[error]   in && level >= loud\n[error]                  ^ level"),
-        "{}",
-        o.stderr
-    );
+    crate::only::says_the_bad_level_at_its_column(&o);
 }
 
 /// `check --only` lists the findings about the frames it selects; the
@@ -160,4 +148,22 @@ fn each_commands_help_says_what_its_only_selects() {
         let help = o.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(help.contains(says), "{cmd} --help:\n{}", o.stdout);
     }
+}
+
+/// `--only 'in && level >= loud'` refused (exit 2, nothing on stdout),
+/// its error pointed at the column, as every command that takes it says.
+pub fn says_the_bad_level_at_its_column(o: &crate::support::Run) {
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("[error] --only: column 16: level is one of"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("[error]   in && level >= loud\n[error]                  ^ level"),
+        "{}",
+        o.stderr
+    );
 }

@@ -527,19 +527,8 @@ impl Engine {
         if let Some(b) = self.intercept.as_mut() {
             // Held at a breakpoint: what was read goes on, as a hold's does.
             for (id, h) in b.take_stream(stream) {
-                let detail = format!(
-                    "held at a breakpoint for {}, then forwarded when its stream ended",
-                    crate::format::duration_prose(h.at.elapsed().as_micros() as u64)
-                );
-                let body = body(&h.raw);
-                events.push(crate::intercept::injected(
-                    "hold",
-                    stream,
-                    body,
-                    None,
-                    detail,
-                    self.max_frame,
-                ));
+                let then = "forwarded when its stream ended";
+                events.push(h.released("hold", then, None, self.max_frame));
                 b.tell(crate::intercept::protocol::Report::Released {
                     id,
                     how: "forwarded".into(),
