@@ -135,7 +135,14 @@ impl Intercept {
                 Some(format!("held #{id} {how}"))
             }
             Report::Forged { to } => Some(format!("forged → {}", side_name(to))),
-            Report::Error { message } => Some(format!("intercept: {}", safe(&message, 300))),
+            Report::Error { message } => {
+                // A refusal names no row: what was asked and not released
+                // is asked no more.
+                for h in &mut self.held {
+                    h.asked = None;
+                }
+                Some(format!("intercept: {}", safe(&message, 300)))
+            }
         }
     }
 
