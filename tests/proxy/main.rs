@@ -15,4 +15,5 @@ mod attach_tui;
 mod faults;
 mod http;
 mod intercept;
+mod intercept_tui;
 mod stdio;
