@@ -159,6 +159,8 @@ fn held_responses_wait_then_go_on_as_they_were_edited_or_not_at_all() {
         .iter()
         .map(|e| e["action"].clone())
         .collect();
+    // Forwarded as it was: late, not changed.
+    assert!(actions.contains(&json!("hold")), "{actions:?}");
     assert!(actions.contains(&json!("edit")), "{actions:?}");
     assert!(actions.contains(&json!("drop")), "{actions:?}");
 }
