@@ -3,7 +3,10 @@
 //! session so far, then each event as it comes) into a store of our own;
 //! the panes and checks work on it as on a live session, but there is no
 //! session to send on: the composer and cancel are off, nothing is injected
-//! into someone else's session.
+//! into someone else's session. With `--intercept` the proxy was started
+//! to be steered: its control connection is taken too, and the Intercept
+//! overlay forwards, edits, drops and forges through it (the proxy records
+//! each change).
 
 use super::settings::clamp_fps;
 use super::{AppOptions, action, exit, format, run_ui, runtime};
@@ -147,8 +150,13 @@ pub async fn attach(name: Option<&str>, intercept: bool) -> i32 {
         server_json,
     };
     let mut app = super::App::new(trace.clone(), opts);
+    let mode = if endpoint.is_some() {
+        "intercepting (I: breakpoints and held messages)"
+    } else {
+        "read-only"
+    };
     app.on_msg(action::Msg::Notice(format!(
-        "attached to {} (pid {}): read-only, host→server is `out`, server→host `in`",
+        "attached to {} (pid {}): {mode}, host→server is `out`, server→host `in`",
         entry.name, entry.pid
     )));
     let observed = crate::session::live::Observed::checking(trace.clone(), settings.checks.clone());

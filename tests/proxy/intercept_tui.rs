@@ -174,7 +174,8 @@ fn a_forged_message_reaches_the_host() {
     let mut h = Host::start(&intercepting_proxy("forger", &trace), d.path());
     h.initialize();
     let t = attach(d.path(), "forger", 160, 48);
-    t.wait_for("the indicator", 30, |s| status_line(s).contains("⏸ 0 held"));
+    let s = t.wait_for("the indicator", 30, |s| status_line(s).contains("⏸ 0 held"));
+    assert!(s.contains("◆ intercepting"), "{s}");
     t.keys(&["I"]);
     t.wait_for("the overlay", 20, |s| s.contains("Intercept: 0 held"));
     t.keys(&["n"]);

@@ -54,10 +54,16 @@ fn intercepting(sc: &Scenario) -> App {
 #[test]
 fn the_indicator_shows_the_breakpoint_and_the_oldest_age_as_it_runs() {
     let sc = Scenario::new();
-    let mut app = app(&sc);
+    // As `attach` runs it: a session followed, not one of our own.
+    let opts = AppOptions {
+        live: false,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(sc.trace.clone(), opts);
     app.enable_intercept();
     let s = render(&mut app, 80, 24);
     assert!(status_line(&s).contains("⏸ 0 held no breakpoint"), "{s}");
+    assert!(s.lines().next().unwrap().contains("◆ intercepting"), "{s}");
     report(
         &mut app,
         Report::Breakpoint {

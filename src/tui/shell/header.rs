@@ -197,6 +197,9 @@ fn conn_part(st: &View, base: Style) -> Part {
                     color,
                 )
             }
+            // `attach --intercept`: the session is followed, and what its
+            // breakpoint holds is the user's to send on.
+            None if st.overlays.intercept.is_some() => ("◆ intercepting".to_string(), t.accent),
             // No playback: a live session followed read-only (`attach`).
             None => ("◆ read-only".to_string(), t.muted),
         },
