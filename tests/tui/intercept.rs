@@ -266,3 +266,26 @@ fn without_intercept_the_key_says_how_to_get_it() {
     assert!(s.contains("--intercept"), "{s}");
     assert!(!s.contains("⏸"), "{s}");
 }
+
+#[test]
+fn a_long_breakpoint_is_cut_in_the_status_line_and_nothing_pads_it() {
+    let sc = Scenario::new();
+    let mut app = intercepting(&sc);
+    let s = render(&mut app, 120, 30);
+    // The keys follow the breakpoint at once.
+    assert!(
+        status_line(&s).contains("break: in && response I intercept"),
+        "{s}"
+    );
+    report(
+        &mut app,
+        Report::Breakpoint {
+            filter: Some("in && method == tools/call && tool == upload_file".into()),
+        },
+    );
+    let s = render(&mut app, 120, 30);
+    assert!(
+        status_line(&s).contains("break: in && method == tools/call … I intercept"),
+        "{s}"
+    );
+}

@@ -124,7 +124,8 @@ fn intercept_indicator(
     let brk = match &ic.filter {
         Some(f) => format!(
             " break: {}",
-            crate::tui::chrome::fit(&crate::tui::format::safe_row(f), 28)
+            // Cut, not padded: the notice and the keys follow.
+            crate::tui::format::clip(crate::tui::format::safe_row(f), 28)
         ),
         None => " no breakpoint".to_string(),
     };
