@@ -1,9 +1,9 @@
 //! `attach --intercept` in tmux, controlling a real `proxy --intercept`
 //! between a raw host (this test) and the demo server: a breakpoint typed
-//! in the TUI holds the server's responses (the row shows, its age runs,
-//! the host has nothing yet); each is then forwarded, edited or dropped,
-//! and a message is forged to the host; the trace records each change as
-//! an `injected` event. Synchronisation is by polling the screen and the
+//! in the TUI holds the server's responses, or the host's request (the row
+//! shows, its age runs, the host has nothing yet); each is then forwarded,
+//! edited or dropped, and a message is forged to the host; the trace
+//! records each change as an `injected` event. At 80×24, 120×30, 160×48. Synchronisation is by polling the screen and the
 //! host's stdout with deadlines. The tmux tests are ignored by a plain
 //! `cargo test` (they need tmux); the refusals below are not.
 
@@ -163,6 +163,42 @@ fn held_responses_wait_then_go_on_as_they_were_edited_or_not_at_all() {
     assert!(actions.contains(&json!("hold")), "{actions:?}");
     assert!(actions.contains(&json!("edit")), "{actions:?}");
     assert!(actions.contains(&json!("drop")), "{actions:?}");
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn a_held_request_reaches_the_server_only_when_forwarded() {
+    require_tmux();
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("request.jsonl");
+    let mut h = Host::start(&intercepting_proxy("asker", &trace), d.path());
+    h.initialize();
+    let t = attach(d.path(), "asker", 120, 30);
+    t.wait_for("the indicator", 30, |s| status_line(s).contains("⏸ 0 held"));
+    set_breakpoint(&t, "out && method == tools/call");
+    echo(&mut h, 2, "asked");
+    let s = t.wait_for("the held request", 30, |s| {
+        s.contains("→ server") && s.contains("tools/call #2")
+    });
+    assert!(s.contains("\"name\": \"echo\""), "{s}");
+    // The server never got it, so nothing can have come back.
+    t.wait_for("its age running past a second", 30, |s| {
+        status_line(s).contains("(oldest 1.")
+    });
+    assert!(!received(&h).iter().any(|v| is_response(v, 2)));
+    t.keys(&["f"]);
+    let v = h.wait_line(|v| is_response(v, 2));
+    assert_eq!(v["result"]["structuredContent"]["text"], "asked", "{v}");
+    t.wait_for("the row gone", 20, |s| s.contains("Intercept: 0 held"));
+    t.quit();
+    let (_, st, _) = h.finish();
+    assert!(st.success());
+    let held: Vec<Value> = injected(&trace)
+        .into_iter()
+        .filter(|e| e["action"] == "hold")
+        .collect();
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0]["stream"], "host→server", "{held:?}");
 }
 
 #[test]
