@@ -332,13 +332,24 @@ fn drop_sse_stream_with_sdk_hosts_over_http() {
 
 /// At the call's first progress the proxy sends the host 50 `ping`
 /// requests the server never sent. Both SDK clients answer every one (the
-/// answers stop at the proxy) and still get all eight progress and the
-/// result; nothing is held against the server or the host.
+/// answers stop at the proxy) and still get the result and their progress
+/// (the TypeScript one all eight, or seven when the last is overtaken by
+/// the result, 2 runs in 7 here); nothing is held against the server or
+/// the host.
 #[test]
 #[ignore = "needs peers (tests/peers/install.sh): the TypeScript and Python SDKs"]
 fn server_request_storm_with_sdk_hosts() {
     both("server-request-storm", |host, r| {
-        assert_eq!(r.seen, r.sent, "{host:?}");
+        // The TypeScript client may lose the last progress to the result
+        // in its queue (its issue #2580), more often while it answers the
+        // pings; the Python client gets all eight.
+        let lost = r.sent.len() - r.seen.len();
+        let may_lose = match host {
+            Host::TypeScript => 1,
+            Host::Python => 0,
+        };
+        assert!(lost <= may_lose, "{host:?}: {:?}", r.seen);
+        assert_eq!(r.seen, r.sent[..r.seen.len()], "{host:?}");
         let forged: Vec<(String, String)> = r
             .recs
             .iter()
