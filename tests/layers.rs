@@ -78,6 +78,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     // HTTP through the demo server's plumbing. It reads a proxy's trace by
     // host session as the checks do (`calls::scope`).
     ("mock", &["protocol", "event", "trace", "calls", "demo"]),
+    // The breakpoints' control connection: spoken by the proxy and by the
+    // TUI that drives it (`attach --intercept`).
+    ("intercept", &["protocol", "event"]),
     // A live session is owned here from start to end: its checks, its
     // OTLP receiver and export (`session::live`).
     (
@@ -108,6 +111,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             // (DESIGN §3: "the one filter language, also in ... the
             // proxy's faults").
             "filter",
+            "intercept",
         ],
     ),
     (
@@ -154,6 +158,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "suite",
             // `Ctrl-e` saves the session as the HTML export's page (`export::html`).
             "export",
+            // `attach --intercept` drives a proxy's breakpoints.
+            "intercept",
         ],
     ),
 ];

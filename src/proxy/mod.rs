@@ -6,11 +6,14 @@
 //! - `stdio`: the forwarding itself (threads copying, ends and signals);
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
 //! - `http_observer`: its exchanges into the trace, bounded, never waited for;
+//! - `breakpoints`: `--intercept`, holding what a breakpoint selects for
+//!   `attach --intercept` (the protocol is `crate::intercept`);
 //! - `faults`: changing the stdio traffic on purpose (`--faults`), recorded;
 //! - `resumed`: a stream the host resumes recorded on the stream it continues;
 //! - `observer`: framing stdio copies into the trace, bounded, never waited for;
 //! - `wrap`: a host config entry rewritten to run through the proxy.
 
+pub mod breakpoints;
 mod endpoint;
 mod error;
 pub mod faults;

@@ -202,12 +202,12 @@ impl StdioProxy {
         );
         let engine = self.engine(&say);
         if let Some(e) = engine.as_ref().filter(|_| self.intercept) {
-            let controlled = crate::intercept::control::Controlled {
+            let controlled = crate::proxy::breakpoints::control::Controlled {
                 engine: e.clone(),
                 trace: trace.clone(),
                 max_frame: self.max_frame,
             };
-            match crate::intercept::control::start(controlled).await {
+            match crate::proxy::breakpoints::control::start(controlled).await {
                 Ok(at) => {
                     say(&format!("intercept: controller at {}", at.addr));
                     if let Some(r) = registration.as_mut() {
@@ -317,7 +317,7 @@ impl StdioProxy {
         }
         let mut e = super::faults::Engine::new(f, self.max_frame);
         if self.intercept {
-            e.intercept = Some(crate::intercept::hold::Breakpoints::default());
+            e.intercept = Some(crate::proxy::breakpoints::hold::Breakpoints::default());
         }
         Some(Arc::new(std::sync::Mutex::new(e)))
     }

@@ -292,6 +292,19 @@ fn run_http(host: Host, preset: &str, dir: &Path) -> Run {
 }
 
 impl Run {
+    /// The host saw what the server sent, in order: the Python client all
+    /// of it; the TypeScript client may lose the last progress to the
+    /// result, which overtakes it in its queue (its issue #2580).
+    fn assert_host_got_all_but_maybe_the_last(&self, host: Host) {
+        let may_lose = match host {
+            Host::TypeScript => 1,
+            Host::Python => 0,
+        };
+        let lost = self.sent.len() - self.seen.len().min(self.sent.len());
+        assert!(lost <= may_lose, "{host:?}: {:?}", self.seen);
+        assert_eq!(self.seen, self.sent[..self.seen.len()], "{host:?}");
+    }
+
     /// The meta events of type `kind` recorded.
     fn metas(&self, kind: &str) -> usize {
         self.recs
@@ -323,7 +336,9 @@ fn drop_sse_stream_with_sdk_hosts_over_http() {
         );
         r.assert_server_sent_all_in_order();
         r.assert_server_not_blamed();
-        assert_eq!(r.seen, r.sent, "{host:?} resumed and got every progress");
+        // When it resumes after the call ended, the replay brings the last
+        // progress and the result together.
+        r.assert_host_got_all_but_maybe_the_last(host);
         assert_eq!(r.injected("close-stream"), 1, "{host:?}");
         assert_eq!(r.metas("resume"), 1, "{host:?}");
         assert_eq!(r.metas("sse-replay"), 1, "{host:?}");
@@ -332,13 +347,16 @@ fn drop_sse_stream_with_sdk_hosts_over_http() {
 
 /// At the call's first progress the proxy sends the host 50 `ping`
 /// requests the server never sent. Both SDK clients answer every one (the
-/// answers stop at the proxy) and still get all eight progress and the
-/// result; nothing is held against the server or the host.
+/// answers stop at the proxy) and still get the result and their progress
+/// (the TypeScript one all eight, or seven when the last is overtaken by
+/// the result, 2 runs in 7 here); nothing is held against the server or
+/// the host.
 #[test]
 #[ignore = "needs peers (tests/peers/install.sh): the TypeScript and Python SDKs"]
 fn server_request_storm_with_sdk_hosts() {
     both("server-request-storm", |host, r| {
-        assert_eq!(r.seen, r.sent, "{host:?}");
+        // More often while it answers the pings.
+        r.assert_host_got_all_but_maybe_the_last(host);
         let forged: Vec<(String, String)> = r
             .recs
             .iter()

@@ -104,7 +104,7 @@ pub struct Engine {
     forged_order: VecDeque<(Stream, String)>,
     next_forged: u64,
     /// `proxy --intercept`: the breakpoint and what it holds.
-    pub intercept: Option<crate::intercept::hold::Breakpoints>,
+    pub intercept: Option<crate::proxy::breakpoints::hold::Breakpoints>,
 }
 
 /// `raw` without its line break (and a CR before it).
@@ -212,9 +212,14 @@ impl Engine {
             );
             events.push(match rule {
                 Some(i) => self.injected(i, stream, body, None, Some(detail)),
-                None => {
-                    crate::intercept::injected("forge", stream, body, None, detail, self.max_frame)
-                }
+                None => crate::proxy::breakpoints::injected(
+                    "forge",
+                    stream,
+                    body,
+                    None,
+                    detail,
+                    self.max_frame,
+                ),
             });
             return false;
         }

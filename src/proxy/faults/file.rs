@@ -12,6 +12,7 @@
 //! Errors name the file and the line; a filter's error its column too,
 //! pointed at under the filter.
 
+use super::MAX_FORGED;
 use super::{Action, Corruption, DropWhen, FaultsError, Rule};
 use crate::filter::Filter;
 use serde::Deserialize;
@@ -20,8 +21,6 @@ use toml::Spanned;
 
 /// Larger files are no faults file (and are not read whole).
 const MAX_FILE: u64 = 1 << 20;
-/// Requests one `forge` sends at most.
-pub const MAX_FORGED: u32 = 10_000;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

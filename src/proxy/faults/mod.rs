@@ -24,6 +24,9 @@ pub use copy::copy_lines;
 use crate::filter::Filter;
 
 /// The seed when no faults file names one: runs repeat as they are.
+/// Requests one `forge` sends at most.
+pub const MAX_FORGED: u32 = 10_000;
+
 pub const DEFAULT_SEED: u64 = 0x6d63_7073_636f_7065;
 
 /// One rule: which messages (`filter`), what happens to them, how often.

@@ -48,11 +48,11 @@ pub fn rules(arg: &str, first: u32) -> Result<Option<Vec<Rule>>, FaultsError> {
             let count = match v {
                 None => STORM_COUNT,
                 Some(v) => match v.trim().parse::<u32>() {
-                    Ok(n) if (1..=super::file::MAX_FORGED).contains(&n) => n,
+                    Ok(n) if (1..=super::MAX_FORGED).contains(&n) => n,
                     _ => {
                         return bad(&format!(
                             "the number of requests is from 1 to {}, e.g. server-request-storm:200",
-                            super::file::MAX_FORGED
+                            super::MAX_FORGED
                         ));
                     }
                 },

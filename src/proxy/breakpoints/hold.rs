@@ -4,8 +4,8 @@
 //! in the order it was read, by the same matcher that follows the calls,
 //! and the controller's forward goes to the same writer as the rest.
 
-use super::protocol::{MAX_HELD, Report, Side};
 use crate::filter::{Filter, Matcher};
+use crate::intercept::protocol::{MAX_HELD, Report, Side};
 use crate::proxy::faults::Stream;
 use crate::trace::EventRef;
 use std::collections::BTreeMap;

@@ -1,12 +1,12 @@
-//! The proxy's side of the control connection ([`super::protocol`]): it
+//! The proxy's side of the control connection ([`crate::intercept::protocol`]): it
 //! listens on 127.0.0.1, takes one controller at a time once it gave the
 //! token, and carries out its commands on the engine's held messages.
 //! Each change goes into the trace as an `injected` event (source
 //! `intercept`).
 
 use super::hold::{body, stream_to};
-use super::protocol::{Command, MAX_LINE, Report};
 use crate::event::Event;
+use crate::intercept::protocol::{Command, MAX_LINE, Report};
 use crate::proxy::faults::{Engine, Stream};
 use crate::session::registry::InterceptEndpoint;
 use crate::trace::Trace;
@@ -301,10 +301,10 @@ fn act_locked(
     }
 }
 
-fn side_name(s: super::protocol::Side) -> &'static str {
+fn side_name(s: crate::intercept::protocol::Side) -> &'static str {
     match s {
-        super::protocol::Side::Host => "host",
-        super::protocol::Side::Server => "server",
+        crate::intercept::protocol::Side::Host => "host",
+        crate::intercept::protocol::Side::Server => "server",
     }
 }
 
