@@ -210,7 +210,9 @@ fn edit_and_forge_go_through_the_editor_as_one_line_of_json() {
     // Not JSON any more: said, and nothing sent.
     assert!(sent(ctrl(&mut app, 's')).is_empty());
     assert!(render(&mut app, 80, 24).contains("not JSON"));
+    // Fixed, the error goes with the typing.
     key(&mut app, KeyCode::Backspace);
+    assert!(!render(&mut app, 80, 24).contains("not JSON"));
     let got = sent(ctrl(&mut app, 's'));
     let [
         Ctl::Forward {
@@ -288,4 +290,32 @@ fn a_long_breakpoint_is_cut_in_the_status_line_and_nothing_pads_it() {
         status_line(&s).contains("break: in && method == tools/call … I intercept"),
         "{s}"
     );
+}
+
+#[test]
+fn a_broken_line_is_sent_as_typed_when_asked_twice() {
+    let sc = Scenario::new();
+    let mut app = intercepting(&sc);
+    report(
+        &mut app,
+        held(5, Side::Host, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, 0),
+    );
+    app.apply(Action::Intercept);
+    key(&mut app, KeyCode::Char('e'));
+    // At the start of the text: `x{…`, no JSON.
+    typed(&mut app, "x");
+    assert!(sent(ctrl(&mut app, 's')).is_empty());
+    let s = render(&mut app, 80, 24);
+    assert!(s.contains("not JSON, sent as typed if sent again"), "{s}");
+    let got = sent(ctrl(&mut app, 's'));
+    let [
+        Ctl::Forward {
+            id: 5,
+            message: Some(m),
+        },
+    ] = got.as_slice()
+    else {
+        panic!("{got:?}");
+    };
+    assert!(m.starts_with("x{"), "{m}");
 }

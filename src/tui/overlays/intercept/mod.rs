@@ -262,10 +262,11 @@ pub fn for_editing(message: &str) -> Vec<String> {
 }
 
 /// The editor's text as one line of JSON (whitespace outside strings
-/// dropped, key order and spelling kept), or why it is no JSON. A
+/// dropped, key order and spelling kept), or the parser's word on why it
+/// is no JSON. A
 /// message must be one line: the peer reads newline-delimited JSON.
 pub fn compact(text: &str) -> Result<String, String> {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| format!("not JSON: {e}"))?;
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())?;
     let mut out = String::with_capacity(text.len());
     let mut in_str = false;
     let mut escaped = false;

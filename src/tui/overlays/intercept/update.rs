@@ -149,8 +149,15 @@ fn editor_key(ic: &mut Intercept, keymap: &Keymap, key: Key, ev: KeyEvent) -> Ve
             let text = ed.text.lines().join("\n");
             let message = match compact(&text) {
                 Ok(m) => m,
+                // Said once; sent as typed when asked again unchanged (a
+                // broken line on purpose: the proxy makes its line breaks
+                // spaces).
+                Err(_) if ed.error.is_some() => text,
                 Err(e) => {
-                    ed.error = Some(safe_row(&e));
+                    ed.error = Some(format!(
+                        "not JSON, sent as typed if sent again: {}",
+                        safe_row(&e)
+                    ));
                     return notice("not sent: the message is no JSON");
                 }
             };
