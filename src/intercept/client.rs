@@ -7,7 +7,6 @@
 //! event of its own.
 
 use super::protocol::{Command, MAX_LINE, Report};
-use crate::session::registry::InterceptEndpoint;
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -31,22 +30,23 @@ pub struct Client {
     pub events: mpsc::UnboundedReceiver<Event>,
 }
 
-/// Connect to `ep` and say hello. Fails only if the connection cannot be
-/// made; a refusal after it (a wrong token, a controller already there)
-/// arrives as [`Event::Closed`].
-pub async fn connect(ep: &InterceptEndpoint) -> std::io::Result<Client> {
-    let stream = tokio::time::timeout(CONNECT_BOUND, TcpStream::connect(&ep.addr))
+/// Connect to `addr` and say hello with `token` (both from the proxy's
+/// registry entry). Fails only if the connection cannot be made; a refusal
+/// after it (a wrong token, a controller already there) arrives as an
+/// error report, then [`Event::Closed`].
+pub async fn connect(addr: &str, token: &str) -> std::io::Result<Client> {
+    let stream = tokio::time::timeout(CONNECT_BOUND, TcpStream::connect(addr))
         .await
         .map_err(|_| {
             std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
-                format!("no answer from {} in {}s", ep.addr, CONNECT_BOUND.as_secs()),
+                format!("no answer from {addr} in {}s", CONNECT_BOUND.as_secs()),
             )
         })??;
     let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
     let hello = Command::Hello {
-        token: ep.token.clone(),
+        token: token.to_string(),
     };
     write.write_all(&line_of(&hello)).await?;
     let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel::<Command>();
@@ -182,10 +182,7 @@ mod tests {
     #[tokio::test]
     async fn hello_first_then_commands_and_reports_both_ways() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let ep = InterceptEndpoint {
-            addr: listener.local_addr().unwrap().to_string(),
-            token: "t0k".into(),
-        };
+        let addr = listener.local_addr().unwrap().to_string();
         let proxy = tokio::spawn(async move {
             let (s, _) = listener.accept().await.unwrap();
             let (r, mut w) = s.into_split();
@@ -203,7 +200,7 @@ mod tests {
             let _ = r.read_to_end(&mut rest).await;
             (first, second)
         });
-        let mut c = connect(&ep).await.unwrap();
+        let mut c = connect(&addr, "t0k").await.unwrap();
         assert_eq!(
             c.events.recv().await,
             Some(Event::Report(Report::Breakpoint {

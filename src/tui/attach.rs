@@ -84,7 +84,7 @@ pub async fn attach(name: Option<&str>, intercept: bool) -> i32 {
     let trace = Trace::new(Store::new(limits), MonotonicClock::since(since));
     // Connected before the screen is taken, so a refusal is said plainly.
     let client = match &endpoint {
-        Some(ep) => match crate::intercept::client::connect(ep).await {
+        Some(ep) => match crate::intercept::client::connect(&ep.addr, &ep.token).await {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!(
