@@ -415,6 +415,8 @@ impl App {
             return Vec::new();
         }
         if let Some(ic) = self.overlays.intercept.as_mut().filter(|i| i.open) {
+            // As on the panes: a key ends the last notice.
+            self.shell.notice = None;
             let base = self.shell.theme.base();
             return match intercept::update::key(ic, &self.shell.keymap, ev, base) {
                 intercept::update::Outcome::Done(cmds) => {
