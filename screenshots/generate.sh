@@ -2,12 +2,12 @@
 # Regenerate the README screenshots: real renders of the real app (main
 # screen, raw, logs, a finished run, 80x24 tabs, the Findings pane, the
 # Network pane of an HTTP session, `attach` on a live proxy session, a form,
-# tasks, the Scope view).
+# tasks, the Scope view, breakpoints holding a call's result).
 #
 #   screenshots/generate.sh              # all of them
 #   screenshots/generate.sh network      # only some: demo (main, raw, logs,
 #                                        # finished), light, medium (120x30), narrow, findings, network,
-#                                        # attach, form, task, browse, scope, html (task and
+#                                        # attach, intercept, form, task, browse, scope, html (task and
 #                                        # browse need the test peers:
 #                                        # tests/peers/install.sh)
 #
@@ -38,7 +38,7 @@ cleanup() {
     [ -n "$RT" ] && rm -rf "$RT" || true
 }
 trap cleanup EXIT
-STEPS=" ${*:-demo light medium narrow findings network attach form task browse scope html} "
+STEPS=" ${*:-demo light medium narrow findings network attach intercept form task browse scope html} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start COLS ROWS ARGS... : a fresh tmux server and session running the demo
@@ -209,6 +209,32 @@ done
 start_cmd 160 48 "attach build"
 wait_for ' (1[2-9]|2[0-9]) / 40 '
 shot attach 160 48
+fi
+
+if want intercept; then
+# 8b. Breakpoints: a host (mcpscope's headless client) runs the demo server
+#     through `mcpscope proxy --intercept`; the TUI attaches with
+#     --intercept, sets a breakpoint on the call's result and holds it
+#     while the next call's progress goes on.
+RT="$(mktemp -d)"
+MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" call --tool build_report --args '{"tasks": 6, "delay_ms": 500}' \
+    -- "$BIN" proxy --intercept --name build -- "$BIN" demo-server >/dev/null 2>&1 &
+HOST_PID=$!
+deadline=$(( $(date +%s) + 30 ))
+until MCPSCOPE_RUNTIME_DIR="$RT" "$BIN" sessions | grep -q '^build '; do
+    [ "$(date +%s)" -ge "$deadline" ] && { echo "no proxy session appeared" >&2; exit 1; }
+    sleep 0.05
+done
+start_cmd 120 30 "attach build --intercept"
+wait_for 'no breakpoint'
+keys I
+wait_for 'Intercept'
+keys b
+keys -l 'in && response && method == tools/call'
+keys Enter
+wait_for '▶ #1 '
+wait_for 'oldest [3-9]\.[0-9]s'
+shot intercept 120 30
 fi
 
 if want form; then
