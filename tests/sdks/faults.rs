@@ -34,6 +34,16 @@ impl Host {
     }
 }
 
+/// The progress values the server sent, as recorded.
+fn progress_sent(recs: &[Rec]) -> Vec<u64> {
+    dir_frames(recs, "in")
+        .iter()
+        .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
+        .filter(|v| v["method"] == "notifications/progress")
+        .filter_map(|v| v["params"]["progress"].as_u64())
+        .collect()
+}
+
 /// One call of `upload_file` through the proxy with `preset`.
 struct Run {
     /// The progress values the host's callback saw, in order.
@@ -77,12 +87,7 @@ fn run(host: Host, preset: &str, dir: &Path) -> Run {
         .map(|p| p["progress"].as_f64().unwrap() as u64)
         .collect();
     let recs = recorded_when_ended(&trace);
-    let sent = dir_frames(&recs, "in")
-        .iter()
-        .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
-        .filter(|v| v["method"] == "notifications/progress")
-        .filter_map(|v| v["params"]["progress"].as_u64())
-        .collect();
+    let sent = progress_sent(&recs);
     Run {
         seen,
         sent,
@@ -276,12 +281,7 @@ fn run_http(host: Host, preset: &str, dir: &Path) -> Run {
         .collect();
     // The proxy has ended: its recording is complete.
     let recs = crate::support::proxy::recorded(&trace);
-    let sent = dir_frames(&recs, "in")
-        .iter()
-        .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
-        .filter(|v| v["method"] == "notifications/progress")
-        .filter_map(|v| v["params"]["progress"].as_u64())
-        .collect();
+    let sent = progress_sent(&recs);
     Run {
         seen,
         sent,

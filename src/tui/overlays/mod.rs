@@ -33,3 +33,16 @@ pub struct Overlays {
     /// in every other mode).
     pub intercept: Option<intercept::Intercept>,
 }
+
+/// Where a full-height overlay goes on a screen of `area`: at most
+/// `max_width` wide, centred, a row left free above and below it (the
+/// status line below stays in sight).
+pub fn frame(area: ratatui::layout::Rect, max_width: u16) -> ratatui::layout::Rect {
+    let w = area.width.saturating_sub(4).min(max_width);
+    ratatui::layout::Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + 1,
+        width: w,
+        height: area.height.saturating_sub(2),
+    }
+}

@@ -15,16 +15,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
-/// Where the overlay goes on a screen of `area`.
 fn frame(area: Rect) -> Rect {
-    let w = area.width.saturating_sub(4).min(90);
-    let h = area.height.saturating_sub(2);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + 1,
-        width: w,
-        height: h,
-    }
+    super::super::frame(area, 90)
 }
 
 pub fn draw(f: &mut Frame, area: Rect, st: &View) {

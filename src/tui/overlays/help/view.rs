@@ -12,16 +12,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 
-/// Where the overlay goes on a screen of `area`.
 fn frame(area: Rect) -> Rect {
-    let w = area.width.saturating_sub(4).min(100);
-    let h = area.height.saturating_sub(2);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + 1,
-        width: w,
-        height: h,
-    }
+    super::super::frame(area, 100)
 }
 
 /// Rows of text the overlay shows at once on a screen `height` rows high:

@@ -15,15 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 fn frame(area: Rect) -> Rect {
-    let w = area.width.saturating_sub(4).min(110);
-    // The status line below stays in sight: the indicator is there.
-    let h = area.height.saturating_sub(2);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + 1,
-        width: w,
-        height: h,
-    }
+    super::super::frame(area, 110)
 }
 
 /// `4.2s`: ages keep running while held, so a tenth is worth showing.
