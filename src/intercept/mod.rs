@@ -9,4 +9,5 @@
 //! are, so the checks judge each party on what it really received.
 
 pub mod client;
+pub mod lines;
 pub mod protocol;

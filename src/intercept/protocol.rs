@@ -23,6 +23,14 @@ pub enum Side {
 }
 
 impl Side {
+    /// `host` or `server`, in a sentence.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Host => "host",
+            Side::Server => "server",
+        }
+    }
+
     /// The stream label of `injected` events: `server→host`, `host→server`.
     pub fn stream(self) -> &'static str {
         match self {

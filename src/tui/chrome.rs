@@ -143,6 +143,20 @@ pub fn inner(r: Rect) -> Rect {
     }
 }
 
+/// An overlay's inside split into its body and its last row (the keys).
+pub fn body_and_foot(inner: Rect) -> (Rect, Rect) {
+    let body = Rect {
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    let foot = Rect {
+        y: inner.y + inner.height.saturating_sub(1),
+        height: 1.min(inner.height),
+        ..inner
+    };
+    (body, foot)
+}
+
 /// Fit text into `w` columns (by display width: a wide character takes two).
 pub fn fit(s: &str, w: usize) -> String {
     let n = s.width();

@@ -34,16 +34,6 @@ impl Host {
     }
 }
 
-/// The progress values the server sent, as recorded.
-fn progress_sent(recs: &[Rec]) -> Vec<u64> {
-    dir_frames(recs, "in")
-        .iter()
-        .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
-        .filter(|v| v["method"] == "notifications/progress")
-        .filter_map(|v| v["params"]["progress"].as_u64())
-        .collect()
-}
-
 /// One call of `upload_file` through the proxy with `preset`.
 struct Run {
     /// The progress values the host's callback saw, in order.
@@ -80,24 +70,42 @@ fn run(host: Host, preset: &str, dir: &Path) -> Run {
     let v: Value =
         serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
     assert!(v["result"].is_object(), "{v}");
-    let seen = v["progress"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["progress"].as_f64().unwrap() as u64)
-        .collect();
-    let recs = recorded_when_ended(&trace);
-    let sent = progress_sent(&recs);
-    Run {
-        seen,
-        sent,
-        recs,
+    Run::new(
+        v["progress"].as_array().unwrap(),
+        recorded_when_ended(&trace),
         trace,
         elapsed,
-    }
+    )
 }
 
 impl Run {
+    /// A run: the progress the host's callback saw (its JSON values, in
+    /// order) beside what the recording says the server sent.
+    fn new<'a>(
+        seen: impl IntoIterator<Item = &'a Value>,
+        recs: Vec<Rec>,
+        trace: std::path::PathBuf,
+        elapsed: Duration,
+    ) -> Run {
+        let seen = seen
+            .into_iter()
+            .map(|p| p["progress"].as_f64().unwrap() as u64)
+            .collect();
+        let sent = dir_frames(&recs, "in")
+            .iter()
+            .filter_map(|b| serde_json::from_slice::<Value>(b).ok())
+            .filter(|v| v["method"] == "notifications/progress")
+            .filter_map(|v| v["params"]["progress"].as_u64())
+            .collect();
+        Run {
+            seen,
+            sent,
+            recs,
+            trace,
+            elapsed,
+        }
+    }
+
     /// The server really sent every progress, in order.
     fn assert_server_sent_all_in_order(&self) {
         assert_eq!(self.sent.len(), STEPS, "{:?}", self.sent);
@@ -275,20 +283,9 @@ fn run_http(host: Host, preset: &str, dir: &Path) -> Run {
             .collect(),
         Host::Python => v["progress"].as_array().unwrap().iter().collect(),
     };
-    let seen = progress
-        .iter()
-        .map(|p| p["progress"].as_f64().unwrap() as u64)
-        .collect();
     // The proxy has ended: its recording is complete.
     let recs = crate::support::proxy::recorded(&trace);
-    let sent = progress_sent(&recs);
-    Run {
-        seen,
-        sent,
-        recs,
-        trace,
-        elapsed,
-    }
+    Run::new(progress, recs, trace, elapsed)
 }
 
 impl Run {

@@ -6,13 +6,14 @@
 
 use super::hold::{body, stream_to};
 use crate::event::Event;
+use crate::intercept::lines::{Line, read_line};
 use crate::intercept::protocol::{Command, MAX_LINE, Report};
-use crate::proxy::faults::{Engine, Stream};
+use crate::proxy::faults::Engine;
 use crate::session::registry::InterceptEndpoint;
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 
 /// What the control connection works on.
@@ -41,8 +42,12 @@ pub async fn start(c: Controlled) -> std::io::Result<InterceptEndpoint> {
                 let mut rd = BufReader::new(rd);
                 // The token first, then one controller at a time: whoever
                 // lacks the token learns nothing of the one connected.
-                let hello = read_line(&mut rd).await;
-                let refusal = match hello.and_then(|l| serde_json::from_slice::<Command>(&l).ok()) {
+                let mut line = Vec::new();
+                let hello = match read_line(&mut rd, &mut line, MAX_LINE).await {
+                    Ok(Line::Text) => serde_json::from_slice::<Command>(&line).ok(),
+                    _ => None,
+                };
+                let refusal = match hello {
                     Some(Command::Hello { token: t }) if t == token => {
                         if busy.swap(true, Ordering::SeqCst) {
                             "another controller is connected to this proxy"
@@ -91,20 +96,6 @@ fn lock(e: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
     e.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// One line, at most `MAX_LINE` bytes; `None` at the end (or past it).
-async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(r: &mut R) -> Option<Vec<u8>> {
-    let mut buf = Vec::new();
-    let n = r
-        .take(MAX_LINE as u64 + 1)
-        .read_until(b'\n', &mut buf)
-        .await
-        .ok()?;
-    if n == 0 || buf.len() > MAX_LINE {
-        return None;
-    }
-    Some(buf)
-}
-
 /// A controller that gave the token, until it goes.
 async fn serve(
     mut rd: BufReader<tokio::net::tcp::OwnedReadHalf>,
@@ -122,12 +113,19 @@ async fn serve(
             }
         }
     });
-    while let Some(line) = read_line(&mut rd).await {
-        let report = match serde_json::from_slice::<Command>(&line) {
-            Ok(cmd) => act(c, cmd).await,
-            Err(e) => Some(Report::Error {
-                message: format!("not a command: {e}"),
+    let mut line = Vec::new();
+    loop {
+        let report = match read_line(&mut rd, &mut line, MAX_LINE).await {
+            Ok(Line::Text) => match serde_json::from_slice::<Command>(&line) {
+                Ok(cmd) => act(c, cmd).await,
+                Err(e) => Some(Report::Error {
+                    message: format!("not a command: {e}"),
+                }),
+            },
+            Ok(Line::TooLong) => Some(Report::Error {
+                message: format!("a line over {} MiB is no command: skipped", MAX_LINE >> 20),
             }),
+            Ok(Line::End) | Err(_) => break,
         };
         if let Some(r) = report {
             let _ = tx.send(r);
@@ -224,7 +222,7 @@ fn act_locked(
         let Some(w) = e.intercept.as_ref()?.writer(stream) else {
             return error(format!(
                 "not forged: the stream to the {} has ended",
-                side_name(*to)
+                to.name()
             ));
         };
         let f = crate::protocol::frame::classify(body(&bytes));
@@ -232,7 +230,7 @@ fn act_locked(
             && let Some(id) = &f.id
         {
             // Its answer stops at the proxy: the peer never asked.
-            e.remember_forged(to_other(stream), id.to_value().to_string(), None);
+            e.remember_forged(stream.other(), id.to_value().to_string(), None);
         }
         let sent = body(&bytes);
         events.push(super::injected(
@@ -298,19 +296,5 @@ fn act_locked(
             None
         }
         Command::Forge { .. } => None,
-    }
-}
-
-fn side_name(s: crate::intercept::protocol::Side) -> &'static str {
-    match s {
-        crate::intercept::protocol::Side::Host => "host",
-        crate::intercept::protocol::Side::Server => "server",
-    }
-}
-
-fn to_other(s: Stream) -> Stream {
-    match s {
-        Stream::HostToServer => Stream::ServerToHost,
-        Stream::ServerToHost => Stream::HostToServer,
     }
 }

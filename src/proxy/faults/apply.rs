@@ -34,7 +34,7 @@ impl Stream {
             Stream::ServerToHost => Dir::In,
         }
     }
-    fn other(self) -> Stream {
+    pub fn other(self) -> Stream {
         match self {
             Stream::HostToServer => Stream::ServerToHost,
             Stream::ServerToHost => Stream::HostToServer,

@@ -50,11 +50,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
     f.render_widget(
         Paragraph::new(keys_line(st, form)),
-        Rect {
-            y: inner.y + inner.height.saturating_sub(1),
-            height: 1.min(inner.height),
-            ..inner
-        },
+        crate::tui::chrome::body_and_foot(inner).1,
     );
 }
 

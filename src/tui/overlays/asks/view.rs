@@ -55,15 +55,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
     f.render_widget(block, r);
     let inner = crate::tui::chrome::inner(r);
     let keys = keys_line(st, ask);
-    let body = Rect {
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
-    let foot = Rect {
-        y: inner.y + inner.height.saturating_sub(1),
-        height: 1.min(inner.height),
-        ..inner
-    };
+    let (body, foot) = crate::tui::chrome::body_and_foot(inner);
     f.render_widget(Paragraph::new(keys), foot);
     match &ask.kind {
         AskKind::Form(form) => {
@@ -187,11 +179,7 @@ pub fn draw_roots(f: &mut Frame, area: Rect, st: &View) {
             k("Esc"),
             d(" discard"),
         ])),
-        Rect {
-            y: inner.y + inner.height.saturating_sub(1),
-            height: 1.min(inner.height),
-            ..inner
-        },
+        crate::tui::chrome::body_and_foot(inner).1,
     );
 }
 

@@ -134,7 +134,7 @@ impl Intercept {
                 }
                 Some(format!("held #{id} {how}"))
             }
-            Report::Forged { to } => Some(format!("forged → {}", side_name(to))),
+            Report::Forged { to } => Some(format!("forged → {}", to.name())),
             Report::Error { message } => {
                 // A refusal names no row: what was asked and not released
                 // is asked no more.
@@ -156,13 +156,6 @@ impl Intercept {
         self.editor = None;
         self.input = None;
         format!("intercept: {why}; nothing is held any more")
-    }
-}
-
-pub fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Host => "host",
-        Side::Server => "server",
     }
 }
 

@@ -4,7 +4,7 @@
 //! Nothing changes a row here: a command is sent, and the proxy's report
 //! changes the row.
 
-use super::{BreakInput, Editing, Editor, Intercept, compact, for_editing, side_name};
+use super::{BreakInput, Editing, Editor, Intercept, compact, for_editing};
 use crate::intercept::protocol::{Command as Ctl, Side};
 use crate::tui::action::{Action, Effect};
 use crate::tui::command::Command;
@@ -187,7 +187,7 @@ fn editor_key(ic: &mut Intercept, keymap: &Keymap, key: Key, ev: KeyEvent) -> Ve
                 Side::Server => Side::Host,
             };
             ed.kind = Editing::Forge(other);
-            return notice(format!("forging to the {}", side_name(other)));
+            return notice(format!("forging to the {}", other.name()));
         }
         return Vec::new();
     }

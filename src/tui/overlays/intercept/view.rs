@@ -3,7 +3,7 @@
 //! selected one's text, and the keys; or the editor of an edit or a forge.
 //! Every piece of a message passes through the row sanitiser first.
 
-use super::{Editing, Intercept, side_name};
+use super::{Editing, Intercept};
 use crate::intercept::protocol::Side;
 use crate::tui::action::Action;
 use crate::tui::keymap::Context;
@@ -60,15 +60,7 @@ pub fn draw(f: &mut Frame, area: Rect, st: &View) {
         return;
     }
     let inner = crate::tui::chrome::inner(r);
-    let body = Rect {
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
-    let foot = Rect {
-        y: inner.y + inner.height.saturating_sub(1),
-        height: 1.min(inner.height),
-        ..inner
-    };
+    let (body, foot) = crate::tui::chrome::body_and_foot(inner);
     f.render_widget(Clear, r);
     if let Some(ed) = &ic.editor {
         draw_editor(f, r, body, foot, st, ed);
@@ -178,7 +170,7 @@ fn draw_editor(f: &mut Frame, r: Rect, body: Rect, foot: Rect, st: &View, ed: &s
     let t = &st.shell.theme;
     let (title, send) = match ed.kind {
         Editing::Forward(id) => (format!(" Edit held #{id}, then forward it "), "forward"),
-        Editing::Forge(to) => (format!(" Forge a message → {} ", side_name(to)), "send"),
+        Editing::Forge(to) => (format!(" Forge a message → {} ", to.name()), "send"),
     };
     f.render_widget(crate::tui::chrome::overlay_block(st, title), r);
     let err_rows = u16::from(ed.error.is_some());
