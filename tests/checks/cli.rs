@@ -603,8 +603,12 @@ fn one_planted_bug_is_at_most_two_warning_or_error_groups() {
             "{}",
             text.stdout
         );
-        // Headless call: the cause opens once, and is summed up once.
-        let mut call = vec!["call", "--demo", "--tool", tool];
+        // Headless call: the cause opens once, and is summed up once. Over
+        // stdio `call` hangs up at the response; the late progress of
+        // `fault_after_response` is written right behind it, and on a busy
+        // machine the server may see its input close first: listening on a
+        // moment keeps what the assertions count from racing that.
+        let mut call = vec!["call", "--demo", "--settle-ms", "500", "--tool", tool];
         call.extend_from_slice(extra);
         let out = mcpscope(&call);
         let said: Vec<&str> = out
