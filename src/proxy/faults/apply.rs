@@ -284,6 +284,21 @@ impl Engine {
         false
     }
 
+    /// Whether every line of `lines` (whole lines, each with its line
+    /// break) passes unchanged, told at once for the whole read: what is
+    /// absent from all of it is absent from each line, so when
+    /// `no_rule_can_match` holds for the whole it holds for every line. Then
+    /// they count as that many messages seen and go as they are; otherwise
+    /// nothing is counted and each line must be tested on its own.
+    pub fn lines_pass(&mut self, stream: Stream, lines: &[u8]) -> bool {
+        let breaking = self.intercept.as_ref().is_some_and(|b| b.is_set());
+        if self.closed[stream as usize] || breaking || !self.no_rule_can_match(stream, lines) {
+            return false;
+        }
+        self.seq += memchr::memchr_iter(b'\n', lines).count() as u64;
+        true
+    }
+
     /// Whether `body` passes unchanged, told without parsing it: the cost
     /// of faults that match nothing, paid by every line. Only a line that
     /// is no request or response (no `"id"` in it: the requests in flight

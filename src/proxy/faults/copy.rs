@@ -22,7 +22,9 @@ const DELAYED_QUEUE: usize = 4096;
 /// Where the lines go: written at once, or by a thread that waits for each
 /// line's time (delays), in order.
 enum Sink<W: Write + Send + 'static> {
-    Direct(Option<W>),
+    /// The receiver, and the buffer of the last write, kept for the next
+    /// read's lines (no allocation and page faults per read).
+    Direct(Option<W>, Vec<u8>),
     Delayed {
         tx: Option<SyncSender<(Instant, Vec<u8>)>>,
         thread: Option<std::thread::JoinHandle<()>>,
@@ -33,7 +35,7 @@ enum Sink<W: Write + Send + 'static> {
 impl<W: Write + Send + 'static> Sink<W> {
     fn new(to: W, delays: bool, name: &str) -> std::io::Result<Sink<W>> {
         if !delays {
-            return Ok(Sink::Direct(Some(to)));
+            return Ok(Sink::Direct(Some(to), Vec::new()));
         }
         let (tx, rx) = sync_channel(DELAYED_QUEUE);
         let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -51,8 +53,15 @@ impl<W: Write + Send + 'static> Sink<W> {
     /// Write `bytes` (at `due`); `false` once the receiver is gone.
     fn write(&mut self, bytes: Vec<u8>, due: Instant) -> bool {
         match self {
-            Sink::Direct(Some(w)) => w.write_all(&bytes).is_ok(),
-            Sink::Direct(None) => true,
+            Sink::Direct(Some(w), spare) => {
+                let ok = w.write_all(&bytes).is_ok();
+                if bytes.capacity() <= 2 * COPY_BUF {
+                    *spare = bytes;
+                    spare.clear();
+                }
+                ok
+            }
+            Sink::Direct(None, _) => true,
             Sink::Delayed { tx, failed, .. } => {
                 if failed.load(std::sync::atomic::Ordering::Relaxed) {
                     return false;
@@ -62,6 +71,15 @@ impl<W: Write + Send + 'static> Sink<W> {
                     None => true,
                 }
             }
+        }
+    }
+
+    /// A buffer for the next lines to write (the last one written, when
+    /// it is not handed to a writer thread).
+    fn spare(&mut self) -> Vec<u8> {
+        match self {
+            Sink::Direct(_, spare) => std::mem::take(spare),
+            Sink::Delayed { .. } => Vec::new(),
         }
     }
 
@@ -77,7 +95,7 @@ impl<W: Write + Send + 'static> Sink<W> {
     /// Close towards the receiver once what was written before is out.
     fn close(&mut self) {
         match self {
-            Sink::Direct(w) => *w = None,
+            Sink::Direct(w, _) => *w = None,
             Sink::Delayed { tx, thread, .. } => {
                 *tx = None;
                 if let Some(t) = thread.take() {
@@ -141,11 +159,11 @@ pub fn copy_lines<W: Write + Send + 'static>(
             // blocked, and keep observing what it sends.
             continue;
         }
-        let mut step = Step::default();
+        let mut step = Step::with(sink.spare());
         {
             let mut e = lock(engine);
             let t_us = feed.now_us();
-            lines.push(&buf[..n], |line| step.line(&mut e, stream, line, t_us));
+            push_read(&mut lines, &buf[..n], &mut e, stream, t_us, &mut step);
         }
         match step.deliver(&mut sink, feed) {
             Delivered::Open => {}
@@ -173,6 +191,39 @@ pub fn copy_lines<W: Write + Send + 'static>(
     sink.close();
 }
 
+/// Frame and test one read. The whole lines in its middle are first tested
+/// at once (`Engine::lines_pass`): with faults that match nothing, most
+/// reads go as they came, and the per-line framing and testing is paid only
+/// by the reads where some rule could match. The line the read begins in
+/// (it may continue the previous read's) and the one it ends in (it may go
+/// on in the next) always go through the framing, so each is tested whole.
+fn push_read(
+    lines: &mut Lines,
+    bytes: &[u8],
+    e: &mut Engine,
+    stream: Stream,
+    t_us: u64,
+    step: &mut Step,
+) {
+    let each = |line: Piece<'_>, e: &mut Engine, step: &mut Step| step.line(e, stream, line, t_us);
+    let (Some(first), Some(last)) = (memchr::memchr(b'\n', bytes), memchr::memrchr(b'\n', bytes))
+    else {
+        lines.push(bytes, |l| each(l, e, step));
+        return;
+    };
+    let (head, rest) = bytes.split_at(first + 1);
+    let (middle, tail) = rest.split_at(last - first);
+    lines.push(head, |l| each(l, e, step));
+    if !middle.is_empty() {
+        if e.lines_pass(stream, middle) {
+            step.send(middle);
+        } else {
+            lines.push(middle, |l| each(l, e, step));
+        }
+    }
+    lines.push(tail, |l| each(l, e, step));
+}
+
 /// The engine, even if a thread panicked holding it (its state is a
 /// session's bookkeeping; the bytes must still go through).
 fn lock(engine: &Mutex<Engine>) -> std::sync::MutexGuard<'_, Engine> {
@@ -195,9 +246,18 @@ enum Delivered {
 struct Step {
     outs: Vec<Out>,
     events: Vec<crate::event::Event>,
+    /// The buffer the first run of unchanged lines goes into.
+    spare: Vec<u8>,
 }
 
 impl Step {
+    fn with(spare: Vec<u8>) -> Step {
+        Step {
+            spare,
+            ..Step::default()
+        }
+    }
+
     fn line(&mut self, e: &mut Engine, stream: Stream, line: Piece<'_>, t_us: u64) {
         match line {
             Piece::Line(l) => {
@@ -214,7 +274,11 @@ impl Step {
     fn send(&mut self, bytes: &[u8]) {
         match self.outs.last_mut() {
             Some(Out::Send(run)) => run.extend_from_slice(bytes),
-            _ => self.outs.push(Out::Send(bytes.to_vec())),
+            _ => {
+                let mut run = std::mem::take(&mut self.spare);
+                run.extend_from_slice(bytes);
+                self.outs.push(Out::Send(run));
+            }
         }
     }
 
@@ -350,6 +414,164 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "step {step}");
         }
+    }
+
+    /// A session's lines as both streams carry them: notifications with and
+    /// without ids, requests, responses, escapes, CRLF, empty lines.
+    fn traffic() -> Vec<u8> {
+        let mut t = Vec::new();
+        for i in 0..120 {
+            let line = match i % 12 {
+                0 => format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"slow\",\"_meta\":{{\"progressToken\":\"t{i}\"}}}}}}\n"
+                ),
+                5 => format!(
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"line {i}\"}}}}\n"
+                ),
+                7 => "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"warning\",\"data\":\"a \\\"quoted\\\" no/such-method\"}}\r\n".to_string(),
+                9 => "\n".to_string(),
+                11 => format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}\n", i - 11),
+                _ => format!(
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"t{}\",\"progress\":{i}}}}}\n",
+                    i - i % 12
+                ),
+            };
+            t.extend_from_slice(line.as_bytes());
+        }
+        t.extend_from_slice(b"{\"no\":\"line break at the end\"}");
+        t
+    }
+
+    /// What the receiver gets and what is recorded when `data` comes in
+    /// reads of `sizes` (cycled), through `push_read` or (`fast` false)
+    /// through the framing of every line.
+    fn copied(
+        rules: &[(&str, super::super::Action)],
+        stream: Stream,
+        data: &[u8],
+        sizes: &[usize],
+        fast: bool,
+    ) -> (Vec<u8>, Vec<crate::event::Event>) {
+        let rules = rules
+            .iter()
+            .enumerate()
+            .map(|(i, (f, a))| super::super::Rule {
+                index: i as u32 + 1,
+                source: "test".into(),
+                filter: crate::filter::Filter::parse(f).unwrap(),
+                action: a.clone(),
+                limit: None,
+            })
+            .collect();
+        let mut e = Engine::new(super::super::Faults { rules, seed: 3 }, 1 << 20);
+        // Lines longer than the cap pass untested, as the reads cut them:
+        // a cap above the whole keeps the reference independent of them.
+        let mut lines = Lines::new(1 << 20);
+        let (mut got, mut events) = (Vec::new(), Vec::new());
+        let mut rest = data;
+        let mut k = 0;
+        let mut take = |step: Step| {
+            for o in step.outs {
+                match o {
+                    Out::Send(b) | Out::Delayed(b, _) => got.extend_from_slice(&b),
+                    Out::Close => got.extend_from_slice(b"<closed>"),
+                }
+            }
+            events.extend(step.events);
+        };
+        while !rest.is_empty() {
+            let (read, r) = rest.split_at(sizes[k % sizes.len()].min(rest.len()));
+            rest = r;
+            k += 1;
+            let mut step = Step::default();
+            if fast {
+                push_read(&mut lines, read, &mut e, stream, 0, &mut step);
+            } else {
+                lines.push(read, |l| step.line(&mut e, stream, l, 0));
+            }
+            take(step);
+        }
+        let mut step = Step::default();
+        lines.finish(|l| step.line(&mut e, stream, l, 0));
+        e.end(stream, &mut step.outs, &mut step.events);
+        take(step);
+        (got, events)
+    }
+
+    #[test]
+    fn a_read_told_at_once_goes_as_its_lines_would() {
+        use super::super::{Action, DropWhen};
+        let data = traffic();
+        let rule_sets: Vec<Vec<(&str, Action)>> = vec![
+            vec![(
+                "in && method == no/such-method",
+                Action::Drop(DropWhen::Always),
+            )],
+            // The Nth message seen: the count must not skip the lines told at once.
+            vec![(
+                "seq == 41 && method == notifications/message",
+                Action::Drop(DropWhen::Always),
+            )],
+            vec![("method == notifications/message", Action::Duplicate)],
+            vec![("progress && params.progress > 50", Action::Hold)],
+            vec![(
+                "in && log && level >= warning",
+                Action::Delay {
+                    ms: 5,
+                    jitter_ms: 3,
+                },
+            )],
+            vec![("text ~ quoted", Action::Drop(DropWhen::Every(2)))],
+            vec![
+                (
+                    "in && method == no/such-method",
+                    Action::Drop(DropWhen::Always),
+                ),
+                ("out && method == notifications/message", Action::Hold),
+            ],
+        ];
+        let sizes: [&[usize]; 6] = [
+            &[1],
+            &[7, 3],
+            &[100],
+            &[333, 50, 1],
+            &[4096],
+            &[170, 64, 9000],
+        ];
+        let mut told_at_once = 0;
+        for rules in &rule_sets {
+            for stream in [Stream::ServerToHost, Stream::HostToServer] {
+                let want = copied(rules, stream, &data, &[1], false);
+                for s in sizes {
+                    let got = copied(rules, stream, &data, s, true);
+                    let differs = got.0.iter().zip(&want.0).position(|(a, b)| a != b);
+                    assert!(
+                        got.0 == want.0,
+                        "{rules:?} {stream:?} reads of {s:?}: {} bytes against {}, first \
+                         difference at {differs:?}",
+                        got.0.len(),
+                        want.0.len()
+                    );
+                    assert_eq!(got.1, want.1, "{rules:?} {stream:?} reads of {s:?}");
+                    told_at_once += usize::from(got.1.is_empty());
+                }
+            }
+        }
+        assert!(told_at_once > 0);
+        // Each rule set changes something somewhere, so equal outputs mean
+        // something: except the first, whose rule matches nothing.
+        for rules in &rule_sets[1..] {
+            let (out, events) = copied(rules, Stream::ServerToHost, &data, &[100], true);
+            let (out2, events2) = copied(rules, Stream::HostToServer, &data, &[100], true);
+            assert!(
+                !events.is_empty() || !events2.is_empty(),
+                "{rules:?} changed nothing"
+            );
+            assert!(out != data || out2 != data || !events.is_empty());
+        }
+        let (out, events) = copied(&rule_sets[0], Stream::ServerToHost, &data, &[100], true);
+        assert_eq!(out, data);
+        assert!(events.is_empty());
     }
 
     #[test]
