@@ -116,8 +116,17 @@ impl Call {
 
     /// Fault tools: answer now, while the tool keeps running.
     pub fn respond_now(&self, result: Value) {
+        self.respond_now_then(result, Vec::new());
+    }
+
+    /// Fault tools: answer now and queue `after` (whole lines) behind the
+    /// answer in one step, so a cancellation (the client hanging up as
+    /// soon as it has the answer) cannot come between them.
+    pub fn respond_now_then(&self, result: Value, after: Vec<u8>) {
         self.take_over_response();
-        self.link.send(response_line(&self.id, result));
+        let mut lines = response_line(&self.id, result);
+        lines.extend(after);
+        self.link.send(lines);
     }
 
     /// Rate-limited progress; ignored without a token or when not increasing.

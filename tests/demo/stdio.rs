@@ -756,3 +756,30 @@ fn stateless_requests_lose_the_removed_methods_and_need_the_whole_envelope() {
     let (_, response) = server.call("ping", json!({}));
     assert_eq!(response["result"], json!({}), "{response}");
 }
+
+/// `fault_after_response` writes its late progress right behind the
+/// response: a client that hangs up as soon as it has the result still gets
+/// both. Repeated, since the server reading the client's EOF races the tool.
+#[test]
+fn progress_after_the_response_reaches_a_client_that_hangs_up_at_once() {
+    for round in 0..40 {
+        let mut server = Server::ready(json!({}));
+        let token = json!(format!("late-{round}"));
+        server.call_tool(
+            "fault_after_response",
+            json!({"delay_ms": 0}),
+            Some(token.clone()),
+        );
+        drop(server.stdin.take());
+        let mut after = Vec::new();
+        while let Ok(line) = server.lines.recv_timeout(TIMEOUT) {
+            after.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        let late = progress_values(&progress_for(&after, &token));
+        assert_eq!(
+            late,
+            [2, 3],
+            "round {round}: after the response came {after:?}"
+        );
+    }
+}

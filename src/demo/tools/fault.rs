@@ -196,10 +196,19 @@ impl Fault {
             Fault::AfterResponse => {
                 let delay = args.uint("delay_ms", DELAY_DEFAULT, 0, MAX_MS)?;
                 steps(call, &[(1, Some(3))], delay).await;
-                call.respond_now(done("answered, then kept sending progress").into_result());
-                // Right behind the response, so a client that closes the
-                // connection straight after the result still receives them.
-                steps(call, &[(2, Some(3)), (3, Some(3))], 0).await;
+                // Right behind the response, queued with it, so a client
+                // that closes the connection straight after the result
+                // still receives them.
+                let late = call.token().map_or_else(Vec::new, |token| {
+                    [2, 3]
+                        .into_iter()
+                        .flat_map(|p| progress_line(token, json!(p), Some(3)))
+                        .collect()
+                });
+                call.respond_now_then(
+                    done("answered, then kept sending progress").into_result(),
+                    late,
+                );
                 Ok(done(""))
             }
             Fault::UnknownToken => {
