@@ -319,3 +319,55 @@ fn a_broken_line_is_sent_as_typed_when_asked_twice() {
     };
     assert!(m.starts_with("x{"), "{m}");
 }
+
+/// The recording has the response the proxy read, so the call reads as
+/// done: its Progress row says the result is held (and for how long) until
+/// the proxy releases it; a held request says so too.
+#[test]
+fn a_call_whose_result_or_request_is_held_says_so_in_progress() {
+    let sc = Scenario::new();
+    let mut app = intercepting(&sc);
+    sc.at_ms(1_000).call(2, "echo", json!({}), None);
+    sc.at_ms(1_200).result(2, "hi", false);
+    sc.at_ms(1_300).call(3, "slow", json!({}), None);
+    app.sync();
+    sc.at_ms(1_250);
+    report(&mut app, held(1, Side::Host, RESPONSE, 0));
+    report(
+        &mut app,
+        held(
+            2,
+            Side::Server,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow"}}"#,
+            0,
+        ),
+    );
+    // A server's request to the host with the same id is no call of the host's.
+    report(
+        &mut app,
+        held(
+            3,
+            Side::Host,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+            0,
+        ),
+    );
+    sc.at_ms(4_250);
+    for (w, h) in [(80, 24), (120, 30), (160, 48)] {
+        let s = render(&mut app, w, h);
+        let echo = s.lines().find(|l| l.contains("echo")).unwrap_or("");
+        assert!(echo.contains("⏸ result held 3.0s"), "{w}x{h}\n{s}");
+        let slow = s.lines().find(|l| l.contains("slow")).unwrap_or("");
+        assert!(slow.contains("⏸ request held 3.0s"), "{w}x{h}\n{s}");
+    }
+    report(
+        &mut app,
+        Report::Released {
+            id: 1,
+            how: "forwarded".into(),
+        },
+    );
+    let s = render(&mut app, 160, 48);
+    assert!(!s.contains("result held"), "{s}");
+    assert!(s.contains("request held"), "{s}");
+}

@@ -28,6 +28,36 @@ pub struct Held {
     pub held_at_us: u64,
     /// Asked for and not yet released (the row stays until it is).
     pub asked: Option<&'static str>,
+    /// The host's call it holds up: its request on the way to the server,
+    /// or its response on the way to the host (the Progress row says so:
+    /// the recording has it, the host does not).
+    pub call: Option<(crate::protocol::id::IdKey, HeldPart)>,
+}
+
+/// Which part of a call a held message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldPart {
+    Request,
+    Response,
+}
+
+/// The call `message` (going `to`) is part of: a request to the server,
+/// or a response to the host (a server's own requests to the host and
+/// the host's answers to them are no call of the host's).
+fn call_of(to: Side, message: &str) -> Option<(crate::protocol::id::IdKey, HeldPart)> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let p: Probe<'_> = serde_json::from_str(message).ok()?;
+    let id = crate::protocol::id::IdKey::from_raw(p.id?.get());
+    match (to, p.method.is_some()) {
+        (Side::Server, true) => Some((id, HeldPart::Request)),
+        (Side::Host, false) => Some((id, HeldPart::Response)),
+        _ => None,
+    }
 }
 
 /// What the editor sends on submit.
@@ -82,6 +112,15 @@ impl Intercept {
             .max()
     }
 
+    /// The held message holding up the host's call `id`, if any: which
+    /// part of it, and since when (trace clock, microseconds).
+    pub fn holding(&self, id: &crate::protocol::id::IdKey) -> Option<(HeldPart, u64)> {
+        self.held.iter().find_map(|h| match &h.call {
+            Some((k, part)) if k == id => Some((*part, h.held_at_us)),
+            _ => None,
+        })
+    }
+
     /// Take in one report; returns a line for the status bar, if any.
     pub fn on_report(&mut self, r: Report, now_us: u64) -> Option<String> {
         match r {
@@ -99,6 +138,7 @@ impl Intercept {
                 let h = Held {
                     id,
                     to,
+                    call: call_of(to, &message),
                     head: head(&message),
                     message,
                     held_at_us: now_us.saturating_sub(age_ms.saturating_mul(1000)),

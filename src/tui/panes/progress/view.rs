@@ -20,6 +20,7 @@ use crate::tui::calls::{Call, CallStatus, Gauge};
 use crate::tui::chrome::{cut_line, fit, full_width, inner};
 use crate::tui::format::{amount as num, count, per_second as rate};
 use crate::tui::keymap::Context;
+use crate::tui::overlays::intercept::HeldPart;
 use crate::tui::pane::Pane;
 use crate::tui::panes::findings::view::{severity_color, severity_glyph};
 use crate::tui::screen::Body;
@@ -268,6 +269,23 @@ fn head_spans(c: &Call, st: &View) -> Vec<Span<'static>> {
         },
         Style::default().fg(color).add_modifier(Modifier::BOLD),
     )]);
+    // `attach --intercept`: the recording has what the proxy read, so a
+    // call whose result is held reads as done while its host still waits.
+    if let Some((part, since)) = st
+        .overlays
+        .intercept
+        .as_ref()
+        .and_then(|ic| ic.holding(&c.id))
+    {
+        let part = match part {
+            HeldPart::Request => "request",
+            HeldPart::Response => "result",
+        };
+        head.push(Span::styled(
+            format!("  ⏸ {part} held {}", duration(now.saturating_sub(since))),
+            Style::default().fg(t.warn).add_modifier(Modifier::BOLD),
+        ));
+    }
 
     head
 }
