@@ -3,10 +3,12 @@
 //!   engine, in the order messages are read);
 //! - `control`: the control connection, handing the controller's commands
 //!   to the proxy's `Target`;
-//! - `stdio`: the stdio proxy's target, on the fault engine.
+//! - `stdio`: the stdio proxy's target, on the fault engine;
+//! - `http`: the HTTP proxy's holds, each held message's exchange waiting.
 
 pub mod control;
 pub mod hold;
+pub mod http;
 pub mod stdio;
 
 use crate::event::Event;
