@@ -464,3 +464,84 @@ fn over_http_forged_messages_reach_the_host_and_answers_to_them_go_no_further() 
         "{report:#}"
     );
 }
+
+/// A dropped request is never answered, a dropped notification is
+/// accepted as a server would; what is held when the controller goes is
+/// forwarded as it was.
+#[test]
+fn over_http_dropped_requests_stay_unanswered_and_the_held_go_on_when_the_controller_leaves() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, port) = proxy(sport, &trace, d.path());
+    let (addr, token) = endpoint(d.path());
+    let mut c = Controller::connect(&addr, &token);
+    c.expect("breakpoint");
+    let session = initialize(port);
+    let filter = "method == tools/call || method == notifications/roots/list_changed";
+    c.send(json!({"op": "break", "filter": filter}));
+    c.expect("breakpoint");
+
+    let mut dropped = Exchange::post(port, Some(&session), &echo(2, "dropped-call"));
+    let held = c.expect("held");
+    c.send(json!({"op": "drop", "id": held["id"]}));
+    assert_eq!(c.expect("released")["how"], "dropped");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    let mut accepted = Exchange::post(port, Some(&session), &note);
+    let held = c.expect("held");
+    assert_eq!(held["to"], "server");
+    c.send(json!({"op": "drop", "id": held["id"]}));
+    assert_eq!(c.expect("released")["how"], "dropped");
+    accepted.finish();
+    assert!(
+        accepted.head.as_deref().unwrap().contains(" 202"),
+        "{:?}",
+        accepted.head
+    );
+    ping(port, &session, 90);
+    assert!(dropped.nothing_yet(), "a dropped request was answered");
+
+    // Held both ways: forwarded to the server by the controller, its
+    // result held, then forwarded as it was when the controller goes.
+    let mut kept = Exchange::post(port, Some(&session), &echo(3, "kept"));
+    let held = c.expect("held");
+    assert_eq!(held["to"], "server");
+    c.send(json!({"op": "forward", "id": held["id"]}));
+    let held = c.expect("held");
+    assert_eq!(held["to"], "host");
+    assert!(held["message"].as_str().unwrap().contains("kept"), "{held}");
+    drop(c);
+    let got = kept.wait(|v| v["id"] == 3);
+    assert!(text_of(&got).contains("kept"), "{got}");
+
+    stop(proxy);
+    let answered = dropped.finish();
+    assert!(
+        !answered.iter().any(|v| v["id"] == 2),
+        "a dropped request was answered: {answered:?}"
+    );
+    let said: Vec<(String, String)> = injected(&trace)
+        .iter()
+        .map(|v| {
+            (
+                v["action"].as_str().unwrap().into(),
+                v["stream"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        said,
+        [
+            s("drop", "host→server"),
+            s("drop", "host→server"),
+            s("hold", "host→server"),
+            s("hold", "server→host"),
+        ]
+    );
+    let report = check_report(&trace);
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}
