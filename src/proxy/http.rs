@@ -200,7 +200,7 @@ impl HttpProxy {
         });
         let mut registration = self.register(&say);
         if shared.holds.is_some() {
-            let control = super::http_intercept::HttpControl::new(shared.clone());
+            let control = super::http_intercept::HttpControl(shared.clone());
             match crate::proxy::breakpoints::control::start(Arc::new(control)).await {
                 Ok(at) => {
                     say(&format!("intercept: controller at {}", at.addr));
@@ -246,6 +246,9 @@ impl HttpProxy {
                 }
             }
         };
+        if let Some(h) = &shared.holds {
+            h.answers_read().await;
+        }
         // What was forwarded before the end is in the trace before it is
         // checked and closed.
         shared.obs.close();

@@ -15,7 +15,7 @@
 //!   answer is recorded, and kept from the host, which never asked.
 
 use super::breakpoints::control::{Reports, Target};
-use super::breakpoints::http::{Holds, HostStream, ToHost, ToServer, host_stream};
+use super::breakpoints::http::{Holds, HostStream, MAX_FORGING, ToHost, ToServer, host_stream};
 use super::http::{Body, Shared, accepted, rpc_error};
 use super::http_observer::Exchange;
 use crate::event::{Event, Status};
@@ -29,35 +29,19 @@ use hyper::{Response, StatusCode};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-/// Forged requests to the server whose answers are still being read, at
-/// most: each holds a connection to the server.
-const MAX_FORGING: usize = 64;
-
 /// The HTTP proxy as the control connection's target.
-pub(super) struct HttpControl {
-    shared: Arc<Shared>,
-    forging: Arc<tokio::sync::Semaphore>,
-}
-
-impl HttpControl {
-    pub(super) fn new(shared: Arc<Shared>) -> HttpControl {
-        HttpControl {
-            shared,
-            forging: Arc::new(tokio::sync::Semaphore::new(MAX_FORGING)),
-        }
-    }
-}
+pub(super) struct HttpControl(pub(super) Arc<Shared>);
 
 impl Target for HttpControl {
     fn connect(&self, reports: Reports) {
-        if let Some(h) = &self.shared.holds {
+        if let Some(h) = &self.0.holds {
             h.connect(reports);
         }
     }
 
     fn act(&self, cmd: Command) -> BoxFuture<'_, Option<Report>> {
         Box::pin(async move {
-            let h = self.shared.holds.as_ref()?;
+            let h = self.0.holds.as_ref()?;
             match cmd {
                 Command::Forge {
                     to: Side::Server,
@@ -70,7 +54,7 @@ impl Target for HttpControl {
 
     fn left(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            if let Some(h) = &self.shared.holds {
+            if let Some(h) = &self.0.holds {
                 h.left();
             }
         })
@@ -82,14 +66,14 @@ impl HttpControl {
     /// `injected` event recorded first, on an exchange of its own; the
     /// answer read (and recorded) beside, kept from the host.
     async fn forge_to_server(&self, h: &Arc<Holds>, message: &str) -> Report {
-        let Ok(permit) = self.forging.clone().try_acquire_owned() else {
+        let Some(permit) = h.forging() else {
             return Report::Error {
                 message: format!(
                     "not forged: {MAX_FORGING} forged messages still await the server's answer"
                 ),
             };
         };
-        let s = &self.shared;
+        let s = &self.0;
         let (bytes, event) = h.forged_to_server(message);
         let (session, protocol) = h.host_session();
         let start = Event::HostRequest {

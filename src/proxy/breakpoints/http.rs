@@ -29,6 +29,12 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// Requests forged to the host whose answers are awaited, at most (the
 /// oldest is forgotten past it: its answer then goes to the server).
 const MAX_FORGED: usize = 4096;
+/// Messages forged to the server whose answers are still being read, at
+/// most: each holds a connection to the server.
+pub const MAX_FORGING: usize = 64;
+/// How long the proxy's end waits for the answers to forged messages, so
+/// that what was forged is in the trace with its answer.
+const FORGED_AT_END: std::time::Duration = std::time::Duration::from_secs(2);
 /// Requests followed at most, for the method of their responses.
 const MAX_REQUESTS: usize = 65_536;
 /// Streams to the host a forged message may be written to, at most.
@@ -105,6 +111,8 @@ pub struct Holds {
     /// Set when the proxy ends: what waits on a dropped request, or for a
     /// held message, lets go.
     ended: watch::Sender<bool>,
+    /// A permit per forged message to the server whose answer is read.
+    forging: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 /// The `injected` event of a held message that never reached its
@@ -199,7 +207,20 @@ impl Holds {
             trace,
             max_frame,
             ended: watch::Sender::new(false),
+            forging: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_FORGING)),
         }
+    }
+
+    /// Room to read the answer to one more forged message, if there is.
+    pub fn forging(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.forging.clone().try_acquire_owned().ok()
+    }
+
+    /// The proxy is ending: let the answers to forged messages being read
+    /// reach the trace (for a short while: a call may answer much later).
+    pub async fn answers_read(&self) {
+        let all = self.forging.acquire_many(MAX_FORGING as u32);
+        let _ = tokio::time::timeout(FORGED_AT_END, all).await;
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
