@@ -142,14 +142,15 @@ async fn serve(
     let _ = writer.await;
 }
 
-/// Record `events` (the `injected` events of changes) in the trace.
-pub fn record(trace: &Trace, events: &[Event]) {
+/// Record `events` (the `injected` events of changes) in the trace, on
+/// `channel` (the proxy's channel of what concerns no one exchange).
+pub fn record(trace: &Trace, channel: &str, events: &[Event]) {
     if events.is_empty() {
         return;
     }
     trace.append(|s, now| {
         for ev in events {
-            s.append_event(crate::proxy::observer::CHANNEL, now, ev);
+            s.append_event(channel, now, ev);
         }
     });
 }

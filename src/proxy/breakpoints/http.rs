@@ -375,7 +375,7 @@ impl Holds {
                 .map(|(_, h)| lost(&h, "the proxy ended while it was held", self.max_frame))
                 .collect()
         };
-        record(&self.trace, &events);
+        record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
         self.ended.send_replace(true);
     }
 
@@ -401,7 +401,7 @@ impl Holds {
             events.extend(Self::send_on(h.waiter, ev, None, h.raw));
         }
         drop(st);
-        record(&self.trace, &events);
+        record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
     }
 
     /// Tell `waiter` to send its message (`edited`, or `raw` as it was)
@@ -541,7 +541,7 @@ impl Holds {
                 } => error("a forge to the server is the proxy's to send".into()),
             }
         };
-        record(&self.trace, &events);
+        record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
         report
     }
 

@@ -52,7 +52,7 @@ impl Target for Controlled {
                     }
                 }
             }
-            record(&self.trace, &events);
+            record(&self.trace, crate::proxy::observer::CHANNEL, &events);
             deliver(writes).await;
         })
     }
@@ -94,7 +94,7 @@ async fn act(c: &Controlled, cmd: Command) -> Option<Report> {
         let mut e = lock(&c.engine);
         act_locked(&mut e, cmd, c.max_frame, &mut events, &mut writes)
     };
-    record(&c.trace, &events);
+    record(&c.trace, crate::proxy::observer::CHANNEL, &events);
     deliver(writes).await;
     report
 }
