@@ -314,5 +314,18 @@ impl Drop for Intercepted {
         if let Some(n) = self.stream {
             self.holds.close_stream(n);
         }
+        // Releases sent but never written, and what is still held from
+        // this stream, will not reach the host: said and recorded so.
+        self.rx.close();
+        let mut unsent = Vec::new();
+        while let Ok(t) = self.rx.try_recv() {
+            if t.release {
+                self.holding = self.holding.saturating_sub(1);
+                unsent.push(t.event);
+            }
+        }
+        if self.holding > 0 || !unsent.is_empty() {
+            self.holds.stream_gone(&self.tx, unsent);
+        }
     }
 }

@@ -540,3 +540,50 @@ fn over_http_dropped_requests_stay_unanswered_and_the_held_go_on_when_the_contro
         "{report:#}"
     );
 }
+
+/// A server message held on a stream the host closed can never reach it:
+/// the controller is told (`released` `gone`, and an error), and the trace
+/// says the host never got it.
+#[test]
+fn over_http_a_message_held_for_a_host_that_went_is_said_gone() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, port) = proxy(sport, &trace, d.path());
+    let (addr, token) = endpoint(d.path());
+    let mut c = Controller::connect(&addr, &token);
+    c.expect("breakpoint");
+    let session = initialize(port);
+    c.send(json!({"op": "break", "filter": "in && response && method == tools/call"}));
+    c.expect("breakpoint");
+    let call = Exchange::post(port, Some(&session), &echo(2, "never-seen"));
+    let held = c.expect("held");
+    drop(call);
+    let gone = c.expect("released");
+    assert_eq!(
+        (gone["id"].clone(), gone["how"].clone()),
+        (held["id"].clone(), json!("gone"))
+    );
+    let e = c.expect_error();
+    assert!(e.contains("will not reach the host"), "{e}");
+    c.send(json!({"op": "forward", "id": held["id"]}));
+    let e = c.expect_error();
+    assert!(e.contains("is held"), "{e}");
+    drop(c);
+    stop(proxy);
+    let said: Vec<(String, String)> = injected(&trace)
+        .iter()
+        .map(|v| {
+            (
+                v["action"].as_str().unwrap().into(),
+                v["stream"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(said, [("drop".to_string(), "server→host".to_string())]);
+    let report = check_report(&trace);
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}

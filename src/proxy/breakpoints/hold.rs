@@ -171,10 +171,15 @@ impl<W> Breakpoints<W> {
 
     /// The held messages of `stream`, which has ended.
     pub fn take_stream(&mut self, stream: Stream) -> Vec<(u64, Held<W>)> {
+        self.take_if(|h| h.stream == stream)
+    }
+
+    /// The held messages `f` selects, oldest first.
+    pub fn take_if(&mut self, f: impl Fn(&Held<W>) -> bool) -> Vec<(u64, Held<W>)> {
         let ids: Vec<u64> = self
             .held
             .iter()
-            .filter(|(_, h)| h.stream == stream)
+            .filter(|(_, h)| f(h))
             .map(|(id, _)| *id)
             .collect();
         ids.into_iter()

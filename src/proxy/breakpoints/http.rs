@@ -121,6 +121,30 @@ fn lost(h: &super::hold::Held<Waiter>, why: &str, max_frame: usize) -> Event {
     h.released("drop", &format!("lost: {why}"), None, max_frame)
 }
 
+/// The `injected` event of a release that never reached its receiver
+/// (its exchange ended first) in place of `ev`, which said it went.
+pub fn lost_ev(ev: Event) -> Event {
+    match ev {
+        Event::Injected {
+            original,
+            original_bytes,
+            stream,
+            detail,
+            ..
+        } => Event::Injected {
+            rule: 0,
+            source: "intercept".into(),
+            action: "drop".into(),
+            stream,
+            original,
+            original_bytes,
+            sent: None,
+            detail: detail.map(|d| format!("{d}; lost: its exchange had ended")),
+        },
+        other => other,
+    }
+}
+
 /// A message the user typed, as it is sent: compact JSON when it is JSON,
 /// else as typed (over HTTP a message need not be one line).
 pub fn as_sent(message: &str) -> Vec<u8> {
@@ -356,6 +380,35 @@ impl Holds {
         self.lock().streams.remove(&n);
     }
 
+    /// The response stream `to` ended before the messages held from it
+    /// left the hold (the host went, or `--faults` closed it): they can
+    /// never reach the host; the controller is told, the trace says so.
+    /// `unsent`: releases it was sent but never wrote.
+    pub fn stream_gone(&self, to: &HostStream, unsent: Vec<Event>) {
+        let mut events: Vec<Event> = unsent.into_iter().map(lost_ev).collect();
+        {
+            let mut st = self.lock();
+            let gone = st.b.take_if(
+                |h| matches!(&h.waiter, Waiter::Server { to: t, .. } if t.same_channel(to)),
+            );
+            for (id, h) in gone {
+                events.push(lost(
+                    &h,
+                    "the host's stream ended while it was held",
+                    self.max_frame,
+                ));
+                st.b.tell(Report::Released {
+                    id,
+                    how: "gone".into(),
+                });
+                st.b.tell(Report::Error {
+                    message: format!("message {id} will not reach the host: its stream ended"),
+                });
+            }
+        }
+        record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
+    }
+
     /// Wait until the proxy ends.
     pub async fn until_ended(&self) {
         let mut rx = self.ended.subscribe();
@@ -408,26 +461,6 @@ impl Holds {
     /// after recording `ev`; the event to record in its place when its
     /// exchange has ended (the receiver never got it).
     fn send_on(waiter: Waiter, ev: Event, edited: Option<&[u8]>, raw: Vec<u8>) -> Option<Event> {
-        let lost_ev = |ev: Event| match ev {
-            // The event said what went; nothing did.
-            Event::Injected {
-                original,
-                original_bytes,
-                stream,
-                detail,
-                ..
-            } => Event::Injected {
-                rule: 0,
-                source: "intercept".into(),
-                action: "drop".into(),
-                stream,
-                original,
-                original_bytes,
-                sent: None,
-                detail: detail.map(|d| format!("{d}; lost: its exchange had ended")),
-            },
-            other => other,
-        };
         match waiter {
             Waiter::Host(tx) => {
                 let body = edited.map_or(raw, <[u8]>::to_vec);
