@@ -14,6 +14,10 @@
 //! recorded, so `Authorization` and cookies stay out of the trace; the URL
 //! in the trace header is redacted. Every request first passes the listener's Host and
 //! Origin checks (DNS rebinding).
+//!
+//! With `--intercept`, each message also passes the breakpoint first
+//! (`http_intercept`): a host's POST waits there before going upstream, a
+//! server's message waits while the rest of its stream goes on.
 
 use super::ProxyError;
 use super::breakpoints::http::Holds;
