@@ -77,8 +77,8 @@ pub struct ProxyArgs {
     pub faults: Vec<String>,
     /// Breakpoints: hold the messages a filter selects until `attach NAME
     /// --intercept` forwards (as they were or edited) or drops them, and
-    /// forge messages to either side (stdio; docs/intercept.md).
-    #[arg(long, conflicts_with = "listen")]
+    /// forge messages to either side (docs/intercept.md).
+    #[arg(long)]
     pub intercept: bool,
     /// HTTP: listen on this loopback ADDR:PORT for the host (a reverse
     /// proxy to --url; Host and Origin are checked against DNS rebinding).
@@ -175,6 +175,11 @@ async fn run_http(
         otlp,
         otel_receiver: crate::otel::ReceiverAt::of(a.no_otel_receiver, a.otel_receiver),
         faults,
+        intercept: a.intercept,
+        max_frame: crate::transport::lines::max_frame_within(
+            a.max_store
+                .unwrap_or(crate::trace::StoreLimits::default().max_bytes),
+        ),
     }
     .run()
     .await

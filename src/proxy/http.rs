@@ -14,8 +14,13 @@
 //! recorded, so `Authorization` and cookies stay out of the trace; the URL
 //! in the trace header is redacted. Every request first passes the listener's Host and
 //! Origin checks (DNS rebinding).
+//!
+//! With `--intercept`, each message also passes the breakpoint first
+//! (`http_intercept`): a host's POST waits there before going upstream, a
+//! server's message waits while the rest of its stream goes on.
 
 use super::ProxyError;
+use super::breakpoints::http::Holds;
 use super::faults::http::{HttpFaults, Verdict};
 use super::http_observer::{Exchange, Observer};
 use crate::checks::LiveChecks;
@@ -37,7 +42,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-type Body = BoxBody<Bytes, std::io::Error>;
+pub(super) type Body = BoxBody<Bytes, std::io::Error>;
 
 /// Request bodies are read whole before forwarding (to record them); at most this.
 const MAX_REQUEST: usize = 64 << 20;
@@ -100,19 +105,24 @@ pub struct HttpProxy {
     pub otel_receiver: crate::otel::ReceiverAt,
     /// `--faults`: messages delayed, answered or streams ended on purpose.
     pub faults: Option<HttpFaults>,
+    /// `--intercept`: breakpoints, for `attach --intercept`.
+    pub intercept: bool,
+    /// The trace's frame cap: an `injected` event keeps at most this of a
+    /// message.
+    pub max_frame: usize,
 }
 
-struct Shared {
+pub(super) struct Shared {
     guard: ListenGuard,
-    upstream: reqwest::Url,
-    client: reqwest::Client,
+    pub(super) upstream: reqwest::Url,
+    pub(super) client: reqwest::Client,
     posts: AtomicU64,
     gets: AtomicU64,
     /// Everything observed goes through it in the order it was forwarded:
     /// a request body before it goes upstream, a response chunk before it
     /// goes to the host — so the trace never has an answer before what it
     /// answers, across exchanges either.
-    obs: Arc<Observer>,
+    pub(super) obs: Arc<Observer>,
     /// KiB of request bodies held ([`REQUEST_BUDGET_KIB`]), its size, and
     /// how many requests had to wait for it.
     request_budget: Arc<tokio::sync::Semaphore>,
@@ -120,7 +130,21 @@ struct Shared {
     requests_waited: AtomicU64,
     /// `--faults`, and the trace's clock for the messages they test.
     faults: Option<Arc<HttpFaults>>,
-    trace: Trace,
+    pub(super) trace: Trace,
+    /// `--intercept`: what the breakpoint holds.
+    pub(super) holds: Option<Arc<Holds>>,
+}
+
+/// 202 Accepted with no body: a server's answer to a notification or a
+/// response.
+pub(super) fn accepted() -> Response<Body> {
+    let mut r = Response::new(
+        Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
 }
 
 fn text(status: StatusCode, body: String) -> Response<Body> {
@@ -137,7 +161,7 @@ fn text(status: StatusCode, body: String) -> Response<Body> {
     r
 }
 
-fn rpc_error(status: StatusCode, message: &str) -> Response<Body> {
+pub(super) fn rpc_error(status: StatusCode, message: &str) -> Response<Body> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null,
         "error": {"code": -32000, "message": message}});
     text(status, body.to_string())
@@ -174,8 +198,23 @@ impl HttpProxy {
             requests_waited: AtomicU64::new(0),
             faults: self.faults.take().map(Arc::new),
             trace: self.trace.clone(),
+            holds: self
+                .intercept
+                .then(|| Arc::new(Holds::new(self.trace.clone(), self.max_frame))),
         });
         let mut registration = self.register(&say);
+        if shared.holds.is_some() {
+            let control = super::http_intercept::HttpControl(shared.clone());
+            match crate::proxy::breakpoints::control::start(Arc::new(control)).await {
+                Ok(at) => {
+                    say(&format!("intercept: controller at {}", at.addr));
+                    if let Some(r) = registration.as_mut() {
+                        r.update(|entry| entry.intercept = Some(at));
+                    }
+                }
+                Err(e) => say(&format!("intercept: cannot listen for a controller: {e}")),
+            }
+        }
         // Said whether asked or not: the host needs the address.
         eprintln!(
             "[mcpscope] proxying http://{bound}{} -> {}",
@@ -211,10 +250,17 @@ impl HttpProxy {
                 }
             }
         };
+        if let Some(h) = &shared.holds {
+            h.answers_read().await;
+        }
         // What was forwarded before the end is in the trace before it is
         // checked and closed.
         shared.obs.close();
         shared.obs.sync().await;
+        // What is still held never goes: recorded so, and its waiters let go.
+        if let Some(h) = &shared.holds {
+            h.end();
+        }
         let ended = observed.end(std::future::pending()).await;
         super::say_export(ended.export.as_ref(), say);
         if let Some(c) = &checks
@@ -362,9 +408,38 @@ fn relayed_body(
                     return None;
                 }
                 if ended {
-                    return None;
+                    // Its held messages keep the host's stream open until
+                    // each left the hold.
+                    let after = match fl.as_mut().and_then(|f| f.ic.as_mut()) {
+                        Some(ic) if ic.holding() => ic.after_end().await,
+                        _ => None,
+                    };
+                    match (after, fl.as_mut()) {
+                        (Some(t), Some(f)) => {
+                            f.inject(t, &mut ex);
+                            continue;
+                        }
+                        _ => return None,
+                    }
                 }
-                match up.next().await {
+                // What the controller sends goes as soon as it comes.
+                let next = match fl.as_mut().and_then(|f| f.ic.as_mut()) {
+                    Some(ic) => tokio::select! {
+                        biased;
+                        t = ic.recv() => Err(t),
+                        c = up.next() => Ok(c),
+                    },
+                    None => Ok(up.next().await),
+                };
+                let next = match (next, fl.as_mut()) {
+                    (Ok(c), _) => c,
+                    (Err(t), Some(f)) => {
+                        f.inject(t, &mut ex);
+                        continue;
+                    }
+                    (Err(_), None) => continue,
+                };
+                match next {
                     Some(Ok(b)) => {
                         ex.chunk(&b);
                         let b = match rw.as_mut() {
@@ -407,7 +482,9 @@ fn relayed_body(
 /// is ready with the time it may go (a delay keeps the order, as a slow
 /// link does).
 struct Faulted {
-    f: Arc<HttpFaults>,
+    f: Option<Arc<HttpFaults>>,
+    /// `--intercept`: the breakpoint's holds on this stream.
+    ic: Option<super::http_intercept::Intercepted>,
     trace: Trace,
     sse: bool,
     /// Bytes of a message not complete yet.
@@ -423,11 +500,18 @@ struct Faulted {
 }
 
 impl Faulted {
-    fn new(f: Arc<HttpFaults>, trace: Trace, sse: bool, closable: bool) -> Faulted {
+    fn new(
+        f: Option<Arc<HttpFaults>>,
+        ic: Option<super::http_intercept::Intercepted>,
+        trace: Trace,
+        sse: bool,
+        closable: bool,
+    ) -> Faulted {
         Faulted {
             closable,
             closed: false,
             f,
+            ic,
             trace,
             sse,
             pending: Vec::new(),
@@ -454,10 +538,18 @@ impl Faulted {
             while let Some(end) = super::faults::http::event_end(&self.pending) {
                 let block: Vec<u8> = self.pending.drain(..end).collect();
                 let mut verdict = Verdict::Pass;
+                let mut held = false;
                 for ev in self.parser.feed(&block) {
-                    if let (Some(data), Verdict::Pass) = (&ev.data, verdict) {
-                        verdict = self.test(data.as_bytes(), ex);
+                    if let (Some(data), Verdict::Pass, false) = (&ev.data, verdict, held) {
+                        // A breakpoint is tested first, then the rules.
+                        held = self.hold(data.as_bytes(), Some(&block));
+                        if !held {
+                            verdict = self.test(data.as_bytes(), ex);
+                        }
                     }
+                }
+                if held {
+                    continue;
                 }
                 if verdict == Verdict::Close {
                     self.closed = true;
@@ -485,10 +577,33 @@ impl Faulted {
         let body = std::mem::take(&mut self.pending);
         let verdict = if self.sse || self.untested {
             Verdict::Pass
+        } else if self.hold(body.trim_ascii(), None) {
+            return;
         } else {
             self.test(body.trim_ascii(), ex)
         };
         self.settle(body.into(), verdict);
+    }
+
+    /// Whether the breakpoint holds the server's message `data` (`block`:
+    /// its SSE event; `None`: a JSON body).
+    fn hold(&mut self, data: &[u8], block: Option<&[u8]>) -> bool {
+        let now = self.trace.now_us();
+        self.ic.as_mut().is_some_and(|ic| ic.hold(data, now, block))
+    }
+
+    /// What the controller sent to this stream: its event recorded, then
+    /// its bytes written, after what is ready before them.
+    fn inject(&mut self, t: super::breakpoints::http::ToHost, ex: &mut Exchange) {
+        if let Some(ic) = self.ic.as_mut() {
+            ic.done(&t);
+        }
+        ex.injected(t.event);
+        if let Some(b) = t.bytes
+            && !self.closed
+        {
+            self.ready.push_back((b, None));
+        }
     }
 
     fn settle(&mut self, bytes: Bytes, verdict: Verdict) {
@@ -503,10 +618,11 @@ impl Faulted {
     }
 
     fn test(&self, message: &[u8], ex: &mut Exchange) -> Verdict {
+        let Some(f) = &self.f else {
+            return Verdict::Pass;
+        };
         let mut events = Vec::new();
-        let v = self
-            .f
-            .server(message, self.trace.now_us(), self.closable, &mut events);
+        let v = f.server(message, self.trace.now_us(), self.closable, &mut events);
         for ev in events {
             ex.injected(ev);
         }
@@ -602,6 +718,9 @@ impl Shared {
         let method = req.method().clone();
         let ch = self.channel_of(&method);
         let protocol = header(&req, "mcp-protocol-version").map(str::to_string);
+        if let Some(h) = &self.holds {
+            h.seen_host(header(&req, "mcp-session-id"), protocol.as_deref());
+        }
         let start = Event::HostRequest {
             method: method.to_string(),
             session: host_session(&req),
@@ -632,7 +751,7 @@ impl Shared {
         // Held until the request has gone upstream (the end of this call).
         let declared = header(&req, hyper::header::CONTENT_LENGTH.as_str())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let (body, _budget) = match self.read_body(declared, req.into_body()).await {
+        let (mut body, _budget) = match self.read_body(declared, req.into_body()).await {
             Ok(b) => b,
             Err(e) => {
                 return rpc_error(
@@ -647,6 +766,16 @@ impl Shared {
                 && let Some(id) = cancelled_by_closing(protocol.as_deref(), &body)
             {
                 ex.cancels_on_close(id);
+            }
+        }
+        if let Some(h) = self.holds.clone()
+            && method == hyper::Method::POST
+            && !body.is_empty()
+        {
+            match super::http_intercept::held_host_message(&h, &body, &mut ex, &self.trace).await {
+                Ok(Some(edited)) => body = edited,
+                Ok(None) => {}
+                Err(answer) => return answer,
             }
         }
         if let Some(f) = &self.faults
@@ -724,17 +853,26 @@ impl Shared {
             .then(|| super::endpoint::EndpointRewrite::new(&self.upstream));
         // Only a POST's stream can be resumed by the host, and not at 2026-07-28.
         let closable = sse && method == hyper::Method::POST && !stateless(protocol.as_deref());
-        let faults = self
-            .faults
+        let intercepted = self
+            .holds
             .clone()
-            .map(|f| Faulted::new(f, self.trace.clone(), sse, closable));
+            .map(|h| super::http_intercept::Intercepted::new(h, sse, method == hyper::Method::GET));
+        let faults = (self.faults.is_some() || intercepted.is_some()).then(|| {
+            Faulted::new(
+                self.faults.clone(),
+                intercepted,
+                self.trace.clone(),
+                sse,
+                closable,
+            )
+        });
         out.body(relayed_body(resp, ex, rewrite, faults))
             .unwrap_or_else(|e| rpc_error(StatusCode::BAD_GATEWAY, &e.to_string()))
     }
 
     /// The trace channel of a host request: each POST and each GET stream
     /// a channel of its own.
-    fn channel_of(&self, method: &hyper::Method) -> String {
+    pub(super) fn channel_of(&self, method: &hyper::Method) -> String {
         match method.as_str() {
             "POST" => format!("post:{}", self.posts.fetch_add(1, Ordering::Relaxed) + 1),
             // Each stream its own channel: two hosts (or one reconnecting)

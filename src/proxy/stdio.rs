@@ -202,12 +202,12 @@ impl StdioProxy {
         );
         let engine = self.engine(&say);
         if let Some(e) = engine.as_ref().filter(|_| self.intercept) {
-            let controlled = crate::proxy::breakpoints::control::Controlled {
+            let controlled = crate::proxy::breakpoints::stdio::Controlled {
                 engine: e.clone(),
                 trace: trace.clone(),
                 max_frame: self.max_frame,
             };
-            match crate::proxy::breakpoints::control::start(controlled).await {
+            match crate::proxy::breakpoints::control::start(Arc::new(controlled)).await {
                 Ok(at) => {
                     say(&format!("intercept: controller at {}", at.addr));
                     if let Some(r) = registration.as_mut() {

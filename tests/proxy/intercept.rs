@@ -13,7 +13,7 @@ use std::net::TcpStream;
 use std::path::Path;
 
 /// The proxy's registry entry once it lists its control connection.
-fn endpoint(rt: &Path) -> (String, String) {
+pub(crate) fn endpoint(rt: &Path) -> (String, String) {
     let limit = std::time::Instant::now() + LIMIT;
     loop {
         let dir = rt.join("sessions");
@@ -35,13 +35,13 @@ fn endpoint(rt: &Path) -> (String, String) {
     }
 }
 
-struct Controller {
+pub(crate) struct Controller {
     w: TcpStream,
     r: BufReader<TcpStream>,
 }
 
 impl Controller {
-    fn connect(addr: &str, token: &str) -> Controller {
+    pub(crate) fn connect(addr: &str, token: &str) -> Controller {
         let w = TcpStream::connect(addr).unwrap();
         w.set_read_timeout(Some(LIMIT)).unwrap();
         let r = BufReader::new(w.try_clone().unwrap());
@@ -49,7 +49,7 @@ impl Controller {
         c.send(json!({"op": "hello", "token": token}));
         c
     }
-    fn send(&mut self, v: Value) {
+    pub(crate) fn send(&mut self, v: Value) {
         writeln!(self.w, "{v}").unwrap();
     }
     fn report(&mut self) -> Value {
@@ -57,8 +57,21 @@ impl Controller {
         assert!(self.r.read_line(&mut l).unwrap() > 0, "the proxy closed");
         serde_json::from_str(&l).unwrap()
     }
+    /// The message of the next error report (others skipped).
+    pub(crate) fn expect_error(&mut self) -> String {
+        loop {
+            let r = self.report();
+            if r["report"] == "error" {
+                return r["message"].as_str().unwrap().to_string();
+            }
+        }
+    }
+    /// The next report, whatever it is.
+    pub(crate) fn next(&mut self) -> Value {
+        self.report()
+    }
     /// The next report of kind `kind` (others skipped).
-    fn expect(&mut self, kind: &str) -> Value {
+    pub(crate) fn expect(&mut self, kind: &str) -> Value {
         loop {
             let r = self.report();
             if r["report"] == kind {

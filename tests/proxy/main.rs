@@ -15,5 +15,6 @@ mod attach_tui;
 mod faults;
 mod http;
 mod intercept;
+mod intercept_http;
 mod intercept_tui;
 mod stdio;

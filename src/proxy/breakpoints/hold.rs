@@ -1,8 +1,10 @@
-//! What the stdio proxy's engine holds at a breakpoint: the filter in
-//! force, the held messages, and the way to each stream's receiver. It
-//! lives inside the fault engine (behind its lock), so a message is tested
-//! in the order it was read, by the same matcher that follows the calls,
-//! and the controller's forward goes to the same writer as the rest.
+//! What a proxy holds at a breakpoint: the filter in force, the held
+//! messages, and the way to each stream's receiver. On stdio it lives
+//! inside the fault engine (behind its lock), so a message is tested in
+//! the order it was read, by the same matcher that follows the calls, and
+//! the controller's forward goes to the same writer as the rest. Over HTTP
+//! (`super::http`) each held message carries `W`, the way back to the
+//! exchange that waits for it.
 
 use crate::filter::{Filter, Matcher};
 use crate::intercept::protocol::{MAX_HELD, Report, Side};
@@ -12,14 +14,16 @@ use std::collections::BTreeMap;
 use std::sync::mpsc::SyncSender;
 use std::time::Instant;
 
-/// One held message, with its line break.
-pub struct Held {
+/// One held message, with its line break (stdio), and what waits for it
+/// (`W`: nothing on stdio, the exchange over HTTP).
+pub struct Held<W = ()> {
     pub stream: Stream,
     pub raw: Vec<u8>,
     pub at: Instant,
+    pub waiter: W,
 }
 
-impl Held {
+impl<W> Held<W> {
     /// The message without its line break.
     pub fn body(&self) -> &[u8] {
         body(&self.raw)
@@ -49,10 +53,9 @@ pub fn body(raw: &[u8]) -> &[u8] {
 /// Where a stream's lines are written: its writer thread's queue.
 pub type Writer = SyncSender<(Instant, Vec<u8>)>;
 
-#[derive(Default)]
-pub struct Breakpoints {
+pub struct Breakpoints<W = ()> {
     filter: Option<Matcher>,
-    held: BTreeMap<u64, Held>,
+    held: BTreeMap<u64, Held<W>>,
     next: u64,
     writers: [Option<Writer>; 2],
     /// The connected controller.
@@ -75,7 +78,28 @@ pub fn stream_to(side: Side) -> Stream {
     }
 }
 
-impl Breakpoints {
+// Not derived: a derived `Default` would ask it of `W` too.
+impl<W> Default for Breakpoints<W> {
+    fn default() -> Self {
+        Breakpoints {
+            filter: None,
+            held: BTreeMap::new(),
+            next: 0,
+            writers: [None, None],
+            reports: None,
+            passed_full: 0,
+        }
+    }
+}
+
+impl Breakpoints<()> {
+    /// Hold `raw` (read from `stream`), and say so.
+    pub fn hold(&mut self, stream: Stream, raw: &[u8]) {
+        self.hold_with(stream, raw, ());
+    }
+}
+
+impl<W> Breakpoints<W> {
     /// The filter source in force.
     pub fn filter(&self) -> Option<String> {
         self.filter.as_ref().map(|m| m.filter.source().to_string())
@@ -113,8 +137,8 @@ impl Breakpoints {
         true
     }
 
-    /// Hold `raw` (read from `stream`), and say so.
-    pub fn hold(&mut self, stream: Stream, raw: &[u8]) {
+    /// Hold `raw` (read from `stream`) for `waiter`, and say so; its id.
+    pub fn hold_with(&mut self, stream: Stream, raw: &[u8], waiter: W) -> u64 {
         self.next += 1;
         let id = self.next;
         self.held.insert(
@@ -123,32 +147,39 @@ impl Breakpoints {
                 stream,
                 raw: raw.to_vec(),
                 at: Instant::now(),
+                waiter,
             },
         );
         self.tell(held_report(id, stream, raw, 0));
+        id
     }
 
     /// Take held message `id`.
-    pub fn take(&mut self, id: u64) -> Option<Held> {
+    pub fn take(&mut self, id: u64) -> Option<Held<W>> {
         self.held.remove(&id)
     }
 
     /// Hold `h` again as `id` (it could not be sent).
-    pub fn put_back(&mut self, id: u64, h: Held) {
+    pub fn put_back(&mut self, id: u64, h: Held<W>) {
         self.held.insert(id, h);
     }
 
     /// Every held message, oldest first.
-    pub fn take_all(&mut self) -> Vec<(u64, Held)> {
+    pub fn take_all(&mut self) -> Vec<(u64, Held<W>)> {
         std::mem::take(&mut self.held).into_iter().collect()
     }
 
     /// The held messages of `stream`, which has ended.
-    pub fn take_stream(&mut self, stream: Stream) -> Vec<(u64, Held)> {
+    pub fn take_stream(&mut self, stream: Stream) -> Vec<(u64, Held<W>)> {
+        self.take_if(|h| h.stream == stream)
+    }
+
+    /// The held messages `f` selects, oldest first.
+    pub fn take_if(&mut self, f: impl Fn(&Held<W>) -> bool) -> Vec<(u64, Held<W>)> {
         let ids: Vec<u64> = self
             .held
             .iter()
-            .filter(|(_, h)| h.stream == stream)
+            .filter(|(_, h)| f(h))
             .map(|(id, _)| *id)
             .collect();
         ids.into_iter()

@@ -1,11 +1,15 @@
 //! The proxy's side of `--intercept` (the protocol is `crate::intercept`):
-//! - `hold`: what the engine holds at a breakpoint, inside the fault
-//!   engine, in the order messages are read;
-//! - `control`: the control connection, carrying out the controller's
-//!   commands on what is held.
+//! - `hold`: what is held at a breakpoint (on stdio inside the fault
+//!   engine, in the order messages are read);
+//! - `control`: the control connection, handing the controller's commands
+//!   to the proxy's `Target`;
+//! - `stdio`: the stdio proxy's target, on the fault engine;
+//! - `http`: the HTTP proxy's holds, each held message's exchange waiting.
 
 pub mod control;
 pub mod hold;
+pub mod http;
+pub mod stdio;
 
 use crate::event::Event;
 use crate::proxy::faults::Stream;
