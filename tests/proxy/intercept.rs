@@ -286,3 +286,36 @@ fn what_is_held_goes_on_when_the_controller_leaves() {
     let (_, st, _) = h.finish();
     assert!(st.success());
 }
+
+/// A breakpoint set while a call is under way knows the call: its
+/// matcher follows every request from the start, so `tool == echo`
+/// selects the response of a call whose request passed before it was set.
+#[test]
+fn a_breakpoint_set_mid_call_knows_the_calls_tool() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut h = Host::start(&proxied(&demo(), &trace, &["--intercept"]), d.path());
+    let (addr, token) = endpoint(d.path());
+    let mut c = Controller::connect(&addr, &token);
+    c.expect("breakpoint");
+    h.initialize();
+    // The request is held on its way, so the response cannot come before
+    // the second breakpoint is in force.
+    c.send(json!({"op": "break", "filter": "out && method == tools/call"}));
+    c.expect("breakpoint");
+    h.write(call(2, "mid-call").as_bytes());
+    let request = c.expect("held");
+    assert_eq!(request["to"], "server");
+    c.send(json!({"op": "break", "filter": "tool == echo && response"}));
+    assert_eq!(c.expect("breakpoint")["filter"], "tool == echo && response");
+    c.send(json!({"op": "forward", "id": request["id"]}));
+    assert_eq!(c.expect("released")["how"], "forwarded");
+    let response = c.expect("held");
+    assert_eq!(response["to"], "host");
+    assert!(
+        response["message"].as_str().unwrap().contains("mid-call"),
+        "{response}"
+    );
+    c.send(json!({"op": "forward", "id": response["id"]}));
+    h.wait_line(|v| v["id"] == 2);
+}

@@ -587,3 +587,39 @@ fn over_http_a_message_held_for_a_host_that_went_is_said_gone() {
         "{report:#}"
     );
 }
+
+/// Over HTTP too, a breakpoint set while a call is under way knows the
+/// call's tool (and a response's method): the requests are followed from
+/// the proxy's start, not from the breakpoint's.
+#[test]
+fn over_http_a_breakpoint_set_mid_call_knows_the_calls_tool() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, port) = proxy(sport, &trace, d.path());
+    let (addr, token) = endpoint(d.path());
+    let mut c = Controller::connect(&addr, &token);
+    c.expect("breakpoint");
+    let session = initialize(port);
+    // The request is held, so the response cannot come before the second
+    // breakpoint is in force.
+    c.send(json!({"op": "break", "filter": "out && method == tools/call"}));
+    c.expect("breakpoint");
+    let mut call = Exchange::post(port, Some(&session), &echo(2, "mid-call"));
+    let request = c.expect("held");
+    assert_eq!(request["to"], "server");
+    c.send(json!({"op": "break", "filter": "tool == echo && response"}));
+    assert_eq!(c.expect("breakpoint")["filter"], "tool == echo && response");
+    c.send(json!({"op": "forward", "id": request["id"]}));
+    assert_eq!(c.expect("released")["how"], "forwarded");
+    let response = c.expect("held");
+    assert_eq!(response["to"], "host");
+    assert!(
+        response["message"].as_str().unwrap().contains("mid-call"),
+        "{response}"
+    );
+    c.send(json!({"op": "forward", "id": response["id"]}));
+    let got = call.wait(|v| v["id"] == 2);
+    assert!(text_of(&got).contains("mid-call"), "{got}");
+    stop(proxy);
+}

@@ -6,7 +6,7 @@
 //! (`super::http`) each held message carries `W`, the way back to the
 //! exchange that waits for it.
 
-use crate::filter::{Filter, Matcher};
+use crate::filter::{CallIndex, Filter};
 use crate::intercept::protocol::{MAX_HELD, Report, Side};
 use crate::proxy::faults::Stream;
 use crate::trace::EventRef;
@@ -54,7 +54,11 @@ pub fn body(raw: &[u8]) -> &[u8] {
 pub type Writer = SyncSender<(Instant, Vec<u8>)>;
 
 pub struct Breakpoints<W = ()> {
-    filter: Option<Matcher>,
+    filter: Option<Filter>,
+    /// The requests seen since the proxy started, whatever the breakpoint
+    /// (`tool`, `token`, `call`): a breakpoint set while a call is under
+    /// way knows its tool.
+    calls: CallIndex,
     held: BTreeMap<u64, Held<W>>,
     next: u64,
     writers: [Option<Writer>; 2],
@@ -83,6 +87,7 @@ impl<W> Default for Breakpoints<W> {
     fn default() -> Self {
         Breakpoints {
             filter: None,
+            calls: CallIndex::default(),
             held: BTreeMap::new(),
             next: 0,
             writers: [None, None],
@@ -102,7 +107,7 @@ impl Breakpoints<()> {
 impl<W> Breakpoints<W> {
     /// The filter source in force.
     pub fn filter(&self) -> Option<String> {
-        self.filter.as_ref().map(|m| m.filter.source().to_string())
+        self.filter.as_ref().map(|f| f.source().to_string())
     }
 
     /// A breakpoint is set.
@@ -112,16 +117,19 @@ impl<W> Breakpoints<W> {
 
     /// Hold what `filter` selects from now on (`None`: nothing more).
     pub fn set(&mut self, filter: Option<Filter>) {
-        self.filter = filter.map(Matcher::new);
+        self.filter = filter;
     }
 
-    /// Whether message `ev` is to be held: the matcher sees every message
-    /// while a breakpoint is set.
+    /// Whether message `ev` is to be held. Every message that may be a
+    /// request comes here, breakpoint or not (a line without `"id"` is no
+    /// request: the stdio engine may pass it untested), so the calls are
+    /// followed from the start.
     pub fn selects(&mut self, ev: &EventRef<'_>) -> bool {
-        let Some(m) = self.filter.as_mut() else {
+        self.calls.observe(ev);
+        let Some(f) = self.filter.as_ref() else {
             return false;
         };
-        if !m.test(ev) {
+        if !f.matches(ev, &self.calls) {
             return false;
         }
         if self.held.len() >= MAX_HELD {

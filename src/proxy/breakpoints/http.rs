@@ -263,9 +263,12 @@ impl Holds {
         waiter: impl FnOnce() -> Waiter,
     ) -> bool {
         let mut st = self.lock();
-        if st.ended || !st.b.is_set() {
+        if st.ended {
             return false;
         }
+        // Tested with or without a breakpoint: the requests are followed
+        // from the start (for `tool`, and a response's method), so a
+        // breakpoint set during a call knows it.
         let f = classify(body);
         let id = f.id.as_ref().map(|i| i.to_value().to_string());
         let answered = match (f.kind, id) {
@@ -681,5 +684,27 @@ mod tests {
         );
         assert_eq!(as_sent("{ \"a\" : 1 }"), b"{\"a\":1}");
         assert_eq!(as_sent("not json\n"), b"not json\n");
+    }
+
+    /// A request that passed before any breakpoint was set is followed: a
+    /// breakpoint set during its call selects its response by its tool.
+    #[test]
+    fn requests_are_followed_before_any_breakpoint() {
+        let trace = Trace::new(
+            crate::trace::Store::default(),
+            crate::trace::ManualClock::new(),
+        );
+        let holds = Holds::new(trace, 1 << 20);
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}"#;
+        assert!(holds.host(request, 0).is_none());
+        let report = holds.act(Command::Break {
+            filter: Some("tool == echo && response".into()),
+        });
+        assert!(!matches!(report, Some(Report::Error { .. })), "{report:?}");
+        let (to, _rx) = host_stream();
+        let other = br#"{"jsonrpc":"2.0","id":8,"result":{}}"#;
+        assert!(!holds.server(other, 1, &to, None), "no call of echo");
+        let response = br#"{"jsonrpc":"2.0","id":7,"result":{}}"#;
+        assert!(holds.server(response, 2, &to, None), "echo's response");
     }
 }
