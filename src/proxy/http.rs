@@ -16,8 +16,10 @@
 //! Origin checks (DNS rebinding).
 //!
 //! With `--intercept`, each message also passes the breakpoint first
-//! (`http_intercept`): a host's POST waits there before going upstream, a
+//! (`intercept`): a host's POST waits there before going upstream, a
 //! server's message waits while the rest of its stream goes on.
+
+mod intercept;
 
 use super::ProxyError;
 use super::breakpoints::http::Holds;
@@ -204,7 +206,7 @@ impl HttpProxy {
         });
         let mut registration = self.register(&say);
         if shared.holds.is_some() {
-            let control = super::http_intercept::HttpControl(shared.clone());
+            let control = intercept::HttpControl(shared.clone());
             match crate::proxy::breakpoints::control::start(Arc::new(control)).await {
                 Ok(at) => {
                     say(&format!("intercept: controller at {}", at.addr));
@@ -484,7 +486,7 @@ fn relayed_body(
 struct Faulted {
     f: Option<Arc<HttpFaults>>,
     /// `--intercept`: the breakpoint's holds on this stream.
-    ic: Option<super::http_intercept::Intercepted>,
+    ic: Option<intercept::Intercepted>,
     trace: Trace,
     sse: bool,
     /// Bytes of a message not complete yet.
@@ -502,7 +504,7 @@ struct Faulted {
 impl Faulted {
     fn new(
         f: Option<Arc<HttpFaults>>,
-        ic: Option<super::http_intercept::Intercepted>,
+        ic: Option<intercept::Intercepted>,
         trace: Trace,
         sse: bool,
         closable: bool,
@@ -772,7 +774,7 @@ impl Shared {
             && method == hyper::Method::POST
             && !body.is_empty()
         {
-            match super::http_intercept::held_host_message(&h, &body, &mut ex, &self.trace).await {
+            match intercept::held_host_message(&h, &body, &mut ex, &self.trace).await {
                 Ok(Some(edited)) => body = edited,
                 Ok(None) => {}
                 Err(answer) => return answer,
@@ -856,7 +858,7 @@ impl Shared {
         let intercepted = self
             .holds
             .clone()
-            .map(|h| super::http_intercept::Intercepted::new(h, sse, method == hyper::Method::GET));
+            .map(|h| intercept::Intercepted::new(h, sse, method == hyper::Method::GET));
         let faults = (self.faults.is_some() || intercepted.is_some()).then(|| {
             Faulted::new(
                 self.faults.clone(),

@@ -6,7 +6,7 @@
 //! - `stdio`: the forwarding itself (threads copying, ends and signals);
 //! - `http`: the reverse proxy for Streamable HTTP and legacy HTTP+SSE;
 //! - `http_observer`: its exchanges into the trace, bounded, never waited for;
-//! - `http_intercept`: the HTTP proxy's exchanges under `--intercept`;
+//! - `http::intercept`: the HTTP proxy's exchanges under `--intercept`;
 //! - `breakpoints`: `--intercept`, holding what a breakpoint selects for
 //!   `attach --intercept` (the protocol is `crate::intercept`);
 //! - `faults`: changing the stdio traffic on purpose (`--faults`), recorded;
@@ -19,7 +19,6 @@ mod endpoint;
 mod error;
 pub mod faults;
 pub mod http;
-mod http_intercept;
 pub mod http_observer;
 pub mod observer;
 mod resumed;

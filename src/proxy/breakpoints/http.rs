@@ -7,12 +7,12 @@
 //!
 //! - A held host message's POST waits (the host's clock runs); forwarded,
 //!   it goes upstream as it was or edited; dropped, the server never sees
-//!   it (a request is then never answered, see `http_intercept`).
+//!   it (a request is then never answered, see `proxy::http::intercept`).
 //! - A held server message waits while the rest of its stream goes on;
 //!   the host's stream stays open until each of its held messages left the
 //!   hold, so a forwarded one can still be written to it.
 //! - Forged to the host: an SSE event on an open stream to the host (a GET
-//!   stream first). Forged to the server: see `crate::proxy::http_intercept`.
+//!   stream first). Forged to the server: see `crate::proxy::http::intercept`.
 
 use super::control::{Reports, parse_break, record};
 use super::hold::Breakpoints;

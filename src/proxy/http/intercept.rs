@@ -14,13 +14,15 @@
 //!   host session seen, recorded as an exchange of its own; the server's
 //!   answer is recorded, and kept from the host, which never asked.
 
-use super::breakpoints::control::{Reports, Target};
-use super::breakpoints::http::{Holds, HostStream, MAX_FORGING, ToHost, ToServer, host_stream};
-use super::http::{Body, Shared, accepted, rpc_error};
-use super::http_observer::Exchange;
+use super::{Body, Shared, accepted, rpc_error};
 use crate::event::{Event, Status};
 use crate::intercept::protocol::{Command, Report, Side};
 use crate::protocol::frame::{FrameKind, classify};
+use crate::proxy::breakpoints::control::{Reports, Target};
+use crate::proxy::breakpoints::http::{
+    Holds, HostStream, MAX_FORGING, ToHost, ToServer, host_stream,
+};
+use crate::proxy::http_observer::Exchange;
 use crate::trace::Trace;
 use bytes::Bytes;
 use futures_util::StreamExt;
