@@ -26,11 +26,19 @@ fn demo_http() -> (Bg, u16) {
 
 fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
     let mut c = Command::new(BIN);
-    c.args(["proxy", "--intercept", "--listen", "127.0.0.1:0", "--url"])
-        .arg(format!("http://127.0.0.1:{upstream}/mcp"))
-        .arg("--record")
-        .arg(trace)
-        .env("MCPSCOPE_RUNTIME_DIR", rt);
+    c.args([
+        "proxy",
+        "--intercept",
+        "--name",
+        "web",
+        "--listen",
+        "127.0.0.1:0",
+        "--url",
+    ])
+    .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+    .arg("--record")
+    .arg(trace)
+    .env("MCPSCOPE_RUNTIME_DIR", rt);
     start_reporting(c)
 }
 
@@ -622,4 +630,47 @@ fn over_http_a_breakpoint_set_mid_call_knows_the_calls_tool() {
     let got = call.wait(|v| v["id"] == 2);
     assert!(text_of(&got).contains("mid-call"), "{got}");
     stop(proxy);
+}
+
+/// `attach --intercept` in tmux against the HTTP proxy: a breakpoint typed
+/// in the TUI holds the server's response (its row and the call's Progress
+/// mark show while the host waits), Enter forwards it, and the host gets
+/// it; the trace has the hold.
+#[test]
+#[ignore = "needs tmux"]
+fn over_http_attach_intercept_holds_and_forwards_from_the_tui() {
+    use super::intercept_tui::{attach, set_breakpoint, status_line};
+    crate::support::tmux::require_tmux();
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let (_server, sport) = demo_http();
+    let (proxy, port) = proxy(sport, &trace, d.path());
+    let session = initialize(port);
+    let t = attach(d.path(), "web", 120, 30);
+    t.wait_for("the indicator", 30, |s| {
+        status_line(s).contains("⏸ 0 held no breakpoint")
+    });
+    set_breakpoint(&t, "in && response");
+    let mut call = Exchange::post(port, Some(&session), &echo(2, "over http"));
+    let s = t.wait_for("the held response", 30, |s| {
+        s.contains("→ host") && s.contains("response #2")
+    });
+    assert!(s.contains("Intercept: 1 held"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("the call's Progress row marked held", 30, |s| {
+        s.contains("⏸ result held")
+    });
+    t.keys(&["I"]);
+    t.wait_for("the overlay", 20, |s| s.contains("Intercept: 1 held"));
+    t.keys(&["Enter"]);
+    let got = call.wait(|v| v["id"] == 2);
+    assert!(text_of(&got).contains("over http"), "{got}");
+    t.wait_for("the row gone", 20, |s| s.contains("Intercept: 0 held"));
+    drop(t);
+    stop(proxy);
+    let actions: Vec<String> = injected(&trace)
+        .iter()
+        .map(|v| v["action"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(actions, ["hold"], "{actions:?}");
 }

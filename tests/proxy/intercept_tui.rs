@@ -29,7 +29,7 @@ fn intercepting_proxy(name: &str, trace: &Path) -> Vec<String> {
     .concat()
 }
 
-fn attach(rt: &Path, name: &str, w: u16, h: u16) -> Tmux {
+pub(crate) fn attach(rt: &Path, name: &str, w: u16, h: u16) -> Tmux {
     let prelude = format!("export MCPSCOPE_RUNTIME_DIR='{}'\n", rt.display());
     Tmux::start_with(
         "intercept",
@@ -68,13 +68,13 @@ fn injected(trace: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn status_line(screen: &str) -> &str {
+pub(crate) fn status_line(screen: &str) -> &str {
     screen.trim_end().lines().last().unwrap_or("")
 }
 
 /// Open the overlay and set `filter` as the breakpoint; returns once the
 /// proxy says it is in force (the status line shows it).
-fn set_breakpoint(t: &Tmux, filter: &str) {
+pub(crate) fn set_breakpoint(t: &Tmux, filter: &str) {
     t.keys(&["I"]);
     t.wait_for("the overlay", 20, |s| s.contains("Intercept: 0 held"));
     t.keys(&["b"]);
