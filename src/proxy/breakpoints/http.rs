@@ -145,6 +145,36 @@ pub fn lost_ev(ev: Event) -> Event {
     }
 }
 
+/// The `injected` event of a forged message that was never written, in
+/// place of `ev`, which said it was.
+fn never_sent(ev: Event) -> Event {
+    match ev {
+        Event::Injected {
+            rule,
+            source,
+            action,
+            stream,
+            original,
+            original_bytes,
+            detail,
+            ..
+        } => Event::Injected {
+            rule,
+            source,
+            action,
+            stream,
+            original,
+            original_bytes,
+            sent: None,
+            detail: Some(format!(
+                "{}; lost: its stream ended before it was written",
+                detail.as_deref().unwrap_or("forged")
+            )),
+        },
+        other => other,
+    }
+}
+
 /// A message the user typed, as it is sent: compact JSON when it is JSON,
 /// else as typed (over HTTP a message need not be one line).
 pub fn as_sent(message: &str) -> Vec<u8> {
@@ -409,6 +439,22 @@ impl Holds {
                 });
             }
         }
+        record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
+    }
+
+    /// Messages forged to the host whose stream ended before they were
+    /// written: they never reach it. Each is recorded as forged but never
+    /// sent (`sent` none, so no party is judged on it), and the controller
+    /// is told.
+    pub fn forged_gone(&self, forged: Vec<Event>) {
+        let n = forged.len();
+        let events: Vec<Event> = forged.into_iter().map(never_sent).collect();
+        self.lock().b.tell(Report::Error {
+            message: format!(
+                "{n} forged message{} will not reach the host: its stream ended first",
+                if n == 1 { "" } else { "s" }
+            ),
+        });
         record(&self.trace, crate::proxy::http_observer::CHANNEL, &events);
     }
 

@@ -320,14 +320,67 @@ impl Drop for Intercepted {
         // this stream, will not reach the host: said and recorded so.
         self.rx.close();
         let mut unsent = Vec::new();
+        let mut forged = Vec::new();
         while let Ok(t) = self.rx.try_recv() {
             if t.release {
                 self.holding = self.holding.saturating_sub(1);
                 unsent.push(t.event);
+            } else if t.bytes.is_some() {
+                forged.push(t.event);
             }
         }
         if self.holding > 0 || !unsent.is_empty() {
             self.holds.stream_gone(&self.tx, unsent);
         }
+        if !forged.is_empty() {
+            self.holds.forged_gone(forged);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{ManualClock, Store};
+
+    /// A message forged to the host whose stream ends before it is
+    /// written never reaches the host: the controller is told, and the
+    /// trace has it as forged but never sent (no party judged on it).
+    #[test]
+    fn a_forged_message_whose_stream_ended_first_is_recorded_as_never_sent() {
+        let trace = Trace::new(Store::default(), ManualClock::new());
+        let holds = Arc::new(Holds::new(trace.clone(), 1 << 20));
+        let (reports, mut told) = mpsc::unbounded_channel();
+        holds.connect(reports);
+        let stream = Intercepted::new(holds.clone(), true, true);
+        let message = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"forged"}}"#;
+        let report = holds.act(Command::Forge {
+            to: Side::Host,
+            message: message.into(),
+        });
+        assert!(matches!(report, Some(Report::Forged { .. })), "{report:?}");
+        drop(stream);
+        let store = trace.read();
+        let events: Vec<String> = (0..store.len())
+            .filter_map(|s| store.get(s))
+            .map(|e| String::from_utf8_lossy(e.bytes).into_owned())
+            .collect();
+        assert_eq!(events.len(), 1, "{events:?}");
+        let ev: serde_json::Value = serde_json::from_str(&events[0]).unwrap();
+        assert_eq!(ev["action"], "forge", "{ev}");
+        assert!(ev.get("sent").is_none_or(|s| s.is_null()), "{ev}");
+        assert!(ev["detail"].as_str().unwrap().contains("lost"), "{ev}");
+        let mut errors = Vec::new();
+        while let Ok(r) = told.try_recv() {
+            if let Report::Error { message } = r {
+                errors.push(message);
+            }
+        }
+        assert!(
+            errors
+                .iter()
+                .any(|m| m.contains("forged") && m.contains("ended")),
+            "{errors:?}"
+        );
     }
 }

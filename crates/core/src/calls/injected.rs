@@ -78,8 +78,11 @@ impl<'a> Injected<'a> {
             "corrupt" => Got::Broken,
             // A forged message reaches its receiver; the answer to a forged
             // request never reaches the peer that did not ask.
+            // One forged but never written (its stream ended first) changed
+            // nothing for anyone.
             "forge" => match classify(original.as_bytes()).kind {
                 FrameKind::Response | FrameKind::ErrorResponse => Got::Nothing,
+                _ if sent.is_none() => return None,
                 _ => Got::Forged,
             },
             // Edited at a breakpoint (`attach --intercept`): another id is
@@ -105,5 +108,38 @@ impl<'a> Injected<'a> {
                 .is_none()
                 .then(|| classify(original.as_bytes())),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forge(original: &str, sent: Option<&str>) -> Event {
+        Event::Injected {
+            rule: 0,
+            source: "intercept".into(),
+            action: "forge".into(),
+            stream: "server→host".into(),
+            original: original.into(),
+            original_bytes: None,
+            sent: sent.map(Into::into),
+            detail: None,
+        }
+    }
+
+    /// A forged message reaches its receiver; the answer to a forged
+    /// request reaches nobody; a forged message never written changes
+    /// nothing (its progress is no progress the host missed).
+    #[test]
+    fn a_forged_message_never_written_is_no_change_for_anyone() {
+        let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":5}}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":"mcpscope-forged-1","result":{}}"#;
+        let sent = forge(progress, Some(progress));
+        assert_eq!(Injected::of(&sent).map(|i| i.got), Some(Got::Forged));
+        let kept = forge(answer, None);
+        assert_eq!(Injected::of(&kept).map(|i| i.got), Some(Got::Nothing));
+        let lost = forge(progress, None);
+        assert!(Injected::of(&lost).is_none());
     }
 }
