@@ -104,12 +104,19 @@ fn main() {
     // 1. Raw reader host, on the reference flood server and on the demo server.
     for (label, server) in [("raw flood server", &reference), ("demo server", &demo)] {
         let (mut direct, mut through, mut faulted) = (Vec::new(), Vec::new(), Vec::new());
+        // The proxy's CPU seconds (with the server's), plain and faulted:
+        // less noisy than the time on shared cores.
+        let (mut cpu_plain, mut cpu_faulted) = (Vec::new(), Vec::new());
         let mut lost = 0;
         for _ in 0..reps {
             direct.push(raw_flood(server, count, &tmp).0);
-            through.push(raw_flood(&proxied(server), count, &tmp).0);
+            let (t, _, cpu) = raw_flood(&proxied(server), count, &tmp);
+            through.push(t);
+            cpu_plain.push(cpu);
             lost = lost.max(lost_bytes(&trace));
-            faulted.push(raw_flood(&with_faults(server), count, &tmp).0);
+            let (t, _, cpu) = raw_flood(&with_faults(server), count, &tmp);
+            faulted.push(t);
+            cpu_faulted.push(cpu);
         }
         let f = median(&mut faulted);
         let (d, t) = (median(&mut direct), median(&mut through));
@@ -129,6 +136,12 @@ fn main() {
             count as f64 / f,
             f / t
         );
+        let (cp, cf) = (median(&mut cpu_plain), median(&mut cpu_faulted));
+        println!(
+            "  CPU of proxy and server: plain {cp:.3} s, with --faults {cf:.3} s ({:+.0} ms, {:.3}x)",
+            (cf - cp) * 1000.0,
+            cf / cp
+        );
         let recorded = std::fs::metadata(&trace).map_or(0, |m| m.len());
         println!(
             "  recording of the last proxied run: {} MiB; the observer fell behind by at most {lost} bytes",
@@ -141,7 +154,7 @@ fn main() {
     let bounded = |n: u64| {
         let mut argv = proxied(&reference);
         argv.splice(2..2, ["--max-store".to_string(), "64MiB".to_string()]);
-        let (_, rss) = raw_flood(&argv, n, &tmp);
+        let (_, rss, _) = raw_flood(&argv, n, &tmp);
         (rss, lost_bytes(&trace))
     };
     let (short, long) = (bounded(count), bounded(4 * count));
@@ -240,7 +253,8 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 
 /// Seconds from sending the flood call to reading its last line, and the
 /// peak RSS (KiB) of the process the host ran.
-fn raw_flood(argv: &[String], count: u64, rt: &Path) -> (f64, u64) {
+/// (seconds of the flood, the child's peak RSS in KiB, its CPU seconds).
+fn raw_flood(argv: &[String], count: u64, rt: &Path) -> (f64, u64, f64) {
     let mut child = spawn(argv, rt, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     let mut out = child.stdout.take().unwrap();
@@ -271,14 +285,17 @@ fn raw_flood(argv: &[String], count: u64, rt: &Path) -> (f64, u64) {
     let dt = t0.elapsed().as_secs_f64();
     drop(stdin);
     while out.read(&mut buf).is_ok_and(|n| n > 0) {}
-    (dt, reap(child))
+    let (rss, cpu) = reap(child);
+    (dt, rss, cpu)
 }
 
 /// Wait for `child` and return its peak RSS in KiB (its own, not its
-/// children's: for the proxy, without the server it runs).
+/// children's: for the proxy, without the server it runs) and the CPU
+/// seconds it used (user and system, with those of the children it reaped:
+/// for the proxy, the server's too).
 // The child is reaped by `wait4`, which also gives its rusage.
 #[allow(clippy::zombie_processes)]
-fn reap(child: Child) -> u64 {
+fn reap(child: Child) -> (u64, f64) {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data; all zeroes is a valid value.
@@ -287,7 +304,11 @@ fn reap(child: Child) -> u64 {
     // SAFETY: pid is our child, not yet reaped; both are valid out-pointers.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid, "wait4");
-    usage.ru_maxrss as u64
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        usage.ru_maxrss as u64,
+        secs(usage.ru_utime) + secs(usage.ru_stime),
+    )
 }
 
 /// (seconds of the call, notifications received) for the TypeScript SDK host.
