@@ -544,7 +544,7 @@ impl Faulted {
                 for ev in self.parser.feed(&block) {
                     if let (Some(data), Verdict::Pass, false) = (&ev.data, verdict, held) {
                         // A breakpoint is tested first, then the rules.
-                        held = self.hold(data.as_bytes(), Some(&block));
+                        held = self.hold(data.as_bytes(), Some(&block), ex);
                         if !held {
                             verdict = self.test(data.as_bytes(), ex);
                         }
@@ -579,7 +579,7 @@ impl Faulted {
         let body = std::mem::take(&mut self.pending);
         let verdict = if self.sse || self.untested {
             Verdict::Pass
-        } else if self.hold(body.trim_ascii(), None) {
+        } else if self.hold(body.trim_ascii(), None, ex) {
             return;
         } else {
             self.test(body.trim_ascii(), ex)
@@ -588,8 +588,13 @@ impl Faulted {
     }
 
     /// Whether the breakpoint holds the server's message `data` (`block`:
-    /// its SSE event; `None`: a JSON body).
-    fn hold(&mut self, data: &[u8], block: Option<&[u8]>) -> bool {
+    /// its SSE event; `None`: a JSON body), or keeps it from the host (the
+    /// answer to a request forged to the server).
+    fn hold(&mut self, data: &[u8], block: Option<&[u8]>, ex: &mut Exchange) -> bool {
+        if let Some(ev) = self.ic.as_ref().and_then(|ic| ic.kept_answer(data)) {
+            ex.injected(ev);
+            return true;
+        }
         let now = self.trace.now_us();
         self.ic.as_mut().is_some_and(|ic| ic.hold(data, now, block))
     }
@@ -722,6 +727,11 @@ impl Shared {
         let protocol = header(&req, "mcp-protocol-version").map(str::to_string);
         if let Some(h) = &self.holds {
             h.seen_host(header(&req, "mcp-session-id"), protocol.as_deref());
+            if method == hyper::Method::POST
+                && let Some(t) = req.uri().path_and_query()
+            {
+                h.seen_post(t.as_str());
+            }
         }
         let start = Event::HostRequest {
             method: method.to_string(),

@@ -5,7 +5,8 @@
 //! forwarded; a held server response reaches the host edited; a dropped
 //! server notification never does while the next one does; forged
 //! messages reach the host on its GET stream, and the server's answer to
-//! one forged to it never reaches the host. The recording has each change
+//! one forged to it never reaches the host (over legacy HTTP+SSE too,
+//! where it comes on the host's event stream). The recording has each change
 //! as an `injected` event, and the checks blame no one.
 
 use super::intercept::{Controller, endpoint};
@@ -25,6 +26,10 @@ fn demo_http() -> (Bg, u16) {
 }
 
 fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
+    proxy_to(&format!("http://127.0.0.1:{upstream}/mcp"), trace, rt)
+}
+
+fn proxy_to(url: &str, trace: &Path, rt: &Path) -> (Bg, u16) {
     let mut c = Command::new(BIN);
     c.args([
         "proxy",
@@ -35,7 +40,7 @@ fn proxy(upstream: u16, trace: &Path, rt: &Path) -> (Bg, u16) {
         "127.0.0.1:0",
         "--url",
     ])
-    .arg(format!("http://127.0.0.1:{upstream}/mcp"))
+    .arg(url)
     .arg("--record")
     .arg(trace)
     .env("MCPSCOPE_RUNTIME_DIR", rt);
@@ -54,6 +59,10 @@ struct Exchange {
 
 impl Exchange {
     fn send(port: u16, method: &str, session: Option<&str>, body: &str) -> Exchange {
+        Exchange::send_to(port, method, "/mcp", session, body)
+    }
+
+    fn send_to(port: u16, method: &str, path: &str, session: Option<&str>, body: &str) -> Exchange {
         let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
         s.set_read_timeout(Some(LIMIT)).unwrap();
         let session = session
@@ -61,7 +70,7 @@ impl Exchange {
             .unwrap_or_default();
         write!(
             s,
-            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
@@ -673,4 +682,89 @@ fn over_http_attach_intercept_holds_and_forwards_from_the_tui() {
         .map(|v| v["action"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(actions, ["hold"], "{actions:?}");
+}
+
+/// A legacy HTTP+SSE server takes POSTs at the endpoint its event stream
+/// named and answers on that stream: a request forged to it is POSTed
+/// there, and its answer, arriving on the host's event stream, is kept
+/// from the host (which never asked) and recorded as such.
+#[test]
+fn over_legacy_http_sse_a_request_forged_to_the_server_is_answered_off_the_hosts_stream() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.jsonl");
+    let mut c = Command::new("python3");
+    c.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/legacy_absolute_endpoint.py"
+    ));
+    let (_server, sport) = start_reporting(c);
+    let (proxy, port) = proxy_to(&format!("http://127.0.0.1:{sport}/sse"), &trace, d.path());
+    let (addr, token) = endpoint(d.path());
+    let mut ctl = Controller::connect(&addr, &token);
+    ctl.expect("breakpoint");
+
+    let mut sse = Exchange::send_to(port, "GET", "/sse", None, "");
+    let path = loop {
+        let text = String::from_utf8_lossy(&sse.body).replace("\r\n", "\n");
+        if let Some(ev) = text.split("\n\n").find(|e| e.contains("event: endpoint"))
+            && text.contains("event: endpoint")
+            && text[text.find("event: endpoint").unwrap()..].contains("\n\n")
+        {
+            let data = ev
+                .lines()
+                .find_map(|l| l.strip_prefix("data:"))
+                .expect("the endpoint's data")
+                .trim();
+            let at = data.find("/messages").expect("a path to post to");
+            break data[at..].to_string();
+        }
+        assert!(sse.read_more(), "the stream ended before its endpoint");
+    };
+    let post = |body: &Value| {
+        let mut e = Exchange::send_to(port, "POST", &path, None, &body.to_string());
+        e.finish();
+        let head = e.head.unwrap_or_default();
+        assert!(head.contains(" 202"), "{head}");
+    };
+    post(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2024-11-05", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}));
+    sse.wait(|v| v["id"] == 1);
+    post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let forged = json!({"jsonrpc": "2.0", "id": "asked-by-no-host", "method": "tools/list"});
+    ctl.send(json!({"op": "forge", "to": "server", "message": forged.to_string()}));
+    ctl.expect("forged");
+    // The server queued its answer to the forged request before it
+    // accepted it, so that answer comes first on the stream.
+    post(&echo(5, "after"));
+    let got = sse.wait(|v| v["id"] == 5);
+    assert!(text_of(&got).contains("after"), "{got}");
+    let seen = sse.messages();
+    assert!(
+        !seen.iter().any(|v| v["id"] == "asked-by-no-host"),
+        "the answer to a forged request reached the host: {seen:?}"
+    );
+    drop(ctl);
+    stop(proxy);
+    let answered = recorded(&trace)
+        .iter()
+        .any(|r| r.dir == "in" && String::from_utf8_lossy(&r.bytes).contains("asked-by-no-host"));
+    assert!(answered, "the server's answer is recorded");
+    let said: Vec<(String, String)> = injected(&trace)
+        .iter()
+        .map(|v| {
+            (
+                v["action"].as_str().unwrap().into(),
+                v["stream"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(said, [s("forge", "host→server"), s("forge", "server→host")]);
+    let report = check_report(&trace);
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
 }

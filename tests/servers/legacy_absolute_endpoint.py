@@ -5,7 +5,7 @@ Standard library only. It binds 127.0.0.1 port 0 and reports
 
 GET /sse opens the stream (the endpoint event first, then one `message`
 event per answer); POST /messages?session=1 takes a request and answers it
-on the stream. It knows initialize, tools/list and tools/call of `echo`.
+on the stream (the answer queued before the POST's 202). It knows initialize, tools/list and tools/call of `echo`.
 """
 import json
 import queue
@@ -64,12 +64,14 @@ class Handler(BaseHTTPRequestHandler):
         if not self.path.startswith("/messages"):
             self.send_error(404)
             return
-        self.send_response(202)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        # The answer is on its way before the POST is accepted: whoever
+        # posts next is answered after it (tests rely on that order).
         reply = answer(json.loads(body))
         if reply is not None:
             answers.put(reply)
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -100,6 +100,14 @@ struct State {
     /// forged to the server goes in it.
     session: Option<String>,
     protocol: Option<String>,
+    /// Where the host's last POST went (path and query): a message forged
+    /// to the server goes there too (a legacy HTTP+SSE server takes POSTs
+    /// at the endpoint its stream named, its session in the query).
+    post_target: Option<String>,
+    /// Ids (JSON text) of requests forged to the server: a legacy server
+    /// answers them on the host's event stream, where they stop.
+    asked: HashSet<String>,
+    asked_order: VecDeque<String>,
     ended: bool,
 }
 
@@ -256,6 +264,9 @@ impl Holds {
                 forged_order: VecDeque::new(),
                 session: None,
                 protocol: None,
+                post_target: None,
+                asked: HashSet::new(),
+                asked_order: VecDeque::new(),
                 ended: false,
             }),
             trace,
@@ -371,6 +382,62 @@ impl Holds {
     pub fn host_session(&self) -> (Option<String>, Option<String>) {
         let st = self.lock();
         (st.session.clone(), st.protocol.clone())
+    }
+
+    /// A host POST to `target` (its path and query).
+    pub fn seen_post(&self, target: &str) {
+        let mut st = self.lock();
+        if st.post_target.as_deref() != Some(target) {
+            st.post_target = Some(target.to_string());
+        }
+    }
+
+    /// Where a message forged to the server is POSTed: where the host's
+    /// last POST went, if it sent one.
+    pub fn post_target(&self) -> Option<String> {
+        self.lock().post_target.clone()
+    }
+
+    /// A request forged to the server, `id` its id (JSON text): its answer
+    /// is kept from the host wherever it comes.
+    pub fn asked_server(&self, id: String) {
+        let mut st = self.lock();
+        if st.asked_order.len() >= MAX_FORGED
+            && let Some(old) = st.asked_order.pop_front()
+        {
+            st.asked.remove(&old);
+        }
+        if st.asked.insert(id.clone()) {
+            st.asked_order.push_back(id);
+        }
+    }
+
+    /// The server answered the forged request `id` (on its own exchange).
+    pub fn server_answered(&self, id: &str) {
+        let mut st = self.lock();
+        if st.asked.remove(id) {
+            st.asked_order.retain(|i| i != id);
+        }
+    }
+
+    /// When the server's message `data`, on a stream to the host, answers
+    /// a request forged to it (a legacy server answers on its event
+    /// stream): the `injected` event keeping it from the host, which never
+    /// asked.
+    pub fn answer_from_server(&self, data: &[u8]) -> Option<Event> {
+        let f = classify(data);
+        if !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse) {
+            return None;
+        }
+        let id = f.id.as_ref()?.to_value().to_string();
+        {
+            let mut st = self.lock();
+            if !st.asked.remove(&id) {
+                return None;
+            }
+            st.asked_order.retain(|i| *i != id);
+        }
+        Some(self.forged_answer(data))
     }
 
     /// When `body` is the host's answer to a request forged to it: the

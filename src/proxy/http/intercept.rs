@@ -78,10 +78,15 @@ impl HttpControl {
         let s = &self.0;
         let (bytes, event) = h.forged_to_server(message);
         let (session, protocol) = h.host_session();
+        // Where the host's last POST went (a legacy server's endpoint, its
+        // session in the query), else the server's URL.
+        let post_target = h.post_target();
         let start = Event::HostRequest {
             method: "POST".into(),
             session: session.clone(),
-            target: Some(crate::event::target_key(s.upstream.path())),
+            target: Some(crate::event::target_key(
+                post_target.as_deref().unwrap_or(s.upstream.path()),
+            )),
             protocol: protocol.clone(),
             last_event_id: None,
         };
@@ -91,9 +96,20 @@ impl HttpControl {
         let asked = (f.kind == FrameKind::Request)
             .then(|| f.id.as_ref().map(|i| i.to_value().to_string()))
             .flatten();
+        let mut url = s.upstream.clone();
+        if let Some(t) = &post_target {
+            let (path, query) = t
+                .split_once('?')
+                .map_or((t.as_str(), None), |(p, q)| (p, Some(q)));
+            url.set_path(path);
+            url.set_query(query);
+        }
+        if let Some(id) = &asked {
+            h.asked_server(id.clone());
+        }
         let mut req = s
             .client
-            .post(s.upstream.clone())
+            .post(url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(
                 reqwest::header::ACCEPT,
@@ -179,6 +195,7 @@ async fn read_answer(
                     for ev in parser.feed(&b) {
                         if let Some(d) = ev.data.filter(|d| answers(d.as_bytes())) {
                             ex.injected(h.forged_answer(d.as_bytes()));
+                            h.server_answered(asked.as_deref().unwrap_or_default());
                         }
                     }
                 } else if json.len() + b.len() <= max {
@@ -194,6 +211,7 @@ async fn read_answer(
     ex.ended();
     if !sse && answers(json.trim_ascii()) {
         ex.injected(h.forged_answer(json.trim_ascii()));
+        h.server_answered(asked.as_deref().unwrap_or_default());
     }
 }
 
@@ -268,6 +286,12 @@ impl Intercepted {
             holding: 0,
             stream,
         }
+    }
+
+    /// When `data` answers a request forged to the server (a legacy server
+    /// answers on its event stream): the event keeping it from the host.
+    pub fn kept_answer(&self, data: &[u8]) -> Option<Event> {
+        self.holds.answer_from_server(data)
     }
 
     /// Whether the breakpoint holds `data` (`block` its SSE event, `None`
