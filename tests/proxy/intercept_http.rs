@@ -244,6 +244,21 @@ fn stop(mut proxy: Bg) {
     proxy.0.wait().unwrap();
 }
 
+/// The recording's `injected` events' (action, stream), in order; each
+/// the breakpoints' (no `--faults` here).
+fn actions(trace: &Path) -> Vec<(String, String)> {
+    injected(trace)
+        .iter()
+        .map(|v| {
+            assert_eq!(v["source"], "intercept", "{v}");
+            (
+                v["action"].as_str().unwrap().into(),
+                v["stream"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
 /// The recording's `injected` events: (action, stream, detail).
 fn injected(trace: &Path) -> Vec<Value> {
     recorded(trace)
@@ -349,16 +364,7 @@ fn over_http_held_messages_wait_then_go_on_edited_or_are_dropped() {
 
     drop(c);
     stop(proxy);
-    let said: Vec<(String, String)> = injected(&trace)
-        .iter()
-        .map(|v| {
-            assert_eq!(v["source"], "intercept");
-            (
-                v["action"].as_str().unwrap().into(),
-                v["stream"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let said = actions(&trace);
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(
         said,
@@ -449,16 +455,7 @@ fn over_http_forged_messages_reach_the_host_and_answers_to_them_go_no_further() 
         "the server's answer to the forged request was not recorded"
     );
 
-    let said: Vec<(String, String)> = injected(&trace)
-        .iter()
-        .map(|v| {
-            assert_eq!(v["source"], "intercept");
-            (
-                v["action"].as_str().unwrap().into(),
-                v["stream"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let said = actions(&trace);
     let f = |s: &str| ("forge".to_string(), s.to_string());
     assert_eq!(
         said,
@@ -532,15 +529,7 @@ fn over_http_dropped_requests_stay_unanswered_and_the_held_go_on_when_the_contro
         !answered.iter().any(|v| v["id"] == 2),
         "a dropped request was answered: {answered:?}"
     );
-    let said: Vec<(String, String)> = injected(&trace)
-        .iter()
-        .map(|v| {
-            (
-                v["action"].as_str().unwrap().into(),
-                v["stream"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let said = actions(&trace);
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(
         said,
@@ -588,15 +577,7 @@ fn over_http_a_message_held_for_a_host_that_went_is_said_gone() {
     assert!(e.contains("is held"), "{e}");
     drop(c);
     stop(proxy);
-    let said: Vec<(String, String)> = injected(&trace)
-        .iter()
-        .map(|v| {
-            (
-                v["action"].as_str().unwrap().into(),
-                v["stream"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let said = actions(&trace);
     assert_eq!(said, [("drop".to_string(), "server→host".to_string())]);
     let report = check_report(&trace);
     assert!(
@@ -751,15 +732,7 @@ fn over_legacy_http_sse_a_request_forged_to_the_server_is_answered_off_the_hosts
         .iter()
         .any(|r| r.dir == "in" && String::from_utf8_lossy(&r.bytes).contains("asked-by-no-host"));
     assert!(answered, "the server's answer is recorded");
-    let said: Vec<(String, String)> = injected(&trace)
-        .iter()
-        .map(|v| {
-            (
-                v["action"].as_str().unwrap().into(),
-                v["stream"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let said = actions(&trace);
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(said, [s("forge", "host→server"), s("forge", "server→host")]);
     let report = check_report(&trace);

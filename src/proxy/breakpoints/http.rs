@@ -94,8 +94,7 @@ struct State {
     streams: BTreeMap<u64, (bool, HostStream)>,
     next_stream: u64,
     /// Ids (JSON text) of requests forged to the host, answers awaited.
-    forged: HashSet<String>,
-    forged_order: VecDeque<String>,
+    forged: Ids,
     /// The last host session seen, and its protocol revision: a message
     /// forged to the server goes in it.
     session: Option<String>,
@@ -106,9 +105,47 @@ struct State {
     post_target: Option<String>,
     /// Ids (JSON text) of requests forged to the server: a legacy server
     /// answers them on the host's event stream, where they stop.
-    asked: HashSet<String>,
-    asked_order: VecDeque<String>,
+    asked: Ids,
     ended: bool,
+}
+
+/// Ids (JSON text) of forged requests whose answers are awaited: at most
+/// `MAX_FORGED`, the oldest forgotten first.
+#[derive(Default)]
+struct Ids {
+    set: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Ids {
+    fn insert(&mut self, id: String) {
+        if self.order.len() >= MAX_FORGED
+            && let Some(old) = self.order.pop_front()
+        {
+            self.set.remove(&old);
+        }
+        if self.set.insert(id.clone()) {
+            self.order.push_back(id);
+        }
+    }
+
+    /// Whether `id` was awaited (it is not any more).
+    fn take(&mut self, id: &str) -> bool {
+        let had = self.set.remove(id);
+        if had {
+            self.order.retain(|i| i != id);
+        }
+        had
+    }
+}
+
+/// The id (JSON text) of the response or error `body`, if it is one.
+fn answered_id(body: &[u8]) -> Option<String> {
+    let f = classify(body);
+    if !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse) {
+        return None;
+    }
+    Some(f.id.as_ref()?.to_value().to_string())
 }
 
 /// The HTTP proxy's breakpoints, shared by every exchange.
@@ -260,13 +297,11 @@ impl Holds {
                 request_order: VecDeque::new(),
                 streams: BTreeMap::new(),
                 next_stream: 0,
-                forged: HashSet::new(),
-                forged_order: VecDeque::new(),
+                forged: Ids::default(),
                 session: None,
                 protocol: None,
                 post_target: None,
-                asked: HashSet::new(),
-                asked_order: VecDeque::new(),
+                asked: Ids::default(),
                 ended: false,
             }),
             trace,
@@ -401,23 +436,12 @@ impl Holds {
     /// A request forged to the server, `id` its id (JSON text): its answer
     /// is kept from the host wherever it comes.
     pub fn asked_server(&self, id: String) {
-        let mut st = self.lock();
-        if st.asked_order.len() >= MAX_FORGED
-            && let Some(old) = st.asked_order.pop_front()
-        {
-            st.asked.remove(&old);
-        }
-        if st.asked.insert(id.clone()) {
-            st.asked_order.push_back(id);
-        }
+        self.lock().asked.insert(id);
     }
 
     /// The server answered the forged request `id` (on its own exchange).
     pub fn server_answered(&self, id: &str) {
-        let mut st = self.lock();
-        if st.asked.remove(id) {
-            st.asked_order.retain(|i| i != id);
-        }
+        self.lock().asked.take(id);
     }
 
     /// When the server's message `data`, on a stream to the host, answers
@@ -425,17 +449,9 @@ impl Holds {
     /// stream): the `injected` event keeping it from the host, which never
     /// asked.
     pub fn answer_from_server(&self, data: &[u8]) -> Option<Event> {
-        let f = classify(data);
-        if !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse) {
+        let id = answered_id(data)?;
+        if !self.lock().asked.take(&id) {
             return None;
-        }
-        let id = f.id.as_ref()?.to_value().to_string();
-        {
-            let mut st = self.lock();
-            if !st.asked.remove(&id) {
-                return None;
-            }
-            st.asked_order.retain(|i| *i != id);
         }
         Some(self.forged_answer(data))
     }
@@ -443,16 +459,10 @@ impl Holds {
     /// When `body` is the host's answer to a request forged to it: the
     /// `injected` event keeping it from the server (it never asked).
     pub fn answer_to_forged(&self, body: &[u8]) -> Option<Event> {
-        let f = classify(body);
-        if !matches!(f.kind, FrameKind::Response | FrameKind::ErrorResponse) {
+        let id = answered_id(body)?;
+        if !self.lock().forged.take(&id) {
             return None;
         }
-        let id = f.id.as_ref()?.to_value().to_string();
-        let mut st = self.lock();
-        if !st.forged.remove(&id) {
-            return None;
-        }
-        st.forged_order.retain(|i| *i != id);
         Some(super::injected(
             "forge",
             Stream::HostToServer,
@@ -739,14 +749,7 @@ impl Holds {
         }
         if let Some(id) = id {
             // Its answer stops at the proxy: the server never asked.
-            if st.forged_order.len() >= MAX_FORGED
-                && let Some(old) = st.forged_order.pop_front()
-            {
-                st.forged.remove(&old);
-            }
-            if st.forged.insert(id.clone()) {
-                st.forged_order.push_back(id);
-            }
+            st.forged.insert(id);
         }
         Report::Forged { to: Side::Host }
     }
