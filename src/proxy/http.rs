@@ -391,7 +391,12 @@ fn host_session(req: &Request<Incoming>) -> Option<String> {
     if let Some(s) = header(req, "mcp-session-id") {
         return Some(s.to_string());
     }
-    let url = reqwest::Url::parse(&format!("http://proxy/?{}", req.uri().query()?)).ok()?;
+    session_in_query(req.uri().query()?)
+}
+
+/// The legacy HTTP+SSE transport's session in a POST's `query`.
+fn session_in_query(query: &str) -> Option<String> {
+    let url = reqwest::Url::parse(&format!("http://proxy/?{query}")).ok()?;
     url.query_pairs()
         .find(|(k, _)| k == "sessionId" || k == "session_id")
         .map(|(_, v)| v.into_owned())

@@ -409,7 +409,7 @@ fn a_legacy_absolute_endpoint_keeps_the_host_on_the_proxy() {
         .expect("the endpoint event");
     assert_eq!(
         endpoint["json"]["url"],
-        format!("http://127.0.0.1:{upstream}/messages?session=1")
+        format!("http://127.0.0.1:{upstream}/messages?sessionId=1")
     );
     let check = support::run(&["check", "--trace", trace.to_str().unwrap()]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);

@@ -732,6 +732,16 @@ fn over_legacy_http_sse_a_request_forged_to_the_server_is_answered_off_the_hosts
         .iter()
         .any(|r| r.dir == "in" && String::from_utf8_lossy(&r.bytes).contains("asked-by-no-host"));
     assert!(answered, "the server's answer is recorded");
+    // The forged POST is recorded in the host's session, as its own are.
+    let sessions: Vec<Value> = recorded(&trace)
+        .iter()
+        .filter(|r| r.dir == "meta")
+        .filter_map(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+        .filter(|v| v["event"] == "host-request" && v["method"] == "POST")
+        .map(|v| v["session"].clone())
+        .collect();
+    assert!(sessions.len() >= 4, "{sessions:?}");
+    assert!(sessions.iter().all(|s| s == "1"), "{sessions:?}");
     let said = actions(&trace);
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(said, [s("forge", "host→server"), s("forge", "server→host")]);

@@ -4,8 +4,10 @@ Standard library only. It binds 127.0.0.1 port 0 and reports
 `listening on http://127.0.0.1:PORT/sse` on stderr.
 
 GET /sse opens the stream (the endpoint event first, then one `message`
-event per answer); POST /messages?session=1 takes a request and answers it
-on the stream (the answer queued before the POST's 202). It knows initialize, tools/list and tools/call of `echo`.
+event per answer); POST /messages?sessionId=1 (the session in the query,
+as the TypeScript SDK names it) takes a request and answers it on the
+stream, the answer queued before the POST's 202. It knows initialize,
+tools/list and tools/call of `echo`.
 """
 import json
 import queue
@@ -49,7 +51,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         port = self.server.server_address[1]
         self.wfile.write(
-            f"event: endpoint\ndata: http://127.0.0.1:{port}/messages?session=1\n\n".encode())
+            f"event: endpoint\ndata: http://127.0.0.1:{port}/messages?sessionId=1\n\n".encode())
         self.wfile.flush()
         while True:
             msg = answers.get()

@@ -11,8 +11,10 @@
 //!   messages the breakpoint selects while the rest of it goes on, and
 //!   stays open after the server ended it until each left the hold;
 //! - a message forged to the server is POSTed by the proxy in the last
-//!   host session seen, recorded as an exchange of its own; the server's
-//!   answer is recorded, and kept from the host, which never asked.
+//!   host session seen, where the host's last POST went (a legacy
+//!   server's endpoint), recorded as an exchange of its own; the server's
+//!   answer (in the POST's response, or on a legacy server's event
+//!   stream) is recorded, and kept from the host, which never asked.
 
 use super::{Body, Shared, accepted, rpc_error};
 use crate::event::{Event, Status};
@@ -83,7 +85,14 @@ impl HttpControl {
         let post_target = h.post_target();
         let start = Event::HostRequest {
             method: "POST".into(),
-            session: session.clone(),
+            // As the host's POSTs are recorded: a legacy session is in the
+            // query.
+            session: session.clone().or_else(|| {
+                post_target
+                    .as_deref()
+                    .and_then(|t| t.split_once('?'))
+                    .and_then(|(_, q)| super::session_in_query(q))
+            }),
             target: Some(crate::event::target_key(
                 post_target.as_deref().unwrap_or(s.upstream.path()),
             )),
