@@ -20,7 +20,7 @@ use crate::event::Event;
 use crate::intercept::protocol::{Command, MAX_HELD, Report, Side};
 use crate::protocol::frame::{FrameKind, classify};
 use crate::proxy::faults::Stream;
-use crate::trace::{Dir, EventRef, Trace};
+use crate::trace::{EventRef, Trace};
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::{Mutex, MutexGuard};
@@ -168,56 +168,38 @@ fn lost(h: &super::hold::Held<Waiter>, why: &str, max_frame: usize) -> Event {
 
 /// The `injected` event of a release that never reached its receiver
 /// (its exchange ended first) in place of `ev`, which said it went.
-pub fn lost_ev(ev: Event) -> Event {
-    match ev {
-        Event::Injected {
-            original,
-            original_bytes,
-            stream,
-            detail,
-            ..
-        } => Event::Injected {
-            rule: 0,
-            source: "intercept".into(),
-            action: "drop".into(),
-            stream,
-            original,
-            original_bytes,
-            sent: None,
-            detail: detail.map(|d| format!("{d}; lost: its exchange had ended")),
-        },
-        other => other,
+pub fn lost_ev(mut ev: Event) -> Event {
+    if let Event::Injected {
+        rule,
+        source,
+        action,
+        sent,
+        detail,
+        ..
+    } = &mut ev
+    {
+        *rule = 0;
+        *source = "intercept".into();
+        *action = "drop".into();
+        *sent = None;
+        *detail = detail
+            .take()
+            .map(|d| format!("{d}; lost: its exchange had ended"));
     }
+    ev
 }
 
 /// The `injected` event of a forged message that was never written, in
 /// place of `ev`, which said it was.
-fn never_sent(ev: Event) -> Event {
-    match ev {
-        Event::Injected {
-            rule,
-            source,
-            action,
-            stream,
-            original,
-            original_bytes,
-            detail,
-            ..
-        } => Event::Injected {
-            rule,
-            source,
-            action,
-            stream,
-            original,
-            original_bytes,
-            sent: None,
-            detail: Some(format!(
-                "{}; lost: its stream ended before it was written",
-                detail.as_deref().unwrap_or("forged")
-            )),
-        },
-        other => other,
+fn never_sent(mut ev: Event) -> Event {
+    if let Event::Injected { sent, detail, .. } = &mut ev {
+        *sent = None;
+        *detail = Some(format!(
+            "{}; lost: its stream ended before it was written",
+            detail.as_deref().unwrap_or("forged")
+        ));
     }
+    ev
 }
 
 /// A message the user typed, as it is sent: compact JSON when it is JSON,
@@ -364,10 +346,7 @@ impl Holds {
         let ev = EventRef {
             seq: st.seq,
             t_us,
-            dir: match stream {
-                Stream::HostToServer => Dir::Out,
-                Stream::ServerToHost => Dir::In,
-            },
+            dir: stream.dir(),
             kind: f.kind,
             channel: crate::proxy::http_observer::CHANNEL,
             method,

@@ -28,7 +28,9 @@ pub enum Stream {
 }
 
 impl Stream {
-    fn dir(self) -> Dir {
+    /// The direction of what goes this way, as the trace and the filters
+    /// say it.
+    pub fn dir(self) -> Dir {
         match self {
             Stream::HostToServer => Dir::Out,
             Stream::ServerToHost => Dir::In,

@@ -149,10 +149,7 @@ impl HttpFaults {
         let ev = EventRef {
             seq: st.seq,
             t_us,
-            dir: match stream {
-                Stream::HostToServer => Dir::Out,
-                Stream::ServerToHost => Dir::In,
-            },
+            dir: stream.dir(),
             kind: f.kind,
             channel: "http",
             method,

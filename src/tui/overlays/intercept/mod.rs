@@ -45,17 +45,13 @@ pub enum HeldPart {
 /// or a response to the host (a server's own requests to the host and
 /// the host's answers to them are no call of the host's).
 fn call_of(to: Side, message: &str) -> Option<(crate::protocol::id::IdKey, HeldPart)> {
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow)]
-        id: Option<&'a serde_json::value::RawValue>,
-        method: Option<serde::de::IgnoredAny>,
-    }
-    let p: Probe<'_> = serde_json::from_str(message).ok()?;
-    let id = crate::protocol::id::IdKey::from_raw(p.id?.get());
-    match (to, p.method.is_some()) {
-        (Side::Server, true) => Some((id, HeldPart::Request)),
-        (Side::Host, false) => Some((id, HeldPart::Response)),
+    use crate::protocol::frame::{FrameKind, classify};
+    let f = classify(message.as_bytes());
+    match (to, f.kind) {
+        (Side::Server, FrameKind::Request) => Some((f.id?, HeldPart::Request)),
+        (Side::Host, FrameKind::Response | FrameKind::ErrorResponse) => {
+            Some((f.id?, HeldPart::Response))
+        }
         _ => None,
     }
 }
