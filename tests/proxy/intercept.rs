@@ -226,11 +226,7 @@ fn held_messages_wait_then_go_on_edited_or_are_dropped_and_forged_ones_arrive() 
         sent.iter()
             .any(|b| String::from_utf8_lossy(b).contains("second"))
     );
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }
 
 /// Whatever is held when the controller goes is forwarded: a closed TUI
@@ -299,11 +295,19 @@ fn a_breakpoint_set_mid_call_knows_the_calls_tool() {
     let mut c = Controller::connect(&addr, &token);
     c.expect("breakpoint");
     h.initialize();
-    // The request is held on its way, so the response cannot come before
-    // the second breakpoint is in force.
+    set_mid_call(&mut c, || h.write(call(2, "mid-call").as_bytes()));
+    h.wait_line(|v| v["id"] == 2);
+}
+
+/// A breakpoint set while the call `send` starts (an `echo` of
+/// "mid-call") is under way: its request is held on its way (so the
+/// response cannot come before the second breakpoint is in force), then
+/// `tool == echo && response` is set, the request forwarded, and the
+/// response, selected by the call's tool, held and forwarded.
+pub(crate) fn set_mid_call<T>(c: &mut Controller, send: impl FnOnce() -> T) -> T {
     c.send(json!({"op": "break", "filter": "out && method == tools/call"}));
     c.expect("breakpoint");
-    h.write(call(2, "mid-call").as_bytes());
+    let sent = send();
     let request = c.expect("held");
     assert_eq!(request["to"], "server");
     c.send(json!({"op": "break", "filter": "tool == echo && response"}));
@@ -317,5 +321,5 @@ fn a_breakpoint_set_mid_call_knows_the_calls_tool() {
         "{response}"
     );
     c.send(json!({"op": "forward", "id": response["id"]}));
-    h.wait_line(|v| v["id"] == 2);
+    sent
 }

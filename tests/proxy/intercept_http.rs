@@ -12,7 +12,7 @@
 use super::intercept::{Controller, endpoint};
 use crate::support::BIN;
 use crate::support::http::{Bg, start_reporting};
-use crate::support::proxy::{LIMIT, check_report, recorded};
+use crate::support::proxy::{LIMIT, assert_no_findings, recorded};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -377,11 +377,7 @@ fn over_http_held_messages_wait_then_go_on_edited_or_are_dropped() {
         .chain((1..sent.len()).map(|_| s("hold", "server→host")))
         .collect::<Vec<_>>()
     );
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }
 
 #[test]
@@ -467,11 +463,7 @@ fn over_http_forged_messages_reach_the_host_and_answers_to_them_go_no_further() 
             f("server→host"),
         ]
     );
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }
 
 /// A dropped request is never answered, a dropped notification is
@@ -540,11 +532,7 @@ fn over_http_dropped_requests_stay_unanswered_and_the_held_go_on_when_the_contro
             s("hold", "server→host"),
         ]
     );
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }
 
 /// A server message held on a stream the host closed can never reach it:
@@ -579,11 +567,7 @@ fn over_http_a_message_held_for_a_host_that_went_is_said_gone() {
     stop(proxy);
     let said = actions(&trace);
     assert_eq!(said, [("drop".to_string(), "server→host".to_string())]);
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }
 
 /// Over HTTP too, a breakpoint set while a call is under way knows the
@@ -599,24 +583,9 @@ fn over_http_a_breakpoint_set_mid_call_knows_the_calls_tool() {
     let mut c = Controller::connect(&addr, &token);
     c.expect("breakpoint");
     let session = initialize(port);
-    // The request is held, so the response cannot come before the second
-    // breakpoint is in force.
-    c.send(json!({"op": "break", "filter": "out && method == tools/call"}));
-    c.expect("breakpoint");
-    let mut call = Exchange::post(port, Some(&session), &echo(2, "mid-call"));
-    let request = c.expect("held");
-    assert_eq!(request["to"], "server");
-    c.send(json!({"op": "break", "filter": "tool == echo && response"}));
-    assert_eq!(c.expect("breakpoint")["filter"], "tool == echo && response");
-    c.send(json!({"op": "forward", "id": request["id"]}));
-    assert_eq!(c.expect("released")["how"], "forwarded");
-    let response = c.expect("held");
-    assert_eq!(response["to"], "host");
-    assert!(
-        response["message"].as_str().unwrap().contains("mid-call"),
-        "{response}"
-    );
-    c.send(json!({"op": "forward", "id": response["id"]}));
+    let mut call = super::intercept::set_mid_call(&mut c, || {
+        Exchange::post(port, Some(&session), &echo(2, "mid-call"))
+    });
     let got = call.wait(|v| v["id"] == 2);
     assert!(text_of(&got).contains("mid-call"), "{got}");
     stop(proxy);
@@ -745,9 +714,5 @@ fn over_legacy_http_sse_a_request_forged_to_the_server_is_answered_off_the_hosts
     let said = actions(&trace);
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(said, [s("forge", "host→server"), s("forge", "server→host")]);
-    let report = check_report(&trace);
-    assert!(
-        report["findings"].as_array().unwrap().is_empty(),
-        "{report:#}"
-    );
+    assert_no_findings(&trace);
 }

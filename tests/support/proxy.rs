@@ -294,6 +294,16 @@ pub fn assert_server_not_blamed(trace: &Path) {
     assert!(against.is_empty(), "{against:#?}");
 }
 
+/// `check --trace` on a proxy's recording finds nothing against either
+/// party.
+pub fn assert_no_findings(trace: &Path) {
+    let report = check_report(trace);
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}
+
 /// `check --trace TRACE --format json`, parsed.
 pub fn check_report(trace: &Path) -> serde_json::Value {
     let out = Command::new(BIN)
