@@ -25,8 +25,11 @@ fn every_pane_reads_at_120x30_and_80x24() {
     assert!(inner >= 80, "{s}");
     assert!(pane(&s, "2 Timeline").rows[0].contains(" call "), "{s}");
     t.keys(&["5"]);
-    let s = t.wait_for("Tools focused", 10, |s| s.contains("┏ 5 Tools"));
-    assert!(listed_tools(&pane(&s, "5 Tools")) >= 10, "{s}");
+    // A capture may catch the terminal mid-frame (the pane's first rows
+    // drawn, the rest not yet): waited for whole.
+    let s = t.wait_for("Tools focused, ten listed", 10, |s| {
+        tools_whole(s) && listed_tools(&pane(s, "5 Tools")) >= 10
+    });
     let logs = pane(&s, "3 Logs");
     // Inside the border: 40 columns for the message after its time,
     // source, level and logger.
@@ -44,10 +47,16 @@ fn every_pane_reads_at_120x30_and_80x24() {
         s.contains("2 Timeline") && s.contains("events")
     });
     t.keys(&["5"]);
-    let s = t.wait_for("Tools", 10, |s| {
-        s.contains("┏ 5 Tools") && s.contains("upload_file")
+    t.wait_for("Tools, ten listed", 10, |s| {
+        tools_whole(s) && listed_tools(&pane(s, "5 Tools")) >= 10
     });
-    assert!(listed_tools(&pane(&s, "5 Tools")) >= 10, "{s}");
     t.keys(&["q"]);
     assert_restored(&t);
+}
+
+/// The Tools pane is focused and its top border drawn whole (so `pane`
+/// can read it from a capture taken mid-frame).
+fn tools_whole(s: &str) -> bool {
+    s.lines()
+        .any(|l| l.contains("┏ 5 Tools") && l.contains('┓'))
 }
